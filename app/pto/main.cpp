@@ -1,0 +1,3 @@
+#include "core/Version.h"
+#include <iostream>
+int main() { std::cout << pto::kVersion << "\n"; }

@@ -1,0 +1,10 @@
+# Third-party packages, all from Debian 12 (scripts/install-deps.sh installs them).
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(Python3 3.11 REQUIRED COMPONENTS Interpreter Development.Embed)
+if(PTO_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()

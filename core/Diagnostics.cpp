@@ -1,0 +1,141 @@
+// Recording diagnostics and printing them in compiler style.
+#include "core/Diagnostics.h"
+
+#include <fstream>
+#include <ostream>
+
+namespace pto {
+
+std::string_view name(Severity severity) {
+  switch (severity) {
+  case Severity::Note: return "note";
+  case Severity::Warning: return "warning";
+  case Severity::Error: return "error";
+  }
+  return "error";
+}
+
+DiagnosticBuilder::DiagnosticBuilder(DiagnosticEngine& engine, Severity severity, SourceLocation location)
+    : m_engine(&engine) {
+  m_diagnostic.severity = severity;
+  m_diagnostic.location = std::move(location);
+}
+
+DiagnosticBuilder::DiagnosticBuilder(DiagnosticBuilder&& other) noexcept
+    : m_engine(other.m_engine), m_diagnostic(std::move(other.m_diagnostic)), m_message(std::move(other.m_message)) {
+  other.m_engine = nullptr;
+}
+
+DiagnosticBuilder::~DiagnosticBuilder() {
+  if (!m_engine) return;
+  m_diagnostic.message = m_message.str();
+  m_engine->report(std::move(m_diagnostic));
+}
+
+DiagnosticBuilder& DiagnosticBuilder::note(SourceLocation location, std::string text) {
+  m_diagnostic.notes.push_back(Diagnostic{Severity::Note, std::move(location), std::move(text), {}});
+  return *this;
+}
+
+DiagnosticBuilder DiagnosticEngine::error(SourceLocation location) {
+  return DiagnosticBuilder(*this, Severity::Error, std::move(location));
+}
+DiagnosticBuilder DiagnosticEngine::warning(SourceLocation location) {
+  return DiagnosticBuilder(*this, Severity::Warning, std::move(location));
+}
+DiagnosticBuilder DiagnosticEngine::note(SourceLocation location) {
+  return DiagnosticBuilder(*this, Severity::Note, std::move(location));
+}
+
+void DiagnosticEngine::report(Diagnostic diagnostic) {
+  if (diagnostic.severity == Severity::Error) ++m_errorCount;
+  if (diagnostic.severity == Severity::Warning) ++m_warningCount;
+  m_diagnostics.push_back(std::move(diagnostic));
+  if (m_listener) m_listener(m_diagnostics.back());
+}
+
+void DiagnosticEngine::clear() {
+  m_diagnostics.clear();
+  m_errorCount = 0;
+  m_warningCount = 0;
+}
+
+void DiagnosticEngine::setSourceText(const std::string& file, std::string text) {
+  m_sourceTexts[file] = std::make_shared<const std::string>(std::move(text));
+}
+
+std::string DiagnosticEngine::sourceLine(const std::string& file, int line) const {
+  if (file.empty() || line <= 0) return {};
+  auto found = m_sourceTexts.find(file);
+  if (found == m_sourceTexts.end()) {
+    std::ifstream in(file, std::ios::binary);
+    std::string text;
+    if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    found = m_sourceTexts.emplace(file, std::make_shared<const std::string>(std::move(text))).first;
+  }
+  const std::string& text = *found->second;
+  std::size_t start = 0;
+  for (int current = 1; current < line; ++current) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return {};
+    ++start;
+  }
+  std::size_t end = text.find('\n', start);
+  std::string result = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (!result.empty() && result.back() == '\r') result.pop_back();
+  return result;
+}
+
+namespace {
+
+const char* colorOf(Severity severity) {
+  switch (severity) {
+  case Severity::Note: return "\033[1;36m";
+  case Severity::Warning: return "\033[1;35m";
+  case Severity::Error: return "\033[1;31m";
+  }
+  return "";
+}
+
+void formatInto(const DiagnosticEngine& engine, const Diagnostic& diagnostic, bool color, std::string& out) {
+  const char* bold = color ? "\033[1m" : "";
+  const char* reset = color ? "\033[0m" : "";
+  out += bold;
+  out += diagnostic.location.str();
+  out += ": ";
+  out += reset;
+  if (color) out += colorOf(diagnostic.severity);
+  out += name(diagnostic.severity);
+  out += ": ";
+  out += reset;
+  out += diagnostic.message;
+  out += '\n';
+  std::string line = engine.sourceLine(diagnostic.location.file, diagnostic.location.line);
+  if (!line.empty()) {
+    out += "  ";
+    out += line;
+    out += '\n';
+    if (diagnostic.location.column > 0) {
+      // Keep tabs so the caret lines up under the same character on any tab width.
+      std::string pad;
+      for (int i = 0; i < diagnostic.location.column - 1 && i < static_cast<int>(line.size()); ++i)
+        pad += line[static_cast<std::size_t>(i)] == '\t' ? '\t' : ' ';
+      out += "  " + pad + (color ? "\033[1;32m^\033[0m" : "^") + "\n";
+    }
+  }
+  for (const Diagnostic& note : diagnostic.notes) formatInto(engine, note, color, out);
+}
+
+} // namespace
+
+std::string DiagnosticEngine::format(const Diagnostic& diagnostic, bool color) const {
+  std::string out;
+  formatInto(*this, diagnostic, color, out);
+  return out;
+}
+
+void DiagnosticEngine::print(std::ostream& out, bool color) const {
+  for (const Diagnostic& diagnostic : m_diagnostics) out << format(diagnostic, color);
+}
+
+} // namespace pto

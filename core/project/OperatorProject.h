@@ -1,0 +1,115 @@
+// The operator project (`pto-project.json`): the kernel, its arguments and
+// how to fill them, the machine, and every tuning setting. This is the file
+// the IDE opens and saves and the unit every `pto` command works on.
+#pragma once
+
+#include "core/DataType.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace pto {
+
+// How an argument's initial values are made. Random kinds are deterministic
+// for a given seed on every machine (the generator is ours, not the C++
+// library's, whose distributions differ between implementations).
+struct UniformInit {
+  double low = 0.0;
+  double high = 1.0;
+  std::uint64_t seed = 0;
+  friend bool operator==(const UniformInit&, const UniformInit&) = default;
+};
+struct NormalInit {
+  double mean = 0.0;
+  double std = 1.0;
+  std::uint64_t seed = 0;
+  friend bool operator==(const NormalInit&, const NormalInit&) = default;
+};
+struct ZerosInit {
+  friend bool operator==(const ZerosInit&, const ZerosInit&) = default;
+};
+// 0, 1, 2, ... in C order (wrapping as the dtype wraps).
+struct ArangeInit {
+  friend bool operator==(const ArangeInit&, const ArangeInit&) = default;
+};
+// Values from a .npy file; `path` is relative to the project folder.
+struct NpyInit {
+  std::string path;
+  friend bool operator==(const NpyInit&, const NpyInit&) = default;
+};
+using InitSpec = std::variant<UniformInit, NormalInit, ZerosInit, ArangeInit, NpyInit>;
+std::string_view initKindName(const InitSpec& init);
+
+// One dimension of an argument's shape in the project file: a number, or the
+// name of a binding (`"B"` with `"bindings": {"B": 32}`).
+struct ProjectDim {
+  std::int64_t value = 0;
+  std::string symbol;  // empty for a plain number
+  friend bool operator==(const ProjectDim&, const ProjectDim&) = default;
+};
+
+struct KernelArgument {
+  std::string name;
+  std::vector<ProjectDim> shape;
+  DataType dtype = DataType::Fp32;
+  InitSpec init = ZerosInit{};
+  friend bool operator==(const KernelArgument&, const KernelArgument&) = default;
+};
+
+struct Tolerance {
+  double rtol = 1e-3;
+  double atol = 1e-3;
+  friend bool operator==(const Tolerance&, const Tolerance&) = default;
+};
+
+// Where an output's expected values come from.
+struct GoldenSource {
+  bool fromReference = true;  // the reference interpreter (default)
+  std::string npyPath;        // relative to the project folder, when not fromReference
+  friend bool operator==(const GoldenSource&, const GoldenSource&) = default;
+};
+
+struct OperatorProject {
+  std::string name;
+  std::string source;  // kernel .py, relative to the project folder
+  std::string entry;   // the jit kernel's function name
+  std::vector<KernelArgument> args;
+  std::string machine = "a2";
+  std::map<std::string, std::int64_t> bindings;
+  std::map<std::string, GoldenSource> golden;   // keyed by argument name
+  std::map<std::string, Tolerance> tolerance;   // keyed by argument name
+
+  // Tuning settings. Their schemas belong to the compiler and runtime; the
+  // loader checks their outer shape, and keeps them as JSON so that settings
+  // it does not know survive a load/save round trip.
+  nlohmann::ordered_json tileSettings = nlohmann::ordered_json::object();
+  nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();
+  nlohmann::ordered_json runtimeOptions = nlohmann::ordered_json::object();
+  nlohmann::ordered_json partitionOverrides = nlohmann::ordered_json::array();
+  nlohmann::ordered_json tune = nlohmann::ordered_json::object();
+
+  // Where the project was loaded from: the pto-project.json path and its folder.
+  std::filesystem::path file;
+  std::filesystem::path directory() const { return file.parent_path(); }
+  std::filesystem::path sourcePath() const { return directory() / source; }
+  std::filesystem::path resolve(const std::string& relative) const { return directory() / relative; }
+
+  const KernelArgument* findArgument(std::string_view argName) const;
+  // The concrete shape of an argument: symbols replaced by their bindings.
+  // nullopt when a symbol has no binding (the loader reports that).
+  std::optional<std::vector<std::int64_t>> concreteShape(const KernelArgument& arg) const;
+  Tolerance toleranceFor(const std::string& argName) const;
+
+  // The document this project was read from; saving writes the model back
+  // into it so that key order and keys this version does not know are kept.
+  nlohmann::ordered_json document = nlohmann::ordered_json::object();
+};
+
+} // namespace pto
