@@ -63,11 +63,15 @@ struct KernelArgument {
   friend bool operator==(const KernelArgument&, const KernelArgument&) = default;
 };
 
+// An output passes when |actual - expected| <= atol + rtol * |expected|
+// elementwise (numpy's allclose).
 struct Tolerance {
-  double rtol = 1e-3;
-  double atol = 1e-3;
+  double rtol = 0.0;
+  double atol = 0.0;
   friend bool operator==(const Tolerance&, const Tolerance&) = default;
 };
+// What an output of this dtype is held to when the project says nothing.
+Tolerance defaultTolerance(DataType dtype);
 
 // Where an output's expected values come from.
 struct GoldenSource {
@@ -105,7 +109,8 @@ struct OperatorProject {
   // The concrete shape of an argument: symbols replaced by their bindings.
   // nullopt when a symbol has no binding (the loader reports that).
   std::optional<std::vector<std::int64_t>> concreteShape(const KernelArgument& arg) const;
-  Tolerance toleranceFor(const std::string& argName) const;
+  // The project's tolerance for this output, else the dtype's default.
+  Tolerance toleranceFor(const KernelArgument& arg) const;
 
   // The document this project was read from; saving writes the model back
   // into it so that key order and keys this version does not know are kept.

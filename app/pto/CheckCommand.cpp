@@ -1,0 +1,117 @@
+// `pto check PROJECT`: validate an operator project and print what it holds.
+#include "app/pto/Command.h"
+#include "app/pto/CommandOutput.h"
+
+#include "core/Version.h"
+#include "core/project/ProjectFile.h"
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace pto::cli {
+namespace {
+
+struct CheckOptions {
+  std::string projectPath;
+  std::string jsonTarget;
+};
+
+std::string shapeText(const OperatorProject& project, const KernelArgument& arg) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < arg.shape.size(); ++i) {
+    if (i) text += ", ";
+    const ProjectDim& dim = arg.shape[i];
+    text += dim.symbol.empty() ? std::to_string(dim.value)
+                               : dim.symbol + "=" + std::to_string(project.bindings.at(dim.symbol));
+  }
+  return text + "]";
+}
+
+std::string initText(const InitSpec& init) {
+  std::ostringstream out;
+  std::visit(
+      [&](const auto& spec) {
+        using T = std::decay_t<decltype(spec)>;
+        if constexpr (std::is_same_v<T, UniformInit>)
+          out << "uniform in [" << spec.low << ", " << spec.high << "), seed " << spec.seed;
+        else if constexpr (std::is_same_v<T, NormalInit>)
+          out << "normal, mean " << spec.mean << ", std " << spec.std << ", seed " << spec.seed;
+        else if constexpr (std::is_same_v<T, NpyInit>)
+          out << "from " << spec.path;
+        else
+          out << initKindName(init);
+      },
+      init);
+  return out.str();
+}
+
+nlohmann::ordered_json summaryJson(const OperatorProject& project) {
+  nlohmann::ordered_json summary;
+  summary["name"] = project.name;
+  summary["source"] = project.source;
+  summary["entry"] = project.entry;
+  summary["machine"] = project.machine;
+  summary["args"] = nlohmann::ordered_json::array();
+  for (const KernelArgument& arg : project.args) {
+    nlohmann::ordered_json entry;
+    entry["name"] = arg.name;
+    entry["shape"] = *project.concreteShape(arg);
+    entry["dtype"] = std::string(name(arg.dtype));
+    entry["init"] = std::string(initKindName(arg.init));
+    summary["args"].push_back(std::move(entry));
+  }
+  return summary;
+}
+
+void printSummary(const OperatorProject& project) {
+  std::size_t nameWidth = 0;
+  for (const KernelArgument& arg : project.args) nameWidth = std::max(nameWidth, arg.name.size());
+  std::cout << "project   " << project.name << "  (" << project.file.string() << ")\n"
+            << "kernel    " << project.source << ", entry " << project.entry << "\n"
+            << "machine   " << project.machine << "\n";
+  const char* label = "args      ";
+  for (const KernelArgument& arg : project.args) {
+    std::cout << label << arg.name << std::string(nameWidth - arg.name.size() + 2, ' ') << name(arg.dtype) << " "
+              << shapeText(project, arg) << "  " << initText(arg.init) << "\n";
+    label = "          ";
+  }
+}
+
+int runCheck(const CheckOptions& options) {
+  DiagnosticEngine diags;
+  std::optional<OperatorProject> project = loadProject(options.projectPath, diags);
+  printDiagnostics(diags);
+
+  bool toStdout = options.jsonTarget == "-";
+  if (!toStdout) {
+    if (project) printSummary(*project);
+    std::cout << (project ? "valid" : "invalid") << " (" << countSummary(diags) << ")\n";
+  }
+  if (!options.jsonTarget.empty()) {
+    nlohmann::ordered_json report;
+    report["command"] = "check";
+    report["pto_version"] = kVersion;
+    report["project"] = options.projectPath;
+    report["valid"] = project.has_value();
+    report["errors"] = diags.errorCount();
+    report["warnings"] = diags.warningCount();
+    report["diagnostics"] = diagnosticsToJson(diags);
+    if (project) report["summary"] = summaryJson(*project);
+    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+  }
+  return project ? kExitOk : kExitUserError;
+}
+
+} // namespace
+
+void registerCheckCommand(CLI::App& app, CommandRegistry& registry) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App* command = app.add_subcommand("check", "Validate an operator project and print its contents");
+  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  command->callback([&registry, options] { registry.selected = [options] { return runCheck(*options); }; });
+}
+
+} // namespace pto::cli

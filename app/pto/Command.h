@@ -1,0 +1,25 @@
+// How `pto` subcommands plug into the command line: each registers its CLI11
+// subcommand and, when chosen, the action that runs it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace pto::cli {
+
+// Exit codes shared by every subcommand (documented in docs/cli.md).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitUserError = 1,  // the input was wrong or a check failed
+  kExitUsage = 2,      // the command line was wrong
+};
+
+struct CommandRegistry {
+  // Set by the chosen subcommand's parse callback; run after parsing.
+  std::function<int()> selected;
+};
+
+void registerCheckCommand(CLI::App& app, CommandRegistry& registry);
+
+} // namespace pto::cli

@@ -1,0 +1,64 @@
+// Implementation of the shared output conventions.
+#include "app/pto/CommandOutput.h"
+
+#include "core/AtomicFile.h"
+#include "core/json/JsonPrinter.h"
+
+#include <iostream>
+#include <unistd.h>
+
+namespace pto::cli {
+namespace {
+
+nlohmann::ordered_json diagnosticToJson(const Diagnostic& diagnostic) {
+  nlohmann::ordered_json entry;
+  entry["severity"] = std::string(name(diagnostic.severity));
+  entry["file"] = diagnostic.location.file;
+  entry["line"] = diagnostic.location.line;
+  entry["column"] = diagnostic.location.column;
+  entry["message"] = diagnostic.message;
+  if (!diagnostic.notes.empty()) {
+    entry["notes"] = nlohmann::ordered_json::array();
+    for (const Diagnostic& note : diagnostic.notes) entry["notes"].push_back(diagnosticToJson(note));
+  }
+  return entry;
+}
+
+std::string plural(std::size_t count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+} // namespace
+
+nlohmann::ordered_json diagnosticsToJson(const DiagnosticEngine& diags) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Diagnostic& diagnostic : diags.diagnostics()) list.push_back(diagnosticToJson(diagnostic));
+  return list;
+}
+
+bool writeJsonReport(const std::string& target, const nlohmann::ordered_json& report) {
+  std::string text = printJson(report);
+  if (target == "-") {
+    std::cout << text << std::flush;
+    return true;
+  }
+  std::string reason;
+  if (!writeFileAtomically(target, text, reason)) {
+    std::cerr << target << ": error: cannot write the JSON report: " << reason << "\n";
+    return false;
+  }
+  return true;
+}
+
+void printDiagnostics(const DiagnosticEngine& diags) {
+  diags.print(std::cerr, ::isatty(STDERR_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr);
+}
+
+std::string countSummary(const DiagnosticEngine& diags) {
+  if (diags.errorCount() == 0 && diags.warningCount() == 0) return "no problems";
+  if (diags.warningCount() == 0) return plural(diags.errorCount(), "error");
+  if (diags.errorCount() == 0) return plural(diags.warningCount(), "warning");
+  return plural(diags.errorCount(), "error") + " and " + plural(diags.warningCount(), "warning");
+}
+
+} // namespace pto::cli

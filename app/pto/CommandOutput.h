@@ -1,0 +1,28 @@
+// Output conventions shared by `pto` subcommands: human text on stdout,
+// diagnostics on stderr, machine-readable JSON to a file or stdout.
+#pragma once
+
+#include "core/Diagnostics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+
+namespace pto::cli {
+
+// The "diagnostics" array of every JSON report:
+// [{"severity", "file", "line", "column", "message", "notes": [...]}].
+nlohmann::ordered_json diagnosticsToJson(const DiagnosticEngine& diags);
+
+// Writes `report` to `target`: "-" for stdout, else a file (atomically).
+// Returns false and prints why on stderr when the file cannot be written.
+bool writeJsonReport(const std::string& target, const nlohmann::ordered_json& report);
+
+// Prints the diagnostics compiler-style on stderr, in colour on a terminal.
+void printDiagnostics(const DiagnosticEngine& diags);
+
+// "2 errors and 1 warning" / "1 error" / "no problems".
+std::string countSummary(const DiagnosticEngine& diags);
+
+} // namespace pto::cli

@@ -1,0 +1,77 @@
+// Implementation of atomic writes and whole-file reads.
+#include "core/AtomicFile.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <random>
+#include <unistd.h>
+
+namespace pto {
+
+bool writeFileAtomically(const std::filesystem::path& path, std::string_view contents, std::string& error) {
+  std::filesystem::path target = path;
+  std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::random_device entropy;
+  std::filesystem::path temporary =
+      directory / ("." + target.filename().string() + ".tmp" + std::to_string(entropy() % 1000000u));
+
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return false;
+  }
+  const char* data = contents.data();
+  std::size_t remaining = contents.size();
+  while (remaining > 0) {
+    ssize_t written = ::write(fd, data, remaining);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      error = std::strerror(errno);
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return false;
+    }
+    data += written;
+    remaining -= static_cast<std::size_t>(written);
+  }
+  // fsync before rename: otherwise a power cut can leave an empty file under the old name.
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    error = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    return false;
+  }
+  if (std::rename(temporary.c_str(), target.c_str()) != 0) {
+    error = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool readFile(const std::filesystem::path& path, std::string& contents, std::string& error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = "is a directory";
+    return false;
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) {
+    error = std::strerror(errno);
+    return false;
+  }
+  contents.clear();
+  char buffer[65536];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) contents.append(buffer, got);
+  bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) {
+    error = "read error";
+    return false;
+  }
+  return true;
+}
+
+} // namespace pto

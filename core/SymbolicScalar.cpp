@@ -1,0 +1,391 @@
+// SymbolicScalar: node storage, folding at construction, evaluation, printing.
+#include "core/SymbolicScalar.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace pto {
+
+struct SymbolicScalar::Node {
+  SymbolicKind kind = SymbolicKind::Constant;
+  std::int64_t value = 0;  // Constant
+  std::string name;        // Symbol
+  // Binary operands. Raw node pointers, not SymbolicScalar, because a default
+  // SymbolicScalar allocates a node of its own.
+  std::shared_ptr<const Node> lhs;
+  std::shared_ptr<const Node> rhs;
+  std::size_t hash = 0;  // structural, computed once at construction
+};
+
+namespace {
+
+using Node = SymbolicScalar::Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
+
+struct KindInfo {
+  std::string_view name;
+  std::string_view spelling;
+  int precedence;
+};
+
+constexpr KindInfo kKindInfo[] = {
+    {"constant", "", 0},
+    {"symbol", "", 0},
+#define PTO_SYMBOLIC_KIND_INFO(id, name, spelling, precedence) {name, spelling, precedence},
+    PTO_FOR_EACH_SYMBOLIC_OP(PTO_SYMBOLIC_KIND_INFO)
+#undef PTO_SYMBOLIC_KIND_INFO
+};
+static_assert(std::size(kKindInfo) == kSymbolicKindCount);
+
+const KindInfo& info(SymbolicKind kind) { return kKindInfo[static_cast<std::size_t>(kind)]; }
+
+std::size_t combineHash(std::size_t seed, std::size_t value) {
+  return seed ^ (value + 0x9E3779B97F4A7C15ull + (seed << 6) + (seed >> 2));
+}
+
+bool isConstantNode(const Node& node, std::int64_t value) {
+  return node.kind == SymbolicKind::Constant && node.value == value;
+}
+
+bool structurallyEqual(const Node& a, const Node& b) {
+  if (&a == &b) return true;
+  if (a.hash != b.hash || a.kind != b.kind) return false;
+  switch (a.kind) {
+  case SymbolicKind::Constant: return a.value == b.value;
+  case SymbolicKind::Symbol: return a.name == b.name;
+  default: return structurallyEqual(*a.lhs, *b.lhs) && structurallyEqual(*a.rhs, *b.rhs);
+  }
+}
+
+// Python floor division and modulo; the caller has ruled out b == 0 and the
+// one overflowing quotient, INT64_MIN // -1.
+std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
+  const std::int64_t quotient = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? quotient - 1 : quotient;
+}
+
+std::int64_t floorModulo(std::int64_t a, std::int64_t b) {
+  if (b == -1) return 0;  // a % -1 is UB in C++ for INT64_MIN and 0 anyway
+  const std::int64_t remainder = a % b;
+  return (remainder != 0 && ((remainder < 0) != (b < 0))) ? remainder + b : remainder;
+}
+
+enum class Failure { None, Overflow, DivisionByZero };
+
+// One operation on values; never UB.
+Failure apply(SymbolicKind kind, std::int64_t a, std::int64_t b, std::int64_t& result) {
+  switch (kind) {
+  case SymbolicKind::Add: return __builtin_add_overflow(a, b, &result) ? Failure::Overflow : Failure::None;
+  case SymbolicKind::Sub: return __builtin_sub_overflow(a, b, &result) ? Failure::Overflow : Failure::None;
+  case SymbolicKind::Mul: return __builtin_mul_overflow(a, b, &result) ? Failure::Overflow : Failure::None;
+  case SymbolicKind::FloorDiv:
+    if (b == 0) return Failure::DivisionByZero;
+    if (a == kInt64Min && b == -1) return Failure::Overflow;
+    result = floorDivide(a, b);
+    return Failure::None;
+  case SymbolicKind::Mod:
+    if (b == 0) return Failure::DivisionByZero;
+    result = floorModulo(a, b);
+    return Failure::None;
+  case SymbolicKind::Min: result = std::min(a, b); return Failure::None;
+  case SymbolicKind::Max: result = std::max(a, b); return Failure::None;
+  case SymbolicKind::Constant:
+  case SymbolicKind::Symbol: break;
+  }
+  return Failure::Overflow;  // unreachable: leaves are not operations
+}
+
+std::optional<std::int64_t> applyChecked(SymbolicKind kind, std::int64_t a, std::int64_t b) {
+  std::int64_t result = 0;
+  if (apply(kind, a, b, result) != Failure::None) return std::nullopt;
+  return result;
+}
+
+NodePtr makeConstantNode(std::int64_t value) {
+  auto node = std::make_shared<Node>();
+  node->kind = SymbolicKind::Constant;
+  node->value = value;
+  node->hash = combineHash(std::hash<int>{}(0), std::hash<std::int64_t>{}(value));
+  return node;
+}
+
+// Printing.
+
+constexpr int kAtomPrecedence = 100;  // leaves and calls never need parentheses
+
+int printPrecedence(const Node& node) {
+  if (!isBinary(node.kind)) return kAtomPrecedence;
+  const int precedence = info(node.kind).precedence;
+  return precedence == 0 ? kAtomPrecedence : precedence;
+}
+
+bool isNegativeConstant(const Node& node) { return node.kind == SymbolicKind::Constant && node.value < 0; }
+
+void print(const Node& node, std::string& out);
+
+void printOperand(const Node& operand, bool parenthesize, std::string& out) {
+  if (parenthesize) out += '(';
+  print(operand, out);
+  if (parenthesize) out += ')';
+}
+
+void print(const Node& node, std::string& out) {
+  switch (node.kind) {
+  case SymbolicKind::Constant: out += std::to_string(node.value); return;
+  case SymbolicKind::Symbol: out += node.name; return;
+  default: break;
+  }
+  const KindInfo& kindInfo = info(node.kind);
+  if (kindInfo.precedence == 0) {
+    out += kindInfo.spelling;
+    out += '(';
+    print(*node.lhs, out);
+    out += ", ";
+    print(*node.rhs, out);
+    out += ')';
+    return;
+  }
+  // x + (-3) is how x - 3 is stored (constants fold through +); print it back.
+  if (node.kind == SymbolicKind::Add && isNegativeConstant(*node.rhs) && node.rhs->value != kInt64Min) {
+    printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out);
+    out += " - ";
+    out += std::to_string(-node.rhs->value);
+    return;
+  }
+  // Left-associative: the left operand needs parentheses only when it binds
+  // more loosely, the right one also when it binds equally (a - (b - c)). A
+  // negative constant on the right is valid Python (x*-3) but reads badly.
+  printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out);
+  // Additive operators get spaces, multiplicative ones none: "B*32 + 1".
+  if (kindInfo.precedence == 1) {
+    out += ' ';
+    out += kindInfo.spelling;
+    out += ' ';
+  } else {
+    out += kindInfo.spelling;
+  }
+  printOperand(*node.rhs, printPrecedence(*node.rhs) <= kindInfo.precedence || isNegativeConstant(*node.rhs), out);
+}
+
+std::string toString(const Node& node) {
+  std::string out;
+  print(node, out);
+  return out;
+}
+
+// Evaluation, memoised per node so shared subtrees (x = x + x in a loop) cost
+// once each.
+class Evaluator {
+public:
+  explicit Evaluator(const std::map<std::string, std::int64_t>& bindings) : m_bindings(bindings) {}
+
+  // Returns false and sets m_error on the first failure.
+  bool run(const Node& node, std::int64_t& result) {
+    if (auto it = m_memo.find(&node); it != m_memo.end()) {
+      result = it->second;
+      return true;
+    }
+    switch (node.kind) {
+    case SymbolicKind::Constant: result = node.value; return true;
+    case SymbolicKind::Symbol: {
+      auto it = m_bindings.find(node.name);
+      if (it == m_bindings.end()) {
+        m_error = "unbound symbol '" + node.name + "'";
+        return false;
+      }
+      result = it->second;
+      return true;
+    }
+    default: break;
+    }
+    std::int64_t a = 0;
+    std::int64_t b = 0;
+    if (!run(*node.lhs, a) || !run(*node.rhs, b)) return false;
+    switch (apply(node.kind, a, b, result)) {
+    case Failure::None: break;
+    case Failure::Overflow: m_error = "int64 overflow in '" + toString(node) + "'"; return false;
+    case Failure::DivisionByZero:
+      m_error = std::string(node.kind == SymbolicKind::Mod ? "modulo" : "division") + " by zero in '" +
+                toString(node) + "'";
+      return false;
+    }
+    m_memo.emplace(&node, result);
+    return true;
+  }
+
+  const std::string& error() const { return m_error; }
+
+private:
+  const std::map<std::string, std::int64_t>& m_bindings;
+  std::unordered_map<const Node*, std::int64_t> m_memo;
+  std::string m_error;
+};
+
+} // namespace
+
+std::string_view name(SymbolicKind kind) { return info(kind).name; }
+
+bool isBinary(SymbolicKind kind) { return kind != SymbolicKind::Constant && kind != SymbolicKind::Symbol; }
+
+SymbolicScalar::SymbolicScalar(std::int64_t value) : m_node(makeConstantNode(value)) {}
+
+SymbolicScalar SymbolicScalar::symbol(std::string name) {
+  auto node = std::make_shared<Node>();
+  node->kind = SymbolicKind::Symbol;
+  node->hash = combineHash(std::hash<int>{}(1), std::hash<std::string>{}(name));
+  node->name = std::move(name);
+  return SymbolicScalar(NodePtr(std::move(node)));
+}
+
+SymbolicKind SymbolicScalar::kind() const { return m_node->kind; }
+
+std::optional<std::int64_t> SymbolicScalar::constantValue() const {
+  if (!isConstant()) return std::nullopt;
+  return m_node->value;
+}
+
+const std::string& SymbolicScalar::symbolName() const { return m_node->name; }
+
+SymbolicScalar SymbolicScalar::lhs() const { return SymbolicScalar(m_node->lhs); }
+
+SymbolicScalar SymbolicScalar::rhs() const { return SymbolicScalar(m_node->rhs); }
+
+SymbolicEvaluation SymbolicScalar::evaluate(const std::map<std::string, std::int64_t>& bindings) const {
+  Evaluator evaluator(bindings);
+  std::int64_t result = 0;
+  if (!evaluator.run(*m_node, result)) return {std::nullopt, evaluator.error()};
+  return {result, {}};
+}
+
+SymbolicScalar SymbolicScalar::substitute(const std::map<std::string, std::int64_t>& bindings) const {
+  std::unordered_map<const Node*, SymbolicScalar> memo;
+  // Rebuilding through makeBinary refolds every level whose operands became constant.
+  auto rebuild = [&](auto& self, const NodePtr& node) -> SymbolicScalar {
+    if (auto it = memo.find(node.get()); it != memo.end()) return it->second;
+    SymbolicScalar result{node};
+    if (node->kind == SymbolicKind::Symbol) {
+      if (auto it = bindings.find(node->name); it != bindings.end()) result = SymbolicScalar(it->second);
+    } else if (isBinary(node->kind)) {
+      SymbolicScalar lhs = self(self, node->lhs);
+      SymbolicScalar rhs = self(self, node->rhs);
+      // Untouched operands keep the node (and its sharing) as it is.
+      if (lhs.m_node != node->lhs || rhs.m_node != node->rhs) result = makeBinary(node->kind, lhs, rhs);
+    }
+    memo.emplace(node.get(), result);
+    return result;
+  };
+  return rebuild(rebuild, m_node);
+}
+
+std::vector<std::string> SymbolicScalar::symbols() const {
+  std::vector<std::string> names;
+  std::unordered_set<const Node*> visited;
+  std::vector<const Node*> pending{m_node.get()};
+  while (!pending.empty()) {
+    const Node* node = pending.back();
+    pending.pop_back();
+    if (!visited.insert(node).second) continue;
+    if (node->kind == SymbolicKind::Symbol) names.push_back(node->name);
+    if (isBinary(node->kind)) {
+      pending.push_back(node->lhs.get());
+      pending.push_back(node->rhs.get());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::string SymbolicScalar::str() const { return toString(*m_node); }
+
+bool operator==(const SymbolicScalar& a, const SymbolicScalar& b) { return structurallyEqual(*a.m_node, *b.m_node); }
+
+std::size_t SymbolicScalar::hash() const { return m_node->hash; }
+
+SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const SymbolicScalar& rhs) {
+  const std::optional<std::int64_t> a = lhs.constantValue();
+  const std::optional<std::int64_t> b = rhs.constantValue();
+  if (a && b) {
+    // A failing constant operation stays a node so evaluate() can report it.
+    if (auto folded = applyChecked(kind, *a, *b)) return *folded;
+  }
+  const bool commutative = kind == SymbolicKind::Add || kind == SymbolicKind::Mul || kind == SymbolicKind::Min ||
+                           kind == SymbolicKind::Max;
+  // Constants go right so nested constants meet: (x + 2) + 3.
+  if (commutative && a && !b) return makeBinary(kind, rhs, lhs);
+
+  // The left operand's own constant right operand, if it has the same kind.
+  auto innerConstant = [&](SymbolicKind innerKind) -> std::optional<std::int64_t> {
+    if (lhs.kind() != innerKind) return std::nullopt;
+    return lhs.rhs().constantValue();
+  };
+
+  switch (kind) {
+  case SymbolicKind::Add:
+    if (b == 0) return lhs;
+    if (b) {
+      if (auto inner = innerConstant(SymbolicKind::Add)) {
+        if (auto sum = applyChecked(SymbolicKind::Add, *inner, *b)) return makeBinary(kind, lhs.lhs(), *sum);
+      }
+    }
+    break;
+  case SymbolicKind::Sub:
+    if (b == 0) return lhs;
+    if (lhs == rhs) return 0;
+    // x - c is stored as x + (-c) so it folds with neighbouring constants.
+    if (b && *b != kInt64Min) return makeBinary(SymbolicKind::Add, lhs, -*b);
+    break;
+  case SymbolicKind::Mul:
+    if (b == 0) return 0;
+    if (b == 1) return lhs;
+    if (b) {
+      if (auto inner = innerConstant(SymbolicKind::Mul)) {
+        if (auto product = applyChecked(SymbolicKind::Mul, *inner, *b)) return makeBinary(kind, lhs.lhs(), *product);
+      }
+    }
+    break;
+  case SymbolicKind::FloorDiv:
+    if (b == 1) return lhs;
+    // (x // c1) // c2 == x // (c1*c2) for positive divisors.
+    if (b && *b > 0) {
+      if (auto inner = innerConstant(SymbolicKind::FloorDiv); inner && *inner > 0) {
+        if (auto product = applyChecked(SymbolicKind::Mul, *inner, *b)) return makeBinary(kind, lhs.lhs(), *product);
+      }
+    }
+    break;
+  case SymbolicKind::Mod:
+    if (b == 1 || b == -1) return 0;
+    break;
+  case SymbolicKind::Min:
+  case SymbolicKind::Max:
+    if (lhs == rhs) return lhs;
+    if (b) {
+      if (auto inner = innerConstant(kind)) return makeBinary(kind, lhs.lhs(), *applyChecked(kind, *inner, *b));
+    }
+    break;
+  case SymbolicKind::Constant:
+  case SymbolicKind::Symbol: break;
+  }
+
+  auto node = std::make_shared<Node>();
+  node->kind = kind;
+  node->lhs = lhs.m_node;
+  node->rhs = rhs.m_node;
+  node->hash = combineHash(combineHash(std::hash<int>{}(static_cast<int>(kind)), lhs.hash()), rhs.hash());
+  return SymbolicScalar(NodePtr(std::move(node)));
+}
+
+SymbolicScalar operator+(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Add, a, b); }
+SymbolicScalar operator-(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Sub, a, b); }
+SymbolicScalar operator*(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Mul, a, b); }
+SymbolicScalar floorDiv(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::FloorDiv, a, b); }
+SymbolicScalar mod(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Mod, a, b); }
+SymbolicScalar min(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Min, a, b); }
+SymbolicScalar max(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Max, a, b); }
+
+} // namespace pto
