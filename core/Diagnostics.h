@@ -4,6 +4,7 @@
 
 #include "core/SourceLocation.h"
 
+#include <concepts>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -52,7 +53,13 @@ public:
   // Attaches a note; the note's text follows in the returned stream.
   DiagnosticBuilder& note(SourceLocation location, std::string text);
 
-  operator bool() const { return false; }
+  // Only these two conversions: a plain `operator bool` would also let
+  // std::optional<int64_t> be built from it, as optional(0).
+  template <typename T>
+    requires std::same_as<T, bool>
+  operator T() const {
+    return false;
+  }
   template <typename T> operator std::optional<T>() const { return std::nullopt; }
 
 private:
