@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <ostream>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -46,10 +47,6 @@ const KindInfo& info(SymbolicKind kind) { return kKindInfo[static_cast<std::size
 
 std::size_t combineHash(std::size_t seed, std::size_t value) {
   return seed ^ (value + 0x9E3779B97F4A7C15ull + (seed << 6) + (seed >> 2));
-}
-
-bool isConstantNode(const Node& node, std::int64_t value) {
-  return node.kind == SymbolicKind::Constant && node.value == value;
 }
 
 bool structurallyEqual(const Node& a, const Node& b) {
@@ -126,15 +123,20 @@ int printPrecedence(const Node& node) {
 
 bool isNegativeConstant(const Node& node) { return node.kind == SymbolicKind::Constant && node.value < 0; }
 
-void print(const Node& node, std::string& out);
+// `limit` caps the output length (error messages must stay short even for a
+// shared tree whose text is astronomically long); past it printing stops.
+constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
 
-void printOperand(const Node& operand, bool parenthesize, std::string& out) {
+void print(const Node& node, std::string& out, std::size_t limit);
+
+void printOperand(const Node& operand, bool parenthesize, std::string& out, std::size_t limit) {
   if (parenthesize) out += '(';
-  print(operand, out);
+  print(operand, out, limit);
   if (parenthesize) out += ')';
 }
 
-void print(const Node& node, std::string& out) {
+void print(const Node& node, std::string& out, std::size_t limit) {
+  if (out.size() >= limit) return;
   switch (node.kind) {
   case SymbolicKind::Constant: out += std::to_string(node.value); return;
   case SymbolicKind::Symbol: out += node.name; return;
@@ -144,15 +146,15 @@ void print(const Node& node, std::string& out) {
   if (kindInfo.precedence == 0) {
     out += kindInfo.spelling;
     out += '(';
-    print(*node.lhs, out);
+    print(*node.lhs, out, limit);
     out += ", ";
-    print(*node.rhs, out);
+    print(*node.rhs, out, limit);
     out += ')';
     return;
   }
   // x + (-3) is how x - 3 is stored (constants fold through +); print it back.
   if (node.kind == SymbolicKind::Add && isNegativeConstant(*node.rhs) && node.rhs->value != kInt64Min) {
-    printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out);
+    printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out, limit);
     out += " - ";
     out += std::to_string(-node.rhs->value);
     return;
@@ -160,7 +162,7 @@ void print(const Node& node, std::string& out) {
   // Left-associative: the left operand needs parentheses only when it binds
   // more loosely, the right one also when it binds equally (a - (b - c)). A
   // negative constant on the right is valid Python (x*-3) but reads badly.
-  printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out);
+  printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out, limit);
   // Additive operators get spaces, multiplicative ones none: "B*32 + 1".
   if (kindInfo.precedence == 1) {
     out += ' ';
@@ -169,14 +171,22 @@ void print(const Node& node, std::string& out) {
   } else {
     out += kindInfo.spelling;
   }
-  printOperand(*node.rhs, printPrecedence(*node.rhs) <= kindInfo.precedence || isNegativeConstant(*node.rhs), out);
+  printOperand(*node.rhs, printPrecedence(*node.rhs) <= kindInfo.precedence || isNegativeConstant(*node.rhs), out,
+               limit);
 }
 
-std::string toString(const Node& node) {
+std::string toString(const Node& node, std::size_t limit = kUnlimited) {
   std::string out;
-  print(node, out);
+  print(node, out, limit);
+  if (out.size() > limit) {
+    out.resize(limit);
+    out += "...";
+  }
   return out;
 }
+
+// Long enough for any expression a person would read in a message.
+constexpr std::size_t kMessageExpressionLimit = 200;
 
 // Evaluation, memoised per node so shared subtrees (x = x + x in a loop) cost
 // once each.
@@ -208,10 +218,10 @@ public:
     if (!run(*node.lhs, a) || !run(*node.rhs, b)) return false;
     switch (apply(node.kind, a, b, result)) {
     case Failure::None: break;
-    case Failure::Overflow: m_error = "int64 overflow in '" + toString(node) + "'"; return false;
+    case Failure::Overflow: m_error = "int64 overflow in '" + toString(node, kMessageExpressionLimit) + "'"; return false;
     case Failure::DivisionByZero:
       m_error = std::string(node.kind == SymbolicKind::Mod ? "modulo" : "division") + " by zero in '" +
-                toString(node) + "'";
+                toString(node, kMessageExpressionLimit) + "'";
       return false;
     }
     m_memo.emplace(&node, result);
@@ -379,6 +389,8 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
   node->hash = combineHash(combineHash(std::hash<int>{}(static_cast<int>(kind)), lhs.hash()), rhs.hash());
   return SymbolicScalar(NodePtr(std::move(node)));
 }
+
+std::ostream& operator<<(std::ostream& out, const SymbolicScalar& value) { return out << value.str(); }
 
 SymbolicScalar operator+(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Add, a, b); }
 SymbolicScalar operator-(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Sub, a, b); }

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,6 +115,9 @@ SymbolicScalar min(const SymbolicScalar& a, const SymbolicScalar& b);
 SymbolicScalar max(const SymbolicScalar& a, const SymbolicScalar& b);
 // Builds (and folds) any binary kind; the functions above call this.
 SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const SymbolicScalar& rhs);
+
+// Writes str(); also lets test frameworks print expressions.
+std::ostream& operator<<(std::ostream& out, const SymbolicScalar& value);
 
 // For unordered containers keyed by expressions.
 struct SymbolicScalarHash {

@@ -1,0 +1,429 @@
+// SymbolicScalar: folding, printing, evaluation against an independent oracle.
+#include "core/SymbolicScalar.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <unistd.h>
+
+namespace pto {
+namespace {
+
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+
+using Bindings = std::map<std::string, std::int64_t>;
+
+const SymbolicScalar a = SymbolicScalar::symbol("a");
+const SymbolicScalar b = SymbolicScalar::symbol("b");
+const SymbolicScalar c = SymbolicScalar::symbol("c");
+const SymbolicScalar x = SymbolicScalar::symbol("x");
+
+TEST(SymbolicScalar, KindNamesComeFromTheTable) {
+  EXPECT_EQ(kSymbolicKindCount, 9u);
+  EXPECT_EQ(name(SymbolicKind::Constant), "constant");
+  EXPECT_EQ(name(SymbolicKind::Symbol), "symbol");
+  EXPECT_EQ(name(SymbolicKind::FloorDiv), "floordiv");
+  EXPECT_EQ(name(SymbolicKind::Max), "max");
+  EXPECT_FALSE(isBinary(SymbolicKind::Symbol));
+  EXPECT_TRUE(isBinary(SymbolicKind::Mod));
+}
+
+TEST(SymbolicScalar, ConstantsFoldWithPythonSemantics) {
+  EXPECT_EQ((SymbolicScalar(3) + 4).constantValue(), 7);
+  EXPECT_EQ((SymbolicScalar(3) - 10).constantValue(), -7);
+  EXPECT_EQ((SymbolicScalar(6) * -7).constantValue(), -42);
+  EXPECT_EQ(floorDiv(-7, 2).constantValue(), -4);
+  EXPECT_EQ(floorDiv(7, -2).constantValue(), -4);
+  EXPECT_EQ(floorDiv(-7, -2).constantValue(), 3);
+  EXPECT_EQ(floorDiv(7, 2).constantValue(), 3);
+  EXPECT_EQ(mod(-7, 2).constantValue(), 1);
+  EXPECT_EQ(mod(7, -2).constantValue(), -1);
+  EXPECT_EQ(mod(-7, -2).constantValue(), -1);
+  EXPECT_EQ(mod(-8, 2).constantValue(), 0);
+  EXPECT_EQ(mod(kMin, -1).constantValue(), 0);
+  EXPECT_EQ(min(3, -4).constantValue(), -4);
+  EXPECT_EQ(max(3, -4).constantValue(), 3);
+  EXPECT_TRUE(SymbolicScalar().isConstant());
+  EXPECT_EQ(SymbolicScalar().constantValue(), 0);
+  EXPECT_FALSE(x.isConstant());
+  EXPECT_EQ(x.constantValue(), std::nullopt);
+}
+
+TEST(SymbolicScalar, FailingConstantOperationsStayUnfolded) {
+  const SymbolicScalar byZero = floorDiv(1, 0);
+  EXPECT_FALSE(byZero.isConstant());
+  EXPECT_EQ(byZero.str(), "1//0");
+  EXPECT_FALSE((SymbolicScalar(kMax) + 1).isConstant());
+  EXPECT_FALSE(floorDiv(kMin, -1).isConstant());
+  EXPECT_FALSE(mod(5, 0).isConstant());
+}
+
+TEST(SymbolicScalar, IdentitiesFold) {
+  EXPECT_EQ(x + 0, x);
+  EXPECT_EQ(0 + x, x);
+  EXPECT_EQ(x - 0, x);
+  EXPECT_EQ(x * 1, x);
+  EXPECT_EQ(1 * x, x);
+  EXPECT_EQ((x * 0).constantValue(), 0);
+  EXPECT_EQ((0 * x).constantValue(), 0);
+  EXPECT_EQ(floorDiv(x, 1), x);
+  EXPECT_EQ(mod(x, 1).constantValue(), 0);
+  EXPECT_EQ(mod(x, -1).constantValue(), 0);
+  EXPECT_EQ((x - x).constantValue(), 0);
+  // Structurally equal, separately built operands.
+  EXPECT_EQ(min(a * b + 1, a * b + 1), a * b + 1);
+  EXPECT_EQ(max(x, x), x);
+}
+
+TEST(SymbolicScalar, NestedConstantsFold) {
+  EXPECT_EQ(((x + 2) + 3).str(), "x + 5");
+  EXPECT_EQ(((x - 2) - 3).str(), "x - 5");
+  EXPECT_EQ(((x + 2) - 2), x);
+  EXPECT_EQ((3 + (2 + x)).str(), "x + 5");
+  EXPECT_EQ(((x * 2) * 3).str(), "x*6");
+  EXPECT_EQ((2 * x).str(), "x*2");
+  EXPECT_EQ(floorDiv(floorDiv(x, 2), 3).str(), "x//6");
+  EXPECT_EQ(floorDiv(floorDiv(x, -2), 3).str(), "x//(-2)//3");  // only positive divisors combine
+  EXPECT_EQ(min(min(x, 5), 3).str(), "min(x, 3)");
+  EXPECT_EQ(max(3, max(x, 5)).str(), "max(x, 5)");
+  // A constant sum that overflows is not combined.
+  EXPECT_EQ(((x + kMax) + 1).str(), "x + 9223372036854775807 + 1");
+}
+
+TEST(SymbolicScalar, PrintsPythonWithMinimalParentheses) {
+  const SymbolicScalar B = SymbolicScalar::symbol("B");
+  const SymbolicScalar N = SymbolicScalar::symbol("N");
+  EXPECT_EQ((B * 32 + 1).str(), "B*32 + 1");
+  EXPECT_EQ(floorDiv(N + 15, 16).str(), "(N + 15)//16");
+  EXPECT_EQ((a + b * c).str(), "a + b*c");
+  EXPECT_EQ(((a + b) * c).str(), "(a + b)*c");
+  EXPECT_EQ((a - (b - c)).str(), "a - (b - c)");
+  EXPECT_EQ(((a - b) - c).str(), "a - b - c");
+  EXPECT_EQ((a + (b + c)).str(), "a + (b + c)");
+  EXPECT_EQ((a - (b + 1)).str(), "a - (b + 1)");
+  EXPECT_EQ(floorDiv(a, b).str(), "a//b");
+  EXPECT_EQ(mod(a, b).str(), "a%b");
+  EXPECT_EQ((floorDiv(a, b) * c).str(), "a//b*c");
+  EXPECT_EQ((a * floorDiv(b, c)).str(), "a*(b//c)");
+  EXPECT_EQ(mod(a * b, c).str(), "a*b%c");
+  EXPECT_EQ(min(a, b).str(), "min(a, b)");
+  EXPECT_EQ(max(a + 1, b * 2).str(), "max(a + 1, b*2)");
+  EXPECT_EQ((min(a, b) * 2).str(), "min(a, b)*2");
+  EXPECT_EQ((x * -3).str(), "x*(-3)");
+  EXPECT_EQ(floorDiv(-7, x).str(), "-7//x");
+  EXPECT_EQ((x - kMin).str(), "x - (-9223372036854775808)");
+  EXPECT_EQ(SymbolicScalar(-5).str(), "-5");
+}
+
+TEST(SymbolicScalar, EvaluationErrorsNameTheProblem) {
+  const SymbolicScalar N = SymbolicScalar::symbol("N");
+  const SymbolicScalar y = SymbolicScalar::symbol("y");
+
+  SymbolicEvaluation unbound = (N + x).evaluate({{"x", 1}});
+  EXPECT_FALSE(unbound.ok());
+  EXPECT_EQ(unbound.error, "unbound symbol 'N'");
+
+  SymbolicEvaluation byZero = floorDiv(x, N - 4).evaluate({{"x", 1}, {"N", 4}});
+  EXPECT_FALSE(byZero.ok());
+  EXPECT_EQ(byZero.error, "division by zero in 'x//(N - 4)'");
+
+  EXPECT_EQ(mod(x, y).evaluate({{"x", 1}, {"y", 0}}).error, "modulo by zero in 'x%y'");
+  EXPECT_EQ(floorDiv(1, 0).evaluate({}).error, "division by zero in '1//0'");
+
+  EXPECT_EQ((a * b).evaluate({{"a", kMax}, {"b", 2}}).error, "int64 overflow in 'a*b'");
+  EXPECT_EQ((a + b).evaluate({{"a", kMax}, {"b", 1}}).error, "int64 overflow in 'a + b'");
+  EXPECT_EQ((a - b).evaluate({{"a", kMin}, {"b", 1}}).error, "int64 overflow in 'a - b'");
+  EXPECT_EQ(floorDiv(a, b).evaluate({{"a", kMin}, {"b", -1}}).error, "int64 overflow in 'a//b'");
+  EXPECT_EQ(mod(a, b).evaluate({{"a", kMin}, {"b", -1}}).value, 0);
+
+  SymbolicEvaluation fine = (a * b).evaluate({{"a", 3}, {"b", 4}});
+  EXPECT_TRUE(fine.ok());
+  EXPECT_EQ(fine.value, 12);
+  EXPECT_TRUE(fine.error.empty());
+}
+
+TEST(SymbolicScalar, SubstituteFoldsPartialBindings) {
+  const SymbolicScalar e = floorDiv(a + 15, 16) * b + c;
+  EXPECT_EQ(e.substitute({{"a", 17}}).str(), "b*2 + c");
+  EXPECT_EQ(e.substitute({{"b", 0}}), c);
+  EXPECT_EQ(e.substitute({{"a", 1}, {"b", 3}, {"c", 4}}).constantValue(), 7);
+  EXPECT_EQ(e.substitute({{"zzz", 1}}), e);
+  EXPECT_EQ(e.substitute({}).str(), "(a + 15)//16*b + c");
+  // A failing constant operation survives substitution for evaluate() to report.
+  EXPECT_EQ(floorDiv(a, b).substitute({{"b", 0}}).str(), "a//0");
+}
+
+TEST(SymbolicScalar, SymbolsAreSortedAndUnique) {
+  EXPECT_EQ((c * a + max(b, a) - c).symbols(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(SymbolicScalar(3).symbols().empty());
+  EXPECT_EQ(x.symbolName(), "x");
+}
+
+TEST(SymbolicScalar, StructuralEqualityAndHashing) {
+  const SymbolicScalar e1 = floorDiv(a + 15, 16) * b;
+  const SymbolicScalar e2 = floorDiv(a + 15, 16) * b;
+  EXPECT_EQ(e1, e2);
+  EXPECT_EQ(e1.hash(), e2.hash());
+  EXPECT_NE(e1, floorDiv(a + 15, 16) * c);
+  EXPECT_NE(a + b, b + a);  // structural, not mathematical
+  EXPECT_NE(SymbolicScalar::symbol("1"), SymbolicScalar(1));
+  EXPECT_EQ(x + 3, SymbolicScalar(3) + x);
+
+  std::unordered_map<SymbolicScalar, int> counts;
+  ++counts[e1];
+  ++counts[e2];
+  ++counts[a];
+  EXPECT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[e1], 2);
+  std::unordered_map<SymbolicScalar, int, SymbolicScalarHash> other{{x, 1}};
+  EXPECT_EQ(other.count(SymbolicScalar::symbol("x")), 1u);
+}
+
+TEST(SymbolicScalar, AccessorsExposeTheTree) {
+  const SymbolicScalar e = floorDiv(a + 1, b);
+  EXPECT_EQ(e.kind(), SymbolicKind::FloorDiv);
+  EXPECT_EQ(e.lhs(), a + 1);
+  EXPECT_EQ(e.rhs(), b);
+}
+
+TEST(SymbolicScalar, SharedSubtreesStayCheap) {
+  // 2^200 paths through the tree; evaluation, substitution and symbols() visit
+  // each node once, and error messages print a bounded prefix.
+  SymbolicScalar e = x;
+  for (int i = 0; i < 200; ++i) e = e + e;
+  EXPECT_EQ(e.symbols(), std::vector<std::string>{"x"});
+  EXPECT_EQ(e.evaluate({{"x", 0}}).value, 0);
+  const std::string error = e.evaluate({{"x", 1}}).error;
+  EXPECT_EQ(error.rfind("int64 overflow in 'x + x + (x + x) + ", 0), 0u) << error;
+  EXPECT_LT(error.size(), 300u);
+  EXPECT_EQ(error.substr(error.size() - 4), "...'");
+  EXPECT_EQ(e.substitute({{"x", 0}}).constantValue(), 0);
+  EXPECT_EQ(e.substitute({{"x", 1}}).isConstant(), false);  // overflowing constants stay unfolded
+}
+
+// --- Random trees against an oracle ---------------------------------------
+//
+// The oracle evaluates the same tree by plain recursion in 128-bit integers,
+// with floor division written differently (via negation and ceiling) from the
+// implementation. Tolerance: exact. Where the oracle sees no division by zero
+// and no intermediate outside int64, the implementation must return the same
+// value; where it does, the implementation may fail (it may also succeed,
+// because folding x*0 or x - x removes the failing part).
+
+__extension__ typedef __int128 Wide;
+
+struct OracleResult {
+  bool ok = true;
+  Wide value = 0;
+};
+
+struct RandomExpression {
+  SymbolicScalar expr;
+  std::function<OracleResult(const Bindings&)> oracle;
+};
+
+Wide oracleFloorDiv(Wide n, Wide d) {
+  if (d < 0) return oracleFloorDiv(-n, -d);
+  if (n >= 0) return n / d;
+  return -((-n + d - 1) / d);  // floor(n/d) = -ceil(-n/d)
+}
+
+bool fitsInt64(Wide v) { return v >= kMin && v <= kMax; }
+
+class RandomExpressions {
+public:
+  explicit RandomExpressions(unsigned seed) : m_rng(seed) {}
+
+  RandomExpression make(int depth) {
+    if (depth == 0 || chance(0.25)) return leaf();
+    RandomExpression lhs = make(depth - 1);
+    RandomExpression rhs = make(depth - 1);
+    const int op = pick(0, 6);
+    SymbolicScalar expr = build(op, lhs.expr, rhs.expr);
+    auto oracle = [op, l = lhs.oracle, r = rhs.oracle](const Bindings& bindings) -> OracleResult {
+      const OracleResult p = l(bindings);
+      const OracleResult q = r(bindings);
+      if (!p.ok || !q.ok) return {false, 0};
+      Wide v = 0;
+      switch (op) {
+      case 0: v = p.value + q.value; break;
+      case 1: v = p.value - q.value; break;
+      case 2: v = p.value * q.value; break;
+      case 3:
+        if (q.value == 0) return {false, 0};
+        v = oracleFloorDiv(p.value, q.value);
+        break;
+      case 4:
+        if (q.value == 0) return {false, 0};
+        v = p.value - q.value * oracleFloorDiv(p.value, q.value);
+        break;
+      case 5: v = p.value < q.value ? p.value : q.value; break;
+      default: v = p.value > q.value ? p.value : q.value; break;
+      }
+      if (!fitsInt64(v)) return {false, 0};
+      return {true, v};
+    };
+    return {expr, oracle};
+  }
+
+  Bindings bindings() {
+    Bindings result;
+    for (const char* symbolName : {"a", "b", "c"}) result[symbolName] = value();
+    return result;
+  }
+
+  bool chance(double p) { return std::bernoulli_distribution(p)(m_rng); }
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(m_rng); }
+
+private:
+  // Mostly small values (where // and % signs matter), sometimes huge ones
+  // to provoke overflow.
+  std::int64_t value() {
+    if (chance(0.05)) {
+      const std::int64_t huge[] = {kMax, kMin, kMax - 1, kMin + 1, kMax / 2, kMin / 2, std::int64_t{1} << 32};
+      return huge[pick(0, 6)];
+    }
+    return pick(-12, 12);
+  }
+
+  RandomExpression leaf() {
+    if (chance(0.5)) {
+      static const char* const names[] = {"a", "b", "c"};
+      std::string symbolName = names[pick(0, 2)];
+      return {SymbolicScalar::symbol(symbolName), [symbolName](const Bindings& bindings) {
+                return OracleResult{true, bindings.at(symbolName)};
+              }};
+    }
+    const std::int64_t constant = value();
+    return {SymbolicScalar(constant), [constant](const Bindings&) { return OracleResult{true, constant}; }};
+  }
+
+  // Exercises both the SymbolicScalar and the int64 overloads.
+  SymbolicScalar build(int op, const SymbolicScalar& l, const SymbolicScalar& r) {
+    if (r.isConstant() && chance(0.5)) {
+      const std::int64_t k = *r.constantValue();
+      switch (op) {
+      case 0: return l + k;
+      case 1: return l - k;
+      case 2: return l * k;
+      case 3: return floorDiv(l, k);
+      case 4: return mod(l, k);
+      case 5: return min(l, k);
+      default: return max(l, k);
+      }
+    }
+    switch (op) {
+    case 0: return l + r;
+    case 1: return l - r;
+    case 2: return l * r;
+    case 3: return floorDiv(l, r);
+    case 4: return mod(l, r);
+    case 5: return min(l, r);
+    default: return max(l, r);
+    }
+  }
+
+  std::mt19937 m_rng;
+};
+
+TEST(SymbolicScalar, RandomTreesMatchOracle) {
+  RandomExpressions random(12345);
+  int agreed = 0;
+  int bothFailed = 0;
+  int foldedAwayFailure = 0;
+  for (int tree = 0; tree < 3000; ++tree) {
+    const RandomExpression e = random.make(random.pick(1, 5));
+    for (int trial = 0; trial < 20; ++trial) {
+      const Bindings bindings = random.bindings();
+      const OracleResult expected = e.oracle(bindings);
+      const SymbolicEvaluation actual = e.expr.evaluate(bindings);
+      if (expected.ok) {
+        ASSERT_TRUE(actual.ok()) << e.expr.str() << " with a=" << bindings.at("a") << " b=" << bindings.at("b")
+                                 << " c=" << bindings.at("c") << ": " << actual.error;
+        ASSERT_EQ(*actual.value, static_cast<std::int64_t>(expected.value))
+            << e.expr.str() << " with a=" << bindings.at("a") << " b=" << bindings.at("b")
+            << " c=" << bindings.at("c");
+        // Partial substitution then evaluation gives the same value.
+        const SymbolicEvaluation partial = e.expr.substitute({{"a", bindings.at("a")}}).evaluate(bindings);
+        ASSERT_EQ(partial.value, actual.value) << e.expr.str() << ": " << partial.error;
+        ++agreed;
+      } else if (!actual.ok()) {
+        EXPECT_FALSE(actual.error.empty());
+        ++bothFailed;
+      } else {
+        ++foldedAwayFailure;
+      }
+    }
+  }
+  // The generator must reach both outcomes often enough to mean something.
+  EXPECT_GT(agreed, 30000);
+  EXPECT_GT(bothFailed, 3000);
+  std::printf("random trees: %d agreed, %d failed in both, %d failures folded away\n", agreed, bothFailed,
+              foldedAwayFailure);
+}
+
+// Python evaluates the printed text: checks printing (precedence, parentheses,
+// negative constants) and the // and % semantics in one go. Exact.
+TEST(SymbolicScalar, PrintedTextEvaluatesTheSameInPython) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(PTO_TEST_DATA_DIR) / ("symbolic_python_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path cases = dir / "cases.txt";
+  const fs::path script = dir / "check.py";
+  {
+    std::ofstream out(script);
+    out << "import sys\n"
+           "bad = 0\n"
+           "for line in open(sys.argv[1]):\n"
+           "    a, b, c, expected, text = line.rstrip('\\n').split(' ', 4)\n"
+           "    got = eval(text, {'min': min, 'max': max}, {'a': int(a), 'b': int(b), 'c': int(c)})\n"
+           "    if got != int(expected):\n"
+           "        bad += 1\n"
+           "        print(f'{text} with a={a} b={b} c={c}: python {got}, C++ {expected}')\n"
+           "sys.exit(1 if bad else 0)\n";
+  }
+  RandomExpressions random(777);
+  int written = 0;
+  {
+    std::ofstream out(cases);
+    for (int tree = 0; tree < 1500; ++tree) {
+      const RandomExpression e = random.make(random.pick(1, 5));
+      for (int trial = 0; trial < 4; ++trial) {
+        const Bindings bindings = random.bindings();
+        const SymbolicEvaluation actual = e.expr.evaluate(bindings);
+        if (!actual.ok()) continue;
+        out << bindings.at("a") << ' ' << bindings.at("b") << ' ' << bindings.at("c") << ' ' << *actual.value << ' '
+            << e.expr.str() << '\n';
+        ++written;
+      }
+    }
+  }
+  ASSERT_GT(written, 2000);
+  const std::string command = "'" + std::string(PTO_PYTHON_EXECUTABLE) + "' '" + script.string() + "' '" +
+                              cases.string() + "' 2>&1";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr) << "cannot run " << command;
+  std::string output;
+  char buffer[512];
+  // Keep draining after the cap so a chatty script cannot block on a full pipe.
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+    if (output.size() < 4000) output += buffer;
+  }
+  const int status = ::pclose(pipe);
+  EXPECT_EQ(status, 0) << "python (" PTO_PYTHON_EXECUTABLE ") disagrees or failed to run:\n" << output;
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+} // namespace
+} // namespace pto
