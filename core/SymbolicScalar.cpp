@@ -14,8 +14,8 @@ struct SymbolicScalar::Node {
   SymbolicKind kind = SymbolicKind::Constant;
   std::int64_t value = 0;  // Constant
   std::string name;        // Symbol
-  // Binary operands. Raw node pointers, not SymbolicScalar, because a default
-  // SymbolicScalar allocates a node of its own.
+  // Operands; a unary node has only lhs. Raw node pointers, not
+  // SymbolicScalar, because a default SymbolicScalar allocates a node of its own.
   std::shared_ptr<const Node> lhs;
   std::shared_ptr<const Node> rhs;
   std::size_t hash = 0;  // structural, computed once at construction
@@ -31,19 +31,53 @@ constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
 struct KindInfo {
   std::string_view name;
   std::string_view spelling;
+  int arity;
   int precedence;
 };
 
 constexpr KindInfo kKindInfo[] = {
-    {"constant", "", 0},
-    {"symbol", "", 0},
-#define PTO_SYMBOLIC_KIND_INFO(id, name, spelling, precedence) {name, spelling, precedence},
+    {"constant", "", 0, 0},
+    {"symbol", "", 0, 0},
+#define PTO_SYMBOLIC_KIND_INFO(id, name, spelling, arity, precedence) {name, spelling, arity, precedence},
     PTO_FOR_EACH_SYMBOLIC_OP(PTO_SYMBOLIC_KIND_INFO)
 #undef PTO_SYMBOLIC_KIND_INFO
 };
 static_assert(std::size(kKindInfo) == kSymbolicKindCount);
 
-const KindInfo& info(SymbolicKind kind) { return kKindInfo[static_cast<std::size_t>(kind)]; }
+constexpr const KindInfo& info(SymbolicKind kind) { return kKindInfo[static_cast<std::size_t>(kind)]; }
+
+// Python's comparisons share one precedence level, above `not` and below + -.
+constexpr int kComparisonPrecedence = info(SymbolicKind::Eq).precedence;
+constexpr int kAdditivePrecedence = info(SymbolicKind::Add).precedence;
+constexpr int kMultiplicativePrecedence = info(SymbolicKind::Mul).precedence;
+static_assert(info(SymbolicKind::Not).precedence < kComparisonPrecedence &&
+              kComparisonPrecedence < kAdditivePrecedence);
+
+constexpr bool isComparison(SymbolicKind kind) { return info(kind).precedence == kComparisonPrecedence; }
+
+// a OP b == b mirrored(OP) a.
+SymbolicKind mirrored(SymbolicKind kind) {
+  switch (kind) {
+  case SymbolicKind::Lt: return SymbolicKind::Gt;
+  case SymbolicKind::Le: return SymbolicKind::Ge;
+  case SymbolicKind::Gt: return SymbolicKind::Lt;
+  case SymbolicKind::Ge: return SymbolicKind::Le;
+  default: return kind;  // == and != are symmetric
+  }
+}
+
+// not (a OP b) == a negated(OP) b; integers have no NaN to spoil this.
+SymbolicKind negated(SymbolicKind kind) {
+  switch (kind) {
+  case SymbolicKind::Eq: return SymbolicKind::Ne;
+  case SymbolicKind::Ne: return SymbolicKind::Eq;
+  case SymbolicKind::Lt: return SymbolicKind::Ge;
+  case SymbolicKind::Le: return SymbolicKind::Gt;
+  case SymbolicKind::Gt: return SymbolicKind::Le;
+  case SymbolicKind::Ge: return SymbolicKind::Lt;
+  default: return kind;  // not reached: only called for comparisons
+  }
+}
 
 std::size_t combineHash(std::size_t seed, std::size_t value) {
   return seed ^ (value + 0x9E3779B97F4A7C15ull + (seed << 6) + (seed >> 2));
@@ -55,7 +89,7 @@ bool structurallyEqual(const Node& a, const Node& b) {
   switch (a.kind) {
   case SymbolicKind::Constant: return a.value == b.value;
   case SymbolicKind::Symbol: return a.name == b.name;
-  default: return structurallyEqual(*a.lhs, *b.lhs) && structurallyEqual(*a.rhs, *b.rhs);
+  default: return structurallyEqual(*a.lhs, *b.lhs) && (!a.rhs || structurallyEqual(*a.rhs, *b.rhs));
   }
 }
 
@@ -74,7 +108,9 @@ std::int64_t floorModulo(std::int64_t a, std::int64_t b) {
 
 enum class Failure { None, Overflow, DivisionByZero };
 
-// One operation on values; never UB.
+// One operation on values; never UB. A unary operation ignores b. For `and`
+// and `or`, b is not looked at when a decides, so a caller that short-circuits
+// may pass anything.
 Failure apply(SymbolicKind kind, std::int64_t a, std::int64_t b, std::int64_t& result) {
   switch (kind) {
   case SymbolicKind::Add: return __builtin_add_overflow(a, b, &result) ? Failure::Overflow : Failure::None;
@@ -91,13 +127,22 @@ Failure apply(SymbolicKind kind, std::int64_t a, std::int64_t b, std::int64_t& r
     return Failure::None;
   case SymbolicKind::Min: result = std::min(a, b); return Failure::None;
   case SymbolicKind::Max: result = std::max(a, b); return Failure::None;
+  case SymbolicKind::Eq: result = a == b; return Failure::None;
+  case SymbolicKind::Ne: result = a != b; return Failure::None;
+  case SymbolicKind::Lt: result = a < b; return Failure::None;
+  case SymbolicKind::Le: result = a <= b; return Failure::None;
+  case SymbolicKind::Gt: result = a > b; return Failure::None;
+  case SymbolicKind::Ge: result = a >= b; return Failure::None;
+  case SymbolicKind::And: result = a != 0 && b != 0; return Failure::None;
+  case SymbolicKind::Or: result = a != 0 || b != 0; return Failure::None;
+  case SymbolicKind::Not: result = a == 0; return Failure::None;
   case SymbolicKind::Constant:
   case SymbolicKind::Symbol: break;
   }
   return Failure::Overflow;  // unreachable: leaves are not operations
 }
 
-std::optional<std::int64_t> applyChecked(SymbolicKind kind, std::int64_t a, std::int64_t b) {
+std::optional<std::int64_t> applyChecked(SymbolicKind kind, std::int64_t a, std::int64_t b = 0) {
   std::int64_t result = 0;
   if (apply(kind, a, b, result) != Failure::None) return std::nullopt;
   return result;
@@ -111,12 +156,34 @@ NodePtr makeConstantNode(std::int64_t value) {
   return node;
 }
 
+NodePtr makeOperationNode(SymbolicKind kind, NodePtr lhs, NodePtr rhs) {
+  auto node = std::make_shared<Node>();
+  node->kind = kind;
+  node->hash = combineHash(std::hash<int>{}(static_cast<int>(kind)), lhs->hash);
+  if (rhs) node->hash = combineHash(node->hash, rhs->hash);
+  node->lhs = std::move(lhs);
+  node->rhs = std::move(rhs);
+  return node;
+}
+
+// Whether every value of the expression is 0 or 1.
+bool isTruthValued(const SymbolicScalar& value) {
+  const SymbolicKind kind = value.kind();
+  if (kind == SymbolicKind::Constant) return *value.constantValue() == 0 || *value.constantValue() == 1;
+  return isComparison(kind) || kind == SymbolicKind::And || kind == SymbolicKind::Or || kind == SymbolicKind::Not;
+}
+
+// 1 where value is nonzero, else 0; evaluates value exactly as the caller would.
+SymbolicScalar truthValue(const SymbolicScalar& value) {
+  return isTruthValued(value) ? value : makeBinary(SymbolicKind::Ne, value, 0);
+}
+
 // Printing.
 
 constexpr int kAtomPrecedence = 100;  // leaves and calls never need parentheses
 
 int printPrecedence(const Node& node) {
-  if (!isBinary(node.kind)) return kAtomPrecedence;
+  if (node.kind == SymbolicKind::Constant || node.kind == SymbolicKind::Symbol) return kAtomPrecedence;
   const int precedence = info(node.kind).precedence;
   return precedence == 0 ? kAtomPrecedence : precedence;
 }
@@ -143,6 +210,13 @@ void print(const Node& node, std::string& out, std::size_t limit) {
   default: break;
   }
   const KindInfo& kindInfo = info(node.kind);
+  if (kindInfo.arity == 1) {
+    // Prefix: not x. Python reads not a < b as not (a < b).
+    out += kindInfo.spelling;
+    out += ' ';
+    printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out, limit);
+    return;
+  }
   if (kindInfo.precedence == 0) {
     out += kindInfo.spelling;
     out += '(';
@@ -160,19 +234,27 @@ void print(const Node& node, std::string& out, std::size_t limit) {
     return;
   }
   // Left-associative: the left operand needs parentheses only when it binds
-  // more loosely, the right one also when it binds equally (a - (b - c)). A
-  // negative constant on the right is valid Python (x*-3) but reads badly.
-  printOperand(*node.lhs, printPrecedence(*node.lhs) < kindInfo.precedence, out, limit);
-  // Additive operators get spaces, multiplicative ones none: "B*32 + 1".
-  if (kindInfo.precedence == 1) {
-    out += ' ';
+  // more loosely, the right one also when it binds equally (a - (b - c)).
+  // Comparisons take parentheses on both sides at equal precedence, since
+  // Python would chain them: (a < b) == c. A negative constant on the right
+  // of arithmetic is valid Python (x*-3) but reads badly; x < -3 reads fine.
+  const bool chains = isComparison(node.kind);
+  printOperand(*node.lhs,
+               printPrecedence(*node.lhs) < kindInfo.precedence ||
+                   (chains && printPrecedence(*node.lhs) == kindInfo.precedence),
+               out, limit);
+  // Multiplicative operators print without spaces, all others with: "B*32 + 1".
+  if (kindInfo.precedence == kMultiplicativePrecedence) {
     out += kindInfo.spelling;
-    out += ' ';
   } else {
+    out += ' ';
     out += kindInfo.spelling;
+    out += ' ';
   }
-  printOperand(*node.rhs, printPrecedence(*node.rhs) <= kindInfo.precedence || isNegativeConstant(*node.rhs), out,
-               limit);
+  printOperand(*node.rhs,
+               printPrecedence(*node.rhs) <= kindInfo.precedence ||
+                   (kindInfo.precedence >= kAdditivePrecedence && isNegativeConstant(*node.rhs)),
+               out, limit);
 }
 
 std::string toString(const Node& node, std::size_t limit = kUnlimited) {
@@ -215,7 +297,11 @@ public:
     }
     std::int64_t a = 0;
     std::int64_t b = 0;
-    if (!run(*node.lhs, a) || !run(*node.rhs, b)) return false;
+    if (!run(*node.lhs, a)) return false;
+    // As in Python, `and` and `or` leave the right operand alone once the
+    // left one decides, so 0 and 1//0 is 0; apply() then ignores b.
+    const bool decided = (node.kind == SymbolicKind::And && a == 0) || (node.kind == SymbolicKind::Or && a != 0);
+    if (node.rhs && !decided && !run(*node.rhs, b)) return false;
     switch (apply(node.kind, a, b, result)) {
     case Failure::None: break;
     case Failure::Overflow: m_error = "int64 overflow in '" + toString(node, kMessageExpressionLimit) + "'"; return false;
@@ -240,7 +326,9 @@ private:
 
 std::string_view name(SymbolicKind kind) { return info(kind).name; }
 
-bool isBinary(SymbolicKind kind) { return kind != SymbolicKind::Constant && kind != SymbolicKind::Symbol; }
+bool isUnary(SymbolicKind kind) { return info(kind).arity == 1; }
+
+bool isBinary(SymbolicKind kind) { return info(kind).arity == 2; }
 
 SymbolicScalar::SymbolicScalar(std::int64_t value) : m_node(makeConstantNode(value)) {}
 
@@ -280,6 +368,9 @@ SymbolicScalar SymbolicScalar::substitute(const std::map<std::string, std::int64
     SymbolicScalar result{node};
     if (node->kind == SymbolicKind::Symbol) {
       if (auto it = bindings.find(node->name); it != bindings.end()) result = SymbolicScalar(it->second);
+    } else if (isUnary(node->kind)) {
+      SymbolicScalar operand = self(self, node->lhs);
+      if (operand.m_node != node->lhs) result = makeUnary(node->kind, operand);
     } else if (isBinary(node->kind)) {
       SymbolicScalar lhs = self(self, node->lhs);
       SymbolicScalar rhs = self(self, node->rhs);
@@ -301,10 +392,8 @@ std::vector<std::string> SymbolicScalar::symbols() const {
     pending.pop_back();
     if (!visited.insert(node).second) continue;
     if (node->kind == SymbolicKind::Symbol) names.push_back(node->name);
-    if (isBinary(node->kind)) {
-      pending.push_back(node->lhs.get());
-      pending.push_back(node->rhs.get());
-    }
+    if (node->lhs) pending.push_back(node->lhs.get());
+    if (node->rhs) pending.push_back(node->rhs.get());
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -326,8 +415,12 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
   }
   const bool commutative = kind == SymbolicKind::Add || kind == SymbolicKind::Mul || kind == SymbolicKind::Min ||
                            kind == SymbolicKind::Max;
-  // Constants go right so nested constants meet: (x + 2) + 3.
+  // Constants go right so nested constants meet: (x + 2) + 3. Comparisons
+  // mirror instead (3 < x is x > 3). Constants cannot fail, so evaluating the
+  // other operand first changes no outcome. `and` and `or` with a constant
+  // operand always fold below.
   if (commutative && a && !b) return makeBinary(kind, rhs, lhs);
+  if (isComparison(kind) && a && !b) return makeBinary(mirrored(kind), rhs, lhs);
 
   // The left operand's own constant right operand, if it has the same kind.
   auto innerConstant = [&](SymbolicKind innerKind) -> std::optional<std::int64_t> {
@@ -378,16 +471,44 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
       if (auto inner = innerConstant(kind)) return makeBinary(kind, lhs.lhs(), *applyChecked(kind, *inner, *b));
     }
     break;
+  case SymbolicKind::Eq:
+  case SymbolicKind::Le:
+  case SymbolicKind::Ge:
+    if (lhs == rhs) return 1;
+    break;
+  case SymbolicKind::Ne:
+  case SymbolicKind::Lt:
+  case SymbolicKind::Gt:
+    if (lhs == rhs) return 0;
+    break;
+  // A constant operand decides or drops out; what remains is made 0/1 valued.
+  // x and 0 and x or 1 drop x, which then cannot fail (see the header).
+  case SymbolicKind::And:
+    if (a == 0 || b == 0) return 0;
+    if (a) return truthValue(rhs);
+    if (b) return truthValue(lhs);
+    if (lhs == rhs) return truthValue(lhs);
+    break;
+  case SymbolicKind::Or:
+    if ((a && *a != 0) || (b && *b != 0)) return 1;
+    if (a) return truthValue(rhs);
+    if (b) return truthValue(lhs);
+    if (lhs == rhs) return truthValue(lhs);
+    break;
   case SymbolicKind::Constant:
-  case SymbolicKind::Symbol: break;
+  case SymbolicKind::Symbol:
+  case SymbolicKind::Not: break;  // not binary
   }
 
-  auto node = std::make_shared<Node>();
-  node->kind = kind;
-  node->lhs = lhs.m_node;
-  node->rhs = rhs.m_node;
-  node->hash = combineHash(combineHash(std::hash<int>{}(static_cast<int>(kind)), lhs.hash()), rhs.hash());
-  return SymbolicScalar(NodePtr(std::move(node)));
+  return SymbolicScalar(makeOperationNode(kind, lhs.m_node, rhs.m_node));
+}
+
+SymbolicScalar makeUnary(SymbolicKind kind, const SymbolicScalar& operand) {
+  // Not is the only unary kind.
+  if (auto value = operand.constantValue()) return *applyChecked(kind, *value);
+  if (operand.kind() == SymbolicKind::Not) return truthValue(operand.lhs());
+  if (isComparison(operand.kind())) return makeBinary(negated(operand.kind()), operand.lhs(), operand.rhs());
+  return SymbolicScalar(makeOperationNode(kind, operand.m_node, nullptr));
 }
 
 std::ostream& operator<<(std::ostream& out, const SymbolicScalar& value) { return out << value.str(); }
@@ -399,5 +520,14 @@ SymbolicScalar floorDiv(const SymbolicScalar& a, const SymbolicScalar& b) { retu
 SymbolicScalar mod(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Mod, a, b); }
 SymbolicScalar min(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Min, a, b); }
 SymbolicScalar max(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Max, a, b); }
+SymbolicScalar eq(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Eq, a, b); }
+SymbolicScalar ne(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Ne, a, b); }
+SymbolicScalar lt(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Lt, a, b); }
+SymbolicScalar le(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Le, a, b); }
+SymbolicScalar gt(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Gt, a, b); }
+SymbolicScalar ge(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Ge, a, b); }
+SymbolicScalar logicalAnd(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::And, a, b); }
+SymbolicScalar logicalOr(const SymbolicScalar& a, const SymbolicScalar& b) { return makeBinary(SymbolicKind::Or, a, b); }
+SymbolicScalar logicalNot(const SymbolicScalar& a) { return makeUnary(SymbolicKind::Not, a); }
 
 } // namespace pto

@@ -1,17 +1,29 @@
-// Symbolic int64 scalar expressions: dynamic tensor dims and loop indices.
+// Symbolic int64 scalar expressions: dynamic tensor dims, loop indices and
+// the predicates of pypto.cond (idx < n - 1, is_loop_end(idx)).
 //
 // Meaning: a SymbolicScalar denotes an integer computed from int64 constants
 // and named symbols (bound to int64 values at evaluation time) with
-// + - * // % min max. // and % follow Python: // rounds toward negative
+// + - * // % min max, the comparisons == != < <= > >= and the logical
+// operations and, or, not. // and % follow Python: // rounds toward negative
 // infinity and the result of % has the divisor's sign, so a == (a//b)*b + a%b.
+// Comparisons and logical operations yield 1 (true) or 0 (false); logical
+// operands are true when nonzero. `and` and `or` short-circuit like Python's:
+// the right operand is not evaluated (so cannot fail) once the left one
+// decides. Unlike Python's, they yield 0/1 rather than an operand: 3 and 5 is
+// 1, not 5.
 //
 // Representation: an immutable tree of shared nodes; a SymbolicScalar is a
 // cheap value (one shared_ptr). Construction folds constants and algebraic
-// identities (x+0, x*1, x*0, x//1, x%1, min(x,x), (x+2)+3 -> x+5, ...) and puts
-// the constant operand of + and * on the right. Folding follows integer
-// algebra, so a folded-away subexpression can no longer fail: x*0 is 0 even
-// where x would divide by zero. Constant operations that would fail (division
-// by zero, overflow) are left unfolded, so evaluate() reports them.
+// identities (x+0, x*1, x*0, x//1, x%1, min(x,x), (x+2)+3 -> x+5, x == x -> 1,
+// 0 and x -> 0, 1 and x -> x != 0, not (a < b) -> a >= b, ...) and puts the
+// constant operand of + * min max and of comparisons on the right (3 < x ->
+// x > 3). A logical operation folds to an expression that is still 0/1
+// valued. Folding follows integer algebra, so a folded-away subexpression can
+// no longer fail: x*0, x - x and `x and 0` are 0, x == x and `x or 1` are 1
+// even where x would divide by zero. Folding never makes an expression fail
+// that would not, and where the unfolded one has a value the folded one has
+// the same value. Constant operations that would fail (division by zero,
+// overflow) are left unfolded, so evaluate() reports them.
 #pragma once
 
 #include <cstddef>
@@ -27,23 +39,34 @@
 
 namespace pto {
 
-// X(enumerator, name, spelling, precedence) for the binary operations.
-// precedence is Python's binding strength of the infix operator (higher binds
-// tighter); 0 means the operation prints as a call, spelling(a, b).
+// X(enumerator, name, spelling, arity, precedence) for the operations.
+// precedence is Python's binding strength of the operator, higher binds
+// tighter: 1 or, 2 and, 3 not, 4 comparisons, 5 + -, 6 * // %. 0 means a
+// binary operation prints as a call, spelling(a, b). The unary operation
+// prints as a prefix, "not x".
 #define PTO_FOR_EACH_SYMBOLIC_OP(X)     \
-  X(Add, "add", "+", 1)                 \
-  X(Sub, "sub", "-", 1)                 \
-  X(Mul, "mul", "*", 2)                 \
-  X(FloorDiv, "floordiv", "//", 2)      \
-  X(Mod, "mod", "%", 2)                 \
-  X(Min, "min", "min", 0)               \
-  X(Max, "max", "max", 0)
+  X(Add, "add", "+", 2, 5)              \
+  X(Sub, "sub", "-", 2, 5)              \
+  X(Mul, "mul", "*", 2, 6)              \
+  X(FloorDiv, "floordiv", "//", 2, 6)   \
+  X(Mod, "mod", "%", 2, 6)              \
+  X(Min, "min", "min", 2, 0)            \
+  X(Max, "max", "max", 2, 0)            \
+  X(Eq, "eq", "==", 2, 4)               \
+  X(Ne, "ne", "!=", 2, 4)               \
+  X(Lt, "lt", "<", 2, 4)                \
+  X(Le, "le", "<=", 2, 4)               \
+  X(Gt, "gt", ">", 2, 4)                \
+  X(Ge, "ge", ">=", 2, 4)               \
+  X(And, "and", "and", 2, 2)            \
+  X(Or, "or", "or", 2, 1)               \
+  X(Not, "not", "not", 1, 3)
 
-// Leaves first, then the binary operations in X-macro order.
+// Leaves first, then the operations in X-macro order.
 enum class SymbolicKind : unsigned char {
   Constant,
   Symbol,
-#define PTO_SYMBOLIC_KIND_ENUMERATOR(id, name, spelling, precedence) id,
+#define PTO_SYMBOLIC_KIND_ENUMERATOR(id, name, spelling, arity, precedence) id,
   PTO_FOR_EACH_SYMBOLIC_OP(PTO_SYMBOLIC_KIND_ENUMERATOR)
 #undef PTO_SYMBOLIC_KIND_ENUMERATOR
 };
@@ -54,8 +77,9 @@ inline constexpr std::size_t kSymbolicKindCount = 2
 #undef PTO_SYMBOLIC_KIND_COUNT
     ;
 
-// "constant", "symbol", "add", ..., "max".
+// "constant", "symbol", "add", ..., "not".
 std::string_view name(SymbolicKind kind);
+bool isUnary(SymbolicKind kind);
 bool isBinary(SymbolicKind kind);
 
 // Result of evaluate(): a value, or a message saying why there is none.
@@ -76,7 +100,8 @@ public:
   std::optional<std::int64_t> constantValue() const;
   // Only for kind() == Symbol; empty otherwise.
   const std::string& symbolName() const;
-  // Operands of a binary node; only for isBinary(kind()).
+  // Operands: lhs() of a unary or binary node (for not x, x), rhs() of a
+  // binary node only.
   SymbolicScalar lhs() const;
   SymbolicScalar rhs() const;
 
@@ -89,7 +114,9 @@ public:
   std::vector<std::string> symbols() const;
 
   // Python syntax with the fewest parentheses that keep the tree:
-  // "B*32 + 1", "(N + 15)//16", "a - (b - c)", "min(a, b)".
+  // "B*32 + 1", "(N + 15)//16", "a - (b - c)", "min(a, b)",
+  // "i < n - 1 and not b". Comparisons never chain: "(a < b) == c", as
+  // Python reads a < b == c as a < b and b == c.
   std::string str() const;
 
   // Structural equality (same tree), not mathematical equivalence.
@@ -100,6 +127,7 @@ public:
 
 private:
   explicit SymbolicScalar(std::shared_ptr<const Node> node) : m_node(std::move(node)) {}
+  friend SymbolicScalar makeUnary(SymbolicKind kind, const SymbolicScalar& operand);
   friend SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const SymbolicScalar& rhs);
 
   std::shared_ptr<const Node> m_node;
@@ -113,7 +141,19 @@ SymbolicScalar floorDiv(const SymbolicScalar& a, const SymbolicScalar& b);
 SymbolicScalar mod(const SymbolicScalar& a, const SymbolicScalar& b);
 SymbolicScalar min(const SymbolicScalar& a, const SymbolicScalar& b);
 SymbolicScalar max(const SymbolicScalar& a, const SymbolicScalar& b);
-// Builds (and folds) any binary kind; the functions above call this.
+// Comparisons and logic yield 0/1. Named functions, not operators: == is
+// structural equality, and C++'s && || ! would not build expressions.
+SymbolicScalar eq(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar ne(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar lt(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar le(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar gt(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar ge(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar logicalAnd(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar logicalOr(const SymbolicScalar& a, const SymbolicScalar& b);
+SymbolicScalar logicalNot(const SymbolicScalar& a);
+// Build (and fold) any unary or binary kind; the functions above call these.
+SymbolicScalar makeUnary(SymbolicKind kind, const SymbolicScalar& operand);
 SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const SymbolicScalar& rhs);
 
 // Writes str(); also lets test frameworks print expressions.

@@ -29,13 +29,21 @@ const SymbolicScalar c = SymbolicScalar::symbol("c");
 const SymbolicScalar x = SymbolicScalar::symbol("x");
 
 TEST(SymbolicScalar, KindNamesComeFromTheTable) {
-  EXPECT_EQ(kSymbolicKindCount, 9u);
+  EXPECT_EQ(kSymbolicKindCount, 18u);
   EXPECT_EQ(name(SymbolicKind::Constant), "constant");
   EXPECT_EQ(name(SymbolicKind::Symbol), "symbol");
   EXPECT_EQ(name(SymbolicKind::FloorDiv), "floordiv");
   EXPECT_EQ(name(SymbolicKind::Max), "max");
+  EXPECT_EQ(name(SymbolicKind::Le), "le");
+  EXPECT_EQ(name(SymbolicKind::Or), "or");
+  EXPECT_EQ(name(SymbolicKind::Not), "not");
   EXPECT_FALSE(isBinary(SymbolicKind::Symbol));
   EXPECT_TRUE(isBinary(SymbolicKind::Mod));
+  EXPECT_TRUE(isBinary(SymbolicKind::And));
+  EXPECT_FALSE(isBinary(SymbolicKind::Not));
+  EXPECT_TRUE(isUnary(SymbolicKind::Not));
+  EXPECT_FALSE(isUnary(SymbolicKind::Constant));
+  EXPECT_FALSE(isUnary(SymbolicKind::Ge));
 }
 
 TEST(SymbolicScalar, ConstantsFoldWithPythonSemantics) {
@@ -211,14 +219,184 @@ TEST(SymbolicScalar, SharedSubtreesStayCheap) {
   EXPECT_EQ(e.substitute({{"x", 1}}).isConstant(), false);  // overflowing constants stay unfolded
 }
 
+// --- Comparisons and logic ---------------------------------------------------
+
+TEST(SymbolicScalar, ComparisonsAndLogicFoldConstantsToZeroOrOne) {
+  EXPECT_EQ(eq(3, 3).constantValue(), 1);
+  EXPECT_EQ(eq(3, 4).constantValue(), 0);
+  EXPECT_EQ(ne(3, 4).constantValue(), 1);
+  EXPECT_EQ(lt(-2, 3).constantValue(), 1);
+  EXPECT_EQ(lt(3, 3).constantValue(), 0);
+  EXPECT_EQ(le(3, 3).constantValue(), 1);
+  EXPECT_EQ(gt(kMin, kMax).constantValue(), 0);
+  EXPECT_EQ(ge(kMax, kMin).constantValue(), 1);
+  EXPECT_EQ(logicalAnd(2, -3).constantValue(), 1);  // Python's 2 and -3 is -3; ours is 0/1
+  EXPECT_EQ(logicalAnd(2, 0).constantValue(), 0);
+  EXPECT_EQ(logicalOr(0, 0).constantValue(), 0);
+  EXPECT_EQ(logicalOr(0, -7).constantValue(), 1);
+  EXPECT_EQ(logicalNot(0).constantValue(), 1);
+  EXPECT_EQ(logicalNot(kMin).constantValue(), 0);
+}
+
+TEST(SymbolicScalar, ComparisonIdentitiesFold) {
+  // Structurally equal, separately built operands.
+  EXPECT_EQ(eq(a * b + 1, a * b + 1).constantValue(), 1);
+  EXPECT_EQ(ne(x, x).constantValue(), 0);
+  EXPECT_EQ(lt(x, x).constantValue(), 0);
+  EXPECT_EQ(le(x, x).constantValue(), 1);
+  EXPECT_EQ(gt(x, x).constantValue(), 0);
+  EXPECT_EQ(ge(x, x).constantValue(), 1);
+  EXPECT_FALSE(eq(a, b).isConstant());
+  EXPECT_FALSE(lt(x, x + 1).isConstant());  // structural, not mathematical
+  // A constant on the left moves right, mirroring the comparison.
+  EXPECT_EQ(lt(3, x).str(), "x > 3");
+  EXPECT_EQ(ge(-1, x).str(), "x <= -1");
+  EXPECT_EQ(eq(0, x).str(), "x == 0");
+  EXPECT_EQ(ne(0, x), ne(x, 0));
+  // A comparison with a failing constant operand stays for evaluate() to report.
+  EXPECT_EQ(lt(floorDiv(1, 0), 2).str(), "1//0 < 2");
+}
+
+TEST(SymbolicScalar, LogicFoldsToZeroOneValuedExpressions) {
+  const SymbolicScalar p = lt(a, b);
+  EXPECT_EQ(logicalAnd(0, x).constantValue(), 0);
+  EXPECT_EQ(logicalAnd(x, 0).constantValue(), 0);
+  EXPECT_EQ(logicalOr(3, x).constantValue(), 1);
+  EXPECT_EQ(logicalOr(x, -1).constantValue(), 1);
+  // The remaining operand becomes 0/1: x itself could be 5.
+  EXPECT_EQ(logicalAnd(1, x).str(), "x != 0");
+  EXPECT_EQ(logicalAnd(x, 7).str(), "x != 0");
+  EXPECT_EQ(logicalOr(0, x).str(), "x != 0");
+  EXPECT_EQ(logicalOr(x, 0).str(), "x != 0");
+  EXPECT_EQ(logicalAnd(x, x).str(), "x != 0");
+  EXPECT_EQ(logicalAnd(1, x).evaluate({{"x", 5}}).value, 1);
+  // ... unless it is 0/1 valued already.
+  EXPECT_EQ(logicalAnd(5, p), p);
+  EXPECT_EQ(logicalOr(p, 0), p);
+  EXPECT_EQ(logicalOr(p, lt(a, b)), p);
+  EXPECT_EQ(logicalAnd(1, logicalNot(x)).str(), "not x");
+  // not folds into comparisons and double negation.
+  EXPECT_EQ(logicalNot(x).str(), "not x");
+  EXPECT_EQ(logicalNot(p).str(), "a >= b");
+  EXPECT_EQ(logicalNot(eq(a, b)).str(), "a != b");
+  EXPECT_EQ(logicalNot(ne(a, b)).str(), "a == b");
+  EXPECT_EQ(logicalNot(le(a, b)).str(), "a > b");
+  EXPECT_EQ(logicalNot(gt(a, b)).str(), "a <= b");
+  EXPECT_EQ(logicalNot(ge(a, b)).str(), "a < b");
+  EXPECT_EQ(logicalNot(logicalNot(p)), p);
+  EXPECT_EQ(logicalNot(logicalNot(x)).str(), "x != 0");
+  EXPECT_EQ(logicalNot(logicalNot(logicalAnd(a, b))).str(), "a and b");
+  EXPECT_EQ(logicalNot(logicalAnd(a, b)).str(), "not (a and b)");
+}
+
+TEST(SymbolicScalar, PrintsComparisonsAndLogicWithPythonPrecedence) {
+  const SymbolicScalar idx = SymbolicScalar::symbol("idx");
+  const SymbolicScalar n = SymbolicScalar::symbol("n");
+  EXPECT_EQ(lt(idx, n - 1).str(), "idx < n - 1");
+  EXPECT_EQ(eq(idx, n - 1).str(), "idx == n - 1");
+  EXPECT_EQ(lt(floorDiv(a, b), mod(c, 4) * 2).str(), "a//b < c%4*2");
+  EXPECT_EQ(lt(a, -3).str(), "a < -3");
+  EXPECT_EQ(le(a + -3, b).str(), "a - 3 <= b");
+  // Comparisons never chain: Python reads a < b == 1 as a < b and b == 1.
+  EXPECT_EQ(eq(lt(a, b), 1).str(), "(a < b) == 1");
+  EXPECT_EQ(ne(c, ge(a, b)).str(), "c != (a >= b)");
+  EXPECT_EQ(lt(eq(a, b), ne(b, c)).str(), "(a == b) < (b != c)");
+  // Comparisons inside arithmetic and calls.
+  EXPECT_EQ((lt(a, b) + 1).str(), "(a < b) + 1");
+  EXPECT_EQ((a - gt(b, c)).str(), "a - (b > c)");
+  EXPECT_EQ((lt(a, b) * c).str(), "(a < b)*c");
+  EXPECT_EQ(min(lt(a, b), c).str(), "min(a < b, c)");
+  // and/or: or binds loosest, both are left-associative.
+  EXPECT_EQ(logicalAnd(lt(idx, n), gt(c, 0)).str(), "idx < n and c > 0");
+  EXPECT_EQ(logicalOr(logicalAnd(a, b), c).str(), "a and b or c");
+  EXPECT_EQ(logicalOr(a, logicalAnd(b, c)).str(), "a or b and c");
+  EXPECT_EQ(logicalAnd(logicalOr(a, b), c).str(), "(a or b) and c");
+  EXPECT_EQ(logicalAnd(a, logicalOr(b, c)).str(), "a and (b or c)");
+  EXPECT_EQ(logicalAnd(logicalAnd(a, b), c).str(), "a and b and c");
+  EXPECT_EQ(logicalAnd(a, logicalAnd(b, c)).str(), "a and (b and c)");
+  EXPECT_EQ(logicalOr(a, logicalOr(b, c)).str(), "a or (b or c)");
+  EXPECT_EQ(eq(logicalAnd(a, b), c).str(), "(a and b) == c");
+  EXPECT_EQ((logicalOr(a, b) * 2).str(), "(a or b)*2");
+  EXPECT_EQ(max(logicalOr(a, b), c).str(), "max(a or b, c)");
+  // not: between and and comparisons; Python reads not a < b as not (a < b).
+  EXPECT_EQ(logicalNot(a + b).str(), "not a + b");
+  EXPECT_EQ(logicalNot(min(a, b)).str(), "not min(a, b)");
+  EXPECT_EQ(logicalNot(logicalOr(a, b)).str(), "not (a or b)");
+  EXPECT_EQ(logicalAnd(logicalNot(a), b).str(), "not a and b");
+  EXPECT_EQ(logicalOr(a, logicalNot(b)).str(), "a or not b");
+  EXPECT_EQ((logicalNot(a) + 1).str(), "(not a) + 1");
+  EXPECT_EQ((c * logicalNot(a)).str(), "c*(not a)");
+  EXPECT_EQ(lt(logicalNot(a), b).str(), "(not a) < b");
+  EXPECT_EQ(eq(a, logicalNot(b)).str(), "a == (not b)");
+}
+
+TEST(SymbolicScalar, ComparisonsAndLogicEvaluate) {
+  const SymbolicScalar idx = SymbolicScalar::symbol("idx");
+  const SymbolicScalar n = SymbolicScalar::symbol("n");
+  const SymbolicScalar isLoopEnd = eq(idx, n - 1);
+  EXPECT_EQ(isLoopEnd.evaluate({{"idx", 2}, {"n", 4}}).value, 0);
+  EXPECT_EQ(isLoopEnd.evaluate({{"idx", 3}, {"n", 4}}).value, 1);
+  EXPECT_EQ(lt(a, b).evaluate({{"a", kMin}, {"b", kMax}}).value, 1);
+  EXPECT_EQ(ge(a, b).evaluate({{"a", kMin}, {"b", kMax}}).value, 0);
+  EXPECT_EQ(logicalNot(a).evaluate({{"a", 7}}).value, 0);
+  EXPECT_EQ(logicalNot(a).evaluate({{"a", 0}}).value, 1);
+  // 0/1, not Python's operand: Python's 0 or -5 is -5.
+  EXPECT_EQ(logicalOr(a, b).evaluate({{"a", 0}, {"b", -5}}).value, 1);
+  EXPECT_EQ(logicalAnd(a, b).evaluate({{"a", 3}, {"b", 5}}).value, 1);
+  EXPECT_EQ(logicalAnd(a, b).evaluate({{"a", 3}, {"b", 0}}).value, 0);
+
+  // Short-circuit as in Python: a decided left operand skips the right one.
+  const SymbolicScalar guarded = logicalAnd(b, gt(floorDiv(a, b), 1));
+  EXPECT_EQ(guarded.str(), "b and a//b > 1");
+  EXPECT_EQ(guarded.evaluate({{"a", 7}, {"b", 0}}).value, 0);
+  EXPECT_EQ(guarded.evaluate({{"a", 7}, {"b", 2}}).value, 1);
+  EXPECT_EQ(logicalOr(eq(b, 0), floorDiv(a, b)).evaluate({{"a", 7}, {"b", 0}}).value, 1);
+  EXPECT_EQ(logicalAnd(b, c).evaluate({{"b", 0}}).value, 0);  // c unbound but not needed
+  EXPECT_EQ(logicalOr(b, c).evaluate({{"b", 0}}).error, "unbound symbol 'c'");
+  // An undecided left operand evaluates the right one; a failing left one fails.
+  EXPECT_EQ(guarded.evaluate({{"a", 7}, {"b", -1}}).value, 0);
+  EXPECT_EQ(logicalAnd(floorDiv(a, b), b).evaluate({{"a", 7}, {"b", 0}}).error, "division by zero in 'a//b'");
+  EXPECT_EQ(logicalNot(a * b).evaluate({{"a", kMax}, {"b", 2}}).error, "int64 overflow in 'a*b'");
+  EXPECT_EQ(lt(a + 1, b).evaluate({{"a", kMax}, {"b", 2}}).error, "int64 overflow in 'a + 1'");
+
+  // Folding drops the operand, and with it its failure (see the header).
+  EXPECT_EQ(logicalOr(floorDiv(a, b), 1).constantValue(), 1);
+  EXPECT_EQ(logicalAnd(floorDiv(a, b), 0).constantValue(), 0);
+}
+
+TEST(SymbolicScalar, ComparisonsAndLogicSubstituteAndCompare) {
+  const SymbolicScalar e = logicalAnd(lt(a, b), gt(c, 0));
+  EXPECT_EQ(e.substitute({{"a", 1}, {"b", 2}}).str(), "c > 0");
+  EXPECT_EQ(e.substitute({{"c", 0}}).constantValue(), 0);
+  EXPECT_EQ(e.substitute({{"a", 3}}).str(), "b > 3 and c > 0");
+  EXPECT_EQ(logicalNot(lt(a, b)).substitute({{"a", 5}}).str(), "b <= 5");
+  EXPECT_EQ(logicalNot(x).substitute({{"x", 2}}).constantValue(), 0);
+  EXPECT_EQ(logicalNot(a * b).substitute({{"a", 1}}).str(), "not b");
+  EXPECT_EQ(logicalNot(a * b).substitute({{"c", 1}}), logicalNot(a * b));
+
+  EXPECT_EQ(logicalOr(logicalNot(c), lt(a, b)).symbols(), (std::vector<std::string>{"a", "b", "c"}));
+  const SymbolicScalar notX = logicalNot(x);
+  EXPECT_EQ(notX.kind(), SymbolicKind::Not);
+  EXPECT_EQ(notX.lhs(), x);
+  EXPECT_EQ(logicalNot(SymbolicScalar::symbol("x")), notX);
+  EXPECT_EQ(logicalNot(SymbolicScalar::symbol("x")).hash(), notX.hash());
+  EXPECT_NE(notX, logicalNot(a));
+  EXPECT_NE(notX, x);
+  EXPECT_NE(lt(a, b), le(a, b));
+  EXPECT_NE(lt(a, b), gt(b, a));  // structural
+  EXPECT_NE(logicalAnd(a, b), logicalOr(a, b));
+}
+
 // --- Random trees against an oracle ---------------------------------------
 //
 // The oracle evaluates the same tree by plain recursion in 128-bit integers,
 // with floor division written differently (via negation and ceiling) from the
-// implementation. Tolerance: exact. Where the oracle sees no division by zero
-// and no intermediate outside int64, the implementation must return the same
-// value; where it does, the implementation may fail (it may also succeed,
-// because folding x*0 or x - x removes the failing part).
+// implementation; comparisons and logic yield 0/1, and `and`/`or` skip their
+// right operand once the left decides, as the header specifies. Tolerance:
+// exact. Where the oracle sees no division by zero and no intermediate outside
+// int64, the implementation must return the same value; where it does, the
+// implementation may fail (it may also succeed, because folding x*0, x - x,
+// x == x, x and 0 or x or 1 removes the failing part).
 
 __extension__ typedef __int128 Wide;
 
@@ -240,35 +418,60 @@ Wide oracleFloorDiv(Wide n, Wide d) {
 
 bool fitsInt64(Wide v) { return v >= kMin && v <= kMax; }
 
+enum class Op { Add, Sub, Mul, FloorDiv, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Not };
+
 class RandomExpressions {
 public:
   explicit RandomExpressions(unsigned seed) : m_rng(seed) {}
 
   RandomExpression make(int depth) {
     if (depth == 0 || chance(0.25)) return leaf();
+    // Arithmetic most of the time, so that failures stay common.
+    const Op op = static_cast<Op>(chance(0.6) ? pick(0, 6) : pick(7, 15));
     RandomExpression lhs = make(depth - 1);
+    if (op == Op::Not) {
+      auto oracle = [l = lhs.oracle](const Bindings& bindings) -> OracleResult {
+        const OracleResult p = l(bindings);
+        if (!p.ok) return {false, 0};
+        return {true, p.value == 0 ? 1 : 0};
+      };
+      return {logicalNot(lhs.expr), oracle};
+    }
     RandomExpression rhs = make(depth - 1);
-    const int op = pick(0, 6);
     SymbolicScalar expr = build(op, lhs.expr, rhs.expr);
     auto oracle = [op, l = lhs.oracle, r = rhs.oracle](const Bindings& bindings) -> OracleResult {
       const OracleResult p = l(bindings);
+      if (!p.ok) return {false, 0};
+      if (op == Op::And && p.value == 0) return {true, 0};
+      if (op == Op::Or && p.value != 0) return {true, 1};
       const OracleResult q = r(bindings);
-      if (!p.ok || !q.ok) return {false, 0};
+      if (!q.ok) return {false, 0};
       Wide v = 0;
       switch (op) {
-      case 0: v = p.value + q.value; break;
-      case 1: v = p.value - q.value; break;
-      case 2: v = p.value * q.value; break;
-      case 3:
+      case Op::Add: v = p.value + q.value; break;
+      case Op::Sub: v = p.value - q.value; break;
+      case Op::Mul: v = p.value * q.value; break;
+      case Op::FloorDiv:
         if (q.value == 0) return {false, 0};
         v = oracleFloorDiv(p.value, q.value);
         break;
-      case 4:
+      case Op::Mod:
         if (q.value == 0) return {false, 0};
         v = p.value - q.value * oracleFloorDiv(p.value, q.value);
         break;
-      case 5: v = p.value < q.value ? p.value : q.value; break;
-      default: v = p.value > q.value ? p.value : q.value; break;
+      case Op::Min: v = p.value < q.value ? p.value : q.value; break;
+      case Op::Max: v = p.value > q.value ? p.value : q.value; break;
+      case Op::Eq: v = p.value == q.value ? 1 : 0; break;
+      case Op::Ne: v = p.value != q.value ? 1 : 0; break;
+      case Op::Lt: v = p.value < q.value ? 1 : 0; break;
+      case Op::Le: v = p.value <= q.value ? 1 : 0; break;
+      case Op::Gt: v = p.value > q.value ? 1 : 0; break;
+      case Op::Ge: v = p.value >= q.value ? 1 : 0; break;
+      case Op::And:  // the left operand was nonzero
+      case Op::Or:   // the left operand was zero
+        v = q.value != 0 ? 1 : 0;
+        break;
+      case Op::Not: break;  // unary, handled above
       }
       if (!fitsInt64(v)) return {false, 0};
       return {true, v};
@@ -309,28 +512,32 @@ private:
   }
 
   // Exercises both the SymbolicScalar and the int64 overloads.
-  SymbolicScalar build(int op, const SymbolicScalar& l, const SymbolicScalar& r) {
-    if (r.isConstant() && chance(0.5)) {
-      const std::int64_t k = *r.constantValue();
-      switch (op) {
-      case 0: return l + k;
-      case 1: return l - k;
-      case 2: return l * k;
-      case 3: return floorDiv(l, k);
-      case 4: return mod(l, k);
-      case 5: return min(l, k);
-      default: return max(l, k);
-      }
-    }
+  SymbolicScalar build(Op op, const SymbolicScalar& l, const SymbolicScalar& r) {
+    if (r.isConstant() && chance(0.5)) return combine(op, l, *r.constantValue());
+    return combine(op, l, r);
+  }
+
+  template <typename Rhs>
+  static SymbolicScalar combine(Op op, const SymbolicScalar& l, const Rhs& r) {
     switch (op) {
-    case 0: return l + r;
-    case 1: return l - r;
-    case 2: return l * r;
-    case 3: return floorDiv(l, r);
-    case 4: return mod(l, r);
-    case 5: return min(l, r);
-    default: return max(l, r);
+    case Op::Add: return l + r;
+    case Op::Sub: return l - r;
+    case Op::Mul: return l * r;
+    case Op::FloorDiv: return floorDiv(l, r);
+    case Op::Mod: return mod(l, r);
+    case Op::Min: return min(l, r);
+    case Op::Max: return max(l, r);
+    case Op::Eq: return eq(l, r);
+    case Op::Ne: return ne(l, r);
+    case Op::Lt: return lt(l, r);
+    case Op::Le: return le(l, r);
+    case Op::Gt: return gt(l, r);
+    case Op::Ge: return ge(l, r);
+    case Op::And: return logicalAnd(l, r);
+    case Op::Or: return logicalOr(l, r);
+    case Op::Not: break;  // unary; make() builds it
     }
+    return l;
   }
 
   std::mt19937 m_rng;
@@ -373,7 +580,14 @@ TEST(SymbolicScalar, RandomTreesMatchOracle) {
 }
 
 // Python evaluates the printed text: checks printing (precedence, parentheses,
-// negative constants) and the // and % semantics in one go. Exact.
+// negative constants) and the // % comparison and logic semantics in one go.
+// Exact. Compared: our value against Python's value of our text, with one
+// mapping. Python's comparisons and `not` give a bool, which equals our 0/1
+// in every later operation, so they need none; Python's `and`/`or` give an
+// operand (3 and 5 is 5), so the script wraps every and/or it parses in
+// int(bool(...)), which is our 0/1 since an operand's truth is the result's
+// truth. The wrapping leaves the parse, and Python's short-circuit, alone. It
+// also rejects chained comparisons, which our text must never contain.
 TEST(SymbolicScalar, PrintedTextEvaluatesTheSameInPython) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(PTO_TEST_DATA_DIR) / ("symbolic_python_" + std::to_string(::getpid()));
@@ -382,11 +596,25 @@ TEST(SymbolicScalar, PrintedTextEvaluatesTheSameInPython) {
   const fs::path script = dir / "check.py";
   {
     std::ofstream out(script);
-    out << "import sys\n"
+    out << "import ast, sys\n"
+           "class ZeroOneLogic(ast.NodeTransformer):\n"
+           "    def visit_BoolOp(self, node):\n"
+           "        self.generic_visit(node)\n"
+           "        return ast.Call(ast.Name('zero_one', ast.Load()), [node], [])\n"
+           "    def visit_Compare(self, node):\n"
+           "        if len(node.ops) != 1:\n"
+           "            raise SyntaxError('chained comparison')\n"
+           "        return self.generic_visit(node)\n"
+           "env = {'min': min, 'max': max, 'zero_one': lambda v: int(bool(v))}\n"
            "bad = 0\n"
            "for line in open(sys.argv[1]):\n"
            "    a, b, c, expected, text = line.rstrip('\\n').split(' ', 4)\n"
-           "    got = eval(text, {'min': min, 'max': max}, {'a': int(a), 'b': int(b), 'c': int(c)})\n"
+           "    try:\n"
+           "        tree = ZeroOneLogic().visit(ast.parse(text, mode='eval'))\n"
+           "        code = compile(ast.fix_missing_locations(tree), '<expr>', 'eval')\n"
+           "        got = eval(code, env, {'a': int(a), 'b': int(b), 'c': int(c)})\n"
+           "    except Exception as error:\n"
+           "        got = repr(error)\n"
            "    if got != int(expected):\n"
            "        bad += 1\n"
            "        print(f'{text} with a={a} b={b} c={c}: python {got}, C++ {expected}')\n"
