@@ -23,18 +23,18 @@ std::shared_ptr<std::byte> allocateZeroed(std::size_t bytes) {
   constexpr std::size_t kAlign = HostTensor::kAlignmentBytes;
   // Whole cache lines, so kernels may read the last one without a bounds check.
   const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-  void* raw = ::operator new(rounded, std::align_val_t{kAlign});
+  void* raw = ::operator new (rounded, std::align_val_t{kAlign});
   std::memset(raw, 0, rounded);
   return std::shared_ptr<std::byte>(static_cast<std::byte*>(raw),
-                                    [](std::byte* p) { ::operator delete(p, std::align_val_t{kAlign}); });
+                                    [](std::byte* p) { ::operator delete (p, std::align_val_t{kAlign}); });
 }
 
 // Calls visit(offsetA, offsetB) for every logical element in C order, with
 // the storage offsets (in elements) of that element in two layouts of one
 // shape; stops early when visit returns false.
-template <typename Visit>
-void forEachElementPair(const Shape& shape, const std::vector<std::int64_t>& stridesA, std::int64_t baseA,
-                        const std::vector<std::int64_t>& stridesB, std::int64_t baseB, Visit visit) {
+template <typename Visit> void forEachElementPair(const Shape& shape, const std::vector<std::int64_t>& stridesA,
+                                                  std::int64_t baseA, const std::vector<std::int64_t>& stridesB,
+                                                  std::int64_t baseB, Visit visit) {
   const std::size_t rank = shape.rank();
   for (std::int64_t dim : shape)
     if (dim == 0) return;
@@ -137,8 +137,9 @@ float roundToOddFloat(const ElementValue& value) {
   switch (value.kind) {
   case ElementValue::Kind::Float: return roundToOddFloat(value.real);
   case ElementValue::Kind::Signed: {
-    const std::uint64_t magnitude = value.signedValue < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(value.signedValue)
-                                                          : static_cast<std::uint64_t>(value.signedValue);
+    const std::uint64_t magnitude = value.signedValue < 0
+                                        ? std::uint64_t{0} - static_cast<std::uint64_t>(value.signedValue)
+                                        : static_cast<std::uint64_t>(value.signedValue);
     const float rounded = roundToOddFloat(magnitude);
     return value.signedValue < 0 ? -rounded : rounded;
   }
@@ -252,7 +253,8 @@ HostTensor HostTensor::fromDoubles(DataType dtype, Shape shape, const std::vecto
   tensor.checkCount(values.size());
   std::byte* out = tensor.data();
   const std::size_t itemBytes = tensor.itemBytes();
-  for (std::size_t i = 0; i < values.size(); ++i) storeValue(out + i * itemBytes, dtype, ElementValue::ofFloat(values[i]));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    storeValue(out + i * itemBytes, dtype, ElementValue::ofFloat(values[i]));
   return tensor;
 }
 
@@ -329,8 +331,8 @@ HostTensor HostTensor::view(const std::vector<std::int64_t>& offsets, const std:
   HostTensor result = *this;
   for (std::size_t axis = 0; axis < offsets.size(); ++axis) {
     if (offsets[axis] < 0 || sizes[axis] < 0 || offsets[axis] > m_shape[axis] - sizes[axis])
-      internalError("view [" + std::to_string(offsets[axis]) + ", +" + std::to_string(sizes[axis]) +
-                    ") outside axis " + std::to_string(axis) + " of shape " + m_shape.str());
+      internalError("view [" + std::to_string(offsets[axis]) + ", +" + std::to_string(sizes[axis]) + ") outside axis " +
+                    std::to_string(axis) + " of shape " + m_shape.str());
     result.m_offsetElements += offsets[axis] * m_strides[axis];
     result.m_shape[axis] = sizes[axis];
   }
@@ -347,10 +349,11 @@ HostTensor HostTensor::contiguous() const {
   }
   const std::byte* from = m_storage.get();
   std::byte* to = result.m_storage.get();
-  forEachElementPair(m_shape, result.m_strides, 0, m_strides, m_offsetElements, [&](std::int64_t dst, std::int64_t src) {
-    std::memcpy(to + dst * static_cast<std::int64_t>(item), from + src * static_cast<std::int64_t>(item), item);
-    return true;
-  });
+  forEachElementPair(
+      m_shape, result.m_strides, 0, m_strides, m_offsetElements, [&](std::int64_t dst, std::int64_t src) {
+        std::memcpy(to + dst * static_cast<std::int64_t>(item), from + src * static_cast<std::int64_t>(item), item);
+        return true;
+      });
   return result;
 }
 
@@ -369,7 +372,8 @@ void HostTensor::copyFrom(const HostTensor& source) {
   forEachElementPair(m_shape, m_strides, m_offsetElements, from.m_strides, from.m_offsetElements,
                      [&](std::int64_t dst, std::int64_t src) {
                        if (fromType == toType)
-                         std::memcpy(toBase + dst * toItem, fromBase + src * fromItem, static_cast<std::size_t>(toItem));
+                         std::memcpy(toBase + dst * toItem, fromBase + src * fromItem,
+                                     static_cast<std::size_t>(toItem));
                        else
                          storeValue(toBase + dst * toItem, toType, loadValue(fromBase + src * fromItem, fromType));
                        return true;

@@ -80,7 +80,8 @@ public:
     tensor.checkCount(values.size());
     if constexpr (std::is_same_v<T, bool>) {
       // std::vector<bool> is packed bits, not bytes.
-      for (std::size_t i = 0; i < values.size(); ++i) tensor.data()[i] = std::byte{values[i] ? std::uint8_t{1} : std::uint8_t{0}};
+      for (std::size_t i = 0; i < values.size(); ++i)
+        tensor.data()[i] = std::byte{values[i] ? std::uint8_t{1} : std::uint8_t{0}};
     } else if (!values.empty()) {
       std::memcpy(tensor.data(), values.data(), values.size() * sizeof(T));
     }

@@ -121,8 +121,8 @@ private:
   }
 
   void skipSpace() {
-    while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' ||
-                                     m_text[m_pos] == '\r'))
+    while (m_pos < m_text.size() &&
+           (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
       ++m_pos;
   }
   bool peek(char c) {
@@ -226,6 +226,7 @@ private:
   }
 
   std::optional<PyInt> parseInt() {
+    const std::size_t start = m_pos;
     bool negative = false;
     if (m_text[m_pos] == '-' || m_text[m_pos] == '+') negative = m_text[m_pos++] == '-';
     if (m_pos >= m_text.size() || m_text[m_pos] < '0' || m_text[m_pos] > '9') return fail("expected digits");
@@ -233,15 +234,22 @@ private:
     constexpr std::uint64_t kLimit = std::uint64_t{1} << 63;
     while (m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9') {
       const auto digit = static_cast<std::uint64_t>(m_text[m_pos] - '0');
-      if (magnitude > (kLimit - digit) / 10) return fail("integer too large");
+      if (magnitude > (kLimit - digit) / 10) {
+        m_pos = start;
+        return fail("integer too large");
+      }
       magnitude = magnitude * 10 + digit;
       ++m_pos;
     }
     // Python 2 wrote long integers with an L suffix.
     if (m_pos < m_text.size() && (m_text[m_pos] == 'L' || m_text[m_pos] == 'l')) ++m_pos;
-    if (!negative && magnitude == kLimit) return fail("integer too large");
+    if (!negative && magnitude == kLimit) {
+      m_pos = start;
+      return fail("integer too large");
+    }
     PyInt number;
-    number.value = negative ? static_cast<std::int64_t>(std::uint64_t{0} - magnitude) : static_cast<std::int64_t>(magnitude);
+    number.value =
+        negative ? static_cast<std::int64_t>(std::uint64_t{0} - magnitude) : static_cast<std::int64_t>(magnitude);
     return number;
   }
 
@@ -258,10 +266,18 @@ struct DescrEntry {
   DataType dtype;
 };
 constexpr std::array<DescrEntry, 13> kDescrTable = {{
-    {'f', 4, DataType::Fp32},   {'f', 2, DataType::Fp16},   {'V', 2, DataType::Bf16},
-    {'i', 1, DataType::Int8},   {'i', 2, DataType::Int16},  {'i', 4, DataType::Int32},
-    {'i', 8, DataType::Int64},  {'u', 1, DataType::UInt8},  {'u', 2, DataType::UInt16},
-    {'u', 4, DataType::UInt32}, {'u', 8, DataType::UInt64}, {'b', 1, DataType::Bool},
+    {'f', 4, DataType::Fp32},
+    {'f', 2, DataType::Fp16},
+    {'V', 2, DataType::Bf16},
+    {'i', 1, DataType::Int8},
+    {'i', 2, DataType::Int16},
+    {'i', 4, DataType::Int32},
+    {'i', 8, DataType::Int64},
+    {'u', 1, DataType::UInt8},
+    {'u', 2, DataType::UInt16},
+    {'u', 4, DataType::UInt32},
+    {'u', 8, DataType::UInt64},
+    {'b', 1, DataType::Bool},
     {'?', 1, DataType::Bool},
 }};
 
@@ -338,8 +354,8 @@ std::optional<NpyHeader> parseHeader(std::string_view headerText, const Preamble
   const char* const keys[] = {"descr", "fortran_order", "shape"};
   for (const char* key : keys)
     if (!findKey(*dict, key))
-      return diags.error(where) << "malformed .npy header at byte offset " << headerOffset << ": the header dict has no '"
-                                << key << "' key";
+      return diags.error(where) << "malformed .npy header at byte offset " << headerOffset
+                                << ": the header dict has no '" << key << "' key";
 
   NpyHeader header;
   header.majorVersion = preamble.majorVersion;
@@ -410,7 +426,9 @@ void normalizeData(HostTensor& tensor, const NpyHeader& header) {
   std::span<std::byte> data = tensor.bytes();
   const std::size_t item = tensor.itemBytes();
   if (header.bigEndian != (std::endian::native == std::endian::big) && item > 1)
-    for (std::size_t at = 0; at + item <= data.size(); at += item) std::reverse(data.begin() + static_cast<std::ptrdiff_t>(at), data.begin() + static_cast<std::ptrdiff_t>(at + item));
+    for (std::size_t at = 0; at + item <= data.size(); at += item)
+      std::reverse(data.begin() + static_cast<std::ptrdiff_t>(at),
+                   data.begin() + static_cast<std::ptrdiff_t>(at + item));
   // numpy treats any nonzero byte as true; a C++ bool must be 0 or 1.
   if (header.dtype == DataType::Bool)
     for (std::byte& b : data) b = b != std::byte{0} ? std::byte{1} : std::byte{0};
@@ -506,8 +524,8 @@ std::optional<HostTensor> readNpy(const std::filesystem::path& path, DiagnosticE
 
 std::string writeNpyToBytes(const HostTensor& tensor) {
   // Key order and spacing as numpy writes them.
-  const std::string dict = "{'descr': '" + descrOf(tensor.dtype()) + "', 'fortran_order': False, 'shape': " +
-                           pythonShapeStr(tensor.shape()) + ", }";
+  const std::string dict = "{'descr': '" + descrOf(tensor.dtype()) +
+                           "', 'fortran_order': False, 'shape': " + pythonShapeStr(tensor.shape()) + ", }";
   // Pad with spaces and end with '\n' so the data starts on a 64-byte boundary.
   auto paddedHeader = [&](std::size_t preambleBytes) {
     const std::size_t unpadded = preambleBytes + dict.size() + 1;

@@ -38,8 +38,8 @@ struct NpyHeader {
   Shape shape;
   int majorVersion = 1;
   int minorVersion = 0;
-  bool bigEndian = false;          // data is byte-swapped when read
-  std::size_t dataOffsetBytes = 0; // where the data starts
+  bool bigEndian = false;           // data is byte-swapped when read
+  std::size_t dataOffsetBytes = 0;  // where the data starts
 };
 
 // Reads and checks the header only, including that the file holds exactly

@@ -105,8 +105,9 @@ std::optional<HostTensor> makeArgumentData(const KernelArgument& arg, const std:
   }
   if (const auto* normal = std::get_if<NormalInit>(&arg.init)) {
     if (!std::isfinite(normal->mean) || !std::isfinite(normal->std) || normal->std < 0)
-      return diags.error(where) << label << ": normal init needs a finite mean and a finite std >= 0, got mean="
-                                << normal->mean << ", std=" << normal->std;
+      return diags.error(where) << label
+                                << ": normal init needs a finite mean and a finite std >= 0, got mean=" << normal->mean
+                                << ", std=" << normal->std;
   }
 
   // Created against a scratch engine so the message can name the argument.
