@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
 
   CommandRegistry registry;
   registerCheckCommand(app, registry);
+  registerGraphCommand(app, registry);
+  registerRunCommand(app, registry);
 
   try {
     app.parse(argc, argv);

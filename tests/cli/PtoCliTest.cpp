@@ -1,44 +1,19 @@
 // End-to-end tests of the `pto` executable: exit codes, output streams, JSON.
+#include "CliRunner.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sys/wait.h>
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int exitCode = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// Runs `pto ARGS` through the shell; stdout and stderr captured separately.
-Result runPto(const std::string& args) {
-  fs::path errFile = fs::temp_directory_path() / ("pto-cli-err-" + std::to_string(std::random_device{}()));
-  std::string command = std::string("'") + PTO_CLI + "' " + args + " 2>'" + errFile.string() + "'";
-  Result result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return result;
-  char buffer[4096];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, got);
-  int status = ::pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = slurp(errFile);
-  fs::remove(errFile);
-  return result;
-}
+using pto::test::Result;
+using pto::test::runPto;
+using pto::test::slurp;
 
 const std::string kExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/softmax";
 

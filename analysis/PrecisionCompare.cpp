@@ -1,0 +1,34 @@
+// Implementation of compareOutput.
+#include "analysis/PrecisionCompare.h"
+
+#include <cmath>
+
+namespace pto {
+
+OutputComparison compareOutput(const HostTensor& actual, const HostTensor& expected, const Tolerance& tolerance) {
+  OutputComparison result;
+  result.tolerance = tolerance;
+  result.elements = actual.elementCount();
+  for (std::int64_t i = 0; i < result.elements; ++i) {
+    double a = actual.getAsDouble(i);
+    double e = expected.getAsDouble(i);
+    bool match = false;
+    if (std::isnan(a) || std::isnan(e)) {
+      match = std::isnan(a) && std::isnan(e);
+    } else if (std::isinf(a) || std::isinf(e)) {
+      match = a == e;
+    } else {
+      double error = std::fabs(a - e);
+      result.maxAbsError = std::max(result.maxAbsError, error);
+      if (e != 0.0) result.maxRelError = std::max(result.maxRelError, error / std::fabs(e));
+      match = error <= tolerance.atol + tolerance.rtol * std::fabs(e);
+    }
+    if (!match) {
+      if (result.firstMismatch < 0) result.firstMismatch = i;
+      ++result.mismatches;
+    }
+  }
+  return result;
+}
+
+} // namespace pto

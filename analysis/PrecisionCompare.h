@@ -1,0 +1,27 @@
+// Comparing a run's outputs with their golden values.
+#pragma once
+
+#include "core/HostTensor.h"
+#include "core/project/OperatorProject.h"
+
+#include <cstdint>
+
+namespace pto {
+
+// Elementwise |actual - expected| <= atol + rtol * |expected| (numpy's
+// allclose); NaN matches NaN, and an infinity matches only the same infinity.
+struct OutputComparison {
+  double maxAbsError = 0.0;
+  double maxRelError = 0.0;  // |a - e| / |e| over elements with e != 0
+  std::int64_t mismatches = 0;
+  std::int64_t elements = 0;
+  std::int64_t firstMismatch = -1;  // linear index (C order), -1 when none
+  Tolerance tolerance;
+  double mismatchRatio() const { return elements ? static_cast<double>(mismatches) / static_cast<double>(elements) : 0.0; }
+  bool pass() const { return mismatches == 0; }
+};
+
+// Both tensors must have the same shape (dtypes may differ).
+OutputComparison compareOutput(const HostTensor& actual, const HostTensor& expected, const Tolerance& tolerance);
+
+} // namespace pto

@@ -1,0 +1,134 @@
+// `pto run PROJECT`: trace, execute, compare with the golden, report.
+#include "app/pto/Command.h"
+#include "app/pto/CommandOutput.h"
+
+#include "analysis/ProjectRun.h"
+#include "core/Npy.h"
+#include "core/Version.h"
+#include "core/project/ProjectFile.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace pto::cli {
+namespace {
+
+struct RunOptions {
+  std::string projectPath;
+  std::string jsonTarget;
+  std::string saveOutputsDir;
+  double timeoutSeconds = 60.0;
+  std::int64_t maxElements = std::int64_t{1} << 31;
+};
+
+std::string formatNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  return buffer;
+}
+
+nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectRunResult& run) {
+  nlohmann::ordered_json report;
+  report["command"] = "run";
+  report["pto_version"] = kVersion;
+  report["project"] = project.name;
+  report["machine"] = project.machine;
+  report["mode"] = run.executor;
+  report["pass"] = run.pass();
+  report["ops"] = run.graph.ops().size();
+  report["timings_ms"] = {{"trace", run.traceMs}, {"golden", run.goldenMs}, {"execute", run.executeMs}};
+  report["outputs"] = nlohmann::ordered_json::array();
+  for (const OutputResult& output : run.outputs) {
+    const OutputComparison& c = output.comparison;
+    report["outputs"].push_back({{"name", output.name},
+                                 {"dtype", std::string(name(output.actual.dtype()))},
+                                 {"shape", output.actual.shape().dims()},
+                                 {"golden", output.goldenSource},
+                                 {"max_abs_err", c.maxAbsError},
+                                 {"max_rel_err", c.maxRelError},
+                                 {"mismatches", c.mismatches},
+                                 {"mismatch_ratio", c.mismatchRatio()},
+                                 {"rtol", c.tolerance.rtol},
+                                 {"atol", c.tolerance.atol},
+                                 {"pass", c.pass()}});
+  }
+  return report;
+}
+
+void printReport(const OperatorProject& project, const ProjectRunResult& run) {
+  std::printf("%s: %zu ops traced in %.1f ms; executed on the %s interpreter in %.1f ms\n", project.name.c_str(),
+              run.graph.ops().size(), run.traceMs, run.executor.c_str(), run.executeMs);
+  std::printf("%-12s %-9s %-20s %-12s %-12s %-16s %s\n", "output", "dtype", "shape", "max abs err", "max rel err",
+              "mismatches", "result");
+  for (const OutputResult& output : run.outputs) {
+    const OutputComparison& c = output.comparison;
+    std::string mismatches = std::to_string(c.mismatches) + "/" + std::to_string(c.elements);
+    std::printf("%-12s %-9s %-20s %-12s %-12s %-16s %s (rtol %s, atol %s; golden: %s)\n", output.name.c_str(),
+                std::string(name(output.actual.dtype())).c_str(), output.actual.shape().str().c_str(),
+                formatNumber(c.maxAbsError).c_str(), formatNumber(c.maxRelError).c_str(), mismatches.c_str(),
+                c.pass() ? "pass" : "FAIL", formatNumber(c.tolerance.rtol).c_str(),
+                formatNumber(c.tolerance.atol).c_str(), output.goldenSource.c_str());
+  }
+  if (run.outputs.empty()) std::printf("(the kernel writes no outputs)\n");
+}
+
+bool saveOutputs(const ProjectRunResult& run, const std::string& directory, DiagnosticEngine& diags) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  if (ec) return diags.error(SourceLocation{directory}) << "cannot create the output folder: " << ec.message();
+  for (const OutputResult& output : run.outputs)
+    if (!writeNpy(std::filesystem::path(directory) / (output.name + ".npy"), output.actual, diags)) return false;
+  return true;
+}
+
+int runRun(const RunOptions& options) {
+  DiagnosticEngine diags;
+  auto project = loadProject(options.projectPath, diags);
+  if (!project) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  ProjectRunOptions runOptions;
+  runOptions.trace.timeoutSeconds = options.timeoutSeconds;
+  runOptions.trace.maxElements = options.maxElements;
+  auto run = runProject(*project, diags, runOptions);
+  bool saved = !run || options.saveOutputsDir.empty() || saveOutputs(*run, options.saveOutputsDir, diags);
+  printDiagnostics(diags);
+  if (!run || !saved) return kExitUserError;
+  if (options.jsonTarget != "-") printReport(*project, *run);
+  if (!options.jsonTarget.empty()) {
+    nlohmann::ordered_json report = reportJson(*project, *run);
+    report["diagnostics"] = diagnosticsToJson(diags);
+    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+  }
+  return run->pass() ? kExitOk : kExitUserError;
+}
+
+} // namespace
+
+void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements) {
+  command.add_option("--timeout", timeoutSeconds, "Stop the kernel's Python code after SECONDS")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command.add_option("--max-elements", maxElements, "Largest tensor, in elements, a kernel may create")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* command = app.add_subcommand("run", "Run a project and check its outputs against the golden");
+  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  command->add_option("--save-outputs", options->saveOutputsDir, "Write each output as DIR/<name>.npy")
+      ->type_name("DIR");
+  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
+  command->callback([&registry, options] { registry.selected = [options] { return runRun(*options); }; });
+}
+
+} // namespace pto::cli

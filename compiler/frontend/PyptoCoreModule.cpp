@@ -1,0 +1,307 @@
+// Bindings of `_pypto_core`: what the pure-Python part of `pypto` calls.
+#include "compiler/frontend/PyptoCoreModule.h"
+
+#include "compiler/frontend/TracedKernel.h"
+#include "compiler/ir/TensorGraphBuilder.h"
+#include "compiler/ir/TensorGraphJson.h"
+#include "compiler/reference/ReferenceInterpreter.h"
+#include "core/HostTensor.h"
+#include "core/SymbolicSimplify.h"
+
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+namespace py = pybind11;
+
+namespace pto {
+namespace {
+
+SymbolicScalar toSymbolic(const py::handle& value) {
+  if (py::isinstance<SymbolicScalar>(value)) return value.cast<SymbolicScalar>();
+  if (py::isinstance<py::bool_>(value)) return SymbolicScalar(value.cast<bool>() ? 1 : 0);
+  if (py::isinstance<py::int_>(value) || py::hasattr(value, "__index__"))
+    return SymbolicScalar(py::int_(py::reinterpret_borrow<py::object>(value)).cast<std::int64_t>());
+  throw py::type_error("expected an integer or a symbolic scalar, got " +
+                       py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+}
+
+SymbolicShape toSymbolicShape(const py::handle& values) {
+  SymbolicShape shape;
+  for (const py::handle& value : values) shape.push_back(toSymbolic(value));
+  return shape;
+}
+
+// Attribute values from Python. Shapes and offsets are always symbolic so
+// that later stages need not care whether the user wrote constants.
+AttributeValue toAttribute(const std::string& key, const py::handle& value) {
+  if (key == "shape" || key == "offsets" || key == "valid_shape") return toSymbolicShape(value);
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+  if (py::isinstance<DataType>(value)) return value.cast<DataType>();
+  if (py::isinstance<SymbolicScalar>(value)) return value.cast<SymbolicScalar>();
+  if (py::isinstance<py::int_>(value)) return value.cast<std::int64_t>();
+  if (py::isinstance<py::float_>(value)) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    std::vector<std::int64_t> numbers;
+    for (const py::handle& item : value) numbers.push_back(item.cast<std::int64_t>());
+    return numbers;
+  }
+  throw py::type_error("attribute '" + key + "' has an unsupported type");
+}
+
+SourceLocation toLocation(const std::string& file, int line, int column) { return SourceLocation{file, line, column}; }
+
+py::object symbolicOrInt(const SymbolicScalar& value) { return py::cast(value); }
+
+// Copies a C-contiguous buffer into a HostTensor of `dtype` and `shape`.
+HostTensor tensorFromBuffer(const py::buffer& buffer, DataType dtype, const std::vector<std::int64_t>& shape) {
+  py::buffer_info info = buffer.request();
+  HostTensor tensor(dtype, Shape(shape));
+  if (static_cast<std::size_t>(info.size * info.itemsize) != tensor.byteCount())
+    throw py::value_error("argument holds " + std::to_string(info.size * info.itemsize) + " bytes, expected " +
+                          std::to_string(tensor.byteCount()));
+  std::memcpy(tensor.data(), info.ptr, tensor.byteCount());
+  return tensor;
+}
+
+void defineSymbolicScalar(py::module_& m) {
+  py::class_<SymbolicScalar> sym(m, "SymbolicScalar");
+  sym.def(py::init<std::int64_t>())
+      .def_static("symbol", &SymbolicScalar::symbol)
+      .def("is_concrete", [](const SymbolicScalar& s) { return simplify(s).isConstant(); })
+      .def("concrete",
+           [](const SymbolicScalar& s) {
+             auto value = simplify(s).constantValue();
+             if (!value)
+               throw py::value_error("'" + s.str() + "' is not known while tracing (it depends on " +
+                                     [&] {
+                                       std::string names;
+                                       for (const auto& n : s.symbols()) names += (names.empty() ? "" : ", ") + n;
+                                       return names;
+                                     }() +
+                                     ")");
+             return *value;
+           })
+      .def("symbols", &SymbolicScalar::symbols)
+      .def("evaluate",
+           [](const SymbolicScalar& s, const std::map<std::string, std::int64_t>& bindings) {
+             SymbolicEvaluation result = s.evaluate(bindings);
+             if (!result.ok()) throw py::value_error(result.error);
+             return *result.value;
+           })
+      .def("simplified", [](const SymbolicScalar& s) { return simplify(s); })
+      .def("__str__", &SymbolicScalar::str)
+      .def("__repr__", [](const SymbolicScalar& s) { return "SymbolicScalar(" + s.str() + ")"; })
+      .def("__hash__", &SymbolicScalar::hash)
+      .def("same_as", [](const SymbolicScalar& a, const SymbolicScalar& b) { return a == b; })
+      .def("__neg__", [](const SymbolicScalar& a) { return simplify(SymbolicScalar(0) - a); });
+  // Arithmetic with ints on either side; results are kept simplified so
+  // that shapes such as (b + 1) - b read as 1.
+  auto binary = [&](const char* nameLeft, const char* nameRight, SymbolicScalar (*op)(const SymbolicScalar&, const SymbolicScalar&)) {
+    sym.def(nameLeft, [op](const SymbolicScalar& a, const py::object& b) { return simplify(op(a, toSymbolic(b))); },
+            py::is_operator());
+    sym.def(nameRight, [op](const SymbolicScalar& a, const py::object& b) { return simplify(op(toSymbolic(b), a)); },
+            py::is_operator());
+  };
+  binary("__add__", "__radd__", [](const SymbolicScalar& a, const SymbolicScalar& b) { return a + b; });
+  binary("__sub__", "__rsub__", [](const SymbolicScalar& a, const SymbolicScalar& b) { return a - b; });
+  binary("__mul__", "__rmul__", [](const SymbolicScalar& a, const SymbolicScalar& b) { return a * b; });
+  binary("__floordiv__", "__rfloordiv__", &floorDiv);
+  binary("__mod__", "__rmod__", &mod);
+  auto compare = [&](const char* dunder, SymbolicScalar (*op)(const SymbolicScalar&, const SymbolicScalar&)) {
+    sym.def(dunder, [op](const SymbolicScalar& a, const py::object& b) { return simplify(op(a, toSymbolic(b))); },
+            py::is_operator());
+  };
+  compare("__lt__", &lt);
+  compare("__le__", &le);
+  compare("__gt__", &gt);
+  compare("__ge__", &ge);
+  compare("__eq__", &eq);
+  compare("__ne__", &ne);
+  m.def("sym_min", [](const py::object& a, const py::object& b) { return simplify(min(toSymbolic(a), toSymbolic(b))); });
+  m.def("sym_max", [](const py::object& a, const py::object& b) { return simplify(max(toSymbolic(a), toSymbolic(b))); });
+  m.def("sym_and", [](const py::object& a, const py::object& b) { return logicalAnd(toSymbolic(a), toSymbolic(b)); });
+  m.def("sym_or", [](const py::object& a, const py::object& b) { return logicalOr(toSymbolic(a), toSymbolic(b)); });
+  m.def("sym_not", [](const py::object& a) { return logicalNot(toSymbolic(a)); });
+  m.def("to_symbolic", [](const py::object& a) { return simplify(toSymbolic(a)); });
+}
+
+void defineBuilder(py::module_& m) {
+  py::class_<TensorGraphBuilder>(m, "GraphBuilder")
+      .def(py::init([](std::string kernelName, std::string file, int line) {
+        return std::make_unique<TensorGraphBuilder>(std::move(kernelName), SourceLocation{std::move(file), line, 0});
+      }))
+      .def("add_argument",
+           [](TensorGraphBuilder& b, std::string argName, DataType dtype, const py::list& shape, std::string file,
+              int line) { return b.addArgument(std::move(argName), dtype, toSymbolicShape(shape), toLocation(file, line, 0)); })
+      .def("add_dynamic_symbol",
+           [](TensorGraphBuilder& b, std::string symbol, int argument, int dim) {
+             b.addDynamicSymbol(SymbolSource{std::move(symbol), argument, dim});
+           })
+      .def("add_temporary",
+           [](TensorGraphBuilder& b, std::string tensorName, DataType dtype, const py::list& shape, std::string file,
+              int line) {
+             return b.addTemporary(std::move(tensorName), dtype, toSymbolicShape(shape), toLocation(file, line, 0));
+           })
+      // Returns (output ids, error message); the Python side raises with the kernel line.
+      .def("add_op",
+           [](TensorGraphBuilder& b, const std::string& kindName, std::vector<TensorId> inputs, const py::dict& attrs,
+              std::string file, int line, int column, std::vector<TensorId> into) {
+             auto kind = parseTensorOpKind(kindName);
+             if (!kind) throw py::value_error("unknown op kind '" + kindName + "'");
+             Attributes converted;
+             for (const auto& [key, value] : attrs) {
+               std::string keyText = py::str(key);
+               if (value.is_none()) continue;
+               converted[keyText] = toAttribute(keyText, value);
+             }
+             auto result = b.addOp(*kind, std::move(inputs), std::move(converted), toLocation(file, line, column),
+                                   std::move(into));
+             return py::make_tuple(result.outputs, result.error, result.errorLocation.file,
+                                   result.errorLocation.line);
+           },
+           py::arg("kind"), py::arg("inputs"), py::arg("attrs"), py::arg("file"), py::arg("line"),
+           py::arg("column") = 0, py::arg("into") = std::vector<TensorId>{})
+      .def("tensor_type",
+           [](const TensorGraphBuilder& b, TensorId id) {
+             const TensorValue& value = b.graph().tensor(id);
+             py::list shape;
+             for (const auto& dim : value.shape) shape.append(symbolicOrInt(dim));
+             return py::make_tuple(value.dtype, shape, value.name);
+           })
+      .def("set_label", &TensorGraphBuilder::setLabel)
+      .def("label", &TensorGraphBuilder::label)
+      .def("set_vec_tile",
+           [](TensorGraphBuilder& b, std::vector<std::int64_t> dims, std::string file, int line) {
+             b.setVecTile(std::move(dims), toLocation(file, line, 0));
+           })
+      .def("vec_tile", [](const TensorGraphBuilder& b) { return b.tiles().vec; })
+      .def("set_cube_tile",
+           [](TensorGraphBuilder& b, std::vector<std::int64_t> m_, std::vector<std::int64_t> k, std::vector<std::int64_t> n,
+              bool splitK, std::string file, int line) {
+             CubeTileShape shape;
+             shape.mL0 = m_.at(0);
+             shape.mL1 = m_.at(1);
+             shape.kL0 = k.at(0);
+             shape.kAL1 = k.at(1);
+             shape.kBL1 = k.size() > 2 ? k.at(2) : k.at(1);
+             shape.nL0 = n.at(0);
+             shape.nL1 = n.at(1);
+             shape.enableSplitK = splitK;
+             b.setCubeTile(shape, toLocation(file, line, 0));
+           })
+      .def("cube_tile",
+           [](const TensorGraphBuilder& b) -> py::object {
+             if (!b.tiles().cube) return py::none();
+             const CubeTileShape& c = *b.tiles().cube;
+             py::list k;
+             k.append(c.kL0);
+             k.append(c.kAL1);
+             if (c.kBL1 != c.kAL1) k.append(c.kBL1);
+             return py::make_tuple(std::vector<std::int64_t>{c.mL0, c.mL1}, k,
+                                   std::vector<std::int64_t>{c.nL0, c.nL1}, c.enableSplitK);
+           })
+      .def("set_pass_options",
+           [](TensorGraphBuilder& b, const std::string& json) { b.setPassOptions(nlohmann::ordered_json::parse(json)); })
+      .def("pass_options", [](const TensorGraphBuilder& b) { return b.passOptions().dump(); })
+      .def("begin_loop",
+           [](TensorGraphBuilder& b, std::string loopName, std::string indexName, const py::object& start,
+              const py::object& stop, const py::object& step, bool parallel, std::string file, int line) {
+             LoopId id = b.beginLoop(std::move(loopName), std::move(indexName), toSymbolic(start), toSymbolic(stop),
+                                     toSymbolic(step), parallel, toLocation(file, line, 0));
+             return py::make_tuple(id, SymbolicScalar::symbol(b.loop(id).indexSymbol));
+           })
+      .def("loop_bounds",
+           [](const TensorGraphBuilder& b, LoopId id) {
+             const Loop& loop = b.loop(id);
+             return py::make_tuple(loop.start, loop.stop, loop.step, loop.indexSymbol);
+           })
+      .def("begin_loop_body", &TensorGraphBuilder::beginLoopBody)
+      .def("end_loop", &TensorGraphBuilder::endLoop)
+      .def("open_loops", &TensorGraphBuilder::openLoops)
+      .def("begin_path", &TensorGraphBuilder::beginPath)
+      .def("end_path", &TensorGraphBuilder::endPath)
+      .def("decide",
+           [](TensorGraphBuilder& b, const py::object& predicate, std::string file, int line) {
+             return b.decide(toSymbolic(predicate), toLocation(file, line, 0));
+           })
+      .def("finish", [](TensorGraphBuilder& b) { return std::make_shared<TracedKernel>(TracedKernel{b.finish()}); });
+}
+
+void defineTracedKernel(py::module_& m) {
+  py::class_<TracedKernel, std::shared_ptr<TracedKernel>>(m, "TracedKernel")
+      .def("to_json", [](const TracedKernel& k) { return printTensorGraphJson(k.graph); })
+      .def("op_count", [](const TracedKernel& k) { return k.graph.ops().size(); })
+      .def("dynamic_symbols",
+           [](const TracedKernel& k) {
+             std::vector<std::tuple<std::string, int, int>> symbols;
+             for (const SymbolSource& s : k.graph.dynamicSymbols) symbols.emplace_back(s.symbol, s.argument, s.dim);
+             return symbols;
+           })
+      .def("written_arguments",
+           [](const TracedKernel& k) {
+             std::vector<int> indices;
+             for (TensorId id : k.graph.writtenArguments()) indices.push_back(k.graph.tensor(id).argumentIndex);
+             return indices;
+           })
+      // Runs the reference interpreter on C-contiguous buffers (numpy arrays,
+      // or raw uint16 views of bf16 data) and writes the outputs back.
+      // Returns None, or (message, file, line, column) when the run fails.
+      .def("run_reference", [](const TracedKernel& k, const py::list& buffers) -> py::object {
+        const TensorGraph& graph = k.graph;
+        if (buffers.size() != graph.arguments.size())
+          throw py::value_error("expected " + std::to_string(graph.arguments.size()) + " tensors, got " +
+                                std::to_string(buffers.size()));
+        std::vector<HostTensor> arguments;
+        std::vector<py::buffer> handles;
+        for (std::size_t i = 0; i < buffers.size(); ++i) {
+          py::buffer buffer = buffers[i].cast<py::buffer>();
+          py::buffer_info info = buffer.request();
+          const TensorValue& declared = graph.tensor(graph.arguments[i]);
+          std::vector<std::int64_t> shape(info.shape.begin(), info.shape.end());
+          arguments.push_back(tensorFromBuffer(buffer, declared.dtype, shape));
+          handles.push_back(buffer);
+        }
+        DiagnosticEngine diags;
+        bool ok = false;
+        {
+          py::gil_scoped_release release;
+          ok = runReference(graph, arguments, diags);
+        }
+        if (!ok) {
+          const Diagnostic& first = diags.diagnostics().front();
+          return py::make_tuple(first.message, first.location.file, first.location.line, first.location.column);
+        }
+        for (TensorId id : graph.writtenArguments()) {
+          int index = graph.tensor(id).argumentIndex;
+          py::buffer_info info = handles[static_cast<std::size_t>(index)].request(true);
+          std::memcpy(info.ptr, arguments[static_cast<std::size_t>(index)].data(),
+                      arguments[static_cast<std::size_t>(index)].byteCount());
+        }
+        return py::none();
+      });
+}
+
+} // namespace
+
+void definePyptoCoreModule(py::module_& m) {
+  m.doc() = "C++ core of the pypto package (PTO Studio)";
+  py::enum_<DataType> dtype(m, "DataType");
+#define PTO_PY_DATA_TYPE(id, name, pyptoName, bytes, isFloat, isSigned) dtype.value(pyptoName, DataType::id);
+  PTO_FOR_EACH_DATA_TYPE(PTO_PY_DATA_TYPE)
+#undef PTO_PY_DATA_TYPE
+  dtype.def_property_readonly("itemsize", [](DataType t) { return sizeOf(t); })
+      .def_property_readonly("numpy_name", [](DataType t) { return std::string(name(t)); })
+      .def("is_float", [](DataType t) { return isFloatingPoint(t); });
+  m.def("op_kinds", [] {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < kTensorOpKindCount; ++i) names.emplace_back(name(static_cast<TensorOpKind>(i)));
+    return names;
+  });
+  defineSymbolicScalar(m);
+  defineBuilder(m);
+  defineTracedKernel(m);
+}
+
+} // namespace pto

@@ -1,0 +1,100 @@
+"""Control flow inside kernels: device loops and conditions."""
+import _pypto_core as _core
+
+from . import _state
+from ._errors import KernelError
+from ._location import user_location
+from ._tensor import SymbolicScalar
+
+
+def _loop_range(args):
+    if len(args) == 1:
+        return 0, args[0], 1
+    if len(args) == 2:
+        return args[0], args[1], 1
+    if len(args) == 3:
+        return args[0], args[1], args[2]
+    file, line, _ = user_location()
+    raise KernelError(f"pypto.loop takes (stop), (start, stop) or (start, stop, step), got {len(args)} values",
+                      file, line)
+
+
+def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor):
+    state = _state.current()
+    builder = state.builder
+    start, stop, step = _loop_range(args)
+    file, line, _ = user_location()
+    step_value = _core.to_symbolic(step)
+    if step_value.is_concrete() and step_value.concrete() <= 0:
+        raise KernelError(f"pypto.loop: step must be positive, got {step_value.concrete()}", file, line)
+    loop_id, index = builder.begin_loop(name or "", idx_name or "", start, stop, step, bool(parallel), file, line)
+    state.loop_stack.append((loop_id, index, _core.to_symbolic(start), _core.to_symbolic(stop), step_value))
+    try:
+        for factor in unroll_factors:
+            builder.begin_loop_body(loop_id, factor)
+            more = True
+            while more:
+                builder.begin_path()
+                yield (index, factor) if yield_factor else index
+                more = builder.end_path()
+    finally:
+        state.loop_stack.pop()
+        builder.end_loop(loop_id)
+
+
+def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=False, **unknown):
+    """A device loop: the body is traced once with a symbolic index and runs
+    for start, start+step, ... < stop. `for i in range(n)` unrolls instead."""
+    if unknown:
+        file, line, _ = user_location()
+        raise KernelError(f"pypto.loop: unknown option(s) {', '.join(sorted(unknown))}", file, line)
+    return _run_loop(args, name, idx_name, parallel, [1], False)
+
+
+def loop_unroll(*args, unroll_list=None, name=None, idx_name=None, **unknown):
+    """Like loop, but the body is traced once per factor in unroll_list and
+    yields (index, factor): a body run with factor f covers f iterations."""
+    file, line, _ = user_location()
+    if unknown:
+        raise KernelError(f"pypto.loop_unroll: unknown option(s) {', '.join(sorted(unknown))}", file, line)
+    factors = sorted({int(f) for f in (unroll_list or [1])}, reverse=True)
+    if factors[-1] != 1:
+        factors.append(1)  # the remainder always needs single steps
+    if any(f <= 0 for f in factors):
+        raise KernelError(f"pypto.loop_unroll: unroll factors must be positive, got {unroll_list}", file, line)
+    return _run_loop(args, name, idx_name, False, factors, True)
+
+
+def cond(predicate):
+    """`if pypto.cond(expr):` — a condition decided when the kernel runs. The
+    tracer follows both outcomes, so both branches are in the graph."""
+    state = _state.current()
+    file, line, _ = user_location()
+    if isinstance(predicate, bool):
+        return predicate
+    if not isinstance(predicate, (int, SymbolicScalar)):
+        raise KernelError(f"pypto.cond expects a symbolic condition (e.g. idx < n), got {type(predicate).__name__}",
+                          file, line)
+    return state.builder.decide(predicate, file, line)
+
+
+def _loop_of(index, what):
+    state = _state.current()
+    for loop_id, symbol, start, stop, step in reversed(state.loop_stack):
+        if isinstance(index, SymbolicScalar) and index.same_as(symbol):
+            return start, stop, step
+    file, line, _ = user_location()
+    raise KernelError(f"{what} needs the index of an enclosing pypto.loop, got {index}", file, line)
+
+
+def is_loop_begin(index):
+    """True on the first iteration of the loop whose index this is."""
+    start, _, _ = _loop_of(index, "pypto.is_loop_begin")
+    return index == start
+
+
+def is_loop_end(index):
+    """True on the last iteration of the loop whose index this is."""
+    start, stop, step = _loop_of(index, "pypto.is_loop_end")
+    last = start + ((stop - start - 1) // step) * step
+    return index == last

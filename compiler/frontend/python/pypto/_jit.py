@@ -1,0 +1,291 @@
+"""@pypto.jit / @pypto.frontend.jit: tracing a kernel and running it."""
+import enum
+import inspect
+import sys
+
+import _pypto_core as _core
+
+from . import _state
+from ._errors import KernelError
+from ._location import user_location
+from ._tensor import DYNAMIC, STATIC, SymbolicScalar, Tensor, _DimMarker
+
+DEFAULT_MAX_ELEMENTS = 2 ** 31
+
+_OPTION_GROUPS = ("runtime_options", "pass_options", "host_options", "codegen_options", "debug_options",
+                  "verify_options")
+_KNOWN_OPTIONS = {
+    "runtime_options": {"run_mode", "device_sched_mode", "stitch_function_max_num", "launch_sched_aicpu_num",
+                        "stitch_cfgcache_size"},
+    "pass_options": {"vec_nbuffer_setting", "cube_l1_reuse_setting", "cube_nbuffer_setting", "sg_set_scope",
+                     "pg_partition_algorithm", "pg_parallel_lower_bound", "pg_skip_partition",
+                     "mg_copyin_upper_bound", "ooo_sched_mode", "enable_slice", "disable_pass"},
+    "host_options": {"only_codegen", "compile_stage"},
+    "codegen_options": {"support_dynamic_aligned"},
+    "debug_options": {"runtime_debug_mode", "compile_debug_mode"},
+    "verify_options": {"enable_pass_verify", "pass_verify_error_tol", "pass_verify_save_tensor"},
+}
+
+
+class RunMode(enum.Enum):
+    """Where a kernel runs. PTO Studio always simulates; NPU behaves as SIM."""
+    NPU = 0
+    SIM = 1
+
+
+_npu_notice_shown = False
+
+
+def _notice_npu_mode():
+    global _npu_notice_shown
+    if not _npu_notice_shown:
+        _npu_notice_shown = True
+        print("pypto: RunMode.NPU requested; PTO Studio has no NPU and runs the kernel in its simulator instead",
+              file=sys.stderr)
+
+
+def _numpy_dtype_to_pypto(dtype):
+    names = {"float32": "DT_FP32", "float16": "DT_FP16", "int8": "DT_INT8", "int16": "DT_INT16",
+             "int32": "DT_INT32", "int64": "DT_INT64", "uint8": "DT_UINT8", "uint16": "DT_UINT16",
+             "uint32": "DT_UINT32", "uint64": "DT_UINT64", "bool": "DT_BOOL"}
+    name = names.get(str(dtype))
+    return getattr(_core.DataType, name) if name else None
+
+
+def _to_array(value, position):
+    """(numpy array sharing the caller's memory, pypto dtype) for a tensor argument."""
+    import numpy as np
+    module = type(value).__module__
+    if module.startswith("torch"):
+        import torch
+        tensor = value.detach()
+        if tensor.device.type != "cpu":
+            raise KernelError(f"argument {position} is on device '{tensor.device}'; PTO Studio runs on the CPU: "
+                              f"pass tensor.cpu()")
+        if not tensor.is_contiguous():
+            raise KernelError(f"argument {position} is not contiguous; pass tensor.contiguous()")
+        if tensor.dtype == torch.bfloat16:
+            return tensor.view(torch.int16).numpy(), _core.DataType.DT_BF16
+        array = tensor.numpy()
+    elif isinstance(value, np.ndarray):
+        array = value
+    elif hasattr(value, "__dlpack__") and not hasattr(value, "__array__"):
+        array = np.from_dlpack(value)
+    else:
+        array = np.asarray(value)
+    if not array.flags["C_CONTIGUOUS"]:
+        raise KernelError(f"argument {position} is not C-contiguous; outputs could not be written back. "
+                          f"Pass np.ascontiguousarray(x)")
+    dtype = _numpy_dtype_to_pypto(array.dtype)
+    if dtype is None:
+        hint = " (convert with .astype(np.float32))" if array.dtype == np.float64 else ""
+        raise KernelError(f"argument {position} has dtype {array.dtype}, which PyPTO does not support{hint}")
+    return array, dtype
+
+
+def _is_tensor_like(value):
+    return hasattr(value, "__array__") or hasattr(value, "__dlpack__") or hasattr(value, "__array_interface__") \
+        or type(value).__module__.startswith("torch") or isinstance(value, memoryview)
+
+
+class JitKernel:
+    """A kernel: calling it traces the body into a Tensor graph and runs it."""
+
+    def __init__(self, function, options):
+        self.function = function
+        self.options = options
+        self.__name__ = function.__name__
+        self.__doc__ = function.__doc__
+        self.__wrapped__ = function
+        code = function.__code__
+        self.source_file = code.co_filename
+        self.source_line = code.co_firstlineno
+        for group, values in options.items():
+            unknown = sorted(set(values or {}) - _KNOWN_OPTIONS[group])
+            if unknown:
+                raise KernelError(f"unknown {group} key(s) {', '.join(map(repr, unknown))}; known keys: "
+                                  f"{', '.join(sorted(_KNOWN_OPTIONS[group]))}", self.source_file, self.source_line)
+        if (options.get("runtime_options") or {}).get("run_mode") == RunMode.NPU:
+            _notice_npu_mode()
+
+    def __repr__(self):
+        return f"<pypto kernel {self.__name__} ({self.source_file}:{self.source_line})>"
+
+    # --- tracing -------------------------------------------------------------
+    def _parameters(self):
+        return list(inspect.signature(self.function).parameters.values())
+
+    def _declared_spec(self, parameter):
+        annotation = parameter.annotation
+        if isinstance(annotation, Tensor):
+            return annotation
+        if annotation is Tensor:
+            return Tensor(None, None)
+        return None
+
+    def trace(self, tensor_types, scalars=(), max_elements=DEFAULT_MAX_ELEMENTS):
+        """Traces the kernel for tensors of the given (dtype, concrete shape)s.
+        Returns (TracedKernel, return specs) where return specs lists the
+        (dtype, shape) of tensors the kernel returns (functional style)."""
+        parameters = self._parameters()
+        if len(tensor_types) + len(scalars) > len(parameters):
+            raise KernelError(f"{self.__name__} takes {len(parameters)} parameters, got "
+                              f"{len(tensor_types) + len(scalars)} arguments", self.source_file, self.source_line)
+        builder = _core.GraphBuilder(self.__name__, self.source_file, self.source_line)
+        state = _state.TraceState(builder, max_elements)
+        tensors = []
+        bound = {}  # symbol name -> (value, argument name)
+        by_value = {}  # DYNAMIC dims: value -> symbol, so equal sizes share one symbol
+        for position, (dtype, shape) in enumerate(tensor_types):
+            parameter = parameters[position]
+            spec = self._declared_spec(parameter)
+            dims = self._argument_dims(parameter.name, position, spec, dtype, shape, bound, by_value, builder)
+            tensor_id = builder.add_argument(parameter.name, dtype, dims, self.source_file, self.source_line)
+            tensors.append(Tensor._traced(state, tensor_id))
+        previous = _state.active()
+        _state.set_current(state)
+        returned_specs = None
+        try:
+            more = True
+            while more:
+                builder.begin_path()
+                result = self.function(*tensors, *scalars)
+                returned_specs = self._record_returns(state, result, returned_specs)
+                more = builder.end_path()
+        finally:
+            _state.set_current(previous)
+        return builder.finish(), returned_specs or []
+
+    def _argument_dims(self, name, position, spec, dtype, shape, bound, by_value, builder):
+        if spec is not None and spec.spec_dtype is not None and spec.spec_dtype != dtype:
+            raise KernelError(f"argument '{name}' is {dtype.numpy_name} but the kernel declares "
+                              f"{spec.spec_dtype.name}", self.source_file, self.source_line)
+        declared = None if spec is None else spec.spec_shape
+        if declared is not None:
+            declared = list(declared)
+            if Ellipsis in declared:
+                at = declared.index(Ellipsis)
+                rest = len(shape) - (len(declared) - 1)
+                declared = declared[:at] + [STATIC] * max(rest, 0) + declared[at + 1:]
+            if len(declared) == 0:
+                declared = None
+        if declared is not None and len(declared) != len(shape):
+            raise KernelError(f"argument '{name}' has rank {len(shape)} {list(shape)} but the kernel declares rank "
+                              f"{len(declared)}", self.source_file, self.source_line)
+        dims = []
+        for axis, actual in enumerate(shape):
+            marker = None if declared is None else declared[axis]
+            if marker is None or marker is STATIC:
+                dims.append(int(actual))
+            elif isinstance(marker, int) and not isinstance(marker, bool):
+                if marker != actual:
+                    raise KernelError(f"argument '{name}' has {actual} in dim {axis} but the kernel declares "
+                                      f"{marker}", self.source_file, self.source_line)
+                dims.append(marker)
+            elif isinstance(marker, SymbolicScalar) or (isinstance(marker, _DimMarker) and marker.symbol):
+                symbol = str(marker) if isinstance(marker, SymbolicScalar) else marker.symbol
+                if symbol in bound and bound[symbol][0] != actual:
+                    raise KernelError(f"dynamic dim '{symbol}' is {bound[symbol][0]} in argument "
+                                      f"'{bound[symbol][1]}' but {actual} in '{name}'", self.source_file,
+                                      self.source_line)
+                if symbol not in bound:
+                    bound[symbol] = (actual, name)
+                    builder.add_dynamic_symbol(symbol, position, axis)
+                dims.append(SymbolicScalar.symbol(symbol))
+            elif marker is DYNAMIC:
+                symbol = by_value.get(actual)
+                if symbol is None:
+                    symbol = f"{name}_{axis}"
+                    by_value[actual] = symbol
+                    bound[symbol] = (actual, name)
+                    builder.add_dynamic_symbol(symbol, position, axis)
+                dims.append(SymbolicScalar.symbol(symbol))
+            else:
+                raise KernelError(f"argument '{name}': dim {axis} is declared as {marker!r}; use an int, "
+                                  f"pypto.DYNAMIC, pypto.STATIC or ...", self.source_file, self.source_line)
+        return dims
+
+    def _record_returns(self, state, result, previous_specs):
+        """Functional-style kernels return their outputs; they are copied into
+        hidden output arguments so both styles produce the same graph."""
+        if result is None:
+            return previous_specs
+        values = list(result) if isinstance(result, (tuple, list)) else [result]
+        if not all(isinstance(v, Tensor) and v._id is not None for v in values):
+            raise KernelError(f"{self.__name__} returned {type(result).__name__}; a kernel returns nothing "
+                              f"(writing outputs in place) or the tensors it computed",
+                              self.source_file, self.source_line)
+        builder = state.builder
+        if previous_specs is None:
+            previous_specs = []
+            for index, value in enumerate(values):
+                dtype, shape, _ = builder.tensor_type(value._id)
+                output_id = builder.add_argument(f"return_{index}", dtype, shape, self.source_file,
+                                                 self.source_line)
+                previous_specs.append((output_id, dtype, shape))
+        for (output_id, _, _), value in zip(previous_specs, values):
+            file, line, column = user_location()
+            _, error, _, _ = builder.add_op("copy", [value._id], {}, file, line, column, [output_id])
+            if error:
+                raise KernelError(error, file, line, column)
+        return previous_specs
+
+    # --- calling ---------------------------------------------------------------
+    def __call__(self, *args):
+        import numpy as np
+        arrays, types, scalars = [], [], []
+        for position, value in enumerate(args):
+            if _is_tensor_like(value) and not scalars:
+                array, dtype = _to_array(value, position)
+                arrays.append(array)
+                types.append((dtype, list(array.shape)))
+            else:
+                scalars.append(value)
+        traced, returns = self.trace(types, scalars)
+        outputs = []
+        bindings = self._bindings(traced, types)
+        for _, dtype, shape in returns:
+            concrete = [int(d.evaluate(bindings)) if isinstance(d, SymbolicScalar) else int(d) for d in shape]
+            outputs.append(np.zeros(concrete, dtype=np.uint16 if dtype == _core.DataType.DT_BF16
+                                    else dtype.numpy_name))
+        failure = traced.run_reference(arrays + outputs)
+        if failure is not None:
+            message, file, line, column = failure
+            raise KernelError(message, file, line, column)
+        if not returns:
+            return None
+        results = [self._like_inputs(args, out, dtype) for out, (_, dtype, _) in zip(outputs, returns)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    @staticmethod
+    def _bindings(traced, types):
+        bindings = {}
+        for symbol, argument, dim in traced.dynamic_symbols():
+            bindings[symbol] = types[argument][1][dim]
+        return bindings
+
+    @staticmethod
+    def _like_inputs(args, array, dtype):
+        """Returns torch tensors when the kernel was called with torch tensors."""
+        if any(type(a).__module__.startswith("torch") for a in args):
+            import torch
+            tensor = torch.from_numpy(array)
+            return tensor.view(torch.bfloat16) if dtype == _core.DataType.DT_BF16 else tensor
+        return array
+
+
+def _make_decorator(function=None, **options):
+    unknown = sorted(set(options) - set(_OPTION_GROUPS))
+    if unknown:
+        file, line, _ = user_location()
+        raise KernelError(f"unknown jit option(s) {', '.join(unknown)}; expected {', '.join(_OPTION_GROUPS)}",
+                          file, line)
+    grouped = {group: options.get(group) or {} for group in _OPTION_GROUPS}
+    if function is not None:
+        return JitKernel(function, grouped)
+    return lambda f: JitKernel(f, grouped)
+
+
+def jit(function=None, **options):
+    """Marks a kernel: `@pypto.jit` or `@pypto.jit(runtime_options={...}, ...)`."""
+    return _make_decorator(function, **options)

@@ -1,0 +1,520 @@
+"""The operations of the pypto API. Each records one or more ops in the graph
+being traced; shape and dtype rules live in C++ (compiler/ir/ShapeInference)."""
+import builtins
+import numbers
+
+import _pypto_core as _core
+
+from . import _state
+from ._errors import KernelError
+from ._location import user_location
+from ._tensor import SymbolicScalar, Tensor
+
+DataType = _core.DataType
+
+
+def _fail(message):
+    file, line, column = user_location()
+    raise KernelError(message, file, line, column)
+
+
+def _record(kind, inputs, attrs=None, into=None):
+    """Records op `kind`; returns its output tensors (a list)."""
+    state = _state.current()
+    for value in inputs:
+        if not isinstance(value, Tensor) or value._id is None:
+            _fail(f"{kind}: expected a traced tensor, got {type(value).__name__}")
+        if value._state is not state:
+            _fail(f"{kind}: a tensor from another trace was used; tensors do not outlive their kernel call")
+    file, line, column = user_location()
+    ids, error, error_file, error_line = state.builder.add_op(kind, [t._id for t in inputs], attrs or {}, file,
+                                                              line, column, [t._id for t in into] if into else [])
+    if error:
+        if error_file:  # a setting made elsewhere (a tile shape) is at fault
+            raise KernelError(f"{error} (used by {kind} at {_short(file)}:{line})", error_file, error_line)
+        raise KernelError(error, file, line, column)
+    _check_size(state, ids, kind)
+    return [Tensor._traced(state, i) for i in ids]
+
+
+def _short(path):
+    import os
+    return os.path.basename(path)
+
+
+def _check_size(state, ids, kind):
+    for tensor_id in ids:
+        count = 1
+        for dim in state.builder.tensor_type(tensor_id)[1]:
+            if dim.is_concrete():
+                count *= dim.concrete()
+        if count > state.max_elements:
+            _fail(f"{kind}: the result would have {count} elements, more than the limit of "
+                  f"{state.max_elements}; check the shapes (the limit is set by --max-elements)")
+
+
+def _one(kind, inputs, attrs=None, into=None):
+    return _record(kind, inputs, attrs, into)[0]
+
+
+def _scalar_value(value, what):
+    if isinstance(value, SymbolicScalar):
+        if not value.is_concrete():
+            _fail(f"{what}: a symbolic scalar ({value}) cannot be used as an elementwise operand; "
+                  f"only constants can")
+        return float(value.concrete())
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, numbers.Number):
+        return float(value)
+    _fail(f"{what}: expected a tensor or a number, got {type(value).__name__}")
+
+
+def _is_tensor(value):
+    return isinstance(value, Tensor)
+
+
+def _as_list(dims):
+    if dims is None:
+        return None
+    if isinstance(dims, (list, tuple)):
+        return [int(d) for d in dims]
+    return [int(dims)]
+
+
+# --- elementwise -----------------------------------------------------------
+
+def _unary(kind):
+    def op(x):
+        return _one(kind, [x])
+    op.__name__ = kind
+    op.__doc__ = f"Elementwise {kind}."
+    return op
+
+
+neg = _unary("neg")
+abs = _unary("abs")  # noqa: A001 - PyPTO's name
+reciprocal = _unary("reciprocal")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+exp = _unary("exp")
+exp2 = _unary("exp2")
+expm1 = _unary("expm1")
+log = _unary("log")
+log1p = _unary("log1p")
+sin = _unary("sin")
+cos = _unary("cos")
+tanh = _unary("tanh")
+erf = _unary("erf")
+erfc = _unary("erfc")
+ceil = _unary("ceil")
+floor = _unary("floor")
+trunc = _unary("trunc")
+sign = _unary("sign")
+relu = _unary("relu")
+sigmoid = _unary("sigmoid")
+isfinite = _unary("isfinite")
+logical_not = _unary("logical_not")
+
+
+def round(x, decimals=0):  # noqa: A001 - PyPTO's name
+    """Elementwise round, half to even."""
+    if decimals != 0:
+        _fail("round: only decimals=0 is supported")
+    return _one("round", [x])
+
+
+def clip(x, min=None, max=None):  # noqa: A002
+    """Clamps x into [min, max]; either bound may be omitted."""
+    if min is None and max is None:
+        _fail("clip: give min, max or both")
+    attrs = {}
+    if min is not None:
+        attrs["min"] = _scalar_value(min, "clip")
+    if max is not None:
+        attrs["max"] = _scalar_value(max, "clip")
+    return _one("clip", [x], attrs)
+
+
+def _binary(kind, scalar_kind, reversed_kind=None):
+    def op(x, y):
+        if _is_tensor(x) and _is_tensor(y):
+            return _one(kind, [x, y])
+        if _is_tensor(x):
+            return _one(scalar_kind, [x], {"scalar": _scalar_value(y, kind)})
+        if _is_tensor(y):
+            if reversed_kind is None:  # commutative
+                return _one(scalar_kind, [y], {"scalar": _scalar_value(x, kind)})
+            return _one(reversed_kind, [y], {"scalar": _scalar_value(x, kind)})
+        _fail(f"{kind}: at least one operand must be a tensor")
+    op.__name__ = kind
+    op.__doc__ = f"Elementwise {kind} of two tensors (broadcasting) or a tensor and a scalar."
+    return op
+
+
+add = _binary("add", "adds")
+sub = _binary("sub", "subs", "rsubs")
+mul = _binary("mul", "muls")
+div = _binary("div", "divs", "rdivs")
+maximum = _binary("maximum", "maxs")
+minimum = _binary("minimum", "mins")
+pow = _binary("pow", "pows", "rpows")  # noqa: A001
+
+
+def _compare(kind):
+    mirrored = {"eq": "eq", "ne": "ne", "gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}[kind]
+
+    def op(x, y):
+        if _is_tensor(x) and _is_tensor(y):
+            return _one(kind, [x, y])
+        if _is_tensor(x):
+            return _one(kind + "s", [x], {"scalar": _scalar_value(y, kind)})
+        if _is_tensor(y):
+            return _one(mirrored + "s", [y], {"scalar": _scalar_value(x, kind)})
+        _fail(f"{kind}: at least one operand must be a tensor")
+    op.__name__ = kind
+    op.__doc__ = f"Elementwise comparison ({kind}) giving a bool tensor."
+    return op
+
+
+eq = _compare("eq")
+ne = _compare("ne")
+gt = _compare("gt")
+ge = _compare("ge")
+lt = _compare("lt")
+le = _compare("le")
+
+
+def logical_and(x, y):
+    return _one("logical_and", [x, y])
+
+
+def logical_or(x, y):
+    return _one("logical_or", [x, y])
+
+
+def where(condition, x, y):
+    """Elementwise choice: x where condition holds, else y (tensors or scalars)."""
+    inputs = [condition]
+    attrs = {}
+    for key, value in (("x", x), ("y", y)):
+        if _is_tensor(value):
+            inputs.append(value)
+        else:
+            attrs[key] = _scalar_value(value, "where")
+    if not any(_is_tensor(v) for v in (x, y)):
+        attrs["dtype"] = DataType.DT_FP32
+    return _one("where", inputs, attrs)
+
+
+# --- reductions -------------------------------------------------------------
+
+def _reduction(kind):
+    def op(x, dim=None, keepdim=False):
+        return _one(kind, [x], {"dims": _as_list(dim), "keepdim": bool(keepdim)})
+    op.__name__ = kind
+    op.__doc__ = f"{kind} over `dim` (an int, a list, or all dims when None)."
+    return op
+
+
+sum = _reduction("sum")  # noqa: A001
+amax = _reduction("amax")
+amin = _reduction("amin")
+prod = _reduction("prod")
+
+
+def argmax(x, dim=-1, keepdim=False):
+    return _one("argmax", [x], {"dims": [int(dim)], "keepdim": bool(keepdim)})
+
+
+def argmin(x, dim=-1, keepdim=False):
+    return _one("argmin", [x], {"dims": [int(dim)], "keepdim": bool(keepdim)})
+
+
+# --- shape and layout -----------------------------------------------------
+
+def _dims_from_args(shape):
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        return list(shape[0])
+    return list(shape)
+
+
+def reshape(x, *shape):
+    """Reshapes to `shape` (same element count; one -1 dim is inferred)."""
+    dims = _dims_from_args(shape)
+    if any(isinstance(d, int) and d == -1 for d in dims):
+        known = 1
+        for d in dims:
+            if not (isinstance(d, int) and d == -1):
+                known = known * d
+        total = 1
+        for d in x.shape:
+            total = total * d
+        inferred = _core.to_symbolic(total) // _core.to_symbolic(known)
+        dims = [inferred if (isinstance(d, int) and d == -1) else d for d in dims]
+    return _one("reshape", [x], {"shape": dims})
+
+
+def transpose(x, dim0=-2, dim1=-1):
+    return _one("transpose", [x], {"dims": [int(dim0), int(dim1)]})
+
+
+def permute(x, *dims):
+    return _one("permute", [x], {"dims": [int(d) for d in _dims_from_args(dims)]})
+
+
+def unsqueeze(x, dim):
+    return _one("unsqueeze", [x], {"dim": int(dim)})
+
+
+def concat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        _fail("concat: needs at least one tensor")
+    return _one("concat", tensors, {"dim": int(dim)})
+
+
+cat = concat
+
+
+def _rounding_mode(mode):
+    names = {None: "rint", "rint": "rint", "round": "round", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+             "CAST_RINT": "rint", "CAST_ROUND": "round", "CAST_FLOOR": "floor", "CAST_CEIL": "ceil",
+             "CAST_TRUNC": "trunc", "CAST_NONE": "rint"}
+    key = getattr(mode, "name", mode)
+    if key not in names:
+        _fail(f"cast: unknown rounding mode {mode!r}; use rint, round, floor, ceil or trunc")
+    return names[key]
+
+
+def cast(x, dtype, mode=None):
+    """Converts to `dtype`; float->int uses `mode` (rint by default) and saturates."""
+    if not isinstance(dtype, DataType):
+        _fail(f"cast: expected a pypto dtype such as pypto.DT_FP16, got {dtype!r}")
+    return _one("cast", [x], {"dtype": dtype, "mode": _rounding_mode(mode)})
+
+
+def astype(x, dtype):
+    return cast(x, dtype)
+
+
+def clone(x):
+    state = _state.current()
+    dtype, shape, _ = state.builder.tensor_type(x._id)
+    target = tensor(shape, dtype)
+    return _one("copy", [x], into=[target])
+
+
+def full(shape, value, dtype=DataType.DT_FP32, name=None):
+    return _one("full", [], {"shape": list(shape), "value": _scalar_value(value, "full"), "dtype": dtype})
+
+
+def zeros(shape, dtype=DataType.DT_FP32, name=None):
+    return full(shape, 0.0, dtype)
+
+
+def ones(shape, dtype=DataType.DT_FP32, name=None):
+    return full(shape, 1.0, dtype)
+
+
+def arange(start, end=None, step=1, dtype=DataType.DT_FP32):
+    if end is None:
+        start, end = 0, start
+    size = -(-(float(end) - float(start)) // float(step))
+    return _one("arange", [], {"start": float(start), "step": float(step), "size": int(size), "dtype": dtype})
+
+
+def tensor(shape, dtype=DataType.DT_FP32, name=None):
+    """A temporary tensor (its contents are undefined until written)."""
+    state = _state.current()
+    file, line, _ = user_location()
+    dims = [_core.to_symbolic(d) for d in shape]
+    count = 1
+    for d in dims:
+        if d.is_concrete():
+            if d.concrete() <= 0:
+                _fail(f"tensor: shape {[str(x) for x in dims]} has a non-positive dim")
+            count *= d.concrete()
+    if count > state.max_elements:
+        _fail(f"tensor: {count} elements is more than the limit of {state.max_elements}")
+    tensor_id = state.builder.add_temporary(name or "", dtype, dims, file, line)
+    return Tensor._traced(state, tensor_id)
+
+
+# --- views, slicing, assembling -------------------------------------------------
+
+def view(x, shape, offsets=None, valid_shape=None):
+    """A region of x (no copy): `shape` elements starting at `offsets`."""
+    offsets = list(offsets) if offsets is not None else [0] * len(shape)
+    attrs = {"shape": list(shape), "offsets": offsets}
+    if valid_shape is not None:
+        attrs["valid_shape"] = list(valid_shape)
+    return _one("view", [x], attrs)
+
+
+def _region(x, index):
+    """(offsets, sizes, dims kept) of x[index] for ints, slices and `...`."""
+    shape = x.shape
+    if not isinstance(index, tuple):
+        index = (index,)
+    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+        _fail("an index can hold at most one '...'")
+    explicit = builtins.sum(1 for i in index if i is not Ellipsis)
+    if explicit > len(shape):
+        _fail(f"too many indices ({explicit}) for a tensor of rank {len(shape)}")
+    expanded = []
+    for item in index:
+        if item is Ellipsis:
+            expanded.extend([slice(None)] * (len(shape) - explicit))
+        else:
+            expanded.append(item)
+    expanded.extend([slice(None)] * (len(shape) - len(expanded)))
+    offsets, sizes, kept = [], [], []
+    for axis, (item, extent) in enumerate(zip(expanded, shape)):
+        if isinstance(item, slice):
+            if item.step not in (None, 1):
+                _fail("slices with a step are not supported; use a view per step or gather")
+            start = 0 if item.start is None else item.start
+            stop = extent if item.stop is None else item.stop
+            if isinstance(start, int) and start < 0:
+                start = extent + start
+            if isinstance(stop, int) and stop < 0:
+                stop = extent + stop
+            if isinstance(stop, int) and extent.is_concrete() and stop > extent.concrete():
+                stop = extent.concrete()
+            offsets.append(start)
+            sizes.append(_core.to_symbolic(stop) - _core.to_symbolic(start))
+            kept.append(True)
+        elif isinstance(item, (int, SymbolicScalar)):
+            position = item
+            if isinstance(item, int) and item < 0:
+                position = extent + item
+            offsets.append(position)
+            sizes.append(1)
+            kept.append(False)
+        else:
+            _fail(f"unsupported index {item!r}: use ints, slices and '...'")
+    return offsets, sizes, kept
+
+
+def getitem(x, index):
+    offsets, sizes, kept = _region(x, index)
+    result = view(x, sizes, offsets)
+    if all(kept):
+        return result
+    return reshape(result, [s for s, k in zip(sizes, kept) if k])
+
+
+def setitem(x, index, value):
+    offsets, sizes, kept = _region(x, index)
+    if not _is_tensor(value):
+        value = full([s for s in sizes], _scalar_value(value, "assignment"), x.dtype)
+    elif len(value.shape) != len(sizes):
+        value = reshape(value, sizes)
+    _record("assemble", [value], {"offsets": offsets}, into=[x])
+
+
+def assemble(src, offsets, dst):
+    """Writes src into dst at offsets."""
+    _record("assemble", [src], {"offsets": list(offsets)}, into=[dst])
+
+
+def move(dst, src):
+    """dst.move(src): writes src into dst (same shape)."""
+    _record("copy", [src], into=[dst])
+
+
+# --- indexing and sorting --------------------------------------------------
+
+def gather(x, dim, index):
+    return _one("gather", [x, index], {"dim": int(dim)})
+
+
+def index_select(x, dim, index):
+    return _one("index_select", [x, index], {"dim": int(dim)})
+
+
+def scatter(x, dim, index, src):
+    return _one("scatter", [x, index, src], {"dim": int(dim)})
+
+
+def scatter_update(x, dim, index, src):
+    return _one("scatter_update", [x, index, src], {"dim": int(dim)})
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    """The k largest (or smallest) values along dim and their indices."""
+    values, indices = _record("topk", [x], {"k": int(k), "dim": int(dim), "largest": bool(largest)})
+    return values, indices
+
+
+def argsort(x, dim=-1, descending=False):
+    return _one("argsort", [x], {"dim": int(dim), "descending": bool(descending)})
+
+
+# --- matrix and quantisation ---------------------------------------------
+
+def matmul(a, b, out_dtype=None, a_trans=False, b_trans=False):
+    """a @ b on the cube unit; needs pypto.set_cube_tile_shapes first."""
+    state = _state.current()
+    if state.builder.cube_tile() is None:
+        _fail("matmul: no cube tile shape is set; call pypto.set_cube_tile_shapes([mL0, mL1], "
+              "[kL0, kL1], [nL0, nL1]) before the matmul")
+    attrs = {"a_trans": bool(a_trans), "b_trans": bool(b_trans)}
+    if out_dtype is not None:
+        attrs["out_dtype"] = out_dtype
+    return _one("matmul", [a, b], attrs)
+
+
+def quantize(x, scale):
+    return _one("quantize", [x, scale])
+
+
+def dequantize(x, scale, out_dtype=DataType.DT_FP32):
+    return _one("dequantize", [x, scale], {"out_dtype": out_dtype})
+
+
+# --- composites (built from the ops above) -----------------------------------
+
+def softmax(x, dim=-1):
+    row_max = amax(x, dim=dim, keepdim=True)
+    numerator = exp(sub(x, row_max))
+    return div(numerator, sum(numerator, dim=dim, keepdim=True))
+
+
+def rms_norm(x, weight=None, eps=1e-6, dim=-1):
+    size = x.shape[dim]
+    mean_square = mul(sum(mul(x, x), dim=dim, keepdim=True), 1.0 / size.concrete())
+    normalised = mul(x, rsqrt(add(mean_square, eps)))
+    return normalised if weight is None else mul(normalised, weight)
+
+
+def layer_norm(x, weight=None, bias=None, eps=1e-5, dim=-1):
+    size = x.shape[dim].concrete()
+    mean = mul(sum(x, dim=dim, keepdim=True), 1.0 / size)
+    centred = sub(x, mean)
+    variance = mul(sum(mul(centred, centred), dim=dim, keepdim=True), 1.0 / size)
+    result = mul(centred, rsqrt(add(variance, eps)))
+    if weight is not None:
+        result = mul(result, weight)
+    if bias is not None:
+        result = add(result, bias)
+    return result
+
+
+TENSOR_METHODS = {
+    name: function for name, function in {
+        "neg": neg, "abs": abs, "reciprocal": reciprocal, "sqrt": sqrt, "rsqrt": rsqrt, "exp": exp,
+        "exp2": exp2, "expm1": expm1, "log": log, "log1p": log1p, "sin": sin, "cos": cos, "tanh": tanh,
+        "erf": erf, "erfc": erfc, "round": round, "ceil": ceil, "floor": floor, "trunc": trunc,
+        "sign": sign, "relu": relu, "sigmoid": sigmoid, "isfinite": isfinite, "clip": clip,
+        "add": add, "sub": sub, "mul": mul, "div": div, "maximum": maximum, "minimum": minimum, "pow": pow,
+        "eq": eq, "ne": ne, "gt": gt, "ge": ge, "lt": lt, "le": le,
+        "sum": sum, "amax": amax, "amin": amin, "prod": prod, "argmax": argmax, "argmin": argmin,
+        "max": amax, "min": amin,
+        "reshape": reshape, "view": view, "transpose": transpose, "permute": permute, "unsqueeze": unsqueeze,
+        "cast": cast, "astype": astype, "clone": clone, "move": move,
+        "gather": gather, "index_select": index_select, "scatter": scatter, "scatter_update": scatter_update,
+        "topk": topk, "argsort": argsort, "matmul": matmul, "softmax": softmax,
+    }.items()
+}

@@ -1,0 +1,411 @@
+// Shape and dtype inference for every Tensor-graph op kind.
+#include "compiler/ir/ShapeInference.h"
+
+#include "core/SymbolicSimplify.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace pto {
+namespace {
+
+std::string typeString(const TensorType& type) {
+  return std::string(name(type.dtype)) + " " + shapeString(type.shape);
+}
+
+bool isOne(const SymbolicScalar& dim) { return dim.constantValue() == 1; }
+
+// Builds a failing result from streamed text.
+class Failure {
+public:
+  explicit Failure(TensorOpKind kind) { m_text << name(kind) << ": "; }
+  template <typename T> Failure& operator<<(const T& value) {
+    m_text << value;
+    return *this;
+  }
+  operator ShapeInferenceResult() const { return ShapeInferenceResult{{}, m_text.str()}; }
+
+private:
+  std::ostringstream m_text;
+};
+
+template <typename T> const T* findAttr(const Attributes& attrs, const std::string& key) {
+  auto found = attrs.find(key);
+  return found == attrs.end() ? nullptr : std::get_if<T>(&found->second);
+}
+
+// Normalises a possibly negative axis; nullopt when out of range.
+std::optional<std::int64_t> normaliseDim(std::int64_t dim, std::size_t rank) {
+  std::int64_t r = static_cast<std::int64_t>(rank);
+  if (dim < -r || dim >= r) return std::nullopt;
+  return dim < 0 ? dim + r : dim;
+}
+
+ShapeInferenceResult single(DataType dtype, SymbolicShape shape) {
+  return ShapeInferenceResult{{TensorType{dtype, std::move(shape)}}, {}};
+}
+
+bool isIntegral(DataType dtype) { return !isFloatingPoint(dtype) && dtype != DataType::Bool; }
+
+ShapeInferenceResult inferElementwise(TensorOpKind kind, const std::vector<TensorType>& inputs, DataType resultType,
+                                      bool resultIsInputType) {
+  SymbolicShape shape = inputs[0].shape;
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].dtype != inputs[0].dtype)
+      return Failure(kind) << "dtypes differ (" << typeString(inputs[0]) << " and " << typeString(inputs[i])
+                           << "); convert one with pypto.cast(x, dtype)";
+    auto broadcast = broadcastShapes(shape, inputs[i].shape);
+    if (!broadcast)
+      return Failure(kind) << "shapes " << shapeString(shape) << " and " << shapeString(inputs[i].shape)
+                           << " do not broadcast (trailing dims must be equal or 1)";
+    shape = std::move(*broadcast);
+  }
+  return single(resultIsInputType ? inputs[0].dtype : resultType, std::move(shape));
+}
+
+ShapeInferenceResult inferReduce(TensorOpKind kind, const TensorType& input, Attributes& attrs) {
+  std::vector<std::int64_t> dims;
+  if (const auto* given = findAttr<std::vector<std::int64_t>>(attrs, "dims")) dims = *given;
+  else
+    for (std::size_t d = 0; d < input.shape.size(); ++d) dims.push_back(static_cast<std::int64_t>(d));
+  bool keepdim = false;
+  if (const auto* given = findAttr<bool>(attrs, "keepdim")) keepdim = *given;
+  std::set<std::int64_t> normalised;
+  for (std::int64_t dim : dims) {
+    auto axis = normaliseDim(dim, input.shape.size());
+    if (!axis)
+      return Failure(kind) << "dim " << dim << " is out of range for " << typeString(input) << " (rank "
+                           << input.shape.size() << ")";
+    if (!normalised.insert(*axis).second) return Failure(kind) << "dim " << dim << " is given twice";
+  }
+  bool isArg = kind == TensorOpKind::Argmax || kind == TensorOpKind::Argmin;
+  if (isArg && normalised.size() != 1) return Failure(kind) << "takes exactly one dim, got " << normalised.size();
+  if (input.dtype == DataType::Bool && !isArg) return Failure(kind) << "does not apply to bool tensors";
+  attrs["dims"] = std::vector<std::int64_t>(normalised.begin(), normalised.end());
+  attrs["keepdim"] = keepdim;
+  SymbolicShape shape;
+  for (std::size_t d = 0; d < input.shape.size(); ++d) {
+    if (!normalised.count(static_cast<std::int64_t>(d))) shape.push_back(input.shape[d]);
+    else if (keepdim) shape.push_back(1);
+  }
+  return single(isArg ? DataType::Int32 : input.dtype, std::move(shape));
+}
+
+ShapeInferenceResult inferView(TensorOpKind kind, const TensorType& input, Attributes& attrs) {
+  const auto* offsets = findAttr<SymbolicShape>(attrs, "offsets");
+  const auto* shape = findAttr<SymbolicShape>(attrs, "shape");
+  if (!offsets || !shape) return Failure(kind) << "needs offsets and shape";
+  if (offsets->size() != input.shape.size() || shape->size() != input.shape.size())
+    return Failure(kind) << "offsets (" << offsets->size() << " dims) and shape (" << shape->size()
+                         << " dims) must have the rank of " << typeString(input);
+  for (std::size_t d = 0; d < shape->size(); ++d) {
+    auto size = (*shape)[d].constantValue();
+    auto offset = simplify((*offsets)[d]).constantValue();
+    auto full = input.shape[d].constantValue();
+    if (size && *size <= 0) return Failure(kind) << "dim " << d << " has size " << *size << "; sizes must be positive";
+    if (offset && *offset < 0) return Failure(kind) << "dim " << d << " has negative offset " << *offset;
+    if (size && offset && full && *offset + *size > *full)
+      return Failure(kind) << "region [" << *offset << ", " << *offset + *size << ") of dim " << d
+                           << " lies outside " << typeString(input);
+  }
+  if (!findAttr<SymbolicShape>(attrs, "valid_shape")) attrs["valid_shape"] = *shape;
+  return single(input.dtype, *shape);
+}
+
+ShapeInferenceResult inferMatmul(TensorOpKind kind, const std::vector<TensorType>& inputs, Attributes& attrs) {
+  const TensorType& a = inputs[0];
+  const TensorType& b = inputs[1];
+  if (a.shape.size() < 2 || b.shape.size() < 2)
+    return Failure(kind) << "needs matrices (rank >= 2), got " << typeString(a) << " and " << typeString(b);
+  if (a.dtype != b.dtype)
+    return Failure(kind) << "operand dtypes differ (" << typeString(a) << " and " << typeString(b) << ")";
+  if (a.dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
+  bool aTrans = false, bTrans = false;
+  if (const auto* flag = findAttr<bool>(attrs, "a_trans")) aTrans = *flag;
+  if (const auto* flag = findAttr<bool>(attrs, "b_trans")) bTrans = *flag;
+  std::size_t ar = a.shape.size(), br = b.shape.size();
+  SymbolicScalar m = aTrans ? a.shape[ar - 1] : a.shape[ar - 2];
+  SymbolicScalar ka = aTrans ? a.shape[ar - 2] : a.shape[ar - 1];
+  SymbolicScalar kb = bTrans ? b.shape[br - 1] : b.shape[br - 2];
+  SymbolicScalar n = bTrans ? b.shape[br - 2] : b.shape[br - 1];
+  if (!provablyEqual(ka, kb))
+    return Failure(kind) << "inner dims differ: " << typeString(a) << (aTrans ? " (transposed)" : "") << " @ "
+                         << typeString(b) << (bTrans ? " (transposed)" : "") << " has k = " << ka.str() << " vs "
+                         << kb.str();
+  SymbolicShape batchA(a.shape.begin(), a.shape.end() - 2), batchB(b.shape.begin(), b.shape.end() - 2);
+  auto batch = broadcastShapes(batchA, batchB);
+  if (!batch)
+    return Failure(kind) << "batch dims " << shapeString(batchA) << " and " << shapeString(batchB)
+                         << " do not broadcast";
+  DataType outType = a.dtype == DataType::Int8 ? DataType::Int32 : DataType::Fp32;
+  if (const auto* given = findAttr<DataType>(attrs, "out_dtype")) outType = *given;
+  attrs["out_dtype"] = outType;
+  attrs["a_trans"] = aTrans;
+  attrs["b_trans"] = bTrans;
+  SymbolicShape shape = *batch;
+  shape.push_back(m);
+  shape.push_back(n);
+  return single(outType, std::move(shape));
+}
+
+ShapeInferenceResult inferLayout(TensorOpKind kind, const std::vector<TensorType>& inputs, Attributes& attrs) {
+  const TensorType& x = inputs[0];
+  switch (kind) {
+  case TensorOpKind::Reshape: {
+    const auto* shape = findAttr<SymbolicShape>(attrs, "shape");
+    if (!shape) return Failure(kind) << "needs a shape";
+    SymbolicScalar before = 1, after = 1;
+    for (const auto& dim : x.shape) before = before * dim;
+    for (const auto& dim : *shape) after = after * dim;
+    auto b = simplify(before).constantValue(), a = simplify(after).constantValue();
+    if ((a && b && *a != *b) || (!a != !b))
+      return Failure(kind) << "cannot reshape " << typeString(x) << " to " << shapeString(*shape)
+                           << ": element counts differ";
+    return single(x.dtype, *shape);
+  }
+  case TensorOpKind::Transpose: {
+    const auto* dims = findAttr<std::vector<std::int64_t>>(attrs, "dims");
+    if (!dims || dims->size() != 2) return Failure(kind) << "needs two dims";
+    auto d0 = normaliseDim((*dims)[0], x.shape.size()), d1 = normaliseDim((*dims)[1], x.shape.size());
+    if (!d0 || !d1) return Failure(kind) << "dims out of range for " << typeString(x);
+    attrs["dims"] = std::vector<std::int64_t>{*d0, *d1};
+    SymbolicShape shape = x.shape;
+    std::swap(shape[static_cast<std::size_t>(*d0)], shape[static_cast<std::size_t>(*d1)]);
+    return single(x.dtype, std::move(shape));
+  }
+  case TensorOpKind::Permute: {
+    const auto* dims = findAttr<std::vector<std::int64_t>>(attrs, "dims");
+    if (!dims || dims->size() != x.shape.size())
+      return Failure(kind) << "needs a permutation of all " << x.shape.size() << " dims of " << typeString(x);
+    std::vector<std::int64_t> normalised;
+    std::set<std::int64_t> seen;
+    SymbolicShape shape;
+    for (std::int64_t dim : *dims) {
+      auto axis = normaliseDim(dim, x.shape.size());
+      if (!axis || !seen.insert(*axis).second)
+        return Failure(kind) << "dims must be a permutation of 0.." << x.shape.size() - 1;
+      normalised.push_back(*axis);
+      shape.push_back(x.shape[static_cast<std::size_t>(*axis)]);
+    }
+    attrs["dims"] = normalised;
+    return single(x.dtype, std::move(shape));
+  }
+  case TensorOpKind::Unsqueeze: {
+    const auto* dim = findAttr<std::int64_t>(attrs, "dim");
+    if (!dim) return Failure(kind) << "needs a dim";
+    auto axis = normaliseDim(*dim, x.shape.size() + 1);
+    if (!axis) return Failure(kind) << "dim " << *dim << " is out of range for " << typeString(x);
+    attrs["dim"] = *axis;
+    SymbolicShape shape = x.shape;
+    shape.insert(shape.begin() + *axis, SymbolicScalar(1));
+    return single(x.dtype, std::move(shape));
+  }
+  case TensorOpKind::Concat: {
+    const auto* dim = findAttr<std::int64_t>(attrs, "dim");
+    if (!dim) return Failure(kind) << "needs a dim";
+    auto axis = normaliseDim(*dim, x.shape.size());
+    if (!axis) return Failure(kind) << "dim " << *dim << " is out of range for " << typeString(x);
+    attrs["dim"] = *axis;
+    SymbolicShape shape = x.shape;
+    for (std::size_t i = 1; i < inputs.size(); ++i) {
+      if (inputs[i].dtype != x.dtype || inputs[i].shape.size() != x.shape.size())
+        return Failure(kind) << "inputs differ: " << typeString(x) << " and " << typeString(inputs[i]);
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (static_cast<std::int64_t>(d) == *axis) continue;
+        if (!provablyEqual(shape[d], inputs[i].shape[d]))
+          return Failure(kind) << "inputs differ outside dim " << *axis << ": " << typeString(x) << " and "
+                               << typeString(inputs[i]);
+      }
+      shape[static_cast<std::size_t>(*axis)] =
+          simplify(shape[static_cast<std::size_t>(*axis)] + inputs[i].shape[static_cast<std::size_t>(*axis)]);
+    }
+    return single(x.dtype, std::move(shape));
+  }
+  default:
+    return Failure(kind) << "is not a layout op";
+  }
+}
+
+ShapeInferenceResult inferIndexing(TensorOpKind kind, const std::vector<TensorType>& inputs, Attributes& attrs) {
+  const TensorType& x = inputs[0];
+  const TensorType& index = inputs[1];
+  std::int64_t dim = 0;
+  if (const auto* given = findAttr<std::int64_t>(attrs, "dim")) dim = *given;
+  auto axis = normaliseDim(dim, x.shape.size());
+  if (!axis) return Failure(kind) << "dim " << dim << " is out of range for " << typeString(x);
+  attrs["dim"] = *axis;
+  if (!isIntegral(index.dtype)) return Failure(kind) << "index must be an integer tensor, got " << typeString(index);
+  switch (kind) {
+  case TensorOpKind::Gather:
+    if (index.shape.size() != x.shape.size())
+      return Failure(kind) << "index " << typeString(index) << " must have the rank of " << typeString(x);
+    return single(x.dtype, index.shape);
+  case TensorOpKind::IndexSelect: {
+    if (index.shape.size() != 1) return Failure(kind) << "index must be 1-D, got " << typeString(index);
+    SymbolicShape shape = x.shape;
+    shape[static_cast<std::size_t>(*axis)] = index.shape[0];
+    return single(x.dtype, std::move(shape));
+  }
+  case TensorOpKind::Scatter:
+    if (index.shape.size() != x.shape.size() || inputs[2].shape.size() != x.shape.size())
+      return Failure(kind) << "index " << typeString(index) << " and src " << typeString(inputs[2])
+                           << " must have the rank of " << typeString(x);
+    if (inputs[2].dtype != x.dtype) return Failure(kind) << "src dtype differs from " << typeString(x);
+    return single(x.dtype, x.shape);
+  case TensorOpKind::ScatterUpdate: {
+    const TensorType& src = inputs[2];
+    if (index.shape.size() != 1) return Failure(kind) << "index must be 1-D, got " << typeString(index);
+    if (src.dtype != x.dtype || src.shape.size() != x.shape.size())
+      return Failure(kind) << "src " << typeString(src) << " must match " << typeString(x) << " in dtype and rank";
+    for (std::size_t d = 0; d < x.shape.size(); ++d) {
+      const SymbolicScalar& expected = static_cast<std::int64_t>(d) == *axis ? index.shape[0] : x.shape[d];
+      if (!provablyEqual(src.shape[d], expected))
+        return Failure(kind) << "src " << typeString(src) << " must have " << expected.str() << " in dim " << d;
+    }
+    return single(x.dtype, x.shape);
+  }
+  default:
+    return Failure(kind) << "is not an indexing op";
+  }
+}
+
+ShapeInferenceResult inferSort(TensorOpKind kind, const TensorType& x, Attributes& attrs) {
+  std::int64_t dim = -1;
+  if (const auto* given = findAttr<std::int64_t>(attrs, "dim")) dim = *given;
+  auto axis = normaliseDim(dim, x.shape.size());
+  if (!axis) return Failure(kind) << "dim " << dim << " is out of range for " << typeString(x);
+  attrs["dim"] = *axis;
+  if (kind == TensorOpKind::ArgSort) {
+    if (!findAttr<bool>(attrs, "descending")) attrs["descending"] = false;
+    return single(DataType::Int32, x.shape);
+  }
+  const auto* k = findAttr<std::int64_t>(attrs, "k");
+  if (!k || *k <= 0) return Failure(kind) << "k must be a positive integer";
+  auto size = x.shape[static_cast<std::size_t>(*axis)].constantValue();
+  if (size && *k > *size) return Failure(kind) << "k = " << *k << " exceeds dim " << *axis << " of " << typeString(x);
+  if (!findAttr<bool>(attrs, "largest")) attrs["largest"] = true;
+  SymbolicShape shape = x.shape;
+  shape[static_cast<std::size_t>(*axis)] = *k;
+  return ShapeInferenceResult{{TensorType{x.dtype, shape}, TensorType{DataType::Int32, shape}}, {}};
+}
+
+} // namespace
+
+std::optional<SymbolicShape> broadcastShapes(const SymbolicShape& a, const SymbolicShape& b) {
+  std::size_t rank = std::max(a.size(), b.size());
+  SymbolicShape result(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const SymbolicScalar* da = i < a.size() ? &a[a.size() - 1 - i] : nullptr;
+    const SymbolicScalar* db = i < b.size() ? &b[b.size() - 1 - i] : nullptr;
+    SymbolicScalar& out = result[rank - 1 - i];
+    if (!da) out = *db;
+    else if (!db) out = *da;
+    else if (isOne(*da)) out = *db;
+    else if (isOne(*db)) out = *da;
+    else if (provablyEqual(*da, *db)) out = *da;
+    else return std::nullopt;
+  }
+  return result;
+}
+
+ShapeInferenceResult inferShapes(TensorOpKind kind, const std::vector<TensorType>& inputs, Attributes& attrs) {
+  int expected = inputCount(kind);
+  if (expected >= 0 && static_cast<int>(inputs.size()) != expected)
+    return Failure(kind) << "takes " << expected << " tensor input" << (expected == 1 ? "" : "s") << ", got "
+                         << inputs.size();
+  switch (category(kind)) {
+  case OpCategory::Unary:
+    if (kind == TensorOpKind::Cast) {
+      const auto* dtype = findAttr<DataType>(attrs, "dtype");
+      if (!dtype) return Failure(kind) << "needs a target dtype";
+      if (!findAttr<std::string>(attrs, "mode")) attrs["mode"] = std::string("rint");
+      return single(*dtype, inputs[0].shape);
+    }
+    if (kind == TensorOpKind::IsFinite || kind == TensorOpKind::LogicalNot)
+      return single(DataType::Bool, inputs[0].shape);
+    if (inputs[0].dtype == DataType::Bool)
+      return Failure(kind) << "does not apply to bool tensors (" << typeString(inputs[0]) << ")";
+    return single(inputs[0].dtype, inputs[0].shape);
+  case OpCategory::Binary:
+    if ((kind == TensorOpKind::LogicalAnd || kind == TensorOpKind::LogicalOr) && inputs[0].dtype != DataType::Bool)
+      return Failure(kind) << "needs bool tensors, got " << typeString(inputs[0]);
+    return inferElementwise(kind, inputs, inputs[0].dtype, true);
+  case OpCategory::BinaryScalar:
+    if (!findAttr<double>(attrs, "scalar")) return Failure(kind) << "needs a scalar";
+    if (inputs[0].dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
+    return single(inputs[0].dtype, inputs[0].shape);
+  case OpCategory::Compare:
+    return inferElementwise(kind, inputs, DataType::Bool, false);
+  case OpCategory::CompareScalar:
+    if (!findAttr<double>(attrs, "scalar")) return Failure(kind) << "needs a scalar";
+    return single(DataType::Bool, inputs[0].shape);
+  case OpCategory::Select: {
+    std::size_t tensorOperands = 2 - (attrs.count("x") ? 1 : 0) - (attrs.count("y") ? 1 : 0);
+    if (inputs.size() != 1 + tensorOperands)
+      return Failure(kind) << "takes a condition and two operands (tensors or scalars)";
+    if (inputs[0].dtype != DataType::Bool) return Failure(kind) << "condition must be bool, got " << typeString(inputs[0]);
+    SymbolicShape shape = inputs[0].shape;
+    for (std::size_t i = 1; i < inputs.size(); ++i) {
+      auto broadcast = broadcastShapes(shape, inputs[i].shape);
+      if (!broadcast)
+        return Failure(kind) << "shapes " << shapeString(shape) << " and " << shapeString(inputs[i].shape)
+                             << " do not broadcast";
+      shape = *broadcast;
+    }
+    if (inputs.size() == 3 && inputs[1].dtype != inputs[2].dtype)
+      return Failure(kind) << "operand dtypes differ (" << typeString(inputs[1]) << " and " << typeString(inputs[2])
+                           << ")";
+    DataType dtype = inputs.size() > 1 ? inputs[1].dtype : DataType::Fp32;
+    if (const auto* given = findAttr<DataType>(attrs, "dtype")) dtype = *given;
+    return single(dtype, std::move(shape));
+  }
+  case OpCategory::Reduce:
+    return inferReduce(kind, inputs[0], attrs);
+  case OpCategory::Layout:
+    if (inputs.empty()) return Failure(kind) << "needs at least one input";
+    return inferLayout(kind, inputs, attrs);
+  case OpCategory::Memory:
+    if (kind == TensorOpKind::View) return inferView(kind, inputs[0], attrs);
+    return single(inputs[0].dtype, inputs[0].shape);  // assemble/copy: the written region has the source's type
+  case OpCategory::Creation: {
+    const auto* dtype = findAttr<DataType>(attrs, "dtype");
+    if (!dtype) return Failure(kind) << "needs a dtype";
+    if (kind == TensorOpKind::Arange) {
+      const auto* size = findAttr<std::int64_t>(attrs, "size");
+      if (!size || *size <= 0) return Failure(kind) << "needs a positive size";
+      return single(*dtype, {SymbolicScalar(*size)});
+    }
+    const auto* shape = findAttr<SymbolicShape>(attrs, "shape");
+    if (!shape) return Failure(kind) << "needs a shape";
+    for (const auto& dim : *shape)
+      if (auto value = dim.constantValue(); value && *value <= 0)
+        return Failure(kind) << "shape " << shapeString(*shape) << " has a non-positive dim";
+    return single(*dtype, *shape);
+  }
+  case OpCategory::Indexing:
+    return inferIndexing(kind, inputs, attrs);
+  case OpCategory::Sort:
+    return inferSort(kind, inputs[0], attrs);
+  case OpCategory::Matmul:
+    return inferMatmul(kind, inputs, attrs);
+  case OpCategory::Quantize: {
+    auto broadcast = broadcastShapes(inputs[0].shape, inputs[1].shape);
+    if (!broadcast || broadcast->size() != inputs[0].shape.size())
+      return Failure(kind) << "scale " << typeString(inputs[1]) << " does not broadcast to " << typeString(inputs[0]);
+    if (kind == TensorOpKind::Quantize) {
+      if (!isFloatingPoint(inputs[0].dtype)) return Failure(kind) << "needs a float input, got " << typeString(inputs[0]);
+      return single(DataType::Int8, inputs[0].shape);
+    }
+    if (inputs[0].dtype != DataType::Int8 && inputs[0].dtype != DataType::Int32)
+      return Failure(kind) << "needs an int8 or int32 input, got " << typeString(inputs[0]);
+    DataType outType = DataType::Fp32;
+    if (const auto* given = findAttr<DataType>(attrs, "out_dtype")) outType = *given;
+    attrs["out_dtype"] = outType;
+    return single(outType, inputs[0].shape);
+  }
+  }
+  return Failure(kind) << "has no shape rule";
+}
+
+} // namespace pto

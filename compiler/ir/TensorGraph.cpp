@@ -1,0 +1,80 @@
+// TensorGraph arenas and queries.
+#include "compiler/ir/TensorGraph.h"
+
+#include <functional>
+#include <set>
+
+namespace pto {
+
+std::string_view name(TensorRole role) {
+  switch (role) {
+  case TensorRole::Argument: return "argument";
+  case TensorRole::Temporary: return "temporary";
+  case TensorRole::View: return "view";
+  }
+  return "temporary";
+}
+
+TensorId TensorGraph::addTensor(TensorValue value) {
+  value.id = static_cast<TensorId>(m_tensors.size());
+  if (value.name.empty()) value.name = "t" + std::to_string(value.id);
+  m_tensors.push_back(std::move(value));
+  return m_tensors.back().id;
+}
+
+OpId TensorGraph::addOp(TensorOp op) {
+  op.id = static_cast<OpId>(m_ops.size());
+  m_ops.push_back(std::move(op));
+  return m_ops.back().id;
+}
+
+LoopId TensorGraph::addLoop(Loop loop) {
+  loop.id = static_cast<LoopId>(m_loops.size());
+  m_loops.push_back(std::move(loop));
+  return m_loops.back().id;
+}
+
+TensorId TensorGraph::storageOf(TensorId id) const {
+  while (tensor(id).role == TensorRole::View && tensor(id).base != kNoId) id = tensor(id).base;
+  return id;
+}
+
+std::vector<TensorId> TensorGraph::writtenArguments() const {
+  std::set<TensorId> written;
+  for (const TensorOp& op : m_ops) {
+    if (op.kind == TensorOpKind::View) continue;  // a view aliases; it writes nothing
+    for (TensorId output : op.outputs)
+      if (tensor(storageOf(output)).role == TensorRole::Argument) written.insert(storageOf(output));
+  }
+  std::vector<TensorId> result;
+  for (TensorId argument : arguments)
+    if (written.count(argument)) result.push_back(argument);
+  return result;
+}
+
+std::vector<OpId> TensorGraph::opsInProgramOrder() const {
+  std::vector<OpId> order;
+  std::function<void(const Region&)> visit = [&](const Region& region) {
+    for (const Path& path : region.paths)
+      for (const Statement& statement : path.statements) {
+        if (statement.kind == Statement::Kind::Op) {
+          order.push_back(statement.id);
+          continue;
+        }
+        for (const LoopBody& loopBody : loop(statement.id).bodies) visit(loopBody.region);
+      }
+  };
+  visit(body);
+  return order;
+}
+
+std::string shapeString(const SymbolicShape& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) text += ", ";
+    text += shape[i].str();
+  }
+  return text + "]";
+}
+
+} // namespace pto

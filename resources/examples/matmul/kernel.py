@@ -1,0 +1,17 @@
+"""A 512x512x512 matrix multiplication: fp16 inputs, fp32 result.
+
+The cube tiles say how the product is cut: 128x128 output blocks in L0C,
+k consumed 64 at a time from L0A/L0B, 256-wide panels staged in L1.
+"""
+import pypto
+
+M, K, N = 512, 512, 512
+
+
+@pypto.frontend.jit
+def matmul(a: pypto.Tensor((M, K), pypto.DT_FP16),
+           b: pypto.Tensor((K, N), pypto.DT_FP16),
+           c: pypto.Tensor((M, N), pypto.DT_FP32)):
+    pypto.set_cube_tile_shapes([128, 128], [64, 256], [128, 256])
+    pypto.set_semantic_label("gemm")
+    c[:] = pypto.matmul(a, b, pypto.DT_FP32)

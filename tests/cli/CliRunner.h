@@ -1,0 +1,41 @@
+// Runs the `pto` executable for end-to-end tests, capturing its streams.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <sys/wait.h>
+
+namespace pto::test {
+
+struct Result {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Runs `pto ARGS` through the shell; stdout and stderr captured separately.
+inline Result runPto(const std::string& args) {
+  std::filesystem::path errFile = std::filesystem::temp_directory_path() / ("pto-cli-err-" + std::to_string(std::random_device{}()));
+  std::string command = std::string("'") + PTO_CLI + "' " + args + " 2>'" + errFile.string() + "'";
+  Result result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, got);
+  int status = ::pclose(pipe);
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = slurp(errFile);
+  std::filesystem::remove(errFile);
+  return result;
+}
+
+} // namespace pto::test

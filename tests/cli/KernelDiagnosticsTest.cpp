@@ -1,0 +1,192 @@
+// Broken kernels end as one diagnostic at kernel.py:line with exit 1 —
+// never a crash, a hang or a Python traceback dump.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace {
+
+namespace fs = std::filesystem;
+using pto::test::Result;
+using pto::test::runPto;
+
+constexpr const char* kProject = R"({
+  "name": "bad",
+  "source": "kernel.py",
+  "entry": "kernel",
+  "args": [
+    {"name": "x", "shape": [4, 64], "dtype": "float32", "init": {"kind": "arange"}},
+    {"name": "y", "shape": [4, 64], "dtype": "float32"}
+  ]
+}
+)";
+
+constexpr const char* kHeader =
+    "import pypto\n"
+    "\n"
+    "@pypto.frontend.jit\n"
+    "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
+    "    pypto.set_vec_tile_shapes(4, 64)\n";  // kernel body lines start at 6
+
+class BadKernel : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("pto-bad-kernel-" + std::to_string(std::random_device{}()));
+    fs::create_directories(m_dir);
+    std::ofstream(m_dir / "pto-project.json") << kProject;
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  // Runs `pto run` on a kernel whose body follows kHeader.
+  Result runWithBody(const std::string& body, const std::string& extraArgs = "") {
+    std::ofstream(m_dir / "kernel.py") << kHeader << body;
+    return runPto("run " + m_dir.string() + " " + extraArgs);
+  }
+  std::string at(int line, int column = 0) const {
+    return (m_dir / "kernel.py").string() + ":" + std::to_string(line) + ":" +
+           (column ? std::to_string(column) + ":" : "");
+  }
+  // The first line of stderr: the diagnostic's location and message.
+  static std::string firstLine(const Result& result) { return result.err.substr(0, result.err.find('\n')); }
+
+  fs::path m_dir;
+};
+
+TEST_F(BadKernel, AWorkingKernelPasses) {
+  Result result = runWithBody("    y[:] = pypto.exp(x * 0.01)\n");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.out.find("y "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("pass"), std::string::npos) << result.out;
+}
+
+TEST_F(BadKernel, SyntaxError) {
+  Result result = runWithBody("    y[:] = pypto.exp(x\n");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result).rfind(at(6), 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("syntax error"), std::string::npos) << result.err;
+}
+
+TEST_F(BadKernel, PythonException) {
+  Result result = runWithBody("    scale = {}['missing']\n    y[:] = x\n");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result), at(6) + " error: KeyError: 'missing'") << result.err;
+}
+
+TEST_F(BadKernel, UnknownPyptoAttribute) {
+  Result result = runWithBody("    y[:] = pypto.expp(x)\n");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result), at(6) + " error: AttributeError: module 'pypto' has no attribute 'expp'") << result.err;
+}
+
+TEST_F(BadKernel, ShapesThatDoNotFit) {
+  Result result = runWithBody("    z = pypto.tensor((3, 64), pypto.DT_FP32)\n    y[:] = x + z\n");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result).rfind(at(7), 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("add: shapes [4, 64] and [3, 64] do not broadcast"), std::string::npos) << result.err;
+}
+
+TEST_F(BadKernel, ErrorsInHelpersPointAtTheHelperAndItsCaller) {
+  std::ofstream(m_dir / "kernel.py") << "import pypto\n"
+                                        "\n"
+                                        "def helper(t):\n"
+                                        "    return pypto.sum(t, dim=5)\n"
+                                        "\n"
+                                        "@pypto.frontend.jit\n"
+                                        "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
+                                        "    pypto.set_vec_tile_shapes(4, 64)\n"
+                                        "    y[:] = helper(x)\n";
+  Result result = runPto("run " + m_dir.string());
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result), at(4, 12) + " error: sum: dim 5 is out of range for float32 [4, 64] (rank 2)") << result.err;
+  EXPECT_NE(result.err.find(at(9) + " note: called from here"), std::string::npos) << result.err;
+}
+
+TEST_F(BadKernel, EndlessLoopIsStoppedByTheTimeout) {
+  Result result = runWithBody("    while True:\n        pass\n", "--timeout 1");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result).rfind(at(6), 0) == 0 || firstLine(result).rfind(at(7), 0) == 0, true) << result.err;
+  EXPECT_NE(result.err.find("did not finish within 1 s"), std::string::npos) << result.err;
+}
+
+TEST_F(BadKernel, AbsurdAllocation) {
+  Result result = runWithBody("    big = pypto.tensor((1 << 20, 1 << 20), pypto.DT_FP32)\n    y[:] = x\n");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result),
+            at(6, 11) + " error: tensor: 1099511627776 elements is more than the limit of 2147483648")
+      << result.err;
+}
+
+TEST_F(BadKernel, TileShapeRankMismatchIsReportedAtTheSetting) {
+  std::ofstream(m_dir / "kernel.py") << "import pypto\n"
+                                        "\n"
+                                        "@pypto.frontend.jit\n"
+                                        "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
+                                        "    pypto.set_vec_tile_shapes(1, 4, 64)\n"
+                                        "    y[:] = pypto.exp(x)\n";
+  Result result = runPto("run " + m_dir.string());
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result), at(5) + " error: set_vec_tile_shapes(1, 4, 64) gives 3 dims, but exp works on rank-2 "
+                                       "tensors; give one tile dim per tensor dim (2 values) (used by exp at kernel.py:6)")
+      << result.err;
+}
+
+TEST_F(BadKernel, TileShapeAlignment) {
+  std::ofstream(m_dir / "kernel.py") << "import pypto\n"
+                                        "\n"
+                                        "@pypto.frontend.jit\n"
+                                        "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
+                                        "    pypto.set_vec_tile_shapes(4, 12)\n"
+                                        "    y[:] = x + 1.0\n";
+  Result result = runPto("run " + m_dir.string());
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result), at(5) + " error: set_vec_tile_shapes(4, 12): the innermost tile dim 12 x 4 bytes "
+                                       "(float32) = 48 bytes is not a multiple of 32 bytes; use a multiple of 8 such "
+                                       "as 8 or 16 (used by adds at kernel.py:6)")
+      << result.err;
+}
+
+TEST_F(BadKernel, NonPositiveTileDim) {
+  Result result = runWithBody("    pypto.set_vec_tile_shapes(0, 64)\n    y[:] = x\n");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result),
+            at(6, 5) + " error: set_vec_tile_shapes: dim 0 is 0; every tile dim must be positive") << result.err;
+}
+
+TEST_F(BadKernel, CubeL1NotAMultipleOfL0) {
+  Result result = runWithBody("    pypto.set_cube_tile_shapes([64, 96], [64, 64], [64, 64])\n    y[:] = x\n");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result), at(6, 5) + " error: set_cube_tile_shapes: m L1 = 96 is not a multiple of m L0 = 64; use 64 or 128")
+      << result.err;
+}
+
+TEST_F(BadKernel, OutputNeverWrittenWarns) {
+  Result result = runWithBody("    y = pypto.exp(x)\n");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: argument 'y' is never read or written; if it is an output, write it in place "
+                            "with y[:] = ... (a plain y = ... only rebinds the Python name)"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find(at(3)), std::string::npos) << result.err;
+}
+
+TEST_F(BadKernel, EntryThatIsNotAKernel) {
+  std::ofstream(m_dir / "kernel.py") << "import pypto\n\ndef kernel(x, y):\n    pass\n";
+  Result result = runPto("run " + m_dir.string());
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(firstLine(result),
+            at(3) + " error: 'kernel' is not a kernel; decorate it with @pypto.frontend.jit (or @pypto.jit)")
+      << result.err;
+}
+
+TEST_F(BadKernel, EditedKernelIsReadAgain) {
+  EXPECT_EQ(runWithBody("    y[:] = x + 1.0\n").exitCode, 0);
+  Result second = runWithBody("    y[:] = x + undefined_name\n");
+  EXPECT_EQ(second.exitCode, 1);
+  EXPECT_EQ(firstLine(second), at(6) + " error: NameError: name 'undefined_name' is not defined") << second.err;
+}
+
+} // namespace
