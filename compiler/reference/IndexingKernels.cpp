@@ -1,0 +1,169 @@
+// Indexing kernels: gather, index_select, scatter and scatter_update (torch semantics along one dim).
+// Every index is checked against its dim before any element moves; elements move as bytes.
+#include "compiler/reference/ElementAccess.h"
+#include "compiler/reference/ReferenceKernels.h"
+
+namespace pto::reference {
+namespace {
+
+struct IndexingSetup {
+  std::size_t dim = 0;
+  std::vector<std::int64_t> indices;  // the index tensor in C order
+};
+
+std::optional<IndexingSetup> setup(const KernelCall& call) {
+  const HostTensor& x = call.inputs[0];
+  const HostTensor& index = call.inputs[1];
+  const auto* dimAttr = call.attr<std::int64_t>("dim");
+  const std::int64_t dim = dimAttr ? *dimAttr : 0;
+  if (dim < 0 || dim >= static_cast<std::int64_t>(x.rank()))
+    return call.fail() << "dim " << dim << " is out of range for " << x.shape().str();
+  if (isFloatingPoint(index.dtype()) || index.dtype() == DataType::Bool)
+    return call.fail() << "index must be an integer tensor, got " << name(index.dtype());
+  IndexingSetup result;
+  result.dim = static_cast<std::size_t>(dim);
+  result.indices = loadAs<std::int64_t>(index);
+  const std::int64_t size = x.shape()[result.dim];
+  for (std::size_t i = 0; i < result.indices.size(); ++i) {
+    const std::int64_t value = result.indices[i];
+    if (value < 0 || value >= size)
+      return call.fail() << "index " << value << " at " << indexString(index.shape(), static_cast<std::int64_t>(i))
+                         << " is out of range for dim " << dim << " of " << x.shape().str() << " (valid: 0.."
+                         << size - 1 << ")";
+  }
+  return result;
+}
+
+// Fails unless `inner` fits in `outer` in every dim except `skip` (torch's rule for gather and scatter).
+bool fitsOutside(const KernelCall& call, const char* innerName, const Shape& inner, const char* outerName,
+                 const Shape& outer, std::size_t skip) {
+  if (inner.rank() != outer.rank())
+    return call.fail() << innerName << " " << inner.str() << " must have the rank of " << outerName << " " << outer.str();
+  for (std::size_t d = 0; d < inner.rank(); ++d)
+    if (d != skip && inner[d] > outer[d])
+      return call.fail() << innerName << " " << inner.str() << " exceeds " << outerName << " " << outer.str()
+                         << " in dim " << d;
+  return true;
+}
+
+std::int64_t productOf(const Shape& shape, std::size_t from, std::size_t to) {
+  std::int64_t product = 1;
+  for (std::size_t d = from; d < to; ++d) product *= shape[d];
+  return product;
+}
+
+void copyElement(std::byte* to, std::int64_t toIndex, const std::byte* from, std::int64_t fromIndex,
+                 std::size_t itemBytes) {
+  const auto item = static_cast<std::int64_t>(itemBytes);
+  std::memcpy(to + toIndex * item, from + fromIndex * item, itemBytes);
+}
+
+// out[p] = x[p with p[dim] = index[p]].
+bool runGather(KernelCall& call, const IndexingSetup& s) {
+  const HostTensor x = call.inputs[0].contiguous();
+  const Shape& indexShape = call.inputs[1].shape();
+  HostTensor& out = call.outputs[0];
+  if (!fitsOutside(call, "index", indexShape, "x", x.shape(), s.dim)) return false;
+  if (!call.expectOutputShape(0, indexShape)) return false;
+  std::vector<std::int64_t> strides = x.shape().contiguousStrides();
+  const std::int64_t dimStride = strides[s.dim];
+  strides[s.dim] = 0;
+  StridedWalker walker(indexShape.dims(), strides);
+  std::vector<std::int64_t> offsets(s.indices.size());
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    offsets[i] = walker.offset() + s.indices[i] * dimStride;
+    walker.next();
+  }
+  if (!offsets.empty()) gatherElements(out.data(), x.data(), offsets, out.itemBytes());
+  return true;
+}
+
+// out = x with dim `dim` replaced by x's slices index[0], index[1], ...
+bool runIndexSelect(KernelCall& call, const IndexingSetup& s) {
+  const HostTensor x = call.inputs[0].contiguous();
+  HostTensor& out = call.outputs[0];
+  if (call.inputs[1].rank() != 1) return call.fail() << "index must be 1-D, got " << call.inputs[1].shape().str();
+  Shape expected = x.shape();
+  expected[s.dim] = static_cast<std::int64_t>(s.indices.size());
+  if (!call.expectOutputShape(0, expected)) return false;
+  const std::int64_t outer = productOf(x.shape(), 0, s.dim);
+  const std::int64_t inner = productOf(x.shape(), s.dim + 1, x.rank());
+  const std::int64_t size = x.shape()[s.dim];
+  const auto count = static_cast<std::int64_t>(s.indices.size());
+  std::vector<std::int64_t> offsets;
+  offsets.reserve(static_cast<std::size_t>(out.elementCount()));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < count; ++k)
+      for (std::int64_t i = 0; i < inner; ++i)
+        offsets.push_back((o * size + s.indices[static_cast<std::size_t>(k)]) * inner + i);
+  if (!offsets.empty()) gatherElements(out.data(), x.data(), offsets, out.itemBytes());
+  return true;
+}
+
+// out = x; out[p with p[dim] = index[p]] = src[p] for p over index's shape, in C order.
+bool runScatter(KernelCall& call, const IndexingSetup& s) {
+  const HostTensor& x = call.inputs[0];
+  const Shape& indexShape = call.inputs[1].shape();
+  const HostTensor src = call.inputs[2].contiguous();
+  HostTensor& out = call.outputs[0];
+  if (!call.expectOutputShape(0, x.shape())) return false;
+  if (src.dtype() != out.dtype()) return call.fail() << "src dtype " << name(src.dtype()) << " differs from x's";
+  if (!fitsOutside(call, "index", indexShape, "x", x.shape(), s.dim) ||
+      !fitsOutside(call, "index", indexShape, "src", src.shape(), x.rank()))
+    return false;
+  out.copyFrom(x);
+  std::vector<std::int64_t> outStrides = out.shape().contiguousStrides();
+  const std::int64_t dimStride = outStrides[s.dim];
+  outStrides[s.dim] = 0;
+  StridedWalker target(indexShape.dims(), outStrides);
+  StridedWalker from(indexShape.dims(), src.shape().contiguousStrides());
+  for (std::int64_t value : s.indices) {
+    if (out.elementCount() > 0)
+      copyElement(out.data(), target.offset() + value * dimStride, src.data(), from.offset(), out.itemBytes());
+    target.next();
+    from.next();
+  }
+  return true;
+}
+
+// out = x; out's slice index[k] along dim = src's slice k.
+bool runScatterUpdate(KernelCall& call, const IndexingSetup& s) {
+  const HostTensor& x = call.inputs[0];
+  const HostTensor src = call.inputs[2].contiguous();
+  HostTensor& out = call.outputs[0];
+  if (!call.expectOutputShape(0, x.shape())) return false;
+  if (call.inputs[1].rank() != 1) return call.fail() << "index must be 1-D, got " << call.inputs[1].shape().str();
+  Shape expected = x.shape();
+  expected[s.dim] = static_cast<std::int64_t>(s.indices.size());
+  if (src.dtype() != out.dtype() || !(src.shape() == expected))
+    return call.fail() << "src " << name(src.dtype()) << " " << src.shape().str() << " must be "
+                       << name(out.dtype()) << " " << expected.str();
+  out.copyFrom(x);
+  if (out.elementCount() == 0) return true;
+  const std::int64_t outer = productOf(x.shape(), 0, s.dim);
+  const std::int64_t inner = productOf(x.shape(), s.dim + 1, x.rank());
+  const std::int64_t size = x.shape()[s.dim];
+  const auto count = static_cast<std::int64_t>(s.indices.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < count; ++k)
+      for (std::int64_t i = 0; i < inner; ++i)
+        copyElement(out.data(), (o * size + s.indices[static_cast<std::size_t>(k)]) * inner + i, src.data(),
+                    (o * count + k) * inner + i, out.itemBytes());
+  return true;
+}
+
+} // namespace
+
+bool runIndexing(KernelCall& call) {
+  const std::optional<IndexingSetup> s = setup(call);
+  if (!s) return false;
+  switch (call.op.kind) {
+  case TensorOpKind::Gather: return runGather(call, *s);
+  case TensorOpKind::IndexSelect: return runIndexSelect(call, *s);
+  case TensorOpKind::Scatter: return runScatter(call, *s);
+  case TensorOpKind::ScatterUpdate: return runScatterUpdate(call, *s);
+  default: return call.fail() << "internal error: not an indexing kernel";
+  }
+}
+
+} // namespace pto::reference

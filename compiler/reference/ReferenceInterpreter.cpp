@@ -1,0 +1,421 @@
+// The reference interpreter's driver: binds arguments, walks regions and loops, owns the run-time buffers,
+// runs the memory ops (view, assemble, copy) itself and hands every other op to its kernel.
+#include "compiler/reference/ReferenceInterpreter.h"
+
+#include "compiler/ir/ShapeInference.h"
+#include "compiler/reference/ReferenceKernels.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace pto {
+namespace {
+
+using reference::KernelCall;
+using Bindings = std::map<std::string, std::int64_t>;
+
+std::string dimsString(const std::vector<std::int64_t>& dims) { return Shape(dims).str(); }
+
+class Interpreter {
+public:
+  Interpreter(const TensorGraph& graph, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
+              const ReferenceOptions& options)
+      : m_graph(graph), m_arguments(arguments), m_diags(diags), m_options(options),
+        m_buffers(graph.tensors().size()) {}
+
+  bool run() { return bindArguments() && runRegion(m_graph.body, m_graph.kernelLocation); }
+
+private:
+  const SourceLocation& locationOf(const TensorValue& tensor) const {
+    return tensor.location.known() ? tensor.location : m_graph.kernelLocation;
+  }
+
+  bool bindArguments();
+  bool runRegion(const Region& region, const SourceLocation& where);
+  bool runLoop(const Loop& loop);
+  bool runOp(const TensorOp& op);
+  bool runView(const TensorOp& op);
+  bool runKernel(KernelCall& call);
+  bool isCancelled(const SourceLocation& where);
+
+  std::optional<std::int64_t> evaluate(const SymbolicScalar& value, const SourceLocation& where,
+                                       const std::string& what);
+  std::optional<std::vector<std::int64_t>> evaluateDims(const SymbolicShape& shape, const SourceLocation& where,
+                                                        const std::string& what);
+  std::optional<HostTensor> allocate(DataType dtype, const std::vector<std::int64_t>& dims,
+                                     const SourceLocation& where, const std::string& what);
+  // The current buffer of `id`; a temporary no op produces (pypto.tensor) is made zero-filled on first use.
+  std::optional<HostTensor> buffer(TensorId id, const SourceLocation& where);
+  // A buffer for an output the op creates: the previous run's storage when it fits and aliases no input.
+  std::optional<HostTensor> prepareOutput(const TensorOp& op, TensorId id, const std::vector<HostTensor>& inputs);
+  // Output shapes re-derived from the run-time input shapes, for ops that write into existing tensors.
+  std::optional<std::vector<std::vector<std::int64_t>>> inferOutputDims(const TensorOp& op,
+                                                                        const std::vector<HostTensor>& inputs);
+  // Writes `value` into the region of `target` at the op's "offsets" (zeros when absent).
+  bool writeRegion(const TensorOp& op, TensorId target, const HostTensor& value);
+
+  const TensorGraph& m_graph;
+  std::vector<HostTensor>& m_arguments;
+  DiagnosticEngine& m_diags;
+  const ReferenceOptions& m_options;
+  Bindings m_bindings;
+  std::vector<std::optional<HostTensor>> m_buffers;  // by TensorId
+};
+
+bool Interpreter::bindArguments() {
+  if (m_arguments.size() != m_graph.arguments.size())
+    return m_diags.error(m_graph.kernelLocation) << "kernel '" << m_graph.kernelName << "' takes "
+                                                 << m_graph.arguments.size() << " arguments, got "
+                                                 << m_arguments.size();
+  for (std::size_t i = 0; i < m_arguments.size(); ++i) m_buffers[static_cast<std::size_t>(m_graph.arguments[i])] = m_arguments[i];
+
+  // Where each symbol was bound, to name both places when two disagree.
+  std::map<std::string, const SymbolSource*> boundFrom;
+  for (const SymbolSource& source : m_graph.dynamicSymbols) {
+    if (source.argument < 0 || static_cast<std::size_t>(source.argument) >= m_arguments.size())
+      return m_diags.error(m_graph.kernelLocation) << "internal error: dynamic dim '" << source.symbol
+                                                   << "' comes from argument " << source.argument
+                                                   << ", which does not exist";
+    const TensorValue& argument = m_graph.tensor(m_graph.arguments[static_cast<std::size_t>(source.argument)]);
+    const HostTensor& given = m_arguments[static_cast<std::size_t>(source.argument)];
+    if (source.dim < 0 || static_cast<std::size_t>(source.dim) >= given.rank())
+      return m_diags.error(locationOf(argument))
+             << "argument '" << argument.name << "' has shape " << given.shape().str() << ", so it has no dim "
+             << source.dim << " to bind dynamic dim '" << source.symbol << "' from";
+    const std::int64_t value = given.shape()[static_cast<std::size_t>(source.dim)];
+    auto [found, inserted] = m_bindings.emplace(source.symbol, value);
+    if (!inserted && found->second != value) {
+      const SymbolSource& first = *boundFrom.at(source.symbol);
+      const TensorValue& firstArgument = m_graph.tensor(m_graph.arguments[static_cast<std::size_t>(first.argument)]);
+      return m_diags.error(locationOf(argument))
+             << "dynamic dim '" << source.symbol << "' is " << found->second << " in argument '" << firstArgument.name
+             << "' (dim " << first.dim << ") but " << value << " in argument '" << argument.name << "' (dim "
+             << source.dim << ")";
+    }
+    if (inserted) boundFrom[source.symbol] = &source;
+  }
+
+  for (std::size_t i = 0; i < m_arguments.size(); ++i) {
+    const TensorValue& argument = m_graph.tensor(m_graph.arguments[i]);
+    const HostTensor& given = m_arguments[i];
+    if (given.dtype() != argument.dtype)
+      return m_diags.error(locationOf(argument)) << "argument '" << argument.name << "' must be "
+                                                 << name(argument.dtype) << ", got " << name(given.dtype());
+    std::optional<std::vector<std::int64_t>> expected;
+    if (argument.shape.size() == given.rank()) {
+      expected = evaluateDims(argument.shape, locationOf(argument), "the shape of argument '" + argument.name + "'");
+      if (!expected) return false;
+    }
+    if (!expected || !(Shape(*expected) == given.shape()))
+      return m_diags.error(locationOf(argument))
+             << "argument '" << argument.name << "' must have shape " << shapeString(argument.shape)
+             << (expected ? " = " + dimsString(*expected) : std::string()) << ", got " << given.shape().str();
+  }
+  return true;
+}
+
+bool Interpreter::isCancelled(const SourceLocation& where) {
+  if (!m_options.cancelled || !m_options.cancelled()) return false;
+  m_diags.error(where) << "cancelled";
+  return true;
+}
+
+std::optional<std::int64_t> Interpreter::evaluate(const SymbolicScalar& value, const SourceLocation& where,
+                                                  const std::string& what) {
+  const SymbolicEvaluation result = value.evaluate(m_bindings);
+  if (result.ok()) return result.value;
+  return m_diags.error(where) << "cannot evaluate " << what << " '" << value.str() << "': " << result.error;
+}
+
+std::optional<std::vector<std::int64_t>> Interpreter::evaluateDims(const SymbolicShape& shape,
+                                                                   const SourceLocation& where,
+                                                                   const std::string& what) {
+  std::vector<std::int64_t> dims;
+  dims.reserve(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    const std::optional<std::int64_t> value = evaluate(shape[d], where, "dim " + std::to_string(d) + " of " + what);
+    if (!value) return std::nullopt;
+    dims.push_back(*value);
+  }
+  return dims;
+}
+
+std::optional<HostTensor> Interpreter::allocate(DataType dtype, const std::vector<std::int64_t>& dims,
+                                                const SourceLocation& where, const std::string& what) {
+  const Shape shape(dims);
+  for (std::int64_t dim : dims)
+    if (dim < 0) return m_diags.error(where) << what << " has the negative shape " << shape.str() << " at run time";
+  const std::optional<std::int64_t> count = shape.checkedElementCount();
+  if (!count || *count > m_options.maxElements)
+    return m_diags.error(where) << "refusing to allocate " << what << " of shape " << shape.str() << " ("
+                                << (count ? std::to_string(*count) : std::string("more than 2^63"))
+                                << " elements): the reference interpreter's limit is " << m_options.maxElements
+                                << " elements";
+  return HostTensor::tryCreate(dtype, shape, m_diags, where);
+}
+
+std::optional<HostTensor> Interpreter::buffer(TensorId id, const SourceLocation& where) {
+  std::optional<HostTensor>& slot = m_buffers.at(static_cast<std::size_t>(id));
+  if (slot) return slot;
+  const TensorValue& tensor = m_graph.tensor(id);
+  if (tensor.role != TensorRole::Temporary || tensor.producer != kNoId)
+    return m_diags.error(where) << "internal error: " << name(tensor.role) << " '" << tensor.name
+                                << "' is read before the op that makes it ran";
+  std::optional<std::vector<std::int64_t>> dims = evaluateDims(tensor.shape, where, "the shape of '" + tensor.name + "'");
+  if (!dims) return std::nullopt;
+  slot = allocate(tensor.dtype, *dims, where, "'" + tensor.name + "'");
+  return slot;
+}
+
+std::optional<HostTensor> Interpreter::prepareOutput(const TensorOp& op, TensorId id,
+                                                     const std::vector<HostTensor>& inputs) {
+  const TensorValue& tensor = m_graph.tensor(id);
+  std::optional<std::vector<std::int64_t>> dims =
+      evaluateDims(tensor.shape, op.location, "the shape of " + std::string(name(op.kind)) + "'s output");
+  if (!dims) return std::nullopt;
+  std::optional<HostTensor>& slot = m_buffers.at(static_cast<std::size_t>(id));
+  if (slot && slot->dtype() == tensor.dtype && slot->shape() == Shape(*dims) && slot->isContiguous()) {
+    bool aliases = false;
+    for (const HostTensor& input : inputs) aliases = aliases || input.sharesStorageWith(*slot);
+    if (!aliases) return slot;
+  }
+  return allocate(tensor.dtype, *dims, op.location, "the output of " + std::string(name(op.kind)));
+}
+
+std::optional<std::vector<std::vector<std::int64_t>>> Interpreter::inferOutputDims(
+    const TensorOp& op, const std::vector<HostTensor>& inputs) {
+  std::vector<TensorType> types;
+  for (const HostTensor& input : inputs) {
+    SymbolicShape shape;
+    for (std::int64_t dim : input.shape()) shape.emplace_back(dim);
+    types.push_back(TensorType{input.dtype(), std::move(shape)});
+  }
+  Attributes attrs = op.attrs;
+  const ShapeInferenceResult inferred = inferShapes(op.kind, types, attrs);
+  if (!inferred.ok()) return m_diags.error(op.location) << inferred.error;
+  std::vector<std::vector<std::int64_t>> result;
+  for (const TensorType& type : inferred.outputs) {
+    std::optional<std::vector<std::int64_t>> dims =
+        evaluateDims(type.shape, op.location, "the shape of " + std::string(name(op.kind)) + "'s result");
+    if (!dims) return std::nullopt;
+    result.push_back(std::move(*dims));
+  }
+  return result;
+}
+
+bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTensor& value) {
+  std::optional<HostTensor> destination = buffer(target, op.location);
+  if (!destination) return false;
+  const TensorValue& targetValue = m_graph.tensor(target);
+  const std::size_t rank = destination->rank();
+  std::vector<std::int64_t> offsets(rank, 0);
+  if (const auto* given = op.attr<SymbolicShape>("offsets")) {
+    std::optional<std::vector<std::int64_t>> evaluated = evaluateDims(*given, op.location, "the offsets");
+    if (!evaluated) return false;
+    offsets = std::move(*evaluated);
+  }
+  const Shape& size = value.shape();
+  if (offsets.size() != rank || size.rank() != rank)
+    return m_diags.error(op.location) << name(op.kind) << ": a value of shape " << size.str() << " at offsets "
+                                      << dimsString(offsets) << " does not match the rank of '" << targetValue.name
+                                      << "' " << destination->shape().str();
+  if (op.kind == TensorOpKind::Copy && !(size == destination->shape()))
+    return m_diags.error(op.location) << "copy: shapes differ at run time: '" << targetValue.name << "' is "
+                                      << destination->shape().str() << ", the value is " << size.str();
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (offsets[d] < 0 || offsets[d] > destination->shape()[d] - size[d])
+      return m_diags.error(op.location)
+             << name(op.kind) << ": region [" << offsets[d] << ", " << offsets[d] + size[d] << ") of dim " << d
+             << " lies outside '" << targetValue.name << "' " << destination->shape().str() << " (offsets "
+             << dimsString(offsets) << ", value shape " << size.str() << ")";
+  }
+  destination->view(offsets, size.dims()).copyFrom(value);
+  return true;
+}
+
+bool Interpreter::runView(const TensorOp& op) {
+  std::optional<HostTensor> base = buffer(op.inputs.at(0), op.location);
+  if (!base) return false;
+  const auto* offsetsAttr = op.attr<SymbolicShape>("offsets");
+  const auto* shapeAttr = op.attr<SymbolicShape>("shape");
+  if (!offsetsAttr || !shapeAttr) return m_diags.error(op.location) << "internal error: view needs offsets and shape";
+  std::optional<std::vector<std::int64_t>> offsets = evaluateDims(*offsetsAttr, op.location, "the view's offsets");
+  if (!offsets) return false;
+  std::optional<std::vector<std::int64_t>> sizes = evaluateDims(*shapeAttr, op.location, "the view's shape");
+  if (!sizes) return false;
+  const TensorValue& baseValue = m_graph.tensor(op.inputs[0]);
+  if (offsets->size() != base->rank() || sizes->size() != base->rank())
+    return m_diags.error(op.location) << "view: offsets " << dimsString(*offsets) << " and shape "
+                                      << dimsString(*sizes) << " do not match the rank of '" << baseValue.name
+                                      << "' " << base->shape().str();
+  for (std::size_t d = 0; d < base->rank(); ++d) {
+    const std::int64_t offset = (*offsets)[d], size = (*sizes)[d];
+    if (offset < 0 || size < 0 || offset > base->shape()[d] - size)
+      return m_diags.error(op.location) << "view: region [" << offset << ", " << offset + size << ") of dim " << d
+                                        << " lies outside '" << baseValue.name << "' " << base->shape().str()
+                                        << " (offsets " << dimsString(*offsets) << ", shape " << dimsString(*sizes)
+                                        << ")";
+  }
+  m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = base->view(*offsets, *sizes);
+  return true;
+}
+
+bool Interpreter::runKernel(KernelCall& call) {
+  const TensorOpKind kind = call.op.kind;
+  switch (category(kind)) {
+  case OpCategory::Unary: return kind == TensorOpKind::Cast ? reference::runCast(call) : reference::runUnary(call);
+  case OpCategory::Binary:
+  case OpCategory::Compare: return reference::runBinary(call);
+  case OpCategory::BinaryScalar:
+  case OpCategory::CompareScalar: return reference::runBinaryScalar(call);
+  case OpCategory::Select: return reference::runWhere(call);
+  case OpCategory::Reduce: return reference::runReduction(call);
+  case OpCategory::Layout: return reference::runLayout(call);
+  case OpCategory::Creation: return reference::runCreation(call);
+  case OpCategory::Indexing: return reference::runIndexing(call);
+  case OpCategory::Sort: return reference::runSort(call);
+  case OpCategory::Matmul: return reference::runMatmul(call);
+  case OpCategory::Quantize: return reference::runQuantize(call);
+  case OpCategory::Memory: break;
+  }
+  return call.fail() << "internal error: no kernel";
+}
+
+bool Interpreter::runOp(const TensorOp& op) {
+  if (isCancelled(op.location)) return false;
+  if (op.kind == TensorOpKind::View) return runView(op);
+  std::vector<HostTensor> inputs;
+  inputs.reserve(op.inputs.size());
+  for (TensorId id : op.inputs) {
+    std::optional<HostTensor> input = buffer(id, op.location);
+    if (!input) return false;
+    inputs.push_back(std::move(*input));
+  }
+  if (op.outputs.empty()) return m_diags.error(op.location) << "internal error: " << name(op.kind) << " has no output";
+  // Ops recorded with `into` write existing tensors (at "offsets"); the others create their outputs.
+  const bool writesInto = m_graph.tensor(op.outputs[0]).producer != op.id;
+  const bool isMove = op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy;
+
+  if (isMove) {
+    if (inputs.size() != 1) return m_diags.error(op.location) << "internal error: " << name(op.kind) << " takes one input";
+    if (!writesInto) {
+      // clone(): a fresh tensor of the source's shape.
+      std::optional<HostTensor> out = allocate(m_graph.tensor(op.outputs[0]).dtype, inputs[0].shape().dims(),
+                                               op.location, "the output of " + std::string(name(op.kind)));
+      if (!out) return false;
+      m_buffers.at(static_cast<std::size_t>(op.outputs[0])) = *out;
+    }
+    return writeRegion(op, op.outputs[0], inputs[0]);
+  }
+
+  std::vector<HostTensor> outputs;
+  if (writesInto) {
+    std::optional<std::vector<std::vector<std::int64_t>>> dims = inferOutputDims(op, inputs);
+    if (!dims) return false;
+    for (std::size_t i = 0; i < op.outputs.size() && i < dims->size(); ++i) {
+      std::optional<HostTensor> scratch = allocate(m_graph.tensor(op.outputs[i]).dtype, (*dims)[i], op.location,
+                                                   "the result of " + std::string(name(op.kind)));
+      if (!scratch) return false;
+      outputs.push_back(std::move(*scratch));
+    }
+  } else {
+    for (TensorId id : op.outputs) {
+      std::optional<HostTensor> out = prepareOutput(op, id, inputs);
+      if (!out) return false;
+      outputs.push_back(std::move(*out));
+    }
+  }
+  if (outputs.size() != op.outputs.size())
+    return m_diags.error(op.location) << "internal error: " << name(op.kind) << " makes " << outputs.size()
+                                      << " outputs, the graph has " << op.outputs.size();
+  KernelCall call{op, std::move(inputs), std::move(outputs), m_diags};
+  if (!runKernel(call)) return false;
+  for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+    if (writesInto) {
+      if (!writeRegion(op, op.outputs[i], call.outputs[i])) return false;
+    } else {
+      m_buffers.at(static_cast<std::size_t>(op.outputs[i])) = std::move(call.outputs[i]);
+    }
+  }
+  return true;
+}
+
+bool Interpreter::runLoop(const Loop& loop) {
+  const std::string what = "loop '" + loop.name + "'";
+  const std::optional<std::int64_t> start = evaluate(loop.start, loop.location, "the start of " + what);
+  if (!start) return false;
+  const std::optional<std::int64_t> stop = evaluate(loop.stop, loop.location, "the stop of " + what);
+  if (!stop) return false;
+  const std::optional<std::int64_t> step = evaluate(loop.step, loop.location, "the step of " + what);
+  if (!step) return false;
+  if (*step <= 0) return m_diags.error(loop.location) << what << ": the step must be positive, got " << *step;
+
+  const std::optional<std::int64_t> previous =
+      m_bindings.count(loop.indexSymbol) ? std::optional<std::int64_t>(m_bindings.at(loop.indexSymbol)) : std::nullopt;
+  bool ok = true;
+  std::int64_t position = *start;
+  while (ok && position < *stop) {
+    // Counted in uint64: stop - position and the iteration count fit there even where int64 would overflow.
+    const std::uint64_t distance = static_cast<std::uint64_t>(*stop) - static_cast<std::uint64_t>(position);
+    const std::uint64_t remaining = (distance - 1) / static_cast<std::uint64_t>(*step) + 1;
+    // The body with the largest unroll factor whose iterations all fit.
+    const LoopBody* chosen = nullptr;
+    for (const LoopBody& body : loop.bodies)
+      if (body.unrollFactor > 0 && static_cast<std::uint64_t>(body.unrollFactor) <= remaining &&
+          (!chosen || body.unrollFactor > chosen->unrollFactor))
+        chosen = &body;
+    if (!chosen) {
+      ok = m_diags.error(loop.location) << what << ": no body covers the remaining " << remaining
+                                        << " iteration(s) from index " << position;
+      break;
+    }
+    if (isCancelled(loop.location)) {
+      ok = false;
+      break;
+    }
+    m_bindings[loop.indexSymbol] = position;
+    ok = runRegion(chosen->region, loop.location);
+    const auto factor = static_cast<std::uint64_t>(chosen->unrollFactor);
+    if (factor >= remaining) break;
+    // factor < remaining, so position + factor * step < stop: no overflow.
+    position = static_cast<std::int64_t>(static_cast<std::uint64_t>(position) +
+                                         factor * static_cast<std::uint64_t>(*step));
+  }
+  if (previous) m_bindings[loop.indexSymbol] = *previous;
+  else m_bindings.erase(loop.indexSymbol);
+  return ok;
+}
+
+bool Interpreter::runRegion(const Region& region, const SourceLocation& where) {
+  for (const Path& path : region.paths) {
+    bool applies = true;
+    for (const Condition& condition : path.conditions) {
+      const std::optional<std::int64_t> value =
+          evaluate(condition.predicate, condition.location.known() ? condition.location : where, "the condition");
+      if (!value) return false;
+      if ((*value != 0) != condition.expected) {
+        applies = false;
+        break;
+      }
+    }
+    if (!applies) continue;
+    for (const Statement& statement : path.statements) {
+      const bool ok = statement.kind == Statement::Kind::Op ? runOp(m_graph.op(statement.id))
+                                                            : runLoop(m_graph.loop(statement.id));
+      if (!ok) return false;
+    }
+    return true;
+  }
+  if (region.paths.empty()) return true;  // an empty body
+  return m_diags.error(where) << "internal error: no path of the region applies under the current bindings";
+}
+
+} // namespace
+
+bool runReference(const TensorGraph& graph, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
+                  const ReferenceOptions& options) {
+  return Interpreter(graph, arguments, diags, options).run();
+}
+
+} // namespace pto

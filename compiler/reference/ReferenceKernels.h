@@ -1,0 +1,45 @@
+// The kernels of the reference interpreter, one entry per group of op kinds, and the call record they share.
+//
+// Contract: the interpreter hands a kernel the op's current input buffers and its output buffers, already
+// allocated (contiguous, not aliasing any input) with the shapes the graph gives under the current
+// bindings. The kernel fills every output element, or reports an error through fail() and returns false.
+// Kernels check that the inputs' run-time shapes agree with the prepared outputs; a disagreement means the
+// graph was built inconsistently and is reported, never trusted.
+#pragma once
+
+#include "compiler/ir/TensorGraph.h"
+#include "core/Diagnostics.h"
+#include "core/HostTensor.h"
+
+#include <string>
+#include <vector>
+
+namespace pto::reference {
+
+struct KernelCall {
+  const TensorOp& op;
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> outputs;
+  DiagnosticEngine& diags;
+
+  // An error at the op's source location, its text starting with the op's name ("gather: ...").
+  DiagnosticBuilder fail() const;
+  template <typename T> const T* attr(const std::string& key) const { return op.attr<T>(key); }
+  // Fails unless outputs[index] has `expected` as shape ("internal error: ...").
+  bool expectOutputShape(std::size_t index, const Shape& expected) const;
+};
+
+bool runUnary(KernelCall& call);          // neg ... clip, except cast
+bool runBinary(KernelCall& call);         // binary and compare: two tensors, broadcasting
+bool runBinaryScalar(KernelCall& call);   // tensor-scalar and compare-scalar
+bool runWhere(KernelCall& call);
+bool runCast(KernelCall& call);
+bool runQuantize(KernelCall& call);       // quantize, dequantize
+bool runReduction(KernelCall& call);
+bool runLayout(KernelCall& call);         // reshape, transpose, permute, unsqueeze, concat
+bool runCreation(KernelCall& call);       // full, arange
+bool runIndexing(KernelCall& call);       // gather, index_select, scatter, scatter_update
+bool runSort(KernelCall& call);           // topk, argsort
+bool runMatmul(KernelCall& call);
+
+} // namespace pto::reference

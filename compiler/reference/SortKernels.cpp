@@ -1,0 +1,85 @@
+// Sorting kernels: topk (values and int32 indices) and argsort, along one dim, stable.
+#include "compiler/reference/ElementAccess.h"
+#include "compiler/reference/ReferenceKernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace pto::reference {
+namespace {
+
+// Strict order with NaN above every number (numpy's sort order); equal keys compare false both ways, so a
+// stable sort keeps ties by index.
+template <typename C> bool lessWithNan(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+template <typename C> bool sortTyped(KernelCall& call, std::size_t dim) {
+  const HostTensor& x = call.inputs[0];
+  const std::vector<C> values = loadAs<C>(x);
+  const bool isTopK = call.op.kind == TensorOpKind::TopK;
+  bool descending = false;
+  std::int64_t keep = x.shape()[dim];
+  if (isTopK) {
+    const auto* largest = call.attr<bool>("largest");
+    descending = !largest || *largest;
+    const auto* k = call.attr<std::int64_t>("k");
+    if (!k || *k <= 0 || *k > keep)
+      return call.fail() << "k = " << (k ? std::to_string(*k) : std::string("?")) << " must lie in [1, " << keep
+                         << "] for dim " << dim << " of " << x.shape().str();
+    keep = *k;
+  } else if (const auto* flag = call.attr<bool>("descending")) {
+    descending = *flag;
+  }
+  Shape outShape = x.shape();
+  outShape[dim] = keep;
+  if (!call.expectOutputShape(0, outShape)) return false;
+  if (isTopK && !call.expectOutputShape(1, outShape)) return false;
+
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < dim; ++d) outer *= x.shape()[d];
+  for (std::size_t d = dim + 1; d < x.rank(); ++d) inner *= x.shape()[d];
+  const std::int64_t size = x.shape()[dim];
+  std::vector<C> sortedValues(static_cast<std::size_t>(outer * keep * inner));
+  std::vector<std::int64_t> sortedIndices(sortedValues.size());
+  std::vector<std::int64_t> order(static_cast<std::size_t>(size));
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      auto valueAt = [&](std::int64_t j) { return values[static_cast<std::size_t>((o * size + j) * inner + i)]; };
+      std::iota(order.begin(), order.end(), std::int64_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return descending ? lessWithNan(valueAt(b), valueAt(a)) : lessWithNan(valueAt(a), valueAt(b));
+      });
+      for (std::int64_t j = 0; j < keep; ++j) {
+        const auto at = static_cast<std::size_t>((o * keep + j) * inner + i);
+        sortedIndices[at] = order[static_cast<std::size_t>(j)];
+        sortedValues[at] = valueAt(order[static_cast<std::size_t>(j)]);
+      }
+    }
+  }
+  if (isTopK) {
+    storeFrom(call.outputs[0], sortedValues);
+    storeFrom(call.outputs[1], sortedIndices);
+  } else {
+    storeFrom(call.outputs[0], sortedIndices);
+  }
+  return true;
+}
+
+} // namespace
+
+bool runSort(KernelCall& call) {
+  const HostTensor& x = call.inputs[0];
+  const auto* dimAttr = call.attr<std::int64_t>("dim");
+  std::int64_t dim = dimAttr ? *dimAttr : static_cast<std::int64_t>(x.rank()) - 1;
+  if (dim < 0 || dim >= static_cast<std::int64_t>(x.rank()))
+    return call.fail() << "dim " << dim << " is out of range for " << x.shape().str();
+  return visitComputeType(x.dtype(), [&](auto tag) { return sortTyped<decltype(tag)>(call, static_cast<std::size_t>(dim)); });
+}
+
+} // namespace pto::reference

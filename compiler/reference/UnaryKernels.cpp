@@ -1,0 +1,175 @@
+// Unary elementwise kernels: neg ... sigmoid, isfinite, logical_not and clip.
+#include "compiler/reference/Arithmetic.h"
+#include "compiler/reference/ElementAccess.h"
+#include "compiler/reference/ReferenceKernels.h"
+
+#include <cmath>
+#include <optional>
+
+namespace pto::reference {
+namespace {
+
+template <typename T, typename F> void mapValues(std::vector<T>& values, F f) {
+  for (T& value : values) value = f(value);
+}
+
+// Ops whose result is not an integer for an integer operand: on integer tensors they compute in double.
+bool isFloatMath(TensorOpKind kind) {
+  switch (kind) {
+  case TensorOpKind::Reciprocal:
+  case TensorOpKind::Sqrt:
+  case TensorOpKind::Rsqrt:
+  case TensorOpKind::Exp:
+  case TensorOpKind::Exp2:
+  case TensorOpKind::Expm1:
+  case TensorOpKind::Log:
+  case TensorOpKind::Log1p:
+  case TensorOpKind::Sin:
+  case TensorOpKind::Cos:
+  case TensorOpKind::Tanh:
+  case TensorOpKind::Erf:
+  case TensorOpKind::Erfc:
+  case TensorOpKind::Sigmoid:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// The float maths ops on float (fp32 compute) or double; false for kinds that are not float maths.
+template <typename T> bool applyFloatMath(TensorOpKind kind, std::vector<T>& values) {
+  switch (kind) {
+  case TensorOpKind::Reciprocal: mapValues(values, [](T x) { return T(1) / x; }); return true;
+  case TensorOpKind::Sqrt: mapValues(values, [](T x) { return std::sqrt(x); }); return true;
+  case TensorOpKind::Rsqrt: mapValues(values, [](T x) { return T(1) / std::sqrt(x); }); return true;
+  case TensorOpKind::Exp: mapValues(values, [](T x) { return std::exp(x); }); return true;
+  case TensorOpKind::Exp2: mapValues(values, [](T x) { return std::exp2(x); }); return true;
+  case TensorOpKind::Expm1: mapValues(values, [](T x) { return std::expm1(x); }); return true;
+  case TensorOpKind::Log: mapValues(values, [](T x) { return std::log(x); }); return true;
+  case TensorOpKind::Log1p: mapValues(values, [](T x) { return std::log1p(x); }); return true;
+  case TensorOpKind::Sin: mapValues(values, [](T x) { return std::sin(x); }); return true;
+  case TensorOpKind::Cos: mapValues(values, [](T x) { return std::cos(x); }); return true;
+  case TensorOpKind::Tanh: mapValues(values, [](T x) { return std::tanh(x); }); return true;
+  case TensorOpKind::Erf: mapValues(values, [](T x) { return std::erf(x); }); return true;
+  case TensorOpKind::Erfc: mapValues(values, [](T x) { return std::erfc(x); }); return true;
+  case TensorOpKind::Sigmoid: mapValues(values, [](T x) { return T(1) / (T(1) + std::exp(-x)); }); return true;
+  default: return false;
+  }
+}
+
+struct ClipBounds {
+  std::optional<double> low;
+  std::optional<double> high;
+};
+
+ClipBounds clipBounds(const KernelCall& call) {
+  ClipBounds bounds;
+  if (const auto* low = call.attr<double>("min")) bounds.low = *low;
+  if (const auto* high = call.attr<double>("max")) bounds.high = *high;
+  return bounds;
+}
+
+bool runFloatUnary(KernelCall& call) {
+  const TensorOpKind kind = call.op.kind;
+  std::vector<float> values = loadAs<float>(call.inputs[0]);
+  HostTensor& out = call.outputs[0];
+  if (kind == TensorOpKind::IsFinite || kind == TensorOpKind::LogicalNot) {
+    std::vector<std::int64_t> flags(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+      flags[i] = kind == TensorOpKind::IsFinite ? std::isfinite(values[i]) : values[i] == 0.0f;
+    storeFrom(out, flags);
+    return true;
+  }
+  if (!applyFloatMath(kind, values)) {
+    switch (kind) {
+    case TensorOpKind::Neg: mapValues(values, [](float x) { return -x; }); break;
+    case TensorOpKind::Abs: mapValues(values, [](float x) { return std::fabs(x); }); break;
+    case TensorOpKind::Round: mapValues(values, [](float x) { return std::nearbyint(x); }); break;  // half to even
+    case TensorOpKind::Ceil: mapValues(values, [](float x) { return std::ceil(x); }); break;
+    case TensorOpKind::Floor: mapValues(values, [](float x) { return std::floor(x); }); break;
+    case TensorOpKind::Trunc: mapValues(values, [](float x) { return std::trunc(x); }); break;
+    case TensorOpKind::Sign:
+      // NaN and signed zeros stay as they are, as numpy.sign.
+      mapValues(values, [](float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; });
+      break;
+    case TensorOpKind::Relu: mapValues(values, [](float x) { return std::isnan(x) || x > 0.0f ? x : 0.0f; }); break;
+    case TensorOpKind::Clip: {
+      const ClipBounds bounds = clipBounds(call);
+      const DataType dtype = out.dtype();
+      // The bounds are held in the tensor's dtype, like every scalar operand.
+      if (bounds.low) {
+        const auto low = static_cast<float>(roundToDtype(*bounds.low, dtype));
+        mapValues(values, [low](float x) { return FloatArithmetic<float>::max(x, low); });
+      }
+      if (bounds.high) {
+        const auto high = static_cast<float>(roundToDtype(*bounds.high, dtype));
+        mapValues(values, [high](float x) { return FloatArithmetic<float>::min(x, high); });
+      }
+      break;
+    }
+    default:
+      return call.fail() << "internal error: not a unary kernel";
+    }
+  }
+  storeFrom(out, values);
+  return true;
+}
+
+template <typename C> bool runIntegerUnary(KernelCall& call) {
+  const TensorOpKind kind = call.op.kind;
+  HostTensor& out = call.outputs[0];
+  if (isFloatMath(kind)) {
+    std::vector<double> values = loadAs<double>(call.inputs[0]);
+    applyFloatMath(kind, values);
+    storeFrom(out, values);
+    return true;
+  }
+  std::vector<C> values = loadAs<C>(call.inputs[0]);
+  using Arith = IntegerArithmetic<C>;
+  switch (kind) {
+  case TensorOpKind::IsFinite: mapValues(values, [](C) { return C{1}; }); break;
+  case TensorOpKind::LogicalNot: mapValues(values, [](C x) { return x == C{0} ? C{1} : C{0}; }); break;
+  case TensorOpKind::Neg: mapValues(values, [](C x) { return Arith::neg(x); }); break;
+  case TensorOpKind::Abs: mapValues(values, [](C x) { return x < C{0} ? Arith::neg(x) : x; }); break;
+  case TensorOpKind::Round:
+  case TensorOpKind::Ceil:
+  case TensorOpKind::Floor:
+  case TensorOpKind::Trunc: break;  // integers are already integral
+  case TensorOpKind::Sign: mapValues(values, [](C x) { return x > C{0} ? C{1} : x == C{0} ? C{0} : Arith::neg(C{1}); }); break;
+  case TensorOpKind::Relu: mapValues(values, [](C x) { return x > C{0} ? x : C{0}; }); break;
+  case TensorOpKind::Clip: {
+    // Compared as doubles; a value outside is replaced by the bound rounded inwards (ceil of the low bound,
+    // floor of the high one), so a clip to [0.5, 2.5] gives 1..2.
+    const ClipBounds bounds = clipBounds(call);
+    if (bounds.low) {
+      const double low = *bounds.low;
+      const C replacement = saturatingCast<C>(std::ceil(low));
+      mapValues(values, [&](C x) { return static_cast<double>(x) < low ? replacement : x; });
+    }
+    if (bounds.high) {
+      const double high = *bounds.high;
+      const C replacement = saturatingCast<C>(std::floor(high));
+      mapValues(values, [&](C x) { return static_cast<double>(x) > high ? replacement : x; });
+    }
+    break;
+  }
+  default:
+    return call.fail() << "internal error: not a unary kernel";
+  }
+  storeFrom(out, values);
+  return true;
+}
+
+} // namespace
+
+bool runUnary(KernelCall& call) {
+  if (!call.expectOutputShape(0, call.inputs[0].shape())) return false;
+  switch (computeClass(call.inputs[0].dtype())) {
+  case ComputeClass::Float: return runFloatUnary(call);
+  case ComputeClass::Unsigned: return runIntegerUnary<std::uint64_t>(call);
+  case ComputeClass::Signed: break;
+  }
+  return runIntegerUnary<std::int64_t>(call);
+}
+
+} // namespace pto::reference
