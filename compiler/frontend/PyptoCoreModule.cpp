@@ -84,6 +84,29 @@ void defineSymbolicScalar(py::module_& m) {
              return *value;
            })
       .def("symbols", &SymbolicScalar::symbols)
+      .def("__bool__",
+           [](const SymbolicScalar& s) {
+             auto value = simplify(s).constantValue();
+             if (!value)
+               throw py::type_error("the value of '" + s.str() +
+                                    "' is not known while tracing, so a Python `if` cannot test it; write "
+                                    "`if pypto.cond(" + s.str() + "):` to branch when the kernel runs");
+             return *value != 0;
+           })
+      .def("__index__",
+           [](const SymbolicScalar& s) {
+             auto value = simplify(s).constantValue();
+             if (!value)
+               throw py::type_error("'" + s.str() + "' is not known while tracing; it cannot be used as a Python "
+                                    "integer (use pypto.loop for loops over it)");
+             return *value;
+           })
+      .def("__int__",
+           [](const SymbolicScalar& s) {
+             auto value = simplify(s).constantValue();
+             if (!value) throw py::type_error("'" + s.str() + "' is not known while tracing");
+             return *value;
+           })
       .def("evaluate",
            [](const SymbolicScalar& s, const std::map<std::string, std::int64_t>& bindings) {
              SymbolicEvaluation result = s.evaluate(bindings);
