@@ -132,9 +132,17 @@ void defineSymbolicScalar(py::module_& m) {
   binary("__mul__", "__rmul__", [](const SymbolicScalar& a, const SymbolicScalar& b) { return a * b; });
   binary("__floordiv__", "__rfloordiv__", &floorDiv);
   binary("__mod__", "__rmod__", &mod);
+  // Comparing with something that is not a number (`Ellipsis in dims`,
+  // `dim == None`) is not an error: Python then falls back to identity.
   auto compare = [&](const char* dunder, SymbolicScalar (*op)(const SymbolicScalar&, const SymbolicScalar&)) {
-    sym.def(dunder, [op](const SymbolicScalar& a, const py::object& b) { return simplify(op(a, toSymbolic(b))); },
-            py::is_operator());
+    sym.def(
+        dunder,
+        [op](const SymbolicScalar& a, const py::object& b) -> py::object {
+          bool numeric = py::isinstance<SymbolicScalar>(b) || py::isinstance<py::int_>(b);
+          if (!numeric) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+          return py::cast(simplify(op(a, toSymbolic(b))));
+        },
+        py::is_operator());
   };
   compare("__lt__", &lt);
   compare("__le__", &le);

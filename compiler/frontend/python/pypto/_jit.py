@@ -163,8 +163,8 @@ class JitKernel:
         declared = None if spec is None else spec.spec_shape
         if declared is not None:
             declared = list(declared)
-            if Ellipsis in declared:
-                at = declared.index(Ellipsis)
+            if any(d is Ellipsis for d in declared):
+                at = next(i for i, d in enumerate(declared) if d is Ellipsis)
                 rest = len(shape) - (len(declared) - 1)
                 declared = declared[:at] + [STATIC] * max(rest, 0) + declared[at + 1:]
             if len(declared) == 0:

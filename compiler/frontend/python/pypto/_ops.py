@@ -1,6 +1,7 @@
 """The operations of the pypto API. Each records one or more ops in the graph
 being traced; shape and dtype rules live in C++ (compiler/ir/ShapeInference)."""
 import builtins
+import math
 import numbers
 
 import _pypto_core as _core
@@ -317,10 +318,17 @@ def ones(shape, dtype=DataType.DT_FP32, name=None):
     return full(shape, 1.0, dtype)
 
 
-def arange(start, end=None, step=1, dtype=DataType.DT_FP32):
+def arange(start, end=None, step=1, dtype=None):
+    """ceil((end - start) / step) values start, start + step, ... (numpy's and torch's count). The dtype
+    defaults as in PyPTO: int32 when start, end and step are all ints, else fp32."""
     if end is None:
         start, end = 0, start
-    size = -(-(float(end) - float(start)) // float(step))
+    if dtype is None:
+        integral = builtins.all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = DataType.DT_INT32 if integral else DataType.DT_FP32
+    if float(step) == 0.0:
+        _fail("arange: step must not be zero")
+    size = math.ceil((float(end) - float(start)) / float(step))
     return _one("arange", [], {"start": float(start), "step": float(step), "size": int(size), "dtype": dtype})
 
 
@@ -482,7 +490,10 @@ def softmax(x, dim=-1):
     return div(numerator, sum(numerator, dim=dim, keepdim=True))
 
 
-def rms_norm(x, weight=None, eps=1e-6, dim=-1):
+def rms_norm(x, gamma=None, epsilon=1e-6, dim=-1, *, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + epsilon) * gamma, PyPTO's signature (weight/eps: the older names)."""
+    weight = gamma if weight is None else weight
+    eps = epsilon if eps is None else eps
     size = x.shape[dim]
     mean_square = mul(sum(mul(x, x), dim=dim, keepdim=True), 1.0 / size.concrete())
     normalised = mul(x, rsqrt(add(mean_square, eps)))
