@@ -13,4 +13,4 @@ example=resources/examples/softmax
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/release/bin/pto-studio ]; then
   exec build/release/bin/pto-studio "$example"
 fi
-exec build/release/bin/pto check "$example"
+exec build/release/bin/pto run "$example"
