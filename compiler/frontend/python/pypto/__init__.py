@@ -12,6 +12,7 @@ from ._config import (get_cube_tile_shapes, get_semantic_label, get_vec_tile_sha
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._errors import KernelError, KernelTimeout, PtoError
 from ._jit import JitKernel, RunMode, jit
+from ._ops import CastMode
 from ._ops import (abs, add, amax, amin, arange, argmax, argmin, argsort, assemble, astype, cast, cat, ceil,
                    clip, clone, concat, cos, dequantize, div, eq, erf, erfc, exp, exp2, expm1, floor, full, gather,
                    ge, gt, index_select, isfinite, layer_norm, le, log, log1p, logical_and, logical_not,

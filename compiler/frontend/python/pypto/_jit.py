@@ -246,7 +246,7 @@ class JitKernel:
         bindings = self._bindings(traced, types)
         for _, dtype, shape in returns:
             concrete = [int(d.evaluate(bindings)) if isinstance(d, SymbolicScalar) else int(d) for d in shape]
-            outputs.append(np.zeros(concrete, dtype=np.uint16 if dtype == _core.DataType.DT_BF16
+            outputs.append(np.zeros(concrete, dtype=np.int16 if dtype == _core.DataType.DT_BF16
                                     else dtype.numpy_name))
         failure = traced.run_reference(arrays + outputs)
         if failure is not None:

@@ -1,6 +1,7 @@
 """The operations of the pypto API. Each records one or more ops in the graph
 being traced; shape and dtype rules live in C++ (compiler/ir/ShapeInference)."""
 import builtins
+import enum
 import math
 import numbers
 
@@ -126,9 +127,12 @@ def round(x, decimals=0):  # noqa: A001 - PyPTO's name
 
 
 def clip(x, min=None, max=None):  # noqa: A002
-    """Clamps x into [min, max]; either bound may be omitted."""
+    """Clamps x into [min, max]; either bound may be omitted (both: a copy of x). Tensor bounds broadcast."""
     if min is None and max is None:
-        _fail("clip: give min, max or both")
+        return clone(x)  # a new tensor, as PyPTO's clip never works in place
+    if _is_tensor(min) or _is_tensor(max):  # PyPTO allows tensor bounds: max then min, as the scalar form
+        result = x if min is None else maximum(x, min)
+        return result if max is None else minimum(result, max)
     attrs = {}
     if min is not None:
         attrs["min"] = _scalar_value(min, "clip")
@@ -240,8 +244,9 @@ def _dims_from_args(shape):
     return list(shape)
 
 
-def reshape(x, *shape):
-    """Reshapes to `shape` (same element count; one -1 dim is inferred)."""
+def reshape(x, *shape, valid_shape=None, inplace=False):
+    """Reshapes to `shape` (same element count; one -1 dim is inferred). valid_shape and inplace are
+    accepted as PyPTO spells them; neither changes the result."""
     dims = _dims_from_args(shape)
     if any(isinstance(d, int) and d == -1 for d in dims):
         known = 1
@@ -276,6 +281,16 @@ def concat(tensors, dim=0):
 
 
 cat = concat
+
+
+class CastMode(enum.Enum):
+    """Rounding of float -> int (and narrowing float) casts, PyPTO's names."""
+    CAST_NONE = "rint"
+    CAST_RINT = "rint_"  # same rounding as CAST_NONE; a distinct member so both names exist
+    CAST_ROUND = "round"
+    CAST_FLOOR = "floor"
+    CAST_CEIL = "ceil"
+    CAST_TRUNC = "trunc"
 
 
 def _rounding_mode(mode):
@@ -490,21 +505,28 @@ def softmax(x, dim=-1):
     return div(numerator, sum(numerator, dim=dim, keepdim=True))
 
 
+def _mean(x, dim):
+    """Mean over one dim, kept. A dim whose size is only known at run time is counted with a sum of ones."""
+    total = sum(x, dim=dim, keepdim=True)
+    size = x.shape[dim]
+    if size.is_concrete():
+        return mul(total, 1.0 / size.concrete())
+    return div(total, sum(full(x.shape, 1.0, x.dtype), dim=dim, keepdim=True))
+
+
 def rms_norm(x, gamma=None, epsilon=1e-6, dim=-1, *, weight=None, eps=None):
     """x / sqrt(mean(x^2) + epsilon) * gamma, PyPTO's signature (weight/eps: the older names)."""
     weight = gamma if weight is None else weight
     eps = epsilon if eps is None else eps
-    size = x.shape[dim]
-    mean_square = mul(sum(mul(x, x), dim=dim, keepdim=True), 1.0 / size.concrete())
+    mean_square = _mean(mul(x, x), dim)
     normalised = mul(x, rsqrt(add(mean_square, eps)))
     return normalised if weight is None else mul(normalised, weight)
 
 
 def layer_norm(x, weight=None, bias=None, eps=1e-5, dim=-1):
-    size = x.shape[dim].concrete()
-    mean = mul(sum(x, dim=dim, keepdim=True), 1.0 / size)
+    mean = _mean(x, dim)
     centred = sub(x, mean)
-    variance = mul(sum(mul(centred, centred), dim=dim, keepdim=True), 1.0 / size)
+    variance = _mean(mul(centred, centred), dim)
     result = mul(centred, rsqrt(add(variance, eps)))
     if weight is not None:
         result = mul(result, weight)
