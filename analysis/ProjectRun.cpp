@@ -2,6 +2,7 @@
 #include "analysis/ProjectRun.h"
 
 #include "compiler/reference/ReferenceInterpreter.h"
+#include "compiler/reference/TileInterpreter.h"
 #include "core/Npy.h"
 #include "core/project/ArgumentData.h"
 
@@ -23,6 +24,19 @@ std::vector<HostTensor> deepCopy(const std::vector<HostTensor>& tensors) {
 }
 
 } // namespace
+
+CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                   const std::vector<HostTensor>& arguments) {
+  CompileSettings settings;
+  for (const SymbolSource& symbol : graph.dynamicSymbols)
+    if (static_cast<std::size_t>(symbol.argument) < arguments.size())
+      settings.bindings[symbol.symbol] =
+          arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)];
+  settings.tileSettings = project.tileSettings;
+  settings.passOptions = project.passOptions;
+  settings.projectFile = project.file.string();
+  return settings;
+}
 
 bool ProjectRunResult::pass() const {
   for (const OutputResult& output : outputs)
@@ -79,11 +93,15 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   if (!runReference(traced, golden, diags, referenceOptions)) return std::nullopt;
   result.goldenMs = millisecondsSince(start);
 
-  // The run itself. Until the tile compiler and simulator exist this is the
-  // reference interpreter again; later it becomes compile + simulate.
+  // Compile, then execute the tile graph on the CPU (the simulator replaces
+  // this step behind the same result).
   start = std::chrono::steady_clock::now();
-  result.executor = "reference";
-  if (!runReference(traced, result.arguments, diags, referenceOptions)) return std::nullopt;
+  result.compiled = compileKernel(traced, compileSettingsFor(project, traced, result.arguments), diags, options.compile);
+  if (!result.compiled) return std::nullopt;
+  result.compileMs = millisecondsSince(start);
+  start = std::chrono::steady_clock::now();
+  result.executor = "tiles";
+  if (!runTiles(result.compiled->compilation.tiles, result.arguments, diags, referenceOptions)) return std::nullopt;
   result.executeMs = millisecondsSince(start);
 
   for (TensorId id : traced.writtenArguments()) {

@@ -5,6 +5,7 @@
 
 #include "analysis/PrecisionCompare.h"
 #include "compiler/frontend/ProjectTrace.h"
+#include "compiler/passes/Pipeline.h"
 #include "core/HostTensor.h"
 
 #include <string>
@@ -14,6 +15,7 @@ namespace pto {
 
 struct ProjectRunOptions {
   ProjectTraceOptions trace;
+  CompileOptions compile;
 };
 
 struct OutputResult {
@@ -29,8 +31,10 @@ struct ProjectRunResult {
   std::vector<HostTensor> arguments;  // final contents, in graph argument order
   std::vector<std::string> argumentNames;
   std::vector<OutputResult> outputs;
-  std::string executor;  // what produced `actual`: "reference" until the simulator exists
+  std::string executor;  // what produced `actual`: "tiles" (the tile graph on the CPU) until the simulator exists
+  std::optional<CompileResult> compiled;
   double traceMs = 0.0;
+  double compileMs = 0.0;
   double goldenMs = 0.0;
   double executeMs = 0.0;
   bool pass() const;
@@ -38,6 +42,11 @@ struct ProjectRunResult {
 
 // nullopt when the run could not complete (diagnostics say why); a run whose
 // outputs miss their golden still returns a result, with pass() false.
+// The settings a project compiles its traced graph with: dynamic dims bound
+// from the argument shapes, the project's tile settings and pass options.
+CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                   const std::vector<HostTensor>& arguments);
+
 std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
                                            const ProjectRunOptions& options = {});
 

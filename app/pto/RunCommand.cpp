@@ -38,7 +38,9 @@ nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectR
   report["mode"] = run.executor;
   report["pass"] = run.pass();
   report["ops"] = run.graph.ops().size();
-  report["timings_ms"] = {{"trace", run.traceMs}, {"golden", run.goldenMs}, {"execute", run.executeMs}};
+  report["tile_ops"] = run.compiled ? run.compiled->compilation.tiles.tileOps().size() : 0;
+  report["timings_ms"] = {
+      {"trace", run.traceMs}, {"golden", run.goldenMs}, {"compile", run.compileMs}, {"execute", run.executeMs}};
   report["outputs"] = nlohmann::ordered_json::array();
   for (const OutputResult& output : run.outputs) {
     const OutputComparison& c = output.comparison;
@@ -58,8 +60,10 @@ nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectR
 }
 
 void printReport(const OperatorProject& project, const ProjectRunResult& run) {
-  std::printf("%s: %zu ops traced in %.1f ms; executed on the %s interpreter in %.1f ms\n", project.name.c_str(),
-              run.graph.ops().size(), run.traceMs, run.executor.c_str(), run.executeMs);
+  std::printf("%s: %zu ops traced in %.1f ms, compiled to %zu tile ops in %.1f ms, executed (%s) in %.1f ms\n",
+              project.name.c_str(), run.graph.ops().size(), run.traceMs,
+              run.compiled ? run.compiled->compilation.tiles.tileOps().size() : 0, run.compileMs, run.executor.c_str(),
+              run.executeMs);
   std::printf("%-12s %-9s %-20s %-12s %-12s %-16s %s\n", "output", "dtype", "shape", "max abs err", "max rel err",
               "mismatches", "result");
   for (const OutputResult& output : run.outputs) {

@@ -1,0 +1,32 @@
+// Runs a program's control flow: chooses each region's path, iterates loops
+// with their index bound, and hands every op statement to a visitor in
+// execution order. Interpreters and the execute-graph builder share it.
+#pragma once
+
+#include "compiler/ir/TensorGraph.h"
+#include "core/Diagnostics.h"
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace pto {
+
+using Bindings = std::map<std::string, std::int64_t>;
+
+struct ProgramVisitor {
+  // Called for each op statement; `bindings` hold the dynamic dims and the
+  // indices of the loops around it. Returning false stops the walk.
+  std::function<bool(OpId op, const Bindings& bindings)> visitOp;
+  // Called before each iteration of a loop body (optional).
+  std::function<void(const Loop& loop, std::int64_t index, std::int64_t unrollFactor)> enterIteration;
+  // Polled between statements; true stops the walk with a "cancelled" error.
+  std::function<bool()> cancelled;
+};
+
+// Returns false after reporting a diagnostic (a condition or loop bound that
+// cannot be evaluated, a non-positive step, no path applying) or when the
+// visitor stopped the walk.
+bool walkProgram(const TensorGraph& graph, Bindings bindings, const ProgramVisitor& visitor, DiagnosticEngine& diags);
+
+} // namespace pto

@@ -1,0 +1,71 @@
+// TileGraph storage and printing.
+#include "compiler/ir/TileGraph.h"
+
+#include "core/SymbolicSimplify.h"
+
+namespace pto {
+
+std::string_view name(TileAccumulate mode) {
+  switch (mode) {
+  case TileAccumulate::None: return "none";
+  case TileAccumulate::Add: return "add";
+  case TileAccumulate::Max: return "max";
+  case TileAccumulate::Min: return "min";
+  case TileAccumulate::Mul: return "mul";
+  }
+  return "none";
+}
+
+void TileGraph::setShape(TensorId id, std::vector<std::int64_t> shape) {
+  if (m_shapes.size() <= static_cast<std::size_t>(id)) m_shapes.resize(static_cast<std::size_t>(id) + 1);
+  m_shapes[static_cast<std::size_t>(id)] = std::move(shape);
+}
+
+TileOpId TileGraph::addTileOp(TileOp op) {
+  op.id = static_cast<TileOpId>(m_tileOps.size());
+  m_tileOps.push_back(std::move(op));
+  return m_tileOps.back().id;
+}
+
+const std::vector<TileOpId>& TileGraph::tilesOf(OpId op) const {
+  static const std::vector<TileOpId> kNone;
+  return static_cast<std::size_t>(op) < m_tilesOfOp.size() ? m_tilesOfOp[static_cast<std::size_t>(op)] : kNone;
+}
+
+void TileGraph::setTilesOf(OpId op, std::vector<TileOpId> tiles) {
+  if (m_tilesOfOp.size() <= static_cast<std::size_t>(op)) m_tilesOfOp.resize(static_cast<std::size_t>(op) + 1);
+  m_tilesOfOp[static_cast<std::size_t>(op)] = std::move(tiles);
+}
+
+std::size_t TileGraph::liveTileOpCount() const { return m_tileOps.size(); }
+
+void TileGraph::renumber(const std::vector<bool>& keep) {
+  std::vector<TileOpId> newId(m_tileOps.size(), kNoId);
+  std::vector<TileOp> kept;
+  for (std::size_t i = 0; i < m_tileOps.size(); ++i) {
+    if (!keep[i]) continue;
+    newId[i] = static_cast<TileOpId>(kept.size());
+    kept.push_back(std::move(m_tileOps[i]));
+    kept.back().id = newId[i];
+  }
+  m_tileOps = std::move(kept);
+  for (auto& tiles : m_tilesOfOp) {
+    std::vector<TileOpId> remapped;
+    for (TileOpId id : tiles)
+      if (newId[static_cast<std::size_t>(id)] != kNoId) remapped.push_back(newId[static_cast<std::size_t>(id)]);
+    tiles = std::move(remapped);
+  }
+}
+
+std::string regionString(const TileGraph& graph, const TileRegion& region) {
+  std::string text = graph.graph.tensor(region.tensor).name + "[";
+  for (std::size_t d = 0; d < region.shape.size(); ++d) {
+    if (d) text += ", ";
+    SymbolicScalar start = simplify(region.offsets[d]);
+    SymbolicScalar stop = simplify(region.offsets[d] + region.shape[d]);
+    text += start.str() + ":" + stop.str();
+  }
+  return text + "]";
+}
+
+} // namespace pto

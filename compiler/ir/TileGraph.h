@@ -1,0 +1,95 @@
+// The Tile graph: every tensor op cut into tile ops on tile-sized regions.
+//
+// Meaning. A Tile graph is compiled for one binding of the kernel's dynamic
+// dims, so every tensor shape and every tile shape is a concrete number of
+// elements; only offsets may still depend on loop indices (a tile of
+// `y[b:b+1]` sits at row `b`). Control flow is the Tensor graph's: the tile
+// graph keeps a copy of it and, for each tensor op, the list of its tile ops
+// in execution order, so walking the regions and running each op's tiles in
+// turn is the program.
+//
+// A tile op reads its input regions and writes its output regions. Inputs
+// broadcast like numpy (a region may have 1 where the output has more). With
+// an accumulate mode the result is combined with the output region's current
+// contents (partial reductions, k-steps of a matmul) instead of replacing it.
+// Regions name storage tensors (arguments and temporaries) once
+// RemoveRedundantOp has folded views away; before that they may name views.
+//
+// Ids. Tile ops have dense ids; each keeps the OpId of its tensor op, and so
+// its kernel line and label.
+#pragma once
+
+#include "compiler/ir/TensorGraph.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+using TileOpId = std::int32_t;
+
+struct TileRegion {
+  TensorId tensor = kNoId;
+  SymbolicShape offsets;            // elements, per dim of `tensor`
+  std::vector<std::int64_t> shape;  // the valid data of this tile, per dim of `tensor`
+};
+
+// How a tile op's result meets what its output region already holds.
+enum class TileAccumulate : unsigned char { None, Add, Max, Min, Mul };
+std::string_view name(TileAccumulate mode);
+
+struct TileOp {
+  TileOpId id = kNoId;
+  OpId tensorOp = kNoId;
+  TensorOpKind kind = TensorOpKind::Copy;
+  std::vector<TileRegion> inputs;
+  std::vector<TileRegion> outputs;
+  Attributes attrs;  // the tensor op's, adjusted for this tile (arange start, ...)
+  TileAccumulate accumulate = TileAccumulate::None;
+  // The tile shape the hardware buffer holds: the configured tile, of which
+  // `outputs[0].shape` may be a smaller tail.
+  std::vector<std::int64_t> tileShape;
+};
+
+class TileGraph {
+public:
+  // The program being tiled; temporaries the tiling needs (matmul
+  // accumulators) are added to it.
+  TensorGraph graph;
+  std::map<std::string, std::int64_t> bindings;  // dynamic dims of this compilation
+
+  const std::vector<std::int64_t>& shapeOf(TensorId id) const { return m_shapes.at(static_cast<std::size_t>(id)); }
+  void setShape(TensorId id, std::vector<std::int64_t> shape);
+
+  TileOpId addTileOp(TileOp op);
+  const TileOp& tileOp(TileOpId id) const { return m_tileOps.at(static_cast<std::size_t>(id)); }
+  TileOp& tileOp(TileOpId id) { return m_tileOps.at(static_cast<std::size_t>(id)); }
+  const std::vector<TileOp>& tileOps() const { return m_tileOps; }
+  // The tile ops of a tensor op, in execution order (empty for ops that move
+  // no data, such as views).
+  const std::vector<TileOpId>& tilesOf(OpId op) const;
+  void setTilesOf(OpId op, std::vector<TileOpId> tiles);
+  // Drops the tile ops `keep` rejects and renumbers the rest (ids stay dense).
+  template <typename Predicate> void removeTileOpsIf(Predicate reject);
+  std::size_t liveTileOpCount() const;
+
+private:
+  void renumber(const std::vector<bool>& keep);
+
+  std::vector<std::vector<std::int64_t>> m_shapes;
+  std::vector<TileOp> m_tileOps;
+  std::vector<std::vector<TileOpId>> m_tilesOfOp;
+};
+
+template <typename Predicate> void TileGraph::removeTileOpsIf(Predicate reject) {
+  std::vector<bool> keep(m_tileOps.size());
+  for (std::size_t i = 0; i < m_tileOps.size(); ++i) keep[i] = !reject(m_tileOps[i]);
+  renumber(keep);
+}
+
+// "y[b, 0:64]" style text of a region, for dumps and messages.
+std::string regionString(const TileGraph& graph, const TileRegion& region);
+
+} // namespace pto

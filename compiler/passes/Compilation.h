@@ -1,0 +1,30 @@
+// What the pass pipeline works on: the traced program, the settings it is
+// compiled with, and each IR level as the passes build it.
+#pragma once
+
+#include "compiler/ir/TileGraph.h"
+#include "core/Diagnostics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+
+namespace pto {
+
+struct CompileSettings {
+  // Values of the kernel's dynamic dims (from the actual arguments).
+  std::map<std::string, std::int64_t> bindings;
+  // The project's tile_settings and pass_options (docs/project-format.md).
+  nlohmann::ordered_json tileSettings = nlohmann::ordered_json::object();
+  nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();
+  // Where those settings came from, for diagnostics about them.
+  std::string projectFile;
+};
+
+struct Compilation {
+  CompileSettings settings;
+  TileGraph tiles;  // its `graph` member holds the Tensor graph being compiled
+};
+
+} // namespace pto

@@ -1,0 +1,434 @@
+// Implementation of ExpandFunction.
+#include "compiler/passes/ExpandFunction.h"
+
+#include "core/SymbolicSimplify.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+
+namespace pto {
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+SymbolicShape constants(const Dims& values) {
+  SymbolicShape shape;
+  for (std::int64_t value : values) shape.emplace_back(value);
+  return shape;
+}
+
+std::string dimsString(const Dims& dims) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+// Calls `visit(offsets, sizes)` for every tile of `shape` cut by `tile`, in
+// row-major order of the tile grid; tail tiles are smaller.
+void forEachTile(const Dims& shape, const Dims& tile, const std::function<void(const Dims&, const Dims&)>& visit) {
+  std::size_t rank = shape.size();
+  for (std::int64_t extent : shape)
+    if (extent <= 0) return;
+  Dims index(rank, 0), offsets(rank), sizes(rank);
+  while (true) {
+    for (std::size_t d = 0; d < rank; ++d) {
+      offsets[d] = index[d] * tile[d];
+      sizes[d] = std::min(tile[d], shape[d] - offsets[d]);
+    }
+    visit(offsets, sizes);
+    std::size_t d = rank;
+    while (d > 0) {
+      --d;
+      if ((index[d] + 1) * tile[d] < shape[d]) {
+        ++index[d];
+        break;
+      }
+      index[d] = 0;
+      if (d == 0) return;
+    }
+    if (rank == 0) return;
+  }
+}
+
+class Expander {
+public:
+  Expander(Compilation& compilation, DiagnosticEngine& diags)
+      : m_compilation(compilation), m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_diags(diags) {}
+
+  bool run() {
+    if (!concretiseShapes()) return false;
+    std::size_t opCount = m_graph.ops().size();  // matmul accumulators add tensors, not ops
+    for (std::size_t i = 0; i < opCount; ++i)
+      if (!expand(m_graph.op(static_cast<OpId>(i)))) return false;
+    return true;
+  }
+
+private:
+  // Every tensor shape under the dynamic-dim bindings; a shape that still
+  // depends on a loop index cannot be tiled at compile time.
+  bool concretiseShapes() {
+    for (const TensorValue& tensor : m_graph.tensors()) {
+      Dims dims;
+      for (const SymbolicScalar& dim : tensor.shape) {
+        SymbolicEvaluation value = dim.evaluate(m_compilation.settings.bindings);
+        if (!value.ok())
+          return m_diags.error(tensor.location) << "the shape " << shapeString(tensor.shape) << " of '" << tensor.name
+                                                << "' is not known at compile time (" << value.error
+                                                << "); tile sizes must not depend on loop indices";
+        dims.push_back(*value.value);
+      }
+      m_tiles.setShape(tensor.id, std::move(dims));
+    }
+    return true;
+  }
+
+  const Dims& shapeOf(TensorId id) const { return m_tiles.shapeOf(id); }
+
+  TileRegion region(TensorId tensor, SymbolicShape offsets, Dims sizes) const {
+    return TileRegion{tensor, std::move(offsets), std::move(sizes)};
+  }
+  TileRegion whole(TensorId tensor) const {
+    return region(tensor, constants(Dims(shapeOf(tensor).size(), 0)), shapeOf(tensor));
+  }
+
+  // The project's tile setting for this op, if any: its call site
+  // ("kernel.py:12"), then its label.
+  const nlohmann::ordered_json* projectTile(const char* section, const TensorOp& op, const SourceLocation& site) const {
+    const auto& settings = m_compilation.settings.tileSettings;
+    if (!settings.is_object() || !settings.contains(section)) return nullptr;
+    const auto& entries = settings[section];
+    if (site.known()) {
+      std::string key = std::filesystem::path(site.file).filename().string() + ":" + std::to_string(site.line);
+      if (entries.contains(key)) return &entries[key];
+    }
+    if (!op.label.empty() && entries.contains(op.label)) return &entries[op.label];
+    return nullptr;
+  }
+  const nlohmann::ordered_json* projectDefault(const char* section) const {
+    const auto& settings = m_compilation.settings.tileSettings;
+    if (!settings.is_object() || !settings.contains(section) || !settings[section].contains("DEFAULT")) return nullptr;
+    return &settings[section]["DEFAULT"];
+  }
+
+  std::optional<Dims> vecTile(const TensorOp& op, std::size_t rank) {
+    Dims tile;
+    std::string origin;
+    if (const auto* setting = projectTile("vec", op, op.tiles.vecSite)) {
+      tile = setting->get<Dims>();
+      origin = "the project's tile setting";
+    } else if (!op.tiles.vec.empty()) {
+      tile = op.tiles.vec;
+      origin = "set_vec_tile_shapes";
+    } else if (const auto* fallback = projectDefault("vec")) {
+      tile = fallback->get<Dims>();
+      origin = "the project's DEFAULT tile setting";
+    } else {
+      return m_diags.error(op.location) << name(op.kind) << " runs on the vector unit but no tile shape is set; call "
+                                        << "pypto.set_vec_tile_shapes(...) before it, or set tile_settings.vec.DEFAULT "
+                                        << "in the project";
+    }
+    if (tile.size() != rank)
+      return m_diags.error(op.location) << name(op.kind) << " works on rank-" << rank << " tensors but " << origin
+                                        << " gives the tile " << dimsString(tile) << " (" << tile.size() << " dims)";
+    for (std::int64_t dim : tile)
+      if (dim <= 0) return m_diags.error(op.location) << origin << " " << dimsString(tile) << " has a non-positive dim";
+    return tile;
+  }
+
+  std::optional<CubeTileShape> cubeTile(const TensorOp& op) {
+    if (const auto* setting = projectTile("cube", op, op.tiles.cubeSite)) {
+      CubeTileShape shape;
+      auto m = (*setting)["m"].get<Dims>(), k = (*setting)["k"].get<Dims>(), n = (*setting)["n"].get<Dims>();
+      shape.mL0 = m[0];
+      shape.mL1 = m[1];
+      shape.kL0 = k[0];
+      shape.kAL1 = k[1];
+      shape.kBL1 = k.size() > 2 ? k[2] : k[1];
+      shape.nL0 = n[0];
+      shape.nL1 = n[1];
+      shape.enableSplitK = setting->value("enable_split_k", false);
+      return shape;
+    }
+    if (op.tiles.cube) return op.tiles.cube;
+    return m_diags.error(op.location) << "matmul needs a cube tile shape; call pypto.set_cube_tile_shapes(...) before it";
+  }
+
+  TileOp tileOp(const TensorOp& op) const {
+    TileOp tile;
+    tile.tensorOp = op.id;
+    tile.kind = op.kind;
+    tile.attrs = op.attrs;
+    return tile;
+  }
+
+  bool expand(const TensorOp& op) {
+    std::vector<TileOpId> ids;
+    auto emit = [&](TileOp tile) { ids.push_back(m_tiles.addTileOp(std::move(tile))); };
+    bool ok = true;
+    switch (category(op.kind)) {
+    case OpCategory::Unary:
+    case OpCategory::Binary:
+    case OpCategory::BinaryScalar:
+    case OpCategory::Compare:
+    case OpCategory::CompareScalar:
+    case OpCategory::Select:
+    case OpCategory::Quantize:
+      ok = expandElementwise(op, emit);
+      break;
+    case OpCategory::Reduce:
+      ok = expandReduction(op, emit);
+      break;
+    case OpCategory::Matmul:
+      ok = expandMatmul(op, emit);
+      break;
+    case OpCategory::Memory:
+      ok = op.kind == TensorOpKind::View ? expandView(op, emit) : expandMove(op, emit);
+      break;
+    case OpCategory::Creation:
+      ok = expandCreation(op, emit);
+      break;
+    case OpCategory::Layout:
+      if (op.kind == TensorOpKind::Transpose || op.kind == TensorOpKind::Permute || op.kind == TensorOpKind::Unsqueeze) {
+        // Small and rare in the kernels we see: one tile for the whole tensor.
+      }
+      [[fallthrough]];
+    case OpCategory::Indexing:
+    case OpCategory::Sort:
+      ok = expandWhole(op, emit);
+      break;
+    }
+    m_tiles.setTilesOf(op.id, std::move(ids));
+    return ok;
+  }
+
+  // Inputs broadcast into the output tile like numpy: trailing dims align,
+  // and a dim of 1 stays at offset 0 with size 1.
+  TileRegion broadcastRegion(TensorId input, const Dims& outOffsets, const Dims& outSizes) const {
+    const Dims& shape = shapeOf(input);
+    std::size_t lead = outOffsets.size() - shape.size();
+    Dims offsets(shape.size()), sizes(shape.size());
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      bool broadcast = shape[d] == 1 && outSizes[d + lead] != 1;
+      offsets[d] = broadcast ? 0 : outOffsets[d + lead];
+      sizes[d] = broadcast ? 1 : outSizes[d + lead];
+    }
+    return region(input, constants(offsets), sizes);
+  }
+
+  bool expandElementwise(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    TensorId output = op.outputs[0];
+    const Dims& shape = shapeOf(output);
+    auto tile = vecTile(op, shape.size());
+    if (!tile) return false;
+    forEachTile(shape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      for (TensorId input : op.inputs) t.inputs.push_back(broadcastRegion(input, offsets, sizes));
+      t.outputs.push_back(region(output, constants(offsets), sizes));
+      t.tileShape = *tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  bool expandReduction(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    TensorId input = op.inputs[0], output = op.outputs[0];
+    const Dims& inShape = shapeOf(input);
+    auto tile = vecTile(op, inShape.size());
+    if (!tile) return false;
+    Dims dims = *op.attr<Dims>("dims");
+    bool keepdim = *op.attr<bool>("keepdim");
+    auto reduced = [&](std::size_t d) { return std::find(dims.begin(), dims.end(), static_cast<std::int64_t>(d)) != dims.end(); };
+    bool isArg = op.kind == TensorOpKind::Argmax || op.kind == TensorOpKind::Argmin;
+    // Arg reductions cannot combine partial results without their values: keep the axis whole.
+    if (isArg)
+      for (std::size_t d = 0; d < inShape.size(); ++d)
+        if (reduced(d)) (*tile)[d] = inShape[d];
+    TileAccumulate combine = op.kind == TensorOpKind::Sum    ? TileAccumulate::Add
+                             : op.kind == TensorOpKind::Amax ? TileAccumulate::Max
+                             : op.kind == TensorOpKind::Amin ? TileAccumulate::Min
+                                                             : TileAccumulate::Mul;
+    forEachTile(inShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      t.inputs.push_back(region(input, constants(offsets), sizes));
+      Dims outOffsets, outSizes;
+      bool firstAlongReduced = true;
+      for (std::size_t d = 0; d < inShape.size(); ++d) {
+        if (!reduced(d)) {
+          outOffsets.push_back(offsets[d]);
+          outSizes.push_back(sizes[d]);
+          continue;
+        }
+        if (offsets[d] != 0) firstAlongReduced = false;
+        if (keepdim) {
+          outOffsets.push_back(0);
+          outSizes.push_back(1);
+        }
+      }
+      t.outputs.push_back(region(output, constants(outOffsets), outSizes));
+      t.accumulate = firstAlongReduced ? TileAccumulate::None : combine;
+      t.tileShape = *tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  bool expandMatmul(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    auto cube = cubeTile(op);
+    if (!cube) return false;
+    TensorId a = op.inputs[0], b = op.inputs[1], output = op.outputs[0];
+    bool aTrans = *op.attr<bool>("a_trans"), bTrans = *op.attr<bool>("b_trans");
+    const Dims& aShape = shapeOf(a);
+    const Dims& outShape = shapeOf(output);
+    std::size_t rank = outShape.size();
+    std::int64_t m = outShape[rank - 2], n = outShape[rank - 1];
+    std::int64_t k = aTrans ? aShape[aShape.size() - 2] : aShape[aShape.size() - 1];
+    DataType outType = m_graph.tensor(output).dtype;
+    DataType accType = m_graph.tensor(a).dtype == DataType::Int8 ? DataType::Int32 : DataType::Fp32;
+
+    // k-steps accumulate in L0C at full precision; a narrower output gets
+    // one conversion per block at the end, as the fixpipe does.
+    TensorId accumulator = output;
+    if (outType != accType) {
+      TensorValue acc;
+      acc.name = m_graph.tensor(output).name + "_acc";
+      acc.dtype = accType;
+      acc.shape = m_graph.tensor(output).shape;
+      acc.role = TensorRole::Temporary;
+      acc.producer = op.id;
+      acc.location = op.location;
+      accumulator = m_graph.addTensor(std::move(acc));
+      m_tiles.setShape(accumulator, outShape);
+    }
+    Dims batchShape(outShape.begin(), outShape.end() - 2);
+    forEachTile(batchShape, Dims(batchShape.size(), 1), [&](const Dims& batch, const Dims&) {
+      for (std::int64_t m0 = 0; m0 < m; m0 += cube->mL0) {
+        std::int64_t ms = std::min(cube->mL0, m - m0);
+        for (std::int64_t n0 = 0; n0 < n; n0 += cube->nL0) {
+          std::int64_t ns = std::min(cube->nL0, n - n0);
+          for (std::int64_t k0 = 0; k0 < k; k0 += cube->kL0) {
+            std::int64_t ks = std::min(cube->kL0, k - k0);
+            TileOp t = tileOp(op);
+            t.attrs["out_dtype"] = accType;
+            t.inputs.push_back(matrixRegion(a, batch, aTrans ? k0 : m0, aTrans ? ks : ms, aTrans ? m0 : k0,
+                                            aTrans ? ms : ks));
+            t.inputs.push_back(matrixRegion(b, batch, bTrans ? n0 : k0, bTrans ? ns : ks, bTrans ? k0 : n0,
+                                            bTrans ? ks : ns));
+            t.outputs.push_back(matrixRegion(accumulator, batch, m0, ms, n0, ns));
+            t.accumulate = k0 == 0 ? TileAccumulate::None : TileAccumulate::Add;
+            t.tileShape = {cube->mL0, cube->kL0, cube->nL0};
+            emit(std::move(t));
+          }
+          if (accumulator != output) {
+            TileOp convert;
+            convert.tensorOp = op.id;
+            convert.kind = TensorOpKind::Cast;
+            convert.attrs["dtype"] = outType;
+            convert.attrs["mode"] = std::string("rint");
+            convert.inputs.push_back(matrixRegion(accumulator, batch, m0, ms, n0, ns));
+            convert.outputs.push_back(matrixRegion(output, batch, m0, ms, n0, ns));
+            convert.tileShape = {cube->mL0, cube->nL0};
+            emit(std::move(convert));
+          }
+        }
+      }
+    });
+    return true;
+  }
+
+  // A 2-D block of a (possibly batched) matrix operand; batch dims broadcast.
+  TileRegion matrixRegion(TensorId tensor, const Dims& batch, std::int64_t row, std::int64_t rows, std::int64_t col,
+                          std::int64_t cols) const {
+    const Dims& shape = shapeOf(tensor);
+    std::size_t lead = shape.size() - 2;
+    Dims offsets, sizes;
+    for (std::size_t d = 0; d < lead; ++d) {
+      std::size_t fromBatch = batch.size() - lead + d;
+      offsets.push_back(shape[d] == 1 ? 0 : batch[fromBatch]);
+      sizes.push_back(1);
+    }
+    offsets.push_back(row);
+    offsets.push_back(col);
+    sizes.push_back(rows);
+    sizes.push_back(cols);
+    return region(tensor, constants(offsets), sizes);
+  }
+
+  bool expandView(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    TileOp t = tileOp(op);
+    t.inputs.push_back(region(op.inputs[0], *op.attr<SymbolicShape>("offsets"), shapeOf(op.outputs[0])));
+    t.outputs.push_back(whole(op.outputs[0]));
+    emit(std::move(t));
+    return true;
+  }
+
+  // Assemble and copy: the source, tile by tile, into the output region.
+  bool expandMove(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    TensorId source = op.inputs[0], target = op.outputs[0];
+    const Dims& shape = shapeOf(source);
+    Dims tile = shape;
+    if (!op.tiles.vec.empty() || projectTile("vec", op, op.tiles.vecSite) || projectDefault("vec")) {
+      auto configured = vecTile(op, shape.size());
+      if (!configured) return false;
+      tile = *configured;
+    }
+    SymbolicShape base = op.kind == TensorOpKind::Assemble ? *op.attr<SymbolicShape>("offsets")
+                                                           : constants(Dims(shape.size(), 0));
+    forEachTile(shape, tile, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      t.kind = TensorOpKind::Copy;
+      t.attrs.clear();
+      t.inputs.push_back(region(source, constants(offsets), sizes));
+      SymbolicShape targetOffsets;
+      for (std::size_t d = 0; d < offsets.size(); ++d) targetOffsets.push_back(simplify(base[d] + offsets[d]));
+      t.outputs.push_back(region(target, targetOffsets, sizes));
+      t.tileShape = tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  bool expandCreation(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    TensorId output = op.outputs[0];
+    const Dims& shape = shapeOf(output);
+    Dims tile = shape;
+    if (!op.tiles.vec.empty()) {
+      auto configured = vecTile(op, shape.size());
+      if (!configured) return false;
+      tile = *configured;
+    }
+    forEachTile(shape, tile, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      if (op.kind == TensorOpKind::Arange) {
+        t.attrs["start"] = *op.attr<double>("start") + static_cast<double>(offsets[0]) * *op.attr<double>("step");
+        t.attrs["size"] = sizes[0];
+      } else {
+        t.attrs["shape"] = constants(sizes);
+      }
+      t.outputs.push_back(region(output, constants(offsets), sizes));
+      t.tileShape = tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  bool expandWhole(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    TileOp t = tileOp(op);
+    for (TensorId input : op.inputs) t.inputs.push_back(whole(input));
+    for (TensorId output : op.outputs) t.outputs.push_back(whole(output));
+    t.tileShape = shapeOf(op.outputs[0]);
+    emit(std::move(t));
+    return true;
+  }
+
+  Compilation& m_compilation;
+  TileGraph& m_tiles;
+  TensorGraph& m_graph;
+  DiagnosticEngine& m_diags;
+};
+
+} // namespace
+
+bool expandFunction(Compilation& compilation, DiagnosticEngine& diags) { return Expander(compilation, diags).run(); }
+
+} // namespace pto

@@ -1,0 +1,72 @@
+// The pipeline, in order, and the pass runner.
+#include "compiler/passes/Pipeline.h"
+
+#include "compiler/ir/TileGraphJson.h"
+#include "compiler/passes/ExpandFunction.h"
+#include "compiler/passes/RemoveRedundantOp.h"
+#include "core/json/JsonPrinter.h"
+
+#include <chrono>
+
+namespace pto {
+
+const std::vector<PassInfo>& tilePipeline() {
+  static const std::vector<PassInfo> passes = {
+      {"ExpandFunction", "cut tensor ops into tile ops by their tile shapes", &expandFunction, true},
+      {"RemoveRedundantOp", "fold views into the regions that read them", &removeRedundantOp, false},
+  };
+  return passes;
+}
+
+namespace {
+
+// Cheap identity of the IR, to notice a pass that changed nothing.
+std::size_t fingerprint(const Compilation& compilation) {
+  const TileGraph& tiles = compilation.tiles;
+  std::size_t hash = tiles.tileOps().size();
+  auto mix = [&](std::size_t value) { hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2); };
+  for (const TileOp& op : tiles.tileOps()) {
+    mix(static_cast<std::size_t>(op.kind));
+    mix(static_cast<std::size_t>(op.accumulate));
+    for (const auto* regions : {&op.inputs, &op.outputs})
+      for (const TileRegion& region : *regions) {
+        mix(static_cast<std::size_t>(region.tensor));
+        for (const SymbolicScalar& offset : region.offsets) mix(offset.hash());
+        for (std::int64_t size : region.shape) mix(static_cast<std::size_t>(size));
+      }
+  }
+  return hash;
+}
+
+} // namespace
+
+std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags,
+                                           const CompileOptions& options) {
+  CompileResult result;
+  result.compilation.settings = std::move(settings);
+  result.compilation.tiles.graph = graph;
+  result.compilation.tiles.bindings = result.compilation.settings.bindings;
+  std::size_t before = fingerprint(result.compilation);
+  for (const PassInfo& pass : tilePipeline()) {
+    if (options.cancelled && options.cancelled()) return diags.error(graph.kernelLocation) << "cancelled";
+    PassRecord record;
+    record.name = std::string(pass.name);
+    if (!pass.required && options.disabledPasses.count(record.name)) {
+      record.skipped = true;
+      result.passes.push_back(std::move(record));
+      continue;
+    }
+    auto start = std::chrono::steady_clock::now();
+    if (!pass.run(result.compilation, diags)) return std::nullopt;
+    record.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::size_t after = fingerprint(result.compilation);
+    record.changed = after != before;
+    before = after;
+    if (options.keepSnapshots) record.snapshotJson = printJson(tileGraphToJson(result.compilation.tiles));
+    result.passes.push_back(std::move(record));
+    if (options.afterPass && !options.afterPass(pass, result.compilation)) return std::nullopt;
+  }
+  return result;
+}
+
+} // namespace pto

@@ -1,0 +1,52 @@
+// The tile compiler's pass pipeline and the runner that times each pass,
+// notices passes that change nothing, keeps snapshots for the pass viewer,
+// honours `disable_pass`, and (verify mode) checks every pass's result.
+#pragma once
+
+#include "compiler/passes/Compilation.h"
+
+#include <functional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pto {
+
+// A pass's record: its PyPTO-style name, what it does, the function.
+struct PassInfo {
+  std::string_view name;
+  std::string_view summary;
+  bool (*run)(Compilation&, DiagnosticEngine&);
+  bool required;  // passes later ones depend on cannot be disabled
+};
+
+// The passes in order (Pipeline.cpp lists them, one line each).
+const std::vector<PassInfo>& tilePipeline();
+
+struct PassRecord {
+  std::string name;
+  double milliseconds = 0.0;
+  bool changed = false;
+  bool skipped = false;     // disabled by disable_pass
+  std::string snapshotJson;  // the IR after the pass, when snapshots were asked for
+};
+
+struct CompileOptions {
+  bool keepSnapshots = false;
+  std::set<std::string> disabledPasses;
+  // Called after each pass with the IR it produced; returning false stops
+  // compilation (verify mode reports the first pass whose result diverges).
+  std::function<bool(const PassInfo&, const Compilation&)> afterPass;
+  std::function<bool()> cancelled;
+};
+
+struct CompileResult {
+  Compilation compilation;
+  std::vector<PassRecord> passes;
+};
+
+std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags,
+                                           const CompileOptions& options = {});
+
+} // namespace pto

@@ -1,0 +1,154 @@
+// Implementation of runTiles.
+#include "compiler/reference/TileInterpreter.h"
+
+#include "compiler/ir/ProgramWalker.h"
+#include "compiler/passes/RemoveRedundantOp.h"
+#include "compiler/reference/ReferenceKernels.h"
+
+#include <cmath>
+
+namespace pto {
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+bool dispatch(reference::KernelCall& call) {
+  const TensorOpKind kind = call.op.kind;
+  switch (category(kind)) {
+  case OpCategory::Unary: return kind == TensorOpKind::Cast ? reference::runCast(call) : reference::runUnary(call);
+  case OpCategory::Binary:
+  case OpCategory::Compare: return reference::runBinary(call);
+  case OpCategory::BinaryScalar:
+  case OpCategory::CompareScalar: return reference::runBinaryScalar(call);
+  case OpCategory::Select: return reference::runWhere(call);
+  case OpCategory::Reduce: return reference::runReduction(call);
+  case OpCategory::Layout: return reference::runLayout(call);
+  case OpCategory::Creation: return reference::runCreation(call);
+  case OpCategory::Indexing: return reference::runIndexing(call);
+  case OpCategory::Sort: return reference::runSort(call);
+  case OpCategory::Matmul: return reference::runMatmul(call);
+  case OpCategory::Quantize: return reference::runQuantize(call);
+  case OpCategory::Memory: break;
+  }
+  return call.fail() << "internal error: no kernel for this tile op";
+}
+
+double combine(TileAccumulate mode, double current, double value) {
+  switch (mode) {
+  case TileAccumulate::Add: return current + value;
+  case TileAccumulate::Max: return std::isnan(current) || std::isnan(value) ? NAN : std::max(current, value);
+  case TileAccumulate::Min: return std::isnan(current) || std::isnan(value) ? NAN : std::min(current, value);
+  case TileAccumulate::Mul: return current * value;
+  case TileAccumulate::None: return value;
+  }
+  return value;
+}
+
+class TileRunner {
+public:
+  TileRunner(const TileGraph& tiles, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
+             const ReferenceOptions& options)
+      : m_tiles(tiles), m_graph(tiles.graph), m_arguments(arguments), m_diags(diags), m_options(options) {}
+
+  bool run() {
+    if (m_arguments.size() != m_graph.arguments.size())
+      return m_diags.error(m_graph.kernelLocation) << "expected " << m_graph.arguments.size() << " arguments, got "
+                                                   << m_arguments.size();
+    m_storage.resize(m_graph.tensors().size());
+    for (std::size_t i = 0; i < m_graph.arguments.size(); ++i)
+      m_storage[static_cast<std::size_t>(m_graph.arguments[i])] = m_arguments[i];
+    for (const TensorValue& tensor : m_graph.tensors()) {
+      if (tensor.role != TensorRole::Temporary) continue;
+      const Dims& shape = m_tiles.shapeOf(tensor.id);
+      auto buffer = HostTensor::tryCreate(tensor.dtype, Shape(shape), m_diags, tensor.location);
+      if (!buffer) return false;
+      m_storage[static_cast<std::size_t>(tensor.id)] = std::move(*buffer);
+    }
+    ProgramVisitor visitor;
+    visitor.cancelled = m_options.cancelled;
+    visitor.visitOp = [this](OpId op, const Bindings& bindings) { return runOp(op, bindings); };
+    return walkProgram(m_graph, m_tiles.bindings, visitor, m_diags);
+  }
+
+private:
+  std::optional<HostTensor> view(const TileRegion& given, const Bindings& bindings, const SourceLocation& where) {
+    TileRegion region = resolveViews(m_graph, given);
+    const HostTensor& storage = m_storage.at(static_cast<std::size_t>(region.tensor));
+    Dims offsets;
+    for (std::size_t d = 0; d < region.offsets.size(); ++d) {
+      SymbolicEvaluation value = region.offsets[d].evaluate(bindings);
+      if (!value.ok()) return m_diags.error(where) << "tile offset '" << region.offsets[d].str() << "': " << value.error;
+      std::int64_t offset = *value.value;
+      if (offset < 0 || offset + region.shape[d] > storage.shape()[d])
+        return m_diags.error(where) << "tile " << regionString(m_tiles, region) << " at offset " << offset << " of dim " << d
+                                    << " lies outside '" << m_graph.tensor(region.tensor).name << "' "
+                                    << storage.shape().str();
+      offsets.push_back(offset);
+    }
+    return storage.view(offsets, region.shape);
+  }
+
+  bool runOp(OpId opId, const Bindings& bindings) {
+    const TensorOp& op = m_graph.op(opId);
+    for (TileOpId id : m_tiles.tilesOf(opId))
+      if (!runTile(op, m_tiles.tileOp(id), bindings)) return false;
+    return true;
+  }
+
+  bool runTile(const TensorOp& op, const TileOp& tile, const Bindings& bindings) {
+    if (m_options.cancelled && m_options.cancelled()) return m_diags.error(op.location) << "cancelled";
+    std::vector<HostTensor> inputs;
+    for (const TileRegion& region : tile.inputs) {
+      auto input = view(region, bindings, op.location);
+      if (!input) return false;
+      inputs.push_back(input->contiguous());
+    }
+    std::vector<HostTensor> targets;
+    for (const TileRegion& region : tile.outputs) {
+      auto target = view(region, bindings, op.location);
+      if (!target) return false;
+      targets.push_back(std::move(*target));
+    }
+    if (tile.kind == TensorOpKind::Copy) {
+      targets[0].copyFrom(inputs[0]);
+      return true;
+    }
+    // The kernel sees a tensor op made of this tile's kind and attributes.
+    TensorOp tileAsOp = op;
+    tileAsOp.kind = tile.kind;
+    tileAsOp.attrs = tile.attrs;
+    std::vector<HostTensor> results;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      DataType dtype = targets[i].dtype();
+      results.emplace_back(dtype, targets[i].shape());
+    }
+    reference::KernelCall call{tileAsOp, std::move(inputs), results, m_diags};
+    if (!dispatch(call)) return false;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const HostTensor& result = call.outputs[i];
+      if (tile.accumulate == TileAccumulate::None) {
+        targets[i].copyFrom(result);
+        continue;
+      }
+      for (std::int64_t e = 0; e < result.elementCount(); ++e)
+        targets[i].setFromDouble(e, combine(tile.accumulate, targets[i].getAsDouble(e), result.getAsDouble(e)));
+    }
+    return true;
+  }
+
+  const TileGraph& m_tiles;
+  const TensorGraph& m_graph;
+  std::vector<HostTensor>& m_arguments;
+  DiagnosticEngine& m_diags;
+  const ReferenceOptions& m_options;
+  std::vector<HostTensor> m_storage;
+};
+
+} // namespace
+
+bool runTiles(const TileGraph& tiles, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
+              const ReferenceOptions& options) {
+  return TileRunner(tiles, arguments, diags, options).run();
+}
+
+} // namespace pto
