@@ -3,7 +3,10 @@
 #include "app/pto/CommandOutput.h"
 
 #include "compiler/frontend/ProjectTrace.h"
+#include "analysis/ProjectRun.h"
 #include "compiler/ir/TensorGraphJson.h"
+#include "compiler/ir/TileGraphJson.h"
+#include "core/json/JsonPrinter.h"
 #include "core/AtomicFile.h"
 #include "core/project/ProjectFile.h"
 
@@ -35,7 +38,18 @@ int runGraph(const GraphOptions& options) {
   auto graph = traceProject(*project, diags, traceOptions);
   printDiagnostics(diags);
   if (!graph) return kExitUserError;
-  std::string text = options.format == "dot" ? tensorGraphToDot(*graph) : printTensorGraphJson(*graph);
+  std::string text;
+  if (options.stage == "tensor") {
+    text = options.format == "dot" ? tensorGraphToDot(*graph) : printTensorGraphJson(*graph);
+  } else {
+    std::vector<HostTensor> shapes;
+    for (const KernelArgument& arg : project->args) shapes.emplace_back(arg.dtype, Shape(*project->concreteShape(arg)));
+    auto compiled = compileKernel(*graph, compileSettingsFor(*project, *graph, shapes), diags);
+    printDiagnostics(diags);
+    if (!compiled) return kExitUserError;
+    const TileGraph& tiles = compiled->compilation.tiles;
+    text = options.format == "dot" ? tileGraphToDot(tiles) : printJson(tileGraphToJson(tiles));
+  }
   if (options.outputPath.empty() || options.outputPath == "-") {
     std::cout << text;
     return kExitOk;
@@ -54,8 +68,8 @@ void registerGraphCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<GraphOptions>();
   CLI::App* command = app.add_subcommand("graph", "Trace a project's kernel and print one of its IR levels");
   command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
-  command->add_option("--stage", options->stage, "IR level to print: tensor (tile, block, exec arrive with the compiler)")
-      ->check(CLI::IsMember({"tensor"}))
+  command->add_option("--stage", options->stage, "IR level to print: tensor or tile (block and exec come later)")
+      ->check(CLI::IsMember({"tensor", "tile"}))
       ->capture_default_str();
   command->add_option("--format", options->format, "json or dot (Graphviz)")
       ->check(CLI::IsMember({"json", "dot"}))

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   CommandRegistry registry;
   registerCheckCommand(app, registry);
   registerGraphCommand(app, registry);
+  registerCompileCommand(app, registry);
   registerRunCommand(app, registry);
 
   try {

@@ -1,0 +1,116 @@
+// `pto compile PROJECT [--dump-passes DIR]`: run the pass pipeline, report
+// each pass, and dump the IR after every pass.
+#include "app/pto/Command.h"
+#include "app/pto/CommandOutput.h"
+
+#include "analysis/ProjectRun.h"
+#include "core/AtomicFile.h"
+#include "core/Npy.h"
+#include "core/Version.h"
+#include "core/project/ArgumentData.h"
+#include "core/project/ProjectFile.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace pto::cli {
+namespace {
+
+struct CompileCommandOptions {
+  std::string projectPath;
+  std::string jsonTarget;
+  std::string dumpDir;
+  double timeoutSeconds = 60.0;
+  std::int64_t maxElements = std::int64_t{1} << 31;
+};
+
+// Argument shapes bind the dynamic dims; the data itself is not needed.
+std::vector<HostTensor> argumentShapes(const OperatorProject& project) {
+  std::vector<HostTensor> shapes;
+  for (const KernelArgument& arg : project.args) shapes.emplace_back(arg.dtype, Shape(*project.concreteShape(arg)));
+  return shapes;
+}
+
+int runCompile(const CompileCommandOptions& options) {
+  DiagnosticEngine diags;
+  auto project = loadProject(options.projectPath, diags);
+  if (!project) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  ProjectTraceOptions traceOptions;
+  traceOptions.timeoutSeconds = options.timeoutSeconds;
+  traceOptions.maxElements = options.maxElements;
+  auto graph = traceProject(*project, diags, traceOptions);
+  if (!graph) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  CompileOptions compileOptions;
+  compileOptions.keepSnapshots = !options.dumpDir.empty();
+  auto compiled = compileKernel(*graph, compileSettingsFor(*project, *graph, argumentShapes(*project)), diags,
+                                compileOptions);
+  printDiagnostics(diags);
+  if (!compiled) return kExitUserError;
+
+  if (!options.dumpDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.dumpDir, ec);
+    int index = 0;
+    for (const PassRecord& pass : compiled->passes) {
+      ++index;
+      if (pass.skipped) continue;
+      char prefix[16];
+      std::snprintf(prefix, sizeof prefix, "%02d-", index);
+      std::filesystem::path file = std::filesystem::path(options.dumpDir) / (prefix + pass.name + ".json");
+      std::string reason;
+      if (!writeFileAtomically(file, pass.snapshotJson, reason)) {
+        std::cerr << file.string() << ": error: cannot write the dump: " << reason << "\n";
+        return kExitUserError;
+      }
+    }
+  }
+  if (options.jsonTarget != "-") {
+    std::printf("%s: %zu tensor ops -> %zu tile ops\n", project->name.c_str(), graph->ops().size(),
+                compiled->compilation.tiles.tileOps().size());
+    std::printf("%-4s %-22s %10s  %s\n", "#", "pass", "time (ms)", "changed");
+    int index = 0;
+    for (const PassRecord& pass : compiled->passes)
+      std::printf("%-4d %-22s %10.3f  %s\n", ++index, pass.name.c_str(), pass.milliseconds,
+                  pass.skipped ? "disabled" : (pass.changed ? "yes" : "no"));
+    if (!options.dumpDir.empty()) std::printf("dumps written to %s\n", options.dumpDir.c_str());
+  }
+  if (!options.jsonTarget.empty()) {
+    nlohmann::ordered_json report;
+    report["command"] = "compile";
+    report["pto_version"] = kVersion;
+    report["project"] = project->name;
+    report["tensor_ops"] = graph->ops().size();
+    report["tile_ops"] = compiled->compilation.tiles.tileOps().size();
+    report["passes"] = nlohmann::ordered_json::array();
+    for (const PassRecord& pass : compiled->passes)
+      report["passes"].push_back(
+          {{"name", pass.name}, {"milliseconds", pass.milliseconds}, {"changed", pass.changed}, {"skipped", pass.skipped}});
+    report["diagnostics"] = diagnosticsToJson(diags);
+    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+  }
+  return kExitOk;
+}
+
+} // namespace
+
+void registerCompileCommand(CLI::App& app, CommandRegistry& registry) {
+  auto options = std::make_shared<CompileCommandOptions>();
+  CLI::App* command = app.add_subcommand("compile", "Compile a project's kernel and report each pass");
+  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  command->add_option("--dump-passes", options->dumpDir, "Write the IR after each pass to DIR/NN-<pass>.json")
+      ->type_name("DIR");
+  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
+  command->callback([&registry, options] { registry.selected = [options] { return runCompile(*options); }; });
+}
+
+} // namespace pto::cli
