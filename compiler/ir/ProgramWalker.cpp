@@ -53,16 +53,25 @@ private:
     std::optional<std::int64_t> saved;
     if (auto found = m_bindings.find(loop.indexSymbol); found != m_bindings.end()) saved = found->second;
     bool ok = true;
-    for (std::int64_t index = *start; ok && index < *stop;) {
-      std::int64_t remaining = (*stop - index + *step - 1) / *step;
+    // Iterations are counted in unsigned arithmetic: stop - start can exceed
+    // int64 for extreme bounds, and the index itself is only formed in range.
+    std::uint64_t total = *stop > *start ? (static_cast<std::uint64_t>(*stop) - static_cast<std::uint64_t>(*start) +
+                                            static_cast<std::uint64_t>(*step) - 1) /
+                                               static_cast<std::uint64_t>(*step)
+                                         : 0;
+    for (std::uint64_t done = 0; ok && done < total;) {
+      std::uint64_t remaining = total - done;
+      std::int64_t index = static_cast<std::int64_t>(static_cast<std::uint64_t>(*start) + done * static_cast<std::uint64_t>(*step));
       const LoopBody* chosen = nullptr;
       for (const LoopBody& body : loop.bodies)
-        if (body.unrollFactor <= remaining && (!chosen || body.unrollFactor > chosen->unrollFactor)) chosen = &body;
+        if (body.unrollFactor > 0 && static_cast<std::uint64_t>(body.unrollFactor) <= remaining &&
+            (!chosen || body.unrollFactor > chosen->unrollFactor))
+          chosen = &body;
       if (!chosen) return m_diags.error(loop.location) << "internal error: no body of loop '" << loop.name << "' fits";
       m_bindings[loop.indexSymbol] = index;
       if (m_visitor.enterIteration) m_visitor.enterIteration(loop, index, chosen->unrollFactor);
       ok = region(chosen->region, loop.location);
-      index += chosen->unrollFactor * *step;
+      done += static_cast<std::uint64_t>(chosen->unrollFactor);
     }
     if (saved) m_bindings[loop.indexSymbol] = *saved;
     else m_bindings.erase(loop.indexSymbol);

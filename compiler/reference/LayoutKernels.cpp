@@ -55,8 +55,8 @@ bool runConcat(KernelCall& call) {
   std::vector<std::int64_t> offsets(out.rank(), 0);
   for (const HostTensor& input : call.inputs) {
     Shape expected = out.shape();
-    expected[axis] = input.shape()[axis];
-    if (input.rank() != out.rank() || !(input.shape() == expected) || offsets[axis] + input.shape()[axis] > out.shape()[axis])
+    if (input.rank() == out.rank()) expected[axis] = input.shape()[axis];
+    if (!(input.shape() == expected) || input.shape()[axis] > out.shape()[axis] - offsets[axis])
       return call.fail() << "internal error: input " << input.shape().str() << " does not fit the output "
                          << out.shape().str() << " at offset " << offsets[axis] << " of dim " << dim;
     out.view(offsets, input.shape().dims()).copyFrom(input);

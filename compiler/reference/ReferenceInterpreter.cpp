@@ -17,6 +17,14 @@ using Bindings = std::map<std::string, std::int64_t>;
 
 std::string dimsString(const std::vector<std::int64_t>& dims) { return Shape(dims).str(); }
 
+// "[offset, offset + size)" for messages, without overflowing on absurd offsets.
+std::string rangeText(std::int64_t offset, std::int64_t size) {
+  std::int64_t end = 0;
+  if (__builtin_add_overflow(offset, size, &end))
+    return "[" + std::to_string(offset) + ", " + std::to_string(offset) + " + " + std::to_string(size) + ")";
+  return "[" + std::to_string(offset) + ", " + std::to_string(end) + ")";
+}
+
 class Interpreter {
 public:
   Interpreter(const TensorGraph& graph, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
@@ -24,13 +32,15 @@ public:
       : m_graph(graph), m_arguments(arguments), m_diags(diags), m_options(options),
         m_buffers(graph.tensors().size()) {}
 
-  bool run() { return bindArguments() && runRegion(m_graph.body, m_graph.kernelLocation); }
+  bool run() { return validateIds() && bindArguments() && runRegion(m_graph.body, m_graph.kernelLocation); }
 
 private:
   const SourceLocation& locationOf(const TensorValue& tensor) const {
     return tensor.location.known() ? tensor.location : m_graph.kernelLocation;
   }
 
+  // Every id the graph stores refers to an existing tensor, op or loop (the walk then never throws).
+  bool validateIds();
   bool bindArguments();
   bool runRegion(const Region& region, const SourceLocation& where);
   bool runLoop(const Loop& loop);
@@ -62,6 +72,36 @@ private:
   Bindings m_bindings;
   std::vector<std::optional<HostTensor>> m_buffers;  // by TensorId
 };
+
+bool Interpreter::validateIds() {
+  const auto tensorOk = [&](TensorId id) { return id >= 0 && static_cast<std::size_t>(id) < m_graph.tensors().size(); };
+  const auto fail = [&](const SourceLocation& where, const std::string& what) -> bool {
+    return m_diags.error(where) << "internal error: the Tensor graph refers to " << what << ", which does not exist";
+  };
+  for (TensorId id : m_graph.arguments)
+    if (!tensorOk(id)) return fail(m_graph.kernelLocation, "argument tensor " + std::to_string(id));
+  for (const TensorOp& op : m_graph.ops()) {
+    for (TensorId id : op.inputs)
+      if (!tensorOk(id)) return fail(op.location, "tensor " + std::to_string(id));
+    for (TensorId id : op.outputs)
+      if (!tensorOk(id)) return fail(op.location, "tensor " + std::to_string(id));
+  }
+  const auto regionOk = [&](const Region& region, const SourceLocation& where) -> bool {
+    for (const Path& path : region.paths)
+      for (const Statement& statement : path.statements) {
+        const std::size_t count = statement.kind == Statement::Kind::Op ? m_graph.ops().size() : m_graph.loops().size();
+        if (statement.id < 0 || static_cast<std::size_t>(statement.id) >= count)
+          return fail(where, std::string(statement.kind == Statement::Kind::Op ? "op " : "loop ") +
+                                 std::to_string(statement.id));
+      }
+    return true;
+  };
+  if (!regionOk(m_graph.body, m_graph.kernelLocation)) return false;
+  for (const Loop& loop : m_graph.loops())
+    for (const LoopBody& body : loop.bodies)
+      if (!regionOk(body.region, loop.location)) return false;
+  return true;
+}
 
 bool Interpreter::bindArguments() {
   if (m_arguments.size() != m_graph.arguments.size())
@@ -226,7 +266,7 @@ bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTen
   for (std::size_t d = 0; d < rank; ++d) {
     if (offsets[d] < 0 || offsets[d] > destination->shape()[d] - size[d])
       return m_diags.error(op.location)
-             << name(op.kind) << ": region [" << offsets[d] << ", " << offsets[d] + size[d] << ") of dim " << d
+             << name(op.kind) << ": region " << rangeText(offsets[d], size[d]) << " of dim " << d
              << " lies outside '" << targetValue.name << "' " << destination->shape().str() << " (offsets "
              << dimsString(offsets) << ", value shape " << size.str() << ")";
   }
@@ -252,7 +292,7 @@ bool Interpreter::runView(const TensorOp& op) {
   for (std::size_t d = 0; d < base->rank(); ++d) {
     const std::int64_t offset = (*offsets)[d], size = (*sizes)[d];
     if (offset < 0 || size < 0 || offset > base->shape()[d] - size)
-      return m_diags.error(op.location) << "view: region [" << offset << ", " << offset + size << ") of dim " << d
+      return m_diags.error(op.location) << "view: region " << rangeText(offset, size) << " of dim " << d
                                         << " lies outside '" << baseValue.name << "' " << base->shape().str()
                                         << " (offsets " << dimsString(*offsets) << ", shape " << dimsString(*sizes)
                                         << ")";
@@ -284,6 +324,12 @@ bool Interpreter::runKernel(KernelCall& call) {
 
 bool Interpreter::runOp(const TensorOp& op) {
   if (isCancelled(op.location)) return false;
+  // Kernels index their inputs and outputs freely; a graph built by hand with the wrong counts stops here.
+  const int expectedInputs = inputCount(op.kind);
+  if ((expectedInputs >= 0 && op.inputs.size() != static_cast<std::size_t>(expectedInputs)) ||
+      (expectedInputs < 0 && op.inputs.empty()) || op.outputs.size() != static_cast<std::size_t>(outputCount(op.kind)))
+    return m_diags.error(op.location) << "internal error: " << name(op.kind) << " has " << op.inputs.size()
+                                      << " inputs and " << op.outputs.size() << " outputs";
   if (op.kind == TensorOpKind::View) return runView(op);
   std::vector<HostTensor> inputs;
   inputs.reserve(op.inputs.size());
@@ -292,13 +338,11 @@ bool Interpreter::runOp(const TensorOp& op) {
     if (!input) return false;
     inputs.push_back(std::move(*input));
   }
-  if (op.outputs.empty()) return m_diags.error(op.location) << "internal error: " << name(op.kind) << " has no output";
   // Ops recorded with `into` write existing tensors (at "offsets"); the others create their outputs.
   const bool writesInto = m_graph.tensor(op.outputs[0]).producer != op.id;
   const bool isMove = op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy;
 
   if (isMove) {
-    if (inputs.size() != 1) return m_diags.error(op.location) << "internal error: " << name(op.kind) << " takes one input";
     if (!writesInto) {
       // clone(): a fresh tensor of the source's shape.
       std::optional<HostTensor> out = allocate(m_graph.tensor(op.outputs[0]).dtype, inputs[0].shape().dims(),

@@ -3,16 +3,23 @@
 // It executes the graph exactly as compiler/ir/TensorGraph.h and docs/ir.md define it: dynamic symbols are
 // bound from the argument shapes, regions take the first path whose conditions hold, loops bind their index
 // symbol per iteration (an unrolled loop runs, at each position, the body with the largest factor whose
-// iterations still fit), and ops run in program order on buffers. Temporaries are allocated when their
-// producer runs (and rewritten in place on later runs), views alias their base's storage as it is at the
-// moment the view op runs, and assemble/copy write through views into the caller's tensors.
+// iterations still fit, with the index at that position), and ops run in program order on buffers:
+//  - a temporary is allocated when its producer runs, with its shape evaluated under the current bindings,
+//    and rewritten in place when the producer runs again;
+//  - a temporary no op produces (pypto.tensor) starts as zeros on first use and keeps its contents across
+//    loop iterations;
+//  - a view aliases its base's storage at the offsets evaluated when the view op runs (loop-dependent
+//    offsets work); valid_shape does not change results, the whole view shape is read and written;
+//  - assemble writes its source into the region of its output tensor at "offsets", copy into the whole
+//    output; any other op recorded to write into an existing tensor (`out=`) writes its result there the
+//    same way. Writes go through views into the caller's tensors.
 //
 // Choices where docs/ir.md is silent (tests/reference pins each one):
 //  - Float dtypes compute in float (fp32) and round to the op's dtype, nearest-even, when the op stores its
 //    result. sum accumulates in fp32 by pairwise summation (as numpy does), prod sequentially in fp32; amax
 //    and amin are exact and propagate NaN; argmax/argmin take the first NaN, else the first extreme.
-//  - A tensor-scalar op (adds, cmp-scalar, ...) on a float tensor first rounds the scalar to the tensor's
-//    dtype, as the vector unit holds it and as numpy does with a Python float.
+//  - The scalar of a tensor-scalar op (adds ... rpows, eqs ... les) and clip's bounds are first rounded to
+//    a float tensor's dtype, as the vector unit holds them and as numpy does with a Python float.
 //  - Integer dtypes compute in int64 (uint64 for uint64) and wrap to the dtype, as numpy does. bool operands
 //    are 0/1 integers; a result stored into bool is nonzero -> 1 (NaN -> 1).
 //      div: floor division, numpy's floor_divide (-7 div 2 == -4); x div 0 == 0, as numpy gives.
@@ -20,7 +27,7 @@
 //      float-only maths (exp, sqrt, reciprocal, sigmoid, ...) on an integer tensor computes in double and
 //      converts back truncating toward zero, saturating, NaN -> 0.
 //      A non-integral scalar on an integer tensor (muls 0.5) computes that op in double and converts back
-//      the same way; an integral scalar is used exactly.
+//      the same way; an integral scalar is used exactly. clip on integers: bounds rounded inwards.
 //  - cast: the mode rounds float -> integer (then saturates; NaN -> 0) and float -> narrower float (fp32 ->
 //    fp16/bf16: floor/ceil/trunc are directed roundings, round breaks ties away from zero; overflow gives
 //    inf, or the largest finite value where the direction is toward zero). Integer -> float rounds to
@@ -34,7 +41,6 @@
 //    index is an error naming it. Duplicate scatter targets: the last write in C order of the index wins.
 //  - topk/argsort order NaN above every number; ties keep the lower index first, in both directions.
 //  - arange: element i is start + i * step computed in double, rounded once to the dtype.
-//  - view: the whole view shape is read and written; valid_shape does not change results.
 //
 // Errors (all are diagnostics at the failing op's location, or the argument's / loop's / condition's; the
 // interpreter never aborts on bad input): argument count, dtype or shape mismatch; a dynamic symbol bound

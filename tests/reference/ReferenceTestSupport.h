@@ -1,0 +1,84 @@
+// Helpers for the reference interpreter's tests: graphs of one op, seeded random tensors, tolerant
+// comparisons, and the numpy cross-check (cases written as .npy plus a manifest, computed by
+// numpy_reference.py in one python run, read back).
+#pragma once
+
+#include "compiler/ir/TensorGraphBuilder.h"
+#include "compiler/reference/ReferenceInterpreter.h"
+#include "core/Diagnostics.h"
+#include "core/HostTensor.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pto::testing {
+
+// A location in the imaginary kernel file the tests' ops come from.
+SourceLocation kernelLine(int line);
+
+// An empty directory for one test under PTO_TEST_DATA_DIR.
+std::filesystem::path freshTestDir(const std::string& name);
+
+// Uniform values in [low, high] (integers for integer dtypes, 0/1 for bool), from a fixed seed.
+HostTensor randomTensor(DataType dtype, Shape shape, double low, double high, std::uint32_t seed);
+HostTensor tensorOf(DataType dtype, Shape shape, const std::vector<double>& values);
+std::vector<double> valuesOf(const HostTensor& tensor);
+
+// Records an op and returns its outputs; a shape-inference error fails the test (and returns none).
+std::vector<TensorId> addOps(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs,
+                             Attributes attrs, int line, std::vector<TensorId> into = {});
+// The first output of addOps, or kNoId.
+TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
+               int line, std::vector<TensorId> into = {});
+// A constant symbolic shape.
+SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims);
+
+// The softmax kernel of the examples: for b in range(shape[0]): y[b:b+1] = softmax(x[b:b+1]) over the last
+// dim, written with view, amax, sub, exp, sum, div and assemble. A symbolic shape[0] is bound from x and y.
+TensorGraph buildRowSoftmax(DataType dtype, const SymbolicShape& shape);
+
+// The messages of all diagnostics, one per line.
+std::string messages(const DiagnosticEngine& diags);
+
+// Runs one op on `inputs`: the graph takes the inputs as arguments and copies each of the op's results into
+// an output argument. Returns the outputs; on failure they are empty and `diags` says why.
+struct SingleOpRun {
+  std::vector<HostTensor> outputs;
+  bool ok = false;
+};
+SingleOpRun runSingleOp(TensorOpKind kind, const std::vector<HostTensor>& inputs, Attributes attrs,
+                        DiagnosticEngine& diags, const ReferenceOptions& options = {});
+
+// Same values within a tolerance: floats by numpy.allclose(rtol, atol) with NaN equal to NaN, fp16/bf16 by
+// at most `ulps` units in the last place, integers and bool exactly. Names the first mismatch.
+::testing::AssertionResult closeTo(const HostTensor& actual, const HostTensor& expected, double rtol, double atol,
+                                   int ulps = 1);
+
+struct PythonRun {
+  int exitCode = -1;
+  std::string output;
+};
+PythonRun runPython(const std::string& arguments, const std::filesystem::path& dir);
+
+// Cases for numpy: add() writes the inputs, run() lets numpy_reference.py compute all cases at once,
+// expected() reads its results. A missing python or numpy fails the test.
+class NumpyReference {
+public:
+  explicit NumpyReference(const std::string& testName);
+  void add(const std::string& caseName, const std::string& op, nlohmann::json attrs,
+           const std::vector<HostTensor>& inputs, const std::vector<DataType>& outputDtypes);
+  ::testing::AssertionResult run();
+  HostTensor expected(const std::string& caseName, std::size_t output) const;
+
+private:
+  std::filesystem::path m_dir;
+  nlohmann::json m_cases = nlohmann::json::array();
+};
+
+} // namespace pto::testing
