@@ -2,8 +2,8 @@
 #include "core/project/ProjectFile.h"
 
 #include "core/AtomicFile.h"
-#include "core/json/JsonLocator.h"
 #include "core/json/JsonPrinter.h"
+#include "core/json/JsonReader.h"
 
 #include <algorithm>
 #include <array>
@@ -25,64 +25,6 @@ constexpr std::array<std::string_view, 15> kTopLevelKeys = {
 
 constexpr std::array<std::string_view, 5> kInitKinds = {"uniform", "normal", "zeros", "arange", "npy"};
 
-// A place in the document: a JSON pointer to find its text and the dotted
-// path users read in messages ("args[1].shape[0]").
-struct KeyPath {
-  std::string pointer;
-  std::string display;
-  std::string key;  // the last member name (empty for array elements and the root)
-
-  KeyPath operator/(std::string_view member) const {
-    return {JsonLocator::child(pointer, member),
-            display.empty() ? std::string(member) : display + "." + std::string(member), std::string(member)};
-  }
-  KeyPath operator/(std::size_t index) const {
-    return {JsonLocator::child(pointer, index), display + "[" + std::to_string(index) + "]", {}};
-  }
-  std::string parentDisplay() const {
-    return display.size() > key.size() + 1 ? display.substr(0, display.size() - key.size() - 1) : std::string();
-  }
-};
-
-std::size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// " (did you mean 'entry'?)" when one known word is close to `word`.
-template <typename Words> std::string suggestion(std::string_view word, const Words& known) {
-  std::string best;
-  std::size_t bestDistance = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (std::string_view candidate : known) {
-    std::size_t distance = editDistance(word, candidate);
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = std::string(candidate);
-    }
-  }
-  return best.empty() ? std::string() : " (did you mean '" + best + "'?)";
-}
-
-// How a value looks in an error message: short JSON for scalars, a kind for containers.
-std::string describe(const Json& value) {
-  if (value.is_object()) return "an object";
-  if (value.is_array()) return "an array";
-  if (value.is_null()) return "null";
-  std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
-}
-
 bool isIdentifier(std::string_view text) {
   if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) return false;
   return std::all_of(text.begin(), text.end(),
@@ -90,33 +32,26 @@ bool isIdentifier(std::string_view text) {
 }
 
 // Validates a parsed document into an OperatorProject, reporting every
-// problem with its location. Each read* method returns nullopt/false after
-// reporting; the caller keeps going so that one run shows all errors.
-class ProjectReader {
+// problem with its location; the generic checks (types, required and unknown
+// keys) come from JsonReader, the project's own rules live here.
+class ProjectReader : private JsonReader {
 public:
   ProjectReader(std::string_view text, std::filesystem::path file, DiagnosticEngine& diags)
-      : m_text(text), m_file(std::move(file)), m_locator(text), m_diags(diags) {}
+      : JsonReader(text, std::move(file), diags) {}
 
   std::optional<OperatorProject> read(Json document) {
-    std::size_t errorsBefore = m_diags.errorCount();
+    std::size_t errorsBefore = diags().errorCount();
     OperatorProject project;
-    project.file = m_file;
+    project.file = file();
 
-    for (const auto& duplicate : m_locator.duplicateKeys())
-      m_diags.warning(locationOf(duplicate.keyOffset))
-          << "key '" << duplicate.pointer.substr(duplicate.pointer.rfind('/') + 1)
-          << "' appears more than once in its object; the last one wins";
+    warnDuplicateKeys();
 
     const KeyPath root;
     if (!document.is_object()) {
       error(root) << "the project file must hold a JSON object, got " << describe(document);
       return std::nullopt;
     }
-    for (const auto& [key, value] : document.items()) {
-      if (std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) == kTopLevelKeys.end())
-        m_diags.warning(keyLocation(root / key)) << "unknown key '" << key << "' is ignored"
-                                                 << suggestion(key, kTopLevelKeys);
-    }
+    warnUnknownKeys(document, root, kTopLevelKeys);
 
     readRequiredString(document, root / "name", project.name);
     if (readRequiredString(document, root / "source", project.source)) checkSourceFile(project, root / "source");
@@ -135,83 +70,12 @@ public:
     readOpaque(document, root / "partition_overrides", Json::value_t::array, project.partitionOverrides);
     readOpaque(document, root / "tune", Json::value_t::object, project.tune);
 
-    if (m_diags.errorCount() > errorsBefore) return std::nullopt;
+    if (diags().errorCount() > errorsBefore) return std::nullopt;
     project.document = std::move(document);
     return project;
   }
 
 private:
-  SourceLocation locationOf(std::size_t offset) const {
-    LineColumn position = lineColumnAt(m_text, offset);
-    return SourceLocation{m_file.string(), position.line, position.column};
-  }
-  SourceLocation valueLocation(const KeyPath& path) const { return locationOf(m_locator.valueOffset(path.pointer)); }
-  SourceLocation keyLocation(const KeyPath& path) const { return locationOf(m_locator.keyOffset(path.pointer)); }
-
-  DiagnosticBuilder error(const KeyPath& path) {
-    DiagnosticBuilder builder = m_diags.error(valueLocation(path));
-    if (!path.display.empty()) builder << path.display << ": ";
-    return builder;
-  }
-  DiagnosticBuilder warning(const KeyPath& path) {
-    DiagnosticBuilder builder = m_diags.warning(keyLocation(path));
-    if (!path.display.empty()) builder << path.display << ": ";
-    return builder;
-  }
-
-  const Json* member(const Json& object, const KeyPath& path) {
-    auto found = object.find(path.key);
-    return found == object.end() ? nullptr : &*found;
-  }
-  const Json* required(const Json& object, const KeyPath& path) {
-    const Json* value = member(object, path);
-    if (!value) {
-      // Reported at the object that lacks the key: the user has to add it there.
-      m_diags.error(locationOf(m_locator.valueOffset(path.pointer.substr(0, path.pointer.rfind('/')))))
-          << "missing required key '" << path.key << "'"
-          << (path.parentDisplay().empty() ? std::string() : " in " + path.parentDisplay());
-    }
-    return value;
-  }
-
-  bool readString(const Json& value, const KeyPath& path, std::string& out) {
-    if (!value.is_string()) return error(path) << "expected a string, got " << describe(value);
-    out = value.get<std::string>();
-    if (out.empty()) return error(path) << "must not be empty";
-    return true;
-  }
-  bool readRequiredString(const Json& object, const KeyPath& path, std::string& out) {
-    const Json* value = required(object, path);
-    return value && readString(*value, path, out);
-  }
-
-  std::optional<std::int64_t> readInteger(const Json& value, const KeyPath& path) {
-    if (value.is_number_integer()) return value.get<std::int64_t>();
-    if (value.is_number_float()) {
-      double number = value.get<double>();
-      if (std::isfinite(number) && std::floor(number) == number && std::abs(number) < 9.0e15)
-        return static_cast<std::int64_t>(number);
-    }
-    return error(path) << "expected an integer, got " << describe(value);
-  }
-  std::optional<double> readNumber(const Json& value, const KeyPath& path) {
-    if (!value.is_number()) return error(path) << "expected a number, got " << describe(value);
-    return value.get<double>();
-  }
-  std::optional<double> readRequiredNumber(const Json& object, const KeyPath& path) {
-    const Json* value = required(object, path);
-    if (!value) return std::nullopt;
-    return readNumber(*value, path);
-  }
-
-  bool expectType(const Json& value, const KeyPath& path, Json::value_t type) {
-    if (type == Json::value_t::object && !value.is_object())
-      return error(path) << "expected an object, got " << describe(value);
-    if (type == Json::value_t::array && !value.is_array())
-      return error(path) << "expected an array, got " << describe(value);
-    return true;
-  }
-
   void readOpaque(const Json& document, const KeyPath& path, Json::value_t type, Json& out) {
     if (const Json* value = member(document, path); value && expectType(*value, path, type)) out = *value;
   }
@@ -254,9 +118,7 @@ private:
       const Json& entry = value[i];
       if (!expectType(entry, argPath, Json::value_t::object)) continue;
       static constexpr std::array<std::string_view, 4> kArgKeys = {"name", "shape", "dtype", "init"};
-      for (const auto& [key, member] : entry.items())
-        if (std::find(kArgKeys.begin(), kArgKeys.end(), key) == kArgKeys.end())
-          warning(argPath / key) << "unknown key '" << key << "' is ignored" << suggestion(key, kArgKeys);
+      warnUnknownKeys(entry, argPath, kArgKeys);
 
       KernelArgument arg;
       if (readRequiredString(entry, argPath / "name", arg.name)) {
@@ -474,42 +336,7 @@ private:
     for (const KernelArgument& arg : project.args) names.push_back(arg.name);
     warning(path) << "no argument named '" << argName << "'" << suggestion(argName, names);
   }
-
-  std::string_view m_text;
-  std::filesystem::path m_file;
-  JsonLocator m_locator;
-  DiagnosticEngine& m_diags;
 };
-
-// nlohmann's message reads "[json.exception.parse_error.101] parse error at
-// line 3, column 5: syntax error while parsing object - unexpected '}'";
-// keep the part after the location, which we print ourselves.
-// The "; last read: '...'" tail is dropped: it quotes raw bytes with escapes
-// like <U+000A>, while our caret already shows the place.
-std::string parseErrorMessage(const std::string& what) {
-  std::string message = what;
-  std::size_t at = message.find("column ");
-  if (at != std::string::npos) {
-    std::size_t colon = message.find(": ", at);
-    if (colon != std::string::npos) message = message.substr(colon + 2);
-  }
-  if (std::size_t tail = message.find("; last read:"); tail != std::string::npos) message.erase(tail);
-  return "invalid JSON: " + message;
-}
-
-// nlohmann reports the offset of the character after a bad token (often the
-// newline behind `tru`); step back to where the token starts so the caret
-// points at what the user has to fix.
-std::size_t parseErrorOffset(std::string_view text, std::size_t lastRead) {
-  std::size_t offset = std::min(lastRead, text.size());
-  auto isBlank = [&](std::size_t i) { return i >= text.size() || std::isspace(static_cast<unsigned char>(text[i])); };
-  if (!isBlank(offset)) return offset;
-  while (offset > 0 && isBlank(offset)) --offset;
-  while (offset > 0 && (std::isalnum(static_cast<unsigned char>(text[offset - 1])) || text[offset - 1] == '.' ||
-                        text[offset - 1] == '-' || text[offset - 1] == '+'))
-    --offset;
-  return offset;
-}
 
 // --- writing ---------------------------------------------------------------
 
@@ -590,25 +417,11 @@ std::optional<OperatorProject> loadProject(const std::filesystem::path& path, Di
 
 std::optional<OperatorProject> parseProject(std::string_view text, const std::filesystem::path& file,
                                             DiagnosticEngine& diags) {
-  diags.setSourceText(file.string(), std::string(text));
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
-    return diags.error(SourceLocation{file.string(), 1, 1}) << "the project file is empty; a project is a JSON object "
-                                                               "with at least \"name\", \"source\", \"entry\" and \"args\"";
-  Json document;
-  try {
-    document = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    // e.byte is 1-based and points at the last character read.
-    std::string what = e.what();
-    // At the end of input, point just behind the last thing written: that is
-    // where the missing '}' or ']' belongs.
-    std::size_t offset = what.find("end of input") != std::string::npos
-                             ? text.find_last_not_of(" \t\r\n") + 1
-                             : parseErrorOffset(text, e.byte > 0 ? e.byte - 1 : 0);
-    LineColumn position = lineColumnAt(text, offset);
-    return diags.error(SourceLocation{file.string(), position.line, position.column}) << parseErrorMessage(what);
-  }
-  return ProjectReader(text, file, diags).read(std::move(document));
+  auto document = parseJsonDocument(text, file, diags,
+                                    "the project file is empty; a project is a JSON object with at least \"name\", "
+                                    "\"source\", \"entry\" and \"args\"");
+  if (!document) return std::nullopt;
+  return ProjectReader(text, file, diags).read(std::move(*document));
 }
 
 std::string serializeProject(const OperatorProject& project) {

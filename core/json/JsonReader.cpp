@@ -1,0 +1,213 @@
+// Located parsing and validation helpers shared by the JSON file loaders.
+#include "core/json/JsonReader.h"
+
+#include <cctype>
+#include <cmath>
+#include <vector>
+
+namespace pto {
+
+namespace {
+
+// nlohmann's message reads "[json.exception.parse_error.101] parse error at
+// line 3, column 5: syntax error while parsing object - unexpected '}'";
+// keep the part after the location, which we print ourselves.
+// The "; last read: '...'" tail is dropped: it quotes raw bytes with escapes
+// like <U+000A>, while our caret already shows the place.
+std::string parseErrorMessage(const std::string& what) {
+  std::string message = what;
+  std::size_t at = message.find("column ");
+  if (at != std::string::npos) {
+    std::size_t colon = message.find(": ", at);
+    if (colon != std::string::npos) message = message.substr(colon + 2);
+  }
+  if (std::size_t tail = message.find("; last read:"); tail != std::string::npos) message.erase(tail);
+  return "invalid JSON: " + message;
+}
+
+// nlohmann reports the offset of the character after a bad token (often the
+// newline behind `tru`); step back to where the token starts so the caret
+// points at what the user has to fix.
+std::size_t parseErrorOffset(std::string_view text, std::size_t lastRead) {
+  std::size_t offset = std::min(lastRead, text.size());
+  auto isBlank = [&](std::size_t i) { return i >= text.size() || std::isspace(static_cast<unsigned char>(text[i])); };
+  if (!isBlank(offset)) return offset;
+  while (offset > 0 && isBlank(offset)) --offset;
+  while (offset > 0 && (std::isalnum(static_cast<unsigned char>(text[offset - 1])) || text[offset - 1] == '.' ||
+                        text[offset - 1] == '-' || text[offset - 1] == '+'))
+    --offset;
+  return offset;
+}
+
+} // namespace
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string describe(const nlohmann::ordered_json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  if (value.is_null()) return "null";
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+std::optional<nlohmann::ordered_json> parseJsonDocument(std::string_view text, const std::filesystem::path& file,
+                                                        DiagnosticEngine& diags, std::string_view emptyFileMessage) {
+  diags.setSourceText(file.string(), std::string(text));
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return diags.error(SourceLocation{file.string(), 1, 1}) << emptyFileMessage;
+  try {
+    return nlohmann::ordered_json::parse(text.begin(), text.end());
+  } catch (const nlohmann::ordered_json::parse_error& e) {
+    // e.byte is 1-based and points at the last character read.
+    std::string what = e.what();
+    // At the end of input, point just behind the last thing written: that is
+    // where the missing '}' or ']' belongs.
+    std::size_t offset = what.find("end of input") != std::string::npos
+                             ? text.find_last_not_of(" \t\r\n") + 1
+                             : parseErrorOffset(text, e.byte > 0 ? e.byte - 1 : 0);
+    LineColumn position = lineColumnAt(text, offset);
+    return diags.error(SourceLocation{file.string(), position.line, position.column}) << parseErrorMessage(what);
+  }
+}
+
+JsonReader::JsonReader(std::string_view text, std::filesystem::path file, DiagnosticEngine& diags)
+    : m_text(text), m_file(std::move(file)), m_locator(text), m_diags(diags) {}
+
+SourceLocation JsonReader::locationOf(std::size_t offset) const {
+  LineColumn position = lineColumnAt(m_text, offset);
+  return SourceLocation{m_file.string(), position.line, position.column};
+}
+
+SourceLocation JsonReader::valueLocation(const KeyPath& path) const {
+  return locationOf(m_locator.valueOffset(path.pointer));
+}
+
+SourceLocation JsonReader::keyLocation(const KeyPath& path) const {
+  return locationOf(m_locator.keyOffset(path.pointer));
+}
+
+DiagnosticBuilder JsonReader::error(const KeyPath& path) {
+  DiagnosticBuilder builder = m_diags.error(valueLocation(path));
+  if (!path.display.empty()) builder << path.display << ": ";
+  return builder;
+}
+
+DiagnosticBuilder JsonReader::warning(const KeyPath& path) {
+  DiagnosticBuilder builder = m_diags.warning(keyLocation(path));
+  if (!path.display.empty()) builder << path.display << ": ";
+  return builder;
+}
+
+void JsonReader::warnDuplicateKeys() {
+  for (const auto& duplicate : m_locator.duplicateKeys())
+    m_diags.warning(locationOf(duplicate.keyOffset))
+        << "key '" << duplicate.pointer.substr(duplicate.pointer.rfind('/') + 1)
+        << "' appears more than once in its object; the last one wins";
+}
+
+void JsonReader::warnUnknownKeys(const Json& object, const KeyPath& path, std::span<const std::string_view> known) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    // At the top level the key alone is the path; repeating it ("colour:
+    // unknown key 'colour'") would only add noise.
+    DiagnosticBuilder builder = path.display.empty() ? m_diags.warning(keyLocation(path / key)) : warning(path / key);
+    builder << "unknown key '" << key << "' is ignored" << suggestion(key, known);
+  }
+}
+
+const JsonReader::Json* JsonReader::member(const Json& object, const KeyPath& path) const {
+  auto found = object.find(path.key);
+  return found == object.end() ? nullptr : &*found;
+}
+
+const JsonReader::Json* JsonReader::required(const Json& object, const KeyPath& path) {
+  const Json* value = member(object, path);
+  if (!value) {
+    m_diags.error(locationOf(m_locator.valueOffset(path.pointer.substr(0, path.pointer.rfind('/')))))
+        << "missing required key '" << path.key << "'"
+        << (path.parentDisplay().empty() ? std::string() : " in " + path.parentDisplay());
+  }
+  return value;
+}
+
+bool JsonReader::readString(const Json& value, const KeyPath& path, std::string& out) {
+  if (!value.is_string()) return error(path) << "expected a string, got " << describe(value);
+  out = value.get<std::string>();
+  if (out.empty()) return error(path) << "must not be empty";
+  return true;
+}
+
+bool JsonReader::readRequiredString(const Json& object, const KeyPath& path, std::string& out) {
+  const Json* value = required(object, path);
+  return value && readString(*value, path, out);
+}
+
+std::optional<std::int64_t> JsonReader::readInteger(const Json& value, const KeyPath& path) {
+  if (value.is_number_integer()) return value.get<std::int64_t>();
+  if (value.is_number_float()) {
+    double number = value.get<double>();
+    // Below 2^53 every integer-valued double is exact.
+    if (std::isfinite(number) && std::floor(number) == number && std::abs(number) < 9.0e15)
+      return static_cast<std::int64_t>(number);
+  }
+  return error(path) << "expected an integer, got " << describe(value);
+}
+
+std::optional<std::int64_t> JsonReader::readRequiredInteger(const Json& object, const KeyPath& path) {
+  const Json* value = required(object, path);
+  if (!value) return std::nullopt;
+  return readInteger(*value, path);
+}
+
+std::optional<double> JsonReader::readNumber(const Json& value, const KeyPath& path) {
+  if (!value.is_number()) return error(path) << "expected a number, got " << describe(value);
+  return value.get<double>();
+}
+
+std::optional<double> JsonReader::readRequiredNumber(const Json& object, const KeyPath& path) {
+  const Json* value = required(object, path);
+  if (!value) return std::nullopt;
+  return readNumber(*value, path);
+}
+
+bool JsonReader::expectType(const Json& value, const KeyPath& path, Json::value_t type) {
+  switch (type) {
+  case Json::value_t::object:
+    if (!value.is_object()) return error(path) << "expected an object, got " << describe(value);
+    break;
+  case Json::value_t::array:
+    if (!value.is_array()) return error(path) << "expected an array, got " << describe(value);
+    break;
+  case Json::value_t::string:
+    if (!value.is_string()) return error(path) << "expected a string, got " << describe(value);
+    break;
+  case Json::value_t::boolean:
+    if (!value.is_boolean()) return error(path) << "expected true or false, got " << describe(value);
+    break;
+  case Json::value_t::number_integer:
+  case Json::value_t::number_unsigned:
+  case Json::value_t::number_float:
+    if (!value.is_number()) return error(path) << "expected a number, got " << describe(value);
+    break;
+  default:
+    break;
+  }
+  return true;
+}
+
+} // namespace pto

@@ -1,0 +1,372 @@
+// Machine files: the search path, and validation into a MachineDescription.
+#include "npusim/MachineFile.h"
+
+#include "core/AtomicFile.h"
+#include "core/json/JsonReader.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace pto {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::array<std::string_view, 12> kTopLevelKeys = {
+    "schema_version", "description", "notes",  "cores",  "clock_ghz",     "scheduler",
+    "buffers",        "paths",       "cube",   "vector", "global_memory", "l2_cache"};
+constexpr std::array<std::string_view, 2> kCoreKeys = {"aic", "aiv"};
+constexpr std::array<std::string_view, 6> kSchedulerKeys = {"aicpu_count",       "dispatch_cycles",
+                                                            "resolve_cycles",    "completion_cycles",
+                                                            "device_task_submit_cycles", "stitch_cycles"};
+constexpr std::array<std::string_view, 2> kPathKeys = {"peak_gib_per_s", "saturation_bytes"};
+constexpr std::array<std::string_view, 2> kCubeKeys = {"instruction_overhead_cycles", "dtypes"};
+constexpr std::array<std::string_view, 4> kCubeRateKeys = {"macs_per_cycle", "m0", "k0", "n0"};
+constexpr std::array<std::string_view, 3> kVectorKeys = {"bytes_per_cycle", "startup_cycles", "cost_factors"};
+constexpr std::array<std::string_view, 3> kMemoryKeys = {"hbm_bytes", "bandwidth_tb_per_s", "efficiency"};
+constexpr std::array<std::string_view, 4> kL2Keys = {"bytes", "line_bytes", "hit_latency_cycles",
+                                                     "miss_penalty_cycles"};
+
+// Paths every chip the compiler targets has: without them no kernel could
+// load its inputs or store its outputs.
+constexpr std::array<DataPath, 6> kRequiredPaths = {DataPath::GmToL1,  DataPath::GmToUb,  DataPath::L1ToL0A,
+                                                    DataPath::L1ToL0B, DataPath::L0CToGm, DataPath::UbToGm};
+
+// On-chip buffers appear in the file as "<memory>_bytes"; GM's size is
+// "global_memory.hbm_bytes".
+std::vector<MemoryKind> onChipMemories() {
+  std::vector<MemoryKind> kinds;
+  for (std::size_t i = 0; i < kMemoryKindCount; ++i)
+    if (static_cast<MemoryKind>(i) != MemoryKind::GM) kinds.push_back(static_cast<MemoryKind>(i));
+  return kinds;
+}
+
+std::string bufferKey(MemoryKind kind) { return std::string(name(kind)) + "_bytes"; }
+
+template <typename T> std::string joined(const std::vector<T>& items, std::string_view separator = ", ") {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < items.size(); ++i) out << (i ? separator : "") << items[i];
+  return out.str();
+}
+
+// Validates one parsed machine file. Like ProjectReader: every read reports
+// its own problem and the reader continues, so one load shows them all.
+class MachineReader : private JsonReader {
+public:
+  MachineReader(std::string_view text, std::filesystem::path file, DiagnosticEngine& diags)
+      : JsonReader(text, std::move(file), diags) {}
+
+  std::optional<MachineDescription> read(const Json& document) {
+    std::size_t errorsBefore = diags().errorCount();
+    MachineDescription machine;
+    machine.file = file();
+    machine.name = file().stem().string();
+
+    warnDuplicateKeys();
+    const KeyPath root;
+    if (!document.is_object()) {
+      error(root) << "a machine file must hold a JSON object, got " << describe(document);
+      return std::nullopt;
+    }
+    warnUnknownKeys(document, root, kTopLevelKeys);
+
+    if (auto version = readRequiredInteger(document, root / "schema_version")) {
+      if (*version != kMachineSchemaVersion)
+        error(root / "schema_version") << "unsupported schema version " << *version << "; this build reads version "
+                                       << kMachineSchemaVersion;
+      machine.schemaVersion = static_cast<int>(*version);
+    }
+    readRequiredString(document, root / "description", machine.description);
+    if (const Json* notes = member(document, root / "notes")) readNotes(*notes, root / "notes", machine);
+    if (const Json* cores = requiredObject(document, root / "cores", kCoreKeys)) {
+      machine.aicCores = readCount(*cores, root / "cores" / "aic");
+      machine.aivCores = readCount(*cores, root / "cores" / "aiv");
+    }
+    machine.clockGHz = readPositiveNumber(document, root / "clock_ghz");
+    if (const Json* scheduler = requiredObject(document, root / "scheduler", kSchedulerKeys))
+      readScheduler(*scheduler, root / "scheduler", machine.scheduler);
+    if (const Json* buffers = required(document, root / "buffers")) readBuffers(*buffers, root / "buffers", machine);
+    if (const Json* paths = required(document, root / "paths")) readPaths(*paths, root / "paths", machine);
+    if (const Json* cube = requiredObject(document, root / "cube", kCubeKeys)) readCube(*cube, root / "cube", machine);
+    if (const Json* vector = requiredObject(document, root / "vector", kVectorKeys))
+      readVector(*vector, root / "vector", machine.vector);
+    if (const Json* memory = requiredObject(document, root / "global_memory", kMemoryKeys))
+      readGlobalMemory(*memory, root / "global_memory", machine);
+    if (const Json* l2 = requiredObject(document, root / "l2_cache", kL2Keys)) {
+      KeyPath path = root / "l2_cache";
+      machine.l2.bytes = readPositiveInteger(*l2, path / "bytes");
+      machine.l2.lineBytes = readPositiveInteger(*l2, path / "line_bytes");
+      machine.l2.hitLatencyCycles = readNonNegativeInteger(*l2, path / "hit_latency_cycles");
+      machine.l2.missPenaltyCycles = readNonNegativeInteger(*l2, path / "miss_penalty_cycles");
+    }
+
+    if (diags().errorCount() > errorsBefore) return std::nullopt;
+    return machine;
+  }
+
+private:
+  // The member as an object whose keys are checked against `known`; nullptr
+  // (after reporting) when it is missing or not an object.
+  const Json* requiredObject(const Json& object, const KeyPath& path, std::span<const std::string_view> known) {
+    const Json* value = required(object, path);
+    if (!value || !expectType(*value, path, Json::value_t::object)) return nullptr;
+    warnUnknownKeys(*value, path, known);
+    return value;
+  }
+
+  // Range checks report at the value and return 0 so the caller can go on;
+  // the load fails anyway because an error was recorded.
+  std::int64_t readPositiveInteger(const Json& object, const KeyPath& path) {
+    auto value = readRequiredInteger(object, path);
+    if (!value) return 0;
+    if (*value <= 0) {
+      error(path) << "must be positive, got " << *value;
+      return 0;
+    }
+    return *value;
+  }
+  std::int64_t readNonNegativeInteger(const Json& object, const KeyPath& path) {
+    auto value = readRequiredInteger(object, path);
+    if (!value) return 0;
+    if (*value < 0) {
+      error(path) << "must not be negative, got " << *value;
+      return 0;
+    }
+    return *value;
+  }
+  int readCount(const Json& object, const KeyPath& path) {
+    std::int64_t value = readPositiveInteger(object, path);
+    if (value > std::numeric_limits<int>::max()) {
+      error(path) << "must be at most " << std::numeric_limits<int>::max() << ", got " << value;
+      return 0;
+    }
+    return static_cast<int>(value);
+  }
+  double readPositiveNumber(const Json& object, const KeyPath& path) {
+    auto value = readRequiredNumber(object, path);
+    if (!value) return 0.0;
+    if (!(*value > 0.0)) {
+      error(path) << "must be positive, got " << *value;
+      return 0.0;
+    }
+    return *value;
+  }
+  double readNonNegativeNumber(const Json& object, const KeyPath& path) {
+    auto value = readRequiredNumber(object, path);
+    if (!value) return 0.0;
+    if (*value < 0.0) {
+      error(path) << "must not be negative, got " << *value;
+      return 0.0;
+    }
+    return *value;
+  }
+
+  void readNotes(const Json& value, const KeyPath& path, MachineDescription& machine) {
+    if (!expectType(value, path, Json::value_t::array)) return;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      std::string note;
+      if (readString(value[i], path / i, note)) machine.notes.push_back(std::move(note));
+    }
+  }
+
+  // Costs may be 0 (to ask "what if dispatch were free?"), the thread count may not.
+  void readScheduler(const Json& object, const KeyPath& path, SchedulerCosts& scheduler) {
+    scheduler.aicpuCount = readCount(object, path / "aicpu_count");
+    scheduler.dispatchCycles = readNonNegativeInteger(object, path / "dispatch_cycles");
+    scheduler.resolveCycles = readNonNegativeInteger(object, path / "resolve_cycles");
+    scheduler.completionCycles = readNonNegativeInteger(object, path / "completion_cycles");
+    scheduler.deviceTaskSubmitCycles = readNonNegativeInteger(object, path / "device_task_submit_cycles");
+    scheduler.stitchCycles = readNonNegativeInteger(object, path / "stitch_cycles");
+  }
+
+  void readBuffers(const Json& object, const KeyPath& path, MachineDescription& machine) {
+    if (!expectType(object, path, Json::value_t::object)) return;
+    std::vector<std::string> keys;
+    for (MemoryKind kind : onChipMemories()) keys.push_back(bufferKey(kind));
+    keys.push_back("granularity_bytes");
+    std::vector<std::string_view> known(keys.begin(), keys.end());
+    warnUnknownKeys(object, path, known);
+
+    for (MemoryKind kind : onChipMemories())
+      machine.capacities[static_cast<std::size_t>(kind)] = readPositiveInteger(object, path / bufferKey(kind));
+    machine.allocationGranularityBytes = readPositiveInteger(object, path / "granularity_bytes");
+
+    std::int64_t granularity = machine.allocationGranularityBytes;
+    for (MemoryKind kind : onChipMemories()) {
+      std::int64_t bytes = machine.capacityBytes(kind);
+      if (granularity > 0 && bytes > 0 && bytes % granularity != 0)
+        error(path / bufferKey(kind)) << "must be a multiple of " << path.display << ".granularity_bytes ("
+                                      << granularity << "), got " << bytes;
+    }
+    // Every operand reaches L0A/L0B through L1 and a finished L0C tile may go
+    // back to L1: an L1 smaller than an L0 buffer describes no real chip and
+    // would make the tiler's L1-level shapes smaller than its L0 ones.
+    std::int64_t l1 = machine.capacityBytes(MemoryKind::L1);
+    for (MemoryKind l0 : {MemoryKind::L0A, MemoryKind::L0B, MemoryKind::L0C}) {
+      std::int64_t bytes = machine.capacityBytes(l0);
+      if (l1 > 0 && bytes > 0 && l1 < bytes)
+        error(path / bufferKey(MemoryKind::L1)) << "must be at least " << path.display << "." << bufferKey(l0)
+                                                << " (" << bytes << "), got " << l1;
+    }
+  }
+
+  void readPaths(const Json& object, const KeyPath& path, MachineDescription& machine) {
+    if (!expectType(object, path, Json::value_t::object)) return;
+    std::vector<std::string_view> known;
+    for (std::size_t i = 0; i < kDataPathCount; ++i) known.push_back(name(static_cast<DataPath>(i)));
+    warnUnknownKeys(object, path, known);
+    for (std::size_t i = 0; i < kDataPathCount; ++i) {
+      DataPath dataPath = static_cast<DataPath>(i);
+      KeyPath entryPath = path / name(dataPath);
+      bool isRequired = std::find(kRequiredPaths.begin(), kRequiredPaths.end(), dataPath) != kRequiredPaths.end();
+      const Json* entry = isRequired ? required(object, entryPath) : member(object, entryPath);
+      if (!entry || !expectType(*entry, entryPath, Json::value_t::object)) continue;
+      warnUnknownKeys(*entry, entryPath, kPathKeys);
+      PathRate rate;
+      rate.peakGiBps = readPositiveNumber(*entry, entryPath / "peak_gib_per_s");
+      rate.saturationBytes = readNonNegativeNumber(*entry, entryPath / "saturation_bytes");
+      machine.paths[i] = rate;
+    }
+  }
+
+  void readCube(const Json& object, const KeyPath& path, MachineDescription& machine) {
+    machine.cubeOverheadCycles = readNonNegativeInteger(object, path / "instruction_overhead_cycles");
+    KeyPath dtypesPath = path / "dtypes";
+    const Json* dtypes = required(object, dtypesPath);
+    if (!dtypes || !expectType(*dtypes, dtypesPath, Json::value_t::object)) return;
+    for (const auto& [key, entry] : dtypes->items()) {
+      KeyPath entryPath = dtypesPath / key;
+      std::optional<DataType> dtype = parseDataType(key);
+      if (!dtype) {
+        warning(entryPath) << "unknown dtype '" << key << "' is ignored; expected one of " << dataTypeNameList();
+        continue;
+      }
+      if (!expectType(entry, entryPath, Json::value_t::object)) continue;
+      warnUnknownKeys(entry, entryPath, kCubeRateKeys);
+      CubeRate rate;
+      rate.macsPerCycle = readPositiveInteger(entry, entryPath / "macs_per_cycle");
+      rate.m0 = readPositiveInteger(entry, entryPath / "m0");
+      rate.k0 = readPositiveInteger(entry, entryPath / "k0");
+      rate.n0 = readPositiveInteger(entry, entryPath / "n0");
+      machine.cube[static_cast<std::size_t>(*dtype)] = rate;
+    }
+    // fp16 is what every matmul kernel uses; a cube without it is a typo.
+    if (!machine.cube[static_cast<std::size_t>(DataType::Fp16)])
+      error(dtypesPath) << "the cube must list \"" << name(DataType::Fp16) << "\"";
+  }
+
+  void readVector(const Json& object, const KeyPath& path, VectorUnit& vector) {
+    vector.bytesPerCycle = readPositiveNumber(object, path / "bytes_per_cycle");
+    vector.startupCycles = readNonNegativeInteger(object, path / "startup_cycles");
+    KeyPath factorsPath = path / "cost_factors";
+    const Json* factors = required(object, factorsPath);
+    if (!factors || !expectType(*factors, factorsPath, Json::value_t::object)) return;
+    std::vector<std::string_view> known;
+    for (std::size_t i = 0; i < kVectorOpClassCount; ++i) known.push_back(name(static_cast<VectorOpClass>(i)));
+    warnUnknownKeys(*factors, factorsPath, known);
+    for (std::size_t i = 0; i < kVectorOpClassCount; ++i)
+      vector.costFactors[i] = readPositiveNumber(*factors, factorsPath / name(static_cast<VectorOpClass>(i)));
+  }
+
+  void readGlobalMemory(const Json& object, const KeyPath& path, MachineDescription& machine) {
+    machine.capacities[static_cast<std::size_t>(MemoryKind::GM)] = readPositiveInteger(object, path / "hbm_bytes");
+    machine.memory.bandwidthTBps = readPositiveNumber(object, path / "bandwidth_tb_per_s");
+    if (auto efficiency = readRequiredNumber(object, path / "efficiency")) {
+      if (!(*efficiency > 0.0 && *efficiency <= 1.0))
+        error(path / "efficiency") << "must be greater than 0 and at most 1, got " << *efficiency;
+      else machine.memory.efficiency = *efficiency;
+    }
+  }
+};
+
+std::vector<std::filesystem::path> splitSearchPath(std::string_view text) {
+  std::vector<std::filesystem::path> folders;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = std::min(text.find(':', start), text.size());
+    if (end > start) folders.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return folders;
+}
+
+} // namespace
+
+std::optional<MachineDescription> loadMachine(const std::filesystem::path& file, DiagnosticEngine& diags) {
+  std::string text;
+  std::string reason;
+  if (!readFile(file, text, reason))
+    return diags.error(SourceLocation{file.string()}) << "cannot read the machine file: " << reason;
+  return parseMachine(text, file, diags);
+}
+
+std::optional<MachineDescription> parseMachine(std::string_view text, const std::filesystem::path& file,
+                                               DiagnosticEngine& diags) {
+  auto document = parseJsonDocument(text, file, diags,
+                                    "the machine file is empty; a machine is a JSON object with \"schema_version\", "
+                                    "\"cores\", \"clock_ghz\", \"buffers\", \"paths\" and the other keys of "
+                                    "resources/machines/a2.json");
+  if (!document) return std::nullopt;
+  return MachineReader(text, file, diags).read(*document);
+}
+
+std::vector<std::filesystem::path> machineSearchPath() {
+  std::vector<std::filesystem::path> candidates;
+  if (const char* fromEnvironment = std::getenv("PTO_MACHINES_PATH"))
+    for (std::filesystem::path& folder : splitSearchPath(fromEnvironment)) candidates.push_back(std::move(folder));
+  std::error_code ec;
+  std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(executable.parent_path().parent_path() / "share" / "pto-studio" / "machines");
+  candidates.emplace_back(PTO_MACHINES_SOURCE_DIR);
+
+  std::vector<std::filesystem::path> folders;
+  for (std::filesystem::path& folder : candidates) {
+    if (!std::filesystem::is_directory(folder, ec)) continue;
+    std::filesystem::path normal = std::filesystem::weakly_canonical(folder, ec);
+    if (ec) normal = folder.lexically_normal();
+    if (std::find(folders.begin(), folders.end(), normal) == folders.end()) folders.push_back(std::move(normal));
+  }
+  return folders;
+}
+
+std::vector<std::string> availableMachines() {
+  std::set<std::string> names;
+  for (const std::filesystem::path& folder : machineSearchPath()) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+      if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) names.insert(entry.path().stem().string());
+  }
+  return {names.begin(), names.end()};
+}
+
+std::optional<MachineDescription> findMachine(const std::string& name, DiagnosticEngine& diags,
+                                              const SourceLocation& requestedAt) {
+  std::error_code ec;
+  if (name.ends_with(".json")) {
+    if (!std::filesystem::is_regular_file(name, ec))
+      return diags.error(requestedAt) << "machine file '" << name << "' not found";
+    return loadMachine(name, diags);
+  }
+  std::vector<std::filesystem::path> folders = machineSearchPath();
+  for (const std::filesystem::path& folder : folders) {
+    std::filesystem::path file = folder / (name + ".json");
+    if (std::filesystem::is_regular_file(file, ec)) return loadMachine(file, diags);
+  }
+  std::vector<std::string> names = availableMachines();
+  DiagnosticBuilder builder = diags.error(requestedAt);
+  builder << "unknown machine '" << name << "'" << suggestion(name, names);
+  if (names.empty()) builder << "; no machine files were found";
+  else builder << "; available machines: " << joined(names);
+  for (const std::filesystem::path& folder : folders)
+    builder.note(SourceLocation{folder.string()}, "searched this folder for " + name + ".json");
+  if (folders.empty())
+    builder.note(SourceLocation{}, "no machine folder exists; set PTO_MACHINES_PATH to a folder of machine files");
+  return builder;
+}
+
+} // namespace pto
