@@ -2,6 +2,8 @@
 // compiled with, and each IR level as the passes build it.
 #pragma once
 
+#include "compiler/ir/BlockGraph.h"
+#include "compiler/ir/ExecuteGraph.h"
 #include "compiler/ir/TileGraph.h"
 #include "core/Diagnostics.h"
 
@@ -24,7 +26,9 @@ struct CompileSettings {
 
 struct Compilation {
   CompileSettings settings;
-  TileGraph tiles;  // its `graph` member holds the Tensor graph being compiled
+  TileGraph tiles;    // its `graph` member holds the Tensor graph being compiled
+  BlockGraph blocks;  // filled by GraphPartition and the passes after it
+  ExecuteGraph tasks; // filled by BuildExecuteGraph, the last pass
 };
 
 } // namespace pto

@@ -1,0 +1,69 @@
+// The Block graph: the tile graph cut into subgraphs, each a unit of work
+// for one core (a task per execution), with its global-memory traffic.
+//
+// Meaning. Every tile op belongs to exactly one subgraph. A subgraph lives in
+// one *scope* — one path of one loop body (or of the kernel body) — and runs
+// on one core type: AIC (cube) for matmul tiles, AIV (vector) for the rest.
+// Each time its scope executes (each loop iteration), a subgraph becomes one
+// task. Within a subgraph tile ops run in `ops` order; data produced and
+// consumed inside it stays on chip, and `copyIns`/`copyOuts` are the regions
+// it reads from and writes to global memory (GenerateMoveOp fills them).
+// Subgraphs of one scope form a DAG by their global-memory dependencies:
+// GraphPartition never creates a cycle between them.
+//
+// Isomorphism. Subgraphs with the same structure (op kinds, tile shapes,
+// dtypes and the relative layout of their operands) share one program;
+// `programId` names it, so the simulator and the PTO dump handle each
+// program once.
+#pragma once
+
+#include "compiler/ir/TileGraph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+using SubgraphId = std::int32_t;
+using ScopeId = std::int32_t;
+
+enum class CoreType : unsigned char { AIC, AIV };
+std::string_view name(CoreType type);
+
+// One path of one loop body, or of the kernel body: where tasks are made.
+struct Scope {
+  ScopeId id = kNoId;
+  LoopId loop = kNoId;  // kNoId: the kernel body
+  int body = 0;         // which unroll body of the loop
+  int path = 0;         // which path of that body's region
+  std::vector<OpId> ops;  // the tensor ops of this path, in program order (loops inside are their own scopes)
+};
+
+struct Subgraph {
+  SubgraphId id = kNoId;
+  ScopeId scope = kNoId;
+  CoreType coreType = CoreType::AIV;
+  std::vector<TileOpId> ops;      // execution order
+  std::vector<TileRegion> copyIns;   // GM regions read (storage tensors)
+  std::vector<TileRegion> copyOuts;  // GM regions written
+  int programId = -1;             // isomorphism class
+  std::string label;              // semantic label of its first op
+  // A user override or sg_set_scope pinned this grouping.
+  bool pinned = false;
+};
+
+struct BlockGraph {
+  std::vector<Scope> scopes;
+  std::vector<Subgraph> subgraphs;
+  std::vector<SubgraphId> subgraphOfTileOp;  // indexed by TileOpId
+  int programCount = 0;
+
+  const Subgraph& subgraph(SubgraphId id) const { return subgraphs.at(static_cast<std::size_t>(id)); }
+};
+
+// The scope of every tensor op (kNoId for ops in no path, which cannot happen
+// in a finished graph) and the scope list, in program order.
+std::vector<Scope> collectScopes(const TensorGraph& graph, std::vector<ScopeId>& scopeOfOp);
+
+} // namespace pto

@@ -1,0 +1,53 @@
+// The Execute graph: the tasks the MPMD runtime schedules and the
+// dependencies between them.
+//
+// Meaning. One task per execution of a subgraph: a subgraph in a loop body
+// makes one task per iteration of that body (unrolled bodies: per execution
+// of the body). Tasks are numbered in program order (`sequence` equals the
+// id): the order a sequential machine would run them, which every
+// dependency respects (predecessors have smaller ids).
+//
+// Dependencies come from global memory only: a task depends on an earlier
+// task when it reads what that task writes (read after write), writes what
+// it reads (write after read), or writes what it writes (write after write),
+// where "what" is a box of elements of one storage tensor, compared with the
+// loop indices of both tasks bound. Redundant edges implied by others may be
+// kept; no edge is missing.
+#pragma once
+
+#include "compiler/ir/BlockGraph.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pto {
+
+using TaskId = std::int32_t;
+
+// A region with its offsets evaluated for one task.
+struct ConcreteRegion {
+  TensorId tensor = kNoId;
+  std::vector<std::int64_t> offsets;
+  std::vector<std::int64_t> shape;
+};
+
+struct Task {
+  TaskId id = kNoId;
+  SubgraphId subgraph = kNoId;
+  int programId = -1;
+  CoreType coreType = CoreType::AIV;
+  std::vector<std::pair<std::string, std::int64_t>> loopIndices;  // outermost first
+  std::vector<ConcreteRegion> reads;
+  std::vector<ConcreteRegion> writes;
+  std::vector<TaskId> predecessors;  // ascending, no duplicates
+  std::vector<TaskId> successors;    // ascending, no duplicates
+};
+
+struct ExecuteGraph {
+  std::vector<Task> tasks;
+  std::size_t edgeCount = 0;
+};
+
+} // namespace pto
