@@ -23,6 +23,71 @@ std::vector<HostTensor> deepCopy(const std::vector<HostTensor>& tensors) {
   return copies;
 }
 
+bool verifyRequested(const OperatorProject& project) {
+  const auto& options = project.passOptions;
+  return options.is_object() && options.contains("enable_pass_verify") && options["enable_pass_verify"].is_boolean() &&
+         options["enable_pass_verify"].get<bool>();
+}
+
+// Runs the tile graph a pass produced on the project's inputs and compares
+// every output with the golden (with the project's tolerances).
+bool verifyAfterPass(const PassInfo& pass, const Compilation& state, const std::vector<HostTensor>& inputs,
+                     const std::vector<HostTensor>& golden, const OperatorProject& project, DiagnosticEngine& diags,
+                     const ReferenceOptions& referenceOptions) {
+  std::vector<HostTensor> arguments = deepCopy(inputs);
+  DiagnosticEngine runDiags;
+  const TensorGraph& graph = state.tiles.graph;
+  if (!runTiles(state.tiles, arguments, runDiags, referenceOptions)) {
+    DiagnosticBuilder error = diags.error(graph.kernelLocation);
+    error << "pass verify: the tile graph after " << pass.name << " cannot be executed";
+    for (const Diagnostic& problem : runDiags.diagnostics()) error.note(problem.location, problem.message);
+    return false;
+  }
+  for (TensorId id : graph.writtenArguments()) {
+    std::size_t index = static_cast<std::size_t>(graph.tensor(id).argumentIndex);
+    const std::string& argName = graph.tensor(id).name;
+    const KernelArgument* arg = project.findArgument(argName);
+    Tolerance tolerance = arg ? project.toleranceFor(*arg) : defaultTolerance(arguments[index].dtype());
+    OutputComparison comparison = compareOutput(arguments[index], golden[index], tolerance);
+    if (comparison.pass()) continue;
+    // Point at the last op that writes this output: where the wrong values land.
+    SourceLocation where = graph.kernelLocation;
+    for (const TensorOp& op : graph.ops())
+      for (TensorId output : op.outputs)
+        if (op.kind != TensorOpKind::View && graph.storageOf(output) == id) where = op.location;
+    std::int64_t at = comparison.firstMismatch;
+    return diags.error(where) << "pass verify: after " << pass.name << ", output '" << argName << "' differs from the golden in "
+                              << comparison.mismatches << " of " << comparison.elements << " elements (first at flat index "
+                              << at << ": " << arguments[index].getAsDouble(at) << " instead of " << golden[index].getAsDouble(at)
+                              << "); the passes before it kept the result";
+  }
+  return true;
+}
+
+// disable_pass from the project's pass options; unknown pass names are warnings.
+void applyProjectPassOptions(const OperatorProject& project, CompileOptions& options, DiagnosticEngine& diags) {
+  const auto& passOptions = project.passOptions;
+  if (!passOptions.is_object() || !passOptions.contains("disable_pass")) return;
+  const auto& disabled = passOptions["disable_pass"];
+  std::vector<std::string> names;
+  if (disabled.is_string()) names.push_back(disabled.get<std::string>());
+  else if (disabled.is_array())
+    for (const auto& entry : disabled)
+      if (entry.is_string()) names.push_back(entry.get<std::string>());
+  for (const std::string& passName : names) {
+    bool known = false;
+    for (const PassInfo& pass : tilePipeline())
+      if (pass.name == passName) {
+        known = true;
+        if (pass.required)
+          diags.warning(SourceLocation{project.file.string()})
+              << "disable_pass: " << passName << " cannot be disabled; later passes need what it builds";
+      }
+    if (!known) diags.warning(SourceLocation{project.file.string()}) << "disable_pass: there is no pass named '" << passName << "'";
+    options.disabledPasses.insert(passName);
+  }
+}
+
 } // namespace
 
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
@@ -96,7 +161,18 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   // Compile, then execute the tile graph on the CPU (the simulator replaces
   // this step behind the same result).
   start = std::chrono::steady_clock::now();
-  result.compiled = compileKernel(traced, compileSettingsFor(project, traced, result.arguments), diags, options.compile);
+  CompileOptions compileOptions = options.compile;
+  applyProjectPassOptions(project, compileOptions, diags);
+  std::vector<HostTensor> inputs = deepCopy(result.arguments);
+  if (verifyRequested(project)) {
+    // enable_pass_verify: after each pass, execute what it produced and hold
+    // it to the golden; the first pass that breaks the result is reported.
+    compileOptions.afterPass = [&, chained = compileOptions.afterPass](const PassInfo& pass, const Compilation& state) {
+      if (chained && !chained(pass, state)) return false;
+      return verifyAfterPass(pass, state, inputs, golden, project, diags, referenceOptions);
+    };
+  }
+  result.compiled = compileKernel(traced, compileSettingsFor(project, traced, result.arguments), diags, compileOptions);
   if (!result.compiled) return std::nullopt;
   result.compileMs = millisecondsSince(start);
   start = std::chrono::steady_clock::now();
