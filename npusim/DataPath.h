@@ -2,7 +2,7 @@
 // engine with its own rate), as one list.
 #pragma once
 
-#include "npusim/MemoryKind.h"
+#include "compiler/ir/MemoryKind.h"
 
 #include <cstddef>
 #include <optional>

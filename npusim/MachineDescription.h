@@ -4,7 +4,7 @@
 
 #include "core/DataType.h"
 #include "npusim/DataPath.h"
-#include "npusim/MemoryKind.h"
+#include "compiler/ir/MemoryKind.h"
 #include "npusim/VectorOpClass.h"
 
 #include <array>

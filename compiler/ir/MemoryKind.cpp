@@ -1,5 +1,5 @@
 // Name tables behind MemoryKind, generated from PTO_FOR_EACH_MEMORY_KIND.
-#include "npusim/MemoryKind.h"
+#include "compiler/ir/MemoryKind.h"
 
 #include <array>
 
