@@ -5,6 +5,7 @@
 #include "compiler/reference/TileInterpreter.h"
 #include "core/Npy.h"
 #include "core/project/ArgumentData.h"
+#include "npusim/MachineFile.h"
 
 #include <chrono>
 #include <map>
@@ -90,9 +91,12 @@ void applyProjectPassOptions(const OperatorProject& project, CompileOptions& opt
 
 } // namespace
 
-CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                   const std::vector<HostTensor>& arguments) {
+std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags) {
+  auto machine = findMachine(project.machine, diags, SourceLocation{project.file.string()});
+  if (!machine) return std::nullopt;
   CompileSettings settings;
+  settings.target = machine->targetInfo();
   for (const SymbolSource& symbol : graph.dynamicSymbols)
     if (static_cast<std::size_t>(symbol.argument) < arguments.size())
       settings.bindings[symbol.symbol] =
@@ -172,7 +176,9 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
       return verifyAfterPass(pass, state, inputs, golden, project, diags, referenceOptions);
     };
   }
-  result.compiled = compileKernel(traced, compileSettingsFor(project, traced, result.arguments), diags, compileOptions);
+  auto settings = compileSettingsFor(project, traced, result.arguments, diags);
+  if (!settings) return std::nullopt;
+  result.compiled = compileKernel(traced, std::move(*settings), diags, compileOptions);
   if (!result.compiled) return std::nullopt;
   result.compileMs = millisecondsSince(start);
   start = std::chrono::steady_clock::now();

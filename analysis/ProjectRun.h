@@ -44,8 +44,10 @@ struct ProjectRunResult {
 // outputs miss their golden still returns a result, with pass() false.
 // The settings a project compiles its traced graph with: dynamic dims bound
 // from the argument shapes, the project's tile settings and pass options.
-CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                   const std::vector<HostTensor>& arguments);
+// The machine is found by the project's "machine" name; an unknown name is an
+// error listing the machines there are.
+std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags);
 
 std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
                                            const ProjectRunOptions& options = {});

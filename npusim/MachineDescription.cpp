@@ -49,4 +49,15 @@ double MachineDescription::sustainedGmBytesPerCycle() const {
   return memory.bandwidthTBps * 1e12 * memory.efficiency / (clockGHz * 1e9);
 }
 
+TargetInfo MachineDescription::targetInfo() const {
+  TargetInfo target;
+  target.name = name;
+  target.capacityBytes = capacities;
+  target.allocationGranularityBytes = allocationGranularityBytes;
+  target.hasL0cToUb = hasPath(MemoryKind::L0C, MemoryKind::UB);
+  target.aicCores = aicCores;
+  target.aivCores = aivCores;
+  return target;
+}
+
 } // namespace pto

@@ -5,6 +5,7 @@
 #include "core/DataType.h"
 #include "npusim/DataPath.h"
 #include "compiler/ir/MemoryKind.h"
+#include "compiler/ir/TargetInfo.h"
 #include "npusim/VectorOpClass.h"
 
 #include <array>
@@ -94,6 +95,8 @@ struct MachineDescription {
   bool hasPath(DataPath path) const { return paths[static_cast<std::size_t>(path)].has_value(); }
   bool hasPath(MemoryKind from, MemoryKind to) const;
   std::int64_t capacityBytes(MemoryKind kind) const { return capacities[static_cast<std::size_t>(kind)]; }
+  // The part of this description the compiler plans with.
+  TargetInfo targetInfo() const;
 
   // Cycles one core's copy engine needs to move `bytes` over `path`
   // ((K + bytes) / peak, in clock cycles; 0 for nothing to move). Fractional:

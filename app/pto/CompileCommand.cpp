@@ -50,8 +50,8 @@ int runCompile(const CompileCommandOptions& options) {
   }
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = !options.dumpDir.empty();
-  auto compiled = compileKernel(*graph, compileSettingsFor(*project, *graph, argumentShapes(*project)), diags,
-                                compileOptions);
+  auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project), diags);
+  auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, compileOptions) : std::nullopt;
   printDiagnostics(diags);
   if (!compiled) return kExitUserError;
 

@@ -44,7 +44,8 @@ int runGraph(const GraphOptions& options) {
   } else {
     std::vector<HostTensor> shapes;
     for (const KernelArgument& arg : project->args) shapes.emplace_back(arg.dtype, Shape(*project->concreteShape(arg)));
-    auto compiled = compileKernel(*graph, compileSettingsFor(*project, *graph, shapes), diags);
+    auto settings = compileSettingsFor(*project, *graph, shapes, diags);
+    auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags) : std::nullopt;
     printDiagnostics(diags);
     if (!compiled) return kExitUserError;
     const TileGraph& tiles = compiled->compilation.tiles;

@@ -4,6 +4,7 @@
 
 #include "compiler/ir/BlockGraph.h"
 #include "compiler/ir/ExecuteGraph.h"
+#include "compiler/ir/TargetInfo.h"
 #include "compiler/ir/TileGraph.h"
 #include "core/Diagnostics.h"
 
@@ -22,6 +23,8 @@ struct CompileSettings {
   nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();
   // Where those settings came from, for diagnostics about them.
   std::string projectFile;
+  // The machine's buffers and data paths.
+  TargetInfo target;
 };
 
 struct Compilation {
