@@ -17,8 +17,10 @@
 // program once.
 #pragma once
 
+#include "compiler/ir/MemoryKind.h"
 #include "compiler/ir/TileGraph.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +42,19 @@ struct Scope {
   std::vector<OpId> ops;  // the tensor ops of this path, in program order (loops inside are their own scopes)
 };
 
+// One on-chip buffer of a subgraph: a tile held in `memory` at
+// [offsetBytes, offsetBytes + bytes) while ops firstUse..lastUse (positions
+// in the subgraph's `ops`) run. AllocateBuffers fills these.
+struct BufferAllocation {
+  MemoryKind memory = MemoryKind::UB;
+  std::int64_t offsetBytes = 0;
+  std::int64_t bytes = 0;
+  TileRegion region;              // the data it holds
+  TileOpId producer = kNoId;      // kNoId: loaded from global memory
+  int firstUse = 0;
+  int lastUse = 0;
+};
+
 struct Subgraph {
   SubgraphId id = kNoId;
   ScopeId scope = kNoId;
@@ -51,6 +66,8 @@ struct Subgraph {
   std::string label;              // semantic label of its first op
   // A user override or sg_set_scope pinned this grouping.
   bool pinned = false;
+  std::vector<BufferAllocation> buffers;
+  std::array<std::int64_t, kMemoryKindCount> peakBytes{};  // per memory, the highest offset in use
 };
 
 struct BlockGraph {
