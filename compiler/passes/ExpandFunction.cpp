@@ -73,9 +73,11 @@ private:
       for (const SymbolicScalar& dim : tensor.shape) {
         SymbolicEvaluation value = dim.evaluate(m_compilation.settings.bindings);
         if (!value.ok())
-          return m_diags.error(tensor.location) << "the shape " << shapeString(tensor.shape) << " of '" << tensor.name
-                                                << "' is not known at compile time (" << value.error
-                                                << "); tile sizes must not depend on loop indices";
+          return m_diags.error(tensor.location)
+                 << "the shape " << shapeString(tensor.shape)
+                 << (tensor.role == TensorRole::Argument ? " of argument '" + tensor.name + "'" : std::string(" made here"))
+                 << " is not known at compile time (" << value.error
+                 << "); shapes may depend on dynamic dims, which each run binds, but not on loop indices";
         dims.push_back(*value.value);
       }
       m_tiles.setShape(tensor.id, std::move(dims));
@@ -94,15 +96,20 @@ private:
 
   // The project's tile setting for this op, if any: its call site
   // ("kernel.py:12"), then its label.
-  const nlohmann::ordered_json* projectTile(const char* section, const TensorOp& op, const SourceLocation& site) const {
+  const nlohmann::ordered_json* projectTile(const char* section, const TensorOp& op, const SourceLocation& site,
+                                            std::string* keyUsed = nullptr) const {
     const auto& settings = m_compilation.settings.tileSettings;
     if (!settings.is_object() || !settings.contains(section)) return nullptr;
     const auto& entries = settings[section];
+    auto found = [&](const std::string& key) {
+      if (keyUsed) *keyUsed = key;
+      return &entries[key];
+    };
     if (site.known()) {
       std::string key = std::filesystem::path(site.file).filename().string() + ":" + std::to_string(site.line);
-      if (entries.contains(key)) return &entries[key];
+      if (entries.contains(key)) return found(key);
     }
-    if (!op.label.empty() && entries.contains(op.label)) return &entries[op.label];
+    if (!op.label.empty() && entries.contains(op.label)) return found(op.label);
     return nullptr;
   }
   const nlohmann::ordered_json* projectDefault(const char* section) const {
@@ -114,15 +121,16 @@ private:
   std::optional<Dims> vecTile(const TensorOp& op, std::size_t rank) {
     Dims tile;
     std::string origin;
-    if (const auto* setting = projectTile("vec", op, op.tiles.vecSite)) {
+    std::string projectKey;
+    if (const auto* setting = projectTile("vec", op, op.tiles.vecSite, &projectKey)) {
       tile = setting->get<Dims>();
-      origin = "the project's tile setting";
+      origin = "tile_settings.vec." + projectKey + " in " + m_compilation.settings.projectFile;
     } else if (!op.tiles.vec.empty()) {
       tile = op.tiles.vec;
       origin = "set_vec_tile_shapes";
     } else if (const auto* fallback = projectDefault("vec")) {
       tile = fallback->get<Dims>();
-      origin = "the project's DEFAULT tile setting";
+      origin = "tile_settings.vec.DEFAULT in " + m_compilation.settings.projectFile;
     } else {
       return m_diags.error(op.location) << name(op.kind) << " runs on the vector unit but no tile shape is set; call "
                                         << "pypto.set_vec_tile_shapes(...) before it, or set tile_settings.vec.DEFAULT "
@@ -130,9 +138,17 @@ private:
     }
     if (tile.size() != rank)
       return m_diags.error(op.location) << name(op.kind) << " works on rank-" << rank << " tensors but " << origin
-                                        << " gives the tile " << dimsString(tile) << " (" << tile.size() << " dims)";
+                                        << " gives the tile " << dimsString(tile) << " with " << tile.size()
+                                        << (tile.size() == 1 ? " dim" : " dims") << "; give one per tensor dim";
     for (std::int64_t dim : tile)
       if (dim <= 0) return m_diags.error(op.location) << origin << " " << dimsString(tile) << " has a non-positive dim";
+    // The kernel's own settings were checked when traced; the project's are checked here.
+    DataType operand = op.inputs.empty() ? m_graph.tensor(op.outputs[0]).dtype : m_graph.tensor(op.inputs[0]).dtype;
+    std::int64_t bytes = tile.back() * static_cast<std::int64_t>(sizeOf(operand));
+    if (bytes % 32 != 0)
+      return m_diags.error(op.location) << origin << " gives the tile " << dimsString(tile) << ": its innermost dim is "
+                                        << bytes << " bytes of " << name(operand)
+                                        << ", not a multiple of 32 bytes; use a multiple of " << 32 / static_cast<std::int64_t>(sizeOf(operand));
     return tile;
   }
 
@@ -204,12 +220,15 @@ private:
 
   // Inputs broadcast into the output tile like numpy: trailing dims align,
   // and a dim of 1 stays at offset 0 with size 1.
-  TileRegion broadcastRegion(TensorId input, const Dims& outOffsets, const Dims& outSizes) const {
+  // Whether a dim broadcasts depends on the whole output's extent, not on
+  // this tile's: a one-wide tail tile of a [4, 24] result still broadcasts
+  // a [1, 24] operand.
+  TileRegion broadcastRegion(TensorId input, const Dims& outShape, const Dims& outOffsets, const Dims& outSizes) const {
     const Dims& shape = shapeOf(input);
     std::size_t lead = outOffsets.size() - shape.size();
     Dims offsets(shape.size()), sizes(shape.size());
     for (std::size_t d = 0; d < shape.size(); ++d) {
-      bool broadcast = shape[d] == 1 && outSizes[d + lead] != 1;
+      bool broadcast = shape[d] == 1 && outShape[d + lead] != 1;
       offsets[d] = broadcast ? 0 : outOffsets[d + lead];
       sizes[d] = broadcast ? 1 : outSizes[d + lead];
     }
@@ -223,7 +242,7 @@ private:
     if (!tile) return false;
     forEachTile(shape, *tile, [&](const Dims& offsets, const Dims& sizes) {
       TileOp t = tileOp(op);
-      for (TensorId input : op.inputs) t.inputs.push_back(broadcastRegion(input, offsets, sizes));
+      for (TensorId input : op.inputs) t.inputs.push_back(broadcastRegion(input, shape, offsets, sizes));
       t.outputs.push_back(region(output, constants(offsets), sizes));
       t.tileShape = *tile;
       emit(std::move(t));
@@ -233,7 +252,8 @@ private:
 
   bool expandReduction(const TensorOp& op, const std::function<void(TileOp)>& emit) {
     TensorId input = op.inputs[0], output = op.outputs[0];
-    const Dims& inShape = shapeOf(input);
+    // Copies: adding an accumulator may move the shape table.
+    const Dims inShape = shapeOf(input);
     auto tile = vecTile(op, inShape.size());
     if (!tile) return false;
     Dims dims = *op.attr<Dims>("dims");
@@ -248,6 +268,14 @@ private:
                              : op.kind == TensorOpKind::Amax ? TileAccumulate::Max
                              : op.kind == TensorOpKind::Amin ? TileAccumulate::Min
                                                              : TileAccumulate::Mul;
+    // Partial sums and products of fp16/bf16 data accumulate in fp32, as a
+    // whole-axis reduction does, and are rounded once at the end.
+    bool partial = false;
+    for (std::size_t d = 0; d < inShape.size(); ++d) partial = partial || (reduced(d) && (*tile)[d] < inShape[d]);
+    DataType outType = m_graph.tensor(output).dtype;
+    bool widen = partial && (combine == TileAccumulate::Add || combine == TileAccumulate::Mul) &&
+                 (outType == DataType::Fp16 || outType == DataType::Bf16);
+    TensorId target = widen ? addAccumulator(op, output, DataType::Fp32) : output;
     forEachTile(inShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
       TileOp t = tileOp(op);
       t.inputs.push_back(region(input, constants(offsets), sizes));
@@ -265,12 +293,46 @@ private:
           outSizes.push_back(1);
         }
       }
-      t.outputs.push_back(region(output, constants(outOffsets), outSizes));
+      t.outputs.push_back(region(target, constants(outOffsets), outSizes));
       t.accumulate = firstAlongReduced ? TileAccumulate::None : combine;
       t.tileShape = *tile;
       emit(std::move(t));
     });
+    if (widen) emitConversions(op, target, output, emit);
     return true;
+  }
+
+  // An fp32 (or int32) twin of `output` that partial results accumulate in.
+  TensorId addAccumulator(const TensorOp& op, TensorId output, DataType dtype) {
+    TensorValue acc;
+    acc.name = m_graph.tensor(output).name + "_acc";
+    acc.dtype = dtype;
+    acc.shape = m_graph.tensor(output).shape;
+    acc.role = TensorRole::Temporary;
+    acc.producer = op.id;
+    acc.location = op.location;
+    Dims shape = shapeOf(output);
+    TensorId id = m_graph.addTensor(std::move(acc));
+    m_tiles.setShape(id, std::move(shape));
+    return id;
+  }
+
+  // Rounds an accumulator into its output, one vector tile at a time.
+  void emitConversions(const TensorOp& op, TensorId accumulator, TensorId output, const std::function<void(TileOp)>& emit) {
+    const Dims& shape = shapeOf(output);
+    Dims tile = shape;
+    if (!op.tiles.vec.empty() && op.tiles.vec.size() == shape.size()) tile = op.tiles.vec;
+    forEachTile(shape, tile, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp convert;
+      convert.tensorOp = op.id;
+      convert.kind = TensorOpKind::Cast;
+      convert.attrs["dtype"] = m_graph.tensor(output).dtype;
+      convert.attrs["mode"] = std::string("rint");
+      convert.inputs.push_back(region(accumulator, constants(offsets), sizes));
+      convert.outputs.push_back(region(output, constants(offsets), sizes));
+      convert.tileShape = tile;
+      emit(std::move(convert));
+    });
   }
 
   bool expandMatmul(const TensorOp& op, const std::function<void(TileOp)>& emit) {
@@ -278,8 +340,8 @@ private:
     if (!cube) return false;
     TensorId a = op.inputs[0], b = op.inputs[1], output = op.outputs[0];
     bool aTrans = *op.attr<bool>("a_trans"), bTrans = *op.attr<bool>("b_trans");
-    const Dims& aShape = shapeOf(a);
-    const Dims& outShape = shapeOf(output);
+    const Dims aShape = shapeOf(a);
+    const Dims outShape = shapeOf(output);
     std::size_t rank = outShape.size();
     std::int64_t m = outShape[rank - 2], n = outShape[rank - 1];
     std::int64_t k = aTrans ? aShape[aShape.size() - 2] : aShape[aShape.size() - 1];
@@ -288,18 +350,7 @@ private:
 
     // k-steps accumulate in L0C at full precision; a narrower output gets
     // one conversion per block at the end, as the fixpipe does.
-    TensorId accumulator = output;
-    if (outType != accType) {
-      TensorValue acc;
-      acc.name = m_graph.tensor(output).name + "_acc";
-      acc.dtype = accType;
-      acc.shape = m_graph.tensor(output).shape;
-      acc.role = TensorRole::Temporary;
-      acc.producer = op.id;
-      acc.location = op.location;
-      accumulator = m_graph.addTensor(std::move(acc));
-      m_tiles.setShape(accumulator, outShape);
-    }
+    TensorId accumulator = outType != accType ? addAccumulator(op, output, accType) : output;
     Dims batchShape(outShape.begin(), outShape.end() - 2);
     forEachTile(batchShape, Dims(batchShape.size(), 1), [&](const Dims& batch, const Dims&) {
       for (std::int64_t m0 = 0; m0 < m; m0 += cube->mL0) {

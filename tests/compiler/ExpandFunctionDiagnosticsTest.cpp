@@ -1,0 +1,213 @@
+// ExpandFunction's user errors (full message text and the kernel line they point at) and how the
+// project's tile_settings choose an op's tile: call site, then semantic label, then the kernel's own
+// set_vec_tile_shapes / set_cube_tile_shapes, then "DEFAULT".
+#include "CompilerTestSupport.h"
+#include "compiler/passes/Pipeline.h"
+
+#include <gtest/gtest.h>
+
+namespace pto::testing {
+namespace {
+
+constexpr DataType kF32 = DataType::Fp32;
+
+SymbolicShape dims(std::initializer_list<std::int64_t> values) {
+  SymbolicShape shape;
+  for (std::int64_t value : values) shape.emplace_back(value);
+  return shape;
+}
+
+TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
+               int line, std::vector<TensorId> into = {}) {
+  TensorGraphBuilder::OpResult result =
+      builder.addOp(kind, std::move(inputs), std::move(attrs), kernelLine(line), std::move(into));
+  EXPECT_EQ(result.error, "") << "at kernel.py:" << line;
+  return result.outputs.empty() ? kNoId : result.outputs[0];
+}
+
+// The project's tile_settings as the project file gives them (docs/project-format.md).
+CompileSettings withTileSettings(const char* json) {
+  CompileSettings settings;
+  settings.tileSettings = nlohmann::ordered_json::parse(json);
+  settings.projectFile = "/home/dev/ops/project.json";
+  return settings;
+}
+
+// The tile shapes of every tile op of the graph's ops of `kind`, as text.
+std::vector<std::string> tileLines(const CompileResult& result, TensorOpKind kind) {
+  std::vector<std::string> lines;
+  for (const TileOp& op : result.compilation.tiles.tileOps())
+    if (op.kind == kind) lines.push_back(tileOpLine(result.compilation.tiles, op));
+  return lines;
+}
+
+// y = exp(x) on [6, 40], the kernel's own tile set at /home/dev/ops/kernel.py:4 (a call-site key uses the
+// file name only), the op at line 7, under `label` when given.
+TensorGraph expKernel(const std::vector<std::int64_t>& kernelTile, const std::string& label = {}) {
+  TensorGraphBuilder builder("exp_kernel", kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dims({6, 40}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dims({6, 40}), kernelLine(1));
+  builder.beginPath();
+  if (!kernelTile.empty()) builder.setVecTile(kernelTile, SourceLocation{"/home/dev/ops/kernel.py", 4, 5});
+  if (!label.empty()) builder.setLabel(label);
+  addOp(builder, TensorOpKind::Exp, {x}, {}, 7, {y});
+  builder.endPath();
+  return builder.finish();
+}
+
+std::optional<CompileResult> compile(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags) {
+  return compileKernel(graph, std::move(settings), diags);
+}
+
+TEST(ExpandFunctionDiagnostics, VectorOpWithoutAnyTileShapeIsAnErrorAtItsLine) {
+  DiagnosticEngine diags;
+  EXPECT_FALSE(compile(expKernel({}), CompileSettings{}, diags));
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "exp runs on the vector unit but no tile shape is set; call pypto.set_vec_tile_shapes(...) before it, "
+            "or set tile_settings.vec.DEFAULT in the project");
+  EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(7));
+  EXPECT_EQ(diags.diagnostics()[0].severity, Severity::Error);
+}
+
+TEST(ExpandFunctionDiagnostics, ProjectDefaultTileOfTheWrongRankIsAnErrorAtTheOpsLine) {
+  DiagnosticEngine diags;
+  EXPECT_FALSE(compile(expKernel({}), withTileSettings(R"({"vec": {"DEFAULT": [4, 8, 8]}})"), diags));
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "exp works on rank-2 tensors but tile_settings.vec.DEFAULT in /home/dev/ops/project.json gives the tile "
+            "[4, 8, 8] with 3 dims; give one per tensor dim");
+  EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(7));
+}
+
+TEST(ExpandFunctionDiagnostics, ProjectTileForALabelOfTheWrongRankIsAnErrorAtTheOpsLine) {
+  DiagnosticEngine diags;
+  EXPECT_FALSE(compile(expKernel({2, 16}, "rows"), withTileSettings(R"({"vec": {"rows": [16]}})"), diags));
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "exp works on rank-2 tensors but tile_settings.vec.rows in /home/dev/ops/project.json gives the tile [16] "
+            "with 1 dim; give one per tensor dim");
+  EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(7));
+}
+
+TEST(ExpandFunctionDiagnostics, ProjectTileForACallSiteOfTheWrongRankIsAnErrorAtTheOpsLine) {
+  DiagnosticEngine diags;
+  EXPECT_FALSE(compile(expKernel({2, 16}), withTileSettings(R"({"vec": {"kernel.py:4": [1, 2, 16]}})"), diags));
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "exp works on rank-2 tensors but tile_settings.vec.kernel.py:4 in /home/dev/ops/project.json gives the tile "
+            "[1, 2, 16] with 3 dims; give one per tensor dim");
+  EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(7));
+}
+
+TEST(ExpandFunctionDiagnostics, ShapeDependingOnALoopIndexIsAnErrorAtTheLineThatMadeIt) {
+  // for b in range(4): v = x[0:b+1, :]  (line 6); y[0:b+1, :] = exp(v) — the view's rows change per iteration.
+  TensorGraphBuilder builder("growing", kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dims({4, 16}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dims({4, 16}), kernelLine(1));
+  builder.beginPath();
+  builder.setVecTile({1, 16}, kernelLine(3));
+  const LoopId loop = builder.beginLoop("grow", "b", 0, 4, 1, false, kernelLine(5));
+  builder.beginLoopBody(loop, 1);
+  builder.beginPath();
+  const SymbolicScalar b = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);
+  const TensorId v =
+      addOp(builder, TensorOpKind::View, {x}, {{"offsets", dims({0, 0})}, {"shape", SymbolicShape{b + 1, 16}}}, 6);
+  const TensorId e = addOp(builder, TensorOpKind::Exp, {v}, {}, 7);
+  addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", dims({0, 0})}}, 8, {y});
+  builder.endPath();
+  builder.endLoop(loop);
+  builder.endPath();
+  const TensorGraph graph = builder.finish();
+
+  DiagnosticEngine diags;
+  EXPECT_FALSE(compile(graph, CompileSettings{}, diags));
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "the shape [b + 1, 16] made here is not known at compile time (unbound symbol 'b'); shapes may depend "
+            "on dynamic dims, which each run binds, but not on loop indices");
+  EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(6));
+}
+
+TEST(ExpandFunctionTileSettings, KernelsOwnTileIsUsedWithoutProjectSettings) {
+  DiagnosticEngine diags;
+  auto result = compile(expKernel({4, 16}), CompileSettings{}, diags);
+  ASSERT_TRUE(result) << messages(diags);
+  EXPECT_EQ(tileLines(*result, TensorOpKind::Exp),
+            (std::vector<std::string>{"#0 exp x[0:4, 0:16] -> y[0:4, 0:16] tile=[4, 16]",
+                                      "#1 exp x[0:4, 16:32] -> y[0:4, 16:32] tile=[4, 16]",
+                                      "#2 exp x[0:4, 32:40] -> y[0:4, 32:40] tile=[4, 16]",
+                                      "#3 exp x[4:6, 0:16] -> y[4:6, 0:16] tile=[4, 16]",
+                                      "#4 exp x[4:6, 16:32] -> y[4:6, 16:32] tile=[4, 16]",
+                                      "#5 exp x[4:6, 32:40] -> y[4:6, 32:40] tile=[4, 16]"}));
+}
+
+TEST(ExpandFunctionTileSettings, ProjectTileForTheCallSiteOverridesTheKernels) {
+  DiagnosticEngine diags;
+  // The key is the set_vec_tile_shapes line (4), by file name; the op's own line (7) is not a key.
+  auto result = compile(expKernel({4, 16}),
+                        withTileSettings(R"({"vec": {"kernel.py:7": [1, 8], "kernel.py:4": [6, 32]}})"), diags);
+  ASSERT_TRUE(result) << messages(diags);
+  EXPECT_EQ(tileLines(*result, TensorOpKind::Exp),
+            (std::vector<std::string>{"#0 exp x[0:6, 0:32] -> y[0:6, 0:32] tile=[6, 32]",
+                                      "#1 exp x[0:6, 32:40] -> y[0:6, 32:40] tile=[6, 32]"}));
+}
+
+TEST(ExpandFunctionTileSettings, ProjectTileForTheLabelOverridesTheKernels) {
+  DiagnosticEngine diags;
+  auto result = compile(expKernel({4, 16}, "rows"), withTileSettings(R"({"vec": {"other": [1, 8], "rows": [3, 40]}})"),
+                        diags);
+  ASSERT_TRUE(result) << messages(diags);
+  EXPECT_EQ(tileLines(*result, TensorOpKind::Exp),
+            (std::vector<std::string>{"#0 exp x[0:3, 0:40] -> y[0:3, 0:40] tile=[3, 40]",
+                                      "#1 exp x[3:6, 0:40] -> y[3:6, 0:40] tile=[3, 40]"}));
+}
+
+TEST(ExpandFunctionTileSettings, CallSiteWinsOverLabel) {
+  DiagnosticEngine diags;
+  auto result = compile(expKernel({4, 16}, "rows"),
+                        withTileSettings(R"({"vec": {"rows": [3, 40], "kernel.py:4": [6, 40]}})"), diags);
+  ASSERT_TRUE(result) << messages(diags);
+  EXPECT_EQ(tileLines(*result, TensorOpKind::Exp),
+            (std::vector<std::string>{"#0 exp x[0:6, 0:40] -> y[0:6, 0:40] tile=[6, 40]"}));
+}
+
+TEST(ExpandFunctionTileSettings, ProjectDefaultAppliesOnlyWhereTheKernelSetsNoTile) {
+  {
+    DiagnosticEngine diags;
+    auto result = compile(expKernel({4, 16}), withTileSettings(R"({"vec": {"DEFAULT": [6, 40]}})"), diags);
+    ASSERT_TRUE(result) << messages(diags);
+    EXPECT_EQ(tileLines(*result, TensorOpKind::Exp).size(), 6u);  // the kernel's [4, 16]
+  }
+  {
+    DiagnosticEngine diags;
+    auto result = compile(expKernel({}), withTileSettings(R"({"vec": {"DEFAULT": [6, 40]}})"), diags);
+    ASSERT_TRUE(result) << messages(diags);
+    EXPECT_EQ(tileLines(*result, TensorOpKind::Exp),
+              (std::vector<std::string>{"#0 exp x[0:6, 0:40] -> y[0:6, 0:40] tile=[6, 40]"}));
+  }
+}
+
+TEST(ExpandFunctionTileSettings, ProjectCubeTileForTheCallSiteOverridesTheKernels) {
+  TensorGraphBuilder builder("mm", kernelLine(1));
+  const TensorId a = builder.addArgument("a", kF32, dims({40, 64}), kernelLine(1));
+  const TensorId b = builder.addArgument("b", kF32, dims({64, 32}), kernelLine(1));
+  const TensorId c = builder.addArgument("c", kF32, dims({40, 32}), kernelLine(1));
+  builder.beginPath();
+  builder.setCubeTile(CubeTileShape{16, 16, 16, 16, 16, 16, 16, false},
+                      SourceLocation{"/home/dev/ops/kernel.py", 9, 5});
+  addOp(builder, TensorOpKind::Matmul, {a, b}, {}, 10, {c});
+  builder.endPath();
+  const TensorGraph graph = builder.finish();
+
+  DiagnosticEngine diags;
+  auto result = compile(
+      graph, withTileSettings(R"({"cube": {"kernel.py:9": {"m": [32, 64], "k": [64, 64], "n": [32, 32]}}})"), diags);
+  ASSERT_TRUE(result) << messages(diags);
+  EXPECT_EQ(tileLines(*result, TensorOpKind::Matmul),
+            (std::vector<std::string>{"#0 matmul a[0:32, 0:64], b[0:64, 0:32] -> c[0:32, 0:32] tile=[32, 64, 32]",
+                                      "#1 matmul a[32:40, 0:64], b[0:64, 0:32] -> c[32:40, 0:32] tile=[32, 64, 32]"}));
+}
+
+} // namespace
+} // namespace pto::testing
