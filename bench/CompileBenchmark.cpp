@@ -1,0 +1,132 @@
+// Compile and reference-run speed: the bundled examples (traced through the
+// embedded interpreter once), and synthetic graphs whose size sweeps show
+// how compile time grows with the number of tile ops.
+#include "analysis/ProjectRun.h"
+#include "compiler/ir/TensorGraphBuilder.h"
+#include "compiler/passes/Pipeline.h"
+#include "compiler/reference/ReferenceInterpreter.h"
+#include "core/project/ArgumentData.h"
+#include "core/project/ProjectFile.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <map>
+
+namespace pto {
+namespace {
+
+struct TracedExample {
+  OperatorProject project;
+  TensorGraph graph;
+  CompileSettings settings;
+  std::vector<HostTensor> arguments;
+};
+
+const TracedExample& example(const std::string& name) {
+  static std::map<std::string, TracedExample> cache;
+  auto found = cache.find(name);
+  if (found != cache.end()) return found->second;
+  ::setenv("PTO_PYTHON_PATH", PTO_PYTHON_PACKAGE_DIR, 1);
+  DiagnosticEngine diags;
+  TracedExample traced;
+  traced.project = *loadProject(std::string(PTO_SOURCE_DIR) + "/resources/examples/" + name, diags);
+  traced.graph = *traceProject(traced.project, diags);
+  for (std::size_t i = 0; i < traced.project.args.size(); ++i) {
+    const KernelArgument& arg = traced.project.args[i];
+    traced.arguments.push_back(*makeArgumentData(arg, *traced.project.concreteShape(arg), traced.project.directory(), diags,
+                                                 SourceLocation{}, static_cast<int>(i)));
+  }
+  traced.settings = *compileSettingsFor(traced.project, traced.graph, traced.arguments, diags);
+  return cache.emplace(name, std::move(traced)).first->second;
+}
+
+void compileExample(benchmark::State& state, const std::string& name) {
+  const TracedExample& traced = example(name);
+  std::size_t tileOps = 0;
+  for (auto _ : state) {
+    DiagnosticEngine diags;
+    auto compiled = compileKernel(traced.graph, traced.settings, diags);
+    if (!compiled) state.SkipWithError("compile failed");
+    else tileOps = compiled->compilation.tiles.tileOps().size();
+  }
+  state.counters["tile_ops"] = static_cast<double>(tileOps);
+}
+
+void referenceExample(benchmark::State& state, const std::string& name) {
+  const TracedExample& traced = example(name);
+  for (auto _ : state) {
+    std::vector<HostTensor> arguments;
+    for (const HostTensor& tensor : traced.arguments) arguments.push_back(tensor.contiguous());
+    DiagnosticEngine diags;
+    if (!runReference(traced.graph, arguments, diags)) state.SkipWithError("reference run failed");
+  }
+}
+
+BENCHMARK_CAPTURE(compileExample, softmax, std::string("softmax"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(compileExample, matmul, std::string("matmul"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(compileExample, muls_add_matmul_rowsum, std::string("muls_add_matmul_rowsum"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(referenceExample, softmax, std::string("softmax"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(referenceExample, matmul, std::string("matmul"))->Unit(benchmark::kMillisecond);
+
+// A vector chain over a [rows, 256] fp32 tensor with [1, 64] tiles: 4 tile
+// ops per row per op, so `rows` sweeps the tile-op count linearly.
+void compileSyntheticVector(benchmark::State& state) {
+  std::int64_t rows = state.range(0);
+  TensorGraphBuilder builder("synthetic", SourceLocation{"synthetic.py", 1, 0});
+  builder.beginPath();
+  SourceLocation at{"synthetic.py", 2, 0};
+  TensorId x = builder.addArgument("x", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  TensorId y = builder.addArgument("y", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  builder.setVecTile({1, 64}, at);
+  TensorId value = x;
+  for (int i = 0; i < 5; ++i) value = builder.addOp(TensorOpKind::Exp, {value}, {}, at).outputs[0];
+  builder.addOp(TensorOpKind::Assemble, {value}, {{"offsets", SymbolicShape{0, 0}}}, at, {y});
+  TensorGraph graph = builder.finish();
+  std::size_t tileOps = 0;
+  for (auto _ : state) {
+    DiagnosticEngine diags;
+    auto compiled = compileKernel(graph, CompileSettings{}, diags);
+    if (!compiled) state.SkipWithError("compile failed");
+    else tileOps = compiled->compilation.tiles.tileOps().size();
+  }
+  state.counters["tile_ops"] = static_cast<double>(tileOps);
+  state.counters["tile_ops_per_s"] =
+      benchmark::Counter(static_cast<double>(tileOps) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(compileSyntheticVector)->RangeMultiplier(4)->Range(256, 4096)->Unit(benchmark::kMillisecond);
+
+// A lightning-indexer-sized matmul: [4*64, 128] x [128, 64K] fp16 scores cut
+// into 128x128 blocks with k in one step: 2 * 512 = 1 024 matmul tiles, plus
+// a row max over the result.
+void compileIndexerSized(benchmark::State& state) {
+  TensorGraphBuilder builder("indexer", SourceLocation{"indexer.py", 1, 0});
+  builder.beginPath();
+  SourceLocation at{"indexer.py", 2, 0};
+  std::int64_t queries = 256, dim = 128, keys = 65536;
+  TensorId q = builder.addArgument("q", DataType::Fp16, {SymbolicScalar(queries), SymbolicScalar(dim)}, at);
+  TensorId k = builder.addArgument("k", DataType::Fp16, {SymbolicScalar(dim), SymbolicScalar(keys)}, at);
+  TensorId out = builder.addArgument("out", DataType::Fp32, {SymbolicScalar(queries), SymbolicScalar(1)}, at);
+  builder.setCubeTile(CubeTileShape{128, 128, 128, 128, 128, 128, 128, false}, at);
+  TensorId scores = builder.addOp(TensorOpKind::Matmul, {q, k}, {{"out_dtype", DataType::Fp32}}, at).outputs[0];
+  builder.setVecTile({16, 2048}, at);
+  TensorId best = builder.addOp(TensorOpKind::Amax, {scores}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, at)
+                      .outputs[0];
+  builder.addOp(TensorOpKind::Assemble, {best}, {{"offsets", SymbolicShape{0, 0}}}, at, {out});
+  TensorGraph graph = builder.finish();
+  std::size_t tileOps = 0;
+  for (auto _ : state) {
+    DiagnosticEngine diags;
+    auto compiled = compileKernel(graph, CompileSettings{}, diags);
+    if (!compiled) state.SkipWithError(diags.diagnostics().empty() ? "compile failed" : diags.diagnostics()[0].message.c_str());
+    else tileOps = compiled->compilation.tiles.tileOps().size();
+  }
+  state.counters["tile_ops"] = static_cast<double>(tileOps);
+}
+BENCHMARK(compileIndexerSized)->Unit(benchmark::kMillisecond);
+
+} // namespace
+} // namespace pto
+
+BENCHMARK_MAIN();
