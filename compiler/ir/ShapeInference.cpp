@@ -48,6 +48,12 @@ ShapeInferenceResult single(DataType dtype, SymbolicShape shape) {
 
 bool isIntegral(DataType dtype) { return !isFloatingPoint(dtype) && dtype != DataType::Bool; }
 
+// A scalar operand: a constant (double) or a value known when the kernel runs (a SymbolicScalar such as a
+// dynamic dim or a loop index, which the interpreters evaluate under the current bindings).
+bool hasScalar(const Attributes& attrs, const std::string& key) {
+  return findAttr<double>(attrs, key) || findAttr<SymbolicScalar>(attrs, key);
+}
+
 ShapeInferenceResult inferElementwise(TensorOpKind kind, const std::vector<TensorType>& inputs, DataType resultType,
                                       bool resultIsInputType) {
   SymbolicShape shape = inputs[0].shape;
@@ -248,6 +254,9 @@ ShapeInferenceResult inferIndexing(TensorOpKind kind, const std::vector<TensorTy
     return single(x.dtype, std::move(shape));
   }
   case TensorOpKind::Scatter:
+    if (const auto* reduce = findAttr<std::string>(attrs, "reduce"); reduce && *reduce != "none" &&
+                                                                     *reduce != "add" && *reduce != "multiply")
+      return Failure(kind) << "reduce must be 'add' or 'multiply' (or absent), got '" << *reduce << "'";
     if (index.shape.size() != x.shape.size() || inputs[2].shape.size() != x.shape.size())
       return Failure(kind) << "index " << typeString(index) << " and src " << typeString(inputs[2])
                            << " must have the rank of " << typeString(x);
@@ -288,6 +297,48 @@ ShapeInferenceResult inferSort(TensorOpKind kind, const TensorType& x, Attribute
   SymbolicShape shape = x.shape;
   shape[static_cast<std::size_t>(*axis)] = *k;
   return ShapeInferenceResult{{TensorType{x.dtype, shape}, TensorType{DataType::Int32, shape}}, {}};
+}
+
+// quantize(x, scale): otype = saturate(rint(x * scale)); dequantize(q, scale): (float(q)) * scale. `axis` is the
+// axis the scales run along the other way: a scale per row for axis = -1 ([..., row, 1]), per column for
+// axis = -2 ([..., 1, col]). The frontend gives scale the rank of x with a 1 at `axis`; any shape that
+// broadcasts to x without growing it is accepted.
+ShapeInferenceResult inferQuantize(TensorOpKind kind, const std::vector<TensorType>& inputs, Attributes& attrs) {
+  const TensorType& x = inputs[0];
+  const TensorType& scale = inputs[1];
+  const bool quantize = kind == TensorOpKind::Quantize;
+  std::int64_t axis = -1;
+  if (const auto* given = findAttr<std::int64_t>(attrs, "axis")) axis = *given;
+  auto normalised = normaliseDim(axis, x.shape.size());
+  const auto rank = static_cast<std::int64_t>(x.shape.size());
+  if (!normalised || (*normalised != rank - 1 && *normalised != rank - 2))
+    return Failure(kind) << "axis " << axis << " must be one of the last two dims of " << typeString(x)
+                         << (rank == 1 ? " (a 1-D input takes -1 only)" : " (-1 or -2)");
+  attrs["axis"] = *normalised;
+  if (!isFloatingPoint(scale.dtype)) return Failure(kind) << "scale must be a float tensor, got " << typeString(scale);
+  auto broadcast = broadcastShapes(x.shape, scale.shape);
+  bool fits = broadcast && scale.shape.size() == x.shape.size();
+  for (std::size_t d = 0; fits && d < x.shape.size(); ++d) fits = provablyEqual((*broadcast)[d], x.shape[d]);
+  if (!fits)
+    return Failure(kind) << "scale " << typeString(scale) << " does not broadcast to " << typeString(x)
+                         << "; give one scale per " << (*normalised == rank - 1 ? "row" : "column")
+                         << " with a 1 in dim " << *normalised;
+  const auto* otype = findAttr<DataType>(attrs, "otype");
+  if (quantize) {
+    if (!isFloatingPoint(x.dtype)) return Failure(kind) << "needs a float input, got " << typeString(x);
+    DataType out = otype ? *otype : DataType::Int8;
+    if (out != DataType::Int8 && out != DataType::UInt8)
+      return Failure(kind) << "otype must be DT_INT8 (symmetric) or DT_UINT8 (with zero points), got " << name(out);
+    attrs["otype"] = out;
+    return single(out, x.shape);
+  }
+  if (x.dtype != DataType::Int8 && x.dtype != DataType::UInt8 && x.dtype != DataType::Int16 &&
+      x.dtype != DataType::Int32)
+    return Failure(kind) << "needs an int8, uint8, int16 or int32 input, got " << typeString(x);
+  DataType out = otype ? *otype : DataType::Fp32;
+  if (!isFloatingPoint(out)) return Failure(kind) << "otype must be a float dtype, got " << name(out);
+  attrs["otype"] = out;
+  return single(out, x.shape);
 }
 
 } // namespace
@@ -332,13 +383,13 @@ ShapeInferenceResult inferShapes(TensorOpKind kind, const std::vector<TensorType
       return Failure(kind) << "needs bool tensors, got " << typeString(inputs[0]);
     return inferElementwise(kind, inputs, inputs[0].dtype, true);
   case OpCategory::BinaryScalar:
-    if (!findAttr<double>(attrs, "scalar")) return Failure(kind) << "needs a scalar";
+    if (!hasScalar(attrs, "scalar")) return Failure(kind) << "needs a scalar";
     if (inputs[0].dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
     return single(inputs[0].dtype, inputs[0].shape);
   case OpCategory::Compare:
     return inferElementwise(kind, inputs, DataType::Bool, false);
   case OpCategory::CompareScalar:
-    if (!findAttr<double>(attrs, "scalar")) return Failure(kind) << "needs a scalar";
+    if (!hasScalar(attrs, "scalar")) return Failure(kind) << "needs a scalar";
     return single(DataType::Bool, inputs[0].shape);
   case OpCategory::Select: {
     std::size_t tensorOperands = 2 - (attrs.count("x") ? 1 : 0) - (attrs.count("y") ? 1 : 0);
@@ -389,21 +440,8 @@ ShapeInferenceResult inferShapes(TensorOpKind kind, const std::vector<TensorType
     return inferSort(kind, inputs[0], attrs);
   case OpCategory::Matmul:
     return inferMatmul(kind, inputs, attrs);
-  case OpCategory::Quantize: {
-    auto broadcast = broadcastShapes(inputs[0].shape, inputs[1].shape);
-    if (!broadcast || broadcast->size() != inputs[0].shape.size())
-      return Failure(kind) << "scale " << typeString(inputs[1]) << " does not broadcast to " << typeString(inputs[0]);
-    if (kind == TensorOpKind::Quantize) {
-      if (!isFloatingPoint(inputs[0].dtype)) return Failure(kind) << "needs a float input, got " << typeString(inputs[0]);
-      return single(DataType::Int8, inputs[0].shape);
-    }
-    if (inputs[0].dtype != DataType::Int8 && inputs[0].dtype != DataType::Int32)
-      return Failure(kind) << "needs an int8 or int32 input, got " << typeString(inputs[0]);
-    DataType outType = DataType::Fp32;
-    if (const auto* given = findAttr<DataType>(attrs, "out_dtype")) outType = *given;
-    attrs["out_dtype"] = outType;
-    return single(outType, inputs[0].shape);
-  }
+  case OpCategory::Quantize:
+    return inferQuantize(kind, inputs, attrs);
   }
   return Failure(kind) << "has no shape rule";
 }

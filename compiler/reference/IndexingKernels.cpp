@@ -100,6 +100,31 @@ bool runIndexSelect(KernelCall& call, const IndexingSetup& s) {
   return true;
 }
 
+// scatter with reduce: out[target] = out[target] + src[p] (or *) in the compute type of out's dtype, rounded
+// to it per update, in C order of the index (so repeated targets accumulate in that order).
+bool scatterReduce(KernelCall& call, const IndexingSetup& s, bool multiply, StridedWalker& target,
+                   StridedWalker& from, std::int64_t dimStride) {
+  HostTensor& out = call.outputs[0];
+  const HostTensor src = call.inputs[2].contiguous();
+  return visitComputeType(out.dtype(), [&](auto zero) {
+    using C = decltype(zero);
+    std::vector<C> values = loadAs<C>(out);
+    const std::vector<C> updates = loadAs<C>(src);
+    for (std::int64_t index : s.indices) {
+      auto& slot = values[static_cast<std::size_t>(target.offset() + index * dimStride)];
+      const C update = updates[static_cast<std::size_t>(from.offset())];
+      slot = multiply ? static_cast<C>(slot * update) : static_cast<C>(slot + update);
+      // fp16/bf16 round after every update, as a store would (integers wrap alike at the final store).
+      if constexpr (std::is_same_v<C, float>)
+        if (out.dtype() != DataType::Fp32) slot = static_cast<C>(roundToDtype(static_cast<double>(slot), out.dtype()));
+      target.next();
+      from.next();
+    }
+    storeFrom(out, values);
+    return true;
+  });
+}
+
 // out = x; out[p with p[dim] = index[p]] = src[p] for p over index's shape, in C order.
 bool runScatter(KernelCall& call, const IndexingSetup& s) {
   const HostTensor& x = call.inputs[0];
@@ -117,6 +142,8 @@ bool runScatter(KernelCall& call, const IndexingSetup& s) {
   outStrides[s.dim] = 0;
   StridedWalker target(indexShape.dims(), outStrides);
   StridedWalker from(indexShape.dims(), src.shape().contiguousStrides());
+  const auto* reduce = call.attr<std::string>("reduce");
+  if (reduce && *reduce != "none") return scatterReduce(call, s, *reduce == "multiply", target, from, dimStride);
   for (std::int64_t value : s.indices) {
     if (out.elementCount() > 0)
       copyElement(out.data(), target.offset() + value * dimStride, src.data(), from.offset(), out.itemBytes());

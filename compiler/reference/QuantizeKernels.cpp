@@ -1,4 +1,6 @@
-// Quantisation kernels: quantize (float -> int8 by a broadcast scale) and dequantize (int -> float).
+// Quantisation kernels, PyPTO's contract: quantize = saturate_otype(rint(x * scale)) into int8 or uint8;
+// dequantize = float(q) * scale. The scale broadcasts to x (one per row or per column, see docs/ir.md).
+// Zero points are not an input: the frontend adds them with ordinary ops before quantize / after the cast.
 #include "compiler/reference/ElementAccess.h"
 #include "compiler/reference/ReferenceKernels.h"
 
@@ -19,10 +21,10 @@ bool runQuantize(KernelCall& call) {
   std::vector<float> result(values.size());
   const bool quantize = call.op.kind == TensorOpKind::Quantize;
   forEachBroadcast<1>(x.shape(), {&scaleStrides}, [&](std::int64_t i, const std::array<std::int64_t, 1>& at) {
-    const float s = scales[static_cast<std::size_t>(at[0])];
-    const float v = values[static_cast<std::size_t>(i)];
-    // Quantize: rint then the int8 store saturates (NaN -> 0). Dequantize: one fp32 product, rounded on store.
-    result[static_cast<std::size_t>(i)] = quantize ? std::nearbyint(v / s) : v * s;
+    // One fp32 product. Quantize rounds it half to even (the current rounding mode) and the integer store
+    // saturates (NaN -> 0); dequantize's product is rounded to otype on store.
+    const float product = values[static_cast<std::size_t>(i)] * scales[static_cast<std::size_t>(at[0])];
+    result[static_cast<std::size_t>(i)] = quantize ? std::nearbyint(product) : product;
   });
   storeFrom(out, result);
   return true;

@@ -373,7 +373,12 @@ bool Interpreter::runOp(const TensorOp& op) {
   if (outputs.size() != op.outputs.size())
     return m_diags.error(op.location) << "internal error: " << name(op.kind) << " makes " << outputs.size()
                                       << " outputs, the graph has " << op.outputs.size();
-  KernelCall call{op, std::move(inputs), std::move(outputs), m_diags};
+  std::optional<TensorOp> bound;  // the op with symbolic scalar operands evaluated, when it has any
+  if (reference::hasRunTimeScalars(op)) {
+    bound = reference::bindRunTimeScalars(op, m_bindings, m_diags);
+    if (!bound) return false;
+  }
+  KernelCall call{bound ? *bound : op, std::move(inputs), std::move(outputs), m_diags};
   if (!runKernel(call)) return false;
   for (std::size_t i = 0; i < op.outputs.size(); ++i) {
     if (writesInto) {

@@ -33,12 +33,16 @@
 //    inf, or the largest finite value where the direction is toward zero). Integer -> float rounds to
 //    nearest-even; integer -> integer wraps; anything -> bool is nonzero.
 //  - where: scalar operands are converted to the output dtype like a cast in rint mode.
-//  - quantize: q = saturate_int8(rint(x / scale)) computed in fp32, NaN -> 0; dequantize: q * scale in fp32.
+//  - quantize: q = saturate_otype(rint(x * scale)) computed in fp32 (otype int8 or uint8), NaN -> 0;
+//    dequantize: float(q) * scale in fp32, rounded to otype.
 //  - matmul: float operands are multiplied in fp32 with fp32 accumulation (Eigen) and rounded once to
 //    out_dtype; integer operands accumulate in int64, which wraps to an int32 out_dtype exactly as int32
 //    accumulation would. Batch dims broadcast.
 //  - gather/index_select/scatter/scatter_update: indices must lie in [0, size); a negative or too large
-//    index is an error naming it. Duplicate scatter targets: the last write in C order of the index wins.
+//    index is an error naming it. Duplicate scatter targets: the last write in C order of the index wins;
+//    with reduce add/multiply they accumulate in that order, rounding to the dtype after each update.
+//  - A tensor-scalar op's "scalar" or full's "value" may be symbolic (a dynamic dim, a loop index): it is
+//    evaluated under the current bindings when the op runs and then treated as the constant it is.
 //  - topk/argsort order NaN above every number; ties keep the lower index first, in both directions.
 //  - arange: element i is start + i * step computed in double, rounded once to the dtype.
 //

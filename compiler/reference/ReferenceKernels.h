@@ -11,6 +11,9 @@
 #include "core/Diagnostics.h"
 #include "core/HostTensor.h"
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,13 @@ struct KernelCall {
   // Fails unless outputs[index] has `expected` as shape ("internal error: ...").
   bool expectOutputShape(std::size_t index, const Shape& expected) const;
 };
+
+// Scalar operands known only when the kernel runs: a "scalar" (tensor-scalar ops) or "value" (full) attribute
+// that is a SymbolicScalar (a dynamic dim, a loop index) is evaluated under `bindings` and replaced by a double,
+// so the kernels only ever see doubles. Returns nullopt after a diagnostic when an expression cannot be evaluated.
+bool hasRunTimeScalars(const TensorOp& op);
+std::optional<TensorOp> bindRunTimeScalars(const TensorOp& op, const std::map<std::string, std::int64_t>& bindings,
+                                           DiagnosticEngine& diags);
 
 bool runUnary(KernelCall& call);          // neg ... clip, except cast
 bool runBinary(KernelCall& call);         // binary and compare: two tensors, broadcasting

@@ -119,6 +119,11 @@ private:
     TensorOp tileAsOp = op;
     tileAsOp.kind = tile.kind;
     tileAsOp.attrs = tile.attrs;
+    if (reference::hasRunTimeScalars(tileAsOp)) {
+      std::optional<TensorOp> bound = reference::bindRunTimeScalars(tileAsOp, bindings, m_diags);
+      if (!bound) return false;
+      tileAsOp = std::move(*bound);
+    }
     std::vector<HostTensor> results;
     for (std::size_t i = 0; i < targets.size(); ++i) {
       DataType dtype = targets[i].dtype();

@@ -170,17 +170,57 @@ class Errors(unittest.TestCase):
             pypto.set_vec_tile_shapes(4, 64)
         self.assertIn("only works inside a kernel being traced", caught.exception.message)
 
-    def test_python_if_on_a_symbolic_value_points_to_cond(self):
+    def test_python_if_on_a_symbolic_value_outside_a_kernel_points_to_cond(self):
+        i = pypto.SymbolicScalar("i")
+        with self.assertRaises(Exception) as caught:
+            if i == 0:
+                pass
+        self.assertIn("pypto.cond", str(caught.exception))
+
+
+class PythonIfOnSymbolicValues(unittest.TestCase):
+    """Inside a kernel a plain `if` on a symbolic condition branches when the kernel runs (as PyPTO's
+    parser makes it), exactly like `if pypto.cond(...)`."""
+
+    def test_if_elif_else_on_the_loop_index(self):
         @pypto.frontend.jit
         def k(x: pypto.Tensor((B, 64), F32), y: pypto.Tensor((B, 64), F32)):
             pypto.set_vec_tile_shapes(1, 64)
             for i in pypto.loop(x.shape[0]):
-                if i == 0:  # needs pypto.cond
+                if i == 0:
+                    y[i:i + 1, :] = x[i:i + 1, :] + 1.0
+                elif i < 3:
+                    y[i:i + 1, :] = x[i:i + 1, :] * 2.0
+                else:
                     y[i:i + 1, :] = x[i:i + 1, :]
 
-        with self.assertRaises(Exception) as caught:
-            k(np.zeros((3, 64), np.float32), np.zeros((3, 64), np.float32))
-        self.assertIn("pypto.cond", str(caught.exception))
+        x = np.random.default_rng(5).standard_normal((5, 64)).astype(np.float32)
+        y = np.zeros_like(x)
+        k(x, y)
+        expected = x.copy()
+        expected[0] += 1.0
+        expected[1:3] *= 2.0
+        np.testing.assert_array_equal(y, expected)
+
+    def test_is_loop_begin_and_end_in_a_plain_if(self):
+        @pypto.frontend.jit
+        def k(x: pypto.Tensor((B, 64), F32), y: pypto.Tensor((B, 64), F32)):
+            pypto.set_vec_tile_shapes(1, 64)
+            for i in pypto.loop(x.shape[0]):
+                if pypto.is_loop_begin(i):
+                    y[i:i + 1, :] = x[i:i + 1, :] - 1.0
+                elif pypto.is_loop_end(i):
+                    y[i:i + 1, :] = x[i:i + 1, :] + 1.0
+                else:
+                    y[i:i + 1, :] = x[i:i + 1, :]
+
+        x = np.arange(4 * 64, dtype=np.float32).reshape(4, 64)
+        y = np.zeros_like(x)
+        k(x, y)
+        expected = x.copy()
+        expected[0] -= 1.0
+        expected[3] += 1.0
+        np.testing.assert_array_equal(y, expected)
 
 
 class Calling(unittest.TestCase):

@@ -1293,44 +1293,94 @@ class Matmul(unittest.TestCase):
 
 # --- quantisation -------------------------------------------------------------------------------------------
 
-class Quantize(unittest.TestCase):
-    def test_quantize_rounds_to_nearest_even_and_saturates(self):
-        for scale_shape in ((1, 1), (6, 1), (1, 130), (6, 130)):
-            x = with_specials(random_data("fp32", (6, 130), -300, 300), [0.5, 1.5, -2.5, 1000.0, -1000.0, np.nan])
-            scale = random_data("fp32", scale_shape, 0.5, 2.0)
-            scale = with_specials(scale, [1.0])
-            got = run(pypto.quantize, [("fp32", x), ("fp32", scale)], "int8", x.shape)
-            self.assertEqual(got.dtype, np.int8)
-            with np.errstate(invalid="ignore"):
-                expected = saturate(np.rint(x / scale).astype(np.float64), "int8")  # x / scale in fp32
-            assert_equal(self, got, expected, f"quantize scale {scale_shape}")
+def quantize64(x, scale, zero_points=None):
+    """PyPTO's quantize in numpy: the fp32 product (plus the zero points, in fp32), rounded half to even."""
+    shifted = x.astype(np.float32) * scale.astype(np.float32)
+    if zero_points is not None:
+        shifted = shifted + zero_points.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        return np.rint(shifted).astype(np.float64)
 
-    def test_quantize_fp16_and_bf16_inputs(self):
+
+class Quantize(unittest.TestCase):
+    """PyPTO's contract: quantize(x, scale, otype, axis, zero_points) = round(x * scale [+ zero_points]) into
+    int8 (symmetric) or uint8 (asymmetric), ties to even, saturating; scale holds one value per row (axis -1,
+    shape [..., row]) or per column (axis -2, shape [..., col]). dequantize = (float(q) [+ zero_points]) * scale."""
+
+    def test_symmetric_int8_per_row_and_per_column(self):
+        x = with_specials(random_data("fp32", (6, 130), -300, 300), [0.5, 1.5, -2.5, 1000.0, -1000.0, np.nan])
+        for axis, scale_shape, numpy_shape in ((-1, (6,), (6, 1)), (-2, (130,), (1, 130)), (1, (6,), (6, 1)),
+                                               (-1, (6, 1), (6, 1))):
+            scale = with_specials(random_data("fp32", scale_shape, 0.5, 2.0), [1.0])
+            got = run(lambda a, s: pypto.quantize(a, s, pypto.DT_INT8, axis), [("fp32", x), ("fp32", scale)],
+                      "int8", x.shape)
+            self.assertEqual(got.dtype, np.int8)
+            expected = saturate(quantize64(x, scale.reshape(numpy_shape)), "int8")
+            assert_equal(self, got, expected, f"quantize axis {axis} scale {scale_shape}")
+
+    def test_asymmetric_uint8_with_zero_points(self):
+        x = random_data("fp32", (3, 2, 37), -200, 200)
+        scale = random_data("fp32", (3, 2), 0.25, 1.0)
+        zero_points = random_data("fp32", (3, 2), -10.0, 140.0)
+        got = run(lambda a, s, z: pypto.quantize(a, s, pypto.DT_UINT8, -1, z),
+                  [("fp32", x), ("fp32", scale), ("fp32", zero_points)], "uint8", x.shape)
+        self.assertEqual(got.dtype, np.uint8)
+        expected = saturate(quantize64(x, scale[..., None], zero_points[..., None]), "uint8")
+        assert_equal(self, got, expected, "quantize uint8")
+
+    def test_documented_example(self):
+        # PyPTO's page: x rows [1.1, -2.2, 3.3, -4.4], scale 1 -> [1, -2, 3, -4].
+        x = np.tile(np.array([1.1, -2.2, 3.3, -4.4], np.float32), (3, 1))
+        got = run(lambda a, s: pypto.quantize(a, s, pypto.DT_INT8, -1, None),
+                  [("fp32", x), ("fp32", np.ones(3, np.float32))], "int8", x.shape, tile=(4, 32))
+        np.testing.assert_array_equal(got, np.tile(np.array([1, -2, 3, -4], np.int8), (3, 1)))
+
+    def test_fp16_and_bf16_inputs_compute_in_fp32(self):
         for dtype in ("fp16", "bf16"):
             x = random_data(dtype, (3, 37), -100, 100)
-            scale = random_data(dtype, (3, 1), 0.5, 2.0)
-            got = run(pypto.quantize, [(dtype, x), (dtype, scale)], "int8", x.shape)
-            expected = saturate(np.rint(x.astype(np.float32) / scale.astype(np.float32)).astype(np.float64), "int8")
-            assert_equal(self, got, expected, f"quantize {dtype}")
+            scale = random_data(dtype, (3,), 0.5, 2.0)
+            got = run(lambda a, s: pypto.quantize(a, s, pypto.DT_INT8, -1), [(dtype, x), (dtype, scale)], "int8",
+                      x.shape)
+            assert_equal(self, got, saturate(quantize64(x, scale[:, None]), "int8"), f"quantize {dtype}")
 
     def test_dequantize(self):
-        for q_dtype in ("int8", "int32"):
-            q = full_range(q_dtype, (6, 130)) if q_dtype == "int8" else random_data("int32", (6, 130), -1e6, 1e6)
-            scale = random_data("fp32", (1, 130), 0.001, 0.1)
-            got = run(pypto.dequantize, [(q_dtype, q), ("fp32", scale)], "fp32", q.shape)
+        for q_dtype in ("int8", "int16", "uint8"):
+            q = full_range(q_dtype, (6, 130))
+            scale = random_data("fp32", (130,), 0.001, 0.1)
+            got = run(lambda a, s: pypto.dequantize(a, s, pypto.DT_FP32, -2), [(q_dtype, q), ("fp32", scale)],
+                      "fp32", q.shape)
             assert_close(self, "fp32", got, (q.astype(np.float32) * scale).astype(np.float64), "exact",
                          f"dequantize {q_dtype}")
-            got = run(lambda a, s: pypto.dequantize(a, s, pypto.DT_FP16), [(q_dtype, q), ("fp32", scale)], "fp16",
-                      q.shape)
-            assert_close(self, "fp16", got, (q.astype(np.float32) * scale).astype(np.float64), "exact",
-                         f"dequantize {q_dtype} -> fp16")
+        q = full_range("int8", (6, 130))
+        scale = random_data("fp32", (6,), 0.001, 0.1)
+        zero_points = random_data("fp32", (6,), -3.0, 3.0)
+        got = run(lambda a, s, z: pypto.dequantize(a, s, pypto.DT_FP32, -1, z),
+                  [("int8", q), ("fp32", scale), ("fp32", zero_points)], "fp32", q.shape)
+        expected = (q.astype(np.float32) + zero_points[:, None]) * scale[:, None]
+        assert_close(self, "fp32", got, expected.astype(np.float64), "exact", "dequantize with zero points")
 
     def test_round_trip(self):
         x = random_data("fp32", (6, 130), -1.0, 1.0)
-        scale = np.full((6, 1), 1.0 / 127.0, np.float32)
-        got = run(lambda a, s: pypto.dequantize(pypto.quantize(a, s), s), [("fp32", x), ("fp32", scale)], "fp32",
-                  x.shape)
+        scale = np.full((6,), 127.0, np.float32)
+        inverse = np.full((6,), 1.0 / 127.0, np.float32)
+        got = run(lambda a, s, r: pypto.dequantize(pypto.quantize(a, s, pypto.DT_INT8, -1), r, pypto.DT_FP32, -1),
+                  [("fp32", x), ("fp32", scale), ("fp32", inverse)], "fp32", x.shape)
         assert_within(self, got, x, 0.5 / 127.0 + 1e-6, "quantize then dequantize")
+
+    def test_errors_name_the_rule(self):
+        x = random_data("fp32", (2, 3, 64), -1, 1)
+        cases = [
+            (lambda a, s: pypto.quantize(a, s, pypto.DT_INT16, -1), np.ones((2, 3), np.float32),
+             "otype must be DT_INT8 (symmetric) or DT_UINT8"),
+            (lambda a, s: pypto.quantize(a, s, pypto.DT_INT8, 0), np.ones((3, 64), np.float32),
+             "axis 0 must be one of the last two dims"),
+            (lambda a, s: pypto.quantize(a, s, pypto.DT_INT8, -1), np.ones((2, 64), np.float32),
+             "does not broadcast to float32 [2, 3, 64]; give one scale per row with a 1 in dim 2"),
+        ]
+        for body, scale, message in cases:
+            with self.assertRaises(pypto.KernelError) as caught:
+                run(body, [("fp32", x), ("fp32", scale)], "int8", x.shape)
+            self.assertIn(message, str(caught.exception))
 
 
 # --- composites ---------------------------------------------------------------------------------------------

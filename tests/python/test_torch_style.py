@@ -284,6 +284,30 @@ class RunModes(unittest.TestCase):
         notice = "pypto: RunMode.NPU requested; PTO Studio has no NPU and runs the kernel in its simulator instead"
         self.assertEqual(result.stderr.count(notice), 1, result.stderr)
 
+    def test_run_mode_is_read_when_the_kernel_is_called(self):
+        # PyPTO's examples decorate with a runtime_options dict and set its run_mode afterwards.
+        script = textwrap.dedent("""
+            import torch
+            import pypto
+
+            options = {"run_mode": pypto.RunMode.NPU}
+
+            @pypto.frontend.jit(runtime_options=options)
+            def double(x: pypto.Tensor((3, 64), pypto.DT_FP32)) -> pypto.Tensor((3, 64), pypto.DT_FP32):
+                pypto.set_vec_tile_shapes(1, 64)
+                return x * 2.0
+
+            options["run_mode"] = pypto.RunMode.SIM
+            x = torch.arange(3 * 64, dtype=torch.float32).reshape(3, 64)
+            torch.testing.assert_close(double(x), x * 2.0)
+            print("ran")
+        """)
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                                env=dict(os.environ))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), "ran")
+        self.assertEqual(result.stderr, "")
+
     def test_sim_mode_is_silent(self):
         script = NPU_SCRIPT.replace("RunMode.NPU", "RunMode.SIM")
         result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,

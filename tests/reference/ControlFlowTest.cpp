@@ -133,6 +133,61 @@ TEST(ReferenceControlFlow, KernelLevelCondOnADynamicDim) {
   }
 }
 
+// Symbolic scalar operands: y = x / N + i for row i, with N a dynamic dim and i the loop index; full's value
+// may be symbolic too (z = full([1, 3], N)). They are evaluated when the op runs.
+TEST(ReferenceControlFlow, SymbolicScalarOperandsAreEvaluatedWhenTheOpRuns) {
+  const SymbolicScalar n = SymbolicScalar::symbol("N");
+  TensorGraphBuilder builder("scalars", kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, {n, 3}, kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, {n, 3}, kernelLine(1));
+  const TensorId z = builder.addArgument("z", kF32, dimsOf({1, 3}), kernelLine(1));
+  builder.addDynamicSymbol({"N", 0, 0});
+  builder.addDynamicSymbol({"N", 1, 0});
+  builder.beginPath();
+  const TensorId filled = addOp(builder, TensorOpKind::Full, {}, {{"shape", dimsOf({1, 3})}, {"value", n}, {"dtype", kF32}}, 2);
+  addOp(builder, TensorOpKind::Copy, {filled}, {}, 2, {z});
+  const LoopId loop = builder.beginLoop("rows", "i", 0, n, 1, false, kernelLine(3));
+  builder.beginLoopBody(loop, 1);
+  builder.beginPath();
+  const SymbolicScalar i = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);
+  const TensorId row = addOp(builder, TensorOpKind::View, {x}, {{"offsets", SymbolicShape{i, 0}}, {"shape", dimsOf({1, 3})}}, 4);
+  const TensorId divided = addOp(builder, TensorOpKind::DivS, {row}, {{"scalar", n}}, 5);
+  const TensorId shifted = addOp(builder, TensorOpKind::AddS, {divided}, {{"scalar", i}}, 6);
+  addOp(builder, TensorOpKind::Assemble, {shifted}, {{"offsets", SymbolicShape{i, 0}}}, 7, {y});
+  builder.endPath();
+  builder.endLoop(loop);
+  builder.endPath();
+  const TensorGraph graph = builder.finish();
+  for (std::int64_t rows : {2, 5}) {
+    const HostTensor input = randomTensor(kF32, Shape{rows, 3}, -4, 4, 21);
+    std::vector<HostTensor> arguments{input, HostTensor(kF32, Shape{rows, 3}), HostTensor(kF32, Shape{1, 3})};
+    DiagnosticEngine diags;
+    ASSERT_TRUE(runReference(graph, arguments, diags)) << messages(diags);
+    for (std::int64_t k = 0; k < rows * 3; ++k) {
+      // One fp32 division, then one fp32 addition: exactly what float arithmetic gives.
+      const float expected = static_cast<float>(input.getAsDouble(k)) / static_cast<float>(rows) + static_cast<float>(k / 3);
+      EXPECT_EQ(arguments[1].getAsDouble(k), expected) << rows << " " << k;
+    }
+    EXPECT_EQ(valuesOf(arguments[2]), std::vector<double>(3, static_cast<double>(rows)));
+  }
+}
+
+TEST(ReferenceControlFlow, AnUnboundSymbolicScalarOperandIsAnErrorAtTheOp) {
+  TensorGraphBuilder builder("unbound", kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dimsOf({2}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dimsOf({2}), kernelLine(1));
+  builder.beginPath();
+  const TensorId scaled = addOp(builder, TensorOpKind::MulS, {x}, {{"scalar", SymbolicScalar::symbol("K") + 1}}, 2);
+  addOp(builder, TensorOpKind::Copy, {scaled}, {}, 3, {y});
+  builder.endPath();
+  const TensorGraph graph = builder.finish();
+  std::vector<HostTensor> arguments{HostTensor(kF32, Shape{2}), HostTensor(kF32, Shape{2})};
+  DiagnosticEngine diags;
+  EXPECT_FALSE(runReference(graph, arguments, diags));
+  EXPECT_EQ(messages(diags), "muls: the scalar operand 'K + 1' cannot be evaluated: unbound symbol 'K'\n");
+  EXPECT_EQ(diags.diagnostics().at(0).location, kernelLine(2));
+}
+
 // for i in pypto.loop(1, 12, 2, unroll=[4, 1]): y[i] = x[i] * f, where f is the factor of the body that ran.
 // Iterations 1,3,5,...,11: the factor-4 body runs at 1 (covering 1..7), the factor-1 body at 9 and 11.
 TEST(ReferenceControlFlow, UnrolledLoopsRunTheLargestBodyThatFits) {

@@ -226,9 +226,14 @@ TEST(ReferenceDtypes, SortsAreStableAndPutNanAboveNumbers) {
 TEST(ReferenceDtypes, WhereQuantizeAndCreationConvertScalarsOnce) {
   const HostTensor cond = tensorOf(DataType::Bool, Shape{2}, {1, 0});
   EXPECT_EQ(runOne(TensorOpKind::Where, {cond}, {{"x", 1.5}, {"y", -2.0}, {"dtype", kF16}}), (std::vector<double>{1.5, -2}));
-  const HostTensor x = tensorOf(kF32, Shape{5}, {1.0, -100, 2.5, kNan, 0.25});
+  // quantize = saturate(rint(x * scale)): 0.5 and 2.5 tie to even, -150 saturates, NaN -> 0.
+  const HostTensor x = tensorOf(kF32, Shape{5}, {1.0, -300, 5.0, kNan, 0.75});
   const HostTensor scale = tensorOf(kF32, Shape{1}, {0.5});
-  EXPECT_EQ(runOne(TensorOpKind::Quantize, {x, scale}), (std::vector<double>{2, -128, 5, 0, 0}));
+  EXPECT_EQ(runOne(TensorOpKind::Quantize, {x, scale}), (std::vector<double>{0, -128, 2, 0, 0}));
+  const HostTensor wide = tensorOf(kF32, Shape{4}, {3, -4, 600, 1.5});
+  const HostTensor one = tensorOf(kF32, Shape{1}, {1.0});
+  EXPECT_EQ(runOne(TensorOpKind::Quantize, {wide, one}, {{"otype", DataType::UInt8}}),
+            (std::vector<double>{3, 0, 255, 2}));
   const HostTensor q = tensorOf(DataType::Int8, Shape{3}, {-128, 0, 127});
   EXPECT_EQ(runOne(TensorOpKind::Dequantize, {q, scale}), (std::vector<double>{-64, 0, 63.5}));
   DiagnosticEngine diags;

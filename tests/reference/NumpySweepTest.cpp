@@ -340,6 +340,18 @@ TEST(NumpySweep, IndexingAndSorting) {
   cases.push_back({"scatter_dim0", TensorOpKind::Scatter,
                    {x, randomTensor(kI32, Shape{2, 37}, 0, 2, seed++), randomTensor(kF32, Shape{2, 37}, 5, 9, seed++)},
                    {{"dim", std::int64_t{0}}}});
+  // reduce: duplicate targets (12 indices into the first 5 columns of each row) accumulate in C order.
+  cases.push_back({"scatter_add_duplicates", TensorOpKind::Scatter,
+                   {x, randomTensor(kI32, Shape{3, 4}, 0, 4, seed++), randomTensor(kF32, Shape{3, 5}, -2, 2, seed++)},
+                   {{"dim", std::int64_t{1}}, {"reduce", std::string("add")}}});
+  cases.push_back({"scatter_multiply_f16", TensorOpKind::Scatter,
+                   {randomTensor(kF16, Shape{4, 9}, -2, 2, seed++), randomTensor(kI32, Shape{3, 9}, 0, 3, seed++),
+                    randomTensor(kF16, Shape{3, 9}, -2, 2, seed++)},
+                   {{"dim", std::int64_t{0}}, {"reduce", std::string("multiply")}}});
+  cases.push_back({"scatter_add_i8_wraps", TensorOpKind::Scatter,
+                   {randomTensor(DataType::Int8, Shape{3, 6}, -128, 127, seed++), randomTensor(kI32, Shape{3, 6}, 0, 2, seed++),
+                    randomTensor(DataType::Int8, Shape{3, 6}, -128, 127, seed++)},
+                   {{"dim", std::int64_t{1}}, {"reduce", std::string("add")}}});
   cases.push_back({"scatter_update_dim0", TensorOpKind::ScatterUpdate,
                    {randomTensor(kF32, Shape{6, 37}, -1, 1, seed++), tensorOf(kI32, Shape{3}, {4, 0, 2}),
                     randomTensor(kF32, Shape{3, 37}, 5, 9, seed++)},
@@ -394,16 +406,21 @@ TEST(NumpySweep, MatmulAndQuantisation) {
                    {randomTensor(DataType::Int8, Shape{13, 29}, -128, 127, seed++),
                     randomTensor(DataType::Int8, Shape{2, 29, 11}, -128, 127, seed++)},
                    {}});
+  // quantize: a scale per column (axis -2) and per row (axis -1); uint8 saturates at 0 and 255.
   cases.push_back({"quantize", TensorOpKind::Quantize,
-                   {randomTensor(kF32, Shape{3, 37}, -40, 40, seed++), randomTensor(kF32, Shape{37}, 0.1, 0.5, seed++)}, {}});
+                   {randomTensor(kF32, Shape{3, 37}, -400, 400, seed++), randomTensor(kF32, Shape{1, 37}, 0.1, 0.5, seed++)},
+                   {{"axis", std::int64_t{-2}}}});
   cases.push_back({"quantize_f16", TensorOpKind::Quantize,
-                   {randomTensor(kF16, Shape{3, 37}, -40, 40, seed++), randomTensor(kF16, Shape{3, 1}, 0.1, 0.5, seed++)}, {}});
+                   {randomTensor(kF16, Shape{3, 37}, -400, 400, seed++), randomTensor(kF16, Shape{3, 1}, 0.1, 0.5, seed++)}, {}});
+  cases.push_back({"quantize_u8", TensorOpKind::Quantize,
+                   {randomTensor(kF32, Shape{2, 3, 37}, -100, 700, seed++), randomTensor(kF32, Shape{2, 3, 1}, 0.2, 0.6, seed++)},
+                   {{"otype", DataType::UInt8}}});
   cases.push_back({"dequantize", TensorOpKind::Dequantize,
                    {randomTensor(DataType::Int8, Shape{3, 37}, -128, 127, seed++), randomTensor(kF32, Shape{3, 1}, 0.01, 0.1, seed++)},
                    {}});
   cases.push_back({"dequantize_i32_to_f16", TensorOpKind::Dequantize,
-                   {randomTensor(kI32, Shape{3, 37}, -5000, 5000, seed++), randomTensor(kF32, Shape{37}, 0.001, 0.01, seed++)},
-                   {{"out_dtype", kF16}}});
+                   {randomTensor(kI32, Shape{3, 37}, -5000, 5000, seed++), randomTensor(kF32, Shape{1, 37}, 0.001, 0.01, seed++)},
+                   {{"otype", kF16}, {"axis", std::int64_t{-2}}}});
   sweep("MatmulAndQuantisation", cases);
 }
 

@@ -148,12 +148,23 @@ def gather(x, index, dim):
     return np.take_along_axis(x[region], index.astype(np.int64), axis=dim)
 
 
-def scatter(x, index, src, dim):
+def scatter(x, index, src, dim, reduce=None):
+    """torch.scatter; with reduce the updates combine in C order of the index, each rounded to x's dtype
+    (float16 results through float32, as the interpreter computes)."""
     out = x.copy()
     for position in np.ndindex(index.shape):
         target = list(position)
         target[dim] = index[position]
-        out[tuple(target)] = src[position]
+        target = tuple(target)
+        if reduce in (None, "none"):
+            out[target] = src[position]
+            continue
+        if out.dtype.kind == "f":
+            a, b = np.float32(out[target]), np.float32(src[position])
+            out[target] = (a + b) if reduce == "add" else (a * b)
+        else:
+            a, b = int(out[target]), int(src[position])
+            out[target] = np.array((a + b) if reduce == "add" else (a * b)).astype(out.dtype)
     return out
 
 
@@ -240,7 +251,7 @@ def compute(case, xs):
     if op == "index_select":
         return [np.take(xs[0], xs[1].astype(np.int64), axis=attrs["dim"])]
     if op == "scatter":
-        return [scatter(xs[0], xs[1], xs[2], attrs["dim"])]
+        return [scatter(xs[0], xs[1], xs[2], attrs["dim"], attrs.get("reduce"))]
     if op == "scatter_update":
         return [scatter_update(xs[0], xs[1], xs[2], attrs["dim"])]
     if op == "topk":
@@ -252,8 +263,11 @@ def compute(case, xs):
     if op == "matmul":
         return [matmul(xs[0], xs[1], attrs)]
     if op == "quantize":
-        q = np.rint(xs[0].astype(np.float32) / xs[1].astype(np.float32))
-        return [np.where(np.isnan(q), 0, np.clip(q, -128, 127))]
+        # PyPTO's contract: round(x * scale) in fp32, ties to even, saturated to otype (int8 or uint8).
+        with np.errstate(invalid="ignore"):
+            q = np.rint(xs[0].astype(np.float32) * xs[1].astype(np.float32))
+        info = np.iinfo(out_dtypes[0])
+        return [np.where(np.isnan(q), 0, np.clip(q, info.min, info.max))]
     if op == "dequantize":
         return [xs[0].astype(np.float32) * xs[1].astype(np.float32)]
     if op == "softmax":

@@ -2,9 +2,16 @@
 import functools
 import json
 
+import _pypto_core as _core
+
 from . import _state
 from ._errors import KernelError
 from ._location import user_location
+
+
+# The settings last made in any kernel: PyPTO's tile settings are global configuration, so reading them after
+# a kernel ran (outside any trace) gives what that kernel set last.
+_last_settings = {"vec": None, "cube": None}
 
 
 def _fail(message):
@@ -23,6 +30,7 @@ def set_vec_tile_shapes(*dims):
         _fail(f"set_vec_tile_shapes takes at most 4 dims, got {len(dims)}")
     values = []
     for position, dim in enumerate(dims):
+        dim = _as_int(dim)
         if not isinstance(dim, int) or isinstance(dim, bool):
             _fail(f"set_vec_tile_shapes: dim {position} must be an int, got {dim!r}")
         if dim <= 0:
@@ -30,20 +38,33 @@ def set_vec_tile_shapes(*dims):
         values.append(dim)
     file, line, _ = user_location()
     _state.current().builder.set_vec_tile(values, file, line)
+    _last_settings["vec"] = list(values)
 
 
 def get_vec_tile_shapes():
-    return list(_state.current().builder.vec_tile())
+    """The vec tile shape in force (outside a kernel: the one a kernel set last, [] if none)."""
+    state = _state.active()
+    if state is None:
+        return list(_last_settings["vec"] or [])
+    return list(state.builder.vec_tile())
+
+
+def _as_int(value):
+    """A known symbolic scalar (a static dim such as x.shape[0]) as its int; anything else unchanged."""
+    if isinstance(value, _core.SymbolicScalar) and value.is_concrete():
+        return int(value.concrete())
+    return value
 
 
 def _pair(name, value, count=(2,)):
     if not isinstance(value, (list, tuple)) or len(value) not in count:
         expected = " or ".join(str(c) for c in count)
         _fail(f"set_cube_tile_shapes: {name} must be a list of {expected} ints ([L0, L1]), got {value!r}")
+    value = [_as_int(item) for item in value]
     for item in value:
-        if not isinstance(item, int) or item <= 0:
+        if not isinstance(item, int) or isinstance(item, bool) or item <= 0:
             _fail(f"set_cube_tile_shapes: {name} = {list(value)} must hold positive ints")
-    return list(value)
+    return value
 
 
 def set_cube_tile_shapes(m, k, n, enable_split_k=False):
@@ -60,10 +81,17 @@ def set_cube_tile_shapes(m, k, n, enable_split_k=False):
                       f"use {suggestion} or {suggestion + values[0]}")
     file, line, _ = user_location()
     _state.current().builder.set_cube_tile(m, k, n, bool(enable_split_k), file, line)
+    _last_settings["cube"] = [list(m), list(k), list(n)]
 
 
 def get_cube_tile_shapes():
-    return _state.current().builder.cube_tile()
+    """The cube tile shape in force as (m, k, n, enable_split_k) (outside a kernel: [m, k, n] as a kernel
+    set it last, None if none)."""
+    state = _state.active()
+    if state is None:
+        last = _last_settings["cube"]
+        return None if last is None else [list(v) for v in last]
+    return state.builder.cube_tile()
 
 
 def set_matrix_size(*sizes):

@@ -6,6 +6,7 @@ import sys
 import _pypto_core as _core
 
 from . import _state
+from . import _symbolic  # noqa: F401 - adds is_symbol() and friends to symbolic scalars
 from ._errors import KernelError
 from ._location import user_location
 from ._tensor import DYNAMIC, STATIC, SymbolicScalar, Tensor, _DimMarker
@@ -100,12 +101,17 @@ class JitKernel:
         code = function.__code__
         self.source_file = code.co_filename
         self.source_line = code.co_firstlineno
-        for group, values in options.items():
+        self._check_options(notice=False)
+
+    def _check_options(self, notice=True):
+        # The option dicts are the caller's own objects (PyPTO's examples fill runtime_options["run_mode"]
+        # after decorating), so they are checked again at every call.
+        for group, values in self.options.items():
             unknown = sorted(set(values or {}) - _KNOWN_OPTIONS[group])
             if unknown:
                 raise KernelError(f"unknown {group} key(s) {', '.join(map(repr, unknown))}; known keys: "
                                   f"{', '.join(sorted(_KNOWN_OPTIONS[group]))}", self.source_file, self.source_line)
-        if (options.get("runtime_options") or {}).get("run_mode") == RunMode.NPU:
+        if notice and (self.options.get("runtime_options") or {}).get("run_mode") == RunMode.NPU:
             _notice_npu_mode()
 
     def __repr__(self):
@@ -159,7 +165,8 @@ class JitKernel:
     def _argument_dims(self, name, position, spec, dtype, shape, bound, by_value, builder):
         if spec is not None and spec.spec_dtype is not None and spec.spec_dtype != dtype:
             raise KernelError(f"argument '{name}' is {dtype.numpy_name} but the kernel declares "
-                              f"{spec.spec_dtype.name}", self.source_file, self.source_line)
+                              f"{getattr(spec.spec_dtype, 'name', spec.spec_dtype)}", self.source_file,
+                              self.source_line)
         declared = None if spec is None else spec.spec_shape
         if declared is not None:
             declared = list(declared)
@@ -177,11 +184,22 @@ class JitKernel:
             marker = None if declared is None else declared[axis]
             if marker is None or marker is STATIC:
                 dims.append(int(actual))
-            elif isinstance(marker, int) and not isinstance(marker, bool):
+            elif isinstance(marker, int) and not isinstance(marker, bool) and marker >= 0:
                 if marker != actual:
                     raise KernelError(f"argument '{name}' has {actual} in dim {axis} but the kernel declares "
                                       f"{marker}", self.source_file, self.source_line)
                 dims.append(marker)
+            elif isinstance(marker, SymbolicScalar) and not marker.is_concrete() and not marker.is_symbol():
+                # e.g. (n * 64, 64) with n = pypto.frontend.dynamic("n"): the graph binds symbols to whole dims.
+                raise KernelError(f"argument '{name}': dim {axis} is declared as '{marker}', an expression of a "
+                                  f"dynamic dim; declare the dim itself dynamic (e.g. pypto.frontend.dynamic"
+                                  f"(\"rows\")) and derive '{marker}' from it in the kernel body",
+                                  self.source_file, self.source_line)
+            elif isinstance(marker, SymbolicScalar) and marker.is_concrete():
+                if marker.concrete() != actual:
+                    raise KernelError(f"argument '{name}' has {actual} in dim {axis} but the kernel declares "
+                                      f"{marker.concrete()}", self.source_file, self.source_line)
+                dims.append(int(marker.concrete()))
             elif isinstance(marker, SymbolicScalar) or (isinstance(marker, _DimMarker) and marker.symbol):
                 symbol = str(marker) if isinstance(marker, SymbolicScalar) else marker.symbol
                 if symbol in bound and bound[symbol][0] != actual:
@@ -192,7 +210,7 @@ class JitKernel:
                     bound[symbol] = (actual, name)
                     builder.add_dynamic_symbol(symbol, position, axis)
                 dims.append(SymbolicScalar.symbol(symbol))
-            elif marker is DYNAMIC:
+            elif marker is DYNAMIC or (isinstance(marker, int) and marker == -1):
                 symbol = by_value.get(actual)
                 if symbol is None:
                     symbol = f"{name}_{axis}"
@@ -233,6 +251,7 @@ class JitKernel:
     # --- calling ---------------------------------------------------------------
     def __call__(self, *args):
         import numpy as np
+        self._check_options()
         arrays, types, scalars = [], [], []
         for position, value in enumerate(args):
             if _is_tensor_like(value) and not scalars:
@@ -280,7 +299,7 @@ def _make_decorator(function=None, **options):
         file, line, _ = user_location()
         raise KernelError(f"unknown jit option(s) {', '.join(unknown)}; expected {', '.join(_OPTION_GROUPS)}",
                           file, line)
-    grouped = {group: options.get(group) or {} for group in _OPTION_GROUPS}
+    grouped = {group: options[group] if options.get(group) is not None else {} for group in _OPTION_GROUPS}
     if function is not None:
         return JitKernel(function, grouped)
     return lambda f: JitKernel(f, grouped)

@@ -8,6 +8,7 @@ import numbers
 import _pypto_core as _core
 
 from . import _state
+from ._dtypes import checked as _checked_dtype
 from ._errors import KernelError
 from ._location import user_location
 from ._tensor import SymbolicScalar, Tensor
@@ -59,11 +60,14 @@ def _one(kind, inputs, attrs=None, into=None):
     return _record(kind, inputs, attrs, into)[0]
 
 
-def _scalar_value(value, what):
+def _scalar_value(value, what, run_time=False):
+    """A scalar operand as a float. With run_time, a symbolic scalar that is only known when the kernel runs
+    (a dynamic dim, a loop index) is kept symbolic: the interpreters evaluate it then."""
     if isinstance(value, SymbolicScalar):
         if not value.is_concrete():
-            _fail(f"{what}: a symbolic scalar ({value}) cannot be used as an elementwise operand; "
-                  f"only constants can")
+            if run_time:
+                return value
+            _fail(f"{what}: a symbolic scalar ({value}) cannot be used here; only constants can")
         return float(value.concrete())
     if isinstance(value, bool):
         return 1.0 if value else 0.0
@@ -120,10 +124,16 @@ logical_not = _unary("logical_not")
 
 
 def round(x, decimals=0):  # noqa: A001 - PyPTO's name
-    """Elementwise round, half to even."""
-    if decimals != 0:
-        _fail("round: only decimals=0 is supported")
-    return _one("round", [x])
+    """Elementwise round to `decimals` places, ties to even: round(x * 10^d) / 10^d (torch's formula)."""
+    decimals = int(decimals)
+    if decimals == 0:
+        return _one("round", [x])
+    if not x.dtype.is_float():
+        if decimals > 0:
+            return clone(x)  # integers already have no fraction digits
+        _fail(f"round: decimals={decimals} on an integer tensor is not supported; cast to a float dtype first")
+    factor = 10.0 ** decimals
+    return _one("divs", [_one("round", [_one("muls", [x], {"scalar": factor})])], {"scalar": factor})
 
 
 def clip(x, min=None, max=None):  # noqa: A002
@@ -146,19 +156,44 @@ def _binary(kind, scalar_kind, reversed_kind=None):
         if _is_tensor(x) and _is_tensor(y):
             return _one(kind, [x, y])
         if _is_tensor(x):
-            return _one(scalar_kind, [x], {"scalar": _scalar_value(y, kind)})
+            return _one(scalar_kind, [x], {"scalar": _scalar_value(y, kind, run_time=True)})
         if _is_tensor(y):
             if reversed_kind is None:  # commutative
-                return _one(scalar_kind, [y], {"scalar": _scalar_value(x, kind)})
-            return _one(reversed_kind, [y], {"scalar": _scalar_value(x, kind)})
+                return _one(scalar_kind, [y], {"scalar": _scalar_value(x, kind, run_time=True)})
+            return _one(reversed_kind, [y], {"scalar": _scalar_value(x, kind, run_time=True)})
         _fail(f"{kind}: at least one operand must be a tensor")
     op.__name__ = kind
     op.__doc__ = f"Elementwise {kind} of two tensors (broadcasting) or a tensor and a scalar."
     return op
 
 
-add = _binary("add", "adds")
-sub = _binary("sub", "subs", "rsubs")
+def _scaled(x, y, alpha, what):
+    """alpha * y for add/sub's `alpha` (y a tensor or a scalar). A y of lower rank than x gets leading 1s
+    first, so the scaling runs at the rank of the result (the rank the vec tile shape is given for)."""
+    if alpha is None or (not isinstance(alpha, SymbolicScalar) and float(alpha) == 1.0):
+        return y
+    if not _is_tensor(y):
+        return _scalar_value(y, what) * _scalar_value(alpha, what)
+    if _is_tensor(x):
+        while len(y.shape) < len(x.shape):
+            y = unsqueeze(y, 0)
+    return _one("muls", [y], {"scalar": _scalar_value(alpha, what, run_time=True)})
+
+
+_add = _binary("add", "adds")
+_sub = _binary("sub", "subs", "rsubs")
+
+
+def add(input, other, alpha=None):  # noqa: A002 - PyPTO's names
+    """input + alpha * other; either may be a scalar (tensors broadcast)."""
+    return _add(input, _scaled(input, other, alpha, "add"))
+
+
+def sub(input, other, alpha=None):  # noqa: A002
+    """input - alpha * other; either may be a scalar (tensors broadcast)."""
+    return _sub(input, _scaled(input, other, alpha, "sub"))
+
+
 mul = _binary("mul", "muls")
 div = _binary("div", "divs", "rdivs")
 maximum = _binary("maximum", "maxs")
@@ -173,9 +208,9 @@ def _compare(kind):
         if _is_tensor(x) and _is_tensor(y):
             return _one(kind, [x, y])
         if _is_tensor(x):
-            return _one(kind + "s", [x], {"scalar": _scalar_value(y, kind)})
+            return _one(kind + "s", [x], {"scalar": _scalar_value(y, kind, run_time=True)})
         if _is_tensor(y):
-            return _one(mirrored + "s", [y], {"scalar": _scalar_value(x, kind)})
+            return _one(mirrored + "s", [y], {"scalar": _scalar_value(x, kind, run_time=True)})
         _fail(f"{kind}: at least one operand must be a tensor")
     op.__name__ = kind
     op.__doc__ = f"Elementwise comparison ({kind}) giving a bool tensor."
@@ -305,8 +340,7 @@ def _rounding_mode(mode):
 
 def cast(x, dtype, mode=None):
     """Converts to `dtype`; float->int uses `mode` (rint by default) and saturates."""
-    if not isinstance(dtype, DataType):
-        _fail(f"cast: expected a pypto dtype such as pypto.DT_FP16, got {dtype!r}")
+    dtype = _checked_dtype(dtype, "cast")
     return _one("cast", [x], {"dtype": dtype, "mode": _rounding_mode(mode)})
 
 
@@ -321,15 +355,18 @@ def clone(x):
     return _one("copy", [x], into=[target])
 
 
-def full(shape, value, dtype=DataType.DT_FP32, name=None):
-    return _one("full", [], {"shape": list(shape), "value": _scalar_value(value, "full"), "dtype": dtype})
+def full(shape, value, dtype=DataType.DT_FP32, name=None, valid_shape=None):
+    """A new tensor of `shape` filled with `value` (a number, or a symbolic scalar known when the kernel
+    runs). valid_shape is accepted as PyPTO spells it; the whole shape is filled."""
+    return _one("full", [], {"shape": list(shape), "value": _scalar_value(value, "full", run_time=True),
+                             "dtype": _checked_dtype(dtype, "full")})
 
 
-def zeros(shape, dtype=DataType.DT_FP32, name=None):
+def zeros(shape, dtype=DataType.DT_FP32, name=None, valid_shape=None):
     return full(shape, 0.0, dtype)
 
 
-def ones(shape, dtype=DataType.DT_FP32, name=None):
+def ones(shape, dtype=DataType.DT_FP32, name=None, valid_shape=None):
     return full(shape, 1.0, dtype)
 
 
@@ -341,15 +378,20 @@ def arange(start, end=None, step=1, dtype=None):
     if dtype is None:
         integral = builtins.all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = DataType.DT_INT32 if integral else DataType.DT_FP32
+    dtype = _checked_dtype(dtype, "arange")
     if float(step) == 0.0:
         _fail("arange: step must not be zero")
     size = math.ceil((float(end) - float(start)) / float(step))
     return _one("arange", [], {"start": float(start), "step": float(step), "size": int(size), "dtype": dtype})
 
 
-def tensor(shape, dtype=DataType.DT_FP32, name=None):
-    """A temporary tensor (its contents are undefined until written)."""
-    state = _state.current()
+def tensor(shape=None, dtype=DataType.DT_FP32, name=None, format=None):  # noqa: A002 - PyPTO's names
+    """Inside a kernel: a temporary tensor (its contents are undefined until written). Outside: a tensor
+    description (shape, dtype, name, format), usable as a parameter annotation."""
+    state = _state.active()
+    if state is None:
+        return Tensor(shape, dtype, name or "", format)
+    dtype = _checked_dtype(dtype, "tensor")
     file, line, _ = user_location()
     dims = [_core.to_symbolic(d) for d in shape]
     count = 1
@@ -457,8 +499,32 @@ def index_select(x, dim, index):
     return _one("index_select", [x, index], {"dim": int(dim)})
 
 
-def scatter(x, dim, index, src):
-    return _one("scatter", [x, index, src], {"dim": int(dim)})
+def _scatter_inputs(x, index, src, reduce):
+    if not _is_tensor(src):
+        # A scalar src writes that value at every index position.
+        src = full(index.shape, _scalar_value(src, "scatter"), x.dtype)
+    attrs = {}
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            _fail(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
+        attrs["reduce"] = reduce
+    return [x, index, src], attrs
+
+
+def scatter(x, dim, index, src, *, reduce=None):
+    """torch.scatter: a copy of x with src (a tensor, or a scalar) written at index along dim; with
+    reduce='add' or 'multiply' the values are combined with what is there."""
+    inputs, attrs = _scatter_inputs(x, index, src, reduce)
+    attrs["dim"] = int(dim)
+    return _one("scatter", inputs, attrs)
+
+
+def scatter_(x, dim, index, src, *, reduce=None):
+    """In-place scatter: writes into x and returns it."""
+    inputs, attrs = _scatter_inputs(x, index, src, reduce)
+    attrs["dim"] = int(dim)
+    _record("scatter", inputs, attrs, into=[x])
+    return x
 
 
 def scatter_update(x, dim, index, src):
@@ -477,24 +543,130 @@ def argsort(x, dim=-1, descending=False):
 
 # --- matrix and quantisation ---------------------------------------------
 
-def matmul(a, b, out_dtype=None, a_trans=False, b_trans=False):
-    """a @ b on the cube unit; needs pypto.set_cube_tile_shapes first."""
+class ReLuType(enum.Enum):
+    """matmul extend_params["relu_type"]: whether the result goes through ReLU on its way out."""
+    NO_RELU = 0
+    RELU = 1
+
+
+class TransMode(enum.Enum):
+    """matmul extend_params["trans_mode"]: TF32 rounding of fp32 operands (an Ascend 950 feature)."""
+    CAST_NONE = 0
+    CAST_RINT = 1
+    CAST_ROUND = 2
+
+
+_EXTEND_KEYS = {"bias_tensor", "scale", "scale_tensor", "relu_type", "trans_mode"}
+
+
+def _fixpipe_scale(value):
+    """matmul's per-tensor scale as the fixpipe holds it: sign, 8 exponent bits and the top 10 mantissa
+    bits of the fp32 value (the low 13 bits are dropped)."""
+    import struct
+    bits = struct.unpack("<I", struct.pack("<f", float(value)))[0] & 0xFFFFE000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def matmul(a, b, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False, extend_params=None):
+    """a @ b on the cube unit; needs pypto.set_cube_tile_shapes first. extend_params (PyPTO's fixpipe
+    options): bias_tensor (added to the fp32/int32 accumulator), scale (per-tensor dequant/quant factor),
+    relu_type (ReLuType.RELU), trans_mode (TransMode.CAST_NONE only)."""
     state = _state.current()
     if state.builder.cube_tile() is None:
         _fail("matmul: no cube tile shape is set; call pypto.set_cube_tile_shapes([mL0, mL1], "
               "[kL0, kL1], [nL0, nL1]) before the matmul")
+    if c_matrix_nz:
+        _fail("matmul: c_matrix_nz=True (an NZ-format result) is not supported; PyPTO also only accepts False")
     attrs = {"a_trans": bool(a_trans), "b_trans": bool(b_trans)}
     if out_dtype is not None:
-        attrs["out_dtype"] = out_dtype
-    return _one("matmul", [a, b], attrs)
+        attrs["out_dtype"] = _checked_dtype(out_dtype, "matmul")
+    extend = dict(extend_params or {})
+    unknown = sorted(set(extend) - _EXTEND_KEYS)
+    if unknown:
+        _fail(f"matmul: unknown extend_params key(s) {', '.join(unknown)}; known: {', '.join(sorted(_EXTEND_KEYS))}")
+    if not extend:
+        return _one("matmul", [a, b], attrs)
+    return _matmul_fixpipe(a, b, attrs, extend)
 
 
-def quantize(x, scale):
-    return _one("quantize", [x, scale])
+def _matmul_fixpipe(a, b, attrs, extend):
+    """matmul with the fixpipe's extras, applied to the accumulator in this order: + bias, * scale, ReLU,
+    then one rounding to out_dtype (int8 results round half to even and saturate)."""
+    if extend.get("scale_tensor") is not None:
+        _fail("matmul: extend_params['scale_tensor'] (per-channel quantisation parameters packed by "
+              "torch_npu.npu_trans_quant_param) is not supported; multiply by a scale tensor after the matmul")
+    trans_mode = extend.get("trans_mode")
+    if trans_mode is not None and getattr(trans_mode, "name", trans_mode) != "CAST_NONE":
+        _fail("matmul: extend_params['trans_mode'] TF32 rounding is not supported on the A2/A3-like machines "
+              "PTO Studio models (PyPTO also refuses it there); use TransMode.CAST_NONE")
+    relu = extend.get("relu_type")
+    relu = relu is not None and getattr(relu, "name", relu) == "RELU"
+    integral = not a.dtype.is_float()
+    out_dtype = attrs.get("out_dtype") or (DataType.DT_INT32 if integral else DataType.DT_FP32)
+    accumulator_dtype = DataType.DT_INT32 if integral else DataType.DT_FP32
+    scale = extend.get("scale")
+    if scale is not None and integral:
+        accumulator_dtype = DataType.DT_FP32  # dequantisation works on the accumulator as float
+    result = _one("matmul", [a, b], dict(attrs, out_dtype=DataType.DT_INT32 if integral else DataType.DT_FP32))
+    if accumulator_dtype != result.dtype:
+        result = cast(result, accumulator_dtype)
+    bias = extend.get("bias_tensor")
+    if bias is not None:
+        result = add(result, bias if bias.dtype == result.dtype else cast(bias, result.dtype))
+    if scale is not None:
+        result = mul(result, _fixpipe_scale(scale))
+    if relu:
+        result = maximum(result, 0.0)
+    return result if result.dtype == out_dtype else cast(result, out_dtype)
 
 
-def dequantize(x, scale, out_dtype=DataType.DT_FP32):
-    return _one("dequantize", [x, scale], {"out_dtype": out_dtype})
+def _along_axis(values, x, axis, what):
+    """A per-row / per-column parameter (scale or zero points) shaped to broadcast against x: PyPTO gives it
+    one dim fewer than x (the quantised axis left out); a 1 is put back at that axis."""
+    rank = len(x.shape)
+    if len(values.shape) == rank:
+        return values
+    if len(values.shape) != rank - 1 and rank > 1:
+        _fail(f"{what}: expected {rank - 1} dims (x's dims without axis {axis}), got shape "
+              f"{[str(d) for d in values.shape]}")
+    return unsqueeze(values, axis if axis >= 0 else axis + rank)
+
+
+def quantize(input, scale, otype, axis, zero_points=None):  # noqa: A002 - PyPTO's names
+    """PyPTO's quantize: round(input * scale) into otype, ties to even, saturating. DT_INT8 is symmetric;
+    DT_UINT8 is asymmetric: round(input * scale + zero_points). scale (and zero_points) hold one value per
+    row for axis=-1 (shape [..., row]) or per column for axis=-2 (shape [..., col])."""
+    otype = _checked_dtype(otype, "quantize")
+    axis = int(axis)
+    scale = _along_axis(scale, input, axis, "quantize: scale")
+    if zero_points is None:
+        return _one("quantize", [input, scale], {"otype": otype, "axis": axis})
+    # round(x * s + z): the product and the sum in fp32, then one rounding into otype with saturation
+    # (the quantize op takes no third input, so the asymmetric form is built from mul, add and cast).
+    if otype not in (DataType.DT_INT8, DataType.DT_UINT8):
+        _fail(f"quantize: otype must be DT_INT8 or DT_UINT8, got {otype.name}")
+    if not input.dtype.is_float():
+        _fail(f"quantize: needs a float input, got {input.dtype.name}")
+    zero_points = _along_axis(zero_points, input, axis, "quantize: zero_points")
+    shifted = add(mul(cast(input, DataType.DT_FP32), cast(scale, DataType.DT_FP32)),
+                  cast(zero_points, DataType.DT_FP32))
+    return cast(shifted, otype, "rint")
+
+
+def dequantize(input, scale, otype=DataType.DT_FP32, axis=-1, zero_points=None):  # noqa: A002
+    """PyPTO's dequantize: (float(input) + zero_points) * scale into otype (DT_FP32). scale and zero_points
+    hold one value per row (axis=-1) or per column (axis=-2)."""
+    otype = _checked_dtype(otype, "dequantize")
+    axis = int(axis)
+    scale = _along_axis(scale, input, axis, "dequantize: scale")
+    if zero_points is None:
+        return _one("dequantize", [input, scale], {"otype": otype, "axis": axis})
+    if input.dtype.is_float():
+        _fail(f"dequantize: needs an integer input, got {input.dtype.name}")
+    zero_points = _along_axis(zero_points, input, axis, "dequantize: zero_points")
+    shifted = add(cast(input, DataType.DT_FP32), cast(zero_points, DataType.DT_FP32))
+    result = mul(shifted, cast(scale, DataType.DT_FP32))
+    return result if otype == DataType.DT_FP32 else cast(result, otype)
 
 
 # --- composites (built from the ops above) -----------------------------------
@@ -547,7 +719,8 @@ TENSOR_METHODS = {
         "max": amax, "min": amin,
         "reshape": reshape, "view": view, "transpose": transpose, "permute": permute, "unsqueeze": unsqueeze,
         "cast": cast, "astype": astype, "clone": clone, "move": move,
-        "gather": gather, "index_select": index_select, "scatter": scatter, "scatter_update": scatter_update,
+        "gather": gather, "index_select": index_select, "scatter": scatter, "scatter_": scatter_,
+        "scatter_update": scatter_update,
         "topk": topk, "argsort": argsort, "matmul": matmul, "softmax": softmax,
     }.items()
 }

@@ -1,4 +1,6 @@
-"""pypto.Tensor: a parameter annotation outside a trace, a traced tensor inside."""
+"""pypto.Tensor: a parameter annotation or description outside a trace, a traced tensor inside."""
+import enum
+
 import _pypto_core as _core
 
 from . import _state
@@ -29,19 +31,45 @@ def dynamic(name):
     return _DimMarker("dynamic", symbol=name)
 
 
+class TileOpFormat(enum.Enum):
+    """How a tensor's data is laid out. Arrays passed in from Python are ND (row-major); NZ is accepted on
+    descriptions and annotations."""
+    TILEOP_ND = 0
+    TILEOP_NZ = 1
+
+
+class _Rank(int):
+    """Tensor.dim: PyPTO reads it as a property (t.dim); older code calls it (t.dim())."""
+
+    def __call__(self):
+        return int(self)
+
+
 class Tensor:
-    """In a kernel signature, `pypto.Tensor(shape, dtype)` declares a
-    parameter (shape entries: ints, pypto.DYNAMIC, pypto.STATIC, `...`).
-    While tracing, operations on tensors record ops in the graph."""
+    """In a kernel signature, `pypto.Tensor(shape, dtype)` declares a parameter (shape entries: ints,
+    pypto.DYNAMIC or -1, pypto.STATIC, `...`, pypto.frontend.dynamic(name)). Outside a kernel it is a
+    description (shape, dtype, name, format). Inside a kernel `pypto.Tensor(shape, dtype)` makes a new
+    temporary, like `pypto.tensor`. Operations on traced tensors record ops in the graph."""
 
     __array_priority__ = 1000  # numpy scalars defer to our operators
 
-    def __init__(self, shape=None, dtype=None, name=None):
+    def __new__(cls, shape=None, dtype=None, name="", format=None, data_ptr=None, device=None,  # noqa: A002
+                ori_shape=None):
+        if shape is not None and _state.active() is not None:
+            from ._ops import tensor as make_temporary
+            return make_temporary(shape, dtype if dtype is not None else _core.DataType.DT_FP32, name or None)
+        return super().__new__(cls)
+
+    def __init__(self, shape=None, dtype=None, name="", format=None, data_ptr=None, device=None,  # noqa: A002
+                 ori_shape=None):
+        if self.__dict__.get("_id") is not None:
+            return  # a temporary made by __new__, already complete
         self._id = None
         self._state = None
-        self.spec_shape = shape
+        self.spec_shape = list(shape) if isinstance(shape, tuple) else shape
         self.spec_dtype = dtype
-        self._name = name
+        self._name = name or None
+        self._format = format if format is not None else TileOpFormat.TILEOP_ND
 
     def __class_getitem__(cls, item):
         if item is Ellipsis:
@@ -52,12 +80,13 @@ class Tensor:
 
     @classmethod
     def _traced(cls, state, tensor_id):
-        tensor = cls.__new__(cls)
+        tensor = object.__new__(cls)
         tensor._id = tensor_id
         tensor._state = state
         tensor.spec_shape = None
         tensor.spec_dtype = None
         tensor._name = None
+        tensor._format = TileOpFormat.TILEOP_ND
         return tensor
 
     # --- properties -------------------------------------------------------
@@ -75,8 +104,25 @@ class Tensor:
     @property
     def shape(self):
         if self._id is None:
-            return self.spec_shape
+            return self._described_shape()
         return list(self._state.builder.tensor_type(self._id)[1])
+
+    def _described_shape(self):
+        """A description's dims as symbolic scalars: ints as constants, -1 / pypto.DYNAMIC as a symbol
+        named after the tensor and axis, so shape arithmetic works before any kernel runs."""
+        if self.spec_shape is None:
+            return None
+        dims = []
+        for axis, dim in enumerate(self.spec_shape):
+            if isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0:
+                dims.append(SymbolicScalar(dim))
+            elif (isinstance(dim, int) and dim == -1) or dim is DYNAMIC:
+                dims.append(SymbolicScalar.symbol(f"{self._name or 'tensor'}_{axis}"))
+            elif isinstance(dim, _DimMarker) and dim.symbol:
+                dims.append(SymbolicScalar.symbol(dim.symbol))
+            else:
+                dims.append(dim)
+        return dims
 
     @property
     def name(self):
@@ -84,12 +130,26 @@ class Tensor:
             return self._name
         return self._state.builder.tensor_type(self._id)[2]
 
+    @name.setter
+    def name(self, value):
+        if self._id is not None:
+            file, line, _ = user_location()
+            raise KernelError("a traced tensor cannot be renamed; name it when it is created "
+                              "(pypto.tensor(shape, dtype, name))", file, line)
+        self._name = str(value)
+
+    @property
+    def format(self):  # noqa: A003 - PyPTO's name
+        return self._format
+
     @property
     def ndim(self):
         return len(self.shape)
 
+    @property
     def dim(self):
-        return self.ndim
+        """The rank (a read-only property in PyPTO; calling it also works)."""
+        return _Rank(len(self.shape))
 
     def size(self, dim=None):
         return self.shape if dim is None else self.shape[dim]
@@ -100,7 +160,8 @@ class Tensor:
 
     def __repr__(self):
         if self._id is None:
-            return f"pypto.Tensor({self.spec_shape!r}, {self.spec_dtype!r})"
+            named = f", name={self._name!r}" if self._name else ""
+            return f"pypto.Tensor({self.spec_shape!r}, {getattr(self.spec_dtype, 'name', self.spec_dtype)}{named})"
         dims = ", ".join(str(d) for d in self.shape)
         return f"<pypto.Tensor {self.name} {self.dtype.numpy_name} [{dims}]>"
 

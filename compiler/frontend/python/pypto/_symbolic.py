@@ -1,0 +1,101 @@
+"""pypto.SymbolicScalar as PyPTO spells it: the constructor forms, the inspection methods and `if` on a
+symbolic condition inside a kernel. The values themselves are the core's symbolic scalars; this module only
+adds the public API around them."""
+import _pypto_core as _core
+
+from . import _state
+from ._errors import KernelError
+from ._location import user_location
+
+_Core = _core.SymbolicScalar
+
+
+def _make(arg0=None, arg1=None):
+    """SymbolicScalar(), (int), (name), (name, value) or (another scalar)."""
+    if arg0 is None:
+        return _Core(0)
+    if isinstance(arg0, _Core):
+        return arg0
+    if isinstance(arg0, bool) or not isinstance(arg0, (int, str)) and not hasattr(arg0, "__index__"):
+        file, line, _ = user_location()
+        raise KernelError(f"SymbolicScalar expects an int, a name or another SymbolicScalar, got {arg0!r}", file, line)
+    if isinstance(arg0, str):
+        # A name with a value is that value (its name only labels it); a bare name is a free symbol.
+        return _Core(int(arg1)) if arg1 is not None else _Core.symbol(arg0)
+    return _Core(int(arg0))
+
+
+class _SymbolicScalarMeta(type):
+    def __instancecheck__(cls, value):
+        return isinstance(value, _Core)
+
+    def __subclasscheck__(cls, subclass):
+        return issubclass(subclass, _Core)
+
+    def __call__(cls, arg0=None, arg1=None):
+        return _make(arg0, arg1)
+
+
+class SymbolicScalar(metaclass=_SymbolicScalarMeta):
+    """A scalar that may only be known when the kernel runs (a dynamic dim, a loop index, or an expression
+    of them). `pypto.SymbolicScalar(...)` and `pypto.symbolic_scalar(...)` build one; `isinstance` works
+    for every symbolic value pypto hands out."""
+
+    @staticmethod
+    def symbol(name):
+        return _Core.symbol(name)
+
+
+symbolic_scalar = SymbolicScalar
+
+
+# --- methods PyPTO documents on SymbolicScalar, added to the core's class ---------------------------------
+
+def _is_immediate(self):
+    """True when the value is a known constant."""
+    return self.is_concrete()
+
+
+def _is_symbol(self):
+    """True for a bare symbol (not an expression of symbols, not a constant)."""
+    if self.is_concrete():
+        return False
+    names = self.symbols()
+    return len(names) == 1 and str(self) == names[0]
+
+
+def _is_expression(self):
+    """True for an expression over symbols (neither a constant nor a bare symbol)."""
+    return not self.is_concrete() and not _is_symbol(self)
+
+
+def _min(self, other):
+    return _core.sym_min(self, other)
+
+
+def _max(self, other):
+    return _core.sym_max(self, other)
+
+
+def _as_variable(self):
+    """Accepted for compatibility: PyPTO marks the expression as an intermediate variable; values are
+    unchanged, so there is nothing to do here."""
+
+
+_core_bool = _Core.__bool__
+
+
+def _bool(self):
+    # `if cond:` on a symbolic condition inside a kernel branches when the kernel runs, exactly like
+    # `if pypto.cond(cond):` (PyPTO's parser turns such `if`s into run-time conditions). Outside a trace,
+    # or on a constant, Python truth as usual.
+    if not self.is_concrete() and _state.active() is not None:
+        from ._control import cond
+        return cond(self)
+    return _core_bool(self)
+
+
+for _name, _function in (("is_immediate", _is_immediate), ("is_symbol", _is_symbol),
+                         ("is_expression", _is_expression), ("min", _min), ("max", _max),
+                         ("as_variable", _as_variable), ("__bool__", _bool)):
+    setattr(_Core, _name, _function)
