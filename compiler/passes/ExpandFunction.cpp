@@ -136,6 +136,8 @@ private:
                                         << "pypto.set_vec_tile_shapes(...) before it, or set tile_settings.vec.DEFAULT "
                                         << "in the project";
     }
+    // Trailing dims of a longer tile apply to a lower-rank op (PyPTO's rule).
+    if (tile.size() > rank) tile.erase(tile.begin(), tile.begin() + static_cast<std::ptrdiff_t>(tile.size() - rank));
     if (tile.size() != rank)
       return m_diags.error(op.location) << name(op.kind) << " works on rank-" << rank << " tensors but " << origin
                                         << " gives the tile " << dimsString(tile) << " with " << tile.size()

@@ -125,11 +125,11 @@ TEST_F(BadKernel, TileShapeRankMismatchIsReportedAtTheSetting) {
                                         "\n"
                                         "@pypto.frontend.jit\n"
                                         "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
-                                        "    pypto.set_vec_tile_shapes(1, 4, 64)\n"
+                                        "    pypto.set_vec_tile_shapes(64)\n"
                                         "    y[:] = pypto.exp(x)\n";
   Result result = runPto("run " + m_dir.string());
   EXPECT_EQ(result.exitCode, 1);
-  EXPECT_EQ(firstLine(result), at(5) + " error: set_vec_tile_shapes(1, 4, 64) gives 3 dims, but exp works on rank-2 "
+  EXPECT_EQ(firstLine(result), at(5) + " error: set_vec_tile_shapes(64) gives 1 dim, but exp works on rank-2 "
                                        "tensors; give one tile dim per tensor dim (2 values) (used by exp at kernel.py:6)")
       << result.err;
 }

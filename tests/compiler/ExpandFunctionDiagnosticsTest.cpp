@@ -70,13 +70,27 @@ TEST(ExpandFunctionDiagnostics, VectorOpWithoutAnyTileShapeIsAnErrorAtItsLine) {
   EXPECT_EQ(diags.diagnostics()[0].severity, Severity::Error);
 }
 
+TEST(ExpandFunctionDiagnostics, ALongerTileAppliesItsTrailingDims) {
+  // PyPTO's rule: a tile set for 3-D work also cuts 2-D ops, by its last two dims.
+  DiagnosticEngine diags;
+  auto compiled = compile(expKernel({}), withTileSettings(R"({"vec": {"DEFAULT": [4, 2, 16]}})"), diags);
+  ASSERT_TRUE(compiled);
+  bool sawExp = false;
+  for (const TileOp& op : compiled->compilation.tiles.tileOps())
+    if (op.kind == TensorOpKind::Exp) {
+      sawExp = true;
+      EXPECT_EQ(op.tileShape, (std::vector<std::int64_t>{2, 16}));
+    }
+  EXPECT_TRUE(sawExp);
+}
+
 TEST(ExpandFunctionDiagnostics, ProjectDefaultTileOfTheWrongRankIsAnErrorAtTheOpsLine) {
   DiagnosticEngine diags;
-  EXPECT_FALSE(compile(expKernel({}), withTileSettings(R"({"vec": {"DEFAULT": [4, 8, 8]}})"), diags));
+  EXPECT_FALSE(compile(expKernel({}), withTileSettings(R"({"vec": {"DEFAULT": [64]}})"), diags));
   ASSERT_EQ(diags.diagnostics().size(), 1u);
   EXPECT_EQ(diags.diagnostics()[0].message,
             "exp works on rank-2 tensors but tile_settings.vec.DEFAULT in /home/dev/ops/project.json gives the tile "
-            "[4, 8, 8] with 3 dims; give one per tensor dim");
+            "[64] with 1 dim; give one per tensor dim");
   EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(7));
 }
 
@@ -92,11 +106,11 @@ TEST(ExpandFunctionDiagnostics, ProjectTileForALabelOfTheWrongRankIsAnErrorAtThe
 
 TEST(ExpandFunctionDiagnostics, ProjectTileForACallSiteOfTheWrongRankIsAnErrorAtTheOpsLine) {
   DiagnosticEngine diags;
-  EXPECT_FALSE(compile(expKernel({2, 16}), withTileSettings(R"({"vec": {"kernel.py:4": [1, 2, 16]}})"), diags));
+  EXPECT_FALSE(compile(expKernel({2, 16}), withTileSettings(R"({"vec": {"kernel.py:4": [32]}})"), diags));
   ASSERT_EQ(diags.diagnostics().size(), 1u);
   EXPECT_EQ(diags.diagnostics()[0].message,
             "exp works on rank-2 tensors but tile_settings.vec.kernel.py:4 in /home/dev/ops/project.json gives the tile "
-            "[1, 2, 16] with 3 dims; give one per tensor dim");
+            "[32] with 1 dim; give one per tensor dim");
   EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(7));
 }
 
