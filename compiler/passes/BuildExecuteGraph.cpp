@@ -1,0 +1,607 @@
+// Implementation of BuildExecuteGraph and of the dependency index.
+#include "compiler/passes/BuildExecuteGraph.h"
+
+#include "compiler/ir/ProgramWalker.h"
+#include "compiler/passes/RemoveRedundantOp.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+
+namespace pto {
+namespace {
+
+using EntryId = std::int32_t;
+using ClassId = std::uint32_t;
+
+// What is known about one distinct box of one tensor: the last task that
+// wrote exactly this box and the tasks that read exactly it since. Earlier
+// accesses of the box are ordered before these (they were predecessors of
+// the last write).
+struct Entry {
+  std::uint32_t coords = 0;  // [lo, hi) per dim at m_coords[coords ...], lo first
+  std::uint32_t rank = 0;
+  ClassId sizeClass = 0;
+  std::uint32_t memberSlot = 0;  // position in its class's members
+  TaskId lastWriter = kNoId;
+  std::vector<TaskId> readers;
+  std::uint64_t stamp = 0;  // the last query that visited it
+  bool live = false;
+};
+
+// Boxes of one tensor whose extents round up to the same power of two in
+// every dim (or to no more than that, once the tensor has kClassesPerTensor
+// classes); cells are that size, so a box spans at most two cells per dim.
+struct SizeClass {
+  std::vector<int> levels;       // log2 of the cell extent, per dim
+  std::vector<EntryId> members;  // every live entry of the class
+};
+
+struct TensorIndex {
+  std::size_t rank = 0;
+  bool used = false;
+  std::vector<ClassId> classes;
+  std::vector<std::pair<std::vector<int>, ClassId>> assigned;  // rounded extents -> their class
+};
+
+// Beyond this many size classes a tensor's new box sizes join coarser classes.
+constexpr std::size_t kClassesPerTensor = 8;
+
+int levelOf(std::int64_t extent) {
+  return extent <= 1 ? 0 : std::bit_width(static_cast<std::uint64_t>(extent - 1));
+}
+
+std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
+  hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
+  hash *= 0xbf58476d1ce4e5b9ULL;
+  return hash ^ (hash >> 31);
+}
+
+// Calls visit(key) for every cell of a class that [lo, hi) covers; the key
+// hashes the class and the cell coordinates.
+template <typename Visit>
+void forEachCell(ClassId id, const std::vector<int>& levels, const std::int64_t* lo, const std::int64_t* hi,
+                 Visit&& visit) {
+  const std::size_t rank = levels.size();
+  const std::uint64_t seed = mix(0, id);
+  constexpr std::size_t kInline = 8;
+  std::int64_t inlineCells[3 * kInline];
+  std::vector<std::int64_t> spill;
+  std::int64_t* first = inlineCells;
+  if (rank > kInline) {
+    spill.resize(3 * rank);
+    first = spill.data();
+  }
+  std::int64_t* last = first + rank;
+  std::int64_t* at = last + rank;
+  for (std::size_t d = 0; d < rank; ++d) {
+    first[d] = lo[d] >> levels[d];
+    last[d] = (hi[d] - 1) >> levels[d];
+    at[d] = first[d];
+  }
+  while (true) {
+    std::uint64_t key = seed;
+    for (std::size_t d = 0; d < rank; ++d) key = mix(key, static_cast<std::uint64_t>(at[d]));
+    visit(key);
+    std::size_t d = rank;
+    while (true) {
+      if (d == 0) return;
+      --d;
+      if (at[d] < last[d]) {
+        ++at[d];
+        break;
+      }
+      at[d] = first[d];
+    }
+  }
+}
+
+// How many cells of `levels` [lo, hi) covers, saturating at `limit` + 1.
+std::size_t cellCount(const std::vector<int>& levels, const std::int64_t* lo, const std::int64_t* hi,
+                      std::size_t limit) {
+  std::size_t count = 1;
+  for (std::size_t d = 0; d < levels.size(); ++d) {
+    auto span = static_cast<std::uint64_t>(((hi[d] - 1) >> levels[d]) - (lo[d] >> levels[d])) + 1;
+    if (span > limit || count > limit / span) return limit + 1;
+    count *= static_cast<std::size_t>(span);
+  }
+  return count;
+}
+
+// Cell key -> the entries registered in the cell, as a list of nodes. An
+// open-addressing table whose keys stay once used (a cell that empties keeps
+// its slot with an empty list). Colliding keys share a list: that only adds
+// candidates, which the exact overlap test rejects.
+class CellTable {
+public:
+  static constexpr std::int32_t kEnd = -1;
+
+  // The head of the cell's list, or kEnd.
+  std::int32_t head(std::uint64_t key) const {
+    if (m_slots.empty()) return kEnd;
+    for (std::size_t at = key & m_mask;; at = (at + 1) & m_mask) {
+      const Slot& slot = m_slots[at];
+      if (!slot.used) return kEnd;
+      if (slot.key == key) return slot.head;
+    }
+  }
+  std::int32_t next(std::int32_t node) const { return m_nodes[static_cast<std::size_t>(node)].next; }
+  EntryId entry(std::int32_t node) const { return m_nodes[static_cast<std::size_t>(node)].entry; }
+
+  void insert(std::uint64_t key, EntryId entry) {
+    std::int32_t& list = slotFor(key).head;
+    std::int32_t node;
+    if (!m_freeNodes.empty()) {
+      node = m_freeNodes.back();
+      m_freeNodes.pop_back();
+    } else {
+      node = static_cast<std::int32_t>(m_nodes.size());
+      m_nodes.emplace_back();
+    }
+    m_nodes[static_cast<std::size_t>(node)] = Node{entry, list};
+    list = node;
+  }
+
+  void erase(std::uint64_t key, EntryId entry) {
+    std::int32_t* link = &slotFor(key).head;
+    while (*link != kEnd) {
+      Node& node = m_nodes[static_cast<std::size_t>(*link)];
+      if (node.entry == entry) {
+        m_freeNodes.push_back(*link);
+        *link = node.next;
+        return;
+      }
+      link = &node.next;
+    }
+  }
+
+private:
+  struct Slot {
+    std::uint64_t key = 0;
+    std::int32_t head = kEnd;
+    bool used = false;
+  };
+  struct Node {
+    EntryId entry = 0;
+    std::int32_t next = kEnd;
+  };
+
+  Slot& slotFor(std::uint64_t key) {
+    if ((m_used + 1) * 2 > m_slots.size()) grow();
+    for (std::size_t at = key & m_mask;; at = (at + 1) & m_mask) {
+      Slot& slot = m_slots[at];
+      if (slot.used && slot.key == key) return slot;
+      if (!slot.used) {
+        slot = Slot{key, kEnd, true};
+        ++m_used;
+        return slot;
+      }
+    }
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(m_slots);
+    m_slots.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+    m_mask = m_slots.size() - 1;
+    for (const Slot& slot : old) {
+      if (!slot.used) continue;
+      std::size_t at = slot.key & m_mask;
+      while (m_slots[at].used) at = (at + 1) & m_mask;
+      m_slots[at] = slot;
+    }
+  }
+
+  std::vector<Slot> m_slots;
+  std::size_t m_mask = 0;
+  std::size_t m_used = 0;
+  std::vector<Node> m_nodes;
+  std::vector<std::int32_t> m_freeNodes;
+};
+
+// A box of a task's access: [lo, hi) at `coords` in the task's coordinate buffer.
+struct Access {
+  TensorId tensor = kNoId;
+  std::uint32_t coords = 0;
+  std::uint32_t rank = 0;
+  bool write = false;
+};
+
+class DependencyIndex {
+public:
+  // Adds to `predecessors` the tasks an access to [lo, hi) of `tensor` must
+  // follow; for a write, adds to `covered` the entries inside its box (other
+  // than its own box's entry).
+  void query(TensorId tensor, const std::int64_t* lo, const std::int64_t* hi, std::size_t rank, bool write,
+             std::vector<TaskId>& predecessors, std::vector<EntryId>& covered) {
+    TensorIndex& index = tensorIndex(tensor, rank);
+    ++m_stamp;
+    auto visit = [&](EntryId id) {
+      Entry& entry = m_entries[static_cast<std::size_t>(id)];
+      if (entry.stamp == m_stamp) return;
+      entry.stamp = m_stamp;
+      const std::int64_t* entryLo = m_coords.data() + entry.coords;
+      const std::int64_t* entryHi = entryLo + rank;
+      bool inside = true, same = true;
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (entryLo[d] >= hi[d] || lo[d] >= entryHi[d]) return;
+        inside = inside && entryLo[d] >= lo[d] && entryHi[d] <= hi[d];
+        same = same && entryLo[d] == lo[d] && entryHi[d] == hi[d];
+      }
+      if (entry.lastWriter != kNoId) predecessors.push_back(entry.lastWriter);
+      if (!write) return;
+      predecessors.insert(predecessors.end(), entry.readers.begin(), entry.readers.end());
+      // The write's own box is updated by recordWrite rather than dropped.
+      if (inside && !same) covered.push_back(id);
+    };
+    for (ClassId classId : index.classes) {
+      const SizeClass& sizeClass = m_classes[classId];
+      const std::size_t members = sizeClass.members.size();
+      if (members == 0) continue;
+      if (cellCount(sizeClass.levels, lo, hi, members) > members) {
+        for (EntryId id : sizeClass.members) visit(id);
+        continue;
+      }
+      forEachCell(classId, sizeClass.levels, lo, hi, [&](std::uint64_t key) {
+        for (std::int32_t node = m_cells.head(key); node != CellTable::kEnd; node = m_cells.next(node))
+          visit(m_cells.entry(node));
+      });
+    }
+  }
+
+  void recordRead(TensorId tensor, const std::int64_t* lo, const std::int64_t* hi, std::size_t rank, TaskId task) {
+    Entry& entry = m_entries[static_cast<std::size_t>(entryFor(tensor, lo, hi, rank))];
+    if (entry.readers.empty() || entry.readers.back() != task) entry.readers.push_back(task);
+  }
+
+  void recordWrite(TensorId tensor, const std::int64_t* lo, const std::int64_t* hi, std::size_t rank, TaskId task) {
+    Entry& entry = m_entries[static_cast<std::size_t>(entryFor(tensor, lo, hi, rank))];
+    entry.lastWriter = task;
+    entry.readers.clear();
+  }
+
+  // Forgets an entry a write covered: whatever conflicts with its accesses
+  // overlaps that write too, and the write followed them.
+  void drop(EntryId id) {
+    Entry& entry = m_entries[static_cast<std::size_t>(id)];
+    if (!entry.live) return;
+    SizeClass& sizeClass = m_classes[entry.sizeClass];
+    const std::int64_t* lo = m_coords.data() + entry.coords;
+    forEachCell(entry.sizeClass, sizeClass.levels, lo, lo + entry.rank,
+                [&](std::uint64_t key) { m_cells.erase(key, id); });
+    EntryId moved = sizeClass.members.back();
+    sizeClass.members[entry.memberSlot] = moved;
+    m_entries[static_cast<std::size_t>(moved)].memberSlot = entry.memberSlot;
+    sizeClass.members.pop_back();
+    entry.live = false;
+    entry.lastWriter = kNoId;
+    entry.readers.clear();
+    if (m_freeByRank.size() <= entry.rank) m_freeByRank.resize(entry.rank + 1);
+    m_freeByRank[entry.rank].push_back(id);
+  }
+
+private:
+  TensorIndex& tensorIndex(TensorId tensor, std::size_t rank) {
+    assert(tensor >= 0);
+    auto slot = static_cast<std::size_t>(tensor);
+    if (slot >= m_tensors.size()) m_tensors.resize(slot + 1);
+    TensorIndex& index = m_tensors[slot];
+    if (!index.used) {
+      index.used = true;
+      index.rank = rank;
+    }
+    assert(index.rank == rank && "regions of one tensor must have its rank");
+    return index;
+  }
+
+  // The class of boxes whose extents round up to m_levels: their own while
+  // the tensor has few classes, else the tightest existing class at least
+  // as coarse in every dim (so a box still spans at most two cells per dim
+  // and a query visits a bounded number of classes). Boxes of one size
+  // always go to the same class, so identical boxes meet in one entry.
+  ClassId classFor(TensorIndex& index) {
+    for (const auto& [levels, id] : index.assigned)
+      if (levels == m_levels) return id;
+    ClassId chosen = 0;
+    bool found = false;
+    if (index.classes.size() >= kClassesPerTensor) {
+      int best = 0;
+      for (ClassId candidate : index.classes) {
+        const std::vector<int>& levels = m_classes[candidate].levels;
+        int excess = 0;
+        bool coarser = true;
+        for (std::size_t d = 0; d < levels.size() && coarser; ++d) {
+          coarser = levels[d] >= m_levels[d];
+          excess += levels[d] - m_levels[d];
+        }
+        if (coarser && (!found || excess < best)) {
+          chosen = candidate;
+          best = excess;
+          found = true;
+        }
+      }
+    }
+    if (!found) {
+      chosen = static_cast<ClassId>(m_classes.size());
+      m_classes.push_back(SizeClass{m_levels, {}});
+      index.classes.push_back(chosen);
+    }
+    index.assigned.emplace_back(m_levels, chosen);
+    return chosen;
+  }
+
+  // The entry of exactly this box, made when there is none.
+  EntryId entryFor(TensorId tensor, const std::int64_t* lo, const std::int64_t* hi, std::size_t rank) {
+    TensorIndex& index = tensorIndex(tensor, rank);
+    m_levels.resize(rank);
+    for (std::size_t d = 0; d < rank; ++d) m_levels[d] = levelOf(hi[d] - lo[d]);
+    const ClassId classId = classFor(index);
+    SizeClass& sizeClass = m_classes[classId];
+
+    // An identical box is registered in the cell of its low corner.
+    std::uint64_t corner = mix(0, classId);
+    for (std::size_t d = 0; d < rank; ++d)
+      corner = mix(corner, static_cast<std::uint64_t>(lo[d] >> sizeClass.levels[d]));
+    for (std::int32_t node = m_cells.head(corner); node != CellTable::kEnd; node = m_cells.next(node)) {
+      EntryId id = m_cells.entry(node);
+      const std::int64_t* entryLo = m_coords.data() + m_entries[static_cast<std::size_t>(id)].coords;
+      if (std::equal(lo, lo + rank, entryLo) && std::equal(hi, hi + rank, entryLo + rank)) return id;
+    }
+
+    EntryId id;
+    if (rank < m_freeByRank.size() && !m_freeByRank[rank].empty()) {
+      id = m_freeByRank[rank].back();
+      m_freeByRank[rank].pop_back();
+    } else {
+      id = static_cast<EntryId>(m_entries.size());
+      m_entries.emplace_back();
+      m_entries.back().coords = static_cast<std::uint32_t>(m_coords.size());
+      m_entries.back().rank = static_cast<std::uint32_t>(rank);
+      m_coords.resize(m_coords.size() + 2 * rank);
+    }
+    Entry& entry = m_entries[static_cast<std::size_t>(id)];
+    std::copy(lo, lo + rank, m_coords.data() + entry.coords);
+    std::copy(hi, hi + rank, m_coords.data() + entry.coords + rank);
+    entry.lastWriter = kNoId;
+    entry.readers.clear();
+    entry.sizeClass = classId;
+    entry.memberSlot = static_cast<std::uint32_t>(sizeClass.members.size());
+    entry.live = true;
+    sizeClass.members.push_back(id);
+    forEachCell(classId, sizeClass.levels, lo, hi, [&](std::uint64_t key) { m_cells.insert(key, id); });
+    return id;
+  }
+
+  std::vector<TensorIndex> m_tensors;
+  std::vector<SizeClass> m_classes;
+  CellTable m_cells;
+  std::vector<Entry> m_entries;
+  std::vector<std::int64_t> m_coords;  // boxes of the entries
+  std::vector<std::vector<EntryId>> m_freeByRank;
+  std::vector<int> m_levels;
+  std::uint64_t m_stamp = 0;
+};
+
+// The non-empty boxes of a task, reads first, their corners in `coords`.
+void accessesOf(const Task& task, std::vector<Access>& accesses, std::vector<std::int64_t>& coords) {
+  accesses.clear();
+  coords.clear();
+  for (const auto* list : {&task.reads, &task.writes})
+    for (const ConcreteRegion& region : *list) {
+      const std::size_t rank = region.shape.size();
+      if (std::any_of(region.shape.begin(), region.shape.end(), [](std::int64_t size) { return size <= 0; })) continue;
+      Access access;
+      access.tensor = region.tensor;
+      access.write = list == &task.writes;
+      access.coords = static_cast<std::uint32_t>(coords.size());
+      access.rank = static_cast<std::uint32_t>(rank);
+      coords.insert(coords.end(), region.offsets.begin(), region.offsets.end());
+      for (std::size_t d = 0; d < rank; ++d) coords.push_back(region.offsets[d] + region.shape[d]);
+      accesses.push_back(access);
+    }
+}
+
+} // namespace
+
+void computeTaskDependencies(ExecuteGraph& graph) {
+  DependencyIndex index;
+  std::vector<Access> accesses;
+  std::vector<std::int64_t> coords;
+  std::vector<EntryId> covered;
+  std::vector<TaskId> predecessors;
+  graph.edgeCount = 0;
+  for (Task& task : graph.tasks) task.successors.clear();
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+    Task& task = graph.tasks[t];
+    assert(task.id == static_cast<TaskId>(t) && "tasks are numbered in program order");
+    accessesOf(task, accesses, coords);
+    auto lo = [&](const Access& access) { return coords.data() + access.coords; };
+    auto hi = [&](const Access& access) { return coords.data() + access.coords + access.rank; };
+    // Query every access against the state before this task, then record
+    // them: reads first, then the entries writes cover are dropped, then the
+    // writes themselves (a write clears the readers of its own box).
+    predecessors.clear();
+    covered.clear();
+    for (const Access& access : accesses)
+      index.query(access.tensor, lo(access), hi(access), access.rank, access.write, predecessors, covered);
+    for (const Access& access : accesses)
+      if (!access.write) index.recordRead(access.tensor, lo(access), hi(access), access.rank, task.id);
+    for (EntryId id : covered) index.drop(id);
+    for (const Access& access : accesses)
+      if (access.write) index.recordWrite(access.tensor, lo(access), hi(access), access.rank, task.id);
+
+    std::sort(predecessors.begin(), predecessors.end());
+    predecessors.erase(std::unique(predecessors.begin(), predecessors.end()), predecessors.end());
+    // Edges point from earlier to later tasks, so no cycle can form.
+    assert(predecessors.empty() || predecessors.back() < task.id);
+    task.predecessors.assign(predecessors.begin(), predecessors.end());
+    graph.edgeCount += predecessors.size();
+    for (TaskId predecessor : predecessors) graph.tasks[static_cast<std::size_t>(predecessor)].successors.push_back(task.id);
+  }
+}
+
+namespace {
+
+// Makes the tasks while the program is walked.
+class TaskMaker {
+public:
+  TaskMaker(Compilation& compilation, DiagnosticEngine& diags)
+      : m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_blocks(compilation.blocks),
+        m_tasks(compilation.tasks.tasks), m_diags(diags) {}
+
+  // Finds where each subgraph starts; false after an internal error.
+  bool prepare() {
+    const std::size_t opCount = m_graph.ops().size();
+    const std::size_t tileCount = m_tiles.tileOps().size();
+    if (m_blocks.subgraphOfTileOp.size() != tileCount)
+      return internalError() << "the block graph assigns " << m_blocks.subgraphOfTileOp.size()
+                             << " tile ops to subgraphs but the tile graph has " << tileCount;
+    for (std::size_t t = 0; t < tileCount; ++t) {
+      SubgraphId owner = m_blocks.subgraphOfTileOp[t];
+      if (owner < 0 || static_cast<std::size_t>(owner) >= m_blocks.subgraphs.size())
+        return internalError(m_tiles.tileOp(static_cast<TileOpId>(t)).tensorOp)
+               << "tile op #" << t << " belongs to no subgraph";
+    }
+
+    std::vector<ScopeId> scopeOfOp(opCount, kNoId);
+    std::vector<std::size_t> positionInScope(opCount, 0);
+    for (std::size_t s = 0; s < m_blocks.scopes.size(); ++s) {
+      const Scope& scope = m_blocks.scopes[s];
+      if (scope.id != static_cast<ScopeId>(s)) return internalError() << "scope " << s << " has id " << scope.id;
+      for (std::size_t i = 0; i < scope.ops.size(); ++i) {
+        OpId op = scope.ops[i];
+        if (op < 0 || static_cast<std::size_t>(op) >= opCount)
+          return internalError() << "scope " << s << " lists unknown tensor op " << op;
+        scopeOfOp[static_cast<std::size_t>(op)] = scope.id;
+        positionInScope[static_cast<std::size_t>(op)] = i;
+      }
+    }
+
+    m_startingAt.assign(opCount, {});
+    for (std::size_t s = 0; s < m_blocks.subgraphs.size(); ++s) {
+      const Subgraph& subgraph = m_blocks.subgraphs[s];
+      if (subgraph.id != static_cast<SubgraphId>(s))
+        return internalError() << "subgraph " << s << " has id " << subgraph.id;
+      if (subgraph.ops.empty()) return internalError() << "subgraph " << s << " has no tile ops";
+      if (subgraph.scope < 0 || static_cast<std::size_t>(subgraph.scope) >= m_blocks.scopes.size())
+        return internalError() << "subgraph " << s << " lives in unknown scope " << subgraph.scope;
+      OpId start = kNoId;
+      for (TileOpId tile : subgraph.ops) {
+        if (tile < 0 || static_cast<std::size_t>(tile) >= tileCount)
+          return internalError() << "subgraph " << s << " lists unknown tile op #" << tile;
+        OpId op = m_tiles.tileOp(tile).tensorOp;
+        if (m_blocks.subgraphOfTileOp[static_cast<std::size_t>(tile)] != subgraph.id)
+          return internalError(op) << "subgraph " << s << " lists tile op #" << tile << " of subgraph "
+                                   << m_blocks.subgraphOfTileOp[static_cast<std::size_t>(tile)];
+        if (scopeOfOp[static_cast<std::size_t>(op)] != subgraph.scope)
+          return internalError(op) << "tile op #" << tile << " of subgraph " << s
+                                   << " comes from a tensor op outside the subgraph's scope " << subgraph.scope;
+        if (start == kNoId ||
+            positionInScope[static_cast<std::size_t>(op)] < positionInScope[static_cast<std::size_t>(start)])
+          start = op;
+      }
+      m_startingAt[static_cast<std::size_t>(start)].push_back(subgraph.id);
+    }
+
+    // Index symbols of the loops around each scope, outermost first.
+    m_loopSymbols.assign(m_blocks.scopes.size(), {});
+    for (const Scope& scope : m_blocks.scopes) {
+      std::vector<std::string>& symbols = m_loopSymbols[static_cast<std::size_t>(scope.id)];
+      for (LoopId loop = scope.loop; loop != kNoId; loop = m_graph.loop(loop).parent)
+        symbols.push_back(m_graph.loop(loop).indexSymbol);
+      std::reverse(symbols.begin(), symbols.end());
+    }
+    return true;
+  }
+
+  bool visitOp(OpId op, const Bindings& bindings) {
+    for (SubgraphId id : m_startingAt[static_cast<std::size_t>(op)]) {
+      const Subgraph& subgraph = m_blocks.subgraph(id);
+      Task task;
+      task.id = static_cast<TaskId>(m_tasks.size());
+      task.subgraph = id;
+      task.programId = subgraph.programId;
+      task.coreType = subgraph.coreType;
+      for (const std::string& symbol : m_loopSymbols[static_cast<std::size_t>(subgraph.scope)]) {
+        auto found = bindings.find(symbol);
+        if (found == bindings.end())
+          return internalError(op) << "loop index '" << symbol << "' is not bound where subgraph " << id << " runs";
+        task.loopIndices.emplace_back(symbol, found->second);
+      }
+      task.reads.reserve(subgraph.copyIns.size());
+      task.writes.reserve(subgraph.copyOuts.size());
+      for (const TileRegion& region : subgraph.copyIns)
+        if (!evaluate(region, bindings, subgraph, task.reads)) return false;
+      for (const TileRegion& region : subgraph.copyOuts)
+        if (!evaluate(region, bindings, subgraph, task.writes)) return false;
+      m_tasks.push_back(std::move(task));
+    }
+    return true;
+  }
+
+private:
+  DiagnosticBuilder internalError(OpId op = kNoId) {
+    DiagnosticBuilder builder = m_diags.error(op == kNoId ? m_graph.kernelLocation : m_graph.op(op).location);
+    builder << "internal error in BuildExecuteGraph: ";
+    return builder;
+  }
+
+  bool evaluate(const TileRegion& given, const Bindings& bindings, const Subgraph& subgraph,
+                std::vector<ConcreteRegion>& into) {
+    const OpId source = m_tiles.tileOp(subgraph.ops.front()).tensorOp;
+    if (given.tensor < 0 || static_cast<std::size_t>(given.tensor) >= m_graph.tensors().size())
+      return internalError(source) << "subgraph " << subgraph.id << " moves a region of unknown tensor "
+                                   << given.tensor;
+    const TileRegion region =
+        m_graph.tensor(given.tensor).role == TensorRole::View ? resolveViews(m_graph, given) : given;
+    const std::size_t rank = m_graph.tensor(region.tensor).shape.size();
+    if (region.offsets.size() != rank || region.shape.size() != rank)
+      return internalError(source) << "a region of subgraph " << subgraph.id << " on '"
+                                   << m_graph.tensor(region.tensor).name << "' has " << region.offsets.size()
+                                   << " offsets and " << region.shape.size() << " sizes for a tensor of rank "
+                                   << rank;
+    ConcreteRegion concrete;
+    concrete.tensor = region.tensor;
+    concrete.shape = region.shape;
+    concrete.offsets.reserve(region.offsets.size());
+    for (const SymbolicScalar& offset : region.offsets) {
+      if (auto constant = offset.constantValue()) {
+        concrete.offsets.push_back(*constant);
+        continue;
+      }
+      SymbolicEvaluation value = offset.evaluate(bindings);
+      if (!value.ok())
+        return m_diags.error(m_graph.op(source).location)
+               << "cannot evaluate offset '" << offset.str() << "' of " << regionString(m_tiles, region)
+               << ", which subgraph " << subgraph.id << " moves: " << value.error;
+      concrete.offsets.push_back(*value.value);
+    }
+    into.push_back(std::move(concrete));
+    return true;
+  }
+
+  const TileGraph& m_tiles;
+  const TensorGraph& m_graph;
+  const BlockGraph& m_blocks;
+  std::vector<Task>& m_tasks;
+  DiagnosticEngine& m_diags;
+  std::vector<std::vector<SubgraphId>> m_startingAt;     // by tensor op: subgraphs whose task it makes
+  std::vector<std::vector<std::string>> m_loopSymbols;  // by scope
+};
+
+} // namespace
+
+bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
+  compilation.tasks = ExecuteGraph{};
+  TaskMaker maker(compilation, diags);
+  if (!maker.prepare()) return false;
+  ProgramVisitor visitor;
+  visitor.visitOp = [&](OpId op, const Bindings& bindings) { return maker.visitOp(op, bindings); };
+  if (!walkProgram(compilation.tiles.graph, compilation.tiles.bindings, visitor, diags)) {
+    compilation.tasks = ExecuteGraph{};
+    return false;
+  }
+  computeTaskDependencies(compilation.tasks);
+  return true;
+}
+
+} // namespace pto

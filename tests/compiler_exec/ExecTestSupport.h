@@ -1,0 +1,52 @@
+// Helpers for the Execute graph's tests: kernels built with TensorGraphBuilder, compiled by the pipeline and
+// given a hand-made block graph (one subgraph per tile op), and the brute-force dependency checker the
+// dependency index is compared with.
+#pragma once
+
+#include "compiler/ir/TensorGraphBuilder.h"
+#include "compiler/passes/Compilation.h"
+#include "core/Diagnostics.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pto::testing {
+
+// A line of the imaginary kernel file the tests' ops come from: "kernel.py:<line>".
+SourceLocation kernelLine(int line);
+SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims);
+// Records an op and returns its first output; a shape-inference error fails the test.
+TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
+               int line, std::vector<TensorId> into = {});
+
+// compileKernel (ExpandFunction, RemoveRedundantOp) and then a block graph with one subgraph per tile op, in
+// tile-op order: its scope is its tensor op's (collectScopes), AIC for matmul tiles and AIV for the rest,
+// copyIns = the tile op's inputs plus its output when it accumulates, copyOuts = its outputs, label = the
+// tensor op's kind name, program = the op kind. Fails the test (and returns an empty compilation) when
+// compiling fails.
+Compilation compileWithOneSubgraphPerTileOp(const TensorGraph& graph,
+                                            const std::map<std::string, std::int64_t>& bindings = {});
+// Rebuilds blocks.subgraphOfTileOp from the subgraphs' op lists (after a test regroups tile ops).
+void reindexSubgraphs(BlockGraph& blocks);
+
+// The messages of all diagnostics, one per line.
+std::string messages(const DiagnosticEngine& diags);
+
+// True when the boxes overlap in every dim (same tensor, no empty size).
+bool boxesOverlap(const ConcreteRegion& a, const ConcreteRegion& b);
+// True when the two tasks access a common element and at least one of them writes it.
+bool tasksConflict(const Task& a, const Task& b);
+
+// The contract of an Execute graph's links, checked by brute force (O(n^2) pairs): predecessors ascending,
+// unique and earlier; successors the mirror image; edgeCount their number; every edge between conflicting
+// tasks; every conflicting pair ordered (the later task reachable from the earlier one).
+::testing::AssertionResult dependenciesAreExact(const ExecuteGraph& graph);
+
+// The task ids whose subgraph is `subgraph`, ascending.
+std::vector<TaskId> tasksOfSubgraph(const ExecuteGraph& graph, SubgraphId subgraph);
+
+} // namespace pto::testing

@@ -1,0 +1,183 @@
+// computeTaskDependencies against the brute-force O(n^2) check on random workloads: tensors of rank 0 to 3,
+// boxes that are aligned tiles (with tails), whole tensors, random boxes and empty boxes, tasks that read and
+// write several boxes (some read-modify-write). Every conflicting pair must be ordered and every edge must join
+// conflicting tasks.
+#include "ExecTestSupport.h"
+
+#include "compiler/passes/BuildExecuteGraph.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace pto::testing {
+namespace {
+
+struct TensorSpec {
+  std::vector<std::int64_t> shape;
+  std::vector<std::vector<std::int64_t>> tiles;  // tile shapes its aligned boxes use
+};
+
+struct WorkloadShape {
+  int tasks = 3000;
+  double writeShare = 0.4;    // chance that an access writes
+  double tileShare = 0.6;     // aligned tiles; the rest splits between whole tensors, random and empty boxes
+  double wholeShare = 0.08;
+  double emptyShare = 0.04;
+  double readModifyWrite = 0.2;  // chance that a write also reads its box
+};
+
+std::vector<TensorSpec> tensorSpecs() {
+  return {
+      {{}, {{}}},
+      {{256}, {{32}, {64}, {48}}},
+      {{64, 96}, {{16, 32}, {8, 96}, {64, 16}}},
+      {{128, 128}, {{32, 32}, {16, 64}}},
+      {{4, 32, 48}, {{1, 16, 48}, {2, 32, 16}, {1, 8, 8}}},
+      {{7, 5}, {{2, 2}, {7, 1}}},
+  };
+}
+
+ConcreteRegion randomBox(TensorId tensor, const TensorSpec& spec, const WorkloadShape& shape, std::mt19937_64& random) {
+  ConcreteRegion region;
+  region.tensor = tensor;
+  const std::size_t rank = spec.shape.size();
+  region.offsets.assign(rank, 0);
+  region.shape = spec.shape;
+  const double kind = std::uniform_real_distribution<double>(0, 1)(random);
+  if (kind < shape.tileShare) {
+    const auto& tile = spec.tiles[random() % spec.tiles.size()];
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t count = (spec.shape[d] + tile[d] - 1) / tile[d];
+      region.offsets[d] = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(count)) * tile[d];
+      region.shape[d] = std::min(tile[d], spec.shape[d] - region.offsets[d]);
+    }
+  } else if (kind < shape.tileShare + shape.wholeShare) {
+    // the whole tensor, as set above
+  } else if (kind < shape.tileShare + shape.wholeShare + shape.emptyShare && rank > 0) {
+    region.shape[random() % rank] = 0;
+  } else {
+    for (std::size_t d = 0; d < rank; ++d) {
+      region.offsets[d] = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(spec.shape[d]));
+      const std::int64_t room = spec.shape[d] - region.offsets[d];
+      region.shape[d] = 1 + static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(room));
+    }
+  }
+  return region;
+}
+
+ExecuteGraph randomWorkload(std::uint64_t seed, const WorkloadShape& shape) {
+  std::mt19937_64 random(seed);
+  const std::vector<TensorSpec> specs = tensorSpecs();
+  ExecuteGraph graph;
+  for (int t = 0; t < shape.tasks; ++t) {
+    Task task;
+    task.id = t;
+    const int accesses = 1 + static_cast<int>(random() % 4);
+    for (int a = 0; a < accesses; ++a) {
+      const auto tensor = static_cast<TensorId>(random() % specs.size());
+      ConcreteRegion region = randomBox(tensor, specs[static_cast<std::size_t>(tensor)], shape, random);
+      if (std::uniform_real_distribution<double>(0, 1)(random) < shape.writeShare) {
+        if (std::uniform_real_distribution<double>(0, 1)(random) < shape.readModifyWrite) task.reads.push_back(region);
+        task.writes.push_back(std::move(region));
+      } else {
+        task.reads.push_back(std::move(region));
+      }
+    }
+    graph.tasks.push_back(std::move(task));
+  }
+  return graph;
+}
+
+TEST(TaskDependencies, MixedRandomBoxesMatchTheBruteForceOrdering) {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    ExecuteGraph graph = randomWorkload(seed, WorkloadShape{});
+    computeTaskDependencies(graph);
+    EXPECT_TRUE(dependenciesAreExact(graph)) << "seed " << seed;
+    EXPECT_GT(graph.edgeCount, 0u);
+  }
+}
+
+TEST(TaskDependencies, ReadMostlyAndWriteMostlyWorkloadsMatchTheBruteForceOrdering) {
+  WorkloadShape readMostly;
+  readMostly.writeShare = 0.1;
+  WorkloadShape writeMostly;
+  writeMostly.writeShare = 0.9;
+  writeMostly.readModifyWrite = 0.5;
+  for (const WorkloadShape& shape : {readMostly, writeMostly}) {
+    ExecuteGraph graph = randomWorkload(7, shape);
+    computeTaskDependencies(graph);
+    EXPECT_TRUE(dependenciesAreExact(graph)) << "write share " << shape.writeShare;
+  }
+}
+
+TEST(TaskDependencies, RandomBoxesOnlyMatchTheBruteForceOrdering) {
+  WorkloadShape shape;
+  shape.tileShare = 0;
+  shape.wholeShare = 0.02;
+  shape.emptyShare = 0;
+  ExecuteGraph graph = randomWorkload(11, shape);
+  computeTaskDependencies(graph);
+  EXPECT_TRUE(dependenciesAreExact(graph));
+}
+
+TEST(TaskDependencies, AlignedTilesOnlyMatchTheBruteForceOrdering) {
+  WorkloadShape shape;
+  shape.tileShare = 1;
+  ExecuteGraph graph = randomWorkload(13, shape);
+  computeTaskDependencies(graph);
+  EXPECT_TRUE(dependenciesAreExact(graph));
+}
+
+// Writes of the whole tensor followed by tiles and the other way round: the boxes a later write covers are
+// forgotten, the ones it only overlaps are kept.
+TEST(TaskDependencies, WholeTensorAndTileWritesInterleaveCorrectly) {
+  ExecuteGraph graph;
+  auto add = [&](std::vector<ConcreteRegion> reads, std::vector<ConcreteRegion> writes) {
+    Task task;
+    task.id = static_cast<TaskId>(graph.tasks.size());
+    task.reads = std::move(reads);
+    task.writes = std::move(writes);
+    graph.tasks.push_back(std::move(task));
+  };
+  auto box = [](std::int64_t row, std::int64_t rows) { return ConcreteRegion{0, {row, 0}, {rows, 16}}; };
+  add({}, {box(0, 8)});        // 0: fill
+  add({box(0, 2)}, {});        // 1: read a tile
+  add({}, {box(2, 2)});        // 2: write another tile
+  add({}, {box(0, 8)});        // 3: overwrite everything: after 0 (WAW), 1 (WAR), 2 (WAW)
+  add({box(2, 2)}, {});        // 4: reads what 3 wrote; 2 is ordered through 3
+  add({box(1, 2)}, {box(6, 2)});  // 5: reads rows 1..2 (after 3), writes rows 6..7 (after 3)
+  add({box(0, 8)}, {});        // 6: reads everything: after 3 and 5
+  computeTaskDependencies(graph);
+  EXPECT_EQ(graph.tasks[3].predecessors, (std::vector<TaskId>{0, 1, 2}));
+  EXPECT_EQ(graph.tasks[4].predecessors, (std::vector<TaskId>{3}));
+  EXPECT_EQ(graph.tasks[5].predecessors, (std::vector<TaskId>{3}));
+  EXPECT_EQ(graph.tasks[6].predecessors, (std::vector<TaskId>{3, 5}));
+  EXPECT_TRUE(dependenciesAreExact(graph));
+}
+
+TEST(TaskDependencies, RecomputingReplacesTheLinksAndEmptyBoxesTouchNothing) {
+  ExecuteGraph graph = randomWorkload(5, WorkloadShape{});
+  computeTaskDependencies(graph);
+  const ExecuteGraph first = graph;
+  computeTaskDependencies(graph);
+  ASSERT_EQ(graph.tasks.size(), first.tasks.size());
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+    EXPECT_EQ(graph.tasks[t].predecessors, first.tasks[t].predecessors);
+    EXPECT_EQ(graph.tasks[t].successors, first.tasks[t].successors);
+  }
+  EXPECT_EQ(graph.edgeCount, first.edgeCount);
+
+  ExecuteGraph empty;
+  for (TaskId t = 0; t < 3; ++t) {
+    Task task;
+    task.id = t;
+    task.writes.push_back(ConcreteRegion{0, {0, 0}, {4, 0}});
+    empty.tasks.push_back(std::move(task));
+  }
+  computeTaskDependencies(empty);
+  EXPECT_EQ(empty.edgeCount, 0u);
+}
+
+} // namespace
+} // namespace pto::testing
