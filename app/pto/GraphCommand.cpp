@@ -5,6 +5,8 @@
 #include "compiler/frontend/ProjectTrace.h"
 #include "analysis/ProjectRun.h"
 #include "compiler/ir/TensorGraphJson.h"
+#include "compiler/ir/BlockGraphJson.h"
+#include "compiler/ir/ExecuteGraphJson.h"
 #include "compiler/ir/TileGraphJson.h"
 #include "core/json/JsonPrinter.h"
 #include "core/AtomicFile.h"
@@ -48,8 +50,11 @@ int runGraph(const GraphOptions& options) {
     auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags) : std::nullopt;
     printDiagnostics(diags);
     if (!compiled) return kExitUserError;
-    const TileGraph& tiles = compiled->compilation.tiles;
-    text = options.format == "dot" ? tileGraphToDot(tiles) : printJson(tileGraphToJson(tiles));
+    const Compilation& compilation = compiled->compilation;
+    bool dot = options.format == "dot";
+    if (options.stage == "tile") text = dot ? tileGraphToDot(compilation.tiles) : printJson(tileGraphToJson(compilation.tiles));
+    else if (options.stage == "block") text = dot ? blockGraphToDot(compilation) : printJson(blockGraphToJson(compilation));
+    else text = dot ? executeGraphToDot(compilation) : printJson(executeGraphToJson(compilation));
   }
   if (options.outputPath.empty() || options.outputPath == "-") {
     std::cout << text;
@@ -69,8 +74,8 @@ void registerGraphCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<GraphOptions>();
   CLI::App* command = app.add_subcommand("graph", "Trace a project's kernel and print one of its IR levels");
   command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
-  command->add_option("--stage", options->stage, "IR level to print: tensor or tile (block and exec come later)")
-      ->check(CLI::IsMember({"tensor", "tile"}))
+  command->add_option("--stage", options->stage, "IR level to print: tensor, tile, block (subgraphs) or exec (tasks)")
+      ->check(CLI::IsMember({"tensor", "tile", "block", "exec"}))
       ->capture_default_str();
   command->add_option("--format", options->format, "json or dot (Graphviz)")
       ->check(CLI::IsMember({"json", "dot"}))

@@ -5,16 +5,10 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace pto {
 namespace {
-
-bool sameRegion(const TileRegion& a, const TileRegion& b) {
-  if (a.tensor != b.tensor || a.shape != b.shape || a.offsets.size() != b.offsets.size()) return false;
-  for (std::size_t d = 0; d < a.offsets.size(); ++d)
-    if (!provablyEqual(a.offsets[d], b.offsets[d])) return false;
-  return true;
-}
 
 // Boxes overlap unless some dim's intervals are provably disjoint.
 bool mayOverlap(const TileRegion& a, const TileRegion& b) {
@@ -42,34 +36,25 @@ public:
     else planVector();
   }
 
-  // First fit per memory, in order of first use; returns the peak per memory.
+  // First fit per memory, in order of first use. Only buffers still live are
+  // compared with, so the cost follows how many tiles are live at once.
   void place() {
     std::sort(m_planned.begin(), m_planned.end(),
               [](const Planned& a, const Planned& b) { return a.buffer.firstUse < b.buffer.firstUse; });
-    std::map<MemoryKind, std::vector<const BufferAllocation*>> placed;
+    std::map<MemoryKind, std::vector<const BufferAllocation*>> live;
     for (Planned& entry : m_planned) {
       BufferAllocation& buffer = entry.buffer;
-      auto& others = placed[buffer.memory];
-      // Candidate offsets: 0 and the end of every live buffer; take the lowest that fits.
-      std::vector<std::int64_t> candidates = {0};
-      for (const BufferAllocation* other : others)
-        if (other->lastUse >= buffer.firstUse) candidates.push_back(other->offsetBytes + other->bytes);
-      std::sort(candidates.begin(), candidates.end());
-      for (std::int64_t offset : candidates) {
-        bool clash = false;
-        for (const BufferAllocation* other : others) {
-          bool liveTogether = other->lastUse >= buffer.firstUse && other->firstUse <= buffer.lastUse;
-          bool overlaps = offset < other->offsetBytes + other->bytes && other->offsetBytes < offset + buffer.bytes;
-          if (liveTogether && overlaps) {
-            clash = true;
-            break;
-          }
-        }
-        if (!clash) {
-          buffer.offsetBytes = offset;
-          break;
-        }
+      auto& others = live[buffer.memory];
+      std::erase_if(others, [&](const BufferAllocation* other) { return other->lastUse < buffer.firstUse; });
+      std::sort(others.begin(), others.end(),
+                [](const BufferAllocation* a, const BufferAllocation* b) { return a->offsetBytes < b->offsetBytes; });
+      // Lowest gap between live buffers that fits.
+      std::int64_t offset = 0;
+      for (const BufferAllocation* other : others) {
+        if (other->offsetBytes >= offset + buffer.bytes) break;
+        offset = std::max(offset, other->offsetBytes + other->bytes);
       }
+      buffer.offsetBytes = offset;
       others.push_back(&buffer);
       std::size_t memory = static_cast<std::size_t>(buffer.memory);
       m_subgraph.peakBytes[memory] = std::max(m_subgraph.peakBytes[memory], buffer.offsetBytes + buffer.bytes);
@@ -95,9 +80,12 @@ public:
              << (m_subgraph.label.empty() ? "" : ", label '" + m_subgraph.label + "'") << ") needs "
              << m_subgraph.peakBytes[m] << " bytes of " << title(memory) << " but " << m_target.name << " has "
              << m_target.capacity(memory) << " per core; the largest tile is " << name(op.kind) << "'s " << shape
-             << " " << name(tensor.dtype) << " (" << largest->buffer.bytes << " bytes) here — use smaller "
-             << (memory == MemoryKind::UB ? "vec tile shapes (pypto.set_vec_tile_shapes)"
-                                          : "cube tile shapes (pypto.set_cube_tile_shapes)");
+             << " " << name(tensor.dtype) << " (" << largest->buffer.bytes << " bytes) here — "
+             << (largest->buffer.bytes * 4 > m_target.capacity(memory)
+                     ? std::string(memory == MemoryKind::UB ? "use smaller vec tile shapes (pypto.set_vec_tile_shapes)"
+                                                            : "use smaller cube tile shapes (pypto.set_cube_tile_shapes)")
+                     : "too many tiles are live at once; split the work (pass option mg_copyin_upper_bound, "
+                       "sg_set_scope) or use smaller tiles");
     }
     return true;
   }
@@ -113,14 +101,26 @@ private:
     return tileBytes(region.shape, m_tiles.graph.tensor(region.tensor).dtype, m_target.allocationGranularityBytes);
   }
 
+  // Regions are keyed by their simplified text, so finding the buffer that
+  // already holds a tile is a hash lookup, not a scan.
+  static std::string keyOf(MemoryKind memory, const TileRegion& region) {
+    std::string key = std::to_string(static_cast<int>(memory)) + "|" + std::to_string(region.tensor);
+    for (std::size_t d = 0; d < region.shape.size(); ++d)
+      key += "|" + simplify(region.offsets[d]).str() + "+" + std::to_string(region.shape[d]);
+    return key;
+  }
+
   // Adds a buffer for `region` used at `position`, or extends the live range
   // of the one already holding it.
   void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp) {
-    for (Planned& entry : m_planned)
-      if (entry.buffer.memory == memory && sameRegion(entry.buffer.region, region)) {
-        entry.buffer.lastUse = std::max(entry.buffer.lastUse, position);
-        return;
-      }
+    std::string key = keyOf(memory, region);
+    if (auto found = m_byKey.find(key); found != m_byKey.end()) {
+      BufferAllocation& buffer = m_planned[found->second].buffer;
+      buffer.lastUse = std::max(buffer.lastUse, position);
+      return;
+    }
+    m_byKey.emplace(std::move(key), m_planned.size());
+    if (producer != kNoId) m_producedOn[region.tensor].push_back(m_planned.size());
     Planned entry;
     entry.buffer.memory = memory;
     entry.buffer.region = region;
@@ -137,15 +137,23 @@ private:
     for (TileOpId id : m_subgraph.ops) {
       const TileOp& op = m_tiles.tileOp(id);
       for (const TileRegion& input : op.inputs) {
-        // A tile produced earlier in this subgraph is read from its buffer;
-        // anything else is loaded from global memory into a buffer of its own.
+        // A tile produced earlier in this subgraph is read from its buffer
+        // (the same region: a hash hit; part of one: a scan of that tensor's
+        // produced tiles); anything else is loaded from global memory.
+        if (auto exact = m_byKey.find(keyOf(MemoryKind::UB, input));
+            exact != m_byKey.end() && m_planned[exact->second].buffer.producer != kNoId) {
+          BufferAllocation& buffer = m_planned[exact->second].buffer;
+          buffer.lastUse = std::max(buffer.lastUse, position);
+          continue;
+        }
         bool found = false;
-        for (Planned& entry : m_planned)
-          if (entry.buffer.memory == MemoryKind::UB && mayOverlap(entry.buffer.region, input) &&
-              entry.buffer.producer != kNoId) {
-            entry.buffer.lastUse = std::max(entry.buffer.lastUse, position);
+        for (std::size_t index : m_producedOn[input.tensor]) {
+          BufferAllocation& buffer = m_planned[index].buffer;
+          if (buffer.memory == MemoryKind::UB && mayOverlap(buffer.region, input)) {
+            buffer.lastUse = std::max(buffer.lastUse, position);
             found = true;
           }
+        }
         if (!found) use(MemoryKind::UB, input, position, kNoId, op.tensorOp);
       }
       for (const TileRegion& output : op.outputs) use(MemoryKind::UB, output, position, id, op.tensorOp);
@@ -175,6 +183,8 @@ private:
   const TargetInfo& m_target;
   Subgraph& m_subgraph;
   std::vector<Planned> m_planned;
+  std::unordered_map<std::string, std::size_t> m_byKey;                 // region key -> m_planned index
+  std::unordered_map<TensorId, std::vector<std::size_t>> m_producedOn;  // tensor -> produced buffers
 };
 
 } // namespace

@@ -2,7 +2,13 @@
 #include "compiler/passes/Pipeline.h"
 
 #include "compiler/ir/TileGraphJson.h"
+#include "compiler/ir/BlockGraphJson.h"
+#include "compiler/ir/ExecuteGraphJson.h"
+#include "compiler/passes/AllocateBuffers.h"
+#include "compiler/passes/BuildExecuteGraph.h"
 #include "compiler/passes/ExpandFunction.h"
+#include "compiler/passes/GenerateMoveOp.h"
+#include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/json/JsonPrinter.h"
 
@@ -14,6 +20,14 @@ const std::vector<PassInfo>& tilePipeline() {
   static const std::vector<PassInfo> passes = {
       {"ExpandFunction", "cut tensor ops into tile ops by their tile shapes", &expandFunction, true},
       {"RemoveRedundantOp", "fold views into the regions that read them", &removeRedundantOp, false},
+      {"ForwardAssemble", "let producers write straight into the tensors they are copied to", &forwardAssemble, false},
+      // GenerateMoveOp fills in the copies of the subgraphs GraphPartition makes.
+      {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true},
+      {"GenerateMoveOp", "add each subgraph's copies from and to global memory", &generateMoveOp, true},
+      {"AllocateBuffers", "place each subgraph's tiles in on-chip buffers; check capacities", &allocateBuffers, true},
+      // Tasks last: they need every subgraph's final copies.
+      {"BuildExecuteGraph", "one task per subgraph execution, linked by global-memory dependencies", &buildExecuteGraph,
+       true},
   };
   return passes;
 }
@@ -25,6 +39,17 @@ std::size_t fingerprint(const Compilation& compilation) {
   const TileGraph& tiles = compilation.tiles;
   std::size_t hash = tiles.tileOps().size();
   auto mix = [&](std::size_t value) { hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2); };
+  const BlockGraph& blocks = compilation.blocks;
+  mix(blocks.subgraphs.size());
+  for (const Subgraph& subgraph : blocks.subgraphs) {
+    mix(subgraph.ops.size());
+    mix(subgraph.copyIns.size());
+    mix(subgraph.copyOuts.size());
+    mix(subgraph.buffers.size());
+    mix(static_cast<std::size_t>(subgraph.programId));
+  }
+  mix(compilation.tasks.tasks.size());
+  mix(compilation.tasks.edgeCount);
   for (const TileOp& op : tiles.tileOps()) {
     mix(static_cast<std::size_t>(op.kind));
     mix(static_cast<std::size_t>(op.accumulate));
@@ -36,6 +61,14 @@ std::size_t fingerprint(const Compilation& compilation) {
       }
   }
   return hash;
+}
+
+// Every IR level that exists so far, for the pass viewer and --dump-passes.
+nlohmann::ordered_json snapshot(const Compilation& compilation) {
+  nlohmann::ordered_json levels = tileGraphToJson(compilation.tiles);
+  if (!compilation.blocks.subgraphs.empty()) levels["block"] = blockGraphToJson(compilation);
+  if (!compilation.tasks.tasks.empty()) levels["execute"] = executeGraphToJson(compilation);
+  return levels;
 }
 
 } // namespace
@@ -62,7 +95,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     std::size_t after = fingerprint(result.compilation);
     record.changed = after != before;
     before = after;
-    if (options.keepSnapshots) record.snapshotJson = printJson(tileGraphToJson(result.compilation.tiles));
+    if (options.keepSnapshots) record.snapshotJson = printJson(snapshot(result.compilation));
     result.passes.push_back(std::move(record));
     if (options.afterPass && !options.afterPass(pass, result.compilation)) return std::nullopt;
   }

@@ -1,7 +1,12 @@
 // Implementation of RemoveRedundantOp.
 #include "compiler/passes/RemoveRedundantOp.h"
 
+#include "compiler/ir/BlockGraph.h"
 #include "core/SymbolicSimplify.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
 
 namespace pto {
 
@@ -15,6 +20,71 @@ TileRegion resolveViews(const TensorGraph& graph, TileRegion region) {
   }
 }
 
+namespace {
+
+// `out[...] = expr` and `out.move(expr)` copy a temporary that exists only to
+// be copied. When nothing else reads the temporary and nothing touches the
+// destination between the producer and the copy, the producer's tiles write
+// the destination directly and the copy disappears (no tile ops, no tasks,
+// no round trip through global memory).
+void forwardMovesIntoProducers(TileGraph& tiles) {
+  const TensorGraph& graph = tiles.graph;
+  std::vector<ScopeId> scopeOfOp;
+  std::vector<Scope> scopes = collectScopes(graph, scopeOfOp);
+  // Which tensor ops read / write each storage tensor (through tile regions).
+  std::map<TensorId, std::set<OpId>> readers, writers;
+  for (const TileOp& op : tiles.tileOps()) {
+    for (const TileRegion& region : op.inputs) readers[region.tensor].insert(op.tensorOp);
+    for (const TileRegion& region : op.outputs) writers[region.tensor].insert(op.tensorOp);
+  }
+  std::set<OpId> forwarded;
+  for (const TensorOp& move : graph.ops()) {
+    if (move.kind != TensorOpKind::Assemble && move.kind != TensorOpKind::Copy) continue;
+    if (tiles.tilesOf(move.id).empty()) continue;
+    TensorId source = move.inputs[0];
+    TensorId target = graph.storageOf(move.outputs[0]);
+    const TensorValue& temporary = graph.tensor(source);
+    if (temporary.role != TensorRole::Temporary || temporary.producer == kNoId) continue;
+    if (readers[source] != std::set<OpId>{move.id} || writers[source].size() != 1) continue;
+    OpId producer = *writers[source].begin();
+    if (forwarded.count(producer)) continue;
+    ScopeId scope = scopeOfOp[static_cast<std::size_t>(producer)];
+    if (scope == kNoId || scope != scopeOfOp[static_cast<std::size_t>(move.id)]) continue;
+    if (tiles.shapeOf(source).size() != tiles.shapeOf(target).size()) continue;
+    // Nothing between producer and copy may read or write the destination.
+    const std::vector<OpId>& order = scopes[static_cast<std::size_t>(scope)].ops;
+    auto from = std::find(order.begin(), order.end(), producer), to = std::find(order.begin(), order.end(), move.id);
+    if (from == order.end() || to == order.end() || from > to) continue;
+    bool clear = true;
+    for (auto it = from + 1; it != to && clear; ++it)
+      clear = !readers[target].count(*it) && !writers[target].count(*it);
+    if (!clear || readers[target].count(producer)) continue;
+    // The destination region starts where the copy puts the temporary's first element.
+    const TileOp& firstMove = tiles.tileOp(tiles.tilesOf(move.id).front());
+    SymbolicShape base;
+    for (std::size_t d = 0; d < firstMove.outputs[0].offsets.size(); ++d)
+      base.push_back(simplify(firstMove.outputs[0].offsets[d] - firstMove.inputs[0].offsets[d]));
+    for (TileOpId id : tiles.tilesOf(producer)) {
+      TileOp& op = tiles.tileOp(id);
+      for (TileRegion& region : op.outputs) {
+        if (region.tensor != source) continue;
+        region.tensor = target;
+        for (std::size_t d = 0; d < region.offsets.size(); ++d) region.offsets[d] = simplify(region.offsets[d] + base[d]);
+      }
+    }
+    forwarded.insert(producer);
+    tiles.setTilesOf(move.id, {});
+  }
+  if (!forwarded.empty()) {
+    std::vector<bool> live(tiles.tileOps().size(), false);
+    for (const TensorOp& op : graph.ops())
+      for (TileOpId id : tiles.tilesOf(op.id)) live[static_cast<std::size_t>(id)] = true;
+    tiles.removeTileOpsIf([&](const TileOp& op) { return !live[static_cast<std::size_t>(op.id)]; });
+  }
+}
+
+} // namespace
+
 bool removeRedundantOp(Compilation& compilation, DiagnosticEngine&) {
   TileGraph& tiles = compilation.tiles;
   tiles.removeTileOpsIf([](const TileOp& op) { return op.kind == TensorOpKind::View; });
@@ -23,6 +93,11 @@ bool removeRedundantOp(Compilation& compilation, DiagnosticEngine&) {
     for (TileRegion& region : op.inputs) region = resolveViews(tiles.graph, region);
     for (TileRegion& region : op.outputs) region = resolveViews(tiles.graph, region);
   }
+  return true;
+}
+
+bool forwardAssemble(Compilation& compilation, DiagnosticEngine&) {
+  forwardMovesIntoProducers(compilation.tiles);
   return true;
 }
 

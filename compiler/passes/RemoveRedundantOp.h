@@ -13,6 +13,13 @@ namespace pto {
 
 bool removeRedundantOp(Compilation& compilation, DiagnosticEngine& diags);
 
+// ForwardAssemble (runs right after RemoveRedundantOp): a copy or assemble of
+// a temporary that nothing else reads is folded into the temporary's
+// producer, which then writes the destination directly, so `y[b] = f(x)`
+// and `c[:] = matmul(a, b)` cost no extra copy, tile or task. Only when no
+// op between producer and copy touches the destination.
+bool forwardAssemble(Compilation& compilation, DiagnosticEngine& diags);
+
 // A region on a view, rewritten onto the view's storage tensor.
 TileRegion resolveViews(const TensorGraph& graph, TileRegion region);
 

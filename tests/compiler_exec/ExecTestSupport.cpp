@@ -28,7 +28,9 @@ Compilation compileWithOneSubgraphPerTileOp(const TensorGraph& graph,
   CompileSettings settings;
   settings.bindings = bindings;
   DiagnosticEngine diags;
-  std::optional<CompileResult> result = compileKernel(graph, settings, diags);
+  CompileOptions options;
+  options.disabledPasses.insert("ForwardAssemble");  // expectations keep the kernels' copies
+  std::optional<CompileResult> result = compileKernel(graph, settings, diags, options);
   EXPECT_TRUE(result) << messages(diags);
   if (!result) return {};
   Compilation compilation = std::move(result->compilation);

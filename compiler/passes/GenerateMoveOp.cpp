@@ -1,0 +1,230 @@
+// Implementation of GenerateMoveOp.
+#include "compiler/passes/GenerateMoveOp.h"
+
+#include "compiler/passes/GraphPartition.h"
+#include "compiler/passes/RemoveRedundantOp.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace pto {
+namespace {
+
+class MoveGenerator {
+public:
+  MoveGenerator(Compilation& compilation, DiagnosticEngine& diags)
+      : m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_blocks(compilation.blocks), m_diags(diags) {}
+
+  bool run() {
+    if (m_blocks.subgraphOfTileOp.size() != m_tiles.tileOps().size())
+      return m_diags.error(m_graph.kernelLocation) << "internal error: GenerateMoveOp runs after GraphPartition";
+    collectRegions();
+    for (Subgraph& subgraph : m_blocks.subgraphs) findCopyIns(subgraph);
+    RegionIndex reads(OverlapMode::AnyIteration);
+    for (const auto& [tensor, cell] : m_cells) reads.setCellSize(tensor, cell);
+    // Only reads of temporaries matter: every write to an argument goes out anyway.
+    for (std::size_t r = 0; r < m_reads.size(); ++r)
+      if (m_graph.tensor(m_reads[r].box.tensor).role != TensorRole::Argument)
+        reads.insert(m_reads[r].box, static_cast<std::int32_t>(r));
+    for (Subgraph& subgraph : m_blocks.subgraphs) findCopyOuts(subgraph, reads);
+    return true;
+  }
+
+private:
+  struct Access {
+    RegionBox box;
+    const TileRegion* region = nullptr;  // on its storage tensor
+    TileOpId op = kNoId;
+    bool fromGlobal = false;  // reads: not produced earlier in the subgraph
+  };
+
+  // The region itself, or (on a view) a copy on its storage tensor that lives as long as this pass.
+  const TileRegion& storage(const TileRegion& region) {
+    if (m_graph.tensor(region.tensor).role != TensorRole::View) return region;
+    return m_resolved.emplace_back(resolveViews(m_graph, region));
+  }
+
+  // Every read (inputs, then the accumulated output) and write of every tile
+  // op, in op order; the smallest extent per tensor and dim for the grids.
+  void collectRegions() {
+    m_readStart.assign(1, 0);
+    m_writeStart.assign(1, 0);
+    std::size_t readCount = 0, writeCount = 0;
+    for (const TileOp& op : m_tiles.tileOps()) {
+      readCount += op.inputs.size() + (op.accumulate != TileAccumulate::None ? op.outputs.size() : 0);
+      writeCount += op.outputs.size();
+    }
+    m_reads.reserve(readCount);
+    m_writes.reserve(writeCount);
+    auto note = [&](const TileRegion& region) {
+      auto [it, inserted] = m_cells.try_emplace(region.tensor, region.shape);
+      if (!inserted && it->second.size() == region.shape.size())
+        for (std::size_t d = 0; d < region.shape.size(); ++d) it->second[d] = std::min(it->second[d], region.shape[d]);
+    };
+    for (const TileOp& op : m_tiles.tileOps()) {
+      if (op.kind == TensorOpKind::View) {  // moves no data (RemoveRedundantOp was disabled)
+        m_readStart.push_back(m_reads.size());
+        m_writeStart.push_back(m_writes.size());
+        continue;
+      }
+      for (const TileRegion& input : op.inputs) {
+        const TileRegion& region = storage(input);
+        note(region);
+        m_reads.push_back(Access{m_boxes.box(region), &region, op.id, false});
+      }
+      for (const TileRegion& output : op.outputs) {
+        const TileRegion& region = storage(output);
+        note(region);
+        RegionBox box = m_boxes.box(region);
+        if (op.accumulate != TileAccumulate::None) m_reads.push_back(Access{box, &region, op.id, false});
+        m_writes.push_back(Access{box, &region, op.id, false});
+      }
+      m_readStart.push_back(m_reads.size());
+      m_writeStart.push_back(m_writes.size());
+    }
+  }
+
+  void prepare(RegionIndex& index, std::unordered_set<TensorId>& prepared, TensorId tensor) {
+    if (!prepared.insert(tensor).second) return;
+    if (auto found = m_cells.find(tensor); found != m_cells.end()) index.setCellSize(tensor, found->second);
+  }
+
+  // Whether boxes of one run together hold every element of `box` (tiles of
+  // another shape than the reader's). Decided on the grid of their
+  // boundaries; undecided (false) beyond 16 boxes or 4096 grid cells.
+  static bool coveredTogether(const RegionBox& box, const std::vector<const RegionBox*>& parts) {
+    if (parts.size() < 2 || parts.size() > 16 || box.truncated) return false;
+    std::vector<RegionBox> clipped;
+    for (const RegionBox* part : parts) {
+      if (!part || part->rank != box.rank || part->truncated) continue;
+      RegionBox piece = *part;
+      bool usable = true;
+      for (std::size_t d = 0; d < box.rank && usable; ++d) {
+        usable = piece.symbol[d] == box.symbol[d];
+        piece.lo[d] = std::max(piece.lo[d], box.lo[d]);
+        piece.hi[d] = std::min(piece.hi[d], box.hi[d]);
+      }
+      if (usable && !piece.empty()) clipped.push_back(piece);
+    }
+    std::vector<std::vector<std::int64_t>> cuts(box.rank);
+    std::size_t cells = 1;
+    for (std::size_t d = 0; d < box.rank; ++d) {
+      cuts[d] = {box.lo[d], box.hi[d]};
+      for (const RegionBox& piece : clipped) {
+        cuts[d].push_back(piece.lo[d]);
+        cuts[d].push_back(piece.hi[d]);
+      }
+      std::sort(cuts[d].begin(), cuts[d].end());
+      cuts[d].erase(std::unique(cuts[d].begin(), cuts[d].end()), cuts[d].end());
+      cells *= cuts[d].size() - 1;
+      if (cells > 4096) return false;
+    }
+    // Every grid cell (named by its low corner) must lie in some piece.
+    std::vector<std::size_t> at(box.rank, 0);
+    while (true) {
+      bool inside = false;
+      for (const RegionBox& piece : clipped) {
+        bool holds = true;
+        for (std::size_t d = 0; d < box.rank && holds; ++d)
+          holds = piece.lo[d] <= cuts[d][at[d]] && cuts[d][at[d]] < piece.hi[d];
+        if ((inside = holds)) break;
+      }
+      if (!inside) return false;
+      std::size_t d = box.rank;
+      while (d > 0 && ++at[d - 1] + 1 == cuts[d - 1].size()) at[--d] = 0;
+      if (d == 0) return true;
+    }
+  }
+
+  // Reads not covered by earlier writes of the subgraph come from GM.
+  void findCopyIns(Subgraph& subgraph) {
+    RegionIndex written(OverlapMode::SameIteration);
+    std::unordered_set<TensorId> prepared;
+    std::unordered_set<RegionBox, RegionBoxHash> listed;
+    for (TileOpId op : subgraph.ops) {
+      auto o = static_cast<std::size_t>(op);
+      for (std::size_t r = m_readStart[o]; r < m_readStart[o + 1]; ++r) {
+        Access& read = m_reads[r];
+        if (read.box.empty()) continue;
+        bool covered = false;
+        std::vector<const RegionBox*> parts;
+        written.visitOverlapping(read.box, [&](std::int32_t, const RegionBox& earlier) {
+          covered = containsBox(earlier, read.box);
+          parts.push_back(&earlier);
+          return covered ? RegionIndex::Visit::Stop : RegionIndex::Visit::Keep;
+        });
+        if (covered || coveredTogether(read.box, parts)) continue;
+        read.fromGlobal = true;
+        if (listed.insert(read.box).second) subgraph.copyIns.push_back(*read.region);
+      }
+      for (std::size_t w = m_writeStart[o]; w < m_writeStart[o + 1]; ++w) {
+        prepare(written, prepared, m_writes[w].box.tensor);
+        written.insert(m_writes[w].box, static_cast<std::int32_t>(w));
+      }
+    }
+  }
+
+  // The last write of each region goes out when an argument holds it or
+  // someone reads it from GM: another subgraph, or this one copying it in.
+  void findCopyOuts(Subgraph& subgraph, RegionIndex& reads) {
+    RegionIndex later(OverlapMode::SameIteration);
+    std::unordered_set<TensorId> prepared;
+    std::unordered_set<RegionBox, RegionBoxHash> listed;
+    std::vector<TileRegion> outs;
+    for (auto op = subgraph.ops.rbegin(); op != subgraph.ops.rend(); ++op) {
+      auto o = static_cast<std::size_t>(*op);
+      for (std::size_t w = m_writeStart[o + 1]; w-- > m_writeStart[o];) {
+        const Access& write = m_writes[w];
+        if (write.box.empty()) continue;
+        bool last = true;
+        later.visitOverlapping(write.box, [&](std::int32_t, const RegionBox& after) {
+          if (!containsBox(after, write.box)) return RegionIndex::Visit::Keep;
+          last = false;
+          return RegionIndex::Visit::Stop;
+        });
+        if (!last || listed.count(write.box)) continue;
+        bool needed = m_graph.tensor(write.box.tensor).role == TensorRole::Argument;
+        if (!needed)
+          reads.visitOverlapping(write.box, [&](std::int32_t r, const RegionBox&) {
+            const Access& read = m_reads[static_cast<std::size_t>(r)];
+            if (m_blocks.subgraphOfTileOp[static_cast<std::size_t>(read.op)] == subgraph.id && !read.fromGlobal)
+              return RegionIndex::Visit::Keep;
+            needed = true;
+            return RegionIndex::Visit::Stop;
+          });
+        if (!needed) continue;
+        listed.insert(write.box);
+        outs.push_back(*write.region);
+      }
+      for (std::size_t w = m_writeStart[o]; w < m_writeStart[o + 1]; ++w) {
+        prepare(later, prepared, m_writes[w].box.tensor);
+        later.insert(m_writes[w].box, static_cast<std::int32_t>(w));
+      }
+    }
+    subgraph.copyOuts.assign(outs.rbegin(), outs.rend());
+  }
+
+  TileGraph& m_tiles;
+  const TensorGraph& m_graph;
+  BlockGraph& m_blocks;
+  DiagnosticEngine& m_diags;
+  RegionBoxes m_boxes;
+  std::unordered_map<TensorId, std::vector<std::int64_t>> m_cells;
+  std::vector<Access> m_reads, m_writes;
+  std::deque<TileRegion> m_resolved;  // regions on views, resolved
+  std::vector<std::size_t> m_readStart, m_writeStart;  // CSR by tile op id
+};
+
+} // namespace
+
+bool generateMoveOp(Compilation& compilation, DiagnosticEngine& diags) {
+  for (Subgraph& subgraph : compilation.blocks.subgraphs) {
+    subgraph.copyIns.clear();
+    subgraph.copyOuts.clear();
+  }
+  return MoveGenerator(compilation, diags).run();
+}
+
+} // namespace pto

@@ -1,0 +1,188 @@
+// GraphPartition: the tile graph cut into subgraphs, each a task for one core.
+//
+// Pre:  ExpandFunction has run (every tensor has a concrete shape). Regions
+//       are compared on their storage tensors; should RemoveRedundantOp have
+//       been disabled, regions on views are resolved here and view tile ops,
+//       which move no data, join the subgraph of the first op reading their
+//       view (or of the op before them).
+// Post: `compilation.blocks` holds the scopes (collectScopes), the subgraphs,
+//       `subgraphOfTileOp` for every tile op and a programId per subgraph
+//       (`programCount` in all). copyIns/copyOuts stay empty (GenerateMoveOp).
+//       - Every tile op is in exactly one subgraph; a subgraph's ops all come
+//         from one scope and are listed in tile-op id order. Ops of a scope on
+//         either side of a nested loop never share a subgraph: its task runs
+//         where its first op is, and the later ops may need the loop's data.
+//       - Core type: matmul tiles, and the cast of a matmul's accumulator
+//         (the fixpipe's conversion), are AIC; all other tile ops are AIV.
+//         Data stays on chip only along paths the machine has: AIV -> AIV,
+//         AIC -> AIC and, with `machine_has_l0c_to_ub`, AIC -> AIV. A
+//         subgraph with any AIC op is AIC.
+//       - Tile ops joined by a data edge (a read of what another wrote, or
+//         successive partials of one accumulation) share a subgraph when the
+//         data may stay on chip, unless the merge would push the subgraph's
+//         copy-in over `mg_copyin_upper_bound` or break the ordering rule.
+//       - Ordering rule: ordering edges between tile ops of a scope (read
+//         after write, write after read, write after write on regions that
+//         may overlap; offsets compared with the scope's loop indices equal)
+//         only run from a subgraph to one whose first tile op comes later. So
+//         the subgraphs of a scope form a DAG, and subgraph ids, given in
+//         order of first tile op, are a topological order of it (tasks made
+//         in first-op order respect every dependency). A vector op that
+//         needs a matmul result and a vector op before that matmul therefore
+//         never share a subgraph.
+//       - Subgraphs of the same structure (core type; op kinds, accumulate
+//         modes, tile shapes, attributes; operand dtypes, shapes, tensor
+//         shapes; and which operands share a tensor at which relative offset)
+//         share a programId; programs are numbered in order of first use.
+//
+// Options (compilation.settings.passOptions, PyPTO names):
+//   mg_copyin_upper_bound  int bytes, default 4194304 (4 MiB). A merge that
+//                          brings new copy-in into a subgraph beyond this is
+//                          not made (one tile op alone may exceed it).
+//   pg_parallel_lower_bound int, default 1 (off). A scope left with fewer
+//                          subgraphs than this has its largest subgraphs
+//                          split along their independent output tiles: the
+//                          ops several outputs need become one subgraph, the
+//                          ops of each group of outputs another.
+//   sg_set_scope           {"label": id, ...} or ["label", ...]. Tile ops
+//                          whose tensor op has one of these semantic labels
+//                          form one subgraph per scope (and stretch between
+//                          nested loops) and id (a list is one id), marked
+//                          pinned; no other op joins it. A tensor
+//                          op's own scoped `sg_set_scope` (an int >= 0, from
+//                          pypto.set_pass_options) does the same.
+//   machine_has_l0c_to_ub  bool, default false. The machine has an L0C -> UB
+//                          path, so a vector op may consume a matmul result on
+//                          chip. The runner should set it from the machine
+//                          description (MachineDescription::hasPath).
+//
+// Errors: a malformed option (at the project file); an sg_set_scope group
+// that cannot be one subgraph (mixes cube and vector ops the machine cannot
+// connect on chip, or needs data from a subgraph that starts after it), at
+// the op.
+//
+// Cost: about linear in tile ops plus edges for the usual tilings (regions
+// are found through grids; groups are a union-find; the ordering rule is an
+// O(1) check per merge).
+#pragma once
+
+#include "compiler/passes/Compilation.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+namespace pto {
+
+bool graphPartition(Compilation& compilation, DiagnosticEngine& diags);
+
+// ---------------------------------------------------------------------------
+// Regions as boxes, shared with GenerateMoveOp.
+//
+// A region's offsets are split per dim into a symbolic part (the simplified
+// offset without its constant term; loop indices) and a constant part, so
+// that boxes whose symbolic parts agree compare by numbers.
+
+enum class OverlapMode : unsigned char {
+  SameIteration,  // one run of one scope: equal symbolic parts are equal values
+  AnyIteration,   // any runs of any scopes: a symbolic offset may be anything
+};
+
+// Dims a box keeps; a region with more is `truncated`: its later dims count
+// as overlapping anything, and it never surely contains another box.
+inline constexpr std::size_t kMaxBoxRank = 6;
+
+struct RegionBox {
+  TensorId tensor = kNoId;
+  std::uint8_t rank = 0;
+  bool truncated = false;
+  std::array<std::int32_t, kMaxBoxRank> symbol{};  // per dim: id of the symbolic part, 0 for none
+  std::array<std::int64_t, kMaxBoxRank> lo{}, hi{};  // per dim: constant parts of [offset, offset + size)
+  bool empty() const;
+  friend bool operator==(const RegionBox& a, const RegionBox& b);
+};
+
+struct RegionBoxHash {
+  std::size_t operator()(const RegionBox& box) const;
+};
+
+// Splits offsets (simplify() once per distinct expression) and names the
+// symbolic parts.
+class RegionBoxes {
+public:
+  RegionBox box(const TileRegion& region);
+
+private:
+  std::pair<std::int32_t, std::int64_t> split(const SymbolicScalar& offset);
+
+  std::unordered_map<SymbolicScalar, std::pair<std::int32_t, std::int64_t>, SymbolicScalarHash> m_splits;
+  std::unordered_map<SymbolicScalar, std::int32_t, SymbolicScalarHash> m_symbols;
+};
+
+// Whether two boxes of one tensor may share an element; undecidable dims
+// count as overlapping.
+bool mayOverlap(const RegionBox& a, const RegionBox& b, OverlapMode mode);
+// Whether `outer` surely holds every element of `inner` in the same run.
+bool containsBox(const RegionBox& outer, const RegionBox& inner);
+
+// Boxes with a payload, found by overlap with a query box: a grid per tensor
+// and symbolic signature, cells about the size of the smallest tile on the
+// tensor, so a query costs about the number of boxes it overlaps.
+class RegionIndex {
+public:
+  enum class Visit : unsigned char { Keep, Drop, Stop };
+  using Visitor = std::function<Visit(std::int32_t payload, const RegionBox& box)>;
+
+  explicit RegionIndex(OverlapMode mode) : m_mode(mode) {}
+  // The grid cell of a tensor, per dim (the smallest tile extent is a good
+  // choice); without it the first box inserted on the tensor sets it. Call
+  // before inserting on the tensor.
+  void setCellSize(TensorId tensor, const std::vector<std::int64_t>& cell);
+  // Adds `box`, which must outlive the index (it is not copied).
+  void insert(const RegionBox& box, std::int32_t payload);
+  // Calls `visit` once for every live box that may overlap `query` (in
+  // unspecified order); Drop removes that box, Stop ends the search. `visit`
+  // must not insert.
+  void visitOverlapping(const RegionBox& query, const Visitor& visit);
+
+private:
+  using Cells = std::array<std::int64_t, kMaxBoxRank>;
+  struct Entry {
+    const RegionBox* box = nullptr;
+    std::int32_t payload = 0;
+    bool alive = true;
+    std::uint32_t seen = 0;
+  };
+  struct Slot {  // a link of a list of entries
+    std::int32_t entry = 0;
+    std::int32_t next = -1;
+  };
+  struct Group {
+    std::array<std::int32_t, kMaxBoxRank> symbol{};
+    std::array<bool, kMaxBoxRank> keyDim{};  // dims the grid cuts
+    std::unordered_map<std::uint64_t, std::int32_t> cells;  // cell -> first slot
+    std::int32_t wide = -1;  // boxes over too many cells
+    std::int32_t all = -1;
+  };
+  struct TensorEntries {
+    Cells cell{};
+    bool cellSet = false;
+    std::vector<Group> groups;
+  };
+
+  Group& groupFor(TensorEntries& entries, const RegionBox& box);
+  std::uint64_t cellRange(const TensorEntries& entries, const Group& group, const RegionBox& box, Cells& first,
+                          Cells& last) const;
+  void push(std::int32_t& head, std::int32_t entry);
+  bool visitList(std::int32_t& head, const RegionBox& query, const Visitor& visit);
+
+  OverlapMode m_mode;
+  std::unordered_map<TensorId, TensorEntries> m_tensors;
+  std::vector<Entry> m_entries;
+  std::vector<Slot> m_slots;
+  std::uint32_t m_query = 0;
+};
+
+} // namespace pto

@@ -1,0 +1,83 @@
+// The interface through which the MPMD scheduler runs tasks on cores: the
+// scheduler decides *when and where* a task starts; an executor decides *when
+// it ends*. The NPU simulator implements it; FakeExecutor serves the tests.
+//
+// The protocol is event-driven so that an executor can model resources that
+// running tasks share (chip-wide memory bandwidth): a task's end may move when
+// another task starts or ends. The scheduler never asks for a duration up
+// front; it keeps one simulated clock and, at every step, compares its own
+// next event (a dispatch landing, a completion handled, ...) with
+// `nextCompletion()`:
+//
+//   loop:
+//     now = min(scheduler's next event, executor.nextCompletion().endCycle)
+//     while executor.nextCompletion() ends at `now`: finish(that task)
+//     scheduler events at `now`; some call start(task, core, now)
+//
+// Contract (the scheduler checks the parts it can and reports a violation as
+// an internal error, never a hang):
+// - Calls come in nondecreasing cycle order: `start`'s startCycle and
+//   `finish`'s endCycle never go back in time.
+// - `nextCompletion()` answers "if nothing else starts, which running task
+//   ends first, and when", with endCycle >= the latest cycle the executor was
+//   told about. Ties are broken by the smaller task id, so runs are
+//   reproducible. It is re-asked after every start and finish, so the answer
+//   may change as the set of running tasks changes.
+// - `finish(task, endCycle)` retires exactly the task `nextCompletion()` just
+//   named; afterwards that task is no longer running.
+// - One task per core at a time; a core is never started twice without a
+//   finish in between.
+#pragma once
+
+#include "compiler/ir/BlockGraph.h"
+#include "compiler/ir/ExecuteGraph.h"
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+// One core of the chip: cores are numbered 0..n-1 within each core type.
+struct CoreId {
+  CoreType type = CoreType::AIV;
+  int index = 0;
+
+  friend auto operator<=>(const CoreId&, const CoreId&) = default;
+};
+
+// A stretch of time one pipe of a core (e.g. "MTE2", "CUBE") spent on a task;
+// cycles are absolute (the same clock as the schedule), end exclusive.
+struct PipeInterval {
+  std::string pipe;
+  std::int64_t startCycle = 0;
+  std::int64_t endCycle = 0;
+};
+
+// The earliest end among the running tasks.
+struct Completion {
+  TaskId task = kNoId;
+  std::int64_t endCycle = 0;
+};
+
+class Executor {
+public:
+  virtual ~Executor() = default;
+
+  // A run over `graph` begins; drop all state of an earlier run. `graph`
+  // outlives the run.
+  virtual void reset(const ExecuteGraph& graph) = 0;
+  // `task` starts on `core` (idle until now) at `startCycle`.
+  virtual void start(const Task& task, CoreId core, std::int64_t startCycle) = 0;
+  // The running task that ends first if nothing else starts; nullopt when
+  // nothing is running.
+  virtual std::optional<Completion> nextCompletion() const = 0;
+  // Retires the task `nextCompletion()` named, at `endCycle`. Returns what
+  // each of the core's pipes did for it (may be empty: an executor without a
+  // pipe model).
+  virtual std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) = 0;
+};
+
+} // namespace pto

@@ -1,0 +1,57 @@
+// The result of one scheduler run: where and when every task ran, how long
+// the ready queues were, and the makespan. Plain data: views and traces read it.
+//
+// Units: cycles of the core clock, from 0 = the host starts submitting.
+// Per task: readyCycle <= dispatchCycle <= startCycle <= endCycle, where
+//   ready    its last producer's completion was resolved and its device task
+//            had arrived: it joined the ready queue of its core type;
+//   dispatch an AICPU took it from the queue and reserved its core;
+//   start    the dispatch (dispatchCycles later) landed and the core began;
+//   end      the executor reported the core done.
+#pragma once
+
+#include "runtime/Executor.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace pto {
+
+struct TaskRecord {
+  TaskId task = kNoId;
+  CoreId core;
+  int deviceTask = 0;          // the stitched batch the task was submitted in
+  std::int64_t readyCycle = 0;
+  std::int64_t dispatchCycle = 0;
+  std::int64_t startCycle = 0;
+  std::int64_t endCycle = 0;
+  std::int64_t resolvedCycle = 0;  // its consumers' counters were decremented
+  int dispatchAicpu = -1;          // the scheduler thread that dispatched it
+  int completionAicpu = -1;        // the one that handled its completion
+  std::vector<PipeInterval> pipes; // as the executor reported them
+};
+
+// The number of tasks waiting in one ready queue (ready, not yet dispatched),
+// from `cycle` until the next sample. The first sample is at cycle 0; a sample
+// is taken only where the count changes (several changes in one cycle give
+// one sample, the count after all of them).
+struct ReadySample {
+  std::int64_t cycle = 0;
+  int count = 0;
+
+  friend bool operator==(const ReadySample&, const ReadySample&) = default;
+};
+
+struct Schedule {
+  std::vector<TaskRecord> tasks;  // indexed by task id
+  // Indexed by static_cast<size_t>(CoreType): AIC, AIV.
+  std::array<std::vector<ReadySample>, 2> readySamples;
+  std::int64_t makespanCycles = 0;  // the latest task end (0 for no tasks)
+  int deviceTaskCount = 0;
+  std::vector<std::int64_t> aicpuBusyCycles;  // per scheduler thread
+
+  const std::vector<ReadySample>& ready(CoreType type) const { return readySamples[static_cast<std::size_t>(type)]; }
+};
+
+} // namespace pto

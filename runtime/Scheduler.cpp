@@ -1,0 +1,414 @@
+// Scheduler: the MPMD runtime's event-driven simulation (see Scheduler.h).
+#include "runtime/Scheduler.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+namespace pto {
+namespace {
+
+std::size_t slot(CoreType type) { return static_cast<std::size_t>(type); }
+constexpr std::array<CoreType, 2> kCoreTypes{CoreType::AIC, CoreType::AIV};
+
+// "task 3" or "tasks 0, 2, 5" (the first 10, then "and N more").
+std::string taskList(const std::vector<TaskId>& ids) {
+  constexpr std::size_t kShown = 10;
+  std::ostringstream out;
+  out << (ids.size() == 1 ? "task " : "tasks ");
+  for (std::size_t i = 0; i < ids.size() && i < kShown; ++i) out << (i ? ", " : "") << ids[i];
+  if (ids.size() > kShown) out << " and " << ids.size() - kShown << " more";
+  return out.str();
+}
+
+bool validateConfig(const SchedulerConfig& config, DiagnosticEngine& diags) {
+  if (config.aicpuCount < 1)
+    return diags.error({}) << "the runtime needs at least one AICPU scheduler thread, got " << config.aicpuCount;
+  if (config.deviceSchedMode < 0 || config.deviceSchedMode > 3)
+    return diags.error({}) << "device_sched_mode must be 0, 1, 2 or 3, got " << config.deviceSchedMode;
+  if (config.stitchFunctionMaxNum < 1)
+    return diags.error({}) << "stitch_function_max_num must be at least 1, got " << config.stitchFunctionMaxNum;
+  if (config.aicCores < 0 || config.aivCores < 0)
+    return diags.error({}) << "core counts must not be negative, got " << config.aicCores << " AIC and "
+                           << config.aivCores << " AIV";
+  const AicpuCosts& c = config.costs;
+  if (std::min({c.dispatchCycles, c.resolveCycles, c.completionCycles, c.deviceTaskSubmitCycles, c.stitchCycles}) < 0)
+    return diags.error({}) << "scheduler costs must not be negative";
+  return true;
+}
+
+// A dependency cycle as a path that returns to its start, smallest id first;
+// empty when there is none. Edges run producer -> consumer.
+std::vector<TaskId> findCycle(const std::vector<std::vector<TaskId>>& consumers) {
+  const std::size_t n = consumers.size();
+  std::vector<unsigned char> state(n, 0);  // 0 unvisited, 1 on the path, 2 done
+  for (std::size_t root = 0; root < n; ++root) {
+    if (state[root]) continue;
+    std::vector<std::pair<TaskId, std::size_t>> stack{{static_cast<TaskId>(root), 0}};
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      const auto& out = consumers[static_cast<std::size_t>(node)];
+      if (next == out.size()) {
+        state[static_cast<std::size_t>(node)] = 2;
+        stack.pop_back();
+        continue;
+      }
+      TaskId to = out[next++];
+      if (state[static_cast<std::size_t>(to)] == 1) {
+        std::vector<TaskId> cycle;
+        auto from = std::find_if(stack.begin(), stack.end(), [&](const auto& entry) { return entry.first == to; });
+        for (auto it = from; it != stack.end(); ++it) cycle.push_back(it->first);
+        std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+        cycle.push_back(cycle.front());
+        return cycle;
+      }
+      if (state[static_cast<std::size_t>(to)] == 0) {
+        state[static_cast<std::size_t>(to)] = 1;
+        stack.emplace_back(to, 0);
+      }
+    }
+  }
+  return {};
+}
+
+// Checks that every task can run; fills `consumers` (derived from the
+// predecessor lists, which are what the runtime trusts).
+bool validateGraph(const ExecuteGraph& graph, const SchedulerConfig& config,
+                   std::vector<std::vector<TaskId>>& consumers, DiagnosticEngine& diags) {
+  const std::size_t n = graph.tasks.size();
+  consumers.assign(n, {});
+  for (std::size_t i = 0; i < n; ++i) {
+    const Task& task = graph.tasks[i];
+    if (task.id != static_cast<TaskId>(i))
+      return diags.error({}) << "the task at position " << i << " has id " << task.id
+                             << "; task ids must equal their positions";
+    for (TaskId p : task.predecessors) {
+      if (p < 0 || static_cast<std::size_t>(p) >= n)
+        return diags.error({}) << "task " << i << " depends on task " << p << ", which does not exist: the graph has "
+                               << n << " tasks";
+      consumers[static_cast<std::size_t>(p)].push_back(static_cast<TaskId>(i));
+    }
+  }
+  bool ok = true;
+  for (CoreType type : kCoreTypes) {
+    if (config.cores(type) > 0) continue;
+    std::vector<TaskId> stranded;
+    for (const Task& task : graph.tasks)
+      if (task.coreType == type) stranded.push_back(task.id);
+    if (stranded.empty()) continue;
+    bool one = stranded.size() == 1;
+    diags.error({}) << taskList(stranded) << (one ? " needs" : " need") << " an " << name(type)
+                    << " core, but the runtime has 0 " << name(type) << " cores: " << (one ? "it" : "they")
+                    << " can never run";
+    ok = false;
+  }
+  if (std::vector<TaskId> cycle = findCycle(consumers); !cycle.empty()) {
+    std::ostringstream path;
+    for (std::size_t i = 0; i < cycle.size(); ++i) path << (i ? " -> " : "") << cycle[i];
+    diags.error({}) << "dependency cycle among tasks " << path.str()
+                    << " (each feeds the next): none of them can ever become ready";
+    ok = false;
+  }
+  return ok;
+}
+
+class Simulation {
+public:
+  Simulation(const ExecuteGraph& graph, const SchedulerConfig& config, Executor& executor, DiagnosticEngine& diags,
+             std::vector<std::vector<TaskId>> consumers)
+      : m_graph(graph), m_config(config), m_executor(executor), m_diags(diags), m_consumers(std::move(consumers)) {}
+
+  std::optional<Schedule> run();
+
+private:
+  enum class EventKind { CoreFreed, Resolved, DispatchLanded, DeviceTaskArrives };
+  struct Event {
+    std::int64_t cycle = 0;
+    EventKind kind = EventKind::CoreFreed;
+    int id = 0;  // task, device task or core index
+    CoreType type = CoreType::AIV;
+    friend auto operator<=>(const Event&, const Event&) = default;
+  };
+  struct CoreState {
+    bool idle = true;
+    int owner = 0;  // the scheduler thread that serves it under a fair policy
+  };
+
+  void push(Event event) { m_events.push(event); }
+  bool handleExecutorCompletions();
+  void handle(const Event& event);
+  void makeReady(TaskId task);
+  void sampleReady(CoreType type);
+  void assignJobs();
+  bool takeCompletion(int aicpu);
+  bool takeDispatch(int aicpu);
+  bool mayServe(int aicpu, CoreId core) const { return !m_config.fair() || coreState(core).owner == aicpu; }
+  CoreState& coreState(CoreId core) { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
+  const CoreState& coreState(CoreId core) const { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
+  std::optional<CoreId> chooseCore(const Task& task, int aicpu) const;
+  void busy(int aicpu, std::int64_t cycles);
+  std::vector<TaskId> runningTasks() const { return {m_running.begin(), m_running.end()}; }
+
+  const ExecuteGraph& m_graph;
+  const SchedulerConfig& m_config;
+  Executor& m_executor;
+  DiagnosticEngine& m_diags;
+  std::vector<std::vector<TaskId>> m_consumers;
+
+  std::int64_t m_now = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
+  std::array<std::vector<CoreState>, 2> m_cores;
+  std::array<std::set<std::pair<std::int64_t, TaskId>>, 2> m_ready;  // (ready cycle, task)
+  std::set<std::pair<std::int64_t, TaskId>> m_finished;             // (end cycle, task): completion not yet handled
+  std::set<TaskId> m_running;
+  std::vector<int> m_counters;
+  std::vector<int> m_deviceTaskOf;
+  std::vector<std::vector<TaskId>> m_tasksOfDeviceTask;
+  std::vector<bool> m_arrived;
+  std::vector<std::int64_t> m_aicpuFreeAt;
+  std::size_t m_resolved = 0;
+  Schedule m_schedule;
+};
+
+std::optional<Schedule> Simulation::run() {
+  const std::size_t n = m_graph.tasks.size();
+  for (CoreType type : kCoreTypes) {
+    m_cores[slot(type)].resize(static_cast<std::size_t>(m_config.cores(type)));
+    for (std::size_t i = 0; i < m_cores[slot(type)].size(); ++i)
+      m_cores[slot(type)][i].owner = static_cast<int>(i % static_cast<std::size_t>(m_config.aicpuCount));
+    m_schedule.readySamples[slot(type)] = {ReadySample{0, 0}};
+  }
+  m_aicpuFreeAt.assign(static_cast<std::size_t>(m_config.aicpuCount), 0);
+  m_schedule.aicpuBusyCycles.assign(m_aicpuFreeAt.size(), 0);
+  m_schedule.tasks.resize(n);
+  m_counters.resize(n);
+  m_deviceTaskOf = deviceTasksOf(m_graph, m_config.stitchFunctionMaxNum);
+  for (std::size_t i = 0; i < n; ++i) {
+    m_schedule.tasks[i].task = static_cast<TaskId>(i);
+    m_schedule.tasks[i].deviceTask = m_deviceTaskOf[i];
+    m_counters[i] = static_cast<int>(m_graph.tasks[i].predecessors.size());
+    auto k = static_cast<std::size_t>(m_deviceTaskOf[i]);
+    if (k >= m_tasksOfDeviceTask.size()) m_tasksOfDeviceTask.resize(k + 1);
+    m_tasksOfDeviceTask[k].push_back(static_cast<TaskId>(i));
+  }
+  m_schedule.deviceTaskCount = static_cast<int>(m_tasksOfDeviceTask.size());
+  m_arrived.assign(m_tasksOfDeviceTask.size(), false);
+  const AicpuCosts& costs = m_config.costs;
+  for (std::size_t k = 0; k < m_tasksOfDeviceTask.size(); ++k) {
+    auto index = static_cast<std::int64_t>(k);
+    push({(index + 1) * costs.deviceTaskSubmitCycles + index * costs.stitchCycles, EventKind::DeviceTaskArrives,
+          static_cast<int>(k)});
+  }
+
+  m_executor.reset(m_graph);
+  while (true) {
+    std::optional<std::int64_t> next;
+    if (!m_events.empty()) next = m_events.top().cycle;
+    if (auto completion = m_executor.nextCompletion()) next = next ? std::min(*next, completion->endCycle) : completion->endCycle;
+    if (!next) break;
+    if (*next < m_now) {
+      m_diags.error({}) << "internal error: the executor reported a task ending at cycle " << *next
+                        << ", before the current cycle " << m_now;
+      return std::nullopt;
+    }
+    m_now = *next;
+    if (!handleExecutorCompletions()) return std::nullopt;
+    while (!m_events.empty() && m_events.top().cycle == m_now) {
+      Event event = m_events.top();
+      m_events.pop();
+      handle(event);
+    }
+    assignJobs();
+  }
+
+  if (!m_running.empty()) {
+    m_diags.error({}) << "internal error: the executor reports no completion for running " << taskList(runningTasks());
+    return std::nullopt;
+  }
+  if (m_resolved != n) {
+    std::vector<TaskId> stuck;
+    for (std::size_t i = 0; i < n; ++i)
+      if (m_counters[i] >= 0) stuck.push_back(static_cast<TaskId>(i));
+    m_diags.error({}) << "internal error: the scheduler stopped with " << taskList(stuck) << " never finished";
+    return std::nullopt;
+  }
+  for (const TaskRecord& record : m_schedule.tasks)
+    m_schedule.makespanCycles = std::max(m_schedule.makespanCycles, record.endCycle);
+  return std::move(m_schedule);
+}
+
+bool Simulation::handleExecutorCompletions() {
+  while (auto completion = m_executor.nextCompletion()) {
+    if (completion->endCycle != m_now) break;
+    TaskId task = completion->task;
+    if (!m_running.contains(task)) {
+      m_diags.error({}) << "internal error: the executor reported task " << task << " finishing at cycle " << m_now
+                        << ", but it is not running";
+      return false;
+    }
+    m_running.erase(task);
+    TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(task)];
+    record.endCycle = m_now;
+    record.pipes = m_executor.finish(task, m_now);
+    m_finished.emplace(m_now, task);
+  }
+  return true;
+}
+
+void Simulation::handle(const Event& event) {
+  switch (event.kind) {
+  case EventKind::CoreFreed: coreState(CoreId{event.type, event.id}).idle = true; break;
+  case EventKind::Resolved: {
+    auto task = static_cast<std::size_t>(event.id);
+    m_schedule.tasks[task].resolvedCycle = m_now;
+    m_counters[task] = -1;  // finished
+    ++m_resolved;
+    for (TaskId consumer : m_consumers[task]) {
+      auto c = static_cast<std::size_t>(consumer);
+      if (--m_counters[c] == 0 && m_arrived[static_cast<std::size_t>(m_deviceTaskOf[c])]) makeReady(consumer);
+    }
+    break;
+  }
+  case EventKind::DispatchLanded: {
+    TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(event.id)];
+    m_running.insert(event.id);
+    m_executor.start(m_graph.tasks[static_cast<std::size_t>(event.id)], record.core, m_now);
+    break;
+  }
+  case EventKind::DeviceTaskArrives:
+    m_arrived[static_cast<std::size_t>(event.id)] = true;
+    for (TaskId task : m_tasksOfDeviceTask[static_cast<std::size_t>(event.id)])
+      if (m_counters[static_cast<std::size_t>(task)] == 0) makeReady(task);
+    break;
+  }
+}
+
+void Simulation::makeReady(TaskId task) {
+  CoreType type = m_graph.tasks[static_cast<std::size_t>(task)].coreType;
+  m_schedule.tasks[static_cast<std::size_t>(task)].readyCycle = m_now;
+  m_ready[slot(type)].emplace(m_now, task);
+  sampleReady(type);
+}
+
+void Simulation::sampleReady(CoreType type) {
+  std::vector<ReadySample>& samples = m_schedule.readySamples[slot(type)];
+  int count = static_cast<int>(m_ready[slot(type)].size());
+  if (samples.back().cycle == m_now) {
+    samples.back().count = count;
+    if (samples.size() >= 2 && samples[samples.size() - 2].count == count) samples.pop_back();
+  } else if (samples.back().count != count) {
+    samples.push_back({m_now, count});
+  }
+}
+
+void Simulation::busy(int aicpu, std::int64_t cycles) {
+  m_aicpuFreeAt[static_cast<std::size_t>(aicpu)] = m_now + cycles;
+  m_schedule.aicpuBusyCycles[static_cast<std::size_t>(aicpu)] += cycles;
+}
+
+// Rounds: every free thread takes at most one job per round (thread 0 first),
+// until no free thread finds one.
+void Simulation::assignJobs() {
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int aicpu = 0; aicpu < m_config.aicpuCount; ++aicpu) {
+      if (m_aicpuFreeAt[static_cast<std::size_t>(aicpu)] > m_now) continue;
+      if (takeCompletion(aicpu) || takeDispatch(aicpu)) progress = true;
+    }
+  }
+}
+
+bool Simulation::takeCompletion(int aicpu) {
+  for (auto it = m_finished.begin(); it != m_finished.end(); ++it) {
+    TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(it->second)];
+    if (!mayServe(aicpu, record.core)) continue;
+    const AicpuCosts& costs = m_config.costs;
+    record.completionAicpu = aicpu;
+    push({m_now + costs.completionCycles, EventKind::CoreFreed, record.core.index, record.core.type});
+    push({m_now + costs.completionCycles + costs.resolveCycles, EventKind::Resolved, record.task});
+    busy(aicpu, costs.completionCycles + costs.resolveCycles);
+    m_finished.erase(it);
+    return true;
+  }
+  return false;
+}
+
+std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) const {
+  auto usable = [&](CoreId core) { return coreState(core).idle && mayServe(aicpu, core); };
+  if (m_config.affinity()) {
+    // Producers of the same core type, the latest-ending first.
+    std::vector<const TaskRecord*> producers;
+    for (TaskId p : task.predecessors)
+      if (m_graph.tasks[static_cast<std::size_t>(p)].coreType == task.coreType)
+        producers.push_back(&m_schedule.tasks[static_cast<std::size_t>(p)]);
+    std::sort(producers.begin(), producers.end(), [](const TaskRecord* a, const TaskRecord* b) {
+      return std::tie(a->endCycle, a->task) > std::tie(b->endCycle, b->task);
+    });
+    for (const TaskRecord* producer : producers)
+      if (usable(producer->core)) return producer->core;
+  }
+  for (int i = 0; i < m_config.cores(task.coreType); ++i)
+    if (usable(CoreId{task.coreType, i})) return CoreId{task.coreType, i};
+  return std::nullopt;
+}
+
+bool Simulation::takeDispatch(int aicpu) {
+  // The oldest ready task, of either type, that has a core this thread may use.
+  std::optional<std::pair<std::int64_t, TaskId>> best;
+  std::optional<CoreId> bestCore;
+  for (CoreType type : kCoreTypes) {
+    if (m_ready[slot(type)].empty()) continue;
+    auto head = *m_ready[slot(type)].begin();
+    if (best && *best < head) continue;
+    if (auto core = chooseCore(m_graph.tasks[static_cast<std::size_t>(head.second)], aicpu)) {
+      best = head;
+      bestCore = core;
+    }
+  }
+  if (!best) return false;
+  TaskId task = best->second;
+  CoreType type = m_graph.tasks[static_cast<std::size_t>(task)].coreType;
+  m_ready[slot(type)].erase(*best);
+  sampleReady(type);
+  coreState(*bestCore).idle = false;
+  TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(task)];
+  record.core = *bestCore;
+  record.dispatchAicpu = aicpu;
+  record.dispatchCycle = m_now;
+  record.startCycle = m_now + m_config.costs.dispatchCycles;
+  push({record.startCycle, EventKind::DispatchLanded, task});
+  busy(aicpu, m_config.costs.dispatchCycles);
+  return true;
+}
+
+} // namespace
+
+std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxIterations) {
+  std::vector<int> result(graph.tasks.size(), 0);
+  int iteration = -1;
+  const std::pair<std::string, std::int64_t>* previousKey = nullptr;
+  bool previousHasKey = false;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    const auto& indices = graph.tasks[i].loopIndices;
+    bool hasKey = !indices.empty();
+    bool same = i > 0 && hasKey == previousHasKey && (!hasKey || indices.front() == *previousKey);
+    if (!same) ++iteration;
+    previousHasKey = hasKey;
+    previousKey = hasKey ? &indices.front() : nullptr;
+    result[i] = iteration / std::max(1, maxIterations);
+  }
+  return result;
+}
+
+std::optional<Schedule> Scheduler::run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags) const {
+  std::vector<std::vector<TaskId>> consumers;
+  if (!validateConfig(m_config, diags) || !validateGraph(graph, m_config, consumers, diags)) return std::nullopt;
+  return Simulation(graph, m_config, executor, diags, std::move(consumers)).run();
+}
+
+} // namespace pto

@@ -1,0 +1,95 @@
+// The MPMD runtime as an event-driven simulation in cycles: dependency
+// counters, per-core-type ready queues, AICPU scheduler threads that dispatch
+// ready tasks and handle completions at modelled costs, scheduling policies and
+// the stitching of loop iterations into device tasks. How long a task runs is
+// the Executor's business; this file only decides when and where it starts.
+//
+// The model:
+// - Every task has a counter of unfinished producers (its predecessors).
+// - Submission. Tasks are cut into *loop iterations* (maximal runs of
+//   consecutive task ids with the same outermost loop index, or with no loop
+//   index) and up to `stitchFunctionMaxNum` consecutive iterations form one
+//   device task. The host submits device tasks one after another: device task
+//   k arrives at (k+1)*deviceTaskSubmitCycles + k*stitchCycles (every device
+//   task after the first is stitched onto the running graph). A task is ready
+//   once its counter is zero and its device task has arrived.
+// - Ready tasks wait in the FIFO of their core type, ordered by (ready cycle,
+//   task id); the AIC and AIV queues are independent.
+// - `aicpuCount` scheduler threads are serial resources. A free thread takes,
+//   in this order of preference:
+//     1. a finished task's completion (the earliest end, then smallest id):
+//        completionCycles later the core is idle again, resolveCycles after
+//        that the consumers' counters are decremented (ready ones join their
+//        queue) and the thread is free;
+//     2. a dispatch: the oldest ready task of either type with an idle core it
+//        may use: the core is reserved at once, the task starts
+//        dispatchCycles later.
+//   Several threads free at one cycle take jobs in rounds, one job per thread
+//   per round, thread 0 first.
+// - Policies (`device_sched_mode`):
+//     0 shared FIFO: any thread serves any core; the lowest-numbered idle core;
+//     1 affinity: prefer the idle core that ran one of the task's producers
+//       (the latest-ending one first; an L2-affinity stand-in), else 0's rule;
+//     2 fair: core i of each type belongs to thread i % aicpuCount, which alone
+//       dispatches to it and handles its completions;
+//     3 affinity and fair.
+// - Ties are broken by task id, then core id, then thread id: the same graph,
+//   configuration and executor give the same schedule.
+//
+// Errors are diagnostics, never a hang: task ids that are not positions, a
+// predecessor that does not exist, a dependency cycle, tasks of a core type
+// with no cores, bad configuration, and executor contract violations.
+#pragma once
+
+#include "core/Diagnostics.h"
+#include "runtime/Executor.h"
+#include "runtime/Schedule.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace pto {
+
+// What the AICPU threads cost per task, in cycles (npusim's SchedulerCosts
+// field for field; the runtime does not depend on npusim).
+struct AicpuCosts {
+  std::int64_t dispatchCycles = 0;
+  std::int64_t resolveCycles = 0;
+  std::int64_t completionCycles = 0;
+  std::int64_t deviceTaskSubmitCycles = 0;
+  std::int64_t stitchCycles = 0;
+};
+
+struct SchedulerConfig {
+  int aicCores = 0;
+  int aivCores = 0;
+  int aicpuCount = 1;
+  AicpuCosts costs;
+  int deviceSchedMode = 0;       // device_sched_mode, 0..3 (see above)
+  int stitchFunctionMaxNum = 1;  // stitch_function_max_num, >= 1
+
+  int cores(CoreType type) const { return type == CoreType::AIC ? aicCores : aivCores; }
+  bool affinity() const { return deviceSchedMode == 1 || deviceSchedMode == 3; }
+  bool fair() const { return deviceSchedMode == 2 || deviceSchedMode == 3; }
+};
+
+class Scheduler {
+public:
+  explicit Scheduler(SchedulerConfig config) : m_config(config) {}
+
+  // Simulates `graph` to the end. Errors: the configuration or the graph
+  // cannot run (see above), or the executor broke its contract; each is
+  // recorded in `diags`, naming the tasks involved, and nullopt is returned.
+  std::optional<Schedule> run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags) const;
+
+  const SchedulerConfig& config() const { return m_config; }
+
+private:
+  SchedulerConfig m_config;
+};
+
+// The device task of every task under the stitching rule above (indexed by
+// task id); `maxIterations` >= 1.
+std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxIterations);
+
+} // namespace pto

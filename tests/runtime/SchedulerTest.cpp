@@ -1,0 +1,218 @@
+// The scheduler's rules one at a time: policies (affinity, fair ownership),
+// reproducibility, independent AIC and AIV queues, ready-count samples,
+// stitching of loop iterations into device tasks.
+#include "RuntimeTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+namespace pto::testing {
+namespace {
+
+bool sameSchedule(const Schedule& a, const Schedule& b) {
+  if (a.tasks.size() != b.tasks.size() || a.makespanCycles != b.makespanCycles ||
+      a.readySamples != b.readySamples || a.aicpuBusyCycles != b.aicpuBusyCycles)
+    return false;
+  for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+    const TaskRecord& x = a.tasks[i];
+    const TaskRecord& y = b.tasks[i];
+    if (x.core != y.core || x.readyCycle != y.readyCycle || x.dispatchCycle != y.dispatchCycle ||
+        x.startCycle != y.startCycle || x.endCycle != y.endCycle || x.resolvedCycle != y.resolvedCycle ||
+        x.dispatchAicpu != y.dispatchAicpu || x.completionAicpu != y.completionAicpu)
+      return false;
+  }
+  return true;
+}
+
+TEST(Scheduler, EveryPolicyIsDeterministic) {
+  ExecuteGraph graph = randomDag(42, 120, 0.05);
+  std::vector<std::int64_t> durations;
+  for (int i = 0; i < 120; ++i) durations.push_back(1000 + (i * 7919) % 5000);
+  for (int mode = 0; mode <= 3; ++mode) {
+    SchedulerConfig cfg = config(3, 6, 3, a2Costs(), mode);
+    FakeExecutor first(durations), second(durations);
+    Schedule a = runOrFail(graph, cfg, first);
+    Schedule b = runOrFail(graph, cfg, second);
+    expectWellFormed(graph, cfg, a);
+    EXPECT_TRUE(sameSchedule(a, b)) << "mode " << mode;
+    // One executor reused for a second run gives the same schedule too.
+    Schedule c = runOrFail(graph, cfg, first);
+    EXPECT_TRUE(sameSchedule(a, c)) << "mode " << mode;
+  }
+}
+
+TEST(Scheduler, EmptyGraphHasNoTasksAndZeroMakespan) {
+  FakeExecutor executor(10, 10);
+  Schedule schedule = runOrFail(ExecuteGraph{}, config(1, 1, 1, a2Costs()), executor);
+  EXPECT_TRUE(schedule.tasks.empty());
+  EXPECT_EQ(schedule.makespanCycles, 0);
+  EXPECT_EQ(schedule.deviceTaskCount, 0);
+  EXPECT_EQ(schedule.ready(CoreType::AIV), (std::vector<ReadySample>{{0, 0}}));
+}
+
+// Tasks 0..2 start on cores 0..2; 0 and 2 end together; 3 consumes 2. Shared
+// FIFO takes the lowest idle core (0), affinity the producer's core (2).
+TEST(Scheduler, AffinityPrefersTheProducersCore) {
+  ExecuteGraph graph = independentTasks(3, CoreType::AIV);
+  addTask(graph, CoreType::AIV, {2});
+  std::vector<std::int64_t> durations{100, 1000, 100, 50};
+  for (int mode = 0; mode <= 3; ++mode) {
+    FakeExecutor executor(durations);
+    Schedule schedule = runOrFail(graph, config(0, 4, 1, {}, mode), executor);
+    EXPECT_EQ(schedule.tasks[2].core, (CoreId{CoreType::AIV, 2}));
+    EXPECT_EQ(schedule.tasks[3].core.index, mode == 1 || mode == 3 ? 2 : 0) << "mode " << mode;
+  }
+}
+
+// Fair policies: core i belongs to scheduler thread i % aicpuCount for both
+// its dispatches and its completions.
+TEST(Scheduler, FairPoliciesServeEachCoreFromItsOwnThread) {
+  ExecuteGraph graph = randomDag(7, 80, 0.03);
+  for (int mode : {2, 3}) {
+    SchedulerConfig cfg = config(5, 7, 3, a2Costs(), mode);
+    FakeExecutor executor(3000, 2000);
+    Schedule schedule = runOrFail(graph, cfg, executor);
+    expectWellFormed(graph, cfg, schedule);
+    for (const TaskRecord& r : schedule.tasks) {
+      EXPECT_EQ(r.dispatchAicpu, r.core.index % 3) << "task " << r.task;
+      EXPECT_EQ(r.completionAicpu, r.core.index % 3) << "task " << r.task;
+    }
+  }
+  // A shared FIFO with one thread busy lets another take the next core.
+  SchedulerConfig shared = config(0, 6, 3, a2Costs(), 0);
+  FakeExecutor executor(3000, 3000);
+  Schedule schedule = runOrFail(independentTasks(6, CoreType::AIV), shared, executor);
+  std::set<int> threads;
+  for (const TaskRecord& r : schedule.tasks) threads.insert(r.dispatchAicpu);
+  EXPECT_EQ(threads, (std::set<int>{0, 1, 2}));
+}
+
+// Without AICPU costs the two core types share nothing: the AIV tasks run
+// exactly as they would alone, and the makespan is the slower type's waves.
+TEST(Scheduler, AicAndAivQueuesAreIndependent) {
+  ExecuteGraph aivOnly = independentTasks(10, CoreType::AIV);
+  ExecuteGraph mixed;
+  for (int i = 0; i < 30; ++i) addTask(mixed, i % 3 == 0 ? CoreType::AIV : CoreType::AIC);
+  SchedulerConfig cfg = config(4, 4, 2);
+  FakeExecutor aloneExecutor(500, 300), mixedExecutor(500, 300);
+  Schedule alone = runOrFail(aivOnly, cfg, aloneExecutor);
+  Schedule together = runOrFail(mixed, cfg, mixedExecutor);
+  expectWellFormed(mixed, cfg, together);
+  std::vector<std::pair<std::int64_t, std::int64_t>> aloneTimes, togetherTimes;
+  for (const TaskRecord& r : alone.tasks) aloneTimes.emplace_back(r.startCycle, r.endCycle);
+  for (const TaskRecord& r : together.tasks)
+    if (r.core.type == CoreType::AIV) togetherTimes.emplace_back(r.startCycle, r.endCycle);
+  EXPECT_EQ(togetherTimes, aloneTimes);
+  EXPECT_EQ(together.makespanCycles, std::max((20 + 3) / 4 * 500, (10 + 3) / 4 * 300));
+  // A full AIC queue does not hold back AIV work.
+  EXPECT_EQ(together.ready(CoreType::AIV), alone.ready(CoreType::AIV));
+  EXPECT_EQ(together.ready(CoreType::AIC), (std::vector<ReadySample>{{0, 16}, {500, 12}, {1000, 8}, {1500, 4},
+                                                                      {2000, 0}}));
+}
+
+// The ready count recomputed from the task records: tasks with
+// ready <= cycle < dispatch, per core type.
+void expectReadySamplesMatch(const ExecuteGraph& graph, const Schedule& schedule) {
+  for (CoreType type : {CoreType::AIC, CoreType::AIV}) {
+    auto countAt = [&](std::int64_t cycle) {
+      int count = 0;
+      for (const Task& task : graph.tasks) {
+        const TaskRecord& r = schedule.tasks[static_cast<std::size_t>(task.id)];
+        count += task.coreType == type && r.readyCycle <= cycle && cycle < r.dispatchCycle;
+      }
+      return count;
+    };
+    const std::vector<ReadySample>& samples = schedule.ready(type);
+    ASSERT_FALSE(samples.empty());
+    EXPECT_EQ(samples.front().cycle, 0);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      EXPECT_EQ(samples[i].count, countAt(samples[i].cycle)) << name(type) << " sample " << i;
+      if (i > 0) {
+        EXPECT_LT(samples[i - 1].cycle, samples[i].cycle);
+        EXPECT_NE(samples[i - 1].count, samples[i].count);
+      }
+    }
+    // Between samples the count does not change: check at every cycle where it could.
+    std::set<std::int64_t> changes;
+    for (const TaskRecord& r : schedule.tasks) changes.insert({r.readyCycle, r.dispatchCycle});
+    for (std::int64_t cycle : changes) {
+      auto after = std::upper_bound(samples.begin(), samples.end(), cycle,
+                                    [](std::int64_t c, const ReadySample& s) { return c < s.cycle; });
+      ASSERT_NE(after, samples.begin());
+      EXPECT_EQ(std::prev(after)->count, countAt(cycle)) << name(type) << " at cycle " << cycle;
+    }
+  }
+}
+
+TEST(Scheduler, ReadySamplesAgreeWithTheTaskRecords) {
+  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+    ExecuteGraph graph = randomDag(seed, 100, 0.04);
+    SchedulerConfig cfg = config(2, 3, 1 + static_cast<int>(seed % 3), seed % 2 ? a2Costs() : AicpuCosts{},
+                                 static_cast<int>(seed % 4));
+    FakeExecutor executor(4000, 1500);
+    Schedule schedule = runOrFail(graph, cfg, executor);
+    expectReadySamplesMatch(graph, schedule);
+  }
+}
+
+// Four loop iterations of two independent tasks each. Device task k arrives
+// at (k+1) * submit + k * stitch; up to N iterations share one device task.
+TEST(Scheduler, StitchingBatchesLoopIterationsIntoDeviceTasks) {
+  ExecuteGraph graph;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 2; ++j) {
+      TaskId id = addTask(graph, CoreType::AIV);
+      graph.tasks[static_cast<std::size_t>(id)].loopIndices = {{"i", i}, {"j", j}};
+    }
+  AicpuCosts costs;
+  costs.deviceTaskSubmitCycles = 100;
+  costs.stitchCycles = 10000;
+  for (int maxNum : {1, 2, 3, 4, 8}) {
+    SchedulerConfig cfg = config(0, 8, 1, costs);
+    cfg.stitchFunctionMaxNum = maxNum;
+    FakeExecutor executor(10, 10);
+    Schedule schedule = runOrFail(graph, cfg, executor);
+    expectWellFormed(graph, cfg, schedule);
+    EXPECT_EQ(schedule.deviceTaskCount, (4 + maxNum - 1) / maxNum) << "N = " << maxNum;
+    for (const TaskRecord& r : schedule.tasks) {
+      const std::int64_t k = r.task / 2 / maxNum;
+      EXPECT_EQ(r.deviceTask, k);
+      EXPECT_EQ(r.readyCycle, (k + 1) * 100 + k * 10000) << "task " << r.task << ", N = " << maxNum;
+    }
+  }
+}
+
+TEST(Scheduler, TasksOutsideLoopsFormOneIteration) {
+  ExecuteGraph graph = independentTasks(3, CoreType::AIV);
+  addTask(graph, CoreType::AIV);
+  graph.tasks[3].loopIndices = {{"i", 0}};
+  addTask(graph, CoreType::AIV);
+  graph.tasks[4].loopIndices = {{"i", 1}};
+  addTask(graph, CoreType::AIV);
+  EXPECT_EQ(deviceTasksOf(graph, 1), (std::vector<int>{0, 0, 0, 1, 2, 3}));
+  EXPECT_EQ(deviceTasksOf(graph, 2), (std::vector<int>{0, 0, 0, 0, 1, 1}));
+}
+
+TEST(Scheduler, ZeroLengthTasksAndZeroCostsFinish) {
+  ExecuteGraph graph = randomDag(3, 50, 0.1);
+  SchedulerConfig cfg = config(2, 2, 2);
+  FakeExecutor executor(0, 0);
+  Schedule schedule = runOrFail(graph, cfg, executor);
+  expectWellFormed(graph, cfg, schedule);
+  EXPECT_EQ(schedule.makespanCycles, 0);
+}
+
+// Pipe intervals travel from the executor into the schedule.
+TEST(Scheduler, RecordsTheExecutorsPipeIntervals) {
+  FakeExecutor executor(0, 250);
+  Schedule schedule = runOrFail(independentTasks(1, CoreType::AIV), config(0, 1, 1, a2Costs()), executor);
+  ASSERT_EQ(schedule.tasks[0].pipes.size(), 1u);
+  EXPECT_EQ(schedule.tasks[0].pipes[0].pipe, "FAKE");
+  EXPECT_EQ(schedule.tasks[0].pipes[0].startCycle, 300);
+  EXPECT_EQ(schedule.tasks[0].pipes[0].endCycle, 550);
+}
+
+} // namespace
+} // namespace pto::testing
