@@ -301,26 +301,7 @@ bool Interpreter::runView(const TensorOp& op) {
   return true;
 }
 
-bool Interpreter::runKernel(KernelCall& call) {
-  const TensorOpKind kind = call.op.kind;
-  switch (category(kind)) {
-  case OpCategory::Unary: return kind == TensorOpKind::Cast ? reference::runCast(call) : reference::runUnary(call);
-  case OpCategory::Binary:
-  case OpCategory::Compare: return reference::runBinary(call);
-  case OpCategory::BinaryScalar:
-  case OpCategory::CompareScalar: return reference::runBinaryScalar(call);
-  case OpCategory::Select: return reference::runWhere(call);
-  case OpCategory::Reduce: return reference::runReduction(call);
-  case OpCategory::Layout: return reference::runLayout(call);
-  case OpCategory::Creation: return reference::runCreation(call);
-  case OpCategory::Indexing: return reference::runIndexing(call);
-  case OpCategory::Sort: return reference::runSort(call);
-  case OpCategory::Matmul: return reference::runMatmul(call);
-  case OpCategory::Quantize: return reference::runQuantize(call);
-  case OpCategory::Memory: break;
-  }
-  return call.fail() << "internal error: no kernel";
-}
+bool Interpreter::runKernel(KernelCall& call) { return reference::runKernel(call); }
 
 bool Interpreter::runOp(const TensorOp& op) {
   if (isCancelled(op.location)) return false;

@@ -52,4 +52,7 @@ bool runIndexing(KernelCall& call);       // gather, index_select, scatter, scat
 bool runSort(KernelCall& call);           // topk, argsort
 bool runMatmul(KernelCall& call);
 
+// The kernel for call.op's kind (views, assemble and copy are the caller's: they move no values).
+bool runKernel(KernelCall& call);
+
 } // namespace pto::reference

@@ -12,26 +12,6 @@ namespace {
 
 using Dims = std::vector<std::int64_t>;
 
-bool dispatch(reference::KernelCall& call) {
-  const TensorOpKind kind = call.op.kind;
-  switch (category(kind)) {
-  case OpCategory::Unary: return kind == TensorOpKind::Cast ? reference::runCast(call) : reference::runUnary(call);
-  case OpCategory::Binary:
-  case OpCategory::Compare: return reference::runBinary(call);
-  case OpCategory::BinaryScalar:
-  case OpCategory::CompareScalar: return reference::runBinaryScalar(call);
-  case OpCategory::Select: return reference::runWhere(call);
-  case OpCategory::Reduce: return reference::runReduction(call);
-  case OpCategory::Layout: return reference::runLayout(call);
-  case OpCategory::Creation: return reference::runCreation(call);
-  case OpCategory::Indexing: return reference::runIndexing(call);
-  case OpCategory::Sort: return reference::runSort(call);
-  case OpCategory::Matmul: return reference::runMatmul(call);
-  case OpCategory::Quantize: return reference::runQuantize(call);
-  case OpCategory::Memory: break;
-  }
-  return call.fail() << "internal error: no kernel for this tile op";
-}
 
 double combine(TileAccumulate mode, double current, double value) {
   switch (mode) {
@@ -130,7 +110,7 @@ private:
       results.emplace_back(dtype, targets[i].shape());
     }
     reference::KernelCall call{tileAsOp, std::move(inputs), results, m_diags};
-    if (!dispatch(call)) return false;
+    if (!reference::runKernel(call)) return false;
     for (std::size_t i = 0; i < targets.size(); ++i) {
       const HostTensor& result = call.outputs[i];
       if (tile.accumulate == TileAccumulate::None) {
