@@ -4,6 +4,7 @@
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/ProjectRun.h"
+#include "compiler/ir/PtoProgramText.h"
 #include "core/AtomicFile.h"
 #include "core/Npy.h"
 #include "core/Version.h"
@@ -71,6 +72,13 @@ int runCompile(const CompileCommandOptions& options) {
         return kExitUserError;
       }
     }
+    // The final PTO programs as an assembly-like listing, one per isomorphic subgraph class.
+    std::filesystem::path listing = std::filesystem::path(options.dumpDir) / "programs.pto";
+    std::string reason;
+    if (!writeFileAtomically(listing, ptoProgramsToText(compiled->compilation), reason)) {
+      std::cerr << listing.string() << ": error: cannot write the dump: " << reason << "\n";
+      return kExitUserError;
+    }
   }
   if (options.jsonTarget != "-") {
     std::printf("%s: %zu tensor ops -> %zu tile ops\n", project->name.c_str(), graph->ops().size(),
@@ -105,7 +113,7 @@ void registerCompileCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<CompileCommandOptions>();
   CLI::App* command = app.add_subcommand("compile", "Compile a project's kernel and report each pass");
   command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
-  command->add_option("--dump-passes", options->dumpDir, "Write the IR after each pass to DIR/NN-<pass>.json")
+  command->add_option("--dump-passes", options->dumpDir, "Write the IR after each pass to DIR/NN-<pass>.json and the PTO programs to DIR/programs.pto")
       ->type_name("DIR");
   command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
       ->type_name("FILE");

@@ -4,6 +4,7 @@
 
 #include "compiler/ir/BlockGraph.h"
 #include "compiler/ir/ExecuteGraph.h"
+#include "compiler/ir/PtoProgram.h"
 #include "compiler/ir/TargetInfo.h"
 #include "compiler/ir/TileGraph.h"
 #include "core/Diagnostics.h"
@@ -31,6 +32,7 @@ struct Compilation {
   CompileSettings settings;
   TileGraph tiles;    // its `graph` member holds the Tensor graph being compiled
   BlockGraph blocks;  // filled by GraphPartition and the passes after it
+  std::vector<PtoProgram> programs;  // by programId: LowerToPto, OoOSchedule, InsertSync
   ExecuteGraph tasks; // filled by BuildExecuteGraph, the last pass
 };
 

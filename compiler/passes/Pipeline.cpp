@@ -1,14 +1,18 @@
 // The pipeline, in order, and the pass runner.
 #include "compiler/passes/Pipeline.h"
 
-#include "compiler/ir/TileGraphJson.h"
 #include "compiler/ir/BlockGraphJson.h"
 #include "compiler/ir/ExecuteGraphJson.h"
+#include "compiler/ir/PtoProgramText.h"
+#include "compiler/ir/TileGraphJson.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/BuildExecuteGraph.h"
 #include "compiler/passes/ExpandFunction.h"
 #include "compiler/passes/GenerateMoveOp.h"
 #include "compiler/passes/GraphPartition.h"
+#include "compiler/passes/InsertSync.h"
+#include "compiler/passes/LowerToPto.h"
+#include "compiler/passes/OoOSchedule.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/json/JsonPrinter.h"
 
@@ -25,6 +29,10 @@ const std::vector<PassInfo>& tilePipeline() {
       {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true},
       {"GenerateMoveOp", "add each subgraph's copies from and to global memory", &generateMoveOp, true},
       {"AllocateBuffers", "place each subgraph's tiles in on-chip buffers; check capacities", &allocateBuffers, true},
+      {"LowerToPto", "one PTO instruction program per isomorphic subgraph class", &lowerToPto, true},
+      // Flags follow the final order: InsertSync after OoOSchedule.
+      {"OoOSchedule", "order each program's instructions so that pipes overlap", &oooSchedule, false},
+      {"InsertSync", "set/wait flags between dependent instructions of different pipes", &insertSync, true},
       // Tasks last: they need every subgraph's final copies.
       {"BuildExecuteGraph", "one task per subgraph execution, linked by global-memory dependencies", &buildExecuteGraph,
        true},
@@ -48,6 +56,11 @@ std::size_t fingerprint(const Compilation& compilation) {
     mix(subgraph.buffers.size());
     mix(static_cast<std::size_t>(subgraph.programId));
   }
+  mix(compilation.programs.size());
+  for (const PtoProgram& program : compilation.programs) {
+    mix(program.instructions.size());
+    for (const PtoInstruction& instruction : program.instructions) mix(static_cast<std::size_t>(instruction.opcode));
+  }
   mix(compilation.tasks.tasks.size());
   mix(compilation.tasks.edgeCount);
   for (const TileOp& op : tiles.tileOps()) {
@@ -67,6 +80,7 @@ std::size_t fingerprint(const Compilation& compilation) {
 nlohmann::ordered_json snapshot(const Compilation& compilation) {
   nlohmann::ordered_json levels = tileGraphToJson(compilation.tiles);
   if (!compilation.blocks.subgraphs.empty()) levels["block"] = blockGraphToJson(compilation);
+  if (!compilation.programs.empty()) levels["pto"] = ptoProgramsToJson(compilation);
   if (!compilation.tasks.tasks.empty()) levels["execute"] = executeGraphToJson(compilation);
   return levels;
 }

@@ -1,0 +1,158 @@
+// Tables behind Pipe and PtoOpcode, and the dependence relation on instructions.
+#include "compiler/ir/PtoProgram.h"
+
+#include <algorithm>
+
+namespace pto {
+namespace {
+
+struct PipeInfo {
+  std::string_view name;
+  std::string_view summary;
+};
+
+constexpr std::array<PipeInfo, kPipeCount> kPipes = {{
+#define PTO_PIPE_INFO(id, summary) {#id, summary},
+    PTO_FOR_EACH_PIPE(PTO_PIPE_INFO)
+#undef PTO_PIPE_INFO
+}};
+
+struct OpcodeInfo {
+  std::string_view name;
+  Pipe pipe;
+  std::string_view summary;
+};
+
+constexpr std::array<OpcodeInfo, kPtoOpcodeCount> kOpcodes = {{
+#define PTO_OPCODE_INFO(id, pipe, summary) {#id, Pipe::pipe, summary},
+    PTO_FOR_EACH_PTO_OPCODE(PTO_OPCODE_INFO)
+#undef PTO_OPCODE_INFO
+}};
+
+bool overlaps(const PtoOperand& a, const PtoOperand& b) {
+  if (a.memory != b.memory) return false;
+  if (a.memory == MemoryKind::GM) return a.gmAlias == b.gmAlias;
+  return a.offsetBytes < b.offsetBytes + b.bytes && b.offsetBytes < a.offsetBytes + a.bytes;
+}
+
+// Calls f(operand, writes) for every access of `instruction`.
+template <typename F> void forEachAccess(const PtoInstruction& instruction, F&& f) {
+  for (const PtoOperand& operand : instruction.dst) {
+    f(operand, true);
+    if (instruction.accumulate != TileAccumulate::None) f(operand, false);
+  }
+  for (const PtoOperand& operand : instruction.srcs) f(operand, false);
+}
+
+} // namespace
+
+std::string_view name(Pipe pipe) { return kPipes[static_cast<std::size_t>(pipe)].name; }
+std::string_view summary(Pipe pipe) { return kPipes[static_cast<std::size_t>(pipe)].summary; }
+
+std::optional<Pipe> parsePipe(std::string_view text) {
+  for (std::size_t i = 0; i < kPipeCount; ++i)
+    if (kPipes[i].name == text) return static_cast<Pipe>(i);
+  return std::nullopt;
+}
+
+std::string_view name(PtoOpcode opcode) { return kOpcodes[static_cast<std::size_t>(opcode)].name; }
+std::string_view summary(PtoOpcode opcode) { return kOpcodes[static_cast<std::size_t>(opcode)].summary; }
+Pipe pipeOf(PtoOpcode opcode) { return kOpcodes[static_cast<std::size_t>(opcode)].pipe; }
+
+std::optional<PtoOpcode> parsePtoOpcode(std::string_view text) {
+  for (std::size_t i = 0; i < kPtoOpcodeCount; ++i)
+    if (kOpcodes[i].name == text) return static_cast<PtoOpcode>(i);
+  return std::nullopt;
+}
+
+bool isSync(PtoOpcode opcode) {
+  return opcode == PtoOpcode::SET_FLAG || opcode == PtoOpcode::WAIT_FLAG || opcode == PtoOpcode::BARRIER;
+}
+
+bool isTransfer(PtoOpcode opcode) {
+  return opcode == PtoOpcode::TLOAD || opcode == PtoOpcode::TSTORE || opcode == PtoOpcode::TMOV ||
+         opcode == PtoOpcode::TSTORE_ACC || opcode == PtoOpcode::TMOV_ACC;
+}
+
+void PtoProgram::recountPipes() {
+  pipeCounts.fill(0);
+  for (const PtoInstruction& instruction : instructions) ++pipeCounts[static_cast<std::size_t>(instruction.pipe)];
+}
+
+bool instructionsConflict(const PtoInstruction& a, const PtoInstruction& b) {
+  bool conflict = false;
+  forEachAccess(a, [&](const PtoOperand& x, bool xWrites) {
+    if (conflict) return;
+    forEachAccess(b, [&](const PtoOperand& y, bool yWrites) {
+      if (!conflict && (xWrites || yWrites) && overlaps(x, y)) conflict = true;
+    });
+  });
+  return conflict;
+}
+
+std::vector<std::vector<int>> dependencePredecessors(const std::vector<PtoInstruction>& instructions) {
+  // Per 32-byte block of each memory (per alias class for GM): its last
+  // writer and the readers since. A read follows the last writer; a write
+  // follows the last writer and the readers since; earlier accesses are
+  // ordered before those through the chains already recorded.
+  struct Block {
+    int writer = -1;
+    std::vector<int> readers;
+  };
+  constexpr std::int64_t kBlockBytes = 32;
+  std::array<std::vector<Block>, kMemoryKindCount> blocks;
+  std::vector<std::vector<int>> predecessors(instructions.size());
+  std::vector<int> seenBy(instructions.size(), -1);
+  for (std::size_t j = 0; j < instructions.size(); ++j) {
+    const PtoInstruction& later = instructions[j];
+    if (isSync(later.opcode)) continue;
+    const int index = static_cast<int>(j);
+    std::vector<int>& preds = predecessors[j];
+    auto follow = [&](int earlier) {
+      if (earlier < 0 || earlier == index || seenBy[static_cast<std::size_t>(earlier)] == index) return;
+      seenBy[static_cast<std::size_t>(earlier)] = index;
+      preds.push_back(earlier);
+    };
+    // Visits the blocks of an access, growing the memory's table as needed.
+    auto forEachBlock = [&](const PtoOperand& operand, auto&& visit) {
+      std::vector<Block>& table = blocks[static_cast<std::size_t>(operand.memory)];
+      std::int64_t first = 0, last = 0;
+      if (operand.memory == MemoryKind::GM) {
+        first = last = std::max(operand.gmAlias, 0);
+      } else {
+        if (operand.bytes <= 0) return;
+        first = std::max<std::int64_t>(operand.offsetBytes, 0) / kBlockBytes;
+        last = std::max<std::int64_t>(operand.offsetBytes + operand.bytes - 1, 0) / kBlockBytes;
+      }
+      if (table.size() <= static_cast<std::size_t>(last)) table.resize(static_cast<std::size_t>(last) + 1);
+      for (std::int64_t b = first; b <= last; ++b) visit(table[static_cast<std::size_t>(b)]);
+    };
+    // First every dependence, then the blocks' new state.
+    forEachAccess(later, [&](const PtoOperand& operand, bool writes) {
+      forEachBlock(operand, [&](Block& block) {
+        follow(block.writer);
+        if (writes)
+          for (int reader : block.readers) follow(reader);
+      });
+    });
+    forEachAccess(later, [&](const PtoOperand& operand, bool writes) {
+      forEachBlock(operand, [&](Block& block) {
+        if (writes) {
+          block.writer = index;
+          block.readers.clear();
+        }
+      });
+    });
+    forEachAccess(later, [&](const PtoOperand& operand, bool writes) {
+      if (writes) return;
+      forEachBlock(operand, [&](Block& block) {
+        if (block.writer != index && (block.readers.empty() || block.readers.back() != index))
+          block.readers.push_back(index);
+      });
+    });
+    std::sort(preds.begin(), preds.end());
+  }
+  return predecessors;
+}
+
+} // namespace pto

@@ -1,0 +1,819 @@
+// Implementation of LowerToPto.
+#include "compiler/passes/LowerToPto.h"
+
+#include "compiler/passes/AllocateBuffers.h"
+#include "compiler/passes/RemoveRedundantOp.h"
+#include "core/SymbolicSimplify.h"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+namespace pto {
+namespace {
+
+std::int64_t elementCount(const std::vector<std::int64_t>& shape) {
+  std::int64_t count = 1;
+  for (std::int64_t extent : shape) count *= std::max<std::int64_t>(extent, 0);
+  return count;
+}
+
+// A region as numbers: per dim, the id of its offset's symbolic part (0 for
+// none; equal parts are equal values within one task) and the constant
+// interval [lo, hi) that the offset's constant term and the extent give.
+struct Box {
+  TensorId tensor = kNoId;
+  std::vector<std::int32_t> symbol;
+  std::vector<std::int64_t> lo, hi;
+  friend bool operator==(const Box&, const Box&) = default;
+};
+
+struct BoxHash {
+  std::size_t operator()(const Box& box) const {
+    std::size_t hash = std::hash<std::int32_t>{}(box.tensor);
+    auto mix = [&](std::size_t value) { hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2); };
+    for (std::size_t d = 0; d < box.lo.size(); ++d) {
+      mix(static_cast<std::size_t>(box.symbol[d]));
+      mix(static_cast<std::size_t>(box.lo[d]));
+      mix(static_cast<std::size_t>(box.hi[d]));
+    }
+    return hash;
+  }
+};
+
+// Makes boxes, simplifying each distinct offset expression once.
+class Boxes {
+public:
+  Box of(const TileRegion& region) {
+    Box box;
+    box.tensor = region.tensor;
+    std::size_t rank = std::min(region.offsets.size(), region.shape.size());
+    for (std::size_t d = 0; d < rank; ++d) {
+      auto [symbol, constant] = split(region.offsets[d]);
+      box.symbol.push_back(symbol);
+      box.lo.push_back(constant);
+      box.hi.push_back(constant + region.shape[d]);
+    }
+    return box;
+  }
+
+private:
+  std::pair<std::int32_t, std::int64_t> split(const SymbolicScalar& offset) {
+    if (auto constant = offset.constantValue()) return {0, *constant};
+    if (auto found = m_splits.find(offset); found != m_splits.end()) return found->second;
+    SymbolicScalar simple = simplify(offset);
+    std::pair<std::int32_t, std::int64_t> result{0, 0};
+    if (auto constant = simple.constantValue()) {
+      result.second = *constant;
+    } else {
+      SymbolicScalar rest = simple;
+      if (simple.kind() == SymbolicKind::Add) {
+        if (auto term = simple.rhs().constantValue()) rest = simple.lhs(), result.second = *term;
+      } else if (simple.kind() == SymbolicKind::Sub) {
+        if (auto term = simple.rhs().constantValue(); term && *term != INT64_MIN)
+          rest = simple.lhs(), result.second = -*term;
+      }
+      result.first = m_symbols.try_emplace(rest, static_cast<std::int32_t>(m_symbols.size()) + 1).first->second;
+    }
+    m_splits.emplace(offset, result);
+    return result;
+  }
+
+  std::unordered_map<SymbolicScalar, std::pair<std::int32_t, std::int64_t>, SymbolicScalarHash> m_splits;
+  std::unordered_map<SymbolicScalar, std::int32_t, SymbolicScalarHash> m_symbols;
+};
+
+bool contains(const Box& outer, const Box& inner) {
+  if (outer.tensor != inner.tensor || outer.lo.size() != inner.lo.size()) return false;
+  for (std::size_t d = 0; d < outer.lo.size(); ++d)
+    if (outer.symbol[d] != inner.symbol[d] || inner.lo[d] < outer.lo[d] || outer.hi[d] < inner.hi[d]) return false;
+  return true;
+}
+
+// Two regions of one task may share an element unless some dim's intervals
+// are provably apart (or empty).
+bool mayOverlap(const Box& a, const Box& b) {
+  if (a.tensor != b.tensor) return false;
+  for (std::size_t d = 0; d < a.lo.size() && d < b.lo.size(); ++d) {
+    if (a.lo[d] >= a.hi[d] || b.lo[d] >= b.hi[d]) return false;
+    if (a.symbol[d] == b.symbol[d] && (a.hi[d] <= b.lo[d] || b.hi[d] <= a.lo[d])) return false;
+  }
+  return true;
+}
+
+// Boxes found by overlap: per tensor and symbolic signature a grid whose
+// cells are the first box's extents, so a query costs about the boxes it
+// meets; boxes of other signatures on the tensor are compared one by one.
+class BoxGrid {
+public:
+  void insert(const Box& box, int payload) {
+    int entry = static_cast<int>(m_entries.size());
+    m_entries.push_back({box, payload, 0});
+    Group& group = groupOf(box);
+    group.all.push_back(entry);
+    std::vector<std::int64_t> first, last;
+    if (!cellRange(group, box, first, last)) {
+      group.wide.push_back(entry);
+      return;
+    }
+    forEachCell(first, last, [&](std::uint64_t key) { group.cells[key].push_back(entry); });
+  }
+
+  // Calls visit(payload) once for every inserted box that may overlap `query`.
+  template <typename Visit> void visitOverlapping(const Box& query, Visit&& visit) const {
+    auto found = m_groups.find(query.tensor);
+    if (found == m_groups.end()) return;
+    ++m_stamp;
+    auto consider = [&](int entry) {
+      const Entry& candidate = m_entries[static_cast<std::size_t>(entry)];
+      if (candidate.stamp == m_stamp) return;
+      candidate.stamp = m_stamp;
+      if (mayOverlap(candidate.box, query)) visit(candidate.payload);
+    };
+    for (const Group& group : found->second) {
+      std::vector<std::int64_t> first, last;
+      if (group.symbol != query.symbol || !cellRange(group, query, first, last)) {
+        for (int entry : group.all) consider(entry);
+        continue;
+      }
+      forEachCell(first, last, [&](std::uint64_t key) {
+        if (auto cell = group.cells.find(key); cell != group.cells.end())
+          for (int entry : cell->second) consider(entry);
+      });
+      for (int entry : group.wide) consider(entry);
+    }
+  }
+
+private:
+  static constexpr std::int64_t kMaxCells = 64;
+  struct Entry {
+    Box box;
+    int payload;
+    mutable std::uint64_t stamp;
+  };
+  struct Group {
+    std::vector<std::int32_t> symbol;
+    std::vector<std::int64_t> cell;
+    std::unordered_map<std::uint64_t, std::vector<int>> cells;
+    std::vector<int> wide, all;
+  };
+
+  Group& groupOf(const Box& box) {
+    std::vector<Group>& groups = m_groups[box.tensor];
+    for (Group& group : groups)
+      if (group.symbol == box.symbol) return group;
+    Group group;
+    group.symbol = box.symbol;
+    for (std::size_t d = 0; d < box.lo.size(); ++d)
+      group.cell.push_back(std::max<std::int64_t>(box.hi[d] - box.lo[d], 1));
+    groups.push_back(std::move(group));
+    return groups.back();
+  }
+
+  static std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+  }
+
+  // The cells `box` covers, per dim; false when there are too many (or none).
+  static bool cellRange(const Group& group, const Box& box, std::vector<std::int64_t>& first,
+                        std::vector<std::int64_t>& last) {
+    if (box.lo.size() != group.cell.size()) return false;
+    std::int64_t count = 1;
+    for (std::size_t d = 0; d < box.lo.size(); ++d) {
+      if (box.hi[d] <= box.lo[d]) return false;
+      first.push_back(floorDiv(box.lo[d], group.cell[d]));
+      last.push_back(floorDiv(box.hi[d] - 1, group.cell[d]));
+      count *= last.back() - first.back() + 1;
+      if (count > kMaxCells) return false;
+    }
+    return true;
+  }
+
+  template <typename F>
+  static void forEachCell(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& last, F&& f) {
+    std::vector<std::int64_t> at = first;
+    while (true) {
+      std::uint64_t key = 1469598103934665603ULL;
+      for (std::int64_t c : at) key = (key ^ static_cast<std::uint64_t>(c)) * 1099511628211ULL;
+      f(key);
+      std::size_t d = at.size();
+      while (d > 0 && at[d - 1] == last[d - 1]) at[d - 1] = first[d - 1], --d;
+      if (d == 0) return;
+      ++at[d - 1];
+    }
+  }
+
+  std::vector<Entry> m_entries;
+  std::unordered_map<TensorId, std::vector<Group>> m_groups;
+  mutable std::uint64_t m_stamp = 0;
+};
+
+// The opcode of a vector tile op; nullopt for ops that move no data.
+std::optional<PtoOpcode> vectorOpcode(const TileOp& op, const TensorOp& tensorOp) {
+  using K = TensorOpKind;
+  using P = PtoOpcode;
+  switch (op.kind) {
+  case K::Add: return P::TADD;
+  case K::Sub: return P::TSUB;
+  case K::Mul: return P::TMUL;
+  case K::Div: return P::TDIV;
+  case K::Maximum: return P::TMAX;
+  case K::Minimum: return P::TMIN;
+  case K::AddS: return P::TADDS;
+  case K::SubS: return P::TSUBS;
+  case K::MulS: return P::TMULS;
+  case K::DivS: return P::TDIVS;
+  case K::MaximumS: return P::TMAXS;
+  case K::MinimumS: return P::TMINS;
+  case K::Exp: return P::TEXP;
+  case K::Log: return P::TLOG;
+  case K::Sqrt: return P::TSQRT;
+  case K::Rsqrt: return P::TRSQRT;
+  case K::Reciprocal: return P::TRECIP;
+  case K::Abs: return P::TABS;
+  case K::Neg: return P::TNEG;
+  case K::Relu: return P::TRELU;
+  case K::Sigmoid: return P::TSIGMOID;
+  case K::Tanh: return P::TTANH;
+  case K::Cast: return P::TCVT;
+  case K::Where: return P::TSEL;
+  case K::Copy:
+  case K::Assemble:
+  case K::Reshape:
+  case K::Unsqueeze: return P::TCOPY;
+  case K::Transpose:
+  case K::Permute: return P::TTRANS;
+  case K::Full: return P::TEXPANDS;
+  case K::Gather:
+  case K::IndexSelect: return P::TGATHER;
+  case K::Scatter:
+  case K::ScatterUpdate: return P::TSCATTER;
+  case K::View: return std::nullopt;
+  case K::Sum:
+  case K::Amax:
+  case K::Amin: {
+    // Which axes this tile really reduces (extent > 1 in the input tile).
+    const auto* dims = tensorOp.attr<std::vector<std::int64_t>>("dims");
+    const std::vector<std::int64_t>& shape = op.inputs.at(0).shape;
+    bool inner = false, outer = false;
+    if (dims)
+      for (std::int64_t dim : *dims) {
+        std::int64_t d = dim < 0 ? dim + static_cast<std::int64_t>(shape.size()) : dim;
+        if (d < 0 || d >= static_cast<std::int64_t>(shape.size()) || shape[static_cast<std::size_t>(d)] <= 1) continue;
+        (d + 1 == static_cast<std::int64_t>(shape.size()) ? inner : outer) = true;
+      }
+    if (inner && outer) return P::TVEC;  // both ways: no single instruction
+    bool sum = op.kind == K::Sum, max = op.kind == K::Amax;
+    if (outer) return sum ? P::TCOLSUM : max ? P::TCOLMAX : P::TCOLMIN;
+    return sum ? P::TROWSUM : max ? P::TROWMAX : P::TROWMIN;
+  }
+  default: break;
+  }
+  switch (category(op.kind)) {
+  case OpCategory::Compare: return P::TCMP;
+  case OpCategory::CompareScalar: return P::TCMPS;
+  default: return P::TVEC;
+  }
+}
+
+// Lowers one subgraph into the program of its class.
+class Lowering {
+public:
+  Lowering(const Compilation& compilation, const Subgraph& subgraph, DiagnosticEngine& diags)
+      : m_tiles(compilation.tiles), m_subgraph(subgraph), m_diags(diags) {}
+
+  std::optional<PtoProgram> run() {
+    m_program.programId = m_subgraph.programId;
+    m_program.coreType = m_subgraph.coreType;
+    m_program.subgraph = m_subgraph.id;
+    prepare();
+    assignAliases();
+    bool ok = m_subgraph.coreType == CoreType::AIC ? lowerCube() : lowerVector();
+    if (!ok) return std::nullopt;
+    m_program.recountPipes();
+    return std::move(m_program);
+  }
+
+private:
+  // A region with its box.
+  struct Placed {
+    TileRegion region;
+    Box box;
+  };
+  struct Op {
+    const TileOp* op;
+    std::vector<Placed> inputs, outputs;
+  };
+
+  int opCount() const { return static_cast<int>(m_ops.size()); }
+  SourceLocation locationOf(const TileOp& op) const { return m_tiles.graph.op(op.tensorOp).location; }
+  SourceLocation locationOfSubgraph() const {
+    return m_ops.empty() ? m_tiles.graph.kernelLocation : locationOf(*m_ops[0].op);
+  }
+  DataType dtypeOf(const TileRegion& region) const { return m_tiles.graph.tensor(region.tensor).dtype; }
+  std::string text(const TileRegion& region) const { return regionString(m_tiles, region); }
+
+  auto internalError(SourceLocation location) const {
+    return std::move(m_diags.error(std::move(location)) << "internal error in LowerToPto (subgraph " << m_subgraph.id
+                                                        << ", program " << m_subgraph.programId << "): ");
+  }
+
+  // Regions on storage tensors, as the copy lists name them (RemoveRedundantOp
+  // may have been disabled), with their boxes; buffers indexed for lookup. A
+  // view tile op moves nothing: its buffer holds no data of its own.
+  void prepare() {
+    const TensorGraph& graph = m_tiles.graph;
+    auto place = [&](const TileRegion& region) {
+      TileRegion resolved = resolveViews(graph, region);
+      Box box = m_boxes.of(resolved);
+      return Placed{std::move(resolved), std::move(box)};
+    };
+    for (TileOpId id : m_subgraph.ops) {
+      Op entry{&m_tiles.tileOp(id), {}, {}};
+      for (const TileRegion& region : entry.op->inputs) entry.inputs.push_back(place(region));
+      for (const TileRegion& region : entry.op->outputs) entry.outputs.push_back(place(region));
+      m_ops.push_back(std::move(entry));
+    }
+    for (const TileRegion& region : m_subgraph.copyIns) m_copyIns.push_back(place(region));
+    for (const TileRegion& region : m_subgraph.copyOuts) m_copyOuts.push_back(place(region));
+    for (const BufferAllocation& buffer : m_subgraph.buffers) {
+      bool holdsData = buffer.producer == kNoId || m_tiles.tileOp(buffer.producer).kind != TensorOpKind::View;
+      addBuffer(buffer, place(buffer.region).box, holdsData);
+    }
+    m_ubTop = m_subgraph.peakBytes[static_cast<std::size_t>(MemoryKind::UB)];
+  }
+
+  int addBuffer(const BufferAllocation& buffer, Box box, bool holdsData) {
+    int b = static_cast<int>(m_buffers.size());
+    m_buffers.push_back(buffer);
+    m_bufferBoxes.push_back(std::move(box));
+    if (holdsData) {
+      const Box& key = m_bufferBoxes.back();
+      m_exact[static_cast<std::size_t>(buffer.memory)][key].push_back(b);
+      m_grid[static_cast<std::size_t>(buffer.memory)].insert(key, b);
+    }
+    return b;
+  }
+
+  // A UB tile for a vector op of a cube subgraph (machines with an L0C -> UB
+  // path), which AllocateBuffers does not place: above every UB buffer, one
+  // tile after another.
+  int addUbTile(const Placed& placed, TileOpId producer, int position) {
+    BufferAllocation buffer;
+    buffer.memory = MemoryKind::UB;
+    buffer.offsetBytes = m_ubTop;
+    buffer.bytes = tileBytes(placed.region.shape, dtypeOf(placed.region), 32);
+    buffer.region = placed.region;
+    buffer.producer = producer;
+    buffer.firstUse = buffer.lastUse = position;
+    m_ubTop += buffer.bytes;
+    return addBuffer(buffer, placed.box, true);
+  }
+
+  const BufferAllocation& buffer(int b) const { return m_buffers[static_cast<std::size_t>(b)]; }
+
+  // GM regions of one task that may overlap get one alias class (union-find).
+  void assignAliases() {
+    std::vector<const Placed*> regions;
+    for (const Placed& placed : m_copyIns) regions.push_back(&placed);
+    for (const Placed& placed : m_copyOuts) regions.push_back(&placed);
+    std::vector<std::size_t> parent(regions.size());
+    std::iota(parent.begin(), parent.end(), std::size_t{0});
+    auto find = [&](std::size_t x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    BoxGrid seen;
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+      seen.visitOverlapping(regions[i]->box, [&](int j) { parent[find(i)] = find(static_cast<std::size_t>(j)); });
+      seen.insert(regions[i]->box, static_cast<int>(i));
+    }
+    // Number the classes densely in order of first appearance.
+    std::vector<int> number(regions.size(), -1);
+    int next = 0;
+    std::vector<int> alias(regions.size());
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+      std::size_t root = find(i);
+      if (number[root] < 0) number[root] = next++;
+      alias[i] = number[root];
+    }
+    m_inAlias.assign(alias.begin(), alias.begin() + static_cast<std::ptrdiff_t>(m_copyIns.size()));
+    m_outAlias.assign(alias.begin() + static_cast<std::ptrdiff_t>(m_copyIns.size()), alias.end());
+  }
+
+  PtoOperand gmOperand(bool copyIn, int index) const {
+    const TileRegion& region = (copyIn ? m_copyIns : m_copyOuts)[static_cast<std::size_t>(index)].region;
+    PtoOperand operand;
+    operand.memory = MemoryKind::GM;
+    operand.shape = region.shape;
+    operand.dtype = dtypeOf(region);
+    operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
+    operand.gmRegion = index;
+    operand.gmAlias = (copyIn ? m_inAlias : m_outAlias)[static_cast<std::size_t>(index)];
+    return operand;
+  }
+
+  // `placed` inside buffer `b`: the span from its first to its last element
+  // in the buffer's layout (innermost dim padded to 32 bytes), or the whole
+  // buffer when it is the buffer's region or not known to lie inside it.
+  PtoOperand bufferOperand(int b, const Placed& placed) const {
+    const BufferAllocation& held = buffer(b);
+    const Box& outer = m_bufferBoxes[static_cast<std::size_t>(b)];
+    PtoOperand operand;
+    operand.memory = held.memory;
+    operand.shape = placed.region.shape;
+    operand.dtype = dtypeOf(placed.region);
+    operand.offsetBytes = held.offsetBytes;
+    operand.bytes = held.bytes;
+    if (outer == placed.box || !contains(outer, placed.box) || elementCount(placed.region.shape) == 0) return operand;
+    std::int64_t item = static_cast<std::int64_t>(sizeOf(operand.dtype));
+    std::int64_t perBlock = std::max<std::int64_t>(1, 32 / item);
+    std::int64_t stride = 1, first = 0, last = 0;
+    for (std::size_t d = outer.lo.size(); d-- > 0;) {
+      std::int64_t delta = placed.box.lo[d] - outer.lo[d];
+      first += delta * stride;
+      last += (delta + placed.box.hi[d] - placed.box.lo[d] - 1) * stride;
+      std::int64_t extent = outer.hi[d] - outer.lo[d];
+      if (d + 1 == outer.lo.size()) extent = (extent + perBlock - 1) / perBlock * perBlock;
+      stride *= extent;
+    }
+    operand.offsetBytes = held.offsetBytes + first * item;
+    operand.bytes = (last - first + 1) * item;
+    return operand;
+  }
+
+  // The buffer of `memory` holding `box`: the first with exactly this
+  // region, else the first containing it, else the first overlapping it,
+  // among those `accept` takes; -1 when none.
+  template <typename Accept> int findBuffer(MemoryKind memory, const Box& box, Accept accept) const {
+    const auto& exact = m_exact[static_cast<std::size_t>(memory)];
+    if (auto found = exact.find(box); found != exact.end())
+      for (int b : found->second)
+        if (accept(b)) return b;
+    int containing = -1, overlapping = -1;
+    m_grid[static_cast<std::size_t>(memory)].visitOverlapping(box, [&](int b) {
+      if (!accept(b)) return;
+      if (contains(m_bufferBoxes[static_cast<std::size_t>(b)], box) && (containing < 0 || b < containing))
+        containing = b;
+      if (overlapping < 0 || b < overlapping) overlapping = b;
+    });
+    return containing >= 0 ? containing : overlapping;
+  }
+  int findBuffer(MemoryKind memory, const Box& box) const {
+    return findBuffer(memory, box, [](int) { return true; });
+  }
+
+  PtoInstruction instruction(PtoOpcode opcode, const TileOp& op) const {
+    PtoInstruction instruction;
+    instruction.opcode = opcode;
+    instruction.pipe = pipeOf(opcode);
+    instruction.tileOp = op.id;
+    instruction.opKind = op.kind;
+    return instruction;
+  }
+
+  // Copy-outs grouped by the position of the last op writing what may
+  // overlap them.
+  bool storesByWriter(std::vector<std::vector<int>>& storesAfter) const {
+    BoxGrid writes;
+    for (int p = 0; p < opCount(); ++p) {
+      if (m_ops[static_cast<std::size_t>(p)].op->kind == TensorOpKind::View) continue;  // moves no data
+      for (const Placed& output : m_ops[static_cast<std::size_t>(p)].outputs) writes.insert(output.box, p);
+    }
+    storesAfter.assign(m_ops.size(), {});
+    for (std::size_t j = 0; j < m_copyOuts.size(); ++j) {
+      int writer = -1;
+      writes.visitOverlapping(m_copyOuts[j].box, [&](int p) { writer = std::max(writer, p); });
+      if (writer < 0)
+        return internalError(locationOfSubgraph())
+               << "copy-out " << j << " (" << text(m_copyOuts[j].region) << ") is written by no op";
+      storesAfter[static_cast<std::size_t>(writer)].push_back(static_cast<int>(j));
+    }
+    return true;
+  }
+
+  // Copy-ins grouped by the op that first uses their buffer in `memory`.
+  // Those with no buffer there are left to `unplaced` (when given).
+  bool loadsByFirstUse(MemoryKind memory, std::vector<std::vector<std::pair<int, int>>>& loadsAt,
+                       const std::function<bool(int copyIn)>& unplaced) const {
+    loadsAt.assign(m_ops.size(), {});
+    for (std::size_t i = 0; i < m_copyIns.size(); ++i) {
+      int b = findBuffer(memory, m_copyIns[i].box);
+      if (b < 0 && unplaced && unplaced(static_cast<int>(i))) continue;
+      if (b < 0)
+        return internalError(locationOfSubgraph())
+               << "copy-in " << i << " (" << text(m_copyIns[i].region) << ") has no "
+               << (memory == MemoryKind::UB ? "UB" : "L1") << " buffer";
+      if (m_ops.empty()) continue;
+      int at = std::clamp(buffer(b).firstUse, 0, opCount() - 1);
+      loadsAt[static_cast<std::size_t>(at)].emplace_back(static_cast<int>(i), b);
+    }
+    return true;
+  }
+
+  void emitLoad(int copyIn, int b, const TileOp& firstUser) {
+    const Placed& placed = m_copyIns[static_cast<std::size_t>(copyIn)];
+    PtoInstruction load = instruction(PtoOpcode::TLOAD, firstUser);
+    load.dst.push_back(bufferOperand(b, placed));
+    load.srcs.push_back(gmOperand(true, copyIn));
+    load.elements = elementCount(placed.region.shape);
+    load.bytes = load.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
+    m_program.instructions.push_back(std::move(load));
+  }
+
+  // ---- vector subgraphs ----------------------------------------------------
+
+  bool lowerVector() {
+    std::vector<std::vector<std::pair<int, int>>> loadsAt;
+    std::vector<std::vector<int>> storesAfter;
+    if (!loadsByFirstUse(MemoryKind::UB, loadsAt, nullptr) || !storesByWriter(storesAfter)) return false;
+    auto produced = [&](int b) { return buffer(b).producer != kNoId; };
+    for (int p = 0; p < opCount(); ++p) {
+      const Op& entry = m_ops[static_cast<std::size_t>(p)];
+      const TileOp& op = *entry.op;
+      for (auto [copyIn, b] : loadsAt[static_cast<std::size_t>(p)]) emitLoad(copyIn, b, op);
+      if (std::optional<PtoOpcode> opcode = vectorOpcode(op, m_tiles.graph.op(op.tensorOp))) {
+        PtoInstruction compute = instruction(*opcode, op);
+        compute.accumulate = op.accumulate;
+        for (const Placed& input : entry.inputs) {
+          // Data made earlier in this subgraph is read where it was made
+          // (from every piece, when it was made in several); anything else
+          // from the buffer it was loaded into.
+          auto madeBefore = [&](int b) { return produced(b) && buffer(b).firstUse < p; };
+          std::vector<int> pieces;
+          int whole = findBuffer(MemoryKind::UB, input.box, [&](int b) {
+            return madeBefore(b) && contains(m_bufferBoxes[static_cast<std::size_t>(b)], input.box);
+          });
+          if (whole >= 0) {
+            pieces.push_back(whole);
+          } else {
+            m_grid[static_cast<std::size_t>(MemoryKind::UB)].visitOverlapping(input.box, [&](int b) {
+              if (madeBefore(b)) pieces.push_back(b);
+            });
+            std::sort(pieces.begin(), pieces.end());
+          }
+          if (pieces.empty()) {
+            int loaded = findBuffer(MemoryKind::UB, input.box, [&](int b) { return !produced(b); });
+            if (loaded < 0) loaded = findBuffer(MemoryKind::UB, input.box);
+            if (loaded >= 0) pieces.push_back(loaded);
+          }
+          if (pieces.empty())
+            return internalError(locationOf(op)) << "input " << text(input.region) << " of tile op " << op.id << " ("
+                                                 << name(op.kind) << ") is in no UB buffer";
+          for (int b : pieces) compute.srcs.push_back(bufferOperand(b, input));
+        }
+        for (const Placed& output : entry.outputs) {
+          int b = findBuffer(MemoryKind::UB, output.box);
+          if (b < 0)
+            return internalError(locationOf(op)) << "result " << text(output.region) << " of tile op " << op.id << " ("
+                                                 << name(op.kind) << ") has no UB buffer";
+          compute.dst.push_back(bufferOperand(b, output));
+        }
+        for (const auto* operands : {&compute.dst, &compute.srcs})
+          for (const PtoOperand& operand : *operands)
+            compute.elements = std::max(compute.elements, elementCount(operand.shape));
+        m_program.instructions.push_back(std::move(compute));
+      }
+      for (int j : storesAfter[static_cast<std::size_t>(p)]) {
+        const Placed& placed = m_copyOuts[static_cast<std::size_t>(j)];
+        int b = findBuffer(MemoryKind::UB, placed.box);
+        if (b < 0)
+          return internalError(locationOf(op))
+                 << "copy-out " << j << " (" << text(placed.region) << ") has no UB buffer";
+        PtoInstruction store = instruction(PtoOpcode::TSTORE, op);
+        store.dst.push_back(gmOperand(false, j));
+        store.srcs.push_back(bufferOperand(b, placed));
+        store.elements = elementCount(placed.region.shape);
+        store.bytes = store.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
+        m_program.instructions.push_back(std::move(store));
+      }
+    }
+    return true;
+  }
+
+  // ---- cube subgraphs ------------------------------------------------------
+
+  // The first op position reading what may overlap `box`; -1 when none.
+  int firstReaderOf(const Box& box, int from = 0) const {
+    for (int p = from; p < opCount(); ++p)
+      for (const Placed& input : m_ops[static_cast<std::size_t>(p)].inputs)
+        if (mayOverlap(input.box, box)) return p;
+    return -1;
+  }
+
+  bool madeByMatmul(int b) const {
+    TileOpId producer = buffer(b).producer;
+    return producer != kNoId && m_tiles.tileOp(producer).kind == TensorOpKind::Matmul;
+  }
+
+  bool lowerCube() {
+    // Copy-ins: A/B tiles into L1; an accumulator held in L0C continues an
+    // accumulation from GM (split k); what a vector op reads (mixed subgraphs)
+    // into a UB tile.
+    std::vector<std::vector<std::pair<int, int>>> loadsAt(m_ops.size());
+    for (std::size_t i = 0; i < m_copyIns.size(); ++i) {
+      const Placed& placed = m_copyIns[i];
+      int b = findBuffer(MemoryKind::L1, placed.box);
+      if (b < 0) b = findBuffer(MemoryKind::L0C, placed.box, [&](int c) { return madeByMatmul(c); });
+      if (b < 0) {
+        int reader = firstReaderOf(placed.box);
+        if (reader >= 0) b = addUbTile(placed, kNoId, reader);
+      }
+      if (b < 0)
+        return internalError(locationOfSubgraph())
+               << "copy-in " << i << " (" << text(placed.region) << ") has no buffer and no reader";
+      if (m_ops.empty()) continue;
+      loadsAt[static_cast<std::size_t>(std::clamp(buffer(b).firstUse, 0, opCount() - 1))].emplace_back(
+          static_cast<int>(i), b);
+    }
+    std::vector<std::vector<int>> storesAfter;
+    if (!storesByWriter(storesAfter)) return false;
+    std::vector<bool> loaded(m_buffers.size(), false);
+    for (int p = 0; p < opCount(); ++p) {
+      const Op& entry = m_ops[static_cast<std::size_t>(p)];
+      const TileOp& op = *entry.op;
+      for (auto [copyIn, b] : loadsAt[static_cast<std::size_t>(p)]) {
+        emitLoad(copyIn, b, op);
+        loaded[static_cast<std::size_t>(b)] = true;
+      }
+      loaded.resize(m_buffers.size(), false);
+      bool ok = true;
+      if (op.kind == TensorOpKind::Matmul)
+        ok = lowerMatmul(p, entry, loaded);
+      else if (op.kind == TensorOpKind::Cast)
+        ok = lowerFixpipeCast(p, entry);
+      else if (op.kind != TensorOpKind::View)
+        ok = lowerVectorOpOfCube(p, entry);
+      if (!ok) return false;
+      for (int j : storesAfter[static_cast<std::size_t>(p)])
+        if (!lowerCubeStore(j, entry)) return false;
+    }
+    return true;
+  }
+
+  bool lowerMatmul(int p, const Op& entry, const std::vector<bool>& loaded) {
+    const TileOp& op = *entry.op;
+    if (entry.inputs.size() != 2 || entry.outputs.size() != 1)
+      return internalError(locationOf(op)) << "matmul tile op " << op.id << " needs two inputs and one output";
+    const Placed& a = entry.inputs[0];
+    const Placed& b = entry.inputs[1];
+    const Placed& c = entry.outputs[0];
+    int a1 = findBuffer(MemoryKind::L1, a.box), b1 = findBuffer(MemoryKind::L1, b.box);
+    int a0 = findBuffer(MemoryKind::L0A, a.box), b0 = findBuffer(MemoryKind::L0B, b.box);
+    int c0 = findBuffer(MemoryKind::L0C, c.box);
+    if (a1 < 0 || b1 < 0 || a0 < 0 || b0 < 0 || c0 < 0)
+      return internalError(locationOf(op)) << "matmul tile op " << op.id << " lacks a buffer (L1 A/B, L0A, L0B or L0C)";
+    auto move = [&](int from, int to, const Placed& placed) {
+      PtoInstruction mov = instruction(PtoOpcode::TMOV, op);
+      mov.dst.push_back(bufferOperand(to, placed));
+      mov.srcs.push_back(bufferOperand(from, placed));
+      mov.elements = elementCount(placed.region.shape);
+      mov.bytes = mov.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
+      m_program.instructions.push_back(std::move(mov));
+    };
+    // L0A/L0B buffers keep their tile for their whole live range.
+    if (buffer(a0).firstUse == p) move(a1, a0, a);
+    if (buffer(b0).firstUse == p) move(b1, b0, b);
+    // The first k-step in L0C starts afresh unless the accumulator was loaded.
+    bool fresh = buffer(c0).firstUse == p && !loaded[static_cast<std::size_t>(c0)];
+    bool accumulate = op.accumulate != TileAccumulate::None && !fresh;
+    PtoInstruction mac = instruction(accumulate ? PtoOpcode::TMATMUL_ACC : PtoOpcode::TMATMUL, op);
+    mac.accumulate = accumulate ? op.accumulate : TileAccumulate::None;
+    mac.dst.push_back(bufferOperand(c0, c));
+    mac.srcs.push_back(bufferOperand(a0, a));
+    mac.srcs.push_back(bufferOperand(b0, b));
+    mac.elements = elementCount(a.region.shape) * (c.region.shape.empty() ? 1 : c.region.shape.back());
+    m_program.instructions.push_back(std::move(mac));
+    return true;
+  }
+
+  // TMOV_ACC from L0C into a UB tile for `placed`, converting to its dtype.
+  int moveOutOfL0C(int c0, const Placed& from, const Placed& placed, const TileOp& op, int p) {
+    int tile = addUbTile(placed, op.id, p);
+    PtoInstruction mov = instruction(PtoOpcode::TMOV_ACC, op);
+    mov.dst.push_back(bufferOperand(tile, placed));
+    mov.srcs.push_back(bufferOperand(c0, from));
+    mov.elements = elementCount(placed.region.shape);
+    mov.bytes = mov.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
+    m_program.instructions.push_back(std::move(mov));
+    return tile;
+  }
+
+  // The Cast of a matmul result: the fixpipe converts it on its way to GM
+  // (the TSTORE_ACC of the copy-out); a vector op of the subgraph that reads
+  // it gets it in UB.
+  bool lowerFixpipeCast(int p, const Op& entry) {
+    if (entry.inputs.size() != 1 || entry.outputs.size() != 1)
+      return internalError(locationOf(*entry.op))
+             << "cast tile op " << entry.op->id << " needs one input and one output";
+    if (firstReaderOf(entry.outputs[0].box, p + 1) < 0) return true;
+    int c0 = findBuffer(MemoryKind::L0C, entry.inputs[0].box);
+    if (c0 < 0)
+      return internalError(locationOf(*entry.op))
+             << "the input of cast tile op " << entry.op->id << " is in no L0C buffer";
+    moveOutOfL0C(c0, entry.inputs[0], entry.outputs[0], *entry.op, p);
+    return true;
+  }
+
+  // A vector op in a cube subgraph (the machine passes L0C to UB): its
+  // matmul inputs leave L0C by TMOV_ACC, the rest is as in vector subgraphs.
+  bool lowerVectorOpOfCube(int p, const Op& entry) {
+    const TileOp& op = *entry.op;
+    std::optional<PtoOpcode> opcode = vectorOpcode(op, m_tiles.graph.op(op.tensorOp));
+    if (!opcode) return true;
+    PtoInstruction compute = instruction(*opcode, op);
+    compute.accumulate = op.accumulate;
+    for (const Placed& input : entry.inputs) {
+      int b = findBuffer(MemoryKind::UB, input.box);
+      if (int c0 = b < 0 ? findBuffer(MemoryKind::L0C, input.box, [&](int c) { return madeByMatmul(c); }) : -1; c0 >= 0)
+        b = moveOutOfL0C(c0, input, input, op, p);
+      if (b < 0) {
+        // A copy-in the cube side loaded into L1 only: load it into UB as well.
+        for (std::size_t i = 0; i < m_copyIns.size() && b < 0; ++i)
+          if (contains(m_copyIns[i].box, input.box)) {
+            b = addUbTile(m_copyIns[i], kNoId, p);
+            emitLoad(static_cast<int>(i), b, op);
+          }
+      }
+      if (b < 0)
+        return internalError(locationOf(op)) << "input " << text(input.region) << " of tile op " << op.id << " ("
+                                             << name(op.kind) << ") is in no buffer";
+      compute.srcs.push_back(bufferOperand(b, input));
+    }
+    for (const Placed& output : entry.outputs) {
+      int b = findBuffer(MemoryKind::UB, output.box);
+      if (b < 0) b = addUbTile(output, op.id, p);
+      compute.dst.push_back(bufferOperand(b, output));
+    }
+    for (const auto* operands : {&compute.dst, &compute.srcs})
+      for (const PtoOperand& operand : *operands)
+        compute.elements = std::max(compute.elements, elementCount(operand.shape));
+    m_program.instructions.push_back(std::move(compute));
+    return true;
+  }
+
+  bool lowerCubeStore(int j, const Op& writer) {
+    const Placed& placed = m_copyOuts[static_cast<std::size_t>(j)];
+    const TileOp& op = *writer.op;
+    bool fromUb = op.kind != TensorOpKind::Matmul && op.kind != TensorOpKind::Cast;
+    // A converted result leaves the accumulator its Cast reads.
+    const Placed& held = op.kind == TensorOpKind::Cast && !writer.inputs.empty() ? writer.inputs[0] : placed;
+    int b = findBuffer(fromUb ? MemoryKind::UB : MemoryKind::L0C, held.box);
+    if (b < 0)
+      return internalError(locationOf(op)) << "copy-out " << j << " (" << text(placed.region) << ") is in no "
+                                           << (fromUb ? "UB" : "L0C") << " buffer";
+    PtoInstruction store = instruction(fromUb ? PtoOpcode::TSTORE : PtoOpcode::TSTORE_ACC, op);
+    store.dst.push_back(gmOperand(false, j));
+    store.srcs.push_back(bufferOperand(b, held));
+    store.elements = elementCount(placed.region.shape);
+    store.bytes = store.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
+    m_program.instructions.push_back(std::move(store));
+    return true;
+  }
+
+  const TileGraph& m_tiles;
+  const Subgraph& m_subgraph;
+  DiagnosticEngine& m_diags;
+  PtoProgram m_program;
+  Boxes m_boxes;
+  std::vector<Op> m_ops;  // the subgraph's ops, regions on storage
+  std::vector<Placed> m_copyIns, m_copyOuts;
+  std::vector<BufferAllocation> m_buffers;  // AllocateBuffers' and then the UB tiles added here
+  std::vector<Box> m_bufferBoxes;           // per buffer
+  std::int64_t m_ubTop = 0;                 // where the next added UB tile goes
+  // Buffers that hold data, per memory: by exact box (in index order) and by overlap.
+  std::array<std::unordered_map<Box, std::vector<int>, BoxHash>, kMemoryKindCount> m_exact;
+  std::array<BoxGrid, kMemoryKindCount> m_grid;
+  std::vector<int> m_inAlias, m_outAlias;
+};
+
+} // namespace
+
+bool lowerToPto(Compilation& compilation, DiagnosticEngine& diags) {
+  const BlockGraph& blocks = compilation.blocks;
+  compilation.programs.assign(static_cast<std::size_t>(std::max(blocks.programCount, 0)), PtoProgram{});
+  std::vector<bool> lowered(compilation.programs.size(), false);
+  for (const Subgraph& subgraph : blocks.subgraphs) {
+    if (subgraph.programId < 0 || subgraph.programId >= blocks.programCount) {
+      SourceLocation location =
+          subgraph.ops.empty()
+              ? compilation.tiles.graph.kernelLocation
+              : compilation.tiles.graph.op(compilation.tiles.tileOp(subgraph.ops[0]).tensorOp).location;
+      return diags.error(location) << "internal error in LowerToPto: subgraph " << subgraph.id << " has program id "
+                                   << subgraph.programId << " outside 0.." << blocks.programCount - 1;
+    }
+    std::size_t id = static_cast<std::size_t>(subgraph.programId);
+    if (lowered[id]) continue;
+    std::optional<PtoProgram> program = Lowering(compilation, subgraph, diags).run();
+    if (!program) return false;
+    compilation.programs[id] = std::move(*program);
+    lowered[id] = true;
+  }
+  return true;
+}
+
+} // namespace pto
