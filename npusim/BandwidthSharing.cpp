@@ -1,8 +1,6 @@
 // Water-filling over the transfers' own limits.
 #include "npusim/BandwidthSharing.h"
 
-#include <algorithm>
-#include <numeric>
 #include <vector>
 
 namespace pto {
@@ -12,29 +10,31 @@ void shareBandwidth(std::span<const double> limits, double capacity, std::span<d
   double total = 0.0;
   for (double limit : limits) total += limit;
   if (total <= capacity) {
-    std::copy(limits.begin(), limits.end(), rates.begin());
+    for (std::size_t i = 0; i < n; ++i) rates[i] = limits[i];
     return;
   }
-  // Raise a common level from the smallest limit up: each transfer whose
-  // limit is below the equal share of what is left takes its limit.
-  thread_local std::vector<std::size_t> order;
-  order.resize(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return limits[a] < limits[b] || (limits[a] == limits[b] && a < b);
-  });
+  // Raise a common level: every transfer whose limit is at or below the equal
+  // share of what is left takes its limit; repeat until nobody else does (at
+  // most one round per distinct limit, and chips have a handful of paths).
+  // Rates of -1 mark the transfers still sharing.
+  for (std::size_t i = 0; i < n; ++i) rates[i] = -1.0;
   double left = capacity;
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t i = order[k];
-    double share = left / static_cast<double>(n - k);
-    if (limits[i] <= share) {
+  std::size_t sharing = n;
+  bool settled = false;
+  while (!settled && sharing > 0) {
+    settled = true;
+    double level = left / static_cast<double>(sharing);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rates[i] >= 0.0 || limits[i] > level) continue;
       rates[i] = limits[i];
       left -= limits[i];
-      continue;
+      --sharing;
+      settled = false;
     }
-    for (std::size_t j = k; j < n; ++j) rates[order[j]] = share;
-    return;
   }
+  double level = sharing > 0 ? left / static_cast<double>(sharing) : 0.0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (rates[i] < 0.0) rates[i] = level;
 }
 
 } // namespace pto

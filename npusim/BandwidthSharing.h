@@ -11,8 +11,8 @@ namespace pto {
 // and no transfer could get more without taking from one that has no more
 // than it: transfers below the fair level get their whole limit, the others
 // share what is left equally. When the limits sum to no more than the cap,
-// every transfer runs at its limit. Deterministic: the result depends only
-// on the values, not on their order.
+// every transfer runs at its limit. Cost: O(n) per distinct limit below
+// the fair level.
 void shareBandwidth(std::span<const double> limits, double capacity, std::span<double> rates);
 
 } // namespace pto

@@ -18,9 +18,91 @@ L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, s
       m_layouts(std::move(layouts)) {}
 
 void L2CacheModel::clear() {
-  m_recency.clear();
-  m_lines.clear();
+  m_nodes.clear();
+  m_table.clear();
+  m_head = m_tail = -1;
   m_hits = m_misses = 0;
+}
+
+std::size_t L2CacheModel::findSlot(std::uint64_t key) const {
+  const std::size_t mask = m_table.size() - 1;
+  std::size_t slot = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  while (m_table[slot] >= 0 && m_nodes[static_cast<std::size_t>(m_table[slot])].key != key) slot = (slot + 1) & mask;
+  return slot;
+}
+
+void L2CacheModel::grow() {
+  std::size_t size = std::max<std::size_t>(1024, m_table.size() * 2);
+  m_table.assign(size, -1);
+  for (std::size_t i = 0; i < m_nodes.size(); ++i) m_table[findSlot(m_nodes[i].key)] = static_cast<std::int32_t>(i);
+}
+
+void L2CacheModel::unlink(std::int32_t node) {
+  Node& n = m_nodes[static_cast<std::size_t>(node)];
+  if (n.prev >= 0) m_nodes[static_cast<std::size_t>(n.prev)].next = n.next;
+  else m_head = n.next;
+  if (n.next >= 0) m_nodes[static_cast<std::size_t>(n.next)].prev = n.prev;
+  else m_tail = n.prev;
+  n.prev = n.next = -1;
+}
+
+void L2CacheModel::pushFront(std::int32_t node) {
+  Node& n = m_nodes[static_cast<std::size_t>(node)];
+  n.prev = -1;
+  n.next = m_head;
+  if (m_head >= 0) m_nodes[static_cast<std::size_t>(m_head)].prev = node;
+  m_head = node;
+  if (m_tail < 0) m_tail = node;
+}
+
+bool L2CacheModel::touch(std::uint64_t key) {
+  if (m_table.empty()) grow();
+  std::size_t slot = findSlot(key);
+  if (m_table[slot] >= 0) {
+    std::int32_t node = m_table[slot];
+    if (node != m_head) {
+      unlink(node);
+      pushFront(node);
+    }
+    return true;
+  }
+  std::int32_t node;
+  if (m_nodes.size() < m_capacityLines) {
+    // A new node; keep the table at most half full.
+    node = static_cast<std::int32_t>(m_nodes.size());
+    m_nodes.push_back({key, -1, -1});
+    if (m_nodes.size() * 2 > m_table.size()) {
+      grow();
+      pushFront(node);
+      return false;
+    }
+  } else {
+    // Reuse the least recent line's node: remove its key from the table
+    // (backward-shift deletion keeps every probe chain unbroken).
+    node = m_tail;
+    unlink(node);
+    const std::size_t mask = m_table.size() - 1;
+    std::size_t hole = findSlot(m_nodes[static_cast<std::size_t>(node)].key);
+    std::size_t probe = hole;
+    while (true) {
+      probe = (probe + 1) & mask;
+      std::int32_t moved = m_table[probe];
+      if (moved < 0) break;
+      std::size_t home =
+          static_cast<std::size_t>((m_nodes[static_cast<std::size_t>(moved)].key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+      // Move it into the hole unless its home lies cyclically in (hole, probe].
+      bool stays = hole <= probe ? (home > hole && home <= probe) : (home > hole || home <= probe);
+      if (stays) continue;
+      m_table[hole] = moved;
+      hole = probe;
+    }
+    m_table[hole] = -1;
+    m_nodes[static_cast<std::size_t>(node)].key = key;
+    slot = findSlot(key);
+  }
+  m_table[slot] = node;
+  pushFront(node);
+  return false;
 }
 
 template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& region, Visit&& visit) const {
@@ -60,20 +142,8 @@ double L2CacheModel::access(const ConcreteRegion& region) {
   std::int64_t hit = 0, total = 0;
   const auto tensorKey = static_cast<std::uint64_t>(region.tensor) << kLineBits;
   forEachLine(region, [&](std::int64_t line) {
-    std::uint64_t key = tensorKey | static_cast<std::uint64_t>(line);
     ++total;
-    auto found = m_lines.find(key);
-    if (found != m_lines.end()) {
-      ++hit;
-      m_recency.splice(m_recency.begin(), m_recency, found->second);
-      return;
-    }
-    m_recency.push_front(key);
-    m_lines.emplace(key, m_recency.begin());
-    if (m_lines.size() > m_capacityLines) {
-      m_lines.erase(m_recency.back());
-      m_recency.pop_back();
-    }
+    hit += touch(tensorKey | static_cast<std::uint64_t>(line));
   });
   m_hits += hit;
   m_misses += total - hit;

@@ -12,8 +12,6 @@
 #include "compiler/ir/ExecuteGraph.h"
 
 #include <cstdint>
-#include <list>
-#include <unordered_map>
 #include <vector>
 
 namespace pto {
@@ -43,11 +41,27 @@ private:
   // Calls visit(line) for each distinct line of `region`, ascending.
   template <typename Visit> void forEachLine(const ConcreteRegion& region, Visit&& visit) const;
 
+  // Touches one line; true when it was present.
+  bool touch(std::uint64_t key);
+  std::size_t findSlot(std::uint64_t key) const;  // its slot, or the empty slot where it would go
+  void grow();
+  void unlink(std::int32_t node);
+  void pushFront(std::int32_t node);
+
   std::int64_t m_lineBytes = 0;
   std::size_t m_capacityLines = 0;
   std::vector<GmTensorLayout> m_layouts;  // by tensor id
-  std::list<std::uint64_t> m_recency;     // most recent first
-  std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_lines;
+  // Lines present: nodes in a doubly linked recency list (most recent at
+  // m_head), found through an open-addressing table of node indices.
+  struct Node {
+    std::uint64_t key = 0;
+    std::int32_t prev = -1;
+    std::int32_t next = -1;
+  };
+  std::vector<Node> m_nodes;
+  std::vector<std::int32_t> m_table;  // -1: empty; size a power of two
+  std::int32_t m_head = -1;
+  std::int32_t m_tail = -1;
   std::int64_t m_hits = 0;
   std::int64_t m_misses = 0;
 };

@@ -176,6 +176,7 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
       m_state.remainingBytes.erase(m_state.remainingBytes.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.limits.erase(m_state.limits.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.rates.erase(m_state.rates.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.endTimes.erase(m_state.endTimes.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.ratesStale = true;
     }
     run = CoreRun{};
@@ -258,14 +259,20 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
 }
 
 void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, bool record) const {
-  std::vector<std::int32_t> touched;
-  auto progressTransfers = [&](double dt) {
-    if (dt <= 0.0) return;
-    for (std::size_t i = 0; i < state.moving.size(); ++i) state.remainingBytes[i] -= state.rates[i] * dt;
-  };
+  thread_local std::vector<std::int32_t> touched;
   while (true) {
     if (state.ratesStale) {
+      // Account what moved at the old rates, then share anew.
+      double elapsed = state.now - state.sharedAt;
+      for (std::size_t i = 0; i < state.moving.size(); ++i) state.remainingBytes[i] -= state.rates[i] * elapsed;
       shareBandwidth(state.limits, m_capBytesPerCycle, state.rates);
+      state.sharedAt = state.now;
+      state.endTimes.resize(state.moving.size());
+      state.firstTransferEnd = kInfinity;
+      for (std::size_t i = 0; i < state.moving.size(); ++i) {
+        state.endTimes[i] = state.now + std::max(0.0, state.remainingBytes[i]) / state.rates[i];
+        state.firstTransferEnd = std::min(state.firstTransferEnd, state.endTimes[i]);
+      }
       state.ratesStale = false;
       if (record && m_observer) {
         double total = 0.0;
@@ -274,16 +281,11 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       }
     }
     double next = state.events.empty() ? kInfinity : state.events.front().time;
-    for (std::size_t i = 0; i < state.moving.size(); ++i)
-      next = std::min(next, state.now + std::max(0.0, state.remainingBytes[i]) / state.rates[i]);
+    next = std::min(next, state.firstTransferEnd);
     if (next > limit || next == kInfinity) {
-      if (limit != kInfinity && limit > state.now) {
-        progressTransfers(limit - state.now);
-        state.now = limit;
-      }
+      if (limit != kInfinity) state.now = std::max(state.now, limit);
       return;
     }
-    progressTransfers(next - state.now);
     state.now = std::max(state.now, next);
 
     touched.clear();
@@ -303,6 +305,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         state.remainingBytes.push_back(static_cast<double>(step.bytes));
         state.limits.push_back(step.pathBytesPerCycle);
         state.rates.push_back(0.0);
+        state.endTimes.push_back(kInfinity);
         state.ratesStale = true;
         continue;
       }
@@ -310,29 +313,34 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       pipe.phase = kReady;
       ++pipe.position;
     }
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < state.moving.size(); ++i) {
-      if (state.remainingBytes[i] > state.rates[i] * kTimeEpsilon) {
-        state.moving[kept] = state.moving[i];
-        state.remainingBytes[kept] = state.remainingBytes[i];
-        state.limits[kept] = state.limits[i];
-        state.rates[kept] = state.rates[i];
-        ++kept;
-        continue;
+    if (state.firstTransferEnd <= state.now + kTimeEpsilon) {
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < state.moving.size(); ++i) {
+        if (state.endTimes[i] > state.now + kTimeEpsilon) {
+          state.moving[kept] = state.moving[i];
+          state.remainingBytes[kept] = state.remainingBytes[i];
+          state.limits[kept] = state.limits[i];
+          state.rates[kept] = state.rates[i];
+          state.endTimes[kept] = state.endTimes[i];
+          ++kept;
+          continue;
+        }
+        std::int32_t core = state.moving[i] / static_cast<std::int32_t>(kPipeCount);
+        std::int32_t p = state.moving[i] % static_cast<std::int32_t>(kPipeCount);
+        PipeRun& pipe = state.cores[static_cast<std::size_t>(core)].pipes[static_cast<std::size_t>(p)];
+        if (record) recordInterval(core, p, pipe.busySince, state.now);
+        pipe.phase = kReady;
+        ++pipe.position;
+        touched.push_back(core);
       }
-      std::int32_t core = state.moving[i] / static_cast<std::int32_t>(kPipeCount);
-      std::int32_t p = state.moving[i] % static_cast<std::int32_t>(kPipeCount);
-      PipeRun& pipe = state.cores[static_cast<std::size_t>(core)].pipes[static_cast<std::size_t>(p)];
-      if (record) recordInterval(core, p, pipe.busySince, state.now);
-      pipe.phase = kReady;
-      ++pipe.position;
-      touched.push_back(core);
+      state.moving.resize(kept);
+      state.remainingBytes.resize(kept);
+      state.limits.resize(kept);
+      state.rates.resize(kept);
+      state.endTimes.resize(kept);
+      state.firstTransferEnd = kInfinity;
       state.ratesStale = true;
     }
-    state.moving.resize(kept);
-    state.remainingBytes.resize(kept);
-    state.limits.resize(kept);
-    state.rates.resize(kept);
 
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());

@@ -42,6 +42,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -104,9 +105,14 @@ public:
     std::vector<std::int32_t> flags;    // core slot * m_maxFlagSlots + flag slot
     std::vector<Event> events;          // a min-heap of compute and latency ends
     std::vector<std::int32_t> moving;   // transfers in their data phase: core slot * kPipeCount + pipe
+    // Between two sharings the rates are constant, so each transfer's end is
+    // known: remainingBytes holds what was left at `sharedAt`.
     std::vector<double> remainingBytes;
     std::vector<double> limits;         // bytes per cycle: the path's peak
     std::vector<double> rates;          // the current share
+    std::vector<double> endTimes;       // sharedAt + remainingBytes / rate
+    double sharedAt = 0.0;
+    double firstTransferEnd = std::numeric_limits<double>::infinity();
     bool ratesStale = false;
   };
 
