@@ -1,0 +1,153 @@
+// LRU over global-memory lines.
+#include "npusim/L2CacheModel.h"
+
+#include <algorithm>
+
+namespace pto {
+
+namespace {
+
+// A line's key: the tensor in the top bits, the line index in the rest.
+constexpr int kLineBits = 44;
+
+} // namespace
+
+L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts)
+    : m_lineBytes(lineBytes),
+      m_capacityLines(lineBytes > 0 && capacityBytes > 0 ? static_cast<std::size_t>(capacityBytes / lineBytes) : 0),
+      m_layouts(std::move(layouts)) {}
+
+void L2CacheModel::clear() {
+  m_nodes.clear();
+  m_table.clear();
+  m_head = m_tail = -1;
+  m_hits = m_misses = 0;
+}
+
+std::size_t L2CacheModel::findSlot(std::uint64_t key) const {
+  const std::size_t mask = m_table.size() - 1;
+  std::size_t slot = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  while (m_table[slot] >= 0 && m_nodes[static_cast<std::size_t>(m_table[slot])].key != key) slot = (slot + 1) & mask;
+  return slot;
+}
+
+void L2CacheModel::grow() {
+  std::size_t size = std::max<std::size_t>(1024, m_table.size() * 2);
+  m_table.assign(size, -1);
+  for (std::size_t i = 0; i < m_nodes.size(); ++i) m_table[findSlot(m_nodes[i].key)] = static_cast<std::int32_t>(i);
+}
+
+void L2CacheModel::unlink(std::int32_t node) {
+  Node& n = m_nodes[static_cast<std::size_t>(node)];
+  if (n.prev >= 0) m_nodes[static_cast<std::size_t>(n.prev)].next = n.next;
+  else m_head = n.next;
+  if (n.next >= 0) m_nodes[static_cast<std::size_t>(n.next)].prev = n.prev;
+  else m_tail = n.prev;
+  n.prev = n.next = -1;
+}
+
+void L2CacheModel::pushFront(std::int32_t node) {
+  Node& n = m_nodes[static_cast<std::size_t>(node)];
+  n.prev = -1;
+  n.next = m_head;
+  if (m_head >= 0) m_nodes[static_cast<std::size_t>(m_head)].prev = node;
+  m_head = node;
+  if (m_tail < 0) m_tail = node;
+}
+
+bool L2CacheModel::touch(std::uint64_t key) {
+  if (m_table.empty()) grow();
+  std::size_t slot = findSlot(key);
+  if (m_table[slot] >= 0) {
+    std::int32_t node = m_table[slot];
+    if (node != m_head) {
+      unlink(node);
+      pushFront(node);
+    }
+    return true;
+  }
+  std::int32_t node;
+  if (m_nodes.size() < m_capacityLines) {
+    // A new node; keep the table at most half full.
+    node = static_cast<std::int32_t>(m_nodes.size());
+    m_nodes.push_back({key, -1, -1});
+    if (m_nodes.size() * 2 > m_table.size()) {
+      grow();
+      pushFront(node);
+      return false;
+    }
+  } else {
+    // Reuse the least recent line's node: remove its key from the table
+    // (backward-shift deletion keeps every probe chain unbroken).
+    node = m_tail;
+    unlink(node);
+    const std::size_t mask = m_table.size() - 1;
+    std::size_t hole = findSlot(m_nodes[static_cast<std::size_t>(node)].key);
+    std::size_t probe = hole;
+    while (true) {
+      probe = (probe + 1) & mask;
+      std::int32_t moved = m_table[probe];
+      if (moved < 0) break;
+      std::size_t home =
+          static_cast<std::size_t>((m_nodes[static_cast<std::size_t>(moved)].key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+      // Move it into the hole unless its home lies cyclically in (hole, probe].
+      bool stays = hole <= probe ? (home > hole && home <= probe) : (home > hole || home <= probe);
+      if (stays) continue;
+      m_table[hole] = moved;
+      hole = probe;
+    }
+    m_table[hole] = -1;
+    m_nodes[static_cast<std::size_t>(node)].key = key;
+    slot = findSlot(key);
+  }
+  m_table[slot] = node;
+  pushFront(node);
+  return false;
+}
+
+template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& region, Visit&& visit) const {
+  if (region.tensor < 0 || static_cast<std::size_t>(region.tensor) >= m_layouts.size()) return;
+  const GmTensorLayout& layout = m_layouts[static_cast<std::size_t>(region.tensor)];
+  const std::size_t rank = layout.shape.size();
+  if (rank == 0 || region.shape.size() != rank || region.offsets.size() != rank || layout.elementBytes <= 0) return;
+  for (std::int64_t extent : region.shape)
+    if (extent <= 0) return;
+  // Row-major strides in elements.
+  std::vector<std::int64_t> stride(rank, 1);
+  for (std::size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * layout.shape[d];
+  const std::int64_t rowBytes = region.shape.back() * layout.elementBytes;
+  std::vector<std::int64_t> index(rank, 0);  // position within the region, innermost dim fixed at 0
+  std::int64_t lastLine = -1;
+  while (true) {
+    std::int64_t element = 0;
+    for (std::size_t d = 0; d < rank; ++d) element += (region.offsets[d] + index[d]) * stride[d];
+    std::int64_t first = element * layout.elementBytes / m_lineBytes;
+    std::int64_t last = (element * layout.elementBytes + rowBytes - 1) / m_lineBytes;
+    for (std::int64_t line = std::max(first, lastLine + 1); line <= last; ++line) visit(line);
+    lastLine = std::max(lastLine, last);
+    // Next row: odometer over every dim but the innermost.
+    std::size_t d = rank - 1;
+    while (d > 0) {
+      --d;
+      if (++index[d] < region.shape[d]) break;
+      index[d] = 0;
+      if (d == 0) return;
+    }
+    if (rank == 1) return;
+  }
+}
+
+double L2CacheModel::access(const ConcreteRegion& region) {
+  if (m_capacityLines == 0) return 0.0;
+  std::int64_t hit = 0, total = 0;
+  const auto tensorKey = static_cast<std::uint64_t>(region.tensor) << kLineBits;
+  forEachLine(region, [&](std::int64_t line) {
+    ++total;
+    hit += touch(tensorKey | static_cast<std::uint64_t>(line));
+  });
+  m_hits += hit;
+  m_misses += total - hit;
+  return total == 0 ? 0.0 : static_cast<double>(hit) / static_cast<double>(total);
+}
+
+} // namespace pto

@@ -1,0 +1,69 @@
+// The chip's L2 cache as a least-recently-used set of lines of global memory,
+// addressed by tensor and byte offset, deciding which reads hit.
+//
+// Granularity: a region (a box of elements of one storage tensor) touches the
+// lines its rows fall in, with the tensor laid out row-major and dense as
+// given by GmTensorLayout. A read hits on the fraction of its lines already
+// present; reads and writes both bring their lines in (write-allocate), so a
+// task that reads what another just wrote hits. Tensors without a layout
+// (synthetic graphs that give none) are never cached: every read misses.
+#pragma once
+
+#include "compiler/ir/ExecuteGraph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace pto {
+
+// How a storage tensor lies in global memory: row-major, dense.
+struct GmTensorLayout {
+  std::vector<std::int64_t> shape;  // elements, outermost first; empty: unknown
+  std::int64_t elementBytes = 0;
+};
+
+class L2CacheModel {
+public:
+  L2CacheModel() = default;
+  // `capacityBytes` / `lineBytes` lines; no lines (a zero size) caches nothing.
+  L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts);
+
+  // Touches the lines of `region` (most recently used, evicting the least
+  // recently used beyond capacity) and returns the fraction of them that were
+  // present before, in [0, 1]; 0 for an empty or unknown region.
+  double access(const ConcreteRegion& region);
+  void clear();
+
+  std::int64_t hits() const { return m_hits; }
+  std::int64_t misses() const { return m_misses; }
+
+private:
+  // Calls visit(line) for each distinct line of `region`, ascending.
+  template <typename Visit> void forEachLine(const ConcreteRegion& region, Visit&& visit) const;
+
+  // Touches one line; true when it was present.
+  bool touch(std::uint64_t key);
+  std::size_t findSlot(std::uint64_t key) const;  // its slot, or the empty slot where it would go
+  void grow();
+  void unlink(std::int32_t node);
+  void pushFront(std::int32_t node);
+
+  std::int64_t m_lineBytes = 0;
+  std::size_t m_capacityLines = 0;
+  std::vector<GmTensorLayout> m_layouts;  // by tensor id
+  // Lines present: nodes in a doubly linked recency list (most recent at
+  // m_head), found through an open-addressing table of node indices.
+  struct Node {
+    std::uint64_t key = 0;
+    std::int32_t prev = -1;
+    std::int32_t next = -1;
+  };
+  std::vector<Node> m_nodes;
+  std::vector<std::int32_t> m_table;  // -1: empty; size a power of two
+  std::int32_t m_head = -1;
+  std::int32_t m_tail = -1;
+  std::int64_t m_hits = 0;
+  std::int64_t m_misses = 0;
+};
+
+} // namespace pto

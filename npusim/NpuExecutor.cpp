@@ -1,0 +1,357 @@
+// The event loop of the timing model: pipes, flags, barriers, shared GM bandwidth.
+#include "npusim/NpuExecutor.h"
+
+#include "npusim/BandwidthSharing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace pto {
+
+namespace {
+
+constexpr std::uint8_t kReady = 0;
+constexpr std::uint8_t kBusy = 1;    // compute, or a GM transfer's start-up latency
+constexpr std::uint8_t kMoving = 2;  // a GM transfer in its data phase
+
+// Events closer than this (cycles) are simultaneous: fair sharing computes
+// end times in floating point, and rounding must not split one instant.
+constexpr double kTimeEpsilon = 1e-6;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+bool laterEvent(const NpuExecutor::Event& a, const NpuExecutor::Event& b) {
+  if (a.time != b.time) return a.time > b.time;
+  if (a.core != b.core) return a.core > b.core;
+  return a.pipe > b.pipe;
+}
+
+std::int64_t cycleAtOrAfter(double time) { return static_cast<std::int64_t>(std::ceil(time - kTimeEpsilon)); }
+std::int64_t cycleAtOrBefore(double time) { return static_cast<std::int64_t>(std::floor(time + kTimeEpsilon)); }
+
+} // namespace
+
+std::optional<NpuExecutor> NpuExecutor::create(const MachineDescription& machine, const std::vector<PtoProgram>& programs,
+                                               std::vector<GmTensorLayout> layouts, DiagnosticEngine& diags) {
+  NpuExecutor executor;
+  executor.m_machine = machine;
+  executor.m_capBytesPerCycle = machine.sustainedGmBytesPerCycle();
+  if (!(executor.m_capBytesPerCycle > 0.0)) {
+    diags.error({}) << "machine '" << machine.name << "' has no global-memory bandwidth to share";
+    return std::nullopt;
+  }
+  bool ok = true;
+  for (const PtoProgram& program : programs) {
+    if (program.programId < 0) continue;
+    auto id = static_cast<std::size_t>(program.programId);
+    if (executor.m_programs.size() <= id) executor.m_programs.resize(id + 1);
+    executor.m_programs[id] = timeProgram(program, machine, diags);
+    if (!executor.m_programs[id]) ok = false;
+    else executor.m_maxFlagSlots = std::max(executor.m_maxFlagSlots, executor.m_programs[id]->flagSlots);
+  }
+  if (!ok) return std::nullopt;
+  executor.m_l2 = L2CacheModel(machine.l2.bytes, machine.l2.lineBytes, std::move(layouts));
+  return executor;
+}
+
+bool NpuExecutor::checkGraph(const ExecuteGraph& graph, DiagnosticEngine& diags) const {
+  bool ok = true;
+  for (const Task& task : graph.tasks) {
+    auto id = static_cast<std::size_t>(task.programId);
+    if (task.programId < 0 || id >= m_programs.size() || !m_programs[id]) {
+      diags.error({}) << "task " << task.id << " runs program " << task.programId << ", which does not exist";
+      ok = false;
+      continue;
+    }
+    const TimedProgram& program = *m_programs[id];
+    if (program.coreType != task.coreType) {
+      diags.error({}) << "task " << task.id << " is an " << name(task.coreType) << " task but program "
+                      << task.programId << " runs on " << name(program.coreType) << " cores";
+      ok = false;
+    }
+    if (static_cast<int>(task.reads.size()) < program.readRegionCount ||
+        static_cast<int>(task.writes.size()) < program.writeRegionCount) {
+      diags.error({}) << "task " << task.id << " has " << task.reads.size() << " read and " << task.writes.size()
+                      << " written regions; program " << task.programId << " loads from " << program.readRegionCount
+                      << " and stores to " << program.writeRegionCount;
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+void NpuExecutor::reset(const ExecuteGraph& graph) {
+  m_graph = &graph;
+  m_l2.clear();
+  m_state = ChipState{};
+  m_coreOfSlot.clear();
+  m_readHitFraction.clear();
+  m_intervals.clear();
+  m_instructions = 0;
+  m_cachedCompletion.reset();
+}
+
+int NpuExecutor::slotOf(CoreId core) {
+  for (std::size_t i = 0; i < m_coreOfSlot.size(); ++i)
+    if (m_coreOfSlot[i] == core) return static_cast<int>(i);
+  m_coreOfSlot.push_back(core);
+  m_state.cores.emplace_back();
+  m_state.flags.resize(m_coreOfSlot.size() * static_cast<std::size_t>(m_maxFlagSlots), 0);
+  m_readHitFraction.emplace_back();
+  m_intervals.emplace_back();
+  return static_cast<int>(m_coreOfSlot.size() - 1);
+}
+
+void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) {
+  m_cachedCompletion.reset();
+  advance(m_state, static_cast<double>(startCycle), false, true);
+  m_state.now = std::max(m_state.now, static_cast<double>(startCycle));
+  int slot = slotOf(core);
+  CoreRun& run = m_state.cores[static_cast<std::size_t>(slot)];
+  run = CoreRun{};
+  run.task = task.id;
+  auto id = static_cast<std::size_t>(task.programId);
+  bool known = task.programId >= 0 && id < m_programs.size() && m_programs[id];
+  run.program = known ? task.programId : -1;
+  std::vector<double>& hits = m_readHitFraction[static_cast<std::size_t>(slot)];
+  hits.clear();
+  for (const ConcreteRegion& region : task.reads) hits.push_back(m_l2.access(region));
+  for (auto& pipe : m_intervals[static_cast<std::size_t>(slot)]) pipe.clear();
+  std::fill_n(m_state.flags.begin() + static_cast<std::ptrdiff_t>(slot) * m_maxFlagSlots, m_maxFlagSlots, 0);
+  if (issue(m_state, slot)) {
+    run.ended = true;
+    run.endCycle = cycleAtOrAfter(m_state.now);
+  }
+}
+
+std::optional<Completion> NpuExecutor::nextCompletion() const {
+  if (m_cachedCompletion) return *m_cachedCompletion;
+  auto best = [](const ChipState& state) {
+    std::optional<Completion> first;
+    for (const CoreRun& run : state.cores)
+      if (run.task != kNoId && run.ended &&
+          (!first || run.endCycle < first->endCycle || (run.endCycle == first->endCycle && run.task < first->task)))
+        first = Completion{run.task, run.endCycle};
+    return first;
+  };
+  std::optional<Completion> answer = best(m_state);
+  bool running = false;
+  for (const CoreRun& run : m_state.cores) running = running || (run.task != kNoId && !run.ended);
+  // A task that already ended can only be beaten by one ending at an earlier
+  // cycle, which is in the past unless its cycle is still ahead.
+  if (running && (!answer || static_cast<double>(answer->endCycle) > m_state.now)) {
+    ChipState lookahead = m_state;
+    advance(lookahead, answer ? static_cast<double>(answer->endCycle) : kInfinity, true, false);
+    answer = best(lookahead);
+  }
+  m_cachedCompletion = answer;
+  return answer;
+}
+
+std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle) {
+  m_cachedCompletion.reset();
+  advance(m_state, static_cast<double>(endCycle), false, true);
+  m_state.now = std::max(m_state.now, static_cast<double>(endCycle));
+  std::vector<PipeInterval> intervals;
+  for (std::size_t slot = 0; slot < m_state.cores.size(); ++slot) {
+    CoreRun& run = m_state.cores[slot];
+    if (run.task != task) continue;
+    // Rounding may leave the task a hair short of the end it was reported
+    // with; the scheduler's word stands.
+    for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe)
+      for (const auto& [from, to] : m_intervals[slot][pipe])
+        intervals.push_back({std::string(name(static_cast<Pipe>(pipe))), from, std::min(to, endCycle)});
+    if (run.program >= 0) m_instructions += m_programs[static_cast<std::size_t>(run.program)]->instructionCount;
+    if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size())
+      for (const ConcreteRegion& region : m_graph->tasks[static_cast<std::size_t>(task)].writes) m_l2.access(region);
+    // Drop whatever is left of it (nothing, unless the report was early).
+    std::vector<Event>& events = m_state.events;
+    events.erase(std::remove_if(events.begin(), events.end(),
+                                [&](const Event& event) { return event.core == static_cast<std::int32_t>(slot); }),
+                 events.end());
+    std::make_heap(events.begin(), events.end(), laterEvent);
+    for (std::size_t i = m_state.moving.size(); i-- > 0;) {
+      if (m_state.moving[i] / static_cast<std::int32_t>(kPipeCount) != static_cast<std::int32_t>(slot)) continue;
+      m_state.moving.erase(m_state.moving.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.remainingBytes.erase(m_state.remainingBytes.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.limits.erase(m_state.limits.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.rates.erase(m_state.rates.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.endTimes.erase(m_state.endTimes.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.ratesStale = true;
+    }
+    run = CoreRun{};
+    break;
+  }
+  std::sort(intervals.begin(), intervals.end(), [](const PipeInterval& a, const PipeInterval& b) {
+    return a.startCycle < b.startCycle || (a.startCycle == b.startCycle && a.pipe < b.pipe);
+  });
+  return intervals;
+}
+
+void NpuExecutor::recordInterval(int slot, int pipe, double from, double to) const {
+  auto& list = m_intervals[static_cast<std::size_t>(slot)][static_cast<std::size_t>(pipe)];
+  std::int64_t start = cycleAtOrBefore(from);
+  std::int64_t end = std::max(start, cycleAtOrAfter(to));
+  if (!list.empty() && start <= list.back().second) list.back().second = std::max(list.back().second, end);
+  else list.emplace_back(start, end);
+}
+
+bool NpuExecutor::issue(ChipState& state, int slot) const {
+  CoreRun& run = state.cores[static_cast<std::size_t>(slot)];
+  if (run.program < 0) return true;
+  const TimedProgram& program = *m_programs[static_cast<std::size_t>(run.program)];
+  std::int32_t* flags = state.flags.data() + static_cast<std::ptrdiff_t>(slot) * m_maxFlagSlots;
+  const std::vector<double>& hits = m_readHitFraction[static_cast<std::size_t>(slot)];
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (std::size_t p = 0; p < kPipeCount; ++p) {
+      PipeRun& pipe = run.pipes[p];
+      const std::vector<TimedStep>& steps = program.steps[p];
+      while (pipe.phase == kReady && pipe.position < steps.size()) {
+        const TimedStep& step = steps[pipe.position];
+        if (step.kind == StepKind::SetFlag) {
+          ++flags[step.slot];
+        } else if (step.kind == StepKind::WaitFlag) {
+          if (flags[step.slot] == 0) break;
+          --flags[step.slot];
+        } else if (step.kind == StepKind::Barrier) {
+          if (!pipe.atBarrier) {
+            pipe.atBarrier = true;
+            ++run.barrierArrivals;
+          }
+          if (run.barrierArrivals < static_cast<int>(kPipeCount)) break;
+          // Everyone is here: all pass; the others resume on the next sweep.
+          for (PipeRun& other : run.pipes) {
+            other.atBarrier = false;
+            ++other.position;
+          }
+          run.barrierArrivals = 0;
+          progress = true;
+          continue;
+        } else {
+          double cycles = step.cycles;
+          if (step.kind == StepKind::GmTransfer) {
+            double hit = 0.0;
+            if (step.readsGm && static_cast<std::size_t>(step.gmRegion) < hits.size())
+              hit = hits[static_cast<std::size_t>(step.gmRegion)];
+            cycles = std::max(0.0, step.latencyCycles - hit * static_cast<double>(m_machine.l2.missPenaltyCycles));
+          } else if (cycles <= 0.0) {
+            ++pipe.position;
+            progress = true;
+            continue;
+          }
+          pipe.phase = kBusy;
+          pipe.busySince = state.now;
+          pipe.until = state.now + cycles;
+          state.events.push_back({pipe.until, slot, static_cast<std::int32_t>(p)});
+          std::push_heap(state.events.begin(), state.events.end(), laterEvent);
+          break;
+        }
+        ++pipe.position;
+        progress = true;
+      }
+    }
+  }
+  for (std::size_t p = 0; p < kPipeCount; ++p)
+    if (run.pipes[p].phase != kReady || run.pipes[p].position < program.steps[p].size()) return false;
+  return true;
+}
+
+void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, bool record) const {
+  thread_local std::vector<std::int32_t> touched;
+  while (true) {
+    if (state.ratesStale) {
+      // Account what moved at the old rates, then share anew.
+      double elapsed = state.now - state.sharedAt;
+      for (std::size_t i = 0; i < state.moving.size(); ++i) state.remainingBytes[i] -= state.rates[i] * elapsed;
+      shareBandwidth(state.limits, m_capBytesPerCycle, state.rates);
+      state.sharedAt = state.now;
+      state.endTimes.resize(state.moving.size());
+      state.firstTransferEnd = kInfinity;
+      for (std::size_t i = 0; i < state.moving.size(); ++i) {
+        state.endTimes[i] = state.now + std::max(0.0, state.remainingBytes[i]) / state.rates[i];
+        state.firstTransferEnd = std::min(state.firstTransferEnd, state.endTimes[i]);
+      }
+      state.ratesStale = false;
+      if (record && m_observer) {
+        double total = 0.0;
+        for (double rate : state.rates) total += rate;
+        m_observer(state.now, total, static_cast<int>(state.rates.size()));
+      }
+    }
+    double next = state.events.empty() ? kInfinity : state.events.front().time;
+    next = std::min(next, state.firstTransferEnd);
+    if (next > limit || next == kInfinity) {
+      if (limit != kInfinity) state.now = std::max(state.now, limit);
+      return;
+    }
+    state.now = std::max(state.now, next);
+
+    touched.clear();
+    while (!state.events.empty() && state.events.front().time <= state.now + kTimeEpsilon) {
+      std::pop_heap(state.events.begin(), state.events.end(), laterEvent);
+      Event event = state.events.back();
+      state.events.pop_back();
+      CoreRun& run = state.cores[static_cast<std::size_t>(event.core)];
+      PipeRun& pipe = run.pipes[static_cast<std::size_t>(event.pipe)];
+      const TimedStep& step =
+          m_programs[static_cast<std::size_t>(run.program)]->steps[static_cast<std::size_t>(event.pipe)][pipe.position];
+      touched.push_back(event.core);
+      if (step.kind == StepKind::GmTransfer && step.bytes > 0) {
+        // The latency is over: the data phase joins the shared bandwidth.
+        pipe.phase = kMoving;
+        state.moving.push_back(event.core * static_cast<std::int32_t>(kPipeCount) + event.pipe);
+        state.remainingBytes.push_back(static_cast<double>(step.bytes));
+        state.limits.push_back(step.pathBytesPerCycle);
+        state.rates.push_back(0.0);
+        state.endTimes.push_back(kInfinity);
+        state.ratesStale = true;
+        continue;
+      }
+      if (record) recordInterval(event.core, event.pipe, pipe.busySince, state.now);
+      pipe.phase = kReady;
+      ++pipe.position;
+    }
+    if (state.firstTransferEnd <= state.now + kTimeEpsilon) {
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < state.moving.size(); ++i) {
+        if (state.endTimes[i] > state.now + kTimeEpsilon) {
+          state.moving[kept] = state.moving[i];
+          state.remainingBytes[kept] = state.remainingBytes[i];
+          state.limits[kept] = state.limits[i];
+          state.rates[kept] = state.rates[i];
+          state.endTimes[kept] = state.endTimes[i];
+          ++kept;
+          continue;
+        }
+        std::int32_t core = state.moving[i] / static_cast<std::int32_t>(kPipeCount);
+        std::int32_t p = state.moving[i] % static_cast<std::int32_t>(kPipeCount);
+        PipeRun& pipe = state.cores[static_cast<std::size_t>(core)].pipes[static_cast<std::size_t>(p)];
+        if (record) recordInterval(core, p, pipe.busySince, state.now);
+        pipe.phase = kReady;
+        ++pipe.position;
+        touched.push_back(core);
+      }
+      state.moving.resize(kept);
+      state.remainingBytes.resize(kept);
+      state.limits.resize(kept);
+      state.rates.resize(kept);
+      state.endTimes.resize(kept);
+      state.firstTransferEnd = kInfinity;
+      state.ratesStale = true;
+    }
+
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (std::int32_t slot : touched) {
+      CoreRun& run = state.cores[static_cast<std::size_t>(slot)];
+      if (run.ended || !issue(state, slot)) continue;
+      run.ended = true;
+      run.endCycle = std::max(cycleAtOrAfter(state.now), static_cast<std::int64_t>(std::ceil(m_state.now)));
+      if (stopAtFirstEnd) limit = std::min(limit, static_cast<double>(run.endCycle));
+    }
+  }
+}
+
+} // namespace pto

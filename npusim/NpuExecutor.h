@@ -1,0 +1,148 @@
+// The NPU timing model as the runtime's Executor: every running task's PTO
+// program on its core's pipes, all cores sharing one global-memory bandwidth
+// and one L2 cache.
+//
+// The model, per core (see PtoProgram.h for the program semantics):
+// - each pipe runs its steps (ProgramTiming.h) in issue order, one at a time;
+//   pipes run concurrently; SET_FLAG/WAIT_FLAG are counting semaphores per
+//   (source pipe, destination pipe, event); BARRIER holds every pipe until all
+//   have reached it. Compute and on-chip transfers take fixed cycles.
+// - a transfer to or from GM first waits its path's start-up latency, then
+//   moves its bytes at a rate limited by its path's peak and by its share of
+//   the chip-wide cap. Alone, it takes exactly transferCycles(path, bytes).
+// Chip-wide:
+// - one GM bandwidth cap, sustainedGmBytesPerCycle(), shared max-min fairly
+//   (BandwidthSharing.h) by every transfer in its data phase on every core;
+//   the rates are recomputed whenever a transfer starts or ends, so their sum
+//   never exceeds the cap. L2 hits are not exempt from the cap: the cap
+//   stands for all global-memory traffic.
+// - the L2 cache (L2CacheModel.h) decides at a task's start which fraction of
+//   each region it loads is present; a TLOAD's start-up latency shrinks by
+//   missPenaltyCycles times that fraction (a machine file's start-up latency
+//   for GM paths is an L2 miss: hit + miss penalty). A task's written regions
+//   enter the cache when it finishes.
+//
+// Time is fractional inside (fair sharing ends transfers between cycles); the
+// scheduler sees whole cycles: a task ending at cycle 100.2 is reported at 101.
+// Pipe intervals are each pipe's busy stretches, rounded outwards to whole
+// cycles and merged when they touch; they lie inside [start, end] of the task.
+//
+// Cost: the state the scheduler has committed to is kept at the latest cycle
+// it named; nextCompletion() simulates a copy forward to the first task end
+// and caches the answer until the next start or finish. Deterministic: the
+// same calls give the same answers (ties by core, then pipe, then task id).
+#pragma once
+
+#include "core/Diagnostics.h"
+#include "npusim/L2CacheModel.h"
+#include "npusim/MachineDescription.h"
+#include "npusim/ProgramTiming.h"
+#include "runtime/Executor.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace pto {
+
+class NpuExecutor : public Executor {
+public:
+  // Prepares `programs` (indexed by programId) for `machine`; nullopt with
+  // diagnostics when one cannot run there (timeProgram's errors). `layouts`
+  // (by tensor id) place the tensors in GM for the L2 model; tensors without
+  // one always miss.
+  static std::optional<NpuExecutor> create(const MachineDescription& machine, const std::vector<PtoProgram>& programs,
+                                           std::vector<GmTensorLayout> layouts, DiagnosticEngine& diags);
+
+  // Whether every task of `graph` can run: its program exists and is for its
+  // core type, and it has the GM regions the program's transfers name.
+  // A task that fails this check and is started anyway takes no time.
+  bool checkGraph(const ExecuteGraph& graph, DiagnosticEngine& diags) const;
+
+  void reset(const ExecuteGraph& graph) override;
+  void start(const Task& task, CoreId core, std::int64_t startCycle) override;
+  std::optional<Completion> nextCompletion() const override;
+  std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) override;
+
+  // Called in the committed simulation (never while looking ahead) each time
+  // the GM bandwidth is shared anew: the cycle (fractional), the sum of the
+  // transfers' rates in bytes per cycle, and how many transfers share it.
+  using BandwidthObserver = std::function<void(double cycle, double bytesPerCycle, int transfers)>;
+  void setBandwidthObserver(BandwidthObserver observer) { m_observer = std::move(observer); }
+
+  // Since the last reset: non-sync instructions of finished tasks, and the L2.
+  std::int64_t instructionsSimulated() const { return m_instructions; }
+  const L2CacheModel& l2() const { return m_l2; }
+  double gmCapBytesPerCycle() const { return m_capBytesPerCycle; }
+
+  // The simulation state; public only so that the .cpp's helpers can name it.
+  struct PipeRun {
+    std::uint32_t position = 0;  // next step (or the one in progress)
+    std::uint8_t phase = 0;      // Ready, Busy (compute or a transfer's latency), Moving (in the transfer list)
+    bool atBarrier = false;
+    double busySince = 0.0;
+    double until = 0.0;
+  };
+  struct CoreRun {
+    TaskId task = kNoId;  // kNoId: idle
+    int program = -1;     // index into m_programs; -1: nothing to run
+    bool ended = false;   // every pipe is done; waiting for finish()
+    std::int64_t endCycle = 0;
+    int barrierArrivals = 0;
+    std::array<PipeRun, kPipeCount> pipes{};
+  };
+  struct Event {
+    double time = 0.0;
+    std::int32_t core = 0;
+    std::int32_t pipe = 0;
+  };
+  struct ChipState {
+    double now = 0.0;
+    std::vector<CoreRun> cores;         // by core slot
+    std::vector<std::int32_t> flags;    // core slot * m_maxFlagSlots + flag slot
+    std::vector<Event> events;          // a min-heap of compute and latency ends
+    std::vector<std::int32_t> moving;   // transfers in their data phase: core slot * kPipeCount + pipe
+    // Between two sharings the rates are constant, so each transfer's end is
+    // known: remainingBytes holds what was left at `sharedAt`.
+    std::vector<double> remainingBytes;
+    std::vector<double> limits;         // bytes per cycle: the path's peak
+    std::vector<double> rates;          // the current share
+    std::vector<double> endTimes;       // sharedAt + remainingBytes / rate
+    double sharedAt = 0.0;
+    double firstTransferEnd = std::numeric_limits<double>::infinity();
+    bool ratesStale = false;
+  };
+
+private:
+  NpuExecutor() = default;
+
+  // Advances `state` to `limit`. With `stopAtFirstEnd`, the limit shrinks to
+  // the (rounded-up) cycle of the first task that ends. `record` marks the
+  // committed state: pipe intervals and bandwidth samples are recorded.
+  void advance(ChipState& state, double limit, bool stopAtFirstEnd, bool record) const;
+  // Starts what can start on `slot`'s pipes at state.now; true when the task ended.
+  bool issue(ChipState& state, int slot) const;
+  void recordInterval(int slot, int pipe, double from, double to) const;
+  int slotOf(CoreId core);
+
+  MachineDescription m_machine;
+  std::vector<std::optional<TimedProgram>> m_programs;  // by programId; nullopt: no such program
+  double m_capBytesPerCycle = 0.0;
+  int m_maxFlagSlots = 0;
+
+  const ExecuteGraph* m_graph = nullptr;
+  L2CacheModel m_l2;
+  ChipState m_state;
+  std::vector<CoreId> m_coreOfSlot;
+  std::vector<std::vector<double>> m_readHitFraction;  // by core slot, per read region of its task
+  // By core slot and pipe: the recorded busy intervals of the running task.
+  mutable std::vector<std::array<std::vector<std::pair<std::int64_t, std::int64_t>>, kPipeCount>> m_intervals;
+  std::int64_t m_instructions = 0;
+  BandwidthObserver m_observer;
+  mutable std::optional<std::optional<Completion>> m_cachedCompletion;
+};
+
+} // namespace pto

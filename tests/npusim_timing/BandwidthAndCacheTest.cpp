@@ -1,0 +1,90 @@
+// The pieces under the timing model, against hand-worked numbers: max-min
+// fair sharing (water-filling) of the GM cap, and the L2's line accounting.
+#include "npusim/BandwidthSharing.h"
+#include "npusim/L2CacheModel.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+namespace pto {
+namespace {
+
+std::vector<double> share(std::vector<double> limits, double cap) {
+  std::vector<double> rates(limits.size());
+  shareBandwidth(limits, cap, rates);
+  return rates;
+}
+
+TEST(BandwidthSharing, UnderTheCapEveryoneRunsAtItsLimit) {
+  EXPECT_EQ(share({10, 20, 30}, 100), (std::vector<double>{10, 20, 30}));
+}
+
+TEST(BandwidthSharing, SmallLimitsAreMetAndTheRestSplitsEqually) {
+  // cap 100: 10 is below 100/3, takes 10; 90 left for two: 45 each (both limits above).
+  EXPECT_EQ(share({60, 10, 50}, 100), (std::vector<double>{45, 10, 45}));
+  // Equal limits above the fair share: equal split.
+  EXPECT_EQ(share({58.5, 58.5, 58.5, 58.5}, 100), (std::vector<double>{25, 25, 25, 25}));
+  // 30 < 100/3 takes 30; 35 = 70/2 takes 35; 40 > 35 gets 35.
+  EXPECT_EQ(share({40, 30, 35}, 100), (std::vector<double>{35, 30, 35}));
+}
+
+TEST(BandwidthSharing, RandomMixesRespectLimitsCapAndMaxMinFairness) {
+  std::mt19937 random(5);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<double> limits(1 + random() % 80);
+    for (double& limit : limits) limit = 1.0 + static_cast<double>(random() % 2000) / 10.0;
+    double cap = 50.0 + static_cast<double>(random() % 5000);
+    std::vector<double> rates = share(limits, cap);
+    double total = std::accumulate(rates.begin(), rates.end(), 0.0);
+    double demand = std::accumulate(limits.begin(), limits.end(), 0.0);
+    EXPECT_LE(total, cap * (1 + 1e-12));
+    EXPECT_NEAR(total, std::min(cap, demand), 1e-9 * cap) << "work conserving";
+    double level = 0.0;  // every transfer below its limit runs at the same, highest, rate
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+      EXPECT_LE(rates[i], limits[i] * (1 + 1e-12));
+      level = std::max(level, rates[i]);
+    }
+    for (std::size_t i = 0; i < limits.size(); ++i)
+      if (rates[i] < limits[i] * (1 - 1e-12)) EXPECT_NEAR(rates[i], level, 1e-9 * level);
+  }
+}
+
+ConcreteRegion region(TensorId tensor, std::vector<std::int64_t> offsets, std::vector<std::int64_t> shape) {
+  return {tensor, std::move(offsets), std::move(shape)};
+}
+
+TEST(L2CacheModel, ReadingWhatWasJustWrittenHits) {
+  // A [64, 256] fp32 tensor: rows of 1 KiB = two 512-byte lines.
+  L2CacheModel cache(1 << 20, 512, {{{64, 256}, 4}});
+  EXPECT_EQ(cache.access(region(0, {0, 0}, {8, 256})), 0.0);  // 16 lines, cold
+  EXPECT_EQ(cache.misses(), 16);
+  EXPECT_EQ(cache.access(region(0, {0, 0}, {8, 256})), 1.0);
+  // Rows 4..11: half of them present.
+  EXPECT_EQ(cache.access(region(0, {4, 0}, {8, 256})), 0.5);
+  // Columns 0..63 of rows 0..3: the first line of each row, present.
+  EXPECT_EQ(cache.access(region(0, {0, 0}, {4, 64})), 1.0);
+  // Columns 128..191 of rows 20..23: second lines, absent.
+  EXPECT_EQ(cache.access(region(0, {20, 128}, {4, 64})), 0.0);
+  EXPECT_EQ(cache.hits(), 16 + 8 + 4);
+}
+
+TEST(L2CacheModel, TheLeastRecentlyUsedLinesAreEvicted) {
+  // 4 lines of 512 bytes; a [1, 1024] fp32 tensor is 8 lines.
+  L2CacheModel cache(4 * 512, 512, {{{1, 1024}, 4}});
+  cache.access(region(0, {0, 0}, {1, 512}));  // lines 0..3
+  cache.access(region(0, {0, 0}, {1, 128}));  // line 0 becomes the most recent
+  cache.access(region(0, {0, 512}, {1, 128}));  // line 4 evicts line 1
+  EXPECT_EQ(cache.access(region(0, {0, 0}, {1, 128})), 1.0);
+  EXPECT_EQ(cache.access(region(0, {0, 128}, {1, 128})), 0.0) << "line 1 was the least recent";
+}
+
+TEST(L2CacheModel, TensorsWithoutALayoutAlwaysMiss) {
+  L2CacheModel cache(1 << 20, 512, {});
+  cache.access(region(3, {0}, {100}));
+  EXPECT_EQ(cache.access(region(3, {0}, {100})), 0.0);
+}
+
+} // namespace
+} // namespace pto

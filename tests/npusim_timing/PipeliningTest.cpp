@@ -1,0 +1,160 @@
+// Machine-model check 4: a k-loop of load -> add -> store on one core takes
+// n·(L + C + S) single-buffered and fill + n·max(L, C, S) + drain
+// double-buffered (L the load alone, (K + bytes)/peak; C the add, startup +
+// bytes/(bytes per cycle); S the store), within 2 %; every pipe's busy time
+// stays within the makespan. Also the pipe semantics on small programs:
+// flags count raises, a barrier drains every pipe, different pipes overlap.
+#include "TimingTestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace pto::testing {
+namespace {
+
+constexpr std::int64_t kChunk = 32 * 1024;
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
+double aloneCycles(const MachineDescription& machine, DataPath path, double bytes) {
+  const PathRate& rate = *machine.paths[static_cast<std::size_t>(path)];
+  return (rate.saturationBytes + bytes) / (rate.peakGiBps * kBytesPerGiB) * machine.clockGHz * 1e9;
+}
+
+double addCycles(const MachineDescription& machine, double bytes) {
+  return static_cast<double>(machine.vector.startupCycles) +
+         std::ceil(machine.vector.costFactors[0] * bytes / machine.vector.bytesPerCycle);
+}
+
+Schedule runKLoop(const MachineDescription& machine, int n, int buffers) {
+  ExecuteGraph graph;
+  addTask(graph, 0, CoreType::AIV, n, n);
+  return simulate(graph, {streamingKernel(n, buffers, kChunk)}, machine, freeScheduling(0, 1));
+}
+
+TEST(Pipelining, SingleBufferedLoopRunsTheStagesInSeries) {
+  MachineDescription a2 = bundledMachine("a2");
+  const int n = 16;
+  double load = aloneCycles(a2, DataPath::GmToUb, kChunk), add = addCycles(a2, kChunk),
+         store = aloneCycles(a2, DataPath::UbToGm, kChunk);
+  Schedule schedule = runKLoop(a2, n, 1);
+  double expected = n * (load + add + store);
+  EXPECT_NEAR(static_cast<double>(schedule.makespanCycles), expected, 0.02 * expected);
+}
+
+TEST(Pipelining, DoubleBufferedLoopRunsAtTheSlowestStage) {
+  MachineDescription a2 = bundledMachine("a2");
+  const int n = 16;
+  double load = aloneCycles(a2, DataPath::GmToUb, kChunk), add = addCycles(a2, kChunk),
+         store = aloneCycles(a2, DataPath::UbToGm, kChunk);
+  // The load is the slowest stage and outlasts the other two together, so
+  // two buffers suffice to keep it busy.
+  ASSERT_GT(load, add + store);
+  Schedule schedule = runKLoop(a2, n, 2);
+  double expected = n * load + add + store;  // fill: the first load's followers; drain: the last ones
+  EXPECT_NEAR(static_cast<double>(schedule.makespanCycles), expected, 0.02 * expected);
+  EXPECT_LT(static_cast<double>(schedule.makespanCycles), 0.8 * n * (load + add + store)) << "faster than serial";
+  const TaskRecord& task = schedule.tasks[0];
+  for (const char* pipe : {"MTE2", "VECTOR", "MTE3"}) {
+    EXPECT_LE(busyCycles(task, pipe), duration(task)) << pipe;
+    EXPECT_GT(busyCycles(task, pipe), 0) << pipe;
+  }
+  EXPECT_NEAR(static_cast<double>(busyCycles(task, "MTE2")), n * load, 0.01 * n * load) << "the load pipe never idles";
+  for (const PipeInterval& interval : task.pipes) {
+    EXPECT_GE(interval.startCycle, task.startCycle);
+    EXPECT_LE(interval.endCycle, task.endCycle);
+  }
+}
+
+TEST(PipeModel, DifferentPipesOverlapAndABarrierDrainsThemAll) {
+  MachineDescription a2 = bundledMachine("a2");
+  std::int64_t exp = a2.vectorCycles(VectorOpClass::Exp, 64 * 1024);
+  std::int64_t mm = *a2.cubeMatmulCycles(128, 128, 128, DataType::Fp16);
+  auto run = [&](const PtoProgram& program, CoreType type) {
+    ExecuteGraph graph;
+    addTask(graph, 0, type, 0, 0);
+    return duration(simulate(graph, {program}, a2, freeScheduling(1, 1)).tasks[0]);
+  };
+  // Two vector instructions on one pipe: in series.
+  EXPECT_EQ(run(ProgramBuilder(0, CoreType::AIV).vector(PtoOpcode::TEXP, 64 * 1024).vector(PtoOpcode::TEXP, 64 * 1024).build(),
+                CoreType::AIV),
+            2 * exp);
+  // A move on MTE1 and a matmul on CUBE with no sync: they overlap.
+  std::int64_t move = static_cast<std::int64_t>(std::ceil(a2.transferCycles(DataPath::L1ToL0A, 32 * 1024) - 1e-9));
+  EXPECT_EQ(run(ProgramBuilder(0, CoreType::AIC).move(MemoryKind::L1, MemoryKind::L0A, 32 * 1024).matmul(128, 128, 128, DataType::Fp16).build(),
+                CoreType::AIC),
+            std::max(move, mm));
+  // A flag orders them: in series.
+  EXPECT_EQ(run(ProgramBuilder(0, CoreType::AIC)
+                    .matmul(128, 128, 128, DataType::Fp16)
+                    .setFlag(Pipe::CUBE, Pipe::MTE1, 0)
+                    .waitFlag(Pipe::CUBE, Pipe::MTE1, 0)
+                    .move(MemoryKind::L1, MemoryKind::L0A, 32 * 1024)
+                    .build(),
+                CoreType::AIC),
+            static_cast<std::int64_t>(std::ceil(static_cast<double>(mm) + a2.transferCycles(DataPath::L1ToL0A, 32 * 1024) - 1e-9)));
+  // So does a barrier.
+  EXPECT_EQ(run(ProgramBuilder(0, CoreType::AIC)
+                    .matmul(128, 128, 128, DataType::Fp16)
+                    .barrier()
+                    .matmul(128, 128, 128, DataType::Fp16)
+                    .build(),
+                CoreType::AIC),
+            2 * mm);
+}
+
+TEST(PipeModel, FlagsCountRaises) {
+  MachineDescription a2 = bundledMachine("a2");
+  std::int64_t mm = *a2.cubeMatmulCycles(64, 64, 64, DataType::Fp16);
+  // Two raises, two waits: the second wait needs the second raise, after the second matmul.
+  PtoProgram program = ProgramBuilder(0, CoreType::AIC)
+                           .matmul(64, 64, 64, DataType::Fp16)
+                           .setFlag(Pipe::CUBE, Pipe::FIXPIPE, 0)
+                           .matmul(64, 64, 64, DataType::Fp16)
+                           .setFlag(Pipe::CUBE, Pipe::FIXPIPE, 0)
+                           .waitFlag(Pipe::CUBE, Pipe::FIXPIPE, 0)
+                           .waitFlag(Pipe::CUBE, Pipe::FIXPIPE, 0)
+                           .store(MemoryKind::L0C, 64 * 64 * 4, 0)
+                           .build();
+  ExecuteGraph graph;
+  addTask(graph, 0, CoreType::AIC, 0, 1);
+  Schedule schedule = simulate(graph, {program}, a2, freeScheduling(1, 0));
+  double store = aloneCycles(a2, DataPath::L0CToGm, 64 * 64 * 4);
+  EXPECT_NEAR(static_cast<double>(duration(schedule.tasks[0])), 2.0 * mm + store, 1.0);
+}
+
+TEST(PipeModel, ProgramsThatCannotRunAreDiagnosed) {
+  MachineDescription a2 = bundledMachine("a2");
+  DiagnosticEngine diags;
+  // A wait nobody raises.
+  PtoProgram deadlock = ProgramBuilder(0, CoreType::AIV).waitFlag(Pipe::MTE2, Pipe::VECTOR, 3).vector(PtoOpcode::TADD, 256).build();
+  EXPECT_FALSE(NpuExecutor::create(a2, {deadlock}, {}, diags));
+  EXPECT_NE(messages(diags).find("program 0 can never finish: its synchronisation deadlocks (VECTOR waits at program 0 "
+                                 "instruction 0 (WAIT_FLAG))"),
+            std::string::npos)
+      << messages(diags);
+  // L0C -> UB on a chip without that path.
+  diags.clear();
+  PtoProgram l0cToUb = ProgramBuilder(1, CoreType::AIC).move(MemoryKind::L0C, MemoryKind::UB, 1024).build();
+  EXPECT_FALSE(NpuExecutor::create(a2, {l0cToUb}, {}, diags));
+  EXPECT_NE(messages(diags).find("program 1 instruction 0 (TMOV_ACC) moves data l0c -> ub, a path machine 'a2' does not have"),
+            std::string::npos)
+      << messages(diags);
+  EXPECT_TRUE(NpuExecutor::create(bundledMachine("950"), {l0cToUb}, {}, diags)) << "the 950 has it";
+  // A task without the regions its program loads from.
+  diags.clear();
+  std::optional<NpuExecutor> executor =
+      NpuExecutor::create(a2, {ProgramBuilder(0, CoreType::AIV).load(MemoryKind::UB, 256, 1).build()}, {}, diags);
+  ASSERT_TRUE(executor);
+  ExecuteGraph graph;
+  addTask(graph, 0, CoreType::AIV, 1, 0);
+  addTask(graph, 5, CoreType::AIV, 0, 0);
+  EXPECT_FALSE(executor->checkGraph(graph, diags));
+  EXPECT_NE(messages(diags).find("task 0 has 1 read and 0 written regions; program 0 loads from 2 and stores to 0"),
+            std::string::npos)
+      << messages(diags);
+  EXPECT_NE(messages(diags).find("task 1 runs program 5, which does not exist"), std::string::npos);
+}
+
+} // namespace
+} // namespace pto::testing
