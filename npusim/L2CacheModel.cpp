@@ -24,9 +24,14 @@ void L2CacheModel::clear() {
   m_hits = m_misses = 0;
 }
 
+std::size_t L2CacheModel::home(std::uint64_t key) const {
+  // Fibonacci hashing: the top bits of the product mix every bit of the key.
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> m_shift);
+}
+
 std::size_t L2CacheModel::findSlot(std::uint64_t key) const {
   const std::size_t mask = m_table.size() - 1;
-  std::size_t slot = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  std::size_t slot = home(key);
   while (m_table[slot] >= 0 && m_nodes[static_cast<std::size_t>(m_table[slot])].key != key) slot = (slot + 1) & mask;
   return slot;
 }
@@ -34,6 +39,8 @@ std::size_t L2CacheModel::findSlot(std::uint64_t key) const {
 void L2CacheModel::grow() {
   std::size_t size = std::max<std::size_t>(1024, m_table.size() * 2);
   m_table.assign(size, -1);
+  m_shift = 64;
+  for (std::size_t s = size; s > 1; s >>= 1) --m_shift;
   for (std::size_t i = 0; i < m_nodes.size(); ++i) m_table[findSlot(m_nodes[i].key)] = static_cast<std::int32_t>(i);
 }
 
@@ -88,10 +95,9 @@ bool L2CacheModel::touch(std::uint64_t key) {
       probe = (probe + 1) & mask;
       std::int32_t moved = m_table[probe];
       if (moved < 0) break;
-      std::size_t home =
-          static_cast<std::size_t>((m_nodes[static_cast<std::size_t>(moved)].key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+      std::size_t wanted = home(m_nodes[static_cast<std::size_t>(moved)].key);
       // Move it into the hole unless its home lies cyclically in (hole, probe].
-      bool stays = hole <= probe ? (home > hole && home <= probe) : (home > hole || home <= probe);
+      bool stays = hole <= probe ? (wanted > hole && wanted <= probe) : (wanted > hole || wanted <= probe);
       if (stays) continue;
       m_table[hole] = moved;
       hole = probe;

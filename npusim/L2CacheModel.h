@@ -43,6 +43,7 @@ private:
 
   // Touches one line; true when it was present.
   bool touch(std::uint64_t key);
+  std::size_t home(std::uint64_t key) const;      // a key's preferred slot
   std::size_t findSlot(std::uint64_t key) const;  // its slot, or the empty slot where it would go
   void grow();
   void unlink(std::int32_t node);
@@ -60,6 +61,7 @@ private:
   };
   std::vector<Node> m_nodes;
   std::vector<std::int32_t> m_table;  // -1: empty; size a power of two
+  int m_shift = 64;                   // 64 - log2(table size)
   std::int32_t m_head = -1;
   std::int32_t m_tail = -1;
   std::int64_t m_hits = 0;

@@ -123,6 +123,27 @@ TEST(PipeModel, FlagsCountRaises) {
   EXPECT_NEAR(static_cast<double>(duration(schedule.tasks[0])), 2.0 * mm + store, 1.0);
 }
 
+// Task 0 stores a [1, 8192] fp32 row of tensor 1; task 1 then loads it back
+// (an L2 hit: its start-up latency is missPenaltyCycles shorter) and task 2
+// loads a row of tensor 0 nobody touched (a miss: the file's full curve).
+TEST(PipeModel, ReadingWhatAPredecessorWroteHitsTheL2) {
+  MachineDescription a2 = bundledMachine("a2");
+  const std::int64_t bytes = 8192 * 4;
+  std::vector<PtoProgram> programs = {ProgramBuilder(0, CoreType::AIV).store(MemoryKind::UB, bytes, 0).build(),
+                                      ProgramBuilder(1, CoreType::AIV).load(MemoryKind::UB, bytes, 0).build()};
+  ExecuteGraph graph;
+  addTask(graph, 0, CoreType::AIV, 0, 1, {}, bytes);  // writes tensor 1, row 0
+  addTask(graph, 1, CoreType::AIV, 0, 0, {0}, bytes);
+  graph.tasks[1].reads.push_back(graph.tasks[0].writes[0]);
+  addTask(graph, 1, CoreType::AIV, 1, 0, {1}, bytes);  // reads tensor 0, row 128
+  std::vector<GmTensorLayout> layouts = {{{1024, 8192}, 4}, {{1024, 8192}, 4}};
+  Schedule schedule = simulate(graph, programs, a2, freeScheduling(0, 1), {}, layouts);
+  double miss = aloneCycles(a2, DataPath::GmToUb, bytes);
+  EXPECT_NEAR(static_cast<double>(duration(schedule.tasks[2])), miss, 1.0) << "a cold read";
+  EXPECT_NEAR(static_cast<double>(duration(schedule.tasks[1])), miss - static_cast<double>(a2.l2.missPenaltyCycles), 1.0)
+      << "a hit saves the miss penalty";
+}
+
 TEST(PipeModel, ProgramsThatCannotRunAreDiagnosed) {
   MachineDescription a2 = bundledMachine("a2");
   DiagnosticEngine diags;

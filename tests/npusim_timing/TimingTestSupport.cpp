@@ -186,9 +186,10 @@ SchedulerConfig freeScheduling(int aicCores, int aivCores) {
 }
 
 Schedule simulate(const ExecuteGraph& graph, const std::vector<PtoProgram>& programs, const MachineDescription& machine,
-                  const SchedulerConfig& config, NpuExecutor::BandwidthObserver observer) {
+                  const SchedulerConfig& config, NpuExecutor::BandwidthObserver observer,
+                  std::vector<GmTensorLayout> layouts) {
   DiagnosticEngine diags;
-  std::optional<NpuExecutor> executor = NpuExecutor::create(machine, programs, {}, diags);
+  std::optional<NpuExecutor> executor = NpuExecutor::create(machine, programs, std::move(layouts), diags);
   EXPECT_TRUE(executor && executor->checkGraph(graph, diags)) << messages(diags);
   if (!executor) return {};
   executor->setBandwidthObserver(std::move(observer));

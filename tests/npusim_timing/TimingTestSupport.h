@@ -57,7 +57,8 @@ SchedulerConfig freeScheduling(int aicCores, int aivCores);
 
 // Schedules `graph` on a fresh NpuExecutor; fails the test on a diagnostic.
 Schedule simulate(const ExecuteGraph& graph, const std::vector<PtoProgram>& programs, const MachineDescription& machine,
-                  const SchedulerConfig& config, NpuExecutor::BandwidthObserver observer = {});
+                  const SchedulerConfig& config, NpuExecutor::BandwidthObserver observer = {},
+                  std::vector<GmTensorLayout> layouts = {});
 
 std::int64_t duration(const TaskRecord& record);
 // Cycles in which `pipe` was busy during `record`.
