@@ -1,0 +1,395 @@
+// Implementation of FunctionalCore: the instructions on real data.
+#include "npusim/FunctionalCore.h"
+
+#include "compiler/reference/ReferenceKernels.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace pto {
+namespace {
+
+using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using StridedMatrix = Eigen::Map<RowMajorMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
+using ConstStridedMatrix = Eigen::Map<const RowMajorMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// Calls row(first element offset, row index) for every innermost row of the
+// layout, in C order; a rank-0 layout is one row of one element.
+template <typename Row> void forEachRow(const OperandLayout& layout, Row&& row) {
+  const std::size_t rank = layout.shape.size();
+  if (layout.elementCount() == 0) return;
+  if (rank <= 1) {
+    row(std::int64_t{0}, std::int64_t{0});
+    return;
+  }
+  std::vector<std::int64_t> at(rank - 1, 0);
+  std::int64_t offset = 0;
+  for (std::int64_t r = 0;; ++r) {
+    row(offset, r);
+    std::size_t d = rank - 1;  // one past the outer dim to advance
+    for (; d > 0; --d) {
+      std::size_t outer = d - 1;
+      if (++at[outer] < layout.shape[outer]) {
+        offset += layout.strides[outer];
+        break;
+      }
+      offset -= (layout.shape[outer] - 1) * layout.strides[outer];
+      at[outer] = 0;
+    }
+    if (d == 0) return;
+  }
+}
+
+std::int64_t rowLength(const OperandLayout& layout) { return layout.shape.empty() ? 1 : layout.shape.back(); }
+
+double combine(TileAccumulate mode, double current, double value) {
+  switch (mode) {
+  case TileAccumulate::Add: return current + value;
+  case TileAccumulate::Max: return std::isnan(current) || std::isnan(value) ? NAN : std::max(current, value);
+  case TileAccumulate::Min: return std::isnan(current) || std::isnan(value) ? NAN : std::min(current, value);
+  case TileAccumulate::Mul: return current * value;
+  case TileAccumulate::None: return value;
+  }
+  return value;
+}
+
+// `values` (contiguous) with another shape of the same element count, sharing nothing.
+HostTensor reshaped(const HostTensor& values, const std::vector<std::int64_t>& shape) {
+  HostTensor contiguous = values.contiguous();
+  if (contiguous.shape().dims() == shape) return contiguous;
+  HostTensor result(contiguous.dtype(), Shape(shape));
+  if (result.byteCount() > 0) std::memcpy(result.data(), contiguous.data(), result.byteCount());
+  return result;
+}
+
+// current combined with `values` by `mode`, in current's dtype (rounded once per element).
+HostTensor combined(const HostTensor& current, const HostTensor& values, TileAccumulate mode) {
+  HostTensor result = current.contiguous();
+  for (std::int64_t e = 0; e < result.elementCount(); ++e)
+    result.setFromDouble(e, combine(mode, result.getAsDouble(e), values.getAsDouble(e)));
+  return result;
+}
+
+bool isFloatTile(DataType dtype) {
+  return dtype == DataType::Fp32 || dtype == DataType::Fp16 || dtype == DataType::Bf16;
+}
+
+class InstructionRunner {
+public:
+  InstructionRunner(FunctionalCore& core, const Compilation& compilation, const PtoProgram& program, TaskMemory& task,
+                    DiagnosticEngine& diags)
+      : m_core(core), m_compilation(compilation), m_program(program), m_task(task), m_diags(diags) {}
+
+  bool run(const ProgramLayout& layout) {
+    if (layout.instructions.size() != m_program.instructions.size())
+      return fail(-1) << "internal error: the operand layouts are for another program";
+    for (std::size_t i = 0; i < m_program.instructions.size(); ++i) {
+      const PtoInstruction& instruction = m_program.instructions[i];
+      if (isSync(instruction.opcode)) continue;
+      m_index = static_cast<int>(i);
+      if (!checkRanges(instruction, layout.instructions[i])) return false;
+      if (!runInstruction(instruction, layout.instructions[i])) return false;
+    }
+    return true;
+  }
+
+private:
+  const TileOp* tileOf(const PtoInstruction& instruction) const {
+    if (instruction.tileOp < 0 || static_cast<std::size_t>(instruction.tileOp) >= m_compilation.tiles.tileOps().size())
+      return nullptr;
+    return &m_compilation.tiles.tileOp(instruction.tileOp);
+  }
+
+  // An error at the kernel line of the failing instruction's tile op.
+  DiagnosticBuilder fail(int index) {
+    const TensorGraph& graph = m_compilation.tiles.graph;
+    SourceLocation location = graph.kernelLocation;
+    const PtoInstruction* instruction =
+        index >= 0 ? &m_program.instructions[static_cast<std::size_t>(index)] : nullptr;
+    const TileOp* tile = instruction ? tileOf(*instruction) : nullptr;
+    if (tile) location = graph.op(tile->tensorOp).location;
+    DiagnosticBuilder builder = m_diags.error(location);
+    builder << "functional simulation: program " << m_program.programId;
+    if (m_task.task != kNoId) builder << " (task " << m_task.task << ")";
+    if (instruction) {
+      builder << ", instruction " << index << " (" << name(instruction->opcode);
+      if (tile) builder << ", tile op " << tile->id << ", " << name(tile->kind);
+      builder << ")";
+    }
+    builder << ": ";
+    return builder;
+  }
+  DiagnosticBuilder fail() { return fail(m_index); }
+
+  bool inside(const OperandLayout& layout) const {
+    return layout.offsetBytes >= 0 && layout.endBytes() <= m_core.capacityBytes(layout.memory);
+  }
+
+  bool checkRanges(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    auto check = [&](const OperandLayout& operand) -> bool {
+      if (operand.memory == MemoryKind::GM || inside(operand)) return true;
+      return fail() << "operand bytes [" << operand.offsetBytes << ", " << operand.endBytes() << ") lie outside "
+                    << title(operand.memory) << " (" << m_core.capacityBytes(operand.memory) << " bytes)";
+    };
+    for (const OperandLayout& operand : layout.dst)
+      if (!check(operand)) return false;
+    for (const SourceLayout& source : layout.srcs)
+      for (const SourcePiece& piece : source.pieces)
+        if (!check(piece.layout)) return false;
+    if (layout.dst.size() != instruction.dst.size() ||
+        (layout.srcs.size() != instruction.srcs.size() && isTransfer(instruction.opcode)))
+      return fail() << "internal error: the operand layouts do not match the instruction";
+    return true;
+  }
+
+  // A source tile assembled from its pieces.
+  HostTensor source(const SourceLayout& layout) const {
+    if (layout.pieces.size() == 1 && layout.pieces[0].layout.shape == layout.shape)
+      return m_core.read(layout.pieces[0].layout);
+    HostTensor whole(layout.dtype, Shape(layout.shape));
+    for (const SourcePiece& piece : layout.pieces)
+      whole.view(piece.origin, piece.layout.shape).copyFrom(m_core.read(piece.layout));
+    return whole;
+  }
+
+  std::optional<HostTensor> gmRegion(bool read, int index) {
+    std::vector<HostTensor>& list = read ? m_task.reads : m_task.writes;
+    if (index < 0 || static_cast<std::size_t>(index) >= list.size()) {
+      fail() << "GM operand names " << (read ? "copy-in " : "copy-out ") << index << " but the task has "
+             << list.size();
+      return std::nullopt;
+    }
+    return list[static_cast<std::size_t>(index)];
+  }
+
+  // dst = combine(dst, values) or dst = values, into on-chip memory.
+  bool store(const OperandLayout& dst, const HostTensor& values, TileAccumulate accumulate) {
+    if (values.elementCount() != dst.elementCount())
+      return fail() << "a result of " << values.elementCount() << " elements meets a destination of "
+                    << dst.elementCount();
+    if (accumulate == TileAccumulate::None) {
+      m_core.write(dst, values);
+      return true;
+    }
+    m_core.write(dst, combined(m_core.read(dst), reshaped(values, dst.shape), accumulate));
+    return true;
+  }
+
+  bool runInstruction(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    switch (instruction.opcode) {
+    case PtoOpcode::TLOAD: return load(instruction, layout);
+    case PtoOpcode::TSTORE:
+    case PtoOpcode::TSTORE_ACC: return storeToGm(instruction, layout);
+    case PtoOpcode::TMOV:
+    case PtoOpcode::TMOV_ACC: return move(instruction, layout);
+    case PtoOpcode::TMATMUL:
+    case PtoOpcode::TMATMUL_ACC: return matmul(instruction, layout);
+    default: return compute(instruction, layout);
+    }
+  }
+
+  bool load(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    if (instruction.srcs.size() != 1 || layout.dst.size() != 1 || instruction.srcs[0].memory != MemoryKind::GM)
+      return fail() << "a load needs one GM source and one on-chip destination";
+    std::optional<HostTensor> region = gmRegion(true, instruction.srcs[0].gmRegion);
+    if (!region) return false;
+    return store(layout.dst[0], *region, instruction.accumulate);
+  }
+
+  bool storeToGm(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    if (layout.srcs.size() != 1 || instruction.dst.size() != 1 || instruction.dst[0].memory != MemoryKind::GM)
+      return fail() << "a store needs one on-chip source and one GM destination";
+    std::optional<HostTensor> region = gmRegion(false, instruction.dst[0].gmRegion);
+    if (!region) return false;
+    HostTensor values = source(layout.srcs[0]);
+    if (values.elementCount() != region->elementCount())
+      return fail() << "stores " << values.elementCount() << " elements into a region of " << region->elementCount()
+                    << " (" << region->shape().str() << ")";
+    values = reshaped(values, region->shape().dims());
+    if (instruction.accumulate != TileAccumulate::None) values = combined(*region, values, instruction.accumulate);
+    region->copyFrom(values);
+    return true;
+  }
+
+  bool move(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    if (layout.srcs.size() != 1 || layout.dst.size() != 1) return fail() << "a move needs one source and one destination";
+    return store(layout.dst[0], source(layout.srcs[0]), instruction.accumulate);
+  }
+
+  bool attribute(const TileOp* tile, const char* key) const {
+    if (!tile) return false;
+    auto found = tile->attrs.find(key);
+    const bool* value = found == tile->attrs.end() ? nullptr : std::get_if<bool>(&found->second);
+    return value && *value;
+  }
+
+  // Reads a 2-D float matrix (fp32, fp16 or bf16) at `base` elements into `out`.
+  void loadMatrix(const OperandLayout& layout, std::int64_t base, std::int64_t rows, std::int64_t cols,
+                  RowMajorMatrix& out) const {
+    out.resize(rows, cols);
+    const std::int64_t pitch = layout.shape.size() >= 2 ? layout.strides[layout.shape.size() - 2] : cols;
+    const std::byte* memory = m_core.bytes(layout.memory) + layout.offsetBytes;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float* to = out.data() + r * cols;
+      const std::int64_t at = base + r * pitch;
+      switch (layout.dtype) {
+      case DataType::Fp32: std::memcpy(to, memory + at * 4, static_cast<std::size_t>(cols) * 4); break;
+      case DataType::Fp16: {
+        const auto* from = reinterpret_cast<const std::uint16_t*>(memory) + at;
+        for (std::int64_t c = 0; c < cols; ++c) to[c] = halfBitsToFloat(from[c]);
+        break;
+      }
+      default: {
+        const auto* from = reinterpret_cast<const std::uint16_t*>(memory) + at;
+        for (std::int64_t c = 0; c < cols; ++c) to[c] = bfloat16BitsToFloat(from[c]);
+        break;
+      }
+      }
+    }
+  }
+
+  // TMATMUL / TMATMUL_ACC: L0C (=|+=) L0A x L0B per batch, in fp32 for float
+  // tiles; integer tiles go through the reference kernel.
+  bool matmul(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    if (layout.srcs.size() != 2 || layout.dst.size() != 1 || layout.srcs[0].pieces.size() != 1 ||
+        layout.srcs[1].pieces.size() != 1)
+      return fail() << "a matmul needs two whole sources (L0A, L0B) and one destination (L0C)";
+    const OperandLayout& a = layout.srcs[0].pieces[0].layout;
+    const OperandLayout& b = layout.srcs[1].pieces[0].layout;
+    const OperandLayout& c = layout.dst[0];
+    const TileOp* tile = tileOf(instruction);
+    const bool aTrans = attribute(tile, "a_trans"), bTrans = attribute(tile, "b_trans");
+    const TileAccumulate accumulate =
+        instruction.opcode == PtoOpcode::TMATMUL_ACC && instruction.accumulate == TileAccumulate::None
+            ? TileAccumulate::Add
+            : instruction.accumulate;
+    if (a.shape.size() < 2 || b.shape.size() < 2 || c.shape.size() < 2)
+      return fail() << "matmul tiles must be matrices, got " << Shape(a.shape).str() << " x " << Shape(b.shape).str();
+    const bool fast = isFloatTile(a.dtype) && a.dtype == b.dtype && c.dtype == DataType::Fp32 &&
+                      (accumulate == TileAccumulate::None || accumulate == TileAccumulate::Add);
+    if (!fast) return compute(instruction, layout);
+    const std::size_t ra = a.shape.size(), rb = b.shape.size(), rc = c.shape.size();
+    const std::int64_t m = aTrans ? a.shape[ra - 1] : a.shape[ra - 2];
+    const std::int64_t k = aTrans ? a.shape[ra - 2] : a.shape[ra - 1];
+    const std::int64_t kb = bTrans ? b.shape[rb - 1] : b.shape[rb - 2];
+    const std::int64_t n = bTrans ? b.shape[rb - 2] : b.shape[rb - 1];
+    // Batch dims: A's and B's must equal C's or be all ones (broadcast).
+    std::int64_t batches = 1, aBatches = 1, bBatches = 1;
+    for (std::size_t d = 0; d + 2 < rc; ++d) batches *= c.shape[d];
+    for (std::size_t d = 0; d + 2 < ra; ++d) aBatches *= a.shape[d];
+    for (std::size_t d = 0; d + 2 < rb; ++d) bBatches *= b.shape[d];
+    if (k != kb || c.shape[rc - 2] != m || c.shape[rc - 1] != n || (aBatches != 1 && aBatches != batches) ||
+        (bBatches != 1 && bBatches != batches) || (rc > 2 && (ra != rc && aBatches != 1)))
+      return fail() << "matmul tile shapes do not agree: " << Shape(a.shape).str() << (aTrans ? "^T" : "") << " x "
+                    << Shape(b.shape).str() << (bTrans ? "^T" : "") << " -> " << Shape(c.shape).str();
+    // The element offset of batch `index` (C order over the batch dims) of a layout.
+    auto batchBase = [](const OperandLayout& operand, std::int64_t index) {
+      std::int64_t base = 0;
+      for (std::size_t d = operand.shape.size() - 2; d-- > 0;) {
+        base += index % operand.shape[d] * operand.strides[d];
+        index /= operand.shape[d];
+      }
+      return base;
+    };
+    float* cMemory = reinterpret_cast<float*>(m_core.bytes(c.memory) + c.offsetBytes);
+    const std::int64_t cPitch = c.strides[rc - 2];
+    for (std::int64_t batch = 0; batch < batches; ++batch) {
+      loadMatrix(a, aBatches == 1 ? 0 : batchBase(a, batch), a.shape[ra - 2], a.shape[ra - 1], m_a);
+      loadMatrix(b, bBatches == 1 ? 0 : batchBase(b, batch), b.shape[rb - 2], b.shape[rb - 1], m_b);
+      StridedMatrix out(cMemory + batchBase(c, batch), m, n, Eigen::OuterStride<>(cPitch));
+      m_c.resize(m, n);
+      if (!aTrans && !bTrans) m_c.noalias() = m_a * m_b;
+      else if (aTrans && !bTrans) m_c.noalias() = m_a.transpose() * m_b;
+      else if (!aTrans && bTrans) m_c.noalias() = m_a * m_b.transpose();
+      else m_c.noalias() = m_a.transpose() * m_b.transpose();
+      if (accumulate == TileAccumulate::Add) out += m_c;
+      else out = m_c;
+    }
+    return true;
+  }
+
+  // A vector instruction (or anything else with a tile op): the reference
+  // kernel of the tile op's kind on the assembled sources.
+  bool compute(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    const TileOp* tile = tileOf(instruction);
+    if (!tile) return fail() << "the instruction names no tile op, so what it computes is unknown";
+    std::vector<HostTensor> inputs;
+    for (const SourceLayout& src : layout.srcs) {
+      if (src.pieces.empty()) return fail() << "a compute instruction reads global memory directly";
+      inputs.push_back(source(src));
+    }
+    if (layout.dst.empty()) return fail() << "the instruction has no destination";
+    const TensorOpKind kind = tile->kind;
+    if (kind == TensorOpKind::Copy || kind == TensorOpKind::Assemble) {
+      if (inputs.size() != 1 || layout.dst.size() != 1) return fail() << "a copy needs one source and one destination";
+      return store(layout.dst[0], inputs[0], instruction.accumulate);
+    }
+    TensorOp tileAsOp = m_compilation.tiles.graph.op(tile->tensorOp);
+    tileAsOp.kind = kind;
+    tileAsOp.attrs = tile->attrs;
+    if (reference::hasRunTimeScalars(tileAsOp)) {
+      std::optional<TensorOp> bound = reference::bindRunTimeScalars(tileAsOp, m_task.bindings, m_diags);
+      if (!bound) return fail() << "a scalar operand cannot be evaluated for this task";
+      tileAsOp = std::move(*bound);
+    }
+    std::vector<HostTensor> results;
+    for (const OperandLayout& dst : layout.dst) results.emplace_back(dst.dtype, Shape(dst.shape));
+    reference::KernelCall call{tileAsOp, std::move(inputs), std::move(results), m_diags};
+    if (!reference::runKernel(call)) return fail() << "the " << name(kind) << " kernel failed on this tile (see above)";
+    for (std::size_t i = 0; i < layout.dst.size(); ++i)
+      if (!store(layout.dst[i], call.outputs[i], instruction.accumulate)) return false;
+    return true;
+  }
+
+  FunctionalCore& m_core;
+  const Compilation& m_compilation;
+  const PtoProgram& m_program;
+  TaskMemory& m_task;
+  DiagnosticEngine& m_diags;
+  int m_index = -1;
+  RowMajorMatrix m_a, m_b, m_c;
+};
+
+} // namespace
+
+FunctionalCore::FunctionalCore(const std::array<std::int64_t, kMemoryKindCount>& capacityBytes)
+    : m_capacity(capacityBytes) {
+  m_capacity[static_cast<std::size_t>(MemoryKind::GM)] = 0;  // global memory is the run's tensors
+  for (std::size_t kind = 0; kind < kMemoryKindCount; ++kind)
+    m_memory[kind].assign(static_cast<std::size_t>(std::max<std::int64_t>(m_capacity[kind], 0)), std::byte{0});
+}
+
+HostTensor FunctionalCore::read(const OperandLayout& layout) const {
+  HostTensor values(layout.dtype, Shape(layout.shape));
+  const std::size_t item = sizeOf(layout.dtype);
+  const std::size_t rowBytes = static_cast<std::size_t>(rowLength(layout)) * item;
+  const std::byte* memory = bytes(layout.memory) + layout.offsetBytes;
+  std::byte* to = values.data();
+  forEachRow(layout, [&](std::int64_t offset, std::int64_t row) {
+    std::memcpy(to + static_cast<std::size_t>(row) * rowBytes, memory + static_cast<std::size_t>(offset) * item,
+                rowBytes);
+  });
+  return values;
+}
+
+void FunctionalCore::write(const OperandLayout& layout, const HostTensor& values) {
+  HostTensor converted = values.dtype() == layout.dtype ? values.contiguous() : values.astype(layout.dtype);
+  const std::size_t item = sizeOf(layout.dtype);
+  const std::size_t rowBytes = static_cast<std::size_t>(rowLength(layout)) * item;
+  std::byte* memory = bytes(layout.memory) + layout.offsetBytes;
+  const std::byte* from = converted.data();
+  forEachRow(layout, [&](std::int64_t offset, std::int64_t row) {
+    std::memcpy(memory + static_cast<std::size_t>(offset) * item, from + static_cast<std::size_t>(row) * rowBytes,
+                rowBytes);
+  });
+}
+
+bool FunctionalCore::execute(const Compilation& compilation, const PtoProgram& program, const ProgramLayout& layout,
+                             TaskMemory& task, DiagnosticEngine& diags) {
+  return InstructionRunner(*this, compilation, program, task, diags).run(layout);
+}
+
+} // namespace pto

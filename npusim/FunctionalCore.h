@@ -1,0 +1,70 @@
+// One core of the functional simulator: its on-chip memories as byte arrays
+// and the execution of a PTO program on them for one task.
+//
+// Semantics. Instructions run one after the other in list order: the list
+// order respects every data dependence (PtoProgram.h), so the flags and
+// barriers that let pipes overlap on the chip change nothing here and are
+// skipped. Values are what the chip holds: each memory keeps the bytes of
+// its dtype, every result is rounded to its destination dtype when written
+// (vector ops compute in float as the reference kernels do; TMATMUL
+// multiplies fp16/bf16/fp32 tiles in fp32 with fp32 accumulation in L0C;
+// TSTORE_ACC / TMOV_ACC convert on the way out). An accumulating
+// instruction combines its result with what its destination holds.
+//
+// Memories persist between tasks, as on the chip: a task sees stale bytes
+// only where its program reads what it did not write, which a correct
+// program never does.
+#pragma once
+
+#include "compiler/passes/Compilation.h"
+#include "core/HostTensor.h"
+#include "npusim/FunctionalLayout.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+// What one task sees of global memory: views of its copy lists' regions
+// (Task::reads / Task::writes), in order, sharing the run's tensors.
+struct TaskMemory {
+  std::vector<HostTensor> reads;
+  std::vector<HostTensor> writes;
+  // Dynamic dims and this task's loop indices, for run-time scalars.
+  std::map<std::string, std::int64_t> bindings;
+  TaskId task = kNoId;
+};
+
+class FunctionalCore {
+public:
+  // Capacities in bytes per memory kind (the GM entry is ignored).
+  explicit FunctionalCore(const std::array<std::int64_t, kMemoryKindCount>& capacityBytes);
+
+  std::int64_t capacityBytes(MemoryKind kind) const { return m_capacity[static_cast<std::size_t>(kind)]; }
+
+  // Runs every instruction of `program` (whose operand layouts are `layout`)
+  // for one task. An instruction it cannot execute or an operand outside its
+  // memory is an error naming the program, the instruction index and the
+  // kernel line of the tile op; the instructions before it have run.
+  bool execute(const Compilation& compilation, const PtoProgram& program, const ProgramLayout& layout,
+               TaskMemory& task, DiagnosticEngine& diags);
+
+  // The operand's elements as a contiguous tensor of its dtype and shape.
+  // The layout must lie inside its memory (checked by execute()).
+  HostTensor read(const OperandLayout& layout) const;
+  // Writes `values` (same element count, any dtype: converted as astype
+  // does) into the operand's elements in C order.
+  void write(const OperandLayout& layout, const HostTensor& values);
+
+  std::byte* bytes(MemoryKind kind) { return m_memory[static_cast<std::size_t>(kind)].data(); }
+  const std::byte* bytes(MemoryKind kind) const { return m_memory[static_cast<std::size_t>(kind)].data(); }
+
+private:
+  std::array<std::int64_t, kMemoryKindCount> m_capacity{};
+  std::array<std::vector<std::byte>, kMemoryKindCount> m_memory;
+};
+
+} // namespace pto
