@@ -31,4 +31,19 @@ OutputComparison compareOutput(const HostTensor& actual, const HostTensor& expec
   return result;
 }
 
+nlohmann::ordered_json outputReportJson(const std::string& name, const HostTensor& actual,
+                                        const std::string& goldenSource, const OutputComparison& comparison) {
+  return {{"name", name},
+          {"dtype", std::string(pto::name(actual.dtype()))},
+          {"shape", actual.shape().dims()},
+          {"golden", goldenSource},
+          {"max_abs_err", comparison.maxAbsError},
+          {"max_rel_err", comparison.maxRelError},
+          {"mismatches", comparison.mismatches},
+          {"mismatch_ratio", comparison.mismatchRatio()},
+          {"rtol", comparison.tolerance.rtol},
+          {"atol", comparison.tolerance.atol},
+          {"pass", comparison.pass()}};
+}
+
 } // namespace pto

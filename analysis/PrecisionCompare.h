@@ -4,7 +4,10 @@
 #include "core/HostTensor.h"
 #include "core/project/OperatorProject.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
+#include <string>
 
 namespace pto {
 
@@ -23,5 +26,11 @@ struct OutputComparison {
 
 // Both tensors must have the same shape (dtypes may differ).
 OutputComparison compareOutput(const HostTensor& actual, const HostTensor& expected, const Tolerance& tolerance);
+
+// One entry of a run report's "outputs" (docs/cli.md): name, dtype, shape,
+// golden (where the expected values came from), max_abs_err, max_rel_err,
+// mismatches, mismatch_ratio, rtol, atol, pass.
+nlohmann::ordered_json outputReportJson(const std::string& name, const HostTensor& actual,
+                                        const std::string& goldenSource, const OutputComparison& comparison);
 
 } // namespace pto

@@ -89,11 +89,18 @@ void applyProjectPassOptions(const OperatorProject& project, CompileOptions& opt
   }
 }
 
+std::optional<MachineDescription> machineFor(const OperatorProject& project, const std::string& machineOverride,
+                                             DiagnosticEngine& diags) {
+  if (!machineOverride.empty()) return findMachine(machineOverride, diags, SourceLocation{"--machine"});
+  return findMachine(project.machine, diags, SourceLocation{project.file.string()});
+}
+
 } // namespace
 
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags) {
-  auto machine = findMachine(project.machine, diags, SourceLocation{project.file.string()});
+                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
+                                                  const std::string& machineOverride) {
+  auto machine = machineFor(project, machineOverride, diags);
   if (!machine) return std::nullopt;
   CompileSettings settings;
   settings.target = machine->targetInfo();
@@ -176,15 +183,32 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
       return verifyAfterPass(pass, state, inputs, golden, project, diags, referenceOptions);
     };
   }
-  auto settings = compileSettingsFor(project, traced, result.arguments, diags);
+  auto settings = compileSettingsFor(project, traced, result.arguments, diags, options.machineOverride);
   if (!settings) return std::nullopt;
+  auto machine = machineFor(project, options.machineOverride, diags);
+  auto runtime = runtimeSettingsFrom(project.runtimeOptions, SourceLocation{project.file.string()}, diags);
+  if (!machine || !runtime) return std::nullopt;
   result.compiled = compileKernel(traced, std::move(*settings), diags, compileOptions);
   if (!result.compiled) return std::nullopt;
   result.compileMs = millisecondsSince(start);
-  start = std::chrono::steady_clock::now();
-  result.executor = "tiles";
-  if (!runTiles(result.compiled->compilation.tiles, result.arguments, diags, referenceOptions)) return std::nullopt;
-  result.executeMs = millisecondsSince(start);
+  // Simulate: the schedule and timeline in both modes; in functional mode
+  // the outputs too. A timing run takes its outputs from the tile graph on
+  // the CPU, so that its precision is still checked.
+  SimulationRequest request;
+  request.machine = &*machine;
+  request.mode = options.mode;
+  request.runtime = *runtime;
+  request.cancelled = options.trace.cancelled;
+  result.simulation = simulate(result.compiled->compilation, result.arguments, request, diags);
+  if (!result.simulation) return std::nullopt;
+  result.simulateMs = result.simulation->simulateMs;
+  result.executor = std::string(name(options.mode));
+  if (options.mode == SimulationMode::Timing) {
+    start = std::chrono::steady_clock::now();
+    result.executor = "tiles";
+    if (!runTiles(result.compiled->compilation.tiles, result.arguments, diags, referenceOptions)) return std::nullopt;
+    result.executeMs = millisecondsSince(start);
+  }
 
   for (TensorId id : traced.writtenArguments()) {
     std::size_t index = static_cast<std::size_t>(traced.tensor(id).argumentIndex);

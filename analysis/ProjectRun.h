@@ -4,6 +4,7 @@
 #pragma once
 
 #include "analysis/PrecisionCompare.h"
+#include "analysis/Simulation.h"
 #include "compiler/frontend/ProjectTrace.h"
 #include "compiler/passes/Pipeline.h"
 #include "core/HostTensor.h"
@@ -16,6 +17,9 @@ namespace pto {
 struct ProjectRunOptions {
   ProjectTraceOptions trace;
   CompileOptions compile;
+  // `pto run --machine`: overrides the project's machine.
+  std::string machineOverride;
+  SimulationMode mode = SimulationMode::Timing;
 };
 
 struct OutputResult {
@@ -31,12 +35,16 @@ struct ProjectRunResult {
   std::vector<HostTensor> arguments;  // final contents, in graph argument order
   std::vector<std::string> argumentNames;
   std::vector<OutputResult> outputs;
-  std::string executor;  // what produced `actual`: "tiles" (the tile graph on the CPU) until the simulator exists
+  // What produced `actual`: "functional" (the simulator on the data) or
+  // "tiles" (timing mode: the tile graph on the CPU).
+  std::string executor;
   std::optional<CompileResult> compiled;
+  std::optional<Simulation> simulation;
   double traceMs = 0.0;
   double compileMs = 0.0;
   double goldenMs = 0.0;
   double executeMs = 0.0;
+  double simulateMs = 0.0;
   bool pass() const;
 };
 
@@ -46,8 +54,10 @@ struct ProjectRunResult {
 // from the argument shapes, the project's tile settings and pass options.
 // The machine is found by the project's "machine" name; an unknown name is an
 // error listing the machines there are.
+// `machineOverride` (pto run --machine) replaces the project's machine.
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags);
+                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
+                                                  const std::string& machineOverride = {});
 
 std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
                                            const ProjectRunOptions& options = {});

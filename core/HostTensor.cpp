@@ -316,6 +316,16 @@ double HostTensor::getAsDouble(std::int64_t linearIndex) const {
   return loadValue(linearElement(linearIndex), m_dtype).toDouble();
 }
 
+std::int64_t HostTensor::getAsInt64(std::int64_t linearIndex) const {
+  ElementValue value = loadValue(linearElement(linearIndex), m_dtype);
+  switch (value.kind) {
+  case ElementValue::Kind::Signed: return value.signedValue;
+  case ElementValue::Kind::Unsigned: return static_cast<std::int64_t>(value.unsignedValue);
+  case ElementValue::Kind::Float: break;
+  }
+  return static_cast<std::int64_t>(value.real);
+}
+
 void HostTensor::setFromDouble(std::int64_t linearIndex, double value) {
   storeValue(linearElement(linearIndex), m_dtype, ElementValue::ofFloat(value));
 }

@@ -130,6 +130,9 @@ public:
   // Element `linearIndex` (C order) as a double. Exact for every dtype
   // except int64/uint64 beyond 2^53, which round to nearest.
   double getAsDouble(std::int64_t linearIndex) const;
+  // Element `linearIndex` of an integer or bool dtype as int64, exactly
+  // (uint64 above 2^63 wraps); a float element is truncated toward zero.
+  std::int64_t getAsInt64(std::int64_t linearIndex) const;
   // Stores `value` converted to the dtype by the rules above.
   void setFromDouble(std::int64_t linearIndex, double value);
   // Stores an integer: wraps for integer dtypes, rounds once for float ones.

@@ -45,17 +45,6 @@ template <typename Row> void forEachRow(const OperandLayout& layout, Row&& row) 
 
 std::int64_t rowLength(const OperandLayout& layout) { return layout.shape.empty() ? 1 : layout.shape.back(); }
 
-double combine(TileAccumulate mode, double current, double value) {
-  switch (mode) {
-  case TileAccumulate::Add: return current + value;
-  case TileAccumulate::Max: return std::isnan(current) || std::isnan(value) ? NAN : std::max(current, value);
-  case TileAccumulate::Min: return std::isnan(current) || std::isnan(value) ? NAN : std::min(current, value);
-  case TileAccumulate::Mul: return current * value;
-  case TileAccumulate::None: return value;
-  }
-  return value;
-}
-
 // `values` (contiguous) with another shape of the same element count, sharing nothing.
 HostTensor reshaped(const HostTensor& values, const std::vector<std::int64_t>& shape) {
   HostTensor contiguous = values.contiguous();
@@ -68,8 +57,7 @@ HostTensor reshaped(const HostTensor& values, const std::vector<std::int64_t>& s
 // current combined with `values` by `mode`, in current's dtype (rounded once per element).
 HostTensor combined(const HostTensor& current, const HostTensor& values, TileAccumulate mode) {
   HostTensor result = current.contiguous();
-  for (std::int64_t e = 0; e < result.elementCount(); ++e)
-    result.setFromDouble(e, combine(mode, result.getAsDouble(e), values.getAsDouble(e)));
+  reference::accumulateInto(result, values, mode);
   return result;
 }
 

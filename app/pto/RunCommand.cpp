@@ -3,6 +3,8 @@
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/ProjectRun.h"
+#include "runtime/trace/ChromeTraceWriter.h"
+#include "core/AtomicFile.h"
 #include "core/Npy.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
@@ -11,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace pto::cli {
 namespace {
@@ -19,6 +22,9 @@ struct RunOptions {
   std::string projectPath;
   std::string jsonTarget;
   std::string saveOutputsDir;
+  std::string traceFile;
+  std::string machine;
+  std::string mode = "timing";
   double timeoutSeconds = 60.0;
   std::int64_t maxElements = std::int64_t{1} << 31;
 };
@@ -34,36 +40,37 @@ nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectR
   report["command"] = "run";
   report["pto_version"] = kVersion;
   report["project"] = project.name;
-  report["machine"] = project.machine;
-  report["mode"] = run.executor;
   report["pass"] = run.pass();
+  if (run.simulation && run.compiled) addSimulationReport(report, run.compiled->compilation, *run.simulation);
+  report["outputs_from"] = run.executor;
   report["ops"] = run.graph.ops().size();
   report["tile_ops"] = run.compiled ? run.compiled->compilation.tiles.tileOps().size() : 0;
-  report["timings_ms"] = {
-      {"trace", run.traceMs}, {"golden", run.goldenMs}, {"compile", run.compileMs}, {"execute", run.executeMs}};
+  report["timings_ms"] = {{"trace", run.traceMs},       {"golden", run.goldenMs},
+                          {"compile", run.compileMs},   {"simulate", run.simulateMs},
+                          {"execute", run.executeMs}};
   report["outputs"] = nlohmann::ordered_json::array();
-  for (const OutputResult& output : run.outputs) {
-    const OutputComparison& c = output.comparison;
-    report["outputs"].push_back({{"name", output.name},
-                                 {"dtype", std::string(name(output.actual.dtype()))},
-                                 {"shape", output.actual.shape().dims()},
-                                 {"golden", output.goldenSource},
-                                 {"max_abs_err", c.maxAbsError},
-                                 {"max_rel_err", c.maxRelError},
-                                 {"mismatches", c.mismatches},
-                                 {"mismatch_ratio", c.mismatchRatio()},
-                                 {"rtol", c.tolerance.rtol},
-                                 {"atol", c.tolerance.atol},
-                                 {"pass", c.pass()}});
-  }
+  for (const OutputResult& output : run.outputs)
+    report["outputs"].push_back(outputReportJson(output.name, output.actual, output.goldenSource, output.comparison));
   return report;
 }
 
 void printReport(const OperatorProject& project, const ProjectRunResult& run) {
-  std::printf("%s: %zu ops traced in %.1f ms, compiled to %zu tile ops in %.1f ms, executed (%s) in %.1f ms\n",
+  std::printf("%s: %zu ops traced in %.1f ms, compiled to %zu tile ops in %.1f ms, simulated in %.1f ms\n",
               project.name.c_str(), run.graph.ops().size(), run.traceMs,
-              run.compiled ? run.compiled->compilation.tiles.tileOps().size() : 0, run.compileMs, run.executor.c_str(),
-              run.executeMs);
+              run.compiled ? run.compiled->compilation.tiles.tileOps().size() : 0, run.compileMs, run.simulateMs);
+  if (run.simulation && run.compiled) {
+    const Simulation& sim = *run.simulation;
+    const SimulationStats& stats = sim.stats;
+    std::printf("machine %s, %s mode: makespan %.3f us (%lld cycles at %.2f GHz); %zu tasks (AIC %d, AIV %d) "
+                "from %zu subgraphs; utilization AIC %.1f%%, AIV %.1f%%\n",
+                sim.machine.c_str(), std::string(name(sim.mode)).c_str(), stats.makespanUs,
+                static_cast<long long>(stats.makespanCycles), sim.clockGHz, sim.schedule.tasks.size(),
+                stats.tasksByCoreType[0], stats.tasksByCoreType[1], run.compiled->compilation.blocks.subgraphs.size(),
+                100.0 * stats.utilizationByCoreType[0], 100.0 * stats.utilizationByCoreType[1]);
+  }
+  std::printf("outputs from %s\n", run.executor == "tiles" ? "the tile graph on the CPU (timing mode; --mode functional "
+                                                             "executes the PTO programs)"
+                                                           : "the simulated PTO programs");
   std::printf("%-12s %-9s %-20s %-12s %-12s %-16s %s\n", "output", "dtype", "shape", "max abs err", "max rel err",
               "mismatches", "result");
   for (const OutputResult& output : run.outputs) {
@@ -87,6 +94,17 @@ bool saveOutputs(const ProjectRunResult& run, const std::string& directory, Diag
   return true;
 }
 
+// The run's swimlane as Chrome/Perfetto trace JSON (docs/cli.md).
+bool writeTrace(const ProjectRunResult& run, const std::string& file, DiagnosticEngine& diags) {
+  trace::Trace swimlane = simulationTrace(run.compiled->compilation, *run.simulation);
+  std::ostringstream text;
+  trace::writeChromeTrace(swimlane, text);
+  std::string reason;
+  if (!writeFileAtomically(file, text.str(), reason))
+    return diags.error(SourceLocation{file}) << "cannot write the trace: " << reason;
+  return true;
+}
+
 int runRun(const RunOptions& options) {
   DiagnosticEngine diags;
   auto project = loadProject(options.projectPath, diags);
@@ -97,8 +115,11 @@ int runRun(const RunOptions& options) {
   ProjectRunOptions runOptions;
   runOptions.trace.timeoutSeconds = options.timeoutSeconds;
   runOptions.trace.maxElements = options.maxElements;
+  runOptions.machineOverride = options.machine;
+  runOptions.mode = *parseSimulationMode(options.mode);  // CLI11 checked the spelling
   auto run = runProject(*project, diags, runOptions);
   bool saved = !run || options.saveOutputsDir.empty() || saveOutputs(*run, options.saveOutputsDir, diags);
+  if (run && saved && !options.traceFile.empty()) saved = writeTrace(*run, options.traceFile, diags);
   printDiagnostics(diags);
   if (!run || !saved) return kExitUserError;
   if (options.jsonTarget != "-") printReport(*project, *run);
@@ -131,6 +152,15 @@ void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
       ->type_name("FILE");
   command->add_option("--save-outputs", options->saveOutputsDir, "Write each output as DIR/<name>.npy")
       ->type_name("DIR");
+  command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's (a2, a3, 950, tiny, ...)")
+      ->type_name("MACHINE");
+  command->add_option("--mode", options->mode,
+                      "timing: the timeline only (outputs from the tile graph on the CPU); functional: also execute "
+                      "every PTO instruction on the data")
+      ->check(CLI::IsMember({"timing", "functional"}))
+      ->capture_default_str();
+  command->add_option("--trace", options->traceFile, "Write the swimlane as Chrome/Perfetto trace JSON to FILE")
+      ->type_name("FILE");
   addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
   command->callback([&registry, options] { registry.selected = [options] { return runRun(*options); }; });
 }

@@ -1,6 +1,7 @@
 // Bindings of `_pypto_core`: what the pure-Python part of `pypto` calls.
 #include "compiler/frontend/PyptoCoreModule.h"
 
+#include "compiler/frontend/KernelRunner.h"
 #include "compiler/frontend/TracedKernel.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/ir/TensorGraphJson.h"
@@ -276,10 +277,13 @@ void defineTracedKernel(py::module_& m) {
              for (TensorId id : k.graph.writtenArguments()) indices.push_back(k.graph.tensor(id).argumentIndex);
              return indices;
            })
-      // Runs the reference interpreter on C-contiguous buffers (numpy arrays,
-      // or raw uint16 views of bf16 data) and writes the outputs back.
-      // Returns None, or (message, file, line, column) when the run fails.
-      .def("run_reference", [](const TracedKernel& k, const py::list& buffers) -> py::object {
+      // Runs the kernel on C-contiguous buffers (numpy arrays, or raw uint16
+      // views of bf16 data) and writes the outputs back: through the
+      // registered runner (compile + simulate, see KernelRunner.h) when there
+      // is one, else the reference interpreter. `jit_options` is the kernel's
+      // options as JSON text. Returns ("ok", report JSON text) or
+      // ("error", message, file, line, column).
+      .def("run", [](const TracedKernel& k, const py::list& buffers, const std::string& jitOptionsText) -> py::object {
         const TensorGraph& graph = k.graph;
         if (buffers.size() != graph.arguments.size())
           throw py::value_error("expected " + std::to_string(graph.arguments.size()) + " tensors, got " +
@@ -294,15 +298,22 @@ void defineTracedKernel(py::module_& m) {
           arguments.push_back(tensorFromBuffer(buffer, declared.dtype, shape));
           handles.push_back(buffer);
         }
+        nlohmann::ordered_json jitOptions = nlohmann::ordered_json::parse(jitOptionsText, nullptr, false);
+        if (jitOptions.is_discarded()) throw py::value_error("jit options are not valid JSON");
         DiagnosticEngine diags;
-        bool ok = false;
+        std::optional<nlohmann::ordered_json> report;
         {
           py::gil_scoped_release release;
-          ok = runReference(graph, arguments, diags);
+          if (const KernelRunner& runner = kernelRunner()) {
+            report = runner(graph, arguments, jitOptions, diags);
+          } else if (runReference(graph, arguments, diags)) {
+            report = nlohmann::ordered_json{{"command", "run"}, {"mode", "reference"}};
+          }
         }
-        if (!ok) {
+        if (!report) {
           const Diagnostic& first = diags.diagnostics().front();
-          return py::make_tuple(first.message, first.location.file, first.location.line, first.location.column);
+          return py::make_tuple("error", first.message, first.location.file, first.location.line,
+                                first.location.column);
         }
         for (TensorId id : graph.writtenArguments()) {
           int index = graph.tensor(id).argumentIndex;
@@ -310,7 +321,7 @@ void defineTracedKernel(py::module_& m) {
           std::memcpy(info.ptr, arguments[static_cast<std::size_t>(index)].data(),
                       arguments[static_cast<std::size_t>(index)].byteCount());
         }
-        return py::none();
+        return py::make_tuple("ok", report->dump());
       });
 }
 

@@ -144,6 +144,8 @@ private:
                                         << (tile.size() == 1 ? " dim" : " dims") << "; give one per tensor dim";
     for (std::int64_t dim : tile)
       if (dim <= 0) return m_diags.error(op.location) << origin << " " << dimsString(tile) << " has a non-positive dim";
+    // A rank-0 op (a full reduction's scalar result) has one element: nothing to align.
+    if (tile.empty()) return tile;
     // The kernel's own settings were checked when traced; the project's are checked here.
     DataType operand = op.inputs.empty() ? m_graph.tensor(op.outputs[0]).dtype : m_graph.tensor(op.inputs[0]).dtype;
     std::int64_t bytes = tile.back() * static_cast<std::int64_t>(sizeOf(operand));

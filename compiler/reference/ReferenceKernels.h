@@ -8,6 +8,7 @@
 #pragma once
 
 #include "compiler/ir/TensorGraph.h"
+#include "compiler/ir/TileGraph.h"
 #include "core/Diagnostics.h"
 #include "core/HostTensor.h"
 
@@ -54,5 +55,10 @@ bool runMatmul(KernelCall& call);
 
 // The kernel for call.op's kind (views, assemble and copy are the caller's: they move no values).
 bool runKernel(KernelCall& call);
+
+// target = combine(target, values) elementwise by `mode` (same shapes; None
+// copies). Floats combine in double and round once into the target's dtype;
+// integers combine exactly and wrap. NaN wins max and min.
+void accumulateInto(HostTensor& target, const HostTensor& values, TileAccumulate mode);
 
 } // namespace pto::reference

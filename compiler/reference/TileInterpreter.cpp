@@ -13,17 +13,6 @@ namespace {
 using Dims = std::vector<std::int64_t>;
 
 
-double combine(TileAccumulate mode, double current, double value) {
-  switch (mode) {
-  case TileAccumulate::Add: return current + value;
-  case TileAccumulate::Max: return std::isnan(current) || std::isnan(value) ? NAN : std::max(current, value);
-  case TileAccumulate::Min: return std::isnan(current) || std::isnan(value) ? NAN : std::min(current, value);
-  case TileAccumulate::Mul: return current * value;
-  case TileAccumulate::None: return value;
-  }
-  return value;
-}
-
 class TileRunner {
 public:
   TileRunner(const TileGraph& tiles, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
@@ -112,13 +101,7 @@ private:
     reference::KernelCall call{tileAsOp, std::move(inputs), results, m_diags};
     if (!reference::runKernel(call)) return false;
     for (std::size_t i = 0; i < targets.size(); ++i) {
-      const HostTensor& result = call.outputs[i];
-      if (tile.accumulate == TileAccumulate::None) {
-        targets[i].copyFrom(result);
-        continue;
-      }
-      for (std::int64_t e = 0; e < result.elementCount(); ++e)
-        targets[i].setFromDouble(e, combine(tile.accumulate, targets[i].getAsDouble(e), result.getAsDouble(e)));
+      reference::accumulateInto(targets[i], call.outputs[i], tile.accumulate);
     }
     return true;
   }

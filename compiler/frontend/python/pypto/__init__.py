@@ -13,7 +13,7 @@ from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import UNSUPPORTED as _UNSUPPORTED_DTYPES
 from ._dtypes import bytes_of
 from ._errors import KernelError, KernelTimeout, PtoError
-from ._jit import JitKernel, RunMode, jit
+from ._jit import JitKernel, RunMode, jit, last_run
 from ._ops import CastMode, ReLuType, TransMode
 from ._ops import (abs, add, amax, amin, arange, argmax, argmin, argsort, assemble, astype, cast, cat, ceil,
                    clip, clone, concat, cos, dequantize, div, eq, erf, erfc, exp, exp2, expm1, floor, full, gather,

@@ -1,7 +1,10 @@
 """@pypto.jit / @pypto.frontend.jit: tracing a kernel and running it."""
+import copy
 import enum
 import inspect
+import json
 import sys
+import warnings
 
 import _pypto_core as _core
 
@@ -26,6 +29,20 @@ _KNOWN_OPTIONS = {
     "debug_options": {"runtime_debug_mode", "compile_debug_mode"},
     "verify_options": {"enable_pass_verify", "pass_verify_error_tol", "pass_verify_save_tensor"},
 }
+
+
+_last_run = None
+
+
+def last_run():
+    """The report of the latest kernel call (a dict: makespan_us, tasks, tasks_by_core_type, subgraphs,
+    machine, mode, utilization, outputs[...]), as `pto run --json` writes it; None before the first call."""
+    return copy.deepcopy(_last_run)
+
+
+def _json_value(value):
+    """Option values that are not JSON themselves: enums by name, anything else as text."""
+    return value.name if isinstance(value, enum.Enum) else str(value)
 
 
 class RunMode(enum.Enum):
@@ -267,10 +284,20 @@ class JitKernel:
             concrete = [int(d.evaluate(bindings)) if isinstance(d, SymbolicScalar) else int(d) for d in shape]
             outputs.append(np.zeros(concrete, dtype=np.int16 if dtype == _core.DataType.DT_BF16
                                     else dtype.numpy_name))
-        failure = traced.run_reference(arrays + outputs)
-        if failure is not None:
-            message, file, line, column = failure
+        outcome = traced.run(arrays + outputs, json.dumps(self.options, default=_json_value))
+        if outcome[0] == "error":
+            _, message, file, line, column = outcome
             raise KernelError(message, file, line, column)
+        global _last_run
+        _last_run = json.loads(outcome[1])
+        if _last_run.get("simulated") is False:
+            warnings.warn(f"{self.__name__} was not simulated; its outputs come from the reference interpreter. "
+                          f"Reason: {_last_run.get('simulation_error', 'unknown')}", RuntimeWarning, stacklevel=2)
+        failed = [o["name"] for o in _last_run.get("outputs", []) if not o.get("pass", True)]
+        if failed:
+            warnings.warn(f"{self.__name__}: the simulated output(s) {', '.join(failed)} differ from the reference "
+                          f"interpreter beyond tolerance; see pypto.last_run()['outputs']", RuntimeWarning,
+                          stacklevel=2)
         if not returns:
             return None
         results = [self._like_inputs(args, out, dtype) for out, (_, dtype, _) in zip(outputs, returns)]

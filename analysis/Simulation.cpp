@@ -1,0 +1,166 @@
+#include "analysis/Simulation.h"
+
+#include "npusim/FunctionalExecutor.h"
+#include "npusim/NpuExecutor.h"
+#include "npusim/TimingRun.h"
+#include "runtime/ScheduleTrace.h"
+#include "runtime/Scheduler.h"
+
+#include <chrono>
+#include <memory>
+
+namespace pto {
+
+std::string_view name(SimulationMode mode) { return mode == SimulationMode::Timing ? "timing" : "functional"; }
+
+std::optional<SimulationMode> parseSimulationMode(std::string_view text) {
+  if (text == "timing") return SimulationMode::Timing;
+  if (text == "functional") return SimulationMode::Functional;
+  return std::nullopt;
+}
+
+std::optional<RuntimeSettings> runtimeSettingsFrom(const nlohmann::ordered_json& runtimeOptions,
+                                                   const SourceLocation& where, DiagnosticEngine& diags) {
+  RuntimeSettings settings;
+  if (runtimeOptions.is_null()) return settings;
+  if (!runtimeOptions.is_object())
+    return diags.error(where) << "runtime_options must be an object, e.g. {\"device_sched_mode\": 1}";
+  bool ok = true;
+  auto integer = [&](const char* key, std::int64_t low, std::int64_t high, const char* meaning) -> std::optional<int> {
+    if (!runtimeOptions.contains(key)) return std::nullopt;
+    const auto& value = runtimeOptions[key];
+    if (!value.is_number_integer() || value.get<std::int64_t>() < low || value.get<std::int64_t>() > high) {
+      diags.error(where) << "runtime_options." << key << ": expected an integer from " << low << " to " << high << " ("
+                         << meaning << "), got " << value.dump();
+      ok = false;
+      return std::nullopt;
+    }
+    return static_cast<int>(value.get<std::int64_t>());
+  };
+  if (auto mode = integer("device_sched_mode", 0, 3, "0 shared FIFO, 1 affinity, 2 fair, 3 both"))
+    settings.deviceSchedMode = *mode;
+  if (auto stitch = integer("stitch_function_max_num", 1, 1 << 20, "loop iterations per device task"))
+    settings.stitchFunctionMaxNum = *stitch;
+  if (auto threads = integer("launch_sched_aicpu_num", 1, 64, "scheduler threads")) settings.aicpuCount = threads;
+  if (!ok) return std::nullopt;
+  return settings;
+}
+
+namespace {
+
+// The timing model with a hook at every task start: functional mode executes
+// the task's instructions there, so both modes share one timeline.
+class ObservedExecutor final : public Executor {
+public:
+  using StartObserver = std::function<void(const Task&, CoreId)>;
+  ObservedExecutor(NpuExecutor& timing, StartObserver observer) : m_timing(timing), m_observer(std::move(observer)) {}
+
+  void reset(const ExecuteGraph& graph) override { m_timing.reset(graph); }
+  void start(const Task& task, CoreId core, std::int64_t startCycle) override {
+    if (m_observer) m_observer(task, core);
+    m_timing.start(task, core, startCycle);
+  }
+  std::optional<Completion> nextCompletion() const override { return m_timing.nextCompletion(); }
+  std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) override {
+    return m_timing.finish(task, endCycle);
+  }
+
+private:
+  NpuExecutor& m_timing;
+  StartObserver m_observer;
+};
+
+SimulationStats statsOf(const Compilation& compilation, const Simulation& simulation, std::int64_t instructions) {
+  SimulationStats stats;
+  stats.makespanCycles = simulation.schedule.makespanCycles;
+  stats.makespanUs = static_cast<double>(stats.makespanCycles) / (simulation.clockGHz * 1000.0);
+  stats.instructions = instructions;
+  std::array<std::int64_t, 2> busy{};
+  for (const TaskRecord& record : simulation.schedule.tasks) {
+    std::size_t type = static_cast<std::size_t>(record.core.type);
+    ++stats.tasksByCoreType[type];
+    busy[type] += record.endCycle - record.startCycle;
+  }
+  const std::array<int, 2> cores{simulation.aicCores, simulation.aivCores};
+  for (std::size_t type = 0; type < 2; ++type)
+    if (cores[type] > 0 && stats.makespanCycles > 0)
+      stats.utilizationByCoreType[type] =
+          static_cast<double>(busy[type]) / (static_cast<double>(cores[type]) * static_cast<double>(stats.makespanCycles));
+  (void)compilation;
+  return stats;
+}
+
+} // namespace
+
+std::optional<Simulation> simulate(const Compilation& compilation, std::vector<HostTensor>& arguments,
+                                   const SimulationRequest& request, DiagnosticEngine& diags) {
+  auto start = std::chrono::steady_clock::now();
+  const MachineDescription& machine = *request.machine;
+  TimingRunOptions timingOptions;
+  timingOptions.deviceSchedMode = request.runtime.deviceSchedMode;
+  timingOptions.stitchFunctionMaxNum = request.runtime.stitchFunctionMaxNum;
+  timingOptions.aicpuCount = request.runtime.aicpuCount;
+
+  std::optional<NpuExecutor> timing = NpuExecutor::create(machine, compilation.programs, gmLayoutsOf(compilation), diags);
+  if (!timing || !timing->checkGraph(compilation.tasks, diags)) return std::nullopt;
+
+  // Functional mode executes each task's instructions on the data when it
+  // starts: its producers have all finished, and the timeline stays the
+  // timing model's. A failure or a cancel unwinds out of the scheduler.
+  std::unique_ptr<FunctionalExecutor> functional;
+  if (request.mode == SimulationMode::Functional) {
+    functional = FunctionalExecutor::create(compilation, arguments, diags);
+    if (!functional) return std::nullopt;
+  }
+  struct Stop {};
+  ObservedExecutor executor(*timing, [&](const Task& task, CoreId core) {
+    if (request.cancelled && request.cancelled()) {
+      diags.error(compilation.tiles.graph.kernelLocation) << "cancelled";
+      throw Stop{};
+    }
+    if (functional && !functional->executeTask(task, core.index)) throw Stop{};
+  });
+
+  Simulation simulation;
+  simulation.mode = request.mode;
+  simulation.machine = machine.name;
+  simulation.clockGHz = machine.clockGHz;
+  simulation.aicCores = machine.aicCores;
+  simulation.aivCores = machine.aivCores;
+  Scheduler scheduler(schedulerConfigFor(machine, timingOptions));
+  std::optional<Schedule> schedule;
+  try {
+    schedule = scheduler.run(compilation.tasks, executor, diags);
+  } catch (const Stop&) {
+    return std::nullopt;
+  }
+  if (!schedule) return std::nullopt;
+  simulation.schedule = std::move(*schedule);
+  simulation.stats = statsOf(compilation, simulation, timing->instructionsSimulated());
+  simulation.simulateMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return simulation;
+}
+
+trace::Trace simulationTrace(const Compilation& compilation, const Simulation& simulation) {
+  return traceFromSchedule({simulation.schedule, compilation.tasks, compilation.blocks, compilation.tiles,
+                            simulation.aicCores, simulation.aivCores, simulation.clockGHz});
+}
+
+void addSimulationReport(nlohmann::ordered_json& report, const Compilation& compilation, const Simulation& simulation) {
+  const SimulationStats& stats = simulation.stats;
+  report["machine"] = simulation.machine;
+  report["mode"] = std::string(name(simulation.mode));
+  report["clock_ghz"] = simulation.clockGHz;
+  report["makespan_us"] = stats.makespanUs;
+  report["makespan_cycles"] = stats.makespanCycles;
+  report["tasks"] = simulation.schedule.tasks.size();
+  report["tasks_by_core_type"] = {{"AIC", stats.tasksByCoreType[0]}, {"AIV", stats.tasksByCoreType[1]}};
+  report["subgraphs"] = compilation.blocks.subgraphs.size();
+  report["programs"] = compilation.programs.size();
+  report["dependencies"] = compilation.tasks.edgeCount;
+  report["utilization"] = {{"AIC", stats.utilizationByCoreType[0]}, {"AIV", stats.utilizationByCoreType[1]}};
+  report["instructions"] = stats.instructions;
+  report["device_tasks"] = simulation.schedule.deviceTaskCount;
+}
+
+} // namespace pto

@@ -1,0 +1,123 @@
+// `pto run` on the bundled examples in both simulation modes: every output within tolerance, the report's
+// keys (docs/cli.md), identical timelines from timing and functional mode (the trace files are compared byte
+// for byte), one Perfetto flow pair per dependency edge, --machine, and bad --mode / --machine values.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <random>
+
+namespace {
+
+namespace fs = std::filesystem;
+using pto::test::Result;
+using pto::test::runPto;
+using pto::test::slurp;
+
+std::string example(const std::string& name) { return std::string(PTO_SOURCE_DIR) + "/resources/examples/" + name; }
+
+class RunExamples : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("pto-run-test-" + std::to_string(std::random_device{}()));
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+  // Runs the example in `mode`; returns the report, and the trace file's text in `trace`.
+  nlohmann::json run(const std::string& mode, std::string& trace, const std::string& extra = "") {
+    const fs::path report = m_dir / (mode + ".json"), traceFile = m_dir / (mode + "-trace.json");
+    Result result = runPto("run " + example(GetParam()) + " --mode " + mode + " --json " + report.string() +
+                           " --trace " + traceFile.string() + " " + extra);
+    EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+    trace = slurp(traceFile);
+    return nlohmann::json::parse(slurp(report), nullptr, false);
+  }
+  fs::path m_dir;
+};
+
+TEST_P(RunExamples, BothModesPassWithTheSameTimeline) {
+  std::string timingTrace, functionalTrace;
+  const nlohmann::json timing = run("timing", timingTrace);
+  const nlohmann::json functional = run("functional", functionalTrace);
+  ASSERT_FALSE(timing.is_discarded());
+  ASSERT_FALSE(functional.is_discarded());
+  for (const nlohmann::json* report : {&timing, &functional}) {
+    for (const char* key : {"makespan_us", "tasks", "tasks_by_core_type", "subgraphs", "machine", "mode",
+                            "utilization", "outputs"})
+      EXPECT_TRUE(report->contains(key)) << key;
+    EXPECT_EQ((*report)["pass"], true);
+    EXPECT_GT((*report)["makespan_us"].get<double>(), 0.0);
+    const nlohmann::json& byType = (*report)["tasks_by_core_type"];
+    EXPECT_EQ(byType["AIC"].get<int>() + byType["AIV"].get<int>(), (*report)["tasks"].get<int>());
+    for (const nlohmann::json& output : (*report)["outputs"]) {
+      EXPECT_EQ(output["pass"], true) << output.dump();
+      for (const char* key : {"name", "max_abs_err", "max_rel_err", "mismatch_ratio"})
+        EXPECT_TRUE(output.contains(key)) << key;
+    }
+    for (const char* type : {"AIC", "AIV"}) {
+      const double utilization = (*report)["utilization"][type].get<double>();
+      EXPECT_GE(utilization, 0.0);
+      EXPECT_LE(utilization, 1.0);
+    }
+  }
+  EXPECT_EQ(timing["mode"], "timing");
+  EXPECT_EQ(functional["mode"], "functional");
+  EXPECT_EQ(timing["outputs_from"], "tiles");
+  EXPECT_EQ(functional["outputs_from"], "functional");
+  EXPECT_EQ(timing["makespan_cycles"], functional["makespan_cycles"]);
+  EXPECT_FALSE(timingTrace.empty());
+  EXPECT_TRUE(timingTrace == functionalTrace) << "the two modes' swimlanes differ";
+}
+
+// The trace-format page: every dependency edge is one s/f pair with its own id and "bp":"e" on the f.
+TEST_P(RunExamples, ThePerfettoTraceHasOneFlowPairPerDependencyEdge) {
+  std::string text;
+  const nlohmann::json report = run("timing", text);
+  const nlohmann::json trace = nlohmann::json::parse(text, nullptr, false);
+  ASSERT_FALSE(trace.is_discarded());
+  std::map<std::int64_t, int> starts, finishes;
+  int tasks = 0;
+  for (const nlohmann::json& event : trace["traceEvents"]) {
+    const std::string phase = event["ph"];
+    if (phase == "X") ++tasks;
+    if (phase == "s") ++starts[event["id"].get<std::int64_t>()];
+    if (phase == "f") {
+      ++finishes[event["id"].get<std::int64_t>()];
+      EXPECT_EQ(event["bp"], "e");
+    }
+  }
+  EXPECT_EQ(tasks, report["tasks"].get<int>());
+  EXPECT_EQ(starts.size(), report["dependencies"].get<std::size_t>());
+  EXPECT_EQ(starts, finishes);
+  for (const auto& [id, count] : starts) EXPECT_EQ(count, 1) << "flow id " << id << " reused";
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, RunExamples, ::testing::Values("softmax", "matmul", "muls_add_matmul_rowsum"));
+
+TEST(RunOptions, MachineOverrideChangesTheChip) {
+  const fs::path report = fs::temp_directory_path() / ("pto-run-tiny-" + std::to_string(std::random_device{}()) + ".json");
+  Result result = runPto("run " + example("softmax") + " --machine tiny --json " + report.string());
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  const nlohmann::json json = nlohmann::json::parse(slurp(report));
+  fs::remove(report);
+  EXPECT_EQ(json["machine"], "tiny");
+  EXPECT_EQ(json["pass"], true);
+}
+
+TEST(RunOptions, BadModeIsAUsageError) {
+  Result result = runPto("run " + example("softmax") + " --mode fast");
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("--mode"), std::string::npos) << result.err;
+}
+
+TEST(RunOptions, UnknownMachineNamesTheAvailableOnes) {
+  Result result = runPto("run " + example("softmax") + " --machine a9");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("a9"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("a2"), std::string::npos) << result.err;
+}
+
+} // namespace
