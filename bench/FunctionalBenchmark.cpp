@@ -2,7 +2,7 @@
 // fp16 tiles (one TMATMUL, then TMATMUL_ACC per k-step) into fp32, executed
 // on one simulated core with its loads, moves and converting stores. The
 // target (issue 5) is >= 5 GFLOP/s of matmul work on one core; the counter
-// GFLOP/s counts 2*M*N*K per run.
+// counter GFLOP (a rate) counts 2*M*N*K per run.
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 #include "npusim/FunctionalExecutor.h"
@@ -56,14 +56,11 @@ void functionalMatmulOneCore(benchmark::State& state) {
   MatmulKernel kernel = matmulKernel(size, size, size);
   DiagnosticEngine diags;
   std::unique_ptr<FunctionalExecutor> executor = FunctionalExecutor::create(kernel.compilation, kernel.arguments, diags);
-  std::int64_t instructions = 0;
-  for (auto _ : state) {
+  for (auto _ : state)
     for (const Task& task : kernel.compilation.tasks.tasks)
       if (!executor->executeTask(task, 0)) state.SkipWithError("functional execution failed");
-    instructions += executor->instructionsExecuted();
-  }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(kernel.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  // Shown as "GFLOP=<n>/s": matmul work per second of CPU time (the machine is shared, so wall time is noisier).
+  state.counters["GFLOP"] = benchmark::Counter(kernel.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["tasks"] = static_cast<double>(kernel.compilation.tasks.tasks.size());
 }
 BENCHMARK(functionalMatmulOneCore)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond);

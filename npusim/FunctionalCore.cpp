@@ -45,9 +45,72 @@ template <typename Row> void forEachRow(const OperandLayout& layout, Row&& row) 
 
 std::int64_t rowLength(const OperandLayout& layout) { return layout.shape.empty() ? 1 : layout.shape.back(); }
 
+// The address of `tensor`'s first logical element (any strides): a one-element view is contiguous.
+std::byte* firstElement(const HostTensor& tensor) {
+  const std::vector<std::int64_t> zeros(tensor.rank(), 0), ones(tensor.rank(), 1);
+  return tensor.view(zeros, ones).data();
+}
+
+// Copies between a strided view and a packed C-order buffer of the same dtype, one innermost row at a
+// time (HostTensor's own copies go element by element). toView: packed -> view, else view -> packed.
+void copyRows(const HostTensor& view, std::byte* packed, bool toView) {
+  if (view.elementCount() == 0) return;
+  const std::size_t rank = view.rank();
+  const std::int64_t item = static_cast<std::int64_t>(view.itemBytes());
+  std::byte* base = firstElement(view);
+  const std::vector<std::int64_t>& strides = view.strides();
+  const std::int64_t inner = rank == 0 ? 1 : view.shape()[rank - 1];
+  const bool rowsPacked = rank == 0 || strides[rank - 1] == 1 || inner == 1;
+  const std::int64_t innerStride = rank == 0 ? 1 : strides[rank - 1];
+  std::vector<std::int64_t> at(rank > 0 ? rank - 1 : 0, 0);
+  const std::int64_t rows = view.elementCount() / inner;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d + 1 < rank; ++d) offset += at[d] * strides[d];
+    std::byte* row = base + offset * item;
+    std::byte* flat = packed + r * inner * item;
+    if (rowsPacked) {
+      if (toView) std::memcpy(row, flat, static_cast<std::size_t>(inner * item));
+      else std::memcpy(flat, row, static_cast<std::size_t>(inner * item));
+    } else {
+      for (std::int64_t e = 0; e < inner; ++e) {
+        if (toView) std::memcpy(row + e * innerStride * item, flat + e * item, static_cast<std::size_t>(item));
+        else std::memcpy(flat + e * item, row + e * innerStride * item, static_cast<std::size_t>(item));
+      }
+    }
+    for (std::size_t d = at.size(); d-- > 0;) {
+      if (++at[d] < view.shape()[d]) break;
+      at[d] = 0;
+    }
+  }
+}
+
+// A packed copy of `values` in `dtype` (rows copied directly when no conversion is needed).
+HostTensor packedAs(const HostTensor& values, DataType dtype) {
+  if (values.dtype() != dtype) return values.astype(dtype);
+  if (values.isContiguous()) return values;
+  HostTensor packed(dtype, values.shape());
+  copyRows(values, packed.data(), false);
+  return packed;
+}
+
+// fp16 -> float through a table of all 65536 patterns (the conversion is the hot loop of fp16 matmuls).
+const float* halfTable() {
+  static const std::vector<float> table = [] {
+    std::vector<float> values(65536);
+    for (std::uint32_t bits = 0; bits < 65536; ++bits) values[bits] = halfBitsToFloat(static_cast<std::uint16_t>(bits));
+    return values;
+  }();
+  return table.data();
+}
+
+bool isFloatTile(DataType dtype) {
+  return dtype == DataType::Fp32 || dtype == DataType::Fp16 || dtype == DataType::Bf16;
+}
+
 // `values` (contiguous) with another shape of the same element count, sharing nothing.
 HostTensor reshaped(const HostTensor& values, const std::vector<std::int64_t>& shape) {
-  HostTensor contiguous = values.contiguous();
+  HostTensor contiguous = packedAs(values, values.dtype());
   if (contiguous.shape().dims() == shape) return contiguous;
   HostTensor result(contiguous.dtype(), Shape(shape));
   if (result.byteCount() > 0) std::memcpy(result.data(), contiguous.data(), result.byteCount());
@@ -59,10 +122,6 @@ HostTensor combined(const HostTensor& current, const HostTensor& values, TileAcc
   HostTensor result = current.contiguous();
   reference::accumulateInto(result, values, mode);
   return result;
-}
-
-bool isFloatTile(DataType dtype) {
-  return dtype == DataType::Fp32 || dtype == DataType::Fp16 || dtype == DataType::Bf16;
 }
 
 class InstructionRunner {
@@ -198,7 +257,8 @@ private:
                     << " (" << region->shape().str() << ")";
     values = reshaped(values, region->shape().dims());
     if (instruction.accumulate != TileAccumulate::None) values = combined(*region, values, instruction.accumulate);
-    region->copyFrom(values);
+    HostTensor converted = packedAs(values, region->dtype());
+    copyRows(*region, converted.data(), true);
     return true;
   }
 
@@ -227,12 +287,17 @@ private:
       case DataType::Fp32: std::memcpy(to, memory + at * 4, static_cast<std::size_t>(cols) * 4); break;
       case DataType::Fp16: {
         const auto* from = reinterpret_cast<const std::uint16_t*>(memory) + at;
-        for (std::int64_t c = 0; c < cols; ++c) to[c] = halfBitsToFloat(from[c]);
+        const float* table = halfTable();
+        for (std::int64_t c = 0; c < cols; ++c) to[c] = table[from[c]];
         break;
       }
       default: {
+        // bfloat16 is the upper half of a float: widening is exact.
         const auto* from = reinterpret_cast<const std::uint16_t*>(memory) + at;
-        for (std::int64_t c = 0; c < cols; ++c) to[c] = bfloat16BitsToFloat(from[c]);
+        for (std::int64_t c = 0; c < cols; ++c) {
+          const std::uint32_t bits = static_cast<std::uint32_t>(from[c]) << 16;
+          std::memcpy(&to[c], &bits, 4);
+        }
         break;
       }
       }
@@ -364,7 +429,7 @@ HostTensor FunctionalCore::read(const OperandLayout& layout) const {
 }
 
 void FunctionalCore::write(const OperandLayout& layout, const HostTensor& values) {
-  HostTensor converted = values.dtype() == layout.dtype ? values.contiguous() : values.astype(layout.dtype);
+  HostTensor converted = packedAs(values, layout.dtype);
   const std::size_t item = sizeOf(layout.dtype);
   const std::size_t rowBytes = static_cast<std::size_t>(rowLength(layout)) * item;
   std::byte* memory = bytes(layout.memory) + layout.offsetBytes;

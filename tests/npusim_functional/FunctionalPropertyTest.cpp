@@ -115,7 +115,8 @@ void reduction(std::uint64_t seed) {
   c.run();
 }
 
-void matmul(std::uint64_t seed) {
+// Returns whether the compiled kernel loads an accumulator into L0C (split k).
+bool matmul(std::uint64_t seed) {
   FunctionalCase c(seed);
   const DataType dtype = pickType(c);
   const DataType outType = c.chance(0.5) ? DataType::Fp32 : dtype;
@@ -132,6 +133,9 @@ void matmul(std::uint64_t seed) {
   cube.nL1 = cube.nL0 * c.uniform(1, 2);
   cube.enableSplitK = c.chance(0.3);
   c.cubeTile(cube);
+  // A copy-in bound below one tile keeps every tile op in its own subgraph: k-steps then continue an
+  // accumulation held in GM (split k: TLOAD GM -> L0C, then TMATMUL_ACC).
+  if (c.chance(0.4)) c.passOptions["mg_copyin_upper_bound"] = 1;
   c.op(TensorOpKind::Matmul, {a, b}, {{"out_dtype", outType}}, {out});
   // Per element: 2 (K + 1) u sum_k |a_ik||b_kj|, computed in double from the (rounded) inputs.
   const HostTensor& left = c.data(a);
@@ -147,6 +151,7 @@ void matmul(std::uint64_t seed) {
   c.check(OutputCheck{c.argumentIndex(out), false, narrowRtol(outType), std::move(atol),
                       "2 (K + 1) u sum|a||b| (fp32 accumulation) plus one output ulp"});
   c.run();
+  return c.loadsIntoL0C();
 }
 
 void softmaxRows(std::uint64_t seed) {
@@ -198,8 +203,47 @@ std::string mixedTiles(std::uint64_t seed, bool tolerateDefect = true) {
   return c.defect();
 }
 
+
+// On a machine with an L0C -> UB path: r = rowsum(a @ b + z); the add (and maybe the sum) joins the cube
+// subgraph and reads the matmul result moved out of L0C by TMOV_ACC. Tolerance: the matmul bound of each
+// element, then the fp32 add (one rounding, relative u) and the row sum's bound over |a @ b + z|.
+void matmulThenVector(std::uint64_t seed) {
+  FunctionalCase c(seed);
+  c.passOptions["machine_has_l0c_to_ub"] = true;
+  const DataType dtype = c.chance(0.5) ? DataType::Fp16 : DataType::Bf16;
+  const std::int64_t m = c.uniform(1, 48), k = c.uniform(1, 96), n = c.uniform(1, 48);
+  const TensorId a = c.input("a", dtype, {m, k}, -1.0, 1.0);
+  const TensorId b = c.input("b", dtype, {k, n}, -1.0, 1.0);
+  const TensorId z = c.input("z", DataType::Fp32, {m, n}, -1.0, 1.0);
+  const TensorId y = c.output("y", DataType::Fp32, {m, n});
+  CubeTileShape cube;
+  cube.mL0 = cube.mL1 = 16 * c.uniform(1, 3);
+  cube.kL0 = 16 * c.uniform(1, 3);
+  cube.kAL1 = cube.kBL1 = cube.kL0;
+  cube.nL0 = cube.nL1 = 16 * c.uniform(1, 3);
+  c.cubeTile(cube);
+  c.vecTile({cube.mL0, cube.nL0});
+  const TensorId product = c.op(TensorOpKind::Matmul, {a, b}, {{"out_dtype", DataType::Fp32}});
+  c.op(TensorOpKind::Add, {product, z}, {}, {y});
+  const HostTensor& left = c.data(a);
+  const HostTensor& right = c.data(b);
+  std::vector<double> atol(static_cast<std::size_t>(m * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double sum = 0.0;
+      for (std::int64_t p = 0; p < k; ++p)
+        sum += std::abs(left.getAsDouble(i * k + p)) * std::abs(right.getAsDouble(p * n + j));
+      atol[static_cast<std::size_t>(i * n + j)] = (2.0 * static_cast<double>(k + 1) * kU32 * sum) * 1.01 + 0x1p-24;
+    }
+  c.check(OutputCheck{c.argumentIndex(y), false, 2 * kU32, std::move(atol),
+                      "2 (K + 1) u sum|a||b| for the product, then one fp32 rounding of the add"});
+  c.run();
+  const std::vector<PtoOpcode>& seen = c.opcodesSeen();
+  EXPECT_NE(std::find(seen.begin(), seen.end(), PtoOpcode::TMOV_ACC), seen.end()) << "no L0C -> UB move";
+}
+
 // Cases are seeded one by one: seed = family * 1000000 + index (1 elementwise, 2 reductions, 3 matmul,
-// 4 softmax, 5 mixed tiles); the failure message names the seed and the kernel.
+// 4 softmax, 5 mixed tiles, 6 matmul then vector on L0C -> UB machines); the failure message names the seed and the kernel.
 TEST(FunctionalProperty, ElementwiseChainsAreBitExact) {
   for (std::uint64_t i = 0; i < 40; ++i) elementwise(1000000 + i);
 }
@@ -209,7 +253,9 @@ TEST(FunctionalProperty, RowAndColumnReductionsMatchTheReference) {
 }
 
 TEST(FunctionalProperty, MatmulsWithKStepsMatchTheReference) {
-  for (std::uint64_t i = 0; i < 30; ++i) matmul(3000000 + i);
+  int splitK = 0;
+  for (std::uint64_t i = 0; i < 30; ++i) splitK += matmul(3000000 + i);
+  EXPECT_GT(splitK, 0) << "no case continued an accumulation from GM (TLOAD into L0C)";
 }
 
 // Known LowerToPto defect (reported, not fixed here): when GraphPartition puts a producer and a consumer
@@ -230,6 +276,10 @@ TEST(FunctionalProperty, ChainsAcrossTileShapesReadSubTilesAndPieces) {
 
 TEST(FunctionalProperty, DISABLED_ACopyInTheSubgraphItselfStoresIsLoadedBeforeItIsWritten) {
   EXPECT_EQ(mixedTiles(5000027, false), "");
+}
+
+TEST(FunctionalProperty, VectorOpsInCubeSubgraphsReadL0CThroughUb) {
+  for (std::uint64_t i = 0; i < 15; ++i) matmulThenVector(6000000 + i);
 }
 
 TEST(FunctionalProperty, SoftmaxRowsMatchTheReference) {

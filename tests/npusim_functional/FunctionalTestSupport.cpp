@@ -132,12 +132,20 @@ void FunctionalCase::run(std::int64_t capacityBytes) {
 
   CompileSettings settings;
   settings.target.capacityBytes.fill(capacityBytes);
+  settings.passOptions = passOptions;
+  if (passOptions.contains("machine_has_l0c_to_ub")) settings.target.hasL0cToUb = passOptions["machine_has_l0c_to_ub"].get<bool>();
+  if (!passOptions.empty()) m_description += "\n  pass options " + passOptions.dump();
   auto compiled = compileKernel(graph, settings, diags);
   ASSERT_TRUE(compiled) << messages(diags);
   const Compilation& compilation = compiled->compilation;
   std::set<PtoOpcode> seen;
   for (const PtoProgram& program : compilation.programs)
-    for (const PtoInstruction& instruction : program.instructions) seen.insert(instruction.opcode);
+    for (const PtoInstruction& instruction : program.instructions) {
+      seen.insert(instruction.opcode);
+      if (instruction.opcode == PtoOpcode::TLOAD && !instruction.dst.empty() &&
+          instruction.dst[0].memory == MemoryKind::L0C)
+        m_loadsIntoL0C = true;
+    }
   m_opcodes.assign(seen.begin(), seen.end());
 
   if (tolerateUndersizedOperands) {

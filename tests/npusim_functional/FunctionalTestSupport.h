@@ -7,6 +7,8 @@
 #include "compiler/passes/Pipeline.h"
 #include "core/HostTensor.h"
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -52,10 +54,14 @@ public:
   // When set, run() stops before executing a compilation that has an on-chip operand too small for its
   // own shape (the LowerToPto defect described in FunctionalPropertyTest.cpp) and reports it here.
   bool tolerateUndersizedOperands = false;
+  // The pass options the kernel is compiled with (GraphPartition's mg_copyin_upper_bound, ...).
+  nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();
   const std::string& defect() const { return m_defect; }
 
   // Opcodes the compiled programs used (to see which paths a family covered).
   const std::vector<PtoOpcode>& opcodesSeen() const { return m_opcodes; }
+  // Whether a compiled program loads an accumulator from GM into L0C (split k).
+  bool loadsIntoL0C() const { return m_loadsIntoL0C; }
   const std::string& description() const { return m_description; }
 
 private:
@@ -66,6 +72,7 @@ private:
   std::string m_description;
   std::string m_error;
   std::string m_defect;
+  bool m_loadsIntoL0C = false;
   int m_line = 2;
 };
 
