@@ -185,6 +185,8 @@ private:
         continue;
       matched = true;
       const std::vector<TileOpId>& tiles = m_tiles.tilesOf(op.id);
+      // Ops that move no data (views, assembles folded into their producer) have no tiles to name.
+      if (tiles.empty()) continue;
       if (indices.empty()) {
         result.insert(result.end(), tiles.begin(), tiles.end());
         continue;
@@ -193,9 +195,8 @@ private:
         if (index >= static_cast<std::int64_t>(tiles.size())) {
           auto builder = error();
           builder << "tensor op " << op.id << " (" << name(op.kind) << (op.label.empty() ? "" : " '" + op.label + "'")
-                  << ") has " << tiles.size() << " tile" << (tiles.size() == 1 ? "" : "s");
-          if (!tiles.empty()) builder << " (0.." << tiles.size() - 1 << ")";
-          builder << "; there is no tile " << index;
+                  << ") has " << tiles.size() << " tile" << (tiles.size() == 1 ? "" : "s") << " (0.."
+                  << tiles.size() - 1 << "); there is no tile " << index;
           return builder;
         }
         result.push_back(tiles[static_cast<std::size_t>(index)]);
