@@ -29,8 +29,9 @@ SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims) {
 }
 
 TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, int line,
-               std::vector<TensorId> into = {}) {
-  const TensorGraphBuilder::OpResult result = builder.addOp(kind, std::move(inputs), {}, kernelLine(line), std::move(into));
+               std::vector<TensorId> into = {}, Attributes attrs = {}) {
+  const TensorGraphBuilder::OpResult result =
+      builder.addOp(kind, std::move(inputs), std::move(attrs), kernelLine(line), std::move(into));
   EXPECT_EQ(result.error, "") << "at line " << line;
   return result.outputs.empty() ? kNoId : result.outputs[0];
 }
@@ -73,6 +74,33 @@ TensorGraph vectorCubeVector() {
   const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, 5);
   builder.setLabel("out");
   addOp(builder, TensorOpKind::Copy, {d}, 6, {y});
+  builder.endPath();
+  return builder.finish();
+}
+
+// t = exp(x) ("pre", line 3) in the kernel body; for b in range(2) (loop "rows", line 4): y[b] = t[b] + t[b]
+// ("inner", lines 5-7); then z = exp(x) ("post", line 8) after the loop. x, y, z: [2, 64], vec tile [1, 64].
+TensorGraph bodyLoopBody() {
+  TensorGraphBuilder builder("scoped", kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 64}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dimsOf({2, 64}), kernelLine(1));
+  const TensorId z = builder.addArgument("z", kF32, dimsOf({2, 64}), kernelLine(1));
+  builder.beginPath();
+  builder.setVecTile({1, 64}, kernelLine(2));
+  builder.setLabel("pre");
+  const TensorId t = addOp(builder, TensorOpKind::Exp, {x}, 3);
+  const LoopId loop = builder.beginLoop("rows", "b", 0, 2, 1, false, kernelLine(4));
+  builder.beginLoopBody(loop, 1);
+  builder.beginPath();
+  const SymbolicShape at{SymbolicScalar::symbol(builder.loop(loop).indexSymbol), 0};
+  builder.setLabel("inner");
+  const TensorId row = addOp(builder, TensorOpKind::View, {t}, 5, {}, {{"offsets", at}, {"shape", dimsOf({1, 64})}});
+  const TensorId sum = addOp(builder, TensorOpKind::Add, {row, row}, 6);
+  addOp(builder, TensorOpKind::Assemble, {sum}, 7, {y}, {{"offsets", at}});
+  builder.endPath();
+  builder.endLoop(loop);
+  builder.setLabel("post");
+  addOp(builder, TensorOpKind::Exp, {x}, 8, {z});
   builder.endPath();
   return builder.finish();
 }
@@ -330,6 +358,23 @@ TEST_F(Overrides, AMergeThatFitsTheSameBufferIsAccepted) {
   auto result = compile(chain(), {R"({"merge": [{"subgraph": 0}, {"subgraph": 1}]})"}, {}, 24576);
   ASSERT_TRUE(result) << errors();
   EXPECT_EQ(result->compilation.blocks.subgraphs[0].peakBytes[static_cast<std::size_t>(MemoryKind::UB)], 24576);
+}
+
+TEST_F(Overrides, OpsOfDifferentScopesOrAcrossALoopNeverShareASubgraph) {
+  EXPECT_FALSE(compile(bodyLoopBody(), {R"({"move": {"line": 6}, "to": {"label": "pre", "tile": 0}})"}));
+  EXPECT_EQ(rejection(0),
+            "partition_overrides[0] (move): would put exp 'pre' tile 0 (kernel.py:3) and add 'inner' tile 0 "
+            "(kernel.py:6) in one subgraph, but they run in different scopes (the kernel body and the body of loop "
+            "'rows'); a subgraph's ops all run in one loop body");
+  EXPECT_FALSE(compile(bodyLoopBody(), {R"({"move": {"label": "post", "tile": 0}, "to": {"label": "pre", "tile": 0}})"}));
+  EXPECT_EQ(rejection(0),
+            "partition_overrides[0] (move): would put exp 'pre' tile 0 (kernel.py:3) and exp 'post' tile 0 "
+            "(kernel.py:8) in one subgraph, but a nested loop runs between them; a subgraph runs as one task where "
+            "its first op is, so ops on both sides of a loop never share one");
+  // Within the loop body the same kind of move is fine, and runs like the reference.
+  auto result = compile(bodyLoopBody(), {R"({"merge": [{"label": "pre", "tile": 0}, {"label": "pre", "tile": 1}]})"});
+  ASSERT_TRUE(result) << errors();
+  EXPECT_TRUE(matchesReference(result->compilation));
 }
 
 TEST_F(Overrides, UnknownNamesGetHelp) {
