@@ -110,6 +110,8 @@ std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project
           arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)];
   settings.tileSettings = project.tileSettings;
   settings.passOptions = project.passOptions;
+  settings.partitionOverrides = project.partitionOverrides;
+  settings.partitionOverrideLocations = project.partitionOverrideLocations;
   settings.projectFile = project.file.string();
   return settings;
 }

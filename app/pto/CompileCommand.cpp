@@ -83,10 +83,10 @@ int runCompile(const CompileCommandOptions& options) {
   if (options.jsonTarget != "-") {
     std::printf("%s: %zu tensor ops -> %zu tile ops\n", project->name.c_str(), graph->ops().size(),
                 compiled->compilation.tiles.tileOps().size());
-    std::printf("%-4s %-22s %10s  %s\n", "#", "pass", "time (ms)", "changed");
+    std::printf("%-4s %-24s %10s  %s\n", "#", "pass", "time (ms)", "changed");
     int index = 0;
     for (const PassRecord& pass : compiled->passes)
-      std::printf("%-4d %-22s %10.3f  %s\n", ++index, pass.name.c_str(), pass.milliseconds,
+      std::printf("%-4d %-24s %10.3f  %s\n", ++index, pass.name.c_str(), pass.milliseconds,
                   pass.skipped ? "disabled" : (pass.changed ? "yes" : "no"));
     if (!options.dumpDir.empty()) std::printf("dumps written to %s\n", options.dumpDir.c_str());
   }

@@ -203,6 +203,18 @@ std::int64_t tileBytes(const std::vector<std::int64_t>& shape, DataType dtype, s
   return (bytes + granularity - 1) / granularity * granularity;
 }
 
+std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& tiles, const TargetInfo& target,
+                                                             const Subgraph& subgraph) {
+  Subgraph trial;
+  trial.id = subgraph.id;
+  trial.coreType = subgraph.coreType;
+  trial.ops = subgraph.ops;
+  Allocator allocator(tiles, target, trial);
+  allocator.plan();
+  allocator.place();
+  return trial.peakBytes;
+}
+
 bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
   for (Subgraph& subgraph : compilation.blocks.subgraphs) {
     Allocator allocator(compilation.tiles, compilation.settings.target, subgraph);

@@ -15,9 +15,17 @@
 
 #include "compiler/passes/Compilation.h"
 
+#include <array>
+
 namespace pto {
 
 bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags);
+
+// The peak bytes per memory that allocateBuffers would give `subgraph` (by
+// its ops and core type alone), for passes that regroup tile ops and must
+// not overflow a buffer.
+std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& tiles, const TargetInfo& target,
+                                                             const Subgraph& subgraph);
 
 // Bytes a tile of `shape` elements of `dtype` occupies: the innermost dim
 // padded to 32 bytes, the total rounded up to `granularity`.

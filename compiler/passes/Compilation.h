@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace pto {
 
@@ -22,6 +23,11 @@ struct CompileSettings {
   // The project's tile_settings and pass_options (docs/project-format.md).
   nlohmann::ordered_json tileSettings = nlohmann::ordered_json::object();
   nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();
+  // The project's partition_overrides (ApplyPartitionOverrides) and where
+  // each entry starts in the project file (same order; may be shorter when
+  // the settings were not read from a file).
+  nlohmann::ordered_json partitionOverrides = nlohmann::ordered_json::array();
+  std::vector<SourceLocation> partitionOverrideLocations;
   // Where those settings came from, for diagnostics about them.
   std::string projectFile;
   // The machine's buffers and data paths.

@@ -1041,6 +1041,58 @@ private:
     return text;
   }
 
+public:
+  // programId of every subgraph (equal canonical form, equal program),
+  // numbered in subgraph-id order. Needs collectBoxes().
+  void assignProgramIds() {
+    BlockGraph& blocks = m_compilation.blocks;
+    std::unordered_map<std::string, int> programs;
+    blocks.programCount = 0;
+    for (Subgraph& subgraph : blocks.subgraphs) {
+      auto [it, inserted] = programs.try_emplace(canonicalForm(subgraph), blocks.programCount);
+      if (inserted) ++blocks.programCount;
+      subgraph.programId = it->second;
+    }
+  }
+
+  void numberPrograms() {
+    collectBoxes();
+    assignProgramIds();
+  }
+
+  PartitionRules rules() {
+    classifyOps();
+    collectBoxes();
+    PartitionRules rules;
+    std::size_t count = m_tiles.tileOps().size();
+    rules.coreOf = m_core;
+    rules.scopeOf.assign(count, kNoId);
+    rules.segmentOf.assign(count, 0);
+    for (const Scope& scope : m_compilation.blocks.scopes) {
+      m_ops.clear();
+      for (OpId op : scope.ops)
+        for (TileOpId tile : m_tiles.tilesOf(op)) m_ops.push_back(tile);
+      std::sort(m_ops.begin(), m_ops.end());
+      buildEdges();
+      for (std::size_t v = 0; v < m_ops.size(); ++v) {
+        auto tile = static_cast<std::size_t>(m_ops[v]);
+        rules.scopeOf[tile] = scope.id;
+        rules.segmentOf[tile] = segmentOf(static_cast<std::int32_t>(v));
+        for (std::int32_t p = m_predStart[v]; p < m_predStart[v + 1]; ++p) {
+          const Pred& pred = m_preds[static_cast<std::size_t>(p)];
+          TileOpId from = m_ops[static_cast<std::size_t>(pred.from)];
+          // Preds are sorted by (from, read): merge the entries of one producer.
+          if (!rules.edges.empty() && rules.edges.back().from == from && rules.edges.back().to == m_ops[v])
+            rules.edges.back().data = rules.edges.back().data || pred.read >= 0;
+          else
+            rules.edges.push_back(TileOpEdge{from, m_ops[v], pred.read >= 0});
+        }
+      }
+    }
+    return rules;
+  }
+
+private:
   bool assemble(std::vector<std::vector<Part>>& partsOfScope) {
     BlockGraph& blocks = m_compilation.blocks;
     blocks.subgraphOfTileOp.assign(m_tiles.tileOps().size(), kNoId);
@@ -1050,7 +1102,6 @@ private:
     std::vector<std::size_t> next(partsOfScope.size(), 0);
     for (std::size_t s = 0; s < partsOfScope.size(); ++s)
       if (!partsOfScope[s].empty()) heads.emplace(partsOfScope[s].front().ops.front(), s);
-    std::unordered_map<std::string, int> programs;
     while (!heads.empty()) {
       std::size_t s = heads.top().second;
       heads.pop();
@@ -1064,11 +1115,9 @@ private:
       subgraph.pinned = part.pinned;
       subgraph.label = m_graph.op(m_tiles.tileOp(subgraph.ops.front()).tensorOp).label;
       for (TileOpId op : subgraph.ops) blocks.subgraphOfTileOp[static_cast<std::size_t>(op)] = subgraph.id;
-      auto [it, inserted] = programs.try_emplace(canonicalForm(subgraph), blocks.programCount);
-      if (inserted) ++blocks.programCount;
-      subgraph.programId = it->second;
       blocks.subgraphs.push_back(std::move(subgraph));
     }
+    assignProgramIds();
     for (std::size_t op = 0; op < blocks.subgraphOfTileOp.size(); ++op)
       if (blocks.subgraphOfTileOp[op] == kNoId)
         return m_diags.error(m_graph.kernelLocation)
@@ -1115,6 +1164,22 @@ bool graphPartition(Compilation& compilation, DiagnosticEngine& diags) {
   auto options = readOptions(compilation.settings, diags);
   if (!options) return false;
   return Partitioner(compilation, diags, std::move(*options)).run();
+}
+
+bool cubeResultsMayStayOnChip(const CompileSettings& settings) {
+  DiagnosticEngine ignored;  // GraphPartition has reported a malformed option already
+  auto options = readOptions(settings, ignored);
+  return options ? options->cubeVectorMayShare : settings.target.hasL0cToUb;
+}
+
+PartitionRules partitionRules(Compilation& compilation) {
+  DiagnosticEngine ignored;  // rules() reports nothing
+  return Partitioner(compilation, ignored, Options{}).rules();
+}
+
+void numberPrograms(Compilation& compilation) {
+  DiagnosticEngine ignored;
+  Partitioner(compilation, ignored, Options{}).numberPrograms();
 }
 
 } // namespace pto

@@ -79,6 +79,38 @@ namespace pto {
 bool graphPartition(Compilation& compilation, DiagnosticEngine& diags);
 
 // ---------------------------------------------------------------------------
+// GraphPartition's rules, for passes that regroup tile ops after it
+// (ApplyPartitionOverrides, the merges): the same edges, core types and
+// segments, and the same program numbering.
+
+// An ordering edge between two tile ops of one scope: `to` reads, overwrites
+// or accumulates into what `from` touched, so `to` runs after it. `data`:
+// `to` reads what `from` wrote (sharing a subgraph keeps that data on chip).
+struct TileOpEdge {
+  TileOpId from = kNoId;  // from < to
+  TileOpId to = kNoId;
+  bool data = false;
+};
+
+struct PartitionRules {
+  std::vector<TileOpEdge> edges;        // per scope, ordered by `to`; one per (from, to)
+  std::vector<CoreType> coreOf;         // by TileOpId: AIC for matmul tiles and their fixpipe casts
+  std::vector<ScopeId> scopeOf;         // by TileOpId
+  std::vector<std::int32_t> segmentOf;  // by TileOpId: the stretch of its scope between nested loops
+};
+
+// Pre: `compilation.blocks.scopes` is set (GraphPartition has run).
+PartitionRules partitionRules(Compilation& compilation);
+
+// Sets every subgraph's programId and `programCount` from the subgraphs'
+// structure, numbered in subgraph-id order, exactly as GraphPartition does.
+void numberPrograms(Compilation& compilation);
+
+// Whether matmul results may feed vector ops on chip: the machine's
+// L0C -> UB path, unless pass_options.machine_has_l0c_to_ub says otherwise.
+bool cubeResultsMayStayOnChip(const CompileSettings& settings);
+
+// ---------------------------------------------------------------------------
 // Regions as boxes, shared with GenerateMoveOp.
 //
 // A region's offsets are split per dim into a symbolic part (the simplified

@@ -6,6 +6,7 @@
 #include "compiler/ir/PtoProgramText.h"
 #include "compiler/ir/TileGraphJson.h"
 #include "compiler/passes/AllocateBuffers.h"
+#include "compiler/passes/ApplyPartitionOverrides.h"
 #include "compiler/passes/BuildExecuteGraph.h"
 #include "compiler/passes/ExpandFunction.h"
 #include "compiler/passes/GenerateMoveOp.h"
@@ -27,6 +28,7 @@ const std::vector<PassInfo>& tilePipeline() {
       {"ForwardAssemble", "let producers write straight into the tensors they are copied to", &forwardAssemble, false},
       // GenerateMoveOp fills in the copies of the subgraphs GraphPartition makes.
       {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true},
+      {"ApplyPartitionOverrides", "apply the project's partition_overrides (move, split, merge)", &applyPartitionOverrides, true},
       {"GenerateMoveOp", "add each subgraph's copies from and to global memory", &generateMoveOp, true},
       {"AllocateBuffers", "place each subgraph's tiles in on-chip buffers; check capacities", &allocateBuffers, true},
       {"LowerToPto", "one PTO instruction program per isomorphic subgraph class", &lowerToPto, true},

@@ -16,8 +16,16 @@ using Dims = std::vector<std::int64_t>;
 class TileRunner {
 public:
   TileRunner(const TileGraph& tiles, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
-             const ReferenceOptions& options)
-      : m_tiles(tiles), m_graph(tiles.graph), m_arguments(arguments), m_diags(diags), m_options(options) {}
+             const ReferenceOptions& options, const BlockGraph* blocks = nullptr)
+      : m_tiles(tiles), m_graph(tiles.graph), m_arguments(arguments), m_diags(diags), m_options(options),
+        m_blocks(blocks) {
+    if (!blocks) return;
+    m_subgraphsStartingAt.resize(m_graph.ops().size());
+    for (const Subgraph& subgraph : blocks->subgraphs)
+      if (!subgraph.ops.empty())
+        m_subgraphsStartingAt[static_cast<std::size_t>(tiles.tileOp(subgraph.ops.front()).tensorOp)].push_back(
+            subgraph.id);
+  }
 
   bool run() {
     if (m_arguments.size() != m_graph.arguments.size())
@@ -58,6 +66,14 @@ private:
   }
 
   bool runOp(OpId opId, const Bindings& bindings) {
+    if (m_blocks) {
+      for (SubgraphId id : m_subgraphsStartingAt[static_cast<std::size_t>(opId)])
+        for (TileOpId tile : m_blocks->subgraph(id).ops) {
+          const TileOp& tileOp = m_tiles.tileOp(tile);
+          if (!runTile(m_graph.op(tileOp.tensorOp), tileOp, bindings)) return false;
+        }
+      return true;
+    }
     const TensorOp& op = m_graph.op(opId);
     for (TileOpId id : m_tiles.tilesOf(opId))
       if (!runTile(op, m_tiles.tileOp(id), bindings)) return false;
@@ -111,6 +127,8 @@ private:
   std::vector<HostTensor>& m_arguments;
   DiagnosticEngine& m_diags;
   const ReferenceOptions& m_options;
+  const BlockGraph* m_blocks;
+  std::vector<std::vector<SubgraphId>> m_subgraphsStartingAt;  // by OpId
   std::vector<HostTensor> m_storage;
 };
 
@@ -119,6 +137,11 @@ private:
 bool runTiles(const TileGraph& tiles, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
               const ReferenceOptions& options) {
   return TileRunner(tiles, arguments, diags, options).run();
+}
+
+bool runSubgraphs(const TileGraph& tiles, const BlockGraph& blocks, std::vector<HostTensor>& arguments,
+                  DiagnosticEngine& diags, const ReferenceOptions& options) {
+  return TileRunner(tiles, arguments, diags, options, &blocks).run();
 }
 
 } // namespace pto

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/DataType.h"
+#include "core/SourceLocation.h"
 
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,9 @@ struct OperatorProject {
   nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();
   nlohmann::ordered_json runtimeOptions = nlohmann::ordered_json::object();
   nlohmann::ordered_json partitionOverrides = nlohmann::ordered_json::array();
+  // Where each partition_overrides entry starts in the file (same order), so
+  // the compiler can point at the entry it rejects.
+  std::vector<SourceLocation> partitionOverrideLocations;
   nlohmann::ordered_json tune = nlohmann::ordered_json::object();
 
   // Where the project was loaded from: the pto-project.json path and its folder.

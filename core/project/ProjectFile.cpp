@@ -68,6 +68,8 @@ public:
     readOpaque(document, root / "pass_options", Json::value_t::object, project.passOptions);
     readOpaque(document, root / "runtime_options", Json::value_t::object, project.runtimeOptions);
     readOpaque(document, root / "partition_overrides", Json::value_t::array, project.partitionOverrides);
+    for (std::size_t i = 0; i < project.partitionOverrides.size(); ++i)
+      project.partitionOverrideLocations.push_back(valueLocation(root / "partition_overrides" / i));
     readOpaque(document, root / "tune", Json::value_t::object, project.tune);
 
     if (diags().errorCount() > errorsBefore) return std::nullopt;
