@@ -11,7 +11,9 @@
 #include "compiler/passes/GenerateMoveOp.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/InsertSync.h"
+#include "compiler/passes/L1CopyInReuseMerge.h"
 #include "compiler/passes/LowerToPto.h"
+#include "compiler/passes/NBufferMerge.h"
 #include "compiler/passes/OoOSchedule.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/json/JsonPrinter.h"
@@ -27,6 +29,10 @@ const std::vector<PassInfo>& tilePipeline() {
       {"ForwardAssemble", "let producers write straight into the tensors they are copied to", &forwardAssemble, false},
       // GenerateMoveOp fills in the copies of the subgraphs GraphPartition makes.
       {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true},
+      // Merges after the partition is final and before the copies are made.
+      {"NBufferMerge", "merge isomorphic vector subgraphs N per task (vec_nbuffer_setting)", &nBufferMerge, false},
+      {"L1CopyInReuseMerge", "merge cube subgraphs that load the same data; cube n-buffer", &l1CopyInReuseMerge,
+       false},
       {"GenerateMoveOp", "add each subgraph's copies from and to global memory", &generateMoveOp, true},
       {"AllocateBuffers", "place each subgraph's tiles in on-chip buffers; check capacities", &allocateBuffers, true},
       {"LowerToPto", "one PTO instruction program per isomorphic subgraph class", &lowerToPto, true},
