@@ -66,6 +66,13 @@ struct Subgraph {
   std::string label;              // semantic label of its first op
   // A user override or sg_set_scope pinned this grouping.
   bool pinned = false;
+  // Merged subgraphs (NBufferMerge, L1CopyInReuseMerge): where in `ops` each
+  // member, one tile's worth of work, begins. Members run one after the other
+  // (each in tile-op id order), so `ops` ascends within a member but not
+  // across members; AllocateBuffers keeps a member's buffers apart from the
+  // next member's so that the next tile's copy-in can overlap this tile's
+  // compute. Empty: one member.
+  std::vector<int> memberStarts;
   std::vector<BufferAllocation> buffers;
   std::array<std::int64_t, kMemoryKindCount> peakBytes{};  // per memory, the highest offset in use
 };

@@ -1,126 +1,176 @@
 // Implementation of AllocateBuffers.
 #include "compiler/passes/AllocateBuffers.h"
 
+#include "compiler/passes/GraphPartition.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <queue>
 #include <unordered_map>
 
 namespace pto {
 namespace {
 
-// Boxes overlap unless some dim's intervals are provably disjoint.
-bool mayOverlap(const TileRegion& a, const TileRegion& b) {
-  if (a.tensor != b.tensor) return false;
-  for (std::size_t d = 0; d < a.offsets.size() && d < b.offsets.size(); ++d) {
-    auto delta = simplify(b.offsets[d] - a.offsets[d]).constantValue();
-    if (!delta) continue;
-    if (*delta >= a.shape[d] || -*delta >= b.shape[d]) return false;
-  }
-  return true;
-}
-
+// A buffer in the making: what AllocateBuffers records, plus the position
+// after which its bytes may be reused.
 struct Planned {
   BufferAllocation buffer;
   OpId tensorOp = kNoId;  // whose kernel line a too-big tile is blamed on
+  int releaseAfter = 0;
 };
 
-class Allocator {
+// Regions hashed by box (memory, tensor, per dim the symbolic part and the
+// constant bounds); a region of more dims than a box keeps is keyed by its
+// simplified text instead, since its box cannot tell such regions apart.
+struct BufferKey {
+  MemoryKind memory = MemoryKind::UB;
+  RegionBox box;
+  std::string text;  // truncated boxes only
+  friend bool operator==(const BufferKey&, const BufferKey&) = default;
+};
+struct BufferKeyHash {
+  std::size_t operator()(const BufferKey& key) const {
+    return RegionBoxHash{}(key.box) * 31 + static_cast<std::size_t>(key.memory) + std::hash<std::string>{}(key.text);
+  }
+};
+
+class Planner {
 public:
-  Allocator(const TileGraph& tiles, const TargetInfo& target, Subgraph& subgraph)
-      : m_tiles(tiles), m_target(target), m_subgraph(subgraph) {}
+  Planner(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph)
+      : m_tiles(tiles), m_target(target), m_subgraph(subgraph), m_produced(OverlapMode::SameIteration) {}
 
   void plan() {
     if (m_subgraph.coreType == CoreType::AIC) planCube();
     else planVector();
+    // Stable: buffers first used by the same op keep the order they appeared in.
+    std::stable_sort(m_planned.begin(), m_planned.end(),
+                     [](const Planned& a, const Planned& b) { return a.buffer.firstUse < b.buffer.firstUse; });
   }
 
-  // First fit per memory, in order of first use. Only buffers still live are
-  // compared with, so the cost follows how many tiles are live at once.
-  void place() {
-    std::sort(m_planned.begin(), m_planned.end(),
-              [](const Planned& a, const Planned& b) { return a.buffer.firstUse < b.buffer.firstUse; });
-    std::map<MemoryKind, std::vector<const BufferAllocation*>> live;
+  // Sets every buffer's offset; `membersApart` keeps buffers reserved until
+  // the member after their last use ends.
+  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart) {
+    const std::vector<int> memberEnd = memberEnds();
+    const std::vector<int> memberOf = memberOfPositions();
     for (Planned& entry : m_planned) {
-      BufferAllocation& buffer = entry.buffer;
-      auto& others = live[buffer.memory];
-      std::erase_if(others, [&](const BufferAllocation* other) { return other->lastUse < buffer.firstUse; });
-      std::sort(others.begin(), others.end(),
-                [](const BufferAllocation* a, const BufferAllocation* b) { return a->offsetBytes < b->offsetBytes; });
-      // Lowest gap between live buffers that fits.
-      std::int64_t offset = 0;
-      for (const BufferAllocation* other : others) {
-        if (other->offsetBytes >= offset + buffer.bytes) break;
-        offset = std::max(offset, other->offsetBytes + other->bytes);
+      entry.releaseAfter = entry.buffer.lastUse;
+      if (membersApart && !memberEnd.empty()) {
+        int member = memberOf[static_cast<std::size_t>(entry.buffer.lastUse)];
+        if (member + 1 < static_cast<int>(memberEnd.size()))
+          entry.releaseAfter = std::max(entry.releaseAfter, memberEnd[static_cast<std::size_t>(member) + 1]);
       }
-      buffer.offsetBytes = offset;
-      others.push_back(&buffer);
-      std::size_t memory = static_cast<std::size_t>(buffer.memory);
-      m_subgraph.peakBytes[memory] = std::max(m_subgraph.peakBytes[memory], buffer.offsetBytes + buffer.bytes);
     }
+    std::array<std::int64_t, kMemoryKindCount> peak{};
+    // Per memory: free byte ranges (offset -> end; the last runs to "infinity")
+    // and the live buffers by release position. First fit = the lowest free
+    // range that is long enough, which is the lowest gap between live buffers.
+    constexpr std::int64_t kEnd = std::int64_t{1} << 62;
+    std::array<std::map<std::int64_t, std::int64_t>, kMemoryKindCount> freeRanges;
+    for (auto& ranges : freeRanges) ranges.emplace(0, kEnd);
+    using Release = std::pair<int, std::size_t>;  // releaseAfter, index in m_planned
+    std::array<std::priority_queue<Release, std::vector<Release>, std::greater<>>, kMemoryKindCount> live;
+    for (std::size_t i = 0; i < m_planned.size(); ++i) {
+      BufferAllocation& buffer = m_planned[i].buffer;
+      const auto memory = static_cast<std::size_t>(buffer.memory);
+      auto& ranges = freeRanges[memory];
+      while (!live[memory].empty() && live[memory].top().first < buffer.firstUse) {
+        const BufferAllocation& done = m_planned[live[memory].top().second].buffer;
+        live[memory].pop();
+        release(ranges, done.offsetBytes, done.offsetBytes + done.bytes);
+      }
+      auto range = ranges.begin();
+      while (range->second - range->first < buffer.bytes) ++range;  // the last range is endless
+      buffer.offsetBytes = range->first;
+      const std::int64_t end = range->second;
+      ranges.erase(range);
+      if (buffer.offsetBytes + buffer.bytes < end) ranges.emplace(buffer.offsetBytes + buffer.bytes, end);
+      live[memory].emplace(m_planned[i].releaseAfter, i);
+      peak[memory] = std::max(peak[memory], buffer.offsetBytes + buffer.bytes);
+    }
+    return peak;
   }
 
-  // The first memory whose peak exceeds the machine, with the tile to blame.
-  bool check(DiagnosticEngine& diags) const {
-    for (std::size_t m = 0; m < kMemoryKindCount; ++m) {
-      auto memory = static_cast<MemoryKind>(m);
-      if (memory == MemoryKind::GM || m_subgraph.peakBytes[m] <= m_target.capacity(memory)) continue;
-      const Planned* largest = nullptr;
-      for (const Planned& entry : m_planned)
-        if (entry.buffer.memory == memory && (!largest || entry.buffer.bytes > largest->buffer.bytes)) largest = &entry;
-      const TensorOp& op = m_tiles.graph.op(largest->tensorOp);
-      const TensorValue& tensor = m_tiles.graph.tensor(largest->buffer.region.tensor);
-      std::string shape = "[";
-      for (std::size_t d = 0; d < largest->buffer.region.shape.size(); ++d)
-        shape += (d ? ", " : "") + std::to_string(largest->buffer.region.shape[d]);
-      shape += "]";
-      return diags.error(op.location)
-             << "subgraph " << m_subgraph.id << " (" << name(m_subgraph.coreType)
-             << (m_subgraph.label.empty() ? "" : ", label '" + m_subgraph.label + "'") << ") needs "
-             << m_subgraph.peakBytes[m] << " bytes of " << title(memory) << " but " << m_target.name << " has "
-             << m_target.capacity(memory) << " per core; the largest tile is " << name(op.kind) << "'s " << shape
-             << " " << name(tensor.dtype) << " (" << largest->buffer.bytes << " bytes) here — "
-             << (largest->buffer.bytes * 4 > m_target.capacity(memory)
-                     ? std::string(memory == MemoryKind::UB ? "use smaller vec tile shapes (pypto.set_vec_tile_shapes)"
-                                                            : "use smaller cube tile shapes (pypto.set_cube_tile_shapes)")
-                     : "too many tiles are live at once; split the work (pass option mg_copyin_upper_bound, "
-                       "sg_set_scope) or use smaller tiles");
-    }
-    return true;
-  }
+  bool hasMembers() const { return m_subgraph.memberStarts.size() > 1; }
 
-  std::vector<BufferAllocation> buffers() const {
-    std::vector<BufferAllocation> result;
-    for (const Planned& entry : m_planned) result.push_back(entry.buffer);
-    return result;
+  SubgraphBufferPlan result(const std::array<std::int64_t, kMemoryKindCount>& peak, bool membersApart) const {
+    SubgraphBufferPlan plan;
+    plan.peakBytes = peak;
+    plan.membersApart = membersApart;
+    plan.buffers.reserve(m_planned.size());
+    plan.blame.reserve(m_planned.size());
+    for (const Planned& entry : m_planned) {
+      plan.buffers.push_back(entry.buffer);
+      plan.blame.push_back(entry.tensorOp);
+    }
+    return plan;
   }
 
 private:
+  static void release(std::map<std::int64_t, std::int64_t>& ranges, std::int64_t begin, std::int64_t end) {
+    auto next = ranges.lower_bound(begin);
+    if (next != ranges.end() && next->first == end) {
+      end = next->second;
+      next = ranges.erase(next);
+    }
+    if (next != ranges.begin()) {
+      auto previous = std::prev(next);
+      if (previous->second == begin) {
+        previous->second = end;
+        return;
+      }
+    }
+    ranges.emplace(begin, end);
+  }
+
+  // The last position of each member (empty: one member).
+  std::vector<int> memberEnds() const {
+    std::vector<int> ends;
+    if (!hasMembers()) return ends;
+    const std::vector<int>& starts = m_subgraph.memberStarts;
+    for (std::size_t k = 0; k < starts.size(); ++k)
+      ends.push_back((k + 1 < starts.size() ? starts[k + 1] : static_cast<int>(m_subgraph.ops.size())) - 1);
+    return ends;
+  }
+  std::vector<int> memberOfPositions() const {
+    std::vector<int> member(m_subgraph.ops.size(), 0);
+    if (!hasMembers()) return member;
+    const std::vector<int>& starts = m_subgraph.memberStarts;
+    for (std::size_t k = 0; k < starts.size(); ++k)
+      for (int p = starts[k]; p < (k + 1 < starts.size() ? starts[k + 1] : static_cast<int>(member.size())); ++p)
+        if (p >= 0) member[static_cast<std::size_t>(p)] = static_cast<int>(k);
+    return member;
+  }
+
   std::int64_t bytesOf(const TileRegion& region) const {
     return tileBytes(region.shape, m_tiles.graph.tensor(region.tensor).dtype, m_target.allocationGranularityBytes);
   }
 
-  // Regions are keyed by their simplified text, so finding the buffer that
-  // already holds a tile is a hash lookup, not a scan.
-  static std::string keyOf(MemoryKind memory, const TileRegion& region) {
-    std::string key = std::to_string(static_cast<int>(memory)) + "|" + std::to_string(region.tensor);
-    for (std::size_t d = 0; d < region.shape.size(); ++d)
-      key += "|" + simplify(region.offsets[d]).str() + "+" + std::to_string(region.shape[d]);
+  BufferKey keyOf(MemoryKind memory, const TileRegion& region) {
+    BufferKey key{memory, m_boxes.box(region), {}};
+    if (key.box.truncated)
+      for (std::size_t d = 0; d < region.shape.size(); ++d)
+        key.text += "|" + simplify(region.offsets[d]).str() + "+" + std::to_string(region.shape[d]);
     return key;
   }
 
   // Adds a buffer for `region` used at `position`, or extends the live range
   // of the one already holding it.
   void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp) {
-    std::string key = keyOf(memory, region);
+    BufferKey key = keyOf(memory, region);
     if (auto found = m_byKey.find(key); found != m_byKey.end()) {
       BufferAllocation& buffer = m_planned[found->second].buffer;
       buffer.lastUse = std::max(buffer.lastUse, position);
       return;
     }
-    m_byKey.emplace(std::move(key), m_planned.size());
-    if (producer != kNoId) m_producedOn[region.tensor].push_back(m_planned.size());
+    const std::size_t index = m_planned.size();
+    if (producer != kNoId && memory == MemoryKind::UB) {
+      // Indexed so that a later partial read finds it without a scan.
+      m_producedBoxes.push_back(key.box);
+      m_produced.insert(m_producedBoxes.back(), static_cast<std::int32_t>(index));
+    }
+    m_byKey.emplace(std::move(key), index);
     Planned entry;
     entry.buffer.memory = memory;
     entry.buffer.region = region;
@@ -138,22 +188,21 @@ private:
       const TileOp& op = m_tiles.tileOp(id);
       for (const TileRegion& input : op.inputs) {
         // A tile produced earlier in this subgraph is read from its buffer
-        // (the same region: a hash hit; part of one: a scan of that tensor's
-        // produced tiles); anything else is loaded from global memory.
-        if (auto exact = m_byKey.find(keyOf(MemoryKind::UB, input));
-            exact != m_byKey.end() && m_planned[exact->second].buffer.producer != kNoId) {
+        // (the same region: a hash hit; part of one: the produced tiles it
+        // overlaps); anything else is loaded from global memory.
+        BufferKey key = keyOf(MemoryKind::UB, input);
+        if (auto exact = m_byKey.find(key); exact != m_byKey.end() && m_planned[exact->second].buffer.producer != kNoId) {
           BufferAllocation& buffer = m_planned[exact->second].buffer;
           buffer.lastUse = std::max(buffer.lastUse, position);
           continue;
         }
         bool found = false;
-        for (std::size_t index : m_producedOn[input.tensor]) {
-          BufferAllocation& buffer = m_planned[index].buffer;
-          if (buffer.memory == MemoryKind::UB && mayOverlap(buffer.region, input)) {
-            buffer.lastUse = std::max(buffer.lastUse, position);
-            found = true;
-          }
-        }
+        m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox&) {
+          BufferAllocation& buffer = m_planned[static_cast<std::size_t>(index)].buffer;
+          buffer.lastUse = std::max(buffer.lastUse, position);
+          found = true;
+          return RegionIndex::Visit::Keep;
+        });
         if (!found) use(MemoryKind::UB, input, position, kNoId, op.tensorOp);
       }
       for (const TileRegion& output : op.outputs) use(MemoryKind::UB, output, position, id, op.tensorOp);
@@ -181,11 +230,46 @@ private:
 
   const TileGraph& m_tiles;
   const TargetInfo& m_target;
-  Subgraph& m_subgraph;
+  const Subgraph& m_subgraph;
+  RegionBoxes m_boxes;
   std::vector<Planned> m_planned;
-  std::unordered_map<std::string, std::size_t> m_byKey;                 // region key -> m_planned index
-  std::unordered_map<TensorId, std::vector<std::size_t>> m_producedOn;  // tensor -> produced buffers
+  std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
+  std::deque<RegionBox> m_producedBoxes;  // the index refers to these
+  RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
 };
+
+// The first memory whose peak exceeds the machine, with the tile to blame.
+bool checkCapacities(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                     const SubgraphBufferPlan& plan, DiagnosticEngine& diags) {
+  for (std::size_t m = 0; m < kMemoryKindCount; ++m) {
+    auto memory = static_cast<MemoryKind>(m);
+    if (memory == MemoryKind::GM || plan.peakBytes[m] <= target.capacity(memory)) continue;
+    std::size_t largest = plan.buffers.size();
+    for (std::size_t b = 0; b < plan.buffers.size(); ++b)
+      if (plan.buffers[b].memory == memory &&
+          (largest == plan.buffers.size() || plan.buffers[b].bytes > plan.buffers[largest].bytes))
+        largest = b;
+    const BufferAllocation& buffer = plan.buffers[largest];
+    const TensorOp& op = tiles.graph.op(plan.blame[largest]);
+    const TensorValue& tensor = tiles.graph.tensor(buffer.region.tensor);
+    std::string shape = "[";
+    for (std::size_t d = 0; d < buffer.region.shape.size(); ++d)
+      shape += (d ? ", " : "") + std::to_string(buffer.region.shape[d]);
+    shape += "]";
+    return diags.error(op.location)
+           << "subgraph " << subgraph.id << " (" << name(subgraph.coreType)
+           << (subgraph.label.empty() ? "" : ", label '" + subgraph.label + "'") << ") needs " << plan.peakBytes[m]
+           << " bytes of " << title(memory) << " but " << target.name << " has " << target.capacity(memory)
+           << " per core; the largest tile is " << name(op.kind) << "'s " << shape << " " << name(tensor.dtype) << " ("
+           << buffer.bytes << " bytes) here — "
+           << (buffer.bytes * 4 > target.capacity(memory)
+                   ? std::string(memory == MemoryKind::UB ? "use smaller vec tile shapes (pypto.set_vec_tile_shapes)"
+                                                          : "use smaller cube tile shapes (pypto.set_cube_tile_shapes)")
+                   : "too many tiles are live at once; split the work (pass option mg_copyin_upper_bound, "
+                     "sg_set_scope) or use smaller tiles");
+  }
+  return true;
+}
 
 } // namespace
 
@@ -203,26 +287,38 @@ std::int64_t tileBytes(const std::vector<std::int64_t>& shape, DataType dtype, s
   return (bytes + granularity - 1) / granularity * granularity;
 }
 
+bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target) {
+  for (std::size_t m = 0; m < kMemoryKindCount; ++m)
+    if (static_cast<MemoryKind>(m) != MemoryKind::GM && plan.peakBytes[m] > target.capacity(static_cast<MemoryKind>(m)))
+      return false;
+  return true;
+}
+
+SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph) {
+  Planner planner(tiles, target, subgraph);
+  planner.plan();
+  if (planner.hasMembers()) {
+    SubgraphBufferPlan apart = planner.result(planner.place(true), true);
+    if (fitsCapacities(apart, target)) return apart;
+  }
+  return planner.result(planner.place(false), false);
+}
+
 std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& tiles, const TargetInfo& target,
                                                              const Subgraph& subgraph) {
   Subgraph trial;
   trial.id = subgraph.id;
   trial.coreType = subgraph.coreType;
   trial.ops = subgraph.ops;
-  Allocator allocator(tiles, target, trial);
-  allocator.plan();
-  allocator.place();
-  return trial.peakBytes;
+  return planSubgraphBuffers(tiles, target, trial).peakBytes;
 }
 
 bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
   for (Subgraph& subgraph : compilation.blocks.subgraphs) {
-    Allocator allocator(compilation.tiles, compilation.settings.target, subgraph);
-    subgraph.peakBytes.fill(0);
-    allocator.plan();
-    allocator.place();
-    subgraph.buffers = allocator.buffers();
-    if (!allocator.check(diags)) return false;
+    SubgraphBufferPlan plan = planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph);
+    subgraph.peakBytes = plan.peakBytes;
+    subgraph.buffers = plan.buffers;
+    if (!checkCapacities(compilation.tiles, compilation.settings.target, subgraph, plan, diags)) return false;
   }
   return true;
 }

@@ -5,9 +5,17 @@
 // Post: every subgraph lists its buffers: vector subgraphs keep tiles in UB;
 //       cube subgraphs stage A/B tiles in L1, feed each k-step from L0A/L0B
 //       and accumulate in L0C (the fixpipe writes results to GM directly).
-//       A buffer lives from the first to the last op that touches its tile;
-//       buffers are placed first-fit, sized to whole 32-byte blocks
-//       (innermost dim padded) and rounded to the allocation granularity.
+//       A buffer lives from the first to the last op that touches its tile
+//       and its bytes are reused only after that; buffers are placed
+//       first-fit in order of first use (ties: order of appearance), sized to
+//       whole 32-byte blocks (innermost dim padded) and rounded to the
+//       allocation granularity.
+//       Merged subgraphs (Subgraph::memberStarts): a buffer last used by
+//       member k stays reserved until member k + 1 ends, so the next tile's
+//       copy-ins never share bytes with this tile's buffers and OoOSchedule
+//       can load tile k + 1 while tile k computes (double buffering). When
+//       that does not fit, the subgraph is placed without the reservation
+//       (correct, the loads then wait for the bytes they reuse).
 //       A subgraph whose peak use of a memory exceeds the machine's capacity
 //       is an error naming the subgraph, the memory, the bytes needed and
 //       available, and the kernel line of the largest tile live at the peak.
@@ -16,6 +24,7 @@
 #include "compiler/passes/Compilation.h"
 
 #include <array>
+#include <vector>
 
 namespace pto {
 
@@ -26,6 +35,22 @@ bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags);
 // not overflow a buffer.
 std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& tiles, const TargetInfo& target,
                                                              const Subgraph& subgraph);
+
+// The placement AllocateBuffers makes for one subgraph (only its ops,
+// coreType and memberStarts are read), without checking capacities; the
+// merge passes use it to keep merged subgraphs within the machine.
+// Cost: about linear in the subgraph's op operands (hashing; a partial read
+// of a tile made inside visits only the tiles it overlaps).
+struct SubgraphBufferPlan {
+  std::vector<BufferAllocation> buffers;  // in order of first use
+  std::array<std::int64_t, kMemoryKindCount> peakBytes{};
+  bool membersApart = false;  // the double-buffering reservation was kept
+  // Per buffer, the tensor op whose kernel line a too-big tile is blamed on.
+  std::vector<OpId> blame;
+};
+SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph);
+// Whether every on-chip peak of `plan` is within `target`'s capacities.
+bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target);
 
 // Bytes a tile of `shape` elements of `dtype` occupies: the innermost dim
 // padded to 32 bytes, the total rounded up to `granularity`.

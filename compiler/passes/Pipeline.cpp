@@ -12,7 +12,9 @@
 #include "compiler/passes/GenerateMoveOp.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/InsertSync.h"
+#include "compiler/passes/L1CopyInReuseMerge.h"
 #include "compiler/passes/LowerToPto.h"
+#include "compiler/passes/NBufferMerge.h"
 #include "compiler/passes/OoOSchedule.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/json/JsonPrinter.h"
@@ -29,6 +31,10 @@ const std::vector<PassInfo>& tilePipeline() {
       // GenerateMoveOp fills in the copies of the subgraphs GraphPartition makes.
       {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true},
       {"ApplyPartitionOverrides", "apply the project's partition_overrides (move, split, merge)", &applyPartitionOverrides, true},
+      // Merges after the partition is final and before the copies are made.
+      {"NBufferMerge", "merge isomorphic vector subgraphs N per task (vec_nbuffer_setting)", &nBufferMerge, false},
+      {"L1CopyInReuseMerge", "merge cube subgraphs that load the same data; cube n-buffer", &l1CopyInReuseMerge,
+       false},
       {"GenerateMoveOp", "add each subgraph's copies from and to global memory", &generateMoveOp, true},
       {"AllocateBuffers", "place each subgraph's tiles in on-chip buffers; check capacities", &allocateBuffers, true},
       {"LowerToPto", "one PTO instruction program per isomorphic subgraph class", &lowerToPto, true},
