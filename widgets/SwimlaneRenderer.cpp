@@ -154,15 +154,26 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
   painter.setClipRect(area);
   painter.setRenderHint(QPainter::Antialiasing, false);
   bool dark = isDark();
-  QColor laneBackground = dark ? QColor(255, 255, 255, 10) : QColor(0, 0, 0, 8);
+  // Opaque lane background (a blend of Base towards Text): blending a
+  // translucent one over every lane costs more than all the slices.
+  QColor base = m_palette.color(QPalette::Base);
+  QColor ink = m_palette.color(QPalette::Text);
+  double mix = dark ? 0.04 : 0.035;
+  QColor laneBackground = QColor::fromRgbF(base.redF() + (ink.redF() - base.redF()) * mix,
+                                           base.greenF() + (ink.greenF() - base.greenF()) * mix,
+                                           base.blueF() + (ink.blueF() - base.blueF()) * mix);
   QColor outline = dark ? QColor(0, 0, 0, 140) : QColor(0, 0, 0, 90);
-  QFont font = painter.font();
-  font.setPointSizeF(font.pointSizeF() * 0.85);
-  painter.setFont(font);
-  QFontMetrics metrics(font);
   double fromNs = state.coords.startNs();
   double toNs = state.coords.endNs();
   bool dimmed = !state.highlighted.empty();
+  for (auto& batch : m_fillBatches) batch.second.clear();
+  m_labelled.clear();
+  auto batchFor = [&](QRgb rgb) -> std::vector<QRect>& {
+    for (auto& batch : m_fillBatches)
+      if (batch.first == rgb) return batch.second;
+    m_fillBatches.emplace_back(rgb, std::vector<QRect>());
+    return m_fillBatches.back().second;
+  };
 
   for (std::size_t row = 0; row < m_index->laneOrder().size(); ++row) {
     double top = rowTopPx(row, state);
@@ -174,6 +185,8 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
     foldSlices(tr, lane, range, state.coords, kMinSliceWidthPx, m_runs);
     const auto& order = tr.lanes()[lane].tasksByStart;
     m_lastItems += m_runs.size();
+    QRect* previousFold = nullptr;
+    QRgb previousFoldRgb = 0;
     for (const SliceRun& run : m_runs) {
       m_lastTasks += run.count();
       // Clip to the area by hand: a 1e9-pixel-wide rectangle overflows int.
@@ -188,24 +201,45 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
         fill = dark ? fill.darker(140) : fill.lighter(125);
       }
       if (dimmed) fill.setAlpha(70);
-      QRect rect(QPoint(static_cast<int>(std::floor(x0)), y + 1),
-                 QPoint(std::max(static_cast<int>(std::floor(x0)), static_cast<int>(std::ceil(x1)) - 1), y + kLaneHeightPx - 2));
-      painter.fillRect(rect, fill);
-      if (run.folded || rect.width() < 6) continue;
-      painter.setPen(outline);
-      painter.drawRect(rect.adjusted(0, 0, -1, -1));
-      if (rect.width() > 36) {
-        const trace::Task& task = tr.tasks()[first];
-        std::string_view label = tr.str(task.label);
-        QString text = qtext(label.empty() ? tr.str(task.name) : label);
-        QRect textRect = rect.adjusted(4, 0, -3, 0);
-        textRect.setLeft(std::max(textRect.left(), area.left() + 4));  // keep the text visible when panned
-        QString elided = metrics.elidedText(text, Qt::ElideRight, textRect.width());
-        if (elided.size() > 1 && !elided.startsWith(QChar(0x2026))) {
-          painter.setPen(textOn(fill));
-          painter.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, elided);
-        }
+      int left = static_cast<int>(std::floor(x0));
+      QRect rect(QPoint(left, y + 1), QPoint(std::max(left, static_cast<int>(std::ceil(x1)) - 1), y + kLaneHeightPx - 2));
+      QRgb rgb = fill.rgba();
+      if (run.folded && previousFold && previousFoldRgb == rgb && previousFold->right() + 1 >= rect.left()) {
+        previousFold->setRight(std::max(previousFold->right(), rect.right()));  // same colour, touching: one rectangle
+        continue;
       }
+      std::vector<QRect>& batch = batchFor(rgb);
+      batch.push_back(rect);
+      previousFold = run.folded ? &batch.back() : nullptr;
+      previousFoldRgb = rgb;
+      if (!run.folded && rect.width() >= 6) m_labelled.push_back({rect, first, fill});
+    }
+  }
+  painter.setPen(Qt::NoPen);
+  for (const auto& [rgb, rects] : m_fillBatches) {
+    if (rects.empty()) continue;
+    painter.setBrush(QColor::fromRgba(rgb));
+    painter.drawRects(rects.data(), static_cast<int>(rects.size()));
+  }
+  // Outlines and names on slices wide enough to carry them.
+  QFont font = painter.font();
+  font.setPointSizeF(font.pointSizeF() * 0.85);
+  painter.setFont(font);
+  QFontMetrics metrics(font);
+  painter.setBrush(Qt::NoBrush);
+  for (const LabelledSlice& slice : m_labelled) {
+    painter.setPen(outline);
+    painter.drawRect(slice.rect.adjusted(0, 0, -1, -1));
+    if (slice.rect.width() <= 36) continue;
+    const trace::Task& task = tr.tasks()[slice.task];
+    std::string_view label = tr.str(task.label);
+    QString text = qtext(label.empty() ? tr.str(task.name) : label);
+    QRect textRect = slice.rect.adjusted(4, 0, -3, 0);
+    textRect.setLeft(std::max(textRect.left(), area.left() + 4));  // keep the text visible when panned
+    QString elided = metrics.elidedText(text, Qt::ElideRight, textRect.width());
+    if (elided.size() > 1 && !elided.startsWith(QChar(0x2026))) {
+      painter.setPen(textOn(slice.fill));
+      painter.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, elided);
     }
   }
   painter.restore();

@@ -90,6 +90,15 @@ private:
   std::vector<std::optional<std::size_t>> m_rowOfLane;
   std::vector<QRgb> m_labelRgb;               // by label StringId
   mutable std::vector<SliceRun> m_runs;       // scratch, reused between frames
+  // Fill rectangles batched by colour: one drawRects per colour instead of
+  // one fillRect per item (scratch, capacity kept between frames).
+  mutable std::vector<std::pair<QRgb, std::vector<QRect>>> m_fillBatches;
+  struct LabelledSlice {
+    QRect rect;
+    TaskIndex task;
+    QColor fill;
+  };
+  mutable std::vector<LabelledSlice> m_labelled;
   mutable std::size_t m_lastItems = 0;
   mutable std::size_t m_lastTasks = 0;
 };
