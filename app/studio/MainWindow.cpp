@@ -1,0 +1,386 @@
+// pto-studio's main window.
+#include "app/studio/MainWindow.h"
+
+#include "core/Diagnostics.h"
+#include "core/project/ProjectFile.h"
+#include "widgets/SourceEditor.h"
+#include "widgets/SummaryPanel.h"
+#include "widgets/SwimlaneView.h"
+#include "widgets/TaskDetailsPanel.h"
+#include "widgets/models/TimeFormat.h"
+#include "widgets/models/TraceLoading.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QToolBar>
+
+#include <cstdio>
+#include <map>
+
+namespace pto::studio {
+namespace {
+
+constexpr int kMaxRecentFiles = 8;
+constexpr int kLayoutVersion = 1;  // bump when docks change, so old saved layouts are ignored
+
+QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("MainWindow"));
+  m_swimlane = new widgets::SwimlaneView(this);
+  setCentralWidget(m_swimlane);
+  createDocks();
+  createActions();
+  connect(m_swimlane, &widgets::SwimlaneView::taskSelected, this, &MainWindow::onTaskSelected);
+  connect(m_swimlane, &widgets::SwimlaneView::statusMessage, this, [this](const QString& text) {
+    statusBar()->showMessage(text, 8000);
+  });
+  connect(m_details, &widgets::TaskDetailsPanel::taskActivated, this, [this](trace::TaskIndex task) {
+    m_swimlane->selectTask(task, true);
+  });
+  connect(m_editor, &widgets::SourceEditor::lineClicked, this, &MainWindow::onEditorLineClicked);
+  connect(m_editor, &QsciScintilla::modificationChanged, this, [this] { updateTitle(); });
+  connect(&m_traceJobs, &JobRunner::busyChanged, this, [this](bool busy) {
+    if (busy) statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(m_traceFile).fileName()));
+  });
+
+  resize(1500, 900);
+  m_defaultLayout = saveState(kLayoutVersion);
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+  rebuildRecentMenu();
+  updateTitle();
+  statusBar()->showMessage(tr("Open a project or a swimlane trace with Ctrl+O. F1 lists the keys."));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks() {
+  setDockNestingEnabled(true);
+  m_editor = new widgets::SourceEditor(this);
+  m_editorDock = new QDockWidget(tr("Source"), this);
+  m_editorDock->setObjectName(QStringLiteral("SourceDock"));
+  m_editorDock->setWidget(m_editor);
+  addDockWidget(Qt::LeftDockWidgetArea, m_editorDock);
+
+  m_summary = new widgets::SummaryPanel(this);
+  m_summaryDock = new QDockWidget(tr("Summary"), this);
+  m_summaryDock->setObjectName(QStringLiteral("SummaryDock"));
+  m_summaryDock->setWidget(m_summary);
+  addDockWidget(Qt::RightDockWidgetArea, m_summaryDock);
+
+  m_details = new widgets::TaskDetailsPanel(this);
+  m_detailsDock = new QDockWidget(tr("Task details"), this);
+  m_detailsDock->setObjectName(QStringLiteral("DetailsDock"));
+  m_detailsDock->setWidget(m_details);
+  addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
+  splitDockWidget(m_summaryDock, m_detailsDock, Qt::Vertical);
+  resizeDocks({m_editorDock, m_summaryDock}, {400, 370}, Qt::Horizontal);
+  resizeDocks({m_summaryDock, m_detailsDock}, {200, 640}, Qt::Vertical);
+}
+
+void MainWindow::createActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* openAction = file->addAction(tr("&Open…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Open a project or a swimlane trace"), QString(),
+                                                tr("Projects and traces (*.json);;All files (*)"));
+    if (!path.isEmpty()) open(path);
+  });
+  openAction->setShortcut(QKeySequence::Open);
+  QAction* openFolder = file->addAction(tr("Open project &folder…"), this, [this] {
+    QString path = QFileDialog::getExistingDirectory(this, tr("Open a project folder"));
+    if (!path.isEmpty()) open(path);
+  });
+  openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  m_recentMenu = file->addMenu(tr("Open &recent"));
+  QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
+  saveAction->setShortcut(QKeySequence::Save);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+
+  m_viewMenu = menuBar()->addMenu(tr("&View"));
+  m_viewMenu->addAction(tr("&Fit the trace"), QKeySequence(Qt::Key_F), m_swimlane, &widgets::SwimlaneView::fit)
+      ->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  QAction* critical = m_viewMenu->addAction(tr("&Critical path"));
+  critical->setCheckable(true);
+  critical->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  connect(critical, &QAction::toggled, m_swimlane, &widgets::SwimlaneView::setShowCriticalPath);
+  QAction* find = m_viewMenu->addAction(tr("Find &task…"));
+  find->setShortcut(QKeySequence::Find);
+  m_viewMenu->addSeparator();
+  for (QDockWidget* dock : {m_editorDock, m_detailsDock, m_summaryDock}) m_viewMenu->addAction(dock->toggleViewAction());
+  m_viewMenu->addSeparator();
+  m_viewMenu->addAction(tr("&Reset layout"), this, [this] { restoreState(m_defaultLayout, kLayoutVersion); });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Keys and mouse"), QKeySequence::HelpContents, this, &MainWindow::showHelp);
+  help->addAction(tr("&About PTO Studio"), this, [this] {
+    QMessageBox::about(this, tr("About PTO Studio"),
+                       tr("<b>PTO Studio</b><br>Write and tune fused tile operators for AI accelerators."));
+  });
+
+  // The swimlane's own controls, next to it.
+  QToolBar* bar = addToolBar(tr("Swimlane"));
+  bar->setObjectName(QStringLiteral("SwimlaneToolBar"));
+  bar->setMovable(false);
+  bar->addAction(tr("Fit"), m_swimlane, &widgets::SwimlaneView::fit)->setToolTip(tr("Show the whole trace (F)"));
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Colour by "), bar));
+  m_colorMode = new QComboBox(bar);
+  m_colorMode->addItems({tr("semantic label"), tr("subgraph")});
+  connect(m_colorMode, &QComboBox::currentIndexChanged, this, [this](int index) {
+    m_swimlane->setColorMode(index == 1 ? widgets::SwimlaneColorMode::Subgraph : widgets::SwimlaneColorMode::Label);
+  });
+  bar->addWidget(m_colorMode);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Arrow depth "), bar));
+  m_depth = new QSpinBox(bar);
+  m_depth->setRange(0, 99);
+  m_depth->setValue(1);
+  m_depth->setSpecialValueText(tr("all"));
+  m_depth->setToolTip(tr("How many dependency steps to draw from the selected task (all = the whole cone)"));
+  connect(m_depth, &QSpinBox::valueChanged, m_swimlane, &widgets::SwimlaneView::setDependencyDepth);
+  bar->addWidget(m_depth);
+  bar->addSeparator();
+  auto* criticalBox = new QCheckBox(tr("Critical path"), bar);
+  connect(criticalBox, &QCheckBox::toggled, critical, &QAction::setChecked);
+  connect(critical, &QAction::toggled, criticalBox, &QCheckBox::setChecked);
+  bar->addWidget(criticalBox);
+  bar->addSeparator();
+  m_search = new QLineEdit(bar);
+  m_search->setPlaceholderText(tr("Find: label, task id or #index  (Enter: next)"));
+  m_search->setClearButtonEnabled(true);
+  m_search->setMaximumWidth(320);
+  connect(m_search, &QLineEdit::returnPressed, this, [this] {
+    if (m_swimlane->state().highlighted.empty()) m_swimlane->search(m_search->text());
+    else m_swimlane->nextMatch();
+  });
+  connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) m_swimlane->search(QString());
+  });
+  connect(find, &QAction::triggered, this, [this] {
+    m_search->setFocus();
+    m_search->selectAll();
+  });
+  bar->addWidget(m_search);
+}
+
+bool MainWindow::open(const QString& path) {
+  QFileInfo info(path);
+  if (!info.exists()) {
+    reportError(tr("%1: no such file or folder").arg(path));
+    return false;
+  }
+  if (info.isDir() || info.fileName() == QString::fromUtf8(kProjectFileName.data(), kProjectFileName.size()))
+    return openProject(path);
+  if (info.suffix().compare(QStringLiteral("json"), Qt::CaseInsensitive) == 0) {
+    openTrace(path);
+    return true;
+  }
+  reportError(tr("%1: not a project (folder or pto-project.json) or a swimlane trace (.json)").arg(path));
+  return false;
+}
+
+bool MainWindow::openProject(const QString& path) {
+  // A project file is small: it is read here. The kernel runs elsewhere.
+  DiagnosticEngine diags;
+  auto file = findProjectFile(path.toStdString(), diags);
+  std::optional<OperatorProject> project = file ? loadProject(*file, diags) : std::nullopt;
+  if (!project) {
+    QString message;
+    for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
+    reportError(message.trimmed());
+    return false;
+  }
+  m_projectFile = QString::fromStdString(project->file.string());
+  QString error;
+  if (!m_editor->loadFile(QString::fromStdString(project->sourcePath().string()), &error)) {
+    reportError(error);
+    return false;
+  }
+  updateLineLabels();
+  addRecentFile(m_projectFile);
+  m_editorDock->show();
+  statusBar()->showMessage(tr("Opened project %1 (%2). Running it arrives with the simulator; open a swimlane trace to explore.")
+                               .arg(QString::fromStdString(project->name), m_projectFile),
+                           15000);
+  updateTitle();
+  return true;
+}
+
+void MainWindow::openTrace(const QString& path) {
+  m_traceFile = path;
+  addRecentFile(path);
+  std::string file = path.toStdString();
+  m_traceJobs.start<widgets::TraceLoadResult>(
+      [file](const std::atomic<bool>& cancelled) { return widgets::loadTraceFile(file, &cancelled); },
+      [this, path](widgets::TraceLoadResult result) {
+        if (!result.index) {
+          reportError(QString::fromStdString(result.error));
+          return;
+        }
+        setTrace(result.index);
+        statusBar()->showMessage(tr("%1: %2 tasks on %3 lanes, read in %4 ms")
+                                     .arg(QFileInfo(path).fileName())
+                                     .arg(result.index->trace().tasks().size())
+                                     .arg(result.index->trace().lanes().size())
+                                     .arg(result.parseMs + result.indexMs, 0, 'f', 0),
+                                 15000);
+        Q_EMIT traceLoaded();
+      });
+  updateTitle();
+}
+
+void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index) {
+  m_trace = std::move(index);
+  m_swimlane->setTrace(m_trace);
+  m_details->setTrace(m_trace);
+  m_summary->setTrace(m_trace);
+  updateLineLabels();
+  updateTitle();
+}
+
+void MainWindow::showView(View view) {
+  switch (view) {
+  case View::Swimlane: m_swimlane->setFocus(); break;
+  case View::Editor:
+    m_editorDock->show();
+    m_editorDock->raise();
+    m_editor->setFocus();
+    break;
+  case View::Summary:
+    m_summaryDock->show();
+    m_summaryDock->raise();
+    break;
+  }
+}
+
+void MainWindow::reportError(const QString& message) {
+  statusBar()->showMessage(message.section('\n', 0, 0), 15000);
+  std::fprintf(stderr, "pto-studio: %s\n", message.toLocal8Bit().constData());
+  Q_EMIT openFailed(message);
+  if (isVisible() && !QApplication::arguments().contains(QStringLiteral("--exit")))
+    QMessageBox::warning(this, tr("Cannot open"), message);
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+  QString absolute = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(absolute);
+  recent.prepend(absolute);
+  while (recent.size() > kMaxRecentFiles) recent.removeLast();
+  settings.setValue(QStringLiteral("recentFiles"), recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  for (const QString& path : recent) m_recentMenu->addAction(path, this, [this, path] { open(path); });
+  m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::onTaskSelected(trace::TaskIndex task) {
+  m_details->showTask(task);
+  if (!m_trace || task == trace::kNoTask) return;
+  const trace::Trace& trc = m_trace->trace();
+  const trace::Task& t = trc.tasks()[task];
+  if (t.sourceLine > 0 && !m_editor->filePath().isEmpty() &&
+      widgets::fileNameOf(trc.str(t.sourceFile)) == QFileInfo(m_editor->filePath()).fileName().toStdString())
+    m_editor->showLine(t.sourceLine);
+  statusBar()->showMessage(tr("%1 on %2: %3 from %4")
+                               .arg(qtext(trc.str(t.name)), qtext(trc.str(trc.lanes()[t.lane].name)),
+                                    QString::fromStdString(widgets::formatDurationNs(static_cast<double>(t.durNs()))),
+                                    QString::fromStdString(widgets::formatDurationNs(static_cast<double>(t.startNs)))));
+}
+
+void MainWindow::onEditorLineClicked(int line) {
+  if (!m_trace || m_editor->filePath().isEmpty()) return;
+  std::vector<trace::TaskIndex> tasks = m_trace->tasksAtLine(m_editor->filePath().toStdString(), line);
+  if (tasks.empty()) {
+    statusBar()->showMessage(tr("Line %1 ran no task in this trace").arg(line), 6000);
+    return;
+  }
+  std::size_t count = tasks.size();
+  m_swimlane->showTasks(std::move(tasks));
+  statusBar()->showMessage(tr("Line %1: %2 tasks (N: next)").arg(line).arg(count), 8000);
+}
+
+void MainWindow::updateLineLabels() {
+  std::map<int, std::string> labels;
+  if (m_trace && !m_editor->filePath().isEmpty()) {
+    std::string name = QFileInfo(m_editor->filePath()).fileName().toStdString();
+    const trace::Trace& trc = m_trace->trace();
+    for (const trace::Task& t : trc.tasks())
+      if (t.sourceLine > 0 && !labels.count(t.sourceLine) && widgets::fileNameOf(trc.str(t.sourceFile)) == name)
+        labels[t.sourceLine] = std::string(trc.str(t.label));
+  }
+  m_editor->setLineLabels(labels);
+}
+
+void MainWindow::updateTitle() {
+  QStringList parts;
+  if (!m_projectFile.isEmpty()) parts << QFileInfo(m_projectFile).dir().dirName();
+  if (!m_traceFile.isEmpty()) parts << QFileInfo(m_traceFile).fileName();
+  QString title = parts.isEmpty() ? tr("PTO Studio") : parts.join(QStringLiteral(" — ")) + tr(" — PTO Studio");
+  setWindowTitle((m_editor->isModified() ? QStringLiteral("*") : QString()) + title);
+}
+
+void MainWindow::save() {
+  if (!m_editor->isModified()) return;
+  QString error;
+  if (m_editor->save(&error)) statusBar()->showMessage(tr("Saved %1").arg(m_editor->filePath()), 5000);
+  else reportError(error);
+}
+
+void MainWindow::showHelp() {
+  QMessageBox box(this);
+  box.setWindowTitle(tr("Keys and mouse"));
+  box.setTextFormat(Qt::RichText);
+  box.setText(tr("<h3>Swimlane</h3><table cellpadding='2'>"
+                 "<tr><td><b>Wheel</b>, <b>W</b>/<b>S</b>, <b>+</b>/<b>-</b></td><td>zoom (about the cursor for the wheel)</td></tr>"
+                 "<tr><td><b>Drag</b>, <b>A</b>/<b>D</b>, arrows</td><td>pan; Shift+wheel scrolls the lanes</td></tr>"
+                 "<tr><td><b>Shift+drag</b></td><td>zoom to a time range</td></tr>"
+                 "<tr><td><b>Alt+drag</b></td><td>measure an interval (Esc clears)</td></tr>"
+                 "<tr><td><b>F</b>, <b>Home</b></td><td>fit the whole trace</td></tr>"
+                 "<tr><td><b>Click</b> / <b>double-click</b></td><td>select a task / zoom to it</td></tr>"
+                 "<tr><td><b>Ctrl+F</b>, then Enter or <b>N</b></td><td>find by label, task id or #index; next match</td></tr>"
+                 "<tr><td><b>Ctrl+P</b></td><td>critical path</td></tr></table>"
+                 "<h3>Source</h3>Click a line to select the tasks it produced; selecting a task shows its line."
+                 "<h3>Files</h3><b>Ctrl+O</b> open a project or trace, <b>Ctrl+S</b> save, <b>Ctrl+Q</b> quit."));
+  box.exec();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_editor->isModified()) {
+    auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(m_editor->filePath()),
+                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Cancel) return event->ignore();
+    if (answer == QMessageBox::Save) save();
+  }
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
+  m_traceJobs.cancel();
+  event->accept();
+}
+
+} // namespace pto::studio

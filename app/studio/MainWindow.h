@@ -1,0 +1,97 @@
+// MainWindow: pto-studio's window. The swimlane is the central widget; the
+// source editor, task details and summary are docks whose layout is saved
+// with QSettings (View > Reset layout restores the default). Opening and
+// parsing run on a JobRunner so the GUI thread never parses a file; the run
+// (compile + simulate) plugs in as another JobRunner whose result is a
+// TraceIndex handed to setTrace().
+#pragma once
+
+#include "app/studio/JobRunner.h"
+#include "widgets/models/TraceIndex.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLineEdit;
+class QMenu;
+class QSpinBox;
+
+namespace pto::widgets {
+class SourceEditor;
+class SummaryPanel;
+class SwimlaneView;
+class TaskDetailsPanel;
+} // namespace pto::widgets
+
+namespace pto::studio {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  enum class View { Swimlane, Editor, Summary };
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens a project folder, a pto-project.json or a swimlane .json. Traces
+  // load in the background (traceLoaded or openFailed follows); a project
+  // opens at once. Returns false when the path does not exist or is not
+  // recognised (openFailed is emitted too).
+  bool open(const QString& path);
+  // Shows a trace (null: none) in every view.
+  void setTrace(std::shared_ptr<const widgets::TraceIndex> index);
+  void showView(View view);
+  bool busy() const { return m_traceJobs.busy(); }
+
+  widgets::SwimlaneView* swimlane() const { return m_swimlane; }
+  widgets::SourceEditor* editor() const { return m_editor; }
+  widgets::TaskDetailsPanel* details() const { return m_details; }
+  widgets::SummaryPanel* summary() const { return m_summary; }
+  const QString& projectFile() const { return m_projectFile; }
+
+Q_SIGNALS:
+  void traceLoaded();
+  void openFailed(const QString& message);
+
+protected:
+  void closeEvent(QCloseEvent* event) override;
+
+private:
+  void createActions();
+  void createDocks();
+  void openTrace(const QString& path);
+  bool openProject(const QString& path);
+  void reportError(const QString& message);
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
+  void onTaskSelected(trace::TaskIndex task);
+  void onEditorLineClicked(int line);
+  void updateLineLabels();
+  void updateTitle();
+  void showHelp();
+  void save();
+
+  widgets::SwimlaneView* m_swimlane = nullptr;
+  widgets::SourceEditor* m_editor = nullptr;
+  widgets::TaskDetailsPanel* m_details = nullptr;
+  widgets::SummaryPanel* m_summary = nullptr;
+  QDockWidget* m_editorDock = nullptr;
+  QDockWidget* m_detailsDock = nullptr;
+  QDockWidget* m_summaryDock = nullptr;
+  QLineEdit* m_search = nullptr;
+  QComboBox* m_colorMode = nullptr;
+  QSpinBox* m_depth = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QMenu* m_viewMenu = nullptr;
+  QByteArray m_defaultLayout;
+  JobRunner m_traceJobs;
+  std::shared_ptr<const widgets::TraceIndex> m_trace;
+  QString m_projectFile;
+  QString m_traceFile;
+};
+
+} // namespace pto::studio

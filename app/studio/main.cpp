@@ -1,0 +1,119 @@
+// pto-studio [PROJECT_OR_TRACE...] [--view swimlane|editor|summary]
+//            [--theme system|light|dark] [--screenshot FILE] [--exit]
+// Opens each path in order (a project, then a trace, links the two), shows
+// the requested view, and for docs and checks saves a screenshot once the
+// window has laid out and painted, then quits with --exit.
+#include "app/studio/MainWindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QPalette>
+#include <QPixmap>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+QPalette darkPalette() {
+  QPalette p;
+  p.setColor(QPalette::Window, QColor(45, 45, 48));
+  p.setColor(QPalette::WindowText, QColor(225, 225, 225));
+  p.setColor(QPalette::Base, QColor(30, 30, 32));
+  p.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
+  p.setColor(QPalette::Text, QColor(225, 225, 225));
+  p.setColor(QPalette::Button, QColor(50, 50, 54));
+  p.setColor(QPalette::ButtonText, QColor(225, 225, 225));
+  p.setColor(QPalette::Highlight, QColor(38, 110, 200));
+  p.setColor(QPalette::HighlightedText, Qt::white);
+  p.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
+  p.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
+  p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+  p.setColor(QPalette::Mid, QColor(80, 80, 84));
+  p.setColor(QPalette::Dark, QColor(25, 25, 25));
+  p.setColor(QPalette::Light, QColor(70, 70, 74));
+  return p;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("PTO Studio"));
+  QApplication::setApplicationName(QStringLiteral("pto-studio"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("PTO Studio: write and tune fused tile operators."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Project folders, pto-project.json files or swimlane traces (.json)."),
+                               QStringLiteral("[PROJECT_OR_TRACE...]"));
+  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, editor or summary."),
+                                QStringLiteral("view"), QStringLiteral("swimlane"));
+  QCommandLineOption themeOption(QStringLiteral("theme"), QStringLiteral("system (default), light or dark."),
+                                 QStringLiteral("theme"), QStringLiteral("system"));
+  QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
+                                      QStringLiteral("Save a PNG of the window once it has painted."), QStringLiteral("file"));
+  QCommandLineOption exitOption(QStringLiteral("exit"), QStringLiteral("Quit after opening (and the screenshot)."));
+  QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size WIDTHxHEIGHT."), QStringLiteral("size"));
+  parser.addOptions({viewOption, themeOption, screenshotOption, exitOption, sizeOption});
+  parser.process(app);
+
+  using View = pto::studio::MainWindow::View;
+  QString viewName = parser.value(viewOption);
+  View view = View::Swimlane;
+  if (viewName == QStringLiteral("editor")) view = View::Editor;
+  else if (viewName == QStringLiteral("summary")) view = View::Summary;
+  else if (viewName != QStringLiteral("swimlane")) {
+    std::fprintf(stderr, "pto-studio: --view must be swimlane, editor or summary, not '%s'\n", qPrintable(viewName));
+    return 2;
+  }
+  QString theme = parser.value(themeOption);
+  if (theme == QStringLiteral("dark") || theme == QStringLiteral("light")) {
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setPalette(theme == QStringLiteral("dark") ? darkPalette() : QApplication::style()->standardPalette());
+  } else if (theme != QStringLiteral("system")) {
+    std::fprintf(stderr, "pto-studio: --theme must be system, light or dark, not '%s'\n", qPrintable(theme));
+    return 2;
+  }
+
+  pto::studio::MainWindow window;
+  if (parser.isSet(sizeOption)) {
+    QStringList parts = parser.value(sizeOption).split('x');
+    if (parts.size() == 2) window.resize(parts[0].toInt(), parts[1].toInt());
+  }
+  window.show();
+  bool ok = true;
+  QObject::connect(&window, &pto::studio::MainWindow::openFailed, &app, [&ok] { ok = false; });
+  for (const QString& path : parser.positionalArguments()) ok = window.open(path) && ok;
+  window.showView(view);
+
+  bool exitAfter = parser.isSet(exitOption);
+  QString screenshot = parser.value(screenshotOption);
+  // Once nothing is loading: let layout and painting settle, then act.
+  auto finish = [&] {
+    QTimer::singleShot(300, &window, [&] {
+      if (!screenshot.isEmpty()) {
+        window.repaint();
+        if (!window.grab().save(screenshot)) {
+          std::fprintf(stderr, "pto-studio: cannot write the screenshot %s\n", qPrintable(screenshot));
+          ok = false;
+        }
+      }
+      if (exitAfter) QApplication::exit(ok ? 0 : 1);
+    });
+  };
+  if (!screenshot.isEmpty() || exitAfter) {
+    if (window.busy()) {
+      QObject::connect(&window, &pto::studio::MainWindow::traceLoaded, &window, [&] { if (!window.busy()) finish(); });
+      QObject::connect(&window, &pto::studio::MainWindow::openFailed, &window, [&] { if (!window.busy()) finish(); });
+    } else {
+      finish();
+    }
+  }
+  int status = QApplication::exec();
+  return status != 0 ? status : (ok ? 0 : 1);
+}

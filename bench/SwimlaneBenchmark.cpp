@@ -1,0 +1,110 @@
+// Swimlane painting and memory on a synthetic 1 000 000-task trace
+// (DESIGN.md budget: <= 16 ms per frame offscreen in release, <= 200 MB for
+// the trace in memory). Run: QT_QPA_PLATFORM=offscreen build/<preset>/bin/pto_swimlane_bench
+// Counters: trace_MB (Trace::memoryBytes + TraceIndex), items (drawn per
+// frame), tasks (stood for by those items).
+#include "widgets/SwimlaneRenderer.h"
+
+#include <benchmark/benchmark.h>
+
+#include <QApplication>
+#include <QImage>
+#include <QPainter>
+
+#include <memory>
+#include <random>
+
+namespace {
+
+using namespace pto;
+
+// 24 AIC + 48 AIV lanes, tasks back to back with small gaps, 10 labels,
+// 1-2 producers each on other lanes: the shape of a large attention run.
+std::shared_ptr<const widgets::TraceIndex> syntheticTrace(int taskCount) {
+  static std::shared_ptr<const widgets::TraceIndex> cached;
+  if (cached) return cached;
+  auto trace = std::make_shared<trace::Trace>();
+  constexpr int kAic = 24, kAiv = 48;
+  std::vector<trace::LaneIndex> lanes;
+  for (int i = 0; i < kAic; ++i) lanes.push_back(trace->addLane("AIC_" + std::to_string(i), i));
+  for (int i = 0; i < kAiv; ++i) lanes.push_back(trace->addLane("AIV_" + std::to_string(i), kAic + i));
+  const char* labels[] = {"load_q", "load_kv", "qk", "softmax_max", "softmax_exp", "softmax_sum", "pv", "rescale", "store", "indexer"};
+  std::vector<trace::StringId> labelIds, nameIds;
+  for (const char* label : labels) {
+    labelIds.push_back(trace->intern(label));
+    nameIds.push_back(trace->intern(std::string("attn-") + label));
+  }
+  trace::StringId file = trace->intern("kernel.py");
+  std::mt19937 rng(1);
+  std::vector<std::int64_t> laneTime(lanes.size(), 0);
+  trace->reserveTasks(static_cast<std::size_t>(taskCount), static_cast<std::size_t>(taskCount) * 3 / 2);
+  for (int i = 0; i < taskCount; ++i) {
+    std::size_t lane = static_cast<std::size_t>(i) % lanes.size();
+    trace::Task task;
+    task.id = i;
+    task.lane = lanes[lane];
+    task.startNs = laneTime[lane] + static_cast<std::int64_t>(rng() % 200);
+    task.endNs = task.startNs + 300 + static_cast<std::int64_t>(rng() % 4000);
+    task.dispatchNs = task.startNs - 50;
+    laneTime[lane] = task.endNs;
+    std::size_t label = rng() % 10;
+    task.label = labelIds[label];
+    task.name = nameIds[label];
+    task.subgraph = static_cast<std::int32_t>(label);
+    task.sourceFile = file;
+    task.sourceLine = static_cast<std::int32_t>(10 + label);
+    trace::TaskIndex index = trace->addTask(task);
+    if (i >= 200) {
+      trace->addDependency(index - 100 - static_cast<trace::TaskIndex>(rng() % 100), index);
+      if (rng() % 2) trace->addDependency(index - 150, index);
+    }
+  }
+  trace->finalize();
+  cached = std::make_shared<const widgets::TraceIndex>(trace, "synthetic");
+  return cached;
+}
+
+void paintFrames(benchmark::State& state, double zoom) {
+  auto index = syntheticTrace(1000000);
+  widgets::SwimlaneRenderer renderer;
+  renderer.setTrace(index);
+  renderer.setPalette(QApplication::palette());
+  QSize size(1600, 2000);  // all 72 lanes visible
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  widgets::SwimlaneState view;
+  view.coords.setWidthPx(widgets::SwimlaneRenderer::timeArea(size).width());
+  view.coords.setExtent(index->startNs(), index->endNs());
+  view.coords.fit();
+  view.coords.zoomAbout(view.coords.widthPx() / 2, zoom);
+  view.selected = static_cast<trace::TaskIndex>(500000);
+  view.arrows = index->dependencyEdges(view.selected, 2);
+  for (auto _ : state) {
+    QPainter painter(&image);
+    renderer.paint(painter, size, view);
+    painter.end();
+    benchmark::DoNotOptimize(image.constBits());
+  }
+  state.counters["trace_MB"] = static_cast<double>(index->memoryBytes()) / 1e6;
+  state.counters["items"] = static_cast<double>(renderer.lastItemCount());
+  state.counters["tasks"] = static_cast<double>(renderer.lastTaskCount());
+}
+
+void BM_SwimlanePaintFitAll(benchmark::State& state) { paintFrames(state, 1); }
+void BM_SwimlanePaintMidZoom(benchmark::State& state) { paintFrames(state, 100); }
+void BM_SwimlanePaintDeepZoom(benchmark::State& state) { paintFrames(state, 5000); }
+
+BENCHMARK(BM_SwimlanePaintFitAll)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SwimlanePaintMidZoom)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SwimlanePaintDeepZoom)->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // Fonts and palettes need an application object; no window is shown.
+  qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+  QApplication app(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

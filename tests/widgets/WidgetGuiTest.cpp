@@ -1,0 +1,179 @@
+// GUI tests, offscreen: the main window opens the fixture trace on a worker
+// thread; the swimlane holds its tasks; clicking a task's pixel selects it;
+// the editor and the swimlane select each other; wheel zoom keeps the time
+// under the cursor; the dependency model passes QAbstractItemModelTester.
+// Expected values come from reading the fixture JSON independently here.
+#include "app/studio/MainWindow.h"
+#include "widgets/SourceEditor.h"
+#include "widgets/SummaryPanel.h"
+#include "widgets/SwimlaneView.h"
+#include "widgets/TaskDetailsPanel.h"
+#include "widgets/models/TaskDependencyModel.h"
+#include "widgets/models/TraceLoading.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+using pto::trace::TaskIndex;
+using namespace pto::widgets;
+
+namespace {
+
+const char* kFixture = PTO_WIDGET_TEST_DATA_DIR "/sample_swimlane.json";
+const char* kProject = PTO_SOURCE_DIR "/resources/examples/muls_add_matmul_rowsum";
+
+// The fixture as plain JSON: X events in file order.
+struct FixtureFacts {
+  std::size_t completeEvents = 0;
+  std::set<std::string> laneNames;
+  std::map<int, std::size_t> tasksPerLine;
+  std::map<std::int64_t, int> lineOfTaskId;
+};
+
+FixtureFacts readFixture() {
+  std::ifstream in(kFixture);
+  nlohmann::json json = nlohmann::json::parse(in);
+  FixtureFacts facts;
+  for (const auto& event : json["traceEvents"]) {
+    if (event["ph"] == "M" && event["name"] == "thread_name") facts.laneNames.insert(event["args"]["name"].get<std::string>());
+    if (event["ph"] != "X") continue;
+    ++facts.completeEvents;
+    std::string source = event["args"]["source"];
+    int line = std::stoi(source.substr(source.rfind(':') + 1));
+    ++facts.tasksPerLine[line];
+    facts.lineOfTaskId[event["args"]["taskId"].get<std::int64_t>()] = line;
+  }
+  return facts;
+}
+
+} // namespace
+
+class WidgetGuiTest : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void mainWindowOpensTheTraceInTheBackground() {
+    FixtureFacts facts = readFixture();
+    pto::studio::MainWindow window;
+    window.show();
+    QSignalSpy loaded(&window, &pto::studio::MainWindow::traceLoaded);
+    QVERIFY(window.open(QString::fromUtf8(kFixture)));
+    QVERIFY(loaded.wait(10000));
+    auto index = window.swimlane()->traceIndex();
+    QVERIFY(index);
+    QCOMPARE(index->trace().tasks().size(), facts.completeEvents);
+    std::set<std::string> lanes;
+    for (const auto& lane : index->trace().lanes()) lanes.insert(std::string(index->trace().str(lane.name)));
+    QCOMPARE(lanes, facts.laneNames);
+    QVERIFY(window.summary()->text().contains(QStringLiteral("%1 tasks").arg(facts.completeEvents)));
+  }
+
+  void openingAMissingFileFailsClearly() {
+    pto::studio::MainWindow window;
+    QSignalSpy failed(&window, &pto::studio::MainWindow::openFailed);
+    QVERIFY(!window.open(QStringLiteral("/nonexistent/trace.json")));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.first().first().toString().contains(QStringLiteral("no such file")));
+  }
+
+  void clickingATaskSelectsIt() {
+    auto loaded = loadTraceFile(kFixture);
+    QVERIFY(loaded.index);
+    SwimlaneView view;
+    view.resize(1200, 400);
+    view.setTrace(loaded.index);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto& trc = loaded.index->trace();
+    // The longest task; its centre pixel from the fit rule (1% margins) and
+    // the row layout constants, not from the view's own picking code.
+    TaskIndex target = 0;
+    for (TaskIndex t = 0; t < trc.tasks().size(); ++t)
+      if (trc.tasks()[t].durNs() > trc.tasks()[target].durNs()) target = t;
+    const auto& task = trc.tasks()[target];
+    double span = static_cast<double>(loaded.index->endNs() - loaded.index->startNs());
+    double windowStart = static_cast<double>(loaded.index->startNs()) - 0.01 * span;
+    double nsPerPx = 1.02 * span / (1200 - SwimlaneRenderer::kHeaderWidthPx);
+    double x = SwimlaneRenderer::kHeaderWidthPx + (static_cast<double>(task.startNs + task.endNs) / 2 - windowStart) / nsPerPx;
+    double y = view.renderer().rowTopPx(*view.renderer().rowOfLane(task.lane), view.state()) + SwimlaneRenderer::kLaneHeightPx / 2.0;
+    QSignalSpy selected(&view, &SwimlaneView::taskSelected);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(static_cast<int>(x), static_cast<int>(y)));
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.first().first().value<TaskIndex>(), target);
+    QCOMPARE(view.selectedTask(), target);
+    QVERIFY(!view.state().arrows.empty());
+    // Clicking empty space below the lanes clears the selection.
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(600, 395));
+    QCOMPARE(view.selectedTask(), pto::trace::kNoTask);
+  }
+
+  void wheelZoomKeepsTheTimeUnderTheCursor() {
+    auto loaded = loadTraceFile(kFixture);
+    SwimlaneView view;
+    view.resize(1000, 300);
+    view.setTrace(loaded.index);
+    double cursorX = 400;
+    double before = view.state().coords.nsAt(cursorX - SwimlaneRenderer::kHeaderWidthPx);
+    double nsPerPx = view.state().coords.nsPerPx();
+    QWheelEvent wheel(QPointF(cursorX, 100), QPointF(cursorX, 100), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &wheel);
+    QCOMPARE(view.state().coords.nsPerPx(), nsPerPx / 1.25);
+    QVERIFY(std::abs(view.state().coords.nsAt(cursorX - SwimlaneRenderer::kHeaderWidthPx) - before) < 1e-6);
+    QTest::keyClick(&view, Qt::Key_F);
+    QCOMPARE(view.state().coords.nsPerPx(), nsPerPx);
+  }
+
+  void editorAndSwimlaneSelectEachOther() {
+    FixtureFacts facts = readFixture();
+    pto::studio::MainWindow window;
+    window.show();
+    QVERIFY(window.open(QString::fromUtf8(kProject)));
+    QSignalSpy loaded(&window, &pto::studio::MainWindow::traceLoaded);
+    QVERIFY(window.open(QString::fromUtf8(kFixture)));
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(window.editor()->filePath().endsWith(QStringLiteral("kernel.py")));
+    // Line 22 is the matmul: clicking it highlights exactly its tasks.
+    Q_EMIT window.editor()->lineClicked(22);
+    QCOMPARE(window.swimlane()->state().highlighted.size(), facts.tasksPerLine.at(22));
+    // Selecting a task shows its line.
+    const auto& trc = window.swimlane()->traceIndex()->trace();
+    TaskIndex last = static_cast<TaskIndex>(trc.tasks().size() - 1);
+    window.swimlane()->selectTask(last);
+    QCOMPARE(window.editor()->shownLine(), facts.lineOfTaskId.at(trc.tasks()[last].id));
+    QCOMPARE(window.details()->task(), last);
+  }
+
+  void dependencyModelPassesTheModelTester() {
+    auto loaded = loadTraceFile(kFixture);
+    TaskDependencyModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto& trc = loaded.index->trace();
+    TaskIndex withBoth = pto::trace::kNoTask;
+    for (TaskIndex t = 0; t < trc.tasks().size() && withBoth == pto::trace::kNoTask; ++t)
+      if (!trc.predecessors(t).empty() && !loaded.index->successors(t).empty()) withBoth = t;
+    QVERIFY(withBoth != pto::trace::kNoTask);
+    model.setTask(loaded.index, withBoth);
+    QCOMPARE(model.rowCount(), static_cast<int>(trc.predecessors(withBoth).size() + loaded.index->successors(withBoth).size()));
+    QCOMPARE(model.producerCount(), static_cast<int>(trc.predecessors(withBoth).size()));
+    // A producer's wait is the selected start minus its end.
+    TaskIndex producer = model.index(0, 0).data(TaskDependencyModel::TaskIndexRole).value<quint32>();
+    QCOMPARE(model.index(0, TaskDependencyModel::GapColumn).data(TaskDependencyModel::SortRole).toLongLong(),
+             trc.tasks()[withBoth].startNs - trc.tasks()[producer].endNs);
+    model.setTask(nullptr, pto::trace::kNoTask);
+    QCOMPARE(model.rowCount(), 0);
+  }
+};
+
+QTEST_MAIN(WidgetGuiTest)
+#include "WidgetGuiTest.moc"

@@ -1,0 +1,207 @@
+// Derived indexes over a finalized trace.
+#include "widgets/models/TraceIndex.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <deque>
+#include <limits>
+#include <unordered_set>
+
+namespace pto::widgets {
+namespace {
+
+int kindRank(trace::LaneKind kind) {
+  switch (kind) {
+  case trace::LaneKind::Aic: return 0;
+  case trace::LaneKind::Aiv: return 1;
+  case trace::LaneKind::Aicpu: return 2;
+  case trace::LaneKind::Other: return 3;
+  }
+  return 3;
+}
+
+// The number after the last '_' of a lane name (AIV_12 → 12), or -1.
+long laneNumber(std::string_view name) {
+  std::size_t underscore = name.rfind('_');
+  if (underscore == std::string_view::npos) return -1;
+  long number = -1;
+  auto [ptr, ec] = std::from_chars(name.data() + underscore + 1, name.data() + name.size(), number);
+  return ec == std::errc() && ptr == name.data() + name.size() ? number : -1;
+}
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+} // namespace
+
+std::string_view fileNameOf(std::string_view path) {
+  std::size_t slash = path.find_last_of("/\\");
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string sourceName)
+    : m_trace(std::move(tracePtr)), m_sourceName(std::move(sourceName)) {
+  const trace::Trace& tr = *m_trace;
+  const auto& tasks = tr.tasks();
+  std::size_t taskCount = tasks.size();
+
+  // Successors: a counting sort of the predecessor lists by producer.
+  m_firstSucc.assign(taskCount + 1, 0);
+  for (TaskIndex t = 0; t < taskCount; ++t)
+    for (TaskIndex p : tr.predecessors(t)) ++m_firstSucc[p + 1];
+  for (std::size_t i = 0; i < taskCount; ++i) m_firstSucc[i + 1] += m_firstSucc[i];
+  m_succs.resize(tr.edgeCount());
+  std::vector<std::uint32_t> fill(m_firstSucc.begin(), m_firstSucc.end() - 1);
+  for (TaskIndex t = 0; t < taskCount; ++t)
+    for (TaskIndex p : tr.predecessors(t)) m_succs[fill[p]++] = t;
+
+  m_laneMaxDurNs.assign(tr.lanes().size(), 0);
+  m_startNs = taskCount ? std::numeric_limits<std::int64_t>::max() : 0;
+  m_endNs = taskCount ? std::numeric_limits<std::int64_t>::min() : 0;
+  TaskIndex lastEnding = trace::kNoTask;
+  for (TaskIndex t = 0; t < taskCount; ++t) {
+    const trace::Task& task = tasks[t];
+    m_laneMaxDurNs[task.lane] = std::max(m_laneMaxDurNs[task.lane], task.durNs());
+    m_startNs = std::min(m_startNs, task.startNs);
+    if (task.endNs > m_endNs) {
+      m_endNs = task.endNs;
+      lastEnding = t;
+    }
+    CoreKindSummary& kind = m_summary[static_cast<std::size_t>(tr.lanes()[task.lane].kind)];
+    ++kind.tasks;
+    kind.busyNs += task.durNs();
+  }
+  for (const trace::Lane& lane : tr.lanes()) ++m_summary[static_cast<std::size_t>(lane.kind)].lanes;
+
+  m_laneOrder.resize(tr.lanes().size());
+  for (LaneIndex l = 0; l < m_laneOrder.size(); ++l) m_laneOrder[l] = l;
+  std::stable_sort(m_laneOrder.begin(), m_laneOrder.end(), [&](LaneIndex a, LaneIndex b) {
+    const trace::Lane& la = tr.lanes()[a];
+    const trace::Lane& lb = tr.lanes()[b];
+    if (la.sortIndex != lb.sortIndex) return la.sortIndex < lb.sortIndex;
+    if (la.kind != lb.kind) return kindRank(la.kind) < kindRank(lb.kind);
+    return laneNumber(tr.str(la.name)) < laneNumber(tr.str(lb.name));
+  });
+
+  // Critical path: walk back from the last end through whatever the task's
+  // start waited for last: a producer's end, or the end of the previous task
+  // on its own core (a busy core gates a task as surely as data does).
+  // Predecessor links can form a cycle in a malformed file; the visited set
+  // stops the walk there.
+  if (lastEnding != trace::kNoTask) {
+    m_onCriticalPath.assign(taskCount, false);
+    for (TaskIndex t = lastEnding; t != trace::kNoTask && !m_onCriticalPath[t];) {
+      m_onCriticalPath[t] = true;
+      m_criticalPath.push_back(t);
+      TaskIndex gate = previousOnLane(t);
+      if (gate != trace::kNoTask && tasks[gate].endNs > tasks[t].startNs) gate = trace::kNoTask;  // overlapping: not a gate
+      for (TaskIndex p : tr.predecessors(t))
+        if (gate == trace::kNoTask || tasks[p].endNs > tasks[gate].endNs) gate = p;
+      t = gate;
+    }
+    std::reverse(m_criticalPath.begin(), m_criticalPath.end());
+  }
+}
+
+TaskIndex TraceIndex::previousOnLane(TaskIndex task) const {
+  const trace::Trace& tr = *m_trace;
+  const trace::Task& t = tr.tasks()[task];
+  const auto& order = tr.lanes()[t.lane].tasksByStart;
+  auto it = std::lower_bound(order.begin(), order.end(), t.startNs,
+                             [&](TaskIndex other, std::int64_t start) { return tr.tasks()[other].startNs < start; });
+  while (it != order.end() && *it != task) ++it;  // equal starts: find this task among them
+  if (it == order.end() || it == order.begin()) return trace::kNoTask;
+  return *(it - 1);
+}
+
+std::vector<DependencyEdge> TraceIndex::dependencyEdges(TaskIndex task, int depth, std::size_t maxEdges) const {
+  std::vector<DependencyEdge> edges;
+  if (task >= m_trace->tasks().size()) return edges;
+  int maxDepth = depth <= 0 ? std::numeric_limits<int>::max() : depth;
+  for (bool upstream : {true, false}) {
+    std::unordered_set<TaskIndex> seen{task};
+    std::deque<std::pair<TaskIndex, int>> queue{{task, 0}};
+    while (!queue.empty() && edges.size() < maxEdges) {
+      auto [current, level] = queue.front();
+      queue.pop_front();
+      if (level >= maxDepth) continue;
+      auto next = upstream ? m_trace->predecessors(current) : successors(current);
+      for (TaskIndex other : next) {
+        if (edges.size() >= maxEdges) break;
+        edges.push_back(upstream ? DependencyEdge{other, current, level + 1, true}
+                                 : DependencyEdge{current, other, level + 1, false});
+        if (seen.insert(other).second) queue.emplace_back(other, level + 1);
+      }
+    }
+  }
+  return edges;
+}
+
+std::vector<TaskIndex> TraceIndex::find(std::string_view query) const {
+  std::vector<TaskIndex> found;
+  const trace::Trace& tr = *m_trace;
+  const auto& tasks = tr.tasks();
+  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.front()))) query.remove_prefix(1);
+  while (!query.empty() && std::isspace(static_cast<unsigned char>(query.back()))) query.remove_suffix(1);
+  if (query.empty()) return found;
+
+  bool byIndex = query.front() == '#';
+  std::string_view digits = byIndex ? query.substr(1) : query;
+  std::int64_t number = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (ec == std::errc() && ptr == digits.data() + digits.size()) {
+    if (byIndex) {
+      if (number >= 0 && static_cast<std::uint64_t>(number) < tasks.size()) found.push_back(static_cast<TaskIndex>(number));
+      return found;
+    }
+    for (TaskIndex t = 0; t < tasks.size(); ++t)
+      if (tasks[t].id == number) found.push_back(t);
+    return found;
+  }
+
+  // Labels are interned: find the matching string ids once, then compare ids.
+  std::vector<bool> matchingLabel(tr.strings().size(), false);
+  bool anyLabel = false;
+  for (trace::StringId id = 1; id < tr.strings().size(); ++id)
+    if (equalsIgnoreCase(tr.str(id), query)) matchingLabel[id] = anyLabel = true;
+  if (anyLabel) {
+    for (TaskIndex t = 0; t < tasks.size(); ++t)
+      if (matchingLabel[tasks[t].label]) found.push_back(t);
+    if (!found.empty()) return found;
+  }
+  std::vector<bool> matchingName(tr.strings().size(), false);
+  for (trace::StringId id = 1; id < tr.strings().size(); ++id)
+    matchingName[id] = tr.str(id).find(query) != std::string_view::npos;
+  for (TaskIndex t = 0; t < tasks.size(); ++t)
+    if (matchingName[tasks[t].name]) found.push_back(t);
+  return found;
+}
+
+std::vector<TaskIndex> TraceIndex::tasksAtLine(std::string_view fileName, int line) const {
+  std::vector<TaskIndex> found;
+  const trace::Trace& tr = *m_trace;
+  std::string_view wanted = fileNameOf(fileName);
+  std::vector<char> fileMatches(tr.strings().size(), -1);  // -1 unknown, 0 no, 1 yes
+  const auto& tasks = tr.tasks();
+  for (TaskIndex t = 0; t < tasks.size(); ++t) {
+    const trace::Task& task = tasks[t];
+    if (task.sourceLine != line || task.sourceFile == trace::kEmptyString) continue;
+    char& match = fileMatches[task.sourceFile];
+    if (match < 0) match = fileNameOf(tr.str(task.sourceFile)) == wanted ? 1 : 0;
+    if (match) found.push_back(t);
+  }
+  return found;
+}
+
+std::size_t TraceIndex::memoryBytes() const {
+  return m_trace->memoryBytes() + sizeof(*this) + m_firstSucc.capacity() * sizeof(std::uint32_t) +
+         m_succs.capacity() * sizeof(TaskIndex) + m_laneMaxDurNs.capacity() * sizeof(std::int64_t) +
+         m_laneOrder.capacity() * sizeof(LaneIndex) + m_criticalPath.capacity() * sizeof(TaskIndex) +
+         m_onCriticalPath.capacity() / 8 + m_sourceName.capacity();
+}
+
+} // namespace pto::widgets
