@@ -1,6 +1,8 @@
 // pto-studio's main window.
 #include "app/studio/MainWindow.h"
 
+#include "app/studio/ProjectRunJob.h"
+
 #include "core/Diagnostics.h"
 #include "core/project/ProjectFile.h"
 #include "widgets/SourceEditor.h"
@@ -112,6 +114,12 @@ void MainWindow::createActions() {
   QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
   saveAction->setShortcut(QKeySequence::Save);
   file->addSeparator();
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  QAction* runAction = run->addAction(tr("&Run the project"), this, &MainWindow::runProject);
+  runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  QAction* cancelAction = run->addAction(tr("&Cancel the run"), this, &MainWindow::cancelRun);
+  cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+  cancelAction->setShortcutContext(Qt::ApplicationShortcut);
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
 
@@ -218,14 +226,57 @@ bool MainWindow::openProject(const QString& path) {
   updateLineLabels();
   addRecentFile(m_projectFile);
   m_editorDock->show();
-  statusBar()->showMessage(tr("Opened project %1 (%2). Running it arrives with the simulator; open a swimlane trace to explore.")
-                               .arg(QString::fromStdString(project->name), m_projectFile),
-                           15000);
   updateTitle();
+  runProject();
   return true;
 }
 
+void MainWindow::runProject() {
+  if (m_projectFile.isEmpty()) {
+    statusBar()->showMessage(tr("Open a project to run it (Ctrl+O)."), 8000);
+    return;
+  }
+  std::string file = m_projectFile.toStdString();
+  statusBar()->showMessage(tr("Running %1: tracing, compiling, simulating… (Esc cancels)").arg(m_projectFile));
+  m_runJobs.start<ProjectRunOutcome>(
+      [file](const std::atomic<bool>& cancelled) { return runProjectForViews(file, cancelled); },
+      [this](ProjectRunOutcome outcome) {
+        if (!outcome.trace) {
+          reportError(tr("The run failed:\n%1").arg(QString::fromStdString(outcome.problems).trimmed()));
+          Q_EMIT traceLoaded();
+          return;
+        }
+        QString delta;
+        if (m_previousMakespanUs > 0.0) {
+          double change = outcome.makespanUs - m_previousMakespanUs;
+          delta = tr(" (%1%2 µs, %3%4% against the previous run)")
+                      .arg(change >= 0 ? "+" : "")
+                      .arg(change, 0, 'f', 3)
+                      .arg(change >= 0 ? "+" : "")
+                      .arg(100.0 * change / m_previousMakespanUs, 0, 'f', 1);
+        }
+        m_previousMakespanUs = outcome.makespanUs;
+        setTrace(outcome.trace);
+        statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
+                                     .arg(QString::fromStdString(outcome.projectName),
+                                          QString::fromStdString(outcome.machine))
+                                     .arg(outcome.makespanUs, 0, 'f', 3)
+                                     .arg(delta)
+                                     .arg(outcome.pass ? tr("pass") : tr("FAIL (%1 outputs)").arg(outcome.failedOutputs))
+                                     .arg(outcome.hostMs, 0, 'f', 0));
+        Q_EMIT traceLoaded();
+      });
+}
+
+void MainWindow::cancelRun() {
+  if (!m_runJobs.busy()) return;
+  m_runJobs.cancel();
+  statusBar()->showMessage(tr("Run cancelled."), 5000);
+}
+
 void MainWindow::openTrace(const QString& path) {
+  // The file the user asked for wins over a run still in flight.
+  m_runJobs.cancel();
   m_traceFile = path;
   addRecentFile(path);
   std::string file = path.toStdString();
@@ -380,6 +431,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
   m_traceJobs.cancel();
+  m_runJobs.cancel();
   event->accept();
 }
 

@@ -45,7 +45,11 @@ public:
   // Shows a trace (null: none) in every view.
   void setTrace(std::shared_ptr<const widgets::TraceIndex> index);
   void showView(View view);
-  bool busy() const { return m_traceJobs.busy(); }
+  bool busy() const { return m_traceJobs.busy() || m_runJobs.busy(); }
+  // Compiles and simulates the open project in the background (Ctrl+R); a
+  // newer run supersedes an older one; Esc cancels.
+  void runProject();
+  void cancelRun();
 
   widgets::SwimlaneView* swimlane() const { return m_swimlane; }
   widgets::SourceEditor* editor() const { return m_editor; }
@@ -89,6 +93,8 @@ private:
   QMenu* m_viewMenu = nullptr;
   QByteArray m_defaultLayout;
   JobRunner m_traceJobs;
+  JobRunner m_runJobs;
+  double m_previousMakespanUs = 0.0;  // of the last successful run, for the delta
   std::shared_ptr<const widgets::TraceIndex> m_trace;
   QString m_projectFile;
   QString m_traceFile;

@@ -78,6 +78,30 @@ private Q_SLOTS:
     QVERIFY(window.summary()->text().contains(QStringLiteral("%1 tasks").arg(facts.completeEvents)));
   }
 
+  // Opening a project runs it in the background (trace, compile, simulate) and shows the run's swimlane,
+  // each task linked to its kernel line; the window stays usable meanwhile (the run is not on this thread).
+  void openingAProjectRunsItAndShowsItsTasks() {
+    pto::studio::MainWindow window;
+    window.show();
+    QSignalSpy loaded(&window, &pto::studio::MainWindow::traceLoaded);
+    QVERIFY(window.open(QStringLiteral(PTO_SOURCE_DIR "/resources/examples/muls_add_matmul_rowsum")));
+    QVERIFY(window.busy());  // the run is on a worker thread
+    QVERIFY(loaded.wait(60000));
+    auto index = window.swimlane()->traceIndex();
+    QVERIFY(index);
+    const auto& trace = index->trace();
+    // The kernel: scale_add on 64x64 in 32x32 tiles (4 AIV tasks), one matmul block (1 AIC task), the row sum
+    // in 32-row tiles (2 AIV tasks); lines as in resources/examples/muls_add_matmul_rowsum/kernel.py.
+    QCOMPARE(trace.tasks().size(), std::size_t{7});
+    std::map<std::string, int> lineOfLabel;
+    for (const auto& task : trace.tasks()) lineOfLabel[std::string(trace.str(task.label))] = task.sourceLine;
+    QCOMPARE(lineOfLabel.size(), std::size_t{3});
+    QCOMPARE(lineOfLabel["scale_add"], 18);
+    QCOMPARE(lineOfLabel["matmul"], 22);
+    QCOMPARE(lineOfLabel["rowsum"], 26);
+    QCOMPARE(trace.edgeCount(), std::size_t{6});
+  }
+
   void openingAMissingFileFailsClearly() {
     pto::studio::MainWindow window;
     QSignalSpy failed(&window, &pto::studio::MainWindow::openFailed);
