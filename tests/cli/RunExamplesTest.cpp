@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 
@@ -105,6 +106,28 @@ TEST(RunOptions, MachineOverrideChangesTheChip) {
   fs::remove(report);
   EXPECT_EQ(json["machine"], "tiny");
   EXPECT_EQ(json["pass"], true);
+}
+
+// A tile too big for its buffer: pto compile and pto run stop with the diagnostic that names the subgraph, the
+// buffer, the bytes needed and available, and the kernel line of the op whose tile is too big.
+TEST(RunOptions, ATileTooBigForItsBufferStopsCompileAndRunAtTheKernelLine) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-run-overflow-" + std::to_string(std::random_device{}()));
+  fs::copy(example("matmul"), dir, fs::copy_options::recursive);
+  const fs::path kernel = dir / "kernel.py";
+  std::string text = slurp(kernel);
+  const std::string from = "set_cube_tile_shapes([128, 128], [64, 256], [128, 256])";
+  ASSERT_NE(text.find(from), std::string::npos);
+  // An A tile of 256 x 256 fp16 is 128 KiB; a2's L0A holds 64 KiB.
+  text.replace(text.find(from), from.size(), "set_cube_tile_shapes([256, 256], [256, 256], [256, 256])");
+  std::ofstream(kernel, std::ios::binary) << text;
+  for (const char* command : {"compile ", "run "}) {
+    Result result = runPto(command + dir.string());
+    EXPECT_EQ(result.exitCode, 1) << command << result.out << result.err;
+    EXPECT_NE(result.err.find(kernel.string() + ":17:"), std::string::npos) << result.err;  // the matmul line
+    EXPECT_NE(result.err.find("needs 131072 bytes of L0A buffer but a2 has 65536 per core; the largest tile is matmul's [256, 256] float16"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("use smaller cube tile shapes"), std::string::npos) << result.err;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(RunOptions, BadModeIsAUsageError) {
