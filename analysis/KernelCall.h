@@ -6,13 +6,14 @@
 //
 // Machine and mode come from the environment, since PyPTO's jit options
 // have no key for them: PTO_MACHINE (default a2) and PTO_MODE (functional,
-// the default, or timing — then the outputs come from the reference
-// interpreter, as the simulator leaves the data alone in timing mode).
+// the default, or timing — then the outputs come from the compiled tile graph
+// on the CPU, as with `pto run`, since the simulator leaves the data alone).
 //
 // A kernel the compiler or simulator cannot take (a construct not supported
 // yet) still runs: its outputs come from the reference interpreter and the
 // report says `"simulated": false` with the reason (`simulation_error`),
-// which the Python side raises as a RuntimeWarning. Errors in the kernel
+// which the Python side raises as a RuntimeWarning; its outputs carry
+// `"checked": false` (there is nothing independent to compare them with). Errors in the kernel
 // itself are caught earlier, when it is traced.
 #pragma once
 

@@ -81,10 +81,10 @@ void applyProjectPassOptions(const OperatorProject& project, CompileOptions& opt
       if (pass.name == passName) {
         known = true;
         if (pass.required)
-          diags.warning(SourceLocation{project.file.string()})
+          diags.warning(project.locationOf("pass_options"))
               << "disable_pass: " << passName << " cannot be disabled; later passes need what it builds";
       }
-    if (!known) diags.warning(SourceLocation{project.file.string()}) << "disable_pass: there is no pass named '" << passName << "'";
+    if (!known) diags.warning(project.locationOf("pass_options")) << "disable_pass: there is no pass named '" << passName << "'";
     options.disabledPasses.insert(passName);
   }
 }
@@ -92,22 +92,23 @@ void applyProjectPassOptions(const OperatorProject& project, CompileOptions& opt
 std::optional<MachineDescription> machineFor(const OperatorProject& project, const std::string& machineOverride,
                                              DiagnosticEngine& diags) {
   if (!machineOverride.empty()) return findMachine(machineOverride, diags, SourceLocation{"--machine"});
-  return findMachine(project.machine, diags, SourceLocation{project.file.string()});
+  return findMachine(project.machine, diags, project.locationOf("machine"));
 }
 
 } // namespace
 
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
-                                                  const std::string& machineOverride) {
-  auto machine = machineFor(project, machineOverride, diags);
+                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags) {
+  auto machine = machineFor(project, {}, diags);
   if (!machine) return std::nullopt;
+  return compileSettingsFor(project, graph, arguments, *machine);
+}
+
+CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                   const std::vector<HostTensor>& arguments, const MachineDescription& machine) {
   CompileSettings settings;
-  settings.target = machine->targetInfo();
-  for (const SymbolSource& symbol : graph.dynamicSymbols)
-    if (static_cast<std::size_t>(symbol.argument) < arguments.size())
-      settings.bindings[symbol.symbol] =
-          arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)];
+  settings.target = machine.targetInfo();
+  settings.bindings = dynamicDimBindings(graph, arguments);
   settings.tileSettings = project.tileSettings;
   settings.passOptions = project.passOptions;
   settings.partitionOverrides = project.partitionOverrides;
@@ -135,7 +136,6 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   // Inputs as the project describes them; outputs the kernel returns
   // (functional style) get zero-filled buffers of their traced shape.
   SourceLocation projectLocation{project.file.string()};
-  std::map<std::string, std::int64_t> bindings;
   for (std::size_t i = 0; i < project.args.size(); ++i) {
     const KernelArgument& arg = project.args[i];
     auto shape = *project.concreteShape(arg);
@@ -144,9 +144,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
     result.arguments.push_back(std::move(*data));
     result.argumentNames.push_back(arg.name);
   }
-  for (const SymbolSource& symbol : traced.dynamicSymbols)
-    if (static_cast<std::size_t>(symbol.argument) < result.arguments.size())
-      bindings[symbol.symbol] = result.arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)];
+  const std::map<std::string, std::int64_t> bindings = dynamicDimBindings(traced, result.arguments);
   for (std::size_t i = project.args.size(); i < traced.arguments.size(); ++i) {
     const TensorValue& value = traced.tensor(traced.arguments[i]);
     std::vector<std::int64_t> shape;
@@ -171,8 +169,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   if (!runReference(traced, golden, diags, referenceOptions)) return std::nullopt;
   result.goldenMs = millisecondsSince(start);
 
-  // Compile, then execute the tile graph on the CPU (the simulator replaces
-  // this step behind the same result).
+  // Compile for the machine, then simulate.
   start = std::chrono::steady_clock::now();
   CompileOptions compileOptions = options.compile;
   applyProjectPassOptions(project, compileOptions, diags);
@@ -185,12 +182,11 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
       return verifyAfterPass(pass, state, inputs, golden, project, diags, referenceOptions);
     };
   }
-  auto settings = compileSettingsFor(project, traced, result.arguments, diags, options.machineOverride);
-  if (!settings) return std::nullopt;
   auto machine = machineFor(project, options.machineOverride, diags);
-  auto runtime = runtimeSettingsFrom(project.runtimeOptions, SourceLocation{project.file.string()}, diags);
+  auto runtime = runtimeSettingsFrom(project.runtimeOptions, project.locationOf("runtime_options"), diags);
   if (!machine || !runtime) return std::nullopt;
-  result.compiled = compileKernel(traced, std::move(*settings), diags, compileOptions);
+  result.compiled =
+      compileKernel(traced, compileSettingsFor(project, traced, result.arguments, *machine), diags, compileOptions);
   if (!result.compiled) return std::nullopt;
   result.compileMs = millisecondsSince(start);
   // Simulate: the schedule and timeline in both modes; in functional mode

@@ -54,10 +54,11 @@ struct ProjectRunResult {
 // from the argument shapes, the project's tile settings and pass options.
 // The machine is found by the project's "machine" name; an unknown name is an
 // error listing the machines there are.
-// `machineOverride` (pto run --machine) replaces the project's machine.
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
-                                                  const std::string& machineOverride = {});
+                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags);
+// The same for a machine already loaded (pto run --machine may replace the project's).
+CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                   const std::vector<HostTensor>& arguments, const MachineDescription& machine);
 
 std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
                                            const ProjectRunOptions& options = {});

@@ -2,7 +2,6 @@
 
 #include "npusim/FunctionalExecutor.h"
 #include "npusim/NpuExecutor.h"
-#include "npusim/TimingRun.h"
 #include "runtime/ScheduleTrace.h"
 #include "runtime/Scheduler.h"
 
@@ -19,9 +18,9 @@ std::optional<SimulationMode> parseSimulationMode(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<RuntimeSettings> runtimeSettingsFrom(const nlohmann::ordered_json& runtimeOptions,
-                                                   const SourceLocation& where, DiagnosticEngine& diags) {
-  RuntimeSettings settings;
+std::optional<TimingRunOptions> runtimeSettingsFrom(const nlohmann::ordered_json& runtimeOptions,
+                                                    const SourceLocation& where, DiagnosticEngine& diags) {
+  TimingRunOptions settings;
   if (runtimeOptions.is_null()) return settings;
   if (!runtimeOptions.is_object())
     return diags.error(where) << "runtime_options must be an object, e.g. {\"device_sched_mode\": 1}";
@@ -44,6 +43,16 @@ std::optional<RuntimeSettings> runtimeSettingsFrom(const nlohmann::ordered_json&
   if (auto threads = integer("launch_sched_aicpu_num", 1, 64, "scheduler threads")) settings.aicpuCount = threads;
   if (!ok) return std::nullopt;
   return settings;
+}
+
+std::map<std::string, std::int64_t> dynamicDimBindings(const TensorGraph& graph,
+                                                       const std::vector<HostTensor>& arguments) {
+  std::map<std::string, std::int64_t> bindings;
+  for (const SymbolSource& symbol : graph.dynamicSymbols)
+    if (static_cast<std::size_t>(symbol.argument) < arguments.size())
+      bindings[symbol.symbol] =
+          arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)];
+  return bindings;
 }
 
 namespace {
@@ -70,7 +79,7 @@ private:
   StartObserver m_observer;
 };
 
-SimulationStats statsOf(const Compilation& compilation, const Simulation& simulation, std::int64_t instructions) {
+SimulationStats statsOf(const Simulation& simulation, std::int64_t instructions) {
   SimulationStats stats;
   stats.makespanCycles = simulation.schedule.makespanCycles;
   stats.makespanUs = static_cast<double>(stats.makespanCycles) / (simulation.clockGHz * 1000.0);
@@ -86,7 +95,6 @@ SimulationStats statsOf(const Compilation& compilation, const Simulation& simula
     if (cores[type] > 0 && stats.makespanCycles > 0)
       stats.utilizationByCoreType[type] =
           static_cast<double>(busy[type]) / (static_cast<double>(cores[type]) * static_cast<double>(stats.makespanCycles));
-  (void)compilation;
   return stats;
 }
 
@@ -96,11 +104,6 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
                                    const SimulationRequest& request, DiagnosticEngine& diags) {
   auto start = std::chrono::steady_clock::now();
   const MachineDescription& machine = *request.machine;
-  TimingRunOptions timingOptions;
-  timingOptions.deviceSchedMode = request.runtime.deviceSchedMode;
-  timingOptions.stitchFunctionMaxNum = request.runtime.stitchFunctionMaxNum;
-  timingOptions.aicpuCount = request.runtime.aicpuCount;
-
   std::optional<NpuExecutor> timing = NpuExecutor::create(machine, compilation.programs, gmLayoutsOf(compilation), diags);
   if (!timing || !timing->checkGraph(compilation.tasks, diags)) return std::nullopt;
 
@@ -127,7 +130,7 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
   simulation.clockGHz = machine.clockGHz;
   simulation.aicCores = machine.aicCores;
   simulation.aivCores = machine.aivCores;
-  Scheduler scheduler(schedulerConfigFor(machine, timingOptions));
+  Scheduler scheduler(schedulerConfigFor(machine, request.runtime));
   std::optional<Schedule> schedule;
   try {
     schedule = scheduler.run(compilation.tasks, executor, diags);
@@ -136,7 +139,7 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
   }
   if (!schedule) return std::nullopt;
   simulation.schedule = std::move(*schedule);
-  simulation.stats = statsOf(compilation, simulation, timing->instructionsSimulated());
+  simulation.stats = statsOf(simulation, timing->instructionsSimulated());
   simulation.simulateMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return simulation;
 }

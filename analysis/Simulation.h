@@ -13,6 +13,7 @@
 #include "core/Diagnostics.h"
 #include "core/HostTensor.h"
 #include "npusim/MachineDescription.h"
+#include "npusim/TimingRun.h"
 #include "runtime/Schedule.h"
 #include "runtime/trace/Trace.h"
 
@@ -20,6 +21,7 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,16 +33,10 @@ enum class SimulationMode { Timing, Functional };
 std::string_view name(SimulationMode mode);  // "timing", "functional"
 std::optional<SimulationMode> parseSimulationMode(std::string_view text);
 
-// The runtime options of a run (PyPTO's `runtime_options` names).
-struct RuntimeSettings {
-  int deviceSchedMode = 0;       // device_sched_mode, 0..3
-  int stitchFunctionMaxNum = 1;  // stitch_function_max_num, >= 1
-  std::optional<int> aicpuCount; // launch_sched_aicpu_num; unset: the machine's
-};
-
 // Reads `runtime_options` (an object; other keys are PyPTO's and ignored
-// here). A value of the wrong type or out of range is an error at `where`.
-std::optional<RuntimeSettings> runtimeSettingsFrom(const nlohmann::ordered_json& runtimeOptions,
+// here): device_sched_mode, stitch_function_max_num, launch_sched_aicpu_num.
+// A value of the wrong type or out of range is an error at `where`.
+std::optional<TimingRunOptions> runtimeSettingsFrom(const nlohmann::ordered_json& runtimeOptions,
                                                    const SourceLocation& where, DiagnosticEngine& diags);
 
 struct SimulationStats {
@@ -65,10 +61,15 @@ struct Simulation {
 struct SimulationRequest {
   const MachineDescription* machine = nullptr;
   SimulationMode mode = SimulationMode::Timing;
-  RuntimeSettings runtime;
+  TimingRunOptions runtime;
   // Polled between tasks; true stops the run with a "cancelled" error.
   std::function<bool()> cancelled;
 };
+
+// The values of `graph`'s dynamic dims in the actual `arguments` (graph
+// argument order), as CompileSettings::bindings wants them.
+std::map<std::string, std::int64_t> dynamicDimBindings(const TensorGraph& graph,
+                                                       const std::vector<HostTensor>& arguments);
 
 // Simulates `compilation` (all passes run). Functional mode reads the inputs
 // from `arguments` (graph argument order) and writes the outputs there;

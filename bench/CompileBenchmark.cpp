@@ -8,6 +8,8 @@
 #include "core/project/ArgumentData.h"
 #include "core/project/ProjectFile.h"
 
+#include "BenchGraphs.h"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -97,24 +99,9 @@ void compileSyntheticVector(benchmark::State& state) {
 }
 BENCHMARK(compileSyntheticVector)->RangeMultiplier(4)->Range(256, 4096)->Unit(benchmark::kMillisecond);
 
-// A lightning-indexer-sized matmul: [4*64, 128] x [128, 64K] fp16 scores cut
-// into 128x128 blocks with k in one step: 2 * 512 = 1 024 matmul tiles, plus
-// a row max over the result.
+// The indexer-sized graph of BenchGraphs.h: 1 024 matmul tiles plus a row max.
 void compileIndexerSized(benchmark::State& state) {
-  TensorGraphBuilder builder("indexer", SourceLocation{"indexer.py", 1, 0});
-  builder.beginPath();
-  SourceLocation at{"indexer.py", 2, 0};
-  std::int64_t queries = 256, dim = 128, keys = 65536;
-  TensorId q = builder.addArgument("q", DataType::Fp16, {SymbolicScalar(queries), SymbolicScalar(dim)}, at);
-  TensorId k = builder.addArgument("k", DataType::Fp16, {SymbolicScalar(dim), SymbolicScalar(keys)}, at);
-  TensorId out = builder.addArgument("out", DataType::Fp32, {SymbolicScalar(queries), SymbolicScalar(1)}, at);
-  builder.setCubeTile(CubeTileShape{128, 128, 128, 128, 128, 128, 128, false}, at);
-  TensorId scores = builder.addOp(TensorOpKind::Matmul, {q, k}, {{"out_dtype", DataType::Fp32}}, at).outputs[0];
-  builder.setVecTile({16, 2048}, at);
-  TensorId best = builder.addOp(TensorOpKind::Amax, {scores}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, at)
-                      .outputs[0];
-  builder.addOp(TensorOpKind::Assemble, {best}, {{"offsets", SymbolicShape{0, 0}}}, at, {out});
-  TensorGraph graph = builder.finish();
+  TensorGraph graph = indexerSizedGraph();
   std::size_t tileOps = 0;
   for (auto _ : state) {
     DiagnosticEngine diags;

@@ -9,6 +9,8 @@
 #include "npusim/NpuExecutor.h"
 #include "npusim/TimingRun.h"
 
+#include "BenchGraphs.h"
+
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -187,31 +189,12 @@ void simulateSynthetic(benchmark::State& state) {
 }
 BENCHMARK(simulateSynthetic)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
-// The lightning-indexer-sized kernel of CompileBenchmark.cpp (same graph):
-// [4*64, 128] x [128, 64K] fp16 scores in 128x128 blocks, then a row max.
-TensorGraph indexerGraph() {
-  TensorGraphBuilder builder("indexer", SourceLocation{"indexer.py", 1, 0});
-  builder.beginPath();
-  SourceLocation at{"indexer.py", 2, 0};
-  std::int64_t queries = 256, dim = 128, keys = 65536;
-  TensorId q = builder.addArgument("q", DataType::Fp16, {SymbolicScalar(queries), SymbolicScalar(dim)}, at);
-  TensorId k = builder.addArgument("k", DataType::Fp16, {SymbolicScalar(dim), SymbolicScalar(keys)}, at);
-  TensorId out = builder.addArgument("out", DataType::Fp32, {SymbolicScalar(queries), SymbolicScalar(1)}, at);
-  builder.setCubeTile(CubeTileShape{128, 128, 128, 128, 128, 128, 128, false}, at);
-  TensorId scores = builder.addOp(TensorOpKind::Matmul, {q, k}, {{"out_dtype", DataType::Fp32}}, at).outputs[0];
-  builder.setVecTile({16, 2048}, at);
-  TensorId best =
-      builder.addOp(TensorOpKind::Amax, {scores}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, at).outputs[0];
-  builder.addOp(TensorOpKind::Assemble, {best}, {{"offsets", SymbolicShape{0, 0}}}, at, {out});
-  return builder.finish();
-}
-
 const Compilation& indexerCompilation() {
   static Compilation compilation = [] {
     DiagnosticEngine diags;
     CompileSettings settings;
     settings.target = a2Machine().targetInfo();
-    auto compiled = compileKernel(indexerGraph(), settings, diags);
+    auto compiled = compileKernel(indexerSizedGraph(), settings, diags);
     return compiled ? std::move(compiled->compilation) : Compilation{};
   }();
   return compilation;
@@ -235,7 +218,7 @@ BENCHMARK(simulateIndexer)->Unit(benchmark::kMillisecond);
 
 // Compile + simulate, the DESIGN.md budget (<= 1 s).
 void compileAndSimulateIndexer(benchmark::State& state) {
-  TensorGraph graph = indexerGraph();
+  TensorGraph graph = indexerSizedGraph();
   MachineDescription a2 = a2Machine();
   CompileSettings settings;
   settings.target = a2.targetInfo();

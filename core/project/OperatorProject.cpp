@@ -14,6 +14,11 @@ std::string_view initKindName(const InitSpec& init) {
   return std::visit(Visitor{}, init);
 }
 
+SourceLocation OperatorProject::locationOf(const std::string& key) const {
+  auto found = settingLocations.find(key);
+  return found != settingLocations.end() ? found->second : SourceLocation{file.string()};
+}
+
 const KernelArgument* OperatorProject::findArgument(std::string_view argName) const {
   for (const KernelArgument& arg : args)
     if (arg.name == argName) return &arg;

@@ -101,11 +101,17 @@ struct OperatorProject {
   // Where each partition_overrides entry starts in the file (same order), so
   // the compiler can point at the entry it rejects.
   std::vector<SourceLocation> partitionOverrideLocations;
+  // Where the values of "machine", "pass_options" and "runtime_options" start,
+  // for diagnostics the engine layers raise about them (unknown machine, bad
+  // runtime option); see locationOf.
+  std::map<std::string, SourceLocation> settingLocations;
   nlohmann::ordered_json tune = nlohmann::ordered_json::object();
 
   // Where the project was loaded from: the pto-project.json path and its folder.
   std::filesystem::path file;
   std::filesystem::path directory() const { return file.parent_path(); }
+  // The line of a top-level setting's value, or the file when it is absent.
+  SourceLocation locationOf(const std::string& key) const;
   std::filesystem::path sourcePath() const { return directory() / source; }
   std::filesystem::path resolve(const std::string& relative) const { return directory() / relative; }
 

@@ -71,6 +71,8 @@ public:
     for (std::size_t i = 0; i < project.partitionOverrides.size(); ++i)
       project.partitionOverrideLocations.push_back(valueLocation(root / "partition_overrides" / i));
     readOpaque(document, root / "tune", Json::value_t::object, project.tune);
+    for (const char* key : {"machine", "pass_options", "runtime_options"})
+      if (member(document, root / key)) project.settingLocations[key] = valueLocation(root / key);
 
     if (diags().errorCount() > errorsBefore) return std::nullopt;
     project.document = std::move(document);
