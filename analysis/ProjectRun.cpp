@@ -125,11 +125,16 @@ bool ProjectRunResult::pass() const {
 
 std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
                                            const ProjectRunOptions& options) {
+  auto stage = [&options](std::string_view name) {
+    if (options.onStage) options.onStage(name);
+  };
   ProjectRunResult result;
   auto start = std::chrono::steady_clock::now();
+  stage("tracing");
   auto graph = traceProject(project, diags, options.trace);
   if (!graph) return std::nullopt;
   result.graph = std::move(*graph);
+  if (options.onTraced) options.onTraced(result.graph);
   result.traceMs = millisecondsSince(start);
   const TensorGraph& traced = result.graph;
 
@@ -164,12 +169,14 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   referenceOptions.maxElements = options.trace.maxElements;
 
   // The golden: the reference interpreter on a copy of the inputs.
+  stage("computing the golden");
   start = std::chrono::steady_clock::now();
   std::vector<HostTensor> golden = deepCopy(result.arguments);
   if (!runReference(traced, golden, diags, referenceOptions)) return std::nullopt;
   result.goldenMs = millisecondsSince(start);
 
   // Compile for the machine, then simulate.
+  stage("compiling");
   start = std::chrono::steady_clock::now();
   CompileOptions compileOptions = options.compile;
   applyProjectPassOptions(project, compileOptions, diags);
@@ -192,6 +199,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   // Simulate: the schedule and timeline in both modes; in functional mode
   // the outputs too. A timing run takes its outputs from the tile graph on
   // the CPU, so that its precision is still checked.
+  stage("simulating");
   SimulationRequest request;
   request.machine = &*machine;
   request.mode = options.mode;
@@ -208,6 +216,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
     result.executeMs = millisecondsSince(start);
   }
 
+  stage("checking");
   for (TensorId id : traced.writtenArguments()) {
     std::size_t index = static_cast<std::size_t>(traced.tensor(id).argumentIndex);
     OutputResult output;

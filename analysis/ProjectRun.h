@@ -9,7 +9,9 @@
 #include "compiler/passes/Pipeline.h"
 #include "core/HostTensor.h"
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pto {
@@ -20,6 +22,14 @@ struct ProjectRunOptions {
   // `pto run --machine`: overrides the project's machine.
   std::string machineOverride;
   SimulationMode mode = SimulationMode::Timing;
+  // Called on the running thread as each stage begins ("tracing",
+  // "computing the golden", "compiling", "simulating", "checking"), for a
+  // progress display.
+  std::function<void(std::string_view stage)> onStage;
+  // Called with the traced graph as soon as tracing succeeds, so a caller
+  // still has it when a later stage fails (the IDE's tuning panel lists the
+  // kernel's tile sites even when the shapes do not compile).
+  std::function<void(const TensorGraph& traced)> onTraced;
 };
 
 struct OutputResult {

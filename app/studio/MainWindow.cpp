@@ -5,6 +5,8 @@
 
 #include "core/Diagnostics.h"
 #include "core/project/ProjectFile.h"
+#include "core/project/ProjectTemplates.h"
+#include "widgets/ProblemsPanel.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
 #include "widgets/SwimlaneView.h"
@@ -17,7 +19,14 @@
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QStandardPaths>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -27,6 +36,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QPointer>
 #include <QToolBar>
 
 #include <cstdio>
@@ -36,7 +46,11 @@ namespace pto::studio {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
-constexpr int kLayoutVersion = 1;  // bump when docks change, so old saved layouts are ignored
+constexpr int kLayoutVersion = 2;  // bump when docks change, so old saved layouts are ignored
+// Auto-run pauses: a settings edit is one deliberate change; typing in the
+// kernel is many, and a half-typed line should not start a run.
+constexpr int kSettingsEditDelayMs = 250;
+constexpr int kSourceEditDelayMs = 900;
 
 QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
@@ -57,6 +71,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(m_editor, &widgets::SourceEditor::lineClicked, this, &MainWindow::onEditorLineClicked);
   connect(m_editor, &QsciScintilla::modificationChanged, this, [this] { updateTitle(); });
+  connect(m_editor, &QsciScintilla::textChanged, this, [this] { scheduleAutoRun(kSourceEditDelayMs); });
+  connect(m_problems, &widgets::ProblemsPanel::locationActivated, this, &MainWindow::onProblemActivated);
+  m_autoRunTimer.setSingleShot(true);
+  connect(&m_autoRunTimer, &QTimer::timeout, this, &MainWindow::runProject);
+  connect(&m_runJobs, &JobRunner::busyChanged, this, [this](bool busy) {
+    if (!busy) Q_EMIT runStageChanged(QString());
+  });
   connect(&m_traceJobs, &JobRunner::busyChanged, this, [this](bool busy) {
     if (busy) statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(m_traceFile).fileName()));
   });
@@ -93,12 +114,20 @@ void MainWindow::createDocks() {
   m_detailsDock->setWidget(m_details);
   addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
   splitDockWidget(m_summaryDock, m_detailsDock, Qt::Vertical);
+
+  m_problems = new widgets::ProblemsPanel(this);
+  m_problemsDock = new QDockWidget(tr("Problems"), this);
+  m_problemsDock->setObjectName(QStringLiteral("ProblemsDock"));
+  m_problemsDock->setWidget(m_problems);
+  addDockWidget(Qt::BottomDockWidgetArea, m_problemsDock);
+  m_problemsDock->hide();  // shown when a run reports something
   resizeDocks({m_editorDock, m_summaryDock}, {400, 370}, Qt::Horizontal);
   resizeDocks({m_summaryDock, m_detailsDock}, {200, 640}, Qt::Vertical);
 }
 
 void MainWindow::createActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&New project from an example…"), QKeySequence::New, this, &MainWindow::newProject);
   QAction* openAction = file->addAction(tr("&Open…"), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Open a project or a swimlane trace"), QString(),
                                                 tr("Projects and traces (*.json);;All files (*)"));
@@ -120,6 +149,12 @@ void MainWindow::createActions() {
   QAction* cancelAction = run->addAction(tr("&Cancel the run"), this, &MainWindow::cancelRun);
   cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
   cancelAction->setShortcutContext(Qt::ApplicationShortcut);
+  run->addSeparator();
+  m_autoRunAction = run->addAction(tr("&Auto-run on edits"));
+  m_autoRunAction->setCheckable(true);
+  m_autoRunAction->setToolTip(tr("Rerun shortly after each settings or kernel edit"));
+  m_autoRunAction->setChecked(QSettings().value(QStringLiteral("run/auto"), true).toBool());
+  connect(m_autoRunAction, &QAction::toggled, this, [](bool on) { QSettings().setValue(QStringLiteral("run/auto"), on); });
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
 
@@ -133,7 +168,8 @@ void MainWindow::createActions() {
   QAction* find = m_viewMenu->addAction(tr("Find &task…"));
   find->setShortcut(QKeySequence::Find);
   m_viewMenu->addSeparator();
-  for (QDockWidget* dock : {m_editorDock, m_detailsDock, m_summaryDock}) m_viewMenu->addAction(dock->toggleViewAction());
+  for (QDockWidget* dock : {m_editorDock, m_detailsDock, m_summaryDock, m_problemsDock})
+    m_viewMenu->addAction(dock->toggleViewAction());
   m_viewMenu->addSeparator();
   m_viewMenu->addAction(tr("&Reset layout"), this, [this] { restoreState(m_defaultLayout, kLayoutVersion); });
 
@@ -217,9 +253,14 @@ bool MainWindow::openProject(const QString& path) {
     reportError(message.trimmed());
     return false;
   }
+  if (!confirmDiscardEdits()) return false;
   m_projectFile = QString::fromStdString(project->file.string());
+  m_project = std::move(project);
+  m_previousMakespanUs = 0.0;  // a delta against another project would mislead
+  m_lastRun = {};
+  m_problems->setDiagnostics({});
   QString error;
-  if (!m_editor->loadFile(QString::fromStdString(project->sourcePath().string()), &error)) {
+  if (!m_editor->loadFile(QString::fromStdString(m_project->sourcePath().string()), &error)) {
     reportError(error);
     return false;
   }
@@ -231,41 +272,152 @@ bool MainWindow::openProject(const QString& path) {
   return true;
 }
 
+ProjectRunRequest MainWindow::runRequest() const {
+  ProjectRunRequest request{*m_project, std::nullopt};
+  if (m_editor->isModified()) request.sourceText = m_editor->text().toStdString();
+  return request;
+}
+
 void MainWindow::runProject() {
-  if (m_projectFile.isEmpty()) {
-    statusBar()->showMessage(tr("Open a project to run it (Ctrl+O)."), 8000);
+  m_autoRunTimer.stop();
+  if (!m_project) {
+    statusBar()->showMessage(tr("Open a project to run it (Ctrl+O), or start one with Ctrl+N."), 8000);
     return;
   }
-  std::string file = m_projectFile.toStdString();
-  statusBar()->showMessage(tr("Running %1: tracing, compiling, simulating… (Esc cancels)").arg(m_projectFile));
+  // Stage names come from the worker thread; they are shown only while the
+  // run that sent them is the current one.
+  quint64 generation = m_runJobs.generation() + 1;
+  QPointer<MainWindow> window(this);
+  auto onStage = [window, generation](std::string_view stage) {
+    QString name = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
+    QMetaObject::invokeMethod(
+        window.data(),
+        [window, generation, name] {
+          if (!window || window->m_runJobs.generation() != generation || !window->m_runJobs.busy()) return;
+          window->statusBar()->showMessage(tr("Running %1: %2… (Esc cancels)").arg(window->m_project->name.c_str(), name));
+          Q_EMIT window->runStageChanged(name);
+        },
+        Qt::QueuedConnection);
+  };
+  statusBar()->showMessage(tr("Running %1… (Esc cancels)").arg(QString::fromStdString(m_project->name)));
   m_runJobs.start<ProjectRunOutcome>(
-      [file](const std::atomic<bool>& cancelled) { return runProjectForViews(file, cancelled); },
-      [this](ProjectRunOutcome outcome) {
-        if (!outcome.trace) {
-          reportError(tr("The run failed:\n%1").arg(QString::fromStdString(outcome.problems).trimmed()));
-          Q_EMIT traceLoaded();
-          return;
-        }
-        QString delta;
-        if (m_previousMakespanUs > 0.0) {
-          double change = outcome.makespanUs - m_previousMakespanUs;
-          delta = tr(" (%1%2 µs, %3%4% against the previous run)")
-                      .arg(change >= 0 ? "+" : "")
-                      .arg(change, 0, 'f', 3)
-                      .arg(change >= 0 ? "+" : "")
-                      .arg(100.0 * change / m_previousMakespanUs, 0, 'f', 1);
-        }
-        m_previousMakespanUs = outcome.makespanUs;
-        setTrace(outcome.trace);
-        statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
-                                     .arg(QString::fromStdString(outcome.projectName),
-                                          QString::fromStdString(outcome.machine))
-                                     .arg(outcome.makespanUs, 0, 'f', 3)
-                                     .arg(delta)
-                                     .arg(outcome.pass ? tr("pass") : tr("FAIL (%1 outputs)").arg(outcome.failedOutputs))
-                                     .arg(outcome.hostMs, 0, 'f', 0));
-        Q_EMIT traceLoaded();
-      });
+      [request = runRequest(), onStage](const std::atomic<bool>& cancelled) {
+        return runProjectForViews(request, cancelled, onStage);
+      },
+      [this](ProjectRunOutcome outcome) { onRunFinished(std::move(outcome)); });
+}
+
+void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
+  m_lastRun = std::move(outcome);
+  const ProjectRunOutcome& run = m_lastRun;
+  m_problems->setDiagnostics(run.diagnostics);
+  if (m_problems->errorCount() + m_problems->warningCount() > 0) m_problemsDock->show();
+  if (!run.trace) {
+    // The last good swimlane stays: while typing, a half-written kernel
+    // should not blank the view. The problems say what went wrong.
+    QString first = QString::fromStdString(run.problems).section('\n', 0, 0);
+    statusBar()->showMessage(tr("The run failed: %1").arg(first.isEmpty() ? tr("see Problems") : first));
+    std::fprintf(stderr, "pto-studio: the run failed:\n%s", run.problems.c_str());
+    m_problemsDock->show();
+    m_problemsDock->raise();
+    Q_EMIT runFinished(false);
+    Q_EMIT traceLoaded();
+    return;
+  }
+  QString delta;
+  if (m_previousMakespanUs > 0.0) {
+    double change = run.makespanUs - m_previousMakespanUs;
+    delta = tr(" (%1%2 µs, %3%4% against the previous run)")
+                .arg(change >= 0 ? "+" : "")
+                .arg(change, 0, 'f', 3)
+                .arg(change >= 0 ? "+" : "")
+                .arg(100.0 * change / m_previousMakespanUs, 0, 'f', 1);
+  }
+  m_previousMakespanUs = run.makespanUs;
+  setTrace(run.trace);
+  statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
+                               .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
+                               .arg(run.makespanUs, 0, 'f', 3)
+                               .arg(delta)
+                               .arg(run.pass ? tr("pass") : tr("FAIL (%1 outputs)").arg(run.failedOutputs))
+                               .arg(run.hostMs, 0, 'f', 0));
+  Q_EMIT runFinished(true);
+  Q_EMIT traceLoaded();
+}
+
+void MainWindow::setAutoRun(bool on) { m_autoRunAction->setChecked(on); }
+bool MainWindow::autoRun() const { return m_autoRunAction->isChecked(); }
+
+void MainWindow::scheduleAutoRun(int delayMs) {
+  if (!m_project || !autoRun()) return;
+  // A newer edit restarts the pause; a run in flight is superseded when the
+  // timer fires, not now, so a quick typist does not cancel every run.
+  m_autoRunTimer.start(delayMs);
+}
+
+void MainWindow::onProblemActivated(const QString& file, int line, int column) {
+  if (!m_editor->filePath().isEmpty() && QFileInfo(file).fileName() == QFileInfo(m_editor->filePath()).fileName()) {
+    showView(View::Editor);
+    if (line > 0) m_editor->showLine(line);
+    return;
+  }
+  statusBar()->showMessage(tr("%1:%2:%3").arg(file).arg(line).arg(column), 8000);
+}
+
+void MainWindow::newProject() {
+  std::vector<ExampleProject> examples = availableExamples();
+  if (examples.empty()) {
+    reportError(tr("No bundled examples were found (looked beside the executable and in the source tree)."));
+    return;
+  }
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("New project"));
+  auto* form = new QFormLayout(&dialog);
+  auto* exampleBox = new QComboBox(&dialog);
+  for (const ExampleProject& example : examples)
+    exampleBox->addItem(QString::fromStdString(example.name), QString::fromStdString(example.name));
+  auto* description = new QLabel(&dialog);
+  description->setWordWrap(true);
+  auto describe = [&] {
+    description->setText(QString::fromStdString(examples[static_cast<std::size_t>(exampleBox->currentIndex())].description));
+  };
+  connect(exampleBox, &QComboBox::currentIndexChanged, &dialog, describe);
+  describe();
+  QString home = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (home.isEmpty()) home = QDir::homePath();
+  auto* folder = new QLineEdit(QDir(home).filePath(QStringLiteral("pto-projects/my_operator")), &dialog);
+  folder->setMinimumWidth(380);
+  auto* browse = new QPushButton(tr("Browse…"), &dialog);
+  connect(browse, &QPushButton::clicked, &dialog, [&] {
+    QString parent = QFileDialog::getExistingDirectory(&dialog, tr("Where to create the project folder"), home);
+    if (!parent.isEmpty()) folder->setText(QDir(parent).filePath(QFileInfo(folder->text()).fileName()));
+  });
+  auto* folderRow = new QHBoxLayout;
+  folderRow->addWidget(folder);
+  folderRow->addWidget(browse);
+  form->addRow(tr("Start from"), exampleBox);
+  form->addRow(QString(), description);
+  form->addRow(tr("New folder"), folderRow);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Create"));
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(buttons);
+  if (dialog.exec() != QDialog::Accepted) return;
+  createProject(exampleBox->currentData().toString(), folder->text());
+}
+
+bool MainWindow::createProject(const QString& example, const QString& folder) {
+  if (!confirmDiscardEdits()) return false;
+  DiagnosticEngine diags;
+  auto projectFile = createProjectFromExample(example.toStdString(), folder.toStdString(), diags);
+  if (!projectFile) {
+    QString message;
+    for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
+    reportError(message.trimmed());
+    return false;
+  }
+  return open(QString::fromStdString(projectFile->string()));
 }
 
 void MainWindow::cancelRun() {
@@ -392,14 +544,53 @@ void MainWindow::updateTitle() {
   if (!m_projectFile.isEmpty()) parts << QFileInfo(m_projectFile).dir().dirName();
   if (!m_traceFile.isEmpty()) parts << QFileInfo(m_traceFile).fileName();
   QString title = parts.isEmpty() ? tr("PTO Studio") : parts.join(QStringLiteral(" — ")) + tr(" — PTO Studio");
-  setWindowTitle((m_editor->isModified() ? QStringLiteral("*") : QString()) + title);
+  setWindowTitle((m_editor->isModified() || m_settingsModified ? QStringLiteral("*") : QString()) + title);
 }
 
-void MainWindow::save() {
-  if (!m_editor->isModified()) return;
-  QString error;
-  if (m_editor->save(&error)) statusBar()->showMessage(tr("Saved %1").arg(m_editor->filePath()), 5000);
-  else reportError(error);
+bool MainWindow::save() {
+  bool ok = true;
+  QStringList saved;
+  if (m_editor->isModified()) {
+    QString error;
+    if (m_editor->save(&error)) saved << QFileInfo(m_editor->filePath()).fileName();
+    else {
+      reportError(error);
+      ok = false;
+    }
+  }
+  if (m_project && m_settingsModified) {
+    DiagnosticEngine diags;
+    if (saveProject(*m_project, diags)) {
+      saved << QFileInfo(m_projectFile).fileName();
+      setSettingsModified(false);
+    } else {
+      QString message;
+      for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
+      reportError(message.trimmed());
+      ok = false;
+    }
+  }
+  if (!saved.isEmpty()) statusBar()->showMessage(tr("Saved %1").arg(saved.join(QStringLiteral(", "))), 5000);
+  updateTitle();
+  return ok;
+}
+
+bool MainWindow::confirmDiscardEdits() {
+  if (!m_editor->isModified() && !m_settingsModified) return true;
+  if (!isVisible()) return true;  // headless (tests, --exit): nothing to ask
+  QStringList what;
+  if (m_editor->isModified()) what << QFileInfo(m_editor->filePath()).fileName();
+  if (m_settingsModified) what << QFileInfo(m_projectFile).fileName();
+  auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(what.join(tr(" and "))),
+                                      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Save) return save();
+  return true;
+}
+
+void MainWindow::setSettingsModified(bool modified) {
+  m_settingsModified = modified;
+  updateTitle();
 }
 
 void MainWindow::showHelp() {
@@ -416,17 +607,16 @@ void MainWindow::showHelp() {
                  "<tr><td><b>Ctrl+F</b>, then Enter or <b>N</b></td><td>find by label, task id or #index; next match</td></tr>"
                  "<tr><td><b>Ctrl+P</b></td><td>critical path</td></tr></table>"
                  "<h3>Source</h3>Click a line to select the tasks it produced; selecting a task shows its line."
-                 "<h3>Files</h3><b>Ctrl+O</b> open a project or trace, <b>Ctrl+S</b> save, <b>Ctrl+Q</b> quit."));
+                 "<h3>Run</h3><b>Ctrl+R</b> run (the editor's text and unsaved settings), <b>Esc</b> cancel. "
+                 "With Run &gt; Auto-run on, an edit reruns after a short pause; a failed run keeps the last "
+                 "swimlane and lists its problems."
+                 "<h3>Files</h3><b>Ctrl+N</b> new project from an example, <b>Ctrl+O</b> open a project or trace, "
+                 "<b>Ctrl+S</b> save the kernel and the project, <b>Ctrl+Q</b> quit."));
   box.exec();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (m_editor->isModified()) {
-    auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(m_editor->filePath()),
-                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-    if (answer == QMessageBox::Cancel) return event->ignore();
-    if (answer == QMessageBox::Save) save();
-  }
+  if (!confirmDiscardEdits()) return event->ignore();
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));

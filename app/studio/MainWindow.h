@@ -7,11 +7,15 @@
 #pragma once
 
 #include "app/studio/JobRunner.h"
+#include "app/studio/ProjectRunJob.h"
+#include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"
 
 #include <QMainWindow>
+#include <QTimer>
 
 #include <memory>
+#include <optional>
 
 class QAction;
 class QComboBox;
@@ -21,6 +25,7 @@ class QMenu;
 class QSpinBox;
 
 namespace pto::widgets {
+class ProblemsPanel;
 class SourceEditor;
 class SummaryPanel;
 class SwimlaneView;
@@ -47,19 +52,34 @@ public:
   void showView(View view);
   bool busy() const { return m_traceJobs.busy() || m_runJobs.busy(); }
   // Compiles and simulates the open project in the background (Ctrl+R); a
-  // newer run supersedes an older one; Esc cancels.
+  // newer run supersedes an older one; Esc cancels. The run sees the
+  // editor's current text and the unsaved settings.
   void runProject();
   void cancelRun();
+  // With auto-run on, an edit reruns after this pause (settings edits are
+  // deliberate, kernel typing is not: it waits longer).
+  void setAutoRun(bool on);
+  bool autoRun() const;
+  // Copies an example into a new folder and opens it (File > New project).
+  bool createProject(const QString& example, const QString& folder);
+  // Saves the kernel and the project file (Ctrl+S).
+  bool save();
 
   widgets::SwimlaneView* swimlane() const { return m_swimlane; }
   widgets::SourceEditor* editor() const { return m_editor; }
   widgets::TaskDetailsPanel* details() const { return m_details; }
   widgets::SummaryPanel* summary() const { return m_summary; }
+  widgets::ProblemsPanel* problems() const { return m_problems; }
   const QString& projectFile() const { return m_projectFile; }
+  // The last run that finished (not cancelled or superseded), failed or not.
+  const ProjectRunOutcome& lastRun() const { return m_lastRun; }
 
 Q_SIGNALS:
   void traceLoaded();
   void openFailed(const QString& message);
+  // A run finished (its outcome is lastRun()); not emitted for cancelled or superseded runs.
+  void runFinished(bool ok);
+  void runStageChanged(const QString& stage);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -77,12 +97,23 @@ private:
   void updateLineLabels();
   void updateTitle();
   void showHelp();
-  void save();
+  void newProject();
+  void onRunFinished(ProjectRunOutcome outcome);
+  void onProblemActivated(const QString& file, int line, int column);
+  void scheduleAutoRun(int delayMs);
+  ProjectRunRequest runRequest() const;
+  // Asks to save unsaved kernel or settings edits; false when the user cancels.
+  bool confirmDiscardEdits();
+  void setSettingsModified(bool modified);
 
   widgets::SwimlaneView* m_swimlane = nullptr;
   widgets::SourceEditor* m_editor = nullptr;
   widgets::TaskDetailsPanel* m_details = nullptr;
   widgets::SummaryPanel* m_summary = nullptr;
+  widgets::ProblemsPanel* m_problems = nullptr;
+  QDockWidget* m_problemsDock = nullptr;
+  QAction* m_autoRunAction = nullptr;
+  QTimer m_autoRunTimer;
   QDockWidget* m_editorDock = nullptr;
   QDockWidget* m_detailsDock = nullptr;
   QDockWidget* m_summaryDock = nullptr;
@@ -97,6 +128,9 @@ private:
   double m_previousMakespanUs = 0.0;  // of the last successful run, for the delta
   std::shared_ptr<const widgets::TraceIndex> m_trace;
   QString m_projectFile;
+  std::optional<OperatorProject> m_project;  // as loaded or last saved, plus unsaved settings
+  ProjectRunOutcome m_lastRun;
+  bool m_settingsModified = false;
   QString m_traceFile;
 };
 

@@ -3,27 +3,48 @@
 // on a worker thread with the job's cancel flag.
 #pragma once
 
+#include "analysis/ProjectRun.h"
+#include "core/Diagnostics.h"
+#include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace pto::studio {
 
+// What a run works on: a snapshot taken on the GUI thread when Run was
+// asked for, so edits made while it runs do not reach it half-way.
+struct ProjectRunRequest {
+  OperatorProject project;                // with the panel's unsaved settings applied
+  std::optional<std::string> sourceText;  // the editor's unsaved kernel text, if modified
+};
+
 struct ProjectRunOutcome {
   std::shared_ptr<const widgets::TraceIndex> trace;  // null when the run failed
+  // The traced kernel, kept even when compiling failed (the tuning panel
+  // lists its tile sites); null when tracing itself failed.
+  std::shared_ptr<const TensorGraph> graph;
+  // The whole result (outputs, compile and simulation) when the run completed.
+  std::shared_ptr<const ProjectRunResult> result;
   std::string projectName;
   std::string machine;
   double makespanUs = 0.0;
   bool pass = false;
+  bool cancelled = false;
   int failedOutputs = 0;
-  double hostMs = 0.0;   // trace + compile + simulate + check, wall
-  std::string problems;  // diagnostics, formatted as the CLI prints them
+  double hostMs = 0.0;  // trace + compile + simulate + check, wall
+  std::vector<Diagnostic> diagnostics;
+  std::string problems;  // the diagnostics, formatted as the CLI prints them
 };
 
-// Loads `projectFile` afresh (the saved file is the snapshot the run uses),
-// runs it in timing mode and builds its swimlane. Never throws.
-ProjectRunOutcome runProjectForViews(const std::string& projectFile, const std::atomic<bool>& cancelled);
+// Runs the snapshot in timing mode and builds its swimlane. `onStage` is
+// called on the worker thread as each stage begins. Never throws.
+ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
+                                     const std::function<void(std::string_view stage)>& onStage = {});
 
 } // namespace pto::studio

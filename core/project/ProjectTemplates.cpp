@@ -1,0 +1,87 @@
+#include "core/project/ProjectTemplates.h"
+
+#include "core/json/JsonReader.h"
+#include "core/project/ProjectFile.h"
+
+#include <algorithm>
+#include <set>
+
+namespace pto {
+namespace fs = std::filesystem;
+
+std::vector<fs::path> exampleSearchPath() {
+  std::vector<fs::path> candidates;
+  std::error_code ec;
+  fs::path executable = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(executable.parent_path().parent_path() / "share" / "pto-studio" / "examples");
+  candidates.emplace_back(PTO_EXAMPLES_SOURCE_DIR);
+  std::vector<fs::path> folders;
+  for (fs::path& folder : candidates) {
+    if (!fs::is_directory(folder, ec)) continue;
+    fs::path normal = fs::weakly_canonical(folder, ec);
+    if (ec) normal = folder.lexically_normal();
+    if (std::find(folders.begin(), folders.end(), normal) == folders.end()) folders.push_back(std::move(normal));
+  }
+  return folders;
+}
+
+std::vector<ExampleProject> availableExamples() {
+  std::vector<ExampleProject> examples;
+  std::set<std::string> seen;
+  for (const fs::path& folder : exampleSearchPath()) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      fs::path projectFile = entry.path() / kProjectFileName;
+      std::string name = entry.path().filename().string();
+      if (!fs::is_regular_file(projectFile, ec) || !seen.insert(name).second) continue;
+      ExampleProject example{name, {}, entry.path()};
+      DiagnosticEngine quiet;
+      if (auto project = loadProject(projectFile, quiet); project && project->document.contains("description") &&
+                                                          project->document["description"].is_string())
+        example.description = project->document["description"].get<std::string>();
+      examples.push_back(std::move(example));
+    }
+  }
+  std::sort(examples.begin(), examples.end(),
+            [](const ExampleProject& a, const ExampleProject& b) { return a.name < b.name; });
+  return examples;
+}
+
+std::optional<fs::path> createProjectFromExample(const std::string& exampleName, const fs::path& destination,
+                                                 DiagnosticEngine& diags) {
+  SourceLocation where{destination.string()};
+  std::vector<ExampleProject> examples = availableExamples();
+  auto example = std::find_if(examples.begin(), examples.end(),
+                              [&](const ExampleProject& candidate) { return candidate.name == exampleName; });
+  if (example == examples.end()) {
+    std::vector<std::string> names;
+    std::string list;
+    for (const ExampleProject& candidate : examples) {
+      names.push_back(candidate.name);
+      list += (list.empty() ? "" : ", ") + candidate.name;
+    }
+    return diags.error(where) << "no example named '" << exampleName << "'" << suggestion(exampleName, names)
+                              << "; the examples are: " << (list.empty() ? "(none found)" : list);
+  }
+  std::error_code ec;
+  if (fs::exists(destination, ec) && !(fs::is_directory(destination, ec) && fs::is_empty(destination, ec)))
+    return diags.error(where) << "the destination already exists and is not an empty folder; choose a new folder "
+                                 "name so nothing there is overwritten";
+  fs::create_directories(destination, ec);
+  if (ec) return diags.error(where) << "cannot create the project folder: " << ec.message();
+  fs::copy(example->directory, destination, fs::copy_options::recursive, ec);
+  if (ec) return diags.error(where) << "cannot copy the example " << example->directory.string() << ": " << ec.message();
+
+  // The project takes the folder's name, so two projects made from one
+  // example are told apart in the title bar and recent files.
+  fs::path projectFile = destination / kProjectFileName;
+  std::optional<OperatorProject> project = loadProject(projectFile, diags);
+  if (!project) return std::nullopt;
+  fs::path absolute = fs::absolute(destination, ec);
+  std::string folderName = (absolute.filename().empty() ? absolute.parent_path() : absolute).filename().string();
+  project->name = folderName;
+  if (!saveProject(*project, diags, projectFile)) return std::nullopt;
+  return projectFile;
+}
+
+} // namespace pto

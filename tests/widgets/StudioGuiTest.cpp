@@ -1,0 +1,150 @@
+// The IDE's run loop, offscreen: File > New project copies an example and
+// runs it; a run uses the editor's unsaved kernel text (the file on disk is
+// untouched); edits rerun after a debounce, once for a burst of edits; a
+// broken kernel leaves the last swimlane and lists its error with the line;
+// cancel drops the run. Expected task counts come from the tile arithmetic
+// of resources/examples/muls_add_matmul_rowsum/kernel.py, not from earlier runs.
+#include "app/studio/MainWindow.h"
+#include "core/Diagnostics.h"
+#include "widgets/ProblemsPanel.h"
+#include "widgets/SourceEditor.h"
+#include "widgets/SwimlaneView.h"
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+std::string readFile(const QString& path) {
+  std::ifstream in(path.toStdString());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The example's tasks for a scale_add tile of rows x cols: scale_add (a*0.5+b
+// fused) is 64x64 cut into tiles; one untiled matmul block; the row sum of the
+// 64x32 product in 32x32 tiles is 2 tasks.
+std::size_t expectedTasks(int rows, int cols) { return std::size_t((64 / rows) * (64 / cols) + 1 + 2); }
+
+} // namespace
+
+class StudioGuiTest : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void init() {
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+  }
+
+  void newProjectCopiesTheExampleAndRunsIt() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QString folder = m_dir->filePath(QStringLiteral("my_op"));
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), folder));
+    QVERIFY(QFileInfo::exists(folder + QStringLiteral("/pto-project.json")));
+    QVERIFY(QFileInfo::exists(folder + QStringLiteral("/kernel.py")));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.first().first().toBool(), true);
+    QCOMPARE(window.swimlane()->traceIndex()->trace().tasks().size(), expectedTasks(32, 32));
+    QCOMPARE(QString::fromStdString(window.lastRun().projectName), QStringLiteral("my_op"));
+    // A second project in the same folder would overwrite the first: refused.
+    QVERIFY(!window.createProject(QStringLiteral("softmax"), folder));
+  }
+
+  void aRunUsesTheEditorsUnsavedText() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QString folder = m_dir->filePath(QStringLiteral("op"));
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), folder));
+    QVERIFY(finished.wait(60000));
+    double before = window.lastRun().makespanUs;
+    std::string onDisk = readFile(folder + QStringLiteral("/kernel.py"));
+
+    QString text = window.editor()->text();
+    int at = text.indexOf(QStringLiteral("set_vec_tile_shapes(32, 32)"));
+    QVERIFY(at >= 0);
+    text.replace(at, 27, QStringLiteral("set_vec_tile_shapes(16, 32)"));  // only the first: scale_add's
+    window.editor()->setText(text);
+    QVERIFY(window.editor()->isModified());
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.last().first().toBool(), true);
+    QCOMPARE(window.swimlane()->traceIndex()->trace().tasks().size(), expectedTasks(16, 32));
+    QVERIFY(window.lastRun().makespanUs != before);
+    QCOMPARE(readFile(folder + QStringLiteral("/kernel.py")), onDisk);  // nothing saved behind the user's back
+
+    QVERIFY(window.save());
+    QVERIFY(readFile(folder + QStringLiteral("/kernel.py")).find("set_vec_tile_shapes(16, 32)") != std::string::npos);
+    QVERIFY(!window.windowTitle().startsWith('*'));
+  }
+
+  void aBurstOfEditsRerunsOnceAfterThePause() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    QVERIFY(finished.wait(60000));
+    finished.clear();
+
+    window.setAutoRun(true);
+    for (int i = 0; i < 5; ++i) {
+      window.editor()->append(QStringLiteral("\n# edit %1").arg(i));
+      QTest::qWait(50);  // faster than the pause: still one burst
+    }
+    QVERIFY(finished.wait(60000));
+    QTest::qWait(1500);  // a second run would have started and finished by now
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.first().first().toBool(), true);
+  }
+
+  void aBrokenKernelKeepsTheSwimlaneAndListsTheError() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    QVERIFY(finished.wait(60000));
+    auto good = window.swimlane()->traceIndex();
+
+    QString text = window.editor()->text();
+    text.replace(QStringLiteral("hidden = a * 0.5 + b"), QStringLiteral("hidden = a * 0.5 + undefined_name"));
+    window.editor()->setText(text);
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.last().first().toBool(), false);
+    QCOMPARE(window.swimlane()->traceIndex(), good);
+    QVERIFY(window.problems()->errorCount() >= 1);
+    bool atLine = false;
+    for (const pto::Diagnostic& diagnostic : window.lastRun().diagnostics)
+      atLine |= diagnostic.severity == pto::Severity::Error && diagnostic.location.line == 18 &&
+                diagnostic.message.find("undefined_name") != std::string::npos;
+    QVERIFY2(atLine, window.lastRun().problems.c_str());
+  }
+
+  void cancelDropsTheRun() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.cancelRun();
+    QVERIFY(!window.busy());
+    QTest::qWait(1500);
+    QCOMPARE(finished.count(), 0);
+    QVERIFY(!window.swimlane()->traceIndex());
+  }
+
+private:
+  std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+QTEST_MAIN(StudioGuiTest)
+#include "StudioGuiTest.moc"
