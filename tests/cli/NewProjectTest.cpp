@@ -1,0 +1,58 @@
+// `pto new`: a project made from a bundled example is a copy of it (same
+// kernel bytes), named after its folder, and runs; an existing folder or an
+// unknown example is refused with a clear message and exit code 1.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using pto::test::Result;
+using pto::test::runPto;
+using pto::test::slurp;
+
+namespace {
+
+fs::path freshFolder(const std::string& name) {
+  fs::path folder = fs::temp_directory_path() / ("pto-new-test-" + std::to_string(std::random_device{}())) / name;
+  fs::remove_all(folder.parent_path());
+  return folder;
+}
+
+} // namespace
+
+TEST(PtoNew, CopiesTheExampleNamesItAfterTheFolderAndItRuns) {
+  fs::path folder = freshFolder("my_matmul");
+  Result created = runPto("new " + folder.string() + " --example matmul");
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  fs::path example = fs::path(PTO_SOURCE_DIR) / "resources/examples/matmul";
+  EXPECT_EQ(slurp(folder / "kernel.py"), slurp(example / "kernel.py"));
+  auto project = nlohmann::json::parse(slurp(folder / "pto-project.json"));
+  auto original = nlohmann::json::parse(slurp(example / "pto-project.json"));
+  EXPECT_EQ(project["name"], "my_matmul");
+  project["name"] = original["name"];
+  EXPECT_EQ(project, original);  // nothing else changed
+  Result run = runPto("run " + folder.string());
+  EXPECT_EQ(run.exitCode, 0) << run.err;
+  fs::remove_all(folder.parent_path());
+}
+
+TEST(PtoNew, RefusesAFolderInUseAndUnknownExamples) {
+  fs::path folder = freshFolder("op");
+  fs::create_directories(folder);
+  { std::ofstream(folder / "notes.txt") << "mine"; }
+  Result existing = runPto("new " + folder.string());
+  EXPECT_EQ(existing.exitCode, 1);
+  EXPECT_NE(existing.err.find("already exists and is not an empty folder"), std::string::npos) << existing.err;
+  EXPECT_EQ(slurp(folder / "notes.txt"), "mine");
+
+  Result unknown = runPto("new " + (folder.parent_path() / "other").string() + " --example softmx");
+  EXPECT_EQ(unknown.exitCode, 1);
+  EXPECT_NE(unknown.err.find("no example named 'softmx' (did you mean 'softmax'?)"), std::string::npos) << unknown.err;
+  EXPECT_FALSE(fs::exists(folder.parent_path() / "other"));
+
+  Result list = runPto("new --list");
+  EXPECT_EQ(list.exitCode, 0);
+  EXPECT_NE(list.out.find("softmax  Row softmax"), std::string::npos) << list.out;
+  fs::remove_all(folder.parent_path());
+}
