@@ -268,7 +268,10 @@ bool MainWindow::openProject(const QString& path) {
   addRecentFile(m_projectFile);
   m_editorDock->show();
   updateTitle();
-  runProject();
+  // Opening shows the project's swimlane at once unless the user turned
+  // auto-run off (a slow kernel then waits for Ctrl+R).
+  if (autoRun()) runProject();
+  else statusBar()->showMessage(tr("Opened %1; Ctrl+R runs it.").arg(QString::fromStdString(m_project->name)));
   return true;
 }
 

@@ -1,5 +1,5 @@
-// pto-studio [PROJECT_OR_TRACE...] [--view swimlane|editor|summary]
-//            [--theme system|light|dark] [--screenshot FILE] [--exit]
+// pto-studio [PROJECT_OR_TRACE...] [--run] [--view swimlane|editor|summary|tuning]
+//            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
 // the requested view, and for docs and checks saves a screenshot once the
 // window has laid out and painted, then quits with --exit.
@@ -59,7 +59,9 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Save a PNG of the window once it has painted."), QStringLiteral("file"));
   QCommandLineOption exitOption(QStringLiteral("exit"), QStringLiteral("Quit after opening (and the screenshot)."));
   QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size WIDTHxHEIGHT."), QStringLiteral("size"));
-  parser.addOptions({viewOption, themeOption, screenshotOption, exitOption, sizeOption});
+  QCommandLineOption runOption(QStringLiteral("run"),
+                               QStringLiteral("Run the project after opening it, even with auto-run off (the screenshot waits for it)."));
+  parser.addOptions({viewOption, themeOption, screenshotOption, exitOption, sizeOption, runOption});
   parser.process(app);
 
   using View = pto::studio::MainWindow::View;
@@ -89,6 +91,9 @@ int main(int argc, char** argv) {
   bool ok = true;
   QObject::connect(&window, &pto::studio::MainWindow::openFailed, &app, [&ok] { ok = false; });
   for (const QString& path : parser.positionalArguments()) ok = window.open(path) && ok;
+  if (parser.isSet(runOption) && !window.projectFile().isEmpty() && !window.busy()) window.runProject();
+  // A failed run is a failed check for --exit (scripts use the exit code).
+  QObject::connect(&window, &pto::studio::MainWindow::runFinished, &app, [&ok](bool succeeded) { ok = ok && succeeded; });
   window.showView(view);
 
   bool exitAfter = parser.isSet(exitOption);

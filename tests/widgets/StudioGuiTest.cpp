@@ -50,6 +50,7 @@ private Q_SLOTS:
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
     QString folder = m_dir->filePath(QStringLiteral("my_op"));
     QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), folder));
+    window.runProject();  // auto-run is off: opening does not run
     QVERIFY(QFileInfo::exists(folder + QStringLiteral("/pto-project.json")));
     QVERIFY(QFileInfo::exists(folder + QStringLiteral("/kernel.py")));
     QVERIFY(finished.wait(60000));
@@ -66,6 +67,7 @@ private Q_SLOTS:
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
     QString folder = m_dir->filePath(QStringLiteral("op"));
     QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), folder));
+    window.runProject();  // auto-run is off: opening does not run
     QVERIFY(finished.wait(60000));
     double before = window.lastRun().makespanUs;
     std::string onDisk = readFile(folder + QStringLiteral("/kernel.py"));
@@ -93,6 +95,7 @@ private Q_SLOTS:
     window.setAutoRun(false);
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
     QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();  // auto-run is off: opening does not run
     QVERIFY(finished.wait(60000));
     finished.clear();
 
@@ -112,6 +115,7 @@ private Q_SLOTS:
     window.setAutoRun(false);
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
     QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();  // auto-run is off: opening does not run
     QVERIFY(finished.wait(60000));
     auto good = window.swimlane()->traceIndex();
 
@@ -135,6 +139,7 @@ private Q_SLOTS:
     window.setAutoRun(false);
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
     QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();  // auto-run is off: opening does not run
     window.cancelRun();
     QVERIFY(!window.busy());
     QTest::qWait(1500);
