@@ -11,6 +11,8 @@
 #include "widgets/SummaryPanel.h"
 #include "widgets/SwimlaneView.h"
 #include "widgets/TaskDetailsPanel.h"
+#include "widgets/TaskGraphView.h"
+#include "widgets/models/TaskGraphLayout.h"
 #include "widgets/models/TimeFormat.h"
 #include "widgets/models/TraceLoading.h"
 
@@ -36,6 +38,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QPointer>
 #include <QToolBar>
 
@@ -58,8 +61,18 @@ QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), sta
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("MainWindow"));
+  // The two pictures of a run share the centre: its timeline and its graph.
+  m_centralTabs = new QTabWidget(this);
+  m_centralTabs->setDocumentMode(true);
   m_swimlane = new widgets::SwimlaneView(this);
-  setCentralWidget(m_swimlane);
+  m_graph = new widgets::TaskGraphView(this);
+  m_centralTabs->addTab(m_swimlane, tr("Swimlane"));
+  m_centralTabs->addTab(m_graph, tr("Task graph"));
+  setCentralWidget(m_centralTabs);
+  connect(m_centralTabs, &QTabWidget::currentChanged, this, &MainWindow::updateTaskGraph);
+  connect(m_graph, &widgets::TaskGraphView::taskActivated, this, [this](trace::TaskIndex task) {
+    m_swimlane->selectTask(task, true);
+  });
   createDocks();
   createActions();
   connect(m_swimlane, &widgets::SwimlaneView::taskSelected, this, &MainWindow::onTaskSelected);
@@ -456,16 +469,50 @@ void MainWindow::openTrace(const QString& path) {
 
 void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index) {
   m_trace = std::move(index);
+  ++m_traceSerial;
   m_swimlane->setTrace(m_trace);
   m_details->setTrace(m_trace);
   m_summary->setTrace(m_trace);
+  updateTaskGraph();
   updateLineLabels();
   updateTitle();
 }
 
+void MainWindow::updateTaskGraph() {
+  if (m_centralTabs->currentWidget() != m_graph || m_graphSerial == m_traceSerial) return;
+  m_graphSerial = m_traceSerial;
+  if (!m_trace) {
+    m_graphJobs.cancel();
+    m_graph->setGraph(nullptr, nullptr);
+    return;
+  }
+  m_graph->setMessage(tr("Laying out %1 tasks…").arg(m_trace->trace().tasks().size()));
+  m_graphJobs.start<std::shared_ptr<const widgets::TaskGraphLayout>>(
+      [index = m_trace](const std::atomic<bool>& cancelled) {
+        return std::make_shared<const widgets::TaskGraphLayout>(widgets::layoutTaskGraph(*index, 300, &cancelled));
+      },
+      [this, index = m_trace](std::shared_ptr<const widgets::TaskGraphLayout> layout) {
+        m_graph->setGraph(layout, index);
+        if (m_swimlane->state().selected != trace::kNoTask) m_graph->selectTask(m_swimlane->state().selected);
+        if (layout->grouped)
+          statusBar()->showMessage(tr("Task graph: %1 tasks grouped into %2 boxes by label and subgraph")
+                                       .arg(index->trace().tasks().size())
+                                       .arg(layout->nodes.size()),
+                                   8000);
+        Q_EMIT graphLaidOut();
+      });
+}
+
 void MainWindow::showView(View view) {
   switch (view) {
-  case View::Swimlane: m_swimlane->setFocus(); break;
+  case View::Swimlane:
+    m_centralTabs->setCurrentWidget(m_swimlane);
+    m_swimlane->setFocus();
+    break;
+  case View::Graph:
+    m_centralTabs->setCurrentWidget(m_graph);
+    m_graph->setFocus();
+    break;
   case View::Editor:
     m_editorDock->show();
     m_editorDock->raise();
@@ -506,6 +553,7 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::onTaskSelected(trace::TaskIndex task) {
   m_details->showTask(task);
+  if (m_graph->graph()) m_graph->selectTask(task);
   if (!m_trace || task == trace::kNoTask) return;
   const trace::Trace& trc = m_trace->trace();
   const trace::Task& t = trc.tasks()[task];
@@ -625,6 +673,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
   m_traceJobs.cancel();
   m_runJobs.cancel();
+  m_graphJobs.cancel();
   event->accept();
 }
 

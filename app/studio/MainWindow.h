@@ -23,6 +23,7 @@ class QDockWidget;
 class QLineEdit;
 class QMenu;
 class QSpinBox;
+class QTabWidget;
 
 namespace pto::widgets {
 class ProblemsPanel;
@@ -30,6 +31,7 @@ class SourceEditor;
 class SummaryPanel;
 class SwimlaneView;
 class TaskDetailsPanel;
+class TaskGraphView;
 } // namespace pto::widgets
 
 namespace pto::studio {
@@ -37,7 +39,7 @@ namespace pto::studio {
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  enum class View { Swimlane, Editor, Summary };
+  enum class View { Swimlane, Graph, Editor, Summary };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -50,7 +52,7 @@ public:
   // Shows a trace (null: none) in every view.
   void setTrace(std::shared_ptr<const widgets::TraceIndex> index);
   void showView(View view);
-  bool busy() const { return m_traceJobs.busy() || m_runJobs.busy(); }
+  bool busy() const { return m_traceJobs.busy() || m_runJobs.busy() || m_graphJobs.busy(); }
   // Compiles and simulates the open project in the background (Ctrl+R); a
   // newer run supersedes an older one; Esc cancels. The run sees the
   // editor's current text and the unsaved settings.
@@ -70,12 +72,15 @@ public:
   widgets::TaskDetailsPanel* details() const { return m_details; }
   widgets::SummaryPanel* summary() const { return m_summary; }
   widgets::ProblemsPanel* problems() const { return m_problems; }
+  widgets::TaskGraphView* taskGraph() const { return m_graph; }
   const QString& projectFile() const { return m_projectFile; }
   // The last run that finished (not cancelled or superseded), failed or not.
   const ProjectRunOutcome& lastRun() const { return m_lastRun; }
 
 Q_SIGNALS:
   void traceLoaded();
+  // The task graph view has a layout for the current trace.
+  void graphLaidOut();
   void openFailed(const QString& message);
   // A run finished (its outcome is lastRun()); not emitted for cancelled or superseded runs.
   void runFinished(bool ok);
@@ -101,6 +106,9 @@ private:
   void onRunFinished(ProjectRunOutcome outcome);
   void onProblemActivated(const QString& file, int line, int column);
   void scheduleAutoRun(int delayMs);
+  // Lays out the task graph on a worker when its tab is showing and the
+  // layout is not of the current trace.
+  void updateTaskGraph();
   ProjectRunRequest runRequest() const;
   // Asks to save unsaved kernel or settings edits; false when the user cancels.
   bool confirmDiscardEdits();
@@ -111,6 +119,13 @@ private:
   widgets::TaskDetailsPanel* m_details = nullptr;
   widgets::SummaryPanel* m_summary = nullptr;
   widgets::ProblemsPanel* m_problems = nullptr;
+  widgets::TaskGraphView* m_graph = nullptr;
+  QTabWidget* m_centralTabs = nullptr;
+  JobRunner m_graphJobs;
+  // Counts setTrace calls; the graph is laid out for one of them (a pointer
+  // could repeat after the old trace is freed).
+  quint64 m_traceSerial = 0;
+  quint64 m_graphSerial = 0;
   QDockWidget* m_problemsDock = nullptr;
   QAction* m_autoRunAction = nullptr;
   QTimer m_autoRunTimer;

@@ -9,6 +9,7 @@
 #include "widgets/ProblemsPanel.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SwimlaneView.h"
+#include "widgets/TaskGraphView.h"
 
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -132,6 +133,33 @@ private Q_SLOTS:
       atLine |= diagnostic.severity == pto::Severity::Error && diagnostic.location.line == 18 &&
                 diagnostic.message.find("undefined_name") != std::string::npos;
     QVERIFY2(atLine, window.lastRun().problems.c_str());
+  }
+
+  void clickingABoxInTheTaskGraphSelectsItsTask() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    window.resize(1400, 900);
+    window.show();
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QSignalSpy laidOut(&window, &pto::studio::MainWindow::graphLaidOut);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    window.showView(pto::studio::MainWindow::View::Graph);  // laid out when first shown
+    QVERIFY(laidOut.count() > 0 || laidOut.wait(30000));
+    const pto::widgets::TaskGraphLayout* graph = window.taskGraph()->graph();
+    QVERIFY(graph);
+    QCOMPARE(graph->nodes.size(), expectedTasks(32, 32));  // one box per task
+    QCOMPARE(graph->edges.size(), window.swimlane()->traceIndex()->trace().edgeCount());
+    // The matmul box: click it, the swimlane selects the matmul task.
+    int matmul = -1;
+    for (std::size_t n = 0; n < graph->nodes.size(); ++n)
+      if (graph->nodes[n].label == "matmul") matmul = static_cast<int>(n);
+    QVERIFY(matmul >= 0);
+    QTest::mouseClick(window.taskGraph(), Qt::LeftButton, {}, window.taskGraph()->widgetPosOfNode(matmul).toPoint());
+    pto::trace::TaskIndex selected = window.swimlane()->selectedTask();
+    QCOMPARE(selected, graph->nodes[static_cast<std::size_t>(matmul)].tasks.front());
+    QCOMPARE(window.editor()->shownLine(), 22);  // and the editor shows the matmul's line
   }
 
   void cancelDropsTheRun() {

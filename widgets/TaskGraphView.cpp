@@ -1,0 +1,284 @@
+#include "widgets/TaskGraphView.h"
+
+#include "widgets/models/LabelPalette.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pto::widgets {
+namespace {
+
+constexpr double kMinScale = 0.02;
+constexpr double kMaxScale = 4.0;
+constexpr double kMargin = 16.0;
+
+QColor qcolor(Rgb rgb) { return QColor(rgb.r, rgb.g, rgb.b); }
+
+QRectF nodeRect(const TaskGraphNode& node) {
+  return QRectF(node.centre.x - node.width / 2, node.centre.y - node.height / 2, node.width, node.height);
+}
+
+QString qtext(const std::string& text) { return QString::fromStdString(text); }
+
+} // namespace
+
+TaskGraphView::TaskGraphView(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("TaskGraphView"));
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(true);
+  setAutoFillBackground(true);
+  setBackgroundRole(QPalette::Base);
+  m_message = tr("Run a project (Ctrl+R) or open a trace to see its task graph.");
+}
+
+void TaskGraphView::setGraph(std::shared_ptr<const TaskGraphLayout> layout, std::shared_ptr<const TraceIndex> index) {
+  m_layout = std::move(layout);
+  m_index = std::move(index);
+  m_selectedNode = -1;
+  m_message = m_layout && !m_layout->error.empty() ? qtext(m_layout->error) : QString();
+  m_fitPending = true;
+  fit();
+}
+
+void TaskGraphView::setMessage(const QString& message) {
+  m_message = message;
+  update();
+}
+
+void TaskGraphView::fit() {
+  if (!m_layout || m_layout->nodes.empty() || width() <= 0) return;
+  double sx = (width() - 2 * kMargin) / std::max(1.0, m_layout->width);
+  double sy = (height() - 2 * kMargin) / std::max(1.0, m_layout->height);
+  // Fit, but never blow a small graph up past its natural size.
+  m_scale = std::clamp(std::min({sx, sy, 1.0}), kMinScale, kMaxScale);
+  // Centred; a graph too big even at the smallest scale starts at its top left.
+  m_offset = QPointF(std::max(kMargin, (width() - m_layout->width * m_scale) / 2),
+                     std::max(kMargin, (height() - m_layout->height * m_scale) / 2));
+  m_fitPending = false;
+  update();
+}
+
+QPointF TaskGraphView::toGraph(QPointF widgetPos) const { return (widgetPos - m_offset) / m_scale; }
+
+QPointF TaskGraphView::widgetPosOfNode(int node) const {
+  const TaskGraphNode& n = m_layout->nodes[static_cast<std::size_t>(node)];
+  return m_offset + QPointF(n.centre.x, n.centre.y) * m_scale;
+}
+
+int TaskGraphView::nodeAt(QPointF widgetPos) const {
+  if (!m_layout) return -1;
+  QPointF p = toGraph(widgetPos);
+  for (std::size_t n = 0; n < m_layout->nodes.size(); ++n)
+    if (nodeRect(m_layout->nodes[n]).contains(p)) return static_cast<int>(n);
+  return -1;
+}
+
+void TaskGraphView::selectTask(trace::TaskIndex task) {
+  if (!m_layout) return;
+  m_selectedNode = m_layout->nodeOf(task);
+  if (m_selectedNode >= 0) {
+    QPointF at = widgetPosOfNode(m_selectedNode);
+    if (!rect().adjusted(40, 40, -40, -40).contains(at.toPoint())) m_offset += QPointF(width() / 2.0, height() / 2.0) - at;
+  }
+  update();
+}
+
+void TaskGraphView::zoomAbout(QPointF widgetPos, double factor) {
+  double scale = std::clamp(m_scale * factor, kMinScale, kMaxScale);
+  QPointF graphPoint = toGraph(widgetPos);
+  m_scale = scale;
+  m_offset = widgetPos - graphPoint * m_scale;
+  update();
+}
+
+void TaskGraphView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.setRenderHint(QPainter::Antialiasing);
+  const QPalette& pal = palette();
+  if (!m_layout || m_layout->nodes.empty() || !m_message.isEmpty()) {
+    painter.setPen(pal.color(QPalette::PlaceholderText));
+    painter.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
+                     m_message.isEmpty() ? tr("No tasks.") : m_message);
+    return;
+  }
+  painter.translate(m_offset);
+  painter.scale(m_scale, m_scale);
+  QRectF visible = QRectF(toGraph(QPointF(0, 0)), toGraph(QPointF(width(), height()))).adjusted(-20, -20, 20, 20);
+  bool dark = pal.color(QPalette::Base).lightness() < 128;
+  QColor edgeColor = pal.color(QPalette::Text);
+  edgeColor.setAlpha(110);
+  QColor criticalColor(dark ? QColor(255, 110, 90) : QColor(200, 40, 30));
+
+  // Edges under the boxes.
+  for (const TaskGraphEdge& edge : m_layout->edges) {
+    const TaskGraphNode& from = m_layout->nodes[edge.from];
+    const TaskGraphNode& to = m_layout->nodes[edge.to];
+    QRectF span = nodeRect(from).united(nodeRect(to));
+    if (!span.intersects(visible)) continue;
+    QPainterPath path;
+    QPointF tip;
+    QPointF beforeTip;
+    if (edge.route.size() >= 4) {
+      path.moveTo(edge.route[0].x, edge.route[0].y);
+      for (std::size_t i = 1; i + 2 < edge.route.size(); i += 3)
+        path.cubicTo(edge.route[i].x, edge.route[i].y, edge.route[i + 1].x, edge.route[i + 1].y, edge.route[i + 2].x,
+                     edge.route[i + 2].y);
+      tip = QPointF(edge.route.back().x, edge.route.back().y);
+      beforeTip = QPointF(edge.route[edge.route.size() - 4].x, edge.route[edge.route.size() - 4].y);
+    } else {
+      beforeTip = QPointF(from.centre.x, from.centre.y + from.height / 2);
+      tip = QPointF(to.centre.x, to.centre.y - to.height / 2);
+      path.moveTo(beforeTip);
+      path.lineTo(tip);
+    }
+    bool critical = edge.critical;
+    double penWidth = (critical ? 2.2 : 1.0) * (edge.count > 1 ? 1.0 + std::log2(double(edge.count)) * 0.3 : 1.0);
+    QPen pen(critical ? criticalColor : edgeColor, penWidth / std::max(m_scale, 0.3));
+    painter.setPen(pen);
+    painter.setBrush(Qt::NoBrush);
+    painter.drawPath(path);
+    // Arrowhead along the last segment.
+    QPointF direction = tip - beforeTip;
+    double length = std::hypot(direction.x(), direction.y());
+    if (length > 0.01) {
+      direction /= length;
+      QPointF normal(-direction.y(), direction.x());
+      double size = 7.0;
+      QPolygonF head({tip, tip - direction * size + normal * size * 0.45, tip - direction * size - normal * size * 0.45});
+      painter.setBrush(pen.color());
+      painter.drawPolygon(head);
+    }
+    if (edge.count > 1 && m_scale > 0.5) {
+      QPointF middle = path.pointAtPercent(0.5);
+      painter.setPen(pal.color(QPalette::Text));
+      painter.drawText(middle + QPointF(4, 0), QString::number(edge.count));
+    }
+  }
+
+  // Boxes.
+  QFont titleFont = font();
+  titleFont.setPointSizeF(9.0);
+  titleFont.setBold(true);
+  QFont detailFont = font();
+  detailFont.setPointSizeF(8.0);
+  for (std::size_t n = 0; n < m_layout->nodes.size(); ++n) {
+    const TaskGraphNode& node = m_layout->nodes[n];
+    QRectF box = nodeRect(node);
+    if (!box.intersects(visible)) continue;
+    QColor fill = qcolor(labelColor(node.label));
+    if (dark) fill = fill.darker(160);
+    else fill = fill.lighter(125);
+    bool selected = static_cast<int>(n) == m_selectedNode;
+    QPen border(selected ? pal.color(QPalette::Highlight) : (node.critical ? criticalColor : fill.darker(170)),
+                (selected ? 3.0 : node.critical ? 2.0 : 1.0) / std::max(m_scale, 0.3));
+    painter.setPen(border);
+    painter.setBrush(fill);
+    painter.drawRoundedRect(box, 4, 4);
+    if (m_scale * node.height < 14) continue;  // too small to read: colour only
+    painter.setPen(dark ? QColor(235, 235, 235) : QColor(20, 20, 20));
+    painter.setFont(titleFont);
+    QRectF top(box.left() + 6, box.top() + 2, box.width() - 12, box.height() / 2);
+    painter.drawText(top, Qt::AlignLeft | Qt::AlignBottom, qtext(node.title));
+    painter.setFont(detailFont);
+    QRectF bottom(box.left() + 6, box.center().y() + 1, box.width() - 12, box.height() / 2 - 3);
+    painter.drawText(bottom, Qt::AlignLeft | Qt::AlignTop, qtext(node.detail));
+  }
+}
+
+void TaskGraphView::wheelEvent(QWheelEvent* event) {
+  double steps = event->angleDelta().y() / 120.0;
+  if (event->modifiers() & Qt::ShiftModifier || event->modifiers() & Qt::ControlModifier || steps == 0.0) {
+    m_offset += QPointF(event->angleDelta().x(), event->angleDelta().y()) * 0.5;
+    update();
+  } else {
+    zoomAbout(event->position(), std::pow(1.2, steps));
+  }
+  event->accept();
+}
+
+void TaskGraphView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  int node = nodeAt(event->position());
+  if (node >= 0) {
+    m_selectedNode = node;
+    update();
+    Q_EMIT taskActivated(m_layout->nodes[static_cast<std::size_t>(node)].tasks.front());
+    return;
+  }
+  m_dragging = true;
+  m_dragStart = event->position();
+  m_offsetAtDragStart = m_offset;
+  setCursor(Qt::ClosedHandCursor);
+}
+
+void TaskGraphView::mouseMoveEvent(QMouseEvent* event) {
+  if (!m_dragging) return;
+  m_offset = m_offsetAtDragStart + (event->position() - m_dragStart);
+  update();
+}
+
+void TaskGraphView::mouseReleaseEvent(QMouseEvent*) {
+  m_dragging = false;
+  unsetCursor();
+}
+
+void TaskGraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (nodeAt(event->position()) < 0) fit();
+}
+
+void TaskGraphView::keyPressEvent(QKeyEvent* event) {
+  QPointF centre(width() / 2.0, height() / 2.0);
+  switch (event->key()) {
+  case Qt::Key_F:
+  case Qt::Key_Home: fit(); break;
+  case Qt::Key_Plus:
+  case Qt::Key_Equal:
+  case Qt::Key_W: zoomAbout(centre, 1.25); break;
+  case Qt::Key_Minus:
+  case Qt::Key_S: zoomAbout(centre, 0.8); break;
+  case Qt::Key_A:
+  case Qt::Key_Left: m_offset += QPointF(width() * 0.15, 0); update(); break;
+  case Qt::Key_D:
+  case Qt::Key_Right: m_offset -= QPointF(width() * 0.15, 0); update(); break;
+  case Qt::Key_Up: m_offset += QPointF(0, height() * 0.15); update(); break;
+  case Qt::Key_Down: m_offset -= QPointF(0, height() * 0.15); update(); break;
+  default: QWidget::keyPressEvent(event); return;
+  }
+}
+
+void TaskGraphView::resizeEvent(QResizeEvent*) {
+  if (m_fitPending) fit();
+}
+
+bool TaskGraphView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip && m_layout) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    int node = nodeAt(help->pos());
+    if (node < 0) {
+      QToolTip::hideText();
+      return true;
+    }
+    const TaskGraphNode& n = m_layout->nodes[static_cast<std::size_t>(node)];
+    QString text = QStringLiteral("<b>%1</b><br>%2").arg(qtext(n.title).toHtmlEscaped(), qtext(n.detail).toHtmlEscaped());
+    if (n.critical) text += tr("<br>on the critical path");
+    if (m_index && n.tasks.size() == 1) {
+      const trace::Task& task = m_index->trace().tasks()[n.tasks.front()];
+      if (task.sourceLine > 0)
+        text += tr("<br>kernel line %1").arg(task.sourceLine);
+    }
+    text += tr("<br><i>click: select in the swimlane</i>");
+    QToolTip::showText(help->globalPos(), text, this);
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+} // namespace pto::widgets

@@ -1,0 +1,63 @@
+// TaskGraphView: the run's task graph as Graphviz laid it out (see
+// TaskGraphLayout), custom painted: boxes coloured by semantic label,
+// dependency arrows, the critical path in bold. Wheel zooms about the
+// cursor, drag pans, F fits; clicking a box selects its task in every view,
+// and a task selected elsewhere is highlighted and scrolled into view.
+#pragma once
+
+#include "widgets/models/TaskGraphLayout.h"
+
+#include <QWidget>
+
+#include <memory>
+
+namespace pto::widgets {
+
+class TaskGraphView : public QWidget {
+  Q_OBJECT
+public:
+  explicit TaskGraphView(QWidget* parent = nullptr);
+
+  // The layout and the trace it was made from; null clears the view.
+  void setGraph(std::shared_ptr<const TaskGraphLayout> layout, std::shared_ptr<const TraceIndex> index);
+  // A line shown instead of the graph ("Laying out…", an error).
+  void setMessage(const QString& message);
+  const TaskGraphLayout* graph() const { return m_layout.get(); }
+  void selectTask(trace::TaskIndex task);
+  int selectedNode() const { return m_selectedNode; }
+  void fit();
+  // The node under a widget position, or -1 (for tests and clicks).
+  int nodeAt(QPointF widgetPos) const;
+  QPointF widgetPosOfNode(int node) const;
+
+Q_SIGNALS:
+  void taskActivated(trace::TaskIndex task);
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  bool event(QEvent* event) override;
+
+private:
+  QPointF toGraph(QPointF widgetPos) const;
+  void zoomAbout(QPointF widgetPos, double factor);
+
+  std::shared_ptr<const TaskGraphLayout> m_layout;
+  std::shared_ptr<const TraceIndex> m_index;
+  QString m_message;
+  double m_scale = 1.0;
+  QPointF m_offset;  // widget position of graph point (0, 0)
+  int m_selectedNode = -1;
+  bool m_fitPending = true;
+  bool m_dragging = false;
+  QPointF m_dragStart;
+  QPointF m_offsetAtDragStart;
+};
+
+} // namespace pto::widgets
