@@ -168,25 +168,35 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   referenceOptions.cancelled = options.trace.cancelled;
   referenceOptions.maxElements = options.trace.maxElements;
 
-  // The golden: the reference interpreter on a copy of the inputs.
-  stage("computing the golden");
-  start = std::chrono::steady_clock::now();
-  std::vector<HostTensor> golden = deepCopy(result.arguments);
-  if (!runReference(traced, golden, diags, referenceOptions)) return std::nullopt;
-  result.goldenMs = millisecondsSince(start);
+  // The arguments before anything ran: a functional simulation writes
+  // outputs (and in-place arguments) into result.arguments.
+  // The golden is the reference interpreter on a copy of them. Verify mode
+  // needs it while compiling; otherwise it waits until the timeline has
+  // been handed out (onSimulated).
+  const std::vector<HostTensor> initial = deepCopy(result.arguments);
+  std::vector<HostTensor> golden;
+  auto computeGolden = [&] {
+    stage("computing the golden");
+    auto goldenStart = std::chrono::steady_clock::now();
+    golden = deepCopy(initial);
+    if (!runReference(traced, golden, diags, referenceOptions)) return false;
+    result.goldenMs = millisecondsSince(goldenStart);
+    return true;
+  };
+  const bool verify = verifyRequested(project);
+  if (verify && !computeGolden()) return std::nullopt;
 
   // Compile for the machine, then simulate.
   stage("compiling");
   start = std::chrono::steady_clock::now();
   CompileOptions compileOptions = options.compile;
   applyProjectPassOptions(project, compileOptions, diags);
-  std::vector<HostTensor> inputs = deepCopy(result.arguments);
-  if (verifyRequested(project)) {
+  if (verify) {
     // enable_pass_verify: after each pass, execute what it produced and hold
     // it to the golden; the first pass that breaks the result is reported.
     compileOptions.afterPass = [&, chained = compileOptions.afterPass](const PassInfo& pass, const Compilation& state) {
       if (chained && !chained(pass, state)) return false;
-      return verifyAfterPass(pass, state, inputs, golden, project, diags, referenceOptions);
+      return verifyAfterPass(pass, state, initial, golden, project, diags, referenceOptions);
     };
   }
   auto machine = machineFor(project, options.machineOverride, diags);
@@ -208,6 +218,8 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   result.simulation = simulate(result.compiled->compilation, result.arguments, request, diags);
   if (!result.simulation) return std::nullopt;
   result.simulateMs = result.simulation->simulateMs;
+  if (options.onSimulated) options.onSimulated(*result.compiled, *result.simulation);
+  if (!verify && !computeGolden()) return std::nullopt;
   result.executor = std::string(name(options.mode));
   if (options.mode == SimulationMode::Timing) {
     start = std::chrono::steady_clock::now();

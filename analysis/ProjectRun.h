@@ -30,6 +30,10 @@ struct ProjectRunOptions {
   // still has it when a later stage fails (the IDE's tuning panel lists the
   // kernel's tile sites even when the shapes do not compile).
   std::function<void(const TensorGraph& traced)> onTraced;
+  // Called as soon as the timeline exists, before the golden and the
+  // precision check (which can take longer than compiling and simulating
+  // together): the IDE shows the new swimlane without waiting for them.
+  std::function<void(const CompileResult& compiled, const Simulation& simulation)> onSimulated;
 };
 
 struct OutputResult {

@@ -300,27 +300,62 @@ void MainWindow::runProject() {
     statusBar()->showMessage(tr("Open a project to run it (Ctrl+O), or start one with Ctrl+N."), 8000);
     return;
   }
-  // Stage names come from the worker thread; they are shown only while the
-  // run that sent them is the current one.
+  // Progress comes from the worker thread; it is shown only while the run
+  // that sent it is the current one.
   quint64 generation = m_runJobs.generation() + 1;
   QPointer<MainWindow> window(this);
-  auto onStage = [window, generation](std::string_view stage) {
+  auto current = [window, generation] {
+    return window && window->m_runJobs.generation() == generation && window->m_runJobs.busy();
+  };
+  ProjectRunProgress progress;
+  progress.onStage = [window, current](std::string_view stage) {
     QString name = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
     QMetaObject::invokeMethod(
         window.data(),
-        [window, generation, name] {
-          if (!window || window->m_runJobs.generation() != generation || !window->m_runJobs.busy()) return;
-          window->statusBar()->showMessage(tr("Running %1: %2… (Esc cancels)").arg(window->m_project->name.c_str(), name));
+        [window, current, name] {
+          if (!current()) return;
+          if (!window->m_runShown)
+            window->statusBar()->showMessage(
+                tr("Running %1: %2… (Esc cancels)").arg(QString::fromStdString(window->m_project->name), name));
           Q_EMIT window->runStageChanged(name);
         },
         Qt::QueuedConnection);
   };
+  progress.onSwimlane = [window, current](ProjectRunOutcome early) {
+    QMetaObject::invokeMethod(
+        window.data(),
+        [window, current, early = std::move(early)] {
+          if (current()) window->showRunTimeline(early);
+        },
+        Qt::QueuedConnection);
+  };
+  m_runShown = false;
   statusBar()->showMessage(tr("Running %1… (Esc cancels)").arg(QString::fromStdString(m_project->name)));
   m_runJobs.start<ProjectRunOutcome>(
-      [request = runRequest(), onStage](const std::atomic<bool>& cancelled) {
-        return runProjectForViews(request, cancelled, onStage);
+      [request = runRequest(), progress](const std::atomic<bool>& cancelled) {
+        return runProjectForViews(request, cancelled, progress);
       },
       [this](ProjectRunOutcome outcome) { onRunFinished(std::move(outcome)); });
+}
+
+void MainWindow::showRunTimeline(const ProjectRunOutcome& run) {
+  if (m_runShown) return;
+  m_runShown = true;
+  m_runDelta.clear();
+  if (m_previousMakespanUs > 0.0) {
+    double change = run.makespanUs - m_previousMakespanUs;
+    m_runDelta = tr(" (%1%2 µs, %3%4% against the previous run)")
+                     .arg(change >= 0 ? "+" : "")
+                     .arg(change, 0, 'f', 3)
+                     .arg(change >= 0 ? "+" : "")
+                     .arg(100.0 * change / m_previousMakespanUs, 0, 'f', 1);
+  }
+  m_previousMakespanUs = run.makespanUs;
+  setTrace(run.trace);
+  statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; checking precision…")
+                               .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
+                               .arg(run.makespanUs, 0, 'f', 3)
+                               .arg(m_runDelta));
 }
 
 void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
@@ -340,21 +375,11 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
     Q_EMIT traceLoaded();
     return;
   }
-  QString delta;
-  if (m_previousMakespanUs > 0.0) {
-    double change = run.makespanUs - m_previousMakespanUs;
-    delta = tr(" (%1%2 µs, %3%4% against the previous run)")
-                .arg(change >= 0 ? "+" : "")
-                .arg(change, 0, 'f', 3)
-                .arg(change >= 0 ? "+" : "")
-                .arg(100.0 * change / m_previousMakespanUs, 0, 'f', 1);
-  }
-  m_previousMakespanUs = run.makespanUs;
-  setTrace(run.trace);
+  showRunTimeline(run);  // when the early swimlane did not arrive first
   statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
                                .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
                                .arg(run.makespanUs, 0, 'f', 3)
-                               .arg(delta)
+                               .arg(m_runDelta)
                                .arg(run.pass ? tr("pass") : tr("FAIL (%1 outputs)").arg(run.failedOutputs))
                                .arg(run.hostMs, 0, 'f', 0));
   Q_EMIT runFinished(true);

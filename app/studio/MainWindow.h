@@ -104,6 +104,9 @@ private:
   void showHelp();
   void newProject();
   void onRunFinished(ProjectRunOutcome outcome);
+  // Shows a run's swimlane and its makespan delta, once per run (the early
+  // swimlane or, when none came, the finished run's).
+  void showRunTimeline(const ProjectRunOutcome& run);
   void onProblemActivated(const QString& file, int line, int column);
   void scheduleAutoRun(int delayMs);
   // Lays out the task graph on a worker when its tab is showing and the
@@ -146,6 +149,8 @@ private:
   std::optional<OperatorProject> m_project;  // as loaded or last saved, plus unsaved settings
   ProjectRunOutcome m_lastRun;
   bool m_settingsModified = false;
+  bool m_runShown = false;  // the current run's swimlane is on screen
+  QString m_runDelta;       // its makespan change against the previous run, as text
   QString m_traceFile;
 };
 

@@ -8,7 +8,7 @@
 namespace pto::studio {
 
 ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
-                                     const std::function<void(std::string_view stage)>& onStage) {
+                                     const ProjectRunProgress& progress) {
   ProjectRunOutcome outcome;
   outcome.projectName = request.project.name;
   auto start = std::chrono::steady_clock::now();
@@ -18,15 +18,26 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
     options.trace.sourceText = request.sourceText;
     options.trace.cancelled = [&cancelled] { return cancelled.load(); };
     options.mode = SimulationMode::Timing;
-    options.onStage = onStage;
+    options.onStage = progress.onStage;
     options.onTraced = [&outcome](const TensorGraph& graph) { outcome.graph = std::make_shared<TensorGraph>(graph); };
-    std::optional<ProjectRunResult> run = runProject(request.project, diags, options);
-    if (run && run->simulation && run->compiled) {
-      if (onStage) onStage("drawing");
-      auto swimlane = std::make_shared<trace::Trace>(simulationTrace(run->compiled->compilation, *run->simulation));
+    options.onSimulated = [&](const CompileResult& compiled, const Simulation& simulation) {
+      auto swimlane = std::make_shared<trace::Trace>(simulationTrace(compiled.compilation, simulation));
       outcome.trace = std::make_shared<widgets::TraceIndex>(std::move(swimlane), request.project.name + " (run)");
-      outcome.machine = run->simulation->machine;
-      outcome.makespanUs = run->simulation->stats.makespanUs;
+      outcome.machine = simulation.machine;
+      outcome.makespanUs = simulation.stats.makespanUs;
+      if (progress.onSwimlane) {
+        ProjectRunOutcome early;
+        early.trace = outcome.trace;
+        early.graph = outcome.graph;
+        early.projectName = outcome.projectName;
+        early.machine = outcome.machine;
+        early.makespanUs = outcome.makespanUs;
+        progress.onSwimlane(std::move(early));
+      }
+    };
+    std::optional<ProjectRunResult> run = runProject(request.project, diags, options);
+    if (!run) outcome.trace = nullptr;  // failed after simulating (e.g. the golden): not a completed run
+    if (run && run->simulation && run->compiled) {
       outcome.pass = run->pass();
       for (const OutputResult& output : run->outputs) outcome.failedOutputs += output.comparison.pass() ? 0 : 1;
       outcome.result = std::make_shared<const ProjectRunResult>(std::move(*run));

@@ -42,9 +42,17 @@ struct ProjectRunOutcome {
   std::string problems;  // the diagnostics, formatted as the CLI prints them
 };
 
-// Runs the snapshot in timing mode and builds its swimlane. `onStage` is
-// called on the worker thread as each stage begins. Never throws.
+// Called on the worker thread while a run goes on.
+struct ProjectRunProgress {
+  // As each stage begins ("tracing", "compiling", ...).
+  std::function<void(std::string_view stage)> onStage;
+  // As soon as the swimlane exists, before the precision check: an outcome
+  // with trace, machine and makespan set, pass not yet known.
+  std::function<void(ProjectRunOutcome early)> onSwimlane;
+};
+
+// Runs the snapshot in timing mode and builds its swimlane. Never throws.
 ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
-                                     const std::function<void(std::string_view stage)>& onStage = {});
+                                     const ProjectRunProgress& progress = {});
 
 } // namespace pto::studio
