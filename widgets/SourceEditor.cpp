@@ -4,21 +4,123 @@
 #include "widgets/SwimlaneRenderer.h"
 #include "widgets/models/LabelPalette.h"
 
-
 #include <QFile>
 #include <QFontDatabase>
+#include <QImage>
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
 #include <QSaveFile>
+#include <QToolTip>
+
+#include <algorithm>
+#include <climits>
+#include <regex>
 
 namespace pto::widgets {
 namespace {
 
+using Severity = EditorDiagnostic::Severity;
+
 // Marker numbers: one per palette colour for the label stripe, one for the
-// unknown label, one for the selected task's line.
+// unknown label, one for the selected task's line, then one per diagnostic
+// severity (Scintilla draws higher numbers on top, so an error's symbol wins
+// over a note's on a shared line). Scintilla has 25 free markers (0..24).
 constexpr int kUnknownLabelMarker = kPaletteSize;
 constexpr int kShownLineMarker = kPaletteSize + 1;
-constexpr int kLineNumberMargin = 0;
-constexpr int kLabelMargin = 1;
+constexpr int kNoteMarker = kPaletteSize + 2;
+constexpr int kWarningMarker = kPaletteSize + 3;
+constexpr int kErrorMarker = kPaletteSize + 4;
+static_assert(kErrorMarker <= 24, "Scintilla reserves markers 25..31 for folding");
+// Margins, left to right: diagnostic symbols, line numbers, the label stripe.
+constexpr int kDiagnosticMargin = 0;
+constexpr int kLineNumberMargin = 1;
+constexpr int kLabelMargin = 2;
+// Indicators (8.. are free for containers).
+constexpr int kErrorIndicator = 8;
+constexpr int kWarningIndicator = 9;
+constexpr int kNoteIndicator = 10;
+constexpr int kFindIndicator = 11;
+// More matches than this are not counted or highlighted (a search for "e").
+constexpr std::size_t kMaxMatches = 10000;
+constexpr int kDwellMs = 400;
+
+int markerFor(Severity severity) {
+  switch (severity) {
+  case Severity::Error: return kErrorMarker;
+  case Severity::Warning: return kWarningMarker;
+  case Severity::Note: return kNoteMarker;
+  }
+  return kErrorMarker;
+}
+
+int indicatorFor(Severity severity) {
+  switch (severity) {
+  case Severity::Error: return kErrorIndicator;
+  case Severity::Warning: return kWarningIndicator;
+  case Severity::Note: return kNoteIndicator;
+  }
+  return kErrorIndicator;
+}
+
+QColor severityColour(Severity severity, bool dark) {
+  switch (severity) {
+  case Severity::Error: return dark ? QColor(241, 76, 76) : QColor(212, 28, 28);
+  case Severity::Warning: return dark ? QColor(224, 175, 30) : QColor(191, 130, 0);
+  case Severity::Note: return dark ? QColor(85, 160, 255) : QColor(26, 110, 220);
+  }
+  return Qt::red;
+}
+
+// The margin symbols: a filled circle with a cross (error), a triangle with
+// "!" (warning), a circle with "i" (note): told apart by shape, not only
+// colour.
+QImage severityImage(Severity severity, bool dark, int side) {
+  QImage image(side, side, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  QColor fill = severityColour(severity, dark);
+  QRectF box(0.5, 0.5, side - 1.0, side - 1.0);
+  painter.setPen(Qt::NoPen);
+  painter.setBrush(fill);
+  QPen glyph(severity == Severity::Warning ? QColor(30, 30, 30) : QColor(Qt::white), side / 7.0, Qt::SolidLine,
+             Qt::RoundCap);
+  double c = side / 2.0;
+  if (severity == Severity::Warning) {
+    QPainterPath triangle;
+    triangle.moveTo(c, box.top());
+    triangle.lineTo(box.right(), box.bottom());
+    triangle.lineTo(box.left(), box.bottom());
+    triangle.closeSubpath();
+    painter.drawPath(triangle);
+    painter.setPen(glyph);
+    painter.drawLine(QPointF(c, side * 0.38), QPointF(c, side * 0.66));
+    painter.drawPoint(QPointF(c, side * 0.82));
+  } else {
+    painter.drawEllipse(box);
+    painter.setPen(glyph);
+    if (severity == Severity::Error) {
+      double d = side * 0.2;
+      painter.drawLine(QPointF(c - d, c - d), QPointF(c + d, c + d));
+      painter.drawLine(QPointF(c - d, c + d), QPointF(c + d, c - d));
+    } else {
+      painter.drawPoint(QPointF(c, side * 0.3));
+      painter.drawLine(QPointF(c, side * 0.47), QPointF(c, side * 0.74));
+    }
+  }
+  return image;
+}
+
+QString severityWord(Severity severity) {
+  switch (severity) {
+  case Severity::Error: return QStringLiteral("error");
+  case Severity::Warning: return QStringLiteral("warning");
+  case Severity::Note: return QStringLiteral("note");
+  }
+  return {};
+}
 
 } // namespace
 
@@ -29,17 +131,25 @@ SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
   lexer->setDefaultFont(font);
   lexer->setFont(font);
   setLexer(lexer);
+  setMarginType(kDiagnosticMargin, QsciScintilla::SymbolMargin);
+  setMarginWidth(kDiagnosticMargin, 16);
   setMarginType(kLineNumberMargin, QsciScintilla::NumberMargin);
   setMarginWidth(kLineNumberMargin, QStringLiteral("00000"));
   setMarginType(kLabelMargin, QsciScintilla::SymbolMargin);
   setMarginWidth(kLabelMargin, 7);
-  setMarginSensitivity(kLineNumberMargin, true);
-  setMarginSensitivity(kLabelMargin, true);
+  for (int margin : {kDiagnosticMargin, kLineNumberMargin, kLabelMargin}) setMarginSensitivity(margin, true);
+  setMarginMarkerMask(kDiagnosticMargin, (1 << kNoteMarker) | (1 << kWarningMarker) | (1 << kErrorMarker));
   setMarginMarkerMask(kLineNumberMargin, 0);
   setMarginMarkerMask(kLabelMargin, (1 << (kPaletteSize + 1)) - 1);
   for (int i = 0; i < kPaletteSize; ++i) markerDefine(QsciScintilla::FullRectangle, i);
   markerDefine(QsciScintilla::FullRectangle, kUnknownLabelMarker);
   markerDefine(QsciScintilla::Background, kShownLineMarker);
+  indicatorDefine(QsciScintilla::SquigglePixmapIndicator, kErrorIndicator);
+  indicatorDefine(QsciScintilla::SquigglePixmapIndicator, kWarningIndicator);
+  indicatorDefine(QsciScintilla::DotsIndicator, kNoteIndicator);
+  indicatorDefine(QsciScintilla::StraightBoxIndicator, kFindIndicator);
+  // Find highlights sit under the text; diagnostics' underlines over it.
+  SendScintilla(SCI_INDICSETUNDER, kFindIndicator, 1L);
   setIndentationsUseTabs(false);
   setIndentationWidth(4);
   setTabWidth(4);
@@ -47,8 +157,30 @@ SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
   setBraceMatching(QsciScintilla::SloppyBraceMatch);
   setCaretLineVisible(true);
   setEolMode(QsciScintilla::EolUnix);
+  SendScintilla(SCI_SETMOUSEDWELLTIME, kDwellMs);
   connect(this, &QsciScintilla::marginClicked, this, [this](int, int line, Qt::KeyboardModifiers) {
     Q_EMIT lineClicked(line + 1);
+  });
+  connect(this, &QsciScintillaBase::SCN_DWELLSTART, this, &SourceEditor::onDwellStart);
+  connect(this, &QsciScintillaBase::SCN_DWELLEND, this, [] { QToolTip::hideText(); });
+
+  m_findBar = new FindBar(this);
+  m_findBar->hide();
+  connect(m_findBar, &FindBar::searchChanged, this, &SourceEditor::onSearchEdited);
+  connect(m_findBar, &FindBar::findNextRequested, this, [this] { findNext(); });
+  connect(m_findBar, &FindBar::findPreviousRequested, this, [this] { findPrevious(); });
+  connect(m_findBar, &FindBar::replaceRequested, this, [this] { replaceCurrent(m_findBar->replaceText()); });
+  connect(m_findBar, &FindBar::replaceAllRequested, this, [this] { replaceAll(m_findBar->replaceText()); });
+  connect(m_findBar, &FindBar::closeRequested, this, &SourceEditor::closeFindBar);
+  connect(this, &QsciScintilla::textChanged, this, [this] {
+    m_matchesValid = false;
+    if (!m_findBar->isHidden()) {
+      highlightMatches();
+      updateFindBar();
+    }
+  });
+  connect(this, &QsciScintilla::selectionChanged, this, [this] {
+    if (!m_findBar->isHidden()) updateFindBar();
   });
   applyColours();
 }
@@ -69,7 +201,12 @@ void SourceEditor::applyColours() {
     // The lexer's defaults are a light theme; in the dark, use the palette.
     python->setDefaultPaper(pal.color(QPalette::Base));
     python->setPaper(pal.color(QPalette::Base), -1);
-    if (dark) {
+    if (!dark) {
+      // Back from a dark theme: the lexer's own (light) colours.
+      python->setDefaultColor(pal.color(QPalette::Text));
+      for (int style = 0; style <= QsciLexerPython::DoubleQuotedFString; ++style)
+        python->setColor(python->defaultColor(style), style);
+    } else {
       python->setDefaultColor(pal.color(QPalette::Text));
       python->setColor(pal.color(QPalette::Text), QsciLexerPython::Default);
       python->setColor(pal.color(QPalette::Text), QsciLexerPython::Identifier);
@@ -81,6 +218,10 @@ void SourceEditor::applyColours() {
       python->setColor(QColor(181, 206, 168), QsciLexerPython::Number);
       python->setColor(QColor(220, 220, 170), QsciLexerPython::FunctionMethodName);
       python->setColor(QColor(78, 201, 176), QsciLexerPython::Decorator);
+      python->setColor(pal.color(QPalette::Text), QsciLexerPython::Operator);
+      python->setColor(QColor(206, 145, 120), QsciLexerPython::TripleSingleQuotedString);
+      python->setColor(QColor(78, 201, 176), QsciLexerPython::ClassName);
+      python->setColor(QColor(106, 153, 85), QsciLexerPython::CommentBlock);
     }
   }
   setMarginsBackgroundColor(pal.color(QPalette::Window));
@@ -89,6 +230,21 @@ void SourceEditor::applyColours() {
   QColor caretLine = pal.color(QPalette::Text);
   caretLine.setAlpha(14);
   setCaretLineBackgroundColor(caretLine);
+  defineDiagnosticMarkers();
+  for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note})
+    setIndicatorForegroundColor(severityColour(severity, dark), indicatorFor(severity));
+  QColor found = dark ? QColor(234, 92, 0, 110) : QColor(255, 200, 0, 130);
+  setIndicatorForegroundColor(found, kFindIndicator);
+  SendScintilla(SCI_INDICSETALPHA, kFindIndicator, static_cast<long>(found.alpha()));
+  SendScintilla(SCI_INDICSETOUTLINEALPHA, kFindIndicator, 0L);
+}
+
+void SourceEditor::defineDiagnosticMarkers() {
+  bool dark = palette().color(QPalette::Window).lightness() < 128;
+  // Symbols a little smaller than the line so neighbouring lines' symbols stay apart.
+  int side = std::clamp(textHeight(0) - 3, 9, 15);
+  for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note})
+    markerDefine(severityImage(severity, dark, side), markerFor(severity));
 }
 
 void SourceEditor::changeEvent(QEvent* event) {
@@ -102,6 +258,7 @@ bool SourceEditor::loadFile(const QString& path, QString* error) {
     if (error) *error = tr("%1: cannot read: %2").arg(path, file.errorString());
     return false;
   }
+  clearDiagnostics();
   setText(QString::fromUtf8(file.readAll()));
   setModified(false);
   m_path = path;
@@ -153,6 +310,411 @@ void SourceEditor::mouseReleaseEvent(QMouseEvent* event) {
   int line = 0, index = 0;
   getCursorPosition(&line, &index);
   Q_EMIT lineClicked(line + 1);
+}
+
+// --- diagnostics -------------------------------------------------------------
+
+void SourceEditor::setDiagnostics(const std::vector<EditorDiagnostic>& diagnostics) {
+  for (int marker : {kNoteMarker, kWarningMarker, kErrorMarker}) markerDeleteAll(marker);
+  long length = SendScintilla(SCI_GETLENGTH);
+  for (int indicator : {kErrorIndicator, kWarningIndicator, kNoteIndicator}) {
+    SendScintilla(SCI_SETINDICATORCURRENT, indicator);
+    SendScintilla(SCI_INDICATORCLEARRANGE, 0UL, length);
+  }
+  m_diagnostics.clear();
+  m_shown.clear();
+  std::string editorFile = m_path.toStdString();
+  for (const EditorDiagnostic& diagnostic : diagnostics) {
+    if (!diagnostic.file.empty() && !editorFile.empty() && !sameSourceFile(diagnostic.file, editorFile)) continue;
+    if (diagnostic.line < 1 || diagnostic.line > lines()) continue;
+    int line = diagnostic.line - 1;
+    long lineStart = SendScintilla(SCI_POSITIONFROMLINE, line);
+    long lineEnd = SendScintilla(SCI_GETLINEENDPOSITION, line);
+    long start = 0, end = 0;
+    if (diagnostic.column <= 0) {
+      // The whole line, without its indentation.
+      start = SendScintilla(SCI_GETLINEINDENTPOSITION, line);
+      end = lineEnd;
+    } else {
+      start = std::min(static_cast<long>(positionFromLineIndex(line, diagnostic.column - 1)), lineEnd);
+      if (diagnostic.endColumn > diagnostic.column) {
+        end = std::min(static_cast<long>(positionFromLineIndex(line, diagnostic.endColumn - 1)), lineEnd);
+      } else {
+        // The token at the column: a word, or else the one character there.
+        end = SendScintilla(SCI_WORDENDPOSITION, static_cast<unsigned long>(start), 1L);
+        if (end <= start && start < lineEnd) end = SendScintilla(SCI_POSITIONAFTER, start);
+      }
+      if (start >= lineEnd && lineEnd > lineStart) {
+        // Past the end of the line (e.g. "expected ':'"): mark its last character.
+        start = SendScintilla(SCI_POSITIONBEFORE, lineEnd);
+        end = lineEnd;
+      }
+    }
+    ShownDiagnostic shown;
+    shown.diagnostic = diagnostic;
+    shown.markerHandle = markerAdd(line, markerFor(diagnostic.severity));
+    int unused = 0;
+    lineIndexFromPosition(static_cast<int>(start), &unused, &shown.startIndex);
+    lineIndexFromPosition(static_cast<int>(end), &unused, &shown.endIndex);
+    if (diagnostic.column <= 0) {
+      shown.startIndex = 0;
+      shown.endIndex = INT_MAX;
+    }
+    if (end > start) {
+      SendScintilla(SCI_SETINDICATORCURRENT, indicatorFor(diagnostic.severity));
+      SendScintilla(SCI_INDICATORFILLRANGE, static_cast<unsigned long>(start), end - start);
+    }
+    m_diagnostics.push_back(diagnostic);
+    m_shown.push_back(std::move(shown));
+  }
+}
+
+int SourceEditor::currentLineOf(const ShownDiagnostic& shown) const {
+  // The marker moves with edits above it; its line is the diagnostic's now.
+  return static_cast<int>(SendScintilla(SCI_MARKERLINEFROMHANDLE, shown.markerHandle));
+}
+
+QStringList SourceEditor::diagnosticMessages(int line, int index, bool wholeLine) const {
+  QStringList messages;
+  // Errors first: they are what the user has to fix.
+  for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note})
+    for (const ShownDiagnostic& shown : m_shown) {
+      if (shown.diagnostic.severity != severity || currentLineOf(shown) != line) continue;
+      bool covers = wholeLine || (index >= shown.startIndex && index < std::max(shown.endIndex, shown.startIndex + 1));
+      if (covers) messages << QString::fromStdString(shown.diagnostic.message);
+    }
+  return messages;
+}
+
+QString SourceEditor::diagnosticTextAt(int line, int column) const {
+  return diagnosticMessages(line - 1, column - 1, false).join(QLatin1Char('\n'));
+}
+
+QString SourceEditor::diagnosticTextOnLine(int line) const {
+  return diagnosticMessages(line - 1, 0, true).join(QLatin1Char('\n'));
+}
+
+std::vector<SourceEditor::UnderlineRange> SourceEditor::diagnosticUnderlines() const {
+  std::vector<UnderlineRange> ranges;
+  long length = SendScintilla(SCI_GETLENGTH);
+  for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note}) {
+    int indicator = indicatorFor(severity);
+    long position = 0;
+    while (position < length) {
+      long runEnd = SendScintilla(SCI_INDICATOREND, indicator, position);
+      if (runEnd <= position) runEnd = length;
+      if (SendScintilla(SCI_INDICATORVALUEAT, indicator, position) != 0) {
+        int startLine = 0, startIndex = 0, endLine = 0, endIndex = 0;
+        lineIndexFromPosition(static_cast<int>(position), &startLine, &startIndex);
+        lineIndexFromPosition(static_cast<int>(runEnd), &endLine, &endIndex);
+        ranges.push_back({severity, startLine + 1, startIndex + 1, endIndex + 1});
+      }
+      position = runEnd;
+    }
+  }
+  return ranges;
+}
+
+std::vector<EditorDiagnostic::Severity> SourceEditor::diagnosticMarkers(int line) const {
+  std::vector<Severity> severities;
+  unsigned mask = markersAtLine(line - 1);
+  for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note})
+    if (mask & (1u << markerFor(severity))) severities.push_back(severity);
+  return severities;
+}
+
+void SourceEditor::onDwellStart(int position, int x, int y) {
+  int marginsWidth = 0;
+  for (int margin = 0; margin < 5; ++margin) marginsWidth += static_cast<int>(SendScintilla(SCI_GETMARGINWIDTHN, margin));
+  QStringList messages;
+  if (x >= 0 && x < marginsWidth) {
+    long nearest = SendScintilla(SCI_POSITIONFROMPOINT, static_cast<unsigned long>(marginsWidth), static_cast<long>(y));
+    messages = diagnosticMessages(static_cast<int>(SendScintilla(SCI_LINEFROMPOSITION, nearest)), 0, true);
+  } else if (position >= 0) {
+    int line = 0, index = 0;
+    lineIndexFromPosition(position, &line, &index);
+    messages = diagnosticMessages(line, index, false);
+  }
+  if (messages.isEmpty()) return;
+  bool dark = palette().color(QPalette::Window).lightness() < 128;
+  // Rich text: the severity word in its colour, the message escaped (it may hold '<').
+  QString html;
+  for (const QString& message : messages) {
+    if (!html.isEmpty()) html += QStringLiteral("<hr>");
+    QStringList lines = message.split(QLatin1Char('\n'));
+    QString first = lines.takeFirst();
+    for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note}) {
+      QString word = severityWord(severity) + QStringLiteral(": ");
+      if (!first.startsWith(word)) continue;
+      html += QStringLiteral("<b style='color:%1'>%2</b>")
+                  .arg(severityColour(severity, dark).name(), severityWord(severity).toHtmlEscaped() + QLatin1Char(':'));
+      first = QLatin1Char(' ') + first.mid(word.size());
+      break;
+    }
+    html += first.toHtmlEscaped();
+    for (const QString& more : lines) html += QStringLiteral("<br>") + more.toHtmlEscaped();
+  }
+  QToolTip::showText(viewport()->mapToGlobal(QPoint(x, y)), QStringLiteral("<qt>") + html + QStringLiteral("</qt>"),
+                     viewport());
+}
+
+// --- find / replace ----------------------------------------------------------
+
+void SourceEditor::openFindBar(bool replace) {
+  QString initial;
+  if (hasSelectedText() && !selectedText().contains(QLatin1Char('\n'))) initial = selectedText();
+  // Keep the bar from re-searching while it is filled in; search once after.
+  {
+    QSignalBlocker blocker(m_findBar);
+    m_findBar->open(replace, initial);
+  }
+  setViewportMargins(0, 0, 0, m_findBar->sizeHint().height());
+  layoutFindBar();
+  onSearchEdited();
+}
+
+void SourceEditor::closeFindBar() {
+  if (m_findBar->isHidden()) return;
+  m_findBar->hide();
+  setViewportMargins(0, 0, 0, 0);
+  SendScintilla(SCI_SETINDICATORCURRENT, kFindIndicator);
+  SendScintilla(SCI_INDICATORCLEARRANGE, 0UL, SendScintilla(SCI_GETLENGTH));
+  setFocus(Qt::OtherFocusReason);
+}
+
+void SourceEditor::layoutFindBar() {
+  if (m_findBar->isHidden()) return;
+  // The viewport's bottom margin is the bar's place, between the text and
+  // the horizontal scroll bar.
+  QRect area = viewport()->geometry();
+  int height = m_findBar->sizeHint().height();
+  m_findBar->setGeometry(area.left(), area.bottom() + 1, area.width(), height);
+}
+
+void SourceEditor::resizeEvent(QResizeEvent* event) {
+  QsciScintilla::resizeEvent(event);
+  layoutFindBar();
+}
+
+bool SourceEditor::event(QEvent* event) {
+  if (event->type() == QEvent::ShortcutOverride) {
+    // QScintilla claims every key it has a command for (Esc among them);
+    // the find keys must reach keyPressEvent even if a window shortcut has them too.
+    auto* key = static_cast<QKeyEvent*>(event);
+    bool control = key->modifiers() == Qt::ControlModifier;
+    if ((control && (key->key() == Qt::Key_F || key->key() == Qt::Key_H)) || key->key() == Qt::Key_F3 ||
+        (key->key() == Qt::Key_Escape && !m_findBar->isHidden())) {
+      event->accept();
+      return true;
+    }
+  }
+  return QsciScintilla::event(event);
+}
+
+void SourceEditor::keyPressEvent(QKeyEvent* event) {
+  bool control = event->modifiers() == Qt::ControlModifier;
+  if (control && (event->key() == Qt::Key_F || event->key() == Qt::Key_H)) {
+    openFindBar(event->key() == Qt::Key_H);
+    return;
+  }
+  if (event->key() == Qt::Key_F3) {
+    if (m_searchText.isEmpty()) openFindBar(false);
+    else if (event->modifiers() & Qt::ShiftModifier) findPrevious();
+    else findNext();
+    return;
+  }
+  if (event->key() == Qt::Key_Escape && !m_findBar->isHidden()) {
+    closeFindBar();
+    return;
+  }
+  QsciScintilla::keyPressEvent(event);
+}
+
+void SourceEditor::setSearch(const QString& text, const SearchOptions& options) {
+  {
+    QSignalBlocker blocker(m_findBar);
+    if (m_findBar->findText() != text) m_findBar->setFindText(text);
+    if (!(m_findBar->options() == options)) m_findBar->setOptions(options);
+  }
+  m_searchText = text;
+  m_searchOptions = options;
+  m_matchesValid = false;
+  if (!m_findBar->isHidden()) {
+    highlightMatches();
+    updateFindBar();
+  }
+}
+
+void SourceEditor::onSearchEdited() {
+  setSearch(m_findBar->findText(), m_findBar->options());
+  // As the user types, the match grows where it is: search from the
+  // selection's start, not after it.
+  const std::vector<Match>& all = matches();
+  if (all.empty()) return;
+  long from = SendScintilla(SCI_GETSELECTIONSTART);
+  auto it = std::lower_bound(all.begin(), all.end(), from, [](const Match& m, long p) { return m.first < p; });
+  selectMatch(it == all.end() ? all.front() : *it);
+}
+
+bool SourceEditor::prepareSearch(QString* reason) const {
+  int flags = 0;
+  if (m_searchOptions.matchCase) flags |= SCFIND_MATCHCASE;
+  if (m_searchOptions.wholeWord) flags |= SCFIND_WHOLEWORD;
+  if (m_searchOptions.regex) {
+    flags |= SCFIND_REGEXP | SCFIND_CXX11REGEX;
+    // Scintilla's C++11 engine is std::regex (ECMAScript): ask it first, so a
+    // bad pattern gets a reason instead of silently matching nothing.
+    try {
+      std::regex check(m_searchText.toStdString(),
+                       m_searchOptions.matchCase ? std::regex::ECMAScript : std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error& error) {
+      if (reason) *reason = QString::fromLocal8Bit(error.what());
+      return false;
+    }
+  }
+  SendScintilla(SCI_SETSEARCHFLAGS, flags);
+  return true;
+}
+
+const std::vector<SourceEditor::Match>& SourceEditor::matches() const {
+  if (m_matchesValid) return m_matches;
+  m_matchesValid = true;
+  m_matches.clear();
+  m_patternValid = prepareSearch(&m_patternError);
+  if (m_searchText.isEmpty() || !m_patternValid) return m_matches;
+  QByteArray pattern = m_searchText.toUtf8();
+  long length = SendScintilla(SCI_GETLENGTH);
+  long position = 0;
+  while (position <= length && m_matches.size() < kMaxMatches) {
+    SendScintilla(SCI_SETTARGETRANGE, static_cast<unsigned long>(position), length);
+    long found = SendScintilla(SCI_SEARCHINTARGET, static_cast<unsigned long>(pattern.size()), pattern.constData());
+    if (found < 0) break;
+    long end = SendScintilla(SCI_GETTARGETEND);
+    if (end > found) {
+      m_matches.emplace_back(found, end);
+      position = end;
+    } else {
+      // An empty match (a regex such as "x*"): not a result; step past it.
+      long next = SendScintilla(SCI_POSITIONAFTER, found);
+      if (next <= found) break;
+      position = next;
+    }
+  }
+  return m_matches;
+}
+
+int SourceEditor::matchCount() const { return static_cast<int>(matches().size()); }
+
+int SourceEditor::currentMatch() const {
+  const std::vector<Match>& all = matches();
+  Match selection{SendScintilla(SCI_GETSELECTIONSTART), SendScintilla(SCI_GETSELECTIONEND)};
+  auto it = std::lower_bound(all.begin(), all.end(), selection);
+  return it != all.end() && *it == selection ? static_cast<int>(it - all.begin()) + 1 : 0;
+}
+
+void SourceEditor::selectMatch(const Match& match) {
+  int line = static_cast<int>(SendScintilla(SCI_LINEFROMPOSITION, match.first));
+  ensureLineVisible(line);
+  SendScintilla(SCI_SETSEL, static_cast<unsigned long>(match.first), match.second);
+  SendScintilla(SCI_SCROLLRANGE, static_cast<unsigned long>(match.second), match.first);
+  updateFindBar();
+}
+
+bool SourceEditor::findNext() {
+  const std::vector<Match>& all = matches();
+  updateFindBar();
+  if (all.empty()) return false;
+  long from = SendScintilla(SCI_GETSELECTIONEND);
+  auto it = std::lower_bound(all.begin(), all.end(), from, [](const Match& m, long p) { return m.first < p; });
+  selectMatch(it == all.end() ? all.front() : *it);  // wraps to the top
+  return true;
+}
+
+bool SourceEditor::findPrevious() {
+  const std::vector<Match>& all = matches();
+  updateFindBar();
+  if (all.empty()) return false;
+  long before = SendScintilla(SCI_GETSELECTIONSTART);
+  auto it = std::lower_bound(all.begin(), all.end(), before, [](const Match& m, long p) { return m.first < p; });
+  selectMatch(it == all.begin() ? all.back() : *std::prev(it));  // wraps to the bottom
+  return true;
+}
+
+bool SourceEditor::replaceCurrent(const QString& replacement) {
+  if (isReadOnly()) return false;
+  if (currentMatch() == 0) {
+    // The first press goes to a match; the next one replaces it.
+    findNext();
+    return false;
+  }
+  QByteArray pattern = m_searchText.toUtf8();
+  QByteArray with = replacement.toUtf8();
+  long start = SendScintilla(SCI_GETSELECTIONSTART);
+  long end = SendScintilla(SCI_GETSELECTIONEND);
+  prepareSearch(nullptr);
+  SendScintilla(SCI_SETTARGETRANGE, static_cast<unsigned long>(start), end);
+  if (m_searchOptions.regex) {
+    // Search again inside the match so that \1.. refer to its groups.
+    if (SendScintilla(SCI_SEARCHINTARGET, static_cast<unsigned long>(pattern.size()), pattern.constData()) != start)
+      return false;
+    SendScintilla(SCI_REPLACETARGETRE, static_cast<unsigned long>(with.size()), with.constData());
+  } else {
+    SendScintilla(SCI_REPLACETARGET, static_cast<unsigned long>(with.size()), with.constData());
+  }
+  long after = SendScintilla(SCI_GETTARGETEND);
+  SendScintilla(SCI_SETSEL, static_cast<unsigned long>(after), after);
+  m_matchesValid = false;
+  findNext();
+  return true;
+}
+
+int SourceEditor::replaceAll(const QString& replacement) {
+  if (isReadOnly() || m_searchText.isEmpty() || !prepareSearch(nullptr)) return 0;
+  QByteArray pattern = m_searchText.toUtf8();
+  QByteArray with = replacement.toUtf8();
+  int count = 0;
+  // One undo action: Ctrl+Z takes back the whole replacement.
+  SendScintilla(SCI_BEGINUNDOACTION);
+  long position = 0;
+  while (true) {
+    long length = SendScintilla(SCI_GETLENGTH);
+    if (position > length) break;
+    SendScintilla(SCI_SETTARGETRANGE, static_cast<unsigned long>(position), length);
+    long found = SendScintilla(SCI_SEARCHINTARGET, static_cast<unsigned long>(pattern.size()), pattern.constData());
+    if (found < 0) break;
+    long end = SendScintilla(SCI_GETTARGETEND);
+    if (end == found) {  // empty regex match: skip, as matches() does
+      long next = SendScintilla(SCI_POSITIONAFTER, found);
+      if (next <= found) break;
+      position = next;
+      continue;
+    }
+    if (m_searchOptions.regex)
+      SendScintilla(SCI_REPLACETARGETRE, static_cast<unsigned long>(with.size()), with.constData());
+    else
+      SendScintilla(SCI_REPLACETARGET, static_cast<unsigned long>(with.size()), with.constData());
+    position = SendScintilla(SCI_GETTARGETEND);
+    ++count;
+  }
+  SendScintilla(SCI_ENDUNDOACTION);
+  m_matchesValid = false;
+  updateFindBar();
+  return count;
+}
+
+void SourceEditor::updateFindBar() {
+  const std::vector<Match>& all = matches();
+  if (!m_patternValid) m_findBar->setInvalidPattern(m_patternError);
+  else m_findBar->setMatchCount(currentMatch(), static_cast<int>(all.size()));
+}
+
+void SourceEditor::highlightMatches() {
+  SendScintilla(SCI_SETINDICATORCURRENT, kFindIndicator);
+  SendScintilla(SCI_INDICATORCLEARRANGE, 0UL, SendScintilla(SCI_GETLENGTH));
+  for (const Match& match : matches()) {
+    SendScintilla(SCI_SETINDICATORCURRENT, kFindIndicator);
+    SendScintilla(SCI_INDICATORFILLRANGE, static_cast<unsigned long>(match.first), match.second - match.first);
+  }
 }
 
 } // namespace pto::widgets

@@ -2,12 +2,20 @@
 // linked to the swimlane: a gutter stripe shows each line's semantic-label
 // colour (the swimlane's colours), showLine() scrolls to and marks a task's
 // line, and clicking a line emits lineClicked so its tasks can be selected.
+// It also shows a run's diagnostics (margin symbols, squiggles, hover text)
+// and has an inline find/replace bar (Ctrl+F, Ctrl+H, F3, Shift+F3).
+// Unsaved edits: QsciScintilla's isModified() and modificationChanged(bool);
+// setSavePoint() marks the current text as saved.
 #pragma once
 
+#include "widgets/FindBar.h"
 #include "widgets/Qsci.h"
+#include "widgets/models/EditorDiagnostics.h"
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace pto::widgets {
 
@@ -17,9 +25,12 @@ public:
   explicit SourceEditor(QWidget* parent = nullptr);
 
   // Loads a file (UTF-8); on failure returns false and sets `error`.
+  // Clears the diagnostics.
   bool loadFile(const QString& path, QString* error);
   bool save(QString* error);
   const QString& filePath() const { return m_path; }
+  // The current text is what is on disk now (e.g. after the caller saved it).
+  void setSavePoint() { setModified(false); }
 
   // Scrolls to 1-based `line` and marks it as the selected task's line
   // (0 clears the mark). Does not emit lineClicked.
@@ -28,19 +39,103 @@ public:
   // Each line's semantic label (1-based line → label); the gutter shows its colour.
   void setLineLabels(const std::map<int, std::string>& labels);
 
+  // --- diagnostics -------------------------------------------------------
+  // Replaces the shown diagnostics (an empty list clears them): a symbol in
+  // the left margin per line (error, warning, note: distinct shapes and
+  // colours) and an underline over the column range (squiggly for errors
+  // and warnings, dotted for notes). Diagnostics whose `file` is set and is
+  // not this editor's file are left out (sameSourceFile); lines past the end
+  // are dropped. Marks move with later edits; hovering a mark or its margin
+  // symbol shows the message.
+  void setDiagnostics(const std::vector<EditorDiagnostic>& diagnostics);
+  void clearDiagnostics() { setDiagnostics({}); }
+  const std::vector<EditorDiagnostic>& diagnostics() const { return m_diagnostics; }
+  // What hovering shows at 1-based `line`/`column` (the messages whose
+  // underline covers it, one per line), or on the margin of `line` (every
+  // message of the line); empty when there is none.
+  QString diagnosticTextAt(int line, int column) const;
+  QString diagnosticTextOnLine(int line) const;
+  // The underlines as they are now in the document: 1-based line, 1-based
+  // start column, exclusive end column (for tests and the lead's checks).
+  struct UnderlineRange {
+    EditorDiagnostic::Severity severity;
+    int line;
+    int startColumn;
+    int endColumn;
+    friend bool operator==(const UnderlineRange&, const UnderlineRange&) = default;
+  };
+  std::vector<UnderlineRange> diagnosticUnderlines() const;
+  // The severities marked in the margin of 1-based `line`.
+  std::vector<EditorDiagnostic::Severity> diagnosticMarkers(int line) const;
+
+  // --- find / replace ------------------------------------------------------
+  // The bar at the bottom of the editor. Ctrl+F / Ctrl+H open it (with the
+  // selected word as the text), Esc closes it.
+  FindBar* findBar() const { return m_findBar; }
+  void openFindBar(bool replace);
+  void closeFindBar();
+  // What is searched for; also what the bar shows.
+  void setSearch(const QString& text, const SearchOptions& options = {});
+  // Selects the next match after the selection (or the previous one before
+  // it), wrapping at the ends; false when nothing matches.
+  bool findNext();
+  bool findPrevious();
+  int matchCount() const;
+  // 1-based index of the selected match; 0 when the selection is not one.
+  int currentMatch() const;
+  // Replaces the selected match (when it is one) and selects the next;
+  // with regex, \1..\9 in `replacement` are the match's groups.
+  bool replaceCurrent(const QString& replacement);
+  // Replaces every match as one undo step; returns how many.
+  int replaceAll(const QString& replacement);
+
 Q_SIGNALS:
   void lineClicked(int line);  // 1-based, by the user (text or margin click)
 
 protected:
   void mouseReleaseEvent(QMouseEvent* event) override;
   void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  bool event(QEvent* event) override;
 
 private:
+  struct ShownDiagnostic {
+    EditorDiagnostic diagnostic;
+    int markerHandle = -1;
+    int startIndex = 0;  // 0-based character index in its line where the underline starts
+    int endIndex = 0;    // exclusive; for a whole-line diagnostic, past the line's end
+  };
+  using Match = std::pair<long, long>;  // byte positions [start, end)
+
   void applyColours();
+  void defineDiagnosticMarkers();
+  void layoutFindBar();
+  void onDwellStart(int position, int x, int y);
+  QStringList diagnosticMessages(int line, int index, bool wholeLine) const;
+  int currentLineOf(const ShownDiagnostic& shown) const;
+  // Sets Scintilla's search flags from the search; false (with the reason)
+  // for an invalid regular expression.
+  bool prepareSearch(QString* reason) const;
+  const std::vector<Match>& matches() const;
+  void selectMatch(const Match& match);
+  void updateFindBar();
+  void highlightMatches();
+  void onSearchEdited();
 
   QString m_path;
   int m_shownLine = 0;
   std::map<int, std::string> m_lineLabels;
+  std::vector<EditorDiagnostic> m_diagnostics;
+  std::vector<ShownDiagnostic> m_shown;
+
+  FindBar* m_findBar = nullptr;
+  QString m_searchText;
+  SearchOptions m_searchOptions;
+  mutable std::vector<Match> m_matches;
+  mutable bool m_matchesValid = false;
+  mutable bool m_patternValid = true;
+  mutable QString m_patternError;
 };
 
 } // namespace pto::widgets

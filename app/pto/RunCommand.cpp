@@ -97,10 +97,8 @@ bool saveOutputs(const ProjectRunResult& run, const std::string& directory, Diag
 // The run's swimlane as Chrome/Perfetto trace JSON (docs/cli.md).
 bool writeTrace(const ProjectRunResult& run, const std::string& file, DiagnosticEngine& diags) {
   trace::Trace swimlane = simulationTrace(run.compiled->compilation, *run.simulation);
-  std::ostringstream text;
-  trace::writeChromeTrace(swimlane, text);
   std::string reason;
-  if (!writeFileAtomically(file, text.str(), reason))
+  if (!trace::writeChromeTraceFile(swimlane, file, reason))
     return diags.error(SourceLocation{file}) << "cannot write the trace: " << reason;
   return true;
 }

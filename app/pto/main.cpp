@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   registerCompileCommand(app, registry);
   registerRunCommand(app, registry);
   registerNewCommand(app, registry);
+  registerConfigCommands(app, registry);
 
   try {
     app.parse(argc, argv);

@@ -31,6 +31,55 @@ bool isIdentifier(std::string_view text) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+void readPositiveDims(const Json& value, const KeyPath& path, std::size_t minCount, std::size_t maxCount,
+                      JsonReader& reader) {
+  if (!reader.expectType(value, path, Json::value_t::array)) return;
+  if (value.size() < minCount || value.size() > maxCount) {
+    reader.error(path) << "expected " << minCount << (minCount == maxCount ? "" : " to " + std::to_string(maxCount))
+                       << " dimensions, got " << value.size();
+    return;
+  }
+  for (std::size_t i = 0; i < value.size(); ++i)
+    if (auto number = reader.readInteger(value[i], path / i); number && *number <= 0)
+      reader.error(path / i) << "a tile dimension must be positive, got " << *number;
+}
+
+} // namespace
+
+// Tile settings: {"vec": {KEY: [dims...]}, "cube": {KEY: {"m": [mL0, mL1],
+// "k": [kL0, kL1] or [kL0, kAL1, kBL1], "n": [nL0, nL1], "enable_split_k": bool}}}
+// where KEY is "DEFAULT", a semantic label, or a call site "kernel.py:12".
+// Only the form is checked here; the compiler checks them against the
+// machine's buffers and each op's rank.
+bool checkTileSettings(const Json& value, const KeyPath& path, JsonReader& reader) {
+  if (!reader.expectType(value, path, Json::value_t::object)) return false;
+  std::size_t errorsBefore = reader.diags().errorCount();
+  for (const auto& [section, entries] : value.items()) {
+    KeyPath sectionPath = path / section;
+    if (section != "vec" && section != "cube") {
+      reader.warning(sectionPath) << "unknown tile-setting kind '" << section << "'; expected \"vec\" or \"cube\"";
+      continue;
+    }
+    if (!reader.expectType(entries, sectionPath, Json::value_t::object)) continue;
+    for (const auto& [key, setting] : entries.items()) {
+      KeyPath settingPath = sectionPath / key;
+      if (section == "vec") {
+        readPositiveDims(setting, settingPath, 1, 8, reader);
+        continue;
+      }
+      if (!reader.expectType(setting, settingPath, Json::value_t::object)) continue;
+      for (std::string_view axis : {"m", "k", "n"})
+        if (const Json* dims = reader.required(setting, settingPath / axis))
+          readPositiveDims(*dims, settingPath / axis, 2, axis == "k" ? 3 : 2, reader);
+      if (const Json* splitK = reader.member(setting, settingPath / "enable_split_k"); splitK && !splitK->is_boolean())
+        reader.error(settingPath / "enable_split_k") << "expected true or false, got " << describe(*splitK);
+    }
+  }
+  return reader.diags().errorCount() == errorsBefore;
+}
+
+namespace {
+
 // Validates a parsed document into an OperatorProject, reporting every
 // problem with its location; the generic checks (types, required and unknown
 // keys) come from JsonReader, the project's own rules live here.
@@ -291,47 +340,9 @@ private:
     }
   }
 
-  // Tile settings: {"vec": {KEY: [dims...]}, "cube": {KEY: {"m": [mL0, mL1],
-  // "k": [kL0, kL1] or [kL0, kAL1, kBL1], "n": [nL0, nL1], "enable_split_k": bool}}}
-  // where KEY is "DEFAULT", a semantic label, or a call site "kernel.py:12".
-  // Only the form is checked here; the compiler checks them against the
-  // machine's buffers and each op's rank.
   void readTileSettings(const Json& value, const KeyPath& path, OperatorProject& project) {
-    if (!expectType(value, path, Json::value_t::object)) return;
-    for (const auto& [section, entries] : value.items()) {
-      KeyPath sectionPath = path / section;
-      if (section != "vec" && section != "cube") {
-        warning(sectionPath) << "unknown tile-setting kind '" << section << "'; expected \"vec\" or \"cube\"";
-        continue;
-      }
-      if (!expectType(entries, sectionPath, Json::value_t::object)) continue;
-      for (const auto& [key, setting] : entries.items()) {
-        KeyPath settingPath = sectionPath / key;
-        if (section == "vec") {
-          readPositiveDims(setting, settingPath, 1, 8);
-          continue;
-        }
-        if (!expectType(setting, settingPath, Json::value_t::object)) continue;
-        for (std::string_view axis : {"m", "k", "n"})
-          if (const Json* dims = required(setting, settingPath / axis))
-            readPositiveDims(*dims, settingPath / axis, 2, axis == "k" ? 3 : 2);
-        if (const Json* splitK = member(setting, settingPath / "enable_split_k"); splitK && !splitK->is_boolean())
-          error(settingPath / "enable_split_k") << "expected true or false, got " << describe(*splitK);
-      }
-    }
+    if (!checkTileSettings(value, path, *this)) return;
     project.tileSettings = value;
-  }
-
-  void readPositiveDims(const Json& value, const KeyPath& path, std::size_t minCount, std::size_t maxCount) {
-    if (!expectType(value, path, Json::value_t::array)) return;
-    if (value.size() < minCount || value.size() > maxCount) {
-      error(path) << "expected " << minCount << (minCount == maxCount ? "" : " to " + std::to_string(maxCount))
-                  << " dimensions, got " << value.size();
-      return;
-    }
-    for (std::size_t i = 0; i < value.size(); ++i)
-      if (auto number = readInteger(value[i], path / i); number && *number <= 0)
-        error(path / i) << "a tile dimension must be positive, got " << *number;
   }
 
   void checkArgumentName(const OperatorProject& project, const std::string& argName, const KeyPath& path) {

@@ -11,6 +11,9 @@
 
 namespace pto {
 
+class JsonReader;
+struct KeyPath;
+
 inline constexpr std::string_view kProjectFileName = "pto-project.json";
 
 // `path` may be the project folder or the project file itself. Returns the
@@ -35,5 +38,11 @@ std::string serializeProject(const OperatorProject& project);
 
 // Writes serializeProject() atomically to `file` (project.file when empty).
 bool saveProject(const OperatorProject& project, DiagnosticEngine& diags, const std::filesystem::path& file = {});
+
+// Checks the form of a `tile_settings` value at `path` of the document
+// `reader` reads, as loadProject does (a tuned-config import reuses it):
+// {"vec": {KEY: [dims]}, "cube": {KEY: {"m", "k", "n", "enable_split_k"}}}.
+// Reports every problem; false when there was an error.
+bool checkTileSettings(const nlohmann::ordered_json& value, const KeyPath& path, JsonReader& reader);
 
 } // namespace pto

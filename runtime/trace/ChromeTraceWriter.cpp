@@ -1,9 +1,12 @@
 // Streaming Chrome trace-event JSON writer.
 #include "runtime/trace/ChromeTraceWriter.h"
 
+#include "core/AtomicFile.h"
+
 #include <charconv>
 #include <cmath>
 #include <ostream>
+#include <sstream>
 
 namespace pto::trace {
 
@@ -168,5 +171,11 @@ private:
 } // namespace
 
 void writeChromeTrace(const Trace& trace, std::ostream& out) { Writer(trace, out).write(); }
+
+bool writeChromeTraceFile(const Trace& trace, const std::filesystem::path& file, std::string& error) {
+  std::ostringstream text;
+  writeChromeTrace(trace, text);
+  return writeFileAtomically(file, text.str(), error);
+}
 
 } // namespace pto::trace

@@ -5,6 +5,7 @@
 #include "runtime/trace/Trace.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <iosfwd>
 #include <string>
 
@@ -23,6 +24,12 @@ namespace pto::trace {
 // Times are microseconds with exactly three fractional digits (exact ns).
 // Preconditions: `trace` is finalized.
 void writeChromeTrace(const Trace& trace, std::ostream& out);
+
+// The same into `file`, written atomically (a temporary file renamed over
+// it, so a failed export never leaves half a trace): what `pto run --trace`
+// and the IDE's "Export Perfetto trace" call. False with the reason in
+// `error` when the file cannot be written.
+bool writeChromeTraceFile(const Trace& trace, const std::filesystem::path& file, std::string& error);
 
 inline constexpr int kMachineViewPid = 1;
 

@@ -1,0 +1,58 @@
+// summarizeRun: the run report's numbers as a RunSummary.
+#include "analysis/RunSummary.h"
+
+#include "analysis/ProjectRun.h"
+
+namespace pto {
+
+RunSummary summarizeRun(const ProjectRunResult& run, const std::string& projectName) {
+  RunSummary summary;
+  summary.project = projectName;
+  summary.outputsFrom = run.executor;
+  // The same fields addSimulationReport writes into `pto run --json`.
+  if (run.simulation) {
+    const Simulation& simulation = *run.simulation;
+    const SimulationStats& stats = simulation.stats;
+    summary.simulated = true;
+    summary.makespanUs = stats.makespanUs;
+    summary.makespanCycles = stats.makespanCycles;
+    summary.machine = simulation.machine;
+    summary.mode = std::string(name(simulation.mode));
+    summary.clockGHz = simulation.clockGHz;
+    summary.tasks = static_cast<std::int64_t>(simulation.schedule.tasks.size());
+    summary.coreTypes = {{"AIC", simulation.aicCores, stats.tasksByCoreType[0], stats.utilizationByCoreType[0]},
+                         {"AIV", simulation.aivCores, stats.tasksByCoreType[1], stats.utilizationByCoreType[1]}};
+  }
+  if (run.compiled) {
+    const Compilation& compilation = run.compiled->compilation;
+    summary.subgraphs = static_cast<std::int64_t>(compilation.blocks.subgraphs.size());
+    summary.programs = static_cast<std::int64_t>(compilation.programs.size());
+    summary.dependencies = static_cast<std::int64_t>(compilation.tasks.edgeCount);
+  }
+  for (const OutputResult& output : run.outputs) {
+    const OutputComparison& comparison = output.comparison;
+    OutputSummary entry;
+    entry.name = output.name;
+    entry.dtype = std::string(name(output.actual.dtype()));
+    entry.shape = output.actual.shape().dims();
+    entry.pass = comparison.pass();
+    entry.maxAbsError = comparison.maxAbsError;
+    entry.maxRelError = comparison.maxRelError;
+    entry.mismatches = comparison.mismatches;
+    entry.elements = comparison.elements;
+    entry.rtol = comparison.tolerance.rtol;
+    entry.atol = comparison.tolerance.atol;
+    entry.goldenSource = output.goldenSource;
+    summary.outputs.push_back(std::move(entry));
+  }
+  summary.hostTimes = {run.traceMs, run.goldenMs, run.compileMs, run.simulateMs, run.executeMs};
+  return summary;
+}
+
+RunSummary summarizeRun(const ProjectRunResult& run, const std::string& projectName, const RunSummary& previous) {
+  RunSummary summary = summarizeRun(run, projectName);
+  if (previous.simulated && summary.simulated) summary.previousMakespanUs = previous.makespanUs;
+  return summary;
+}
+
+} // namespace pto
