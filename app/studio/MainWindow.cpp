@@ -3,7 +3,12 @@
 
 #include "app/studio/ProjectRunJob.h"
 
+#include "analysis/RunSummary.h"
+#include "analysis/TunedConfig.h"
+#include "core/AtomicFile.h"
 #include "core/Diagnostics.h"
+#include "runtime/trace/ChromeTraceWriter.h"
+#include "widgets/models/EditorDiagnostics.h"
 #include "core/project/ProjectFile.h"
 #include "core/project/ProjectTemplates.h"
 #include "widgets/ProblemsPanel.h"
@@ -156,6 +161,18 @@ void MainWindow::createActions() {
   QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
   saveAction->setShortcut(QKeySequence::Save);
   file->addSeparator();
+  m_exportMenu = file->addMenu(tr("&Export"));
+  m_exportMenu->addAction(tr("Tuned &config (JSON)…"), this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export the tuned config"), suggestedExportPath(QStringLiteral("-tuned.json")),
+                                                tr("Tuned config (*.json)"));
+    if (!path.isEmpty()) exportTunedConfig(path);
+  });
+  m_exportMenu->addAction(tr("&Perfetto trace (JSON)…"), this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export the swimlane for ui.perfetto.dev"),
+                                                suggestedExportPath(QStringLiteral("-trace.json")), tr("Chrome/Perfetto trace (*.json)"));
+    if (!path.isEmpty()) exportPerfettoTrace(path);
+  });
+  file->addSeparator();
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QAction* runAction = run->addAction(tr("&Run the project"), this, &MainWindow::runProject);
   runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -270,6 +287,7 @@ bool MainWindow::openProject(const QString& path) {
   m_projectFile = QString::fromStdString(project->file.string());
   m_project = std::move(project);
   m_previousMakespanUs = 0.0;  // a delta against another project would mislead
+  m_previousRun.reset();
   m_lastRun = {};
   m_problems->setDiagnostics({});
   QString error;
@@ -351,7 +369,7 @@ void MainWindow::showRunTimeline(const ProjectRunOutcome& run) {
                      .arg(100.0 * change / m_previousMakespanUs, 0, 'f', 1);
   }
   m_previousMakespanUs = run.makespanUs;
-  setTrace(run.trace);
+  setTrace(run.trace, true);
   statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; checking precision…")
                                .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
                                .arg(run.makespanUs, 0, 'f', 3)
@@ -362,6 +380,7 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
   m_lastRun = std::move(outcome);
   const ProjectRunOutcome& run = m_lastRun;
   m_problems->setDiagnostics(run.diagnostics);
+  m_editor->setDiagnostics(widgets::editorDiagnostics(run.diagnostics, m_editor->filePath().toStdString()));
   if (m_problems->errorCount() + m_problems->warningCount() > 0) m_problemsDock->show();
   if (!run.trace) {
     // The last good swimlane stays: while typing, a half-written kernel
@@ -371,11 +390,18 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
     std::fprintf(stderr, "pto-studio: the run failed:\n%s", run.problems.c_str());
     m_problemsDock->show();
     m_problemsDock->raise();
+    m_summary->setRunFailed(run.cancelled ? tr("The run was cancelled.") : tr("The run failed: %1").arg(first));
     Q_EMIT runFinished(false);
     Q_EMIT traceLoaded();
     return;
   }
   showRunTimeline(run);  // when the early swimlane did not arrive first
+  if (run.result) {
+    RunSummary summary = m_previousRun ? summarizeRun(*run.result, run.projectName, *m_previousRun)
+                                       : summarizeRun(*run.result, run.projectName);
+    m_summary->setRun(summary, run.trace);
+    m_previousRun = summary;
+  }
   statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
                                .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
                                .arg(run.makespanUs, 0, 'f', 3)
@@ -492,12 +518,14 @@ void MainWindow::openTrace(const QString& path) {
   updateTitle();
 }
 
-void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index) {
+void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool fromRun) {
   m_trace = std::move(index);
   ++m_traceSerial;
   m_swimlane->setTrace(m_trace);
   m_details->setTrace(m_trace);
-  m_summary->setTrace(m_trace);
+  // A run's summary comes from the run (simulated makespan, precision);
+  // a trace file's from the trace.
+  if (!fromRun) m_summary->setTrace(m_trace);
   updateTaskGraph();
   updateLineLabels();
   updateTitle();
@@ -649,6 +677,42 @@ bool MainWindow::save() {
   if (!saved.isEmpty()) statusBar()->showMessage(tr("Saved %1").arg(saved.join(QStringLiteral(", "))), 5000);
   updateTitle();
   return ok;
+}
+
+QString MainWindow::suggestedExportPath(const QString& suffix) const {
+  QString base = m_project ? QString::fromStdString(m_project->name) : QFileInfo(m_traceFile).completeBaseName();
+  QString folder = m_project ? QString::fromStdString(m_project->directory().string()) : QFileInfo(m_traceFile).absolutePath();
+  return QDir(folder).filePath((base.isEmpty() ? QStringLiteral("pto") : base) + suffix);
+}
+
+bool MainWindow::exportTunedConfig(const QString& path) {
+  if (!m_project) {
+    reportError(tr("Open a project to export its tuned config."));
+    return false;
+  }
+  std::optional<TunedConfigMeasurement> measured;
+  if (m_lastRun.trace) measured = TunedConfigMeasurement{m_lastRun.makespanUs, m_lastRun.machine, "timing"};
+  std::string error;
+  if (!writeFileAtomically(path.toStdString(), tunedConfig(*m_project, measured).dump(2) + "\n", error)) {
+    reportError(tr("Cannot write %1: %2").arg(path, QString::fromStdString(error)));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported the tuned config to %1").arg(path), 8000);
+  return true;
+}
+
+bool MainWindow::exportPerfettoTrace(const QString& path) {
+  if (!m_trace) {
+    reportError(tr("Run a project or open a trace first: there is no swimlane to export."));
+    return false;
+  }
+  std::string error;
+  if (!trace::writeChromeTraceFile(m_trace->trace(), path.toStdString(), error)) {
+    reportError(tr("Cannot write %1: %2").arg(path, QString::fromStdString(error)));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported the swimlane to %1 (open it in ui.perfetto.dev)").arg(path), 8000);
+  return true;
 }
 
 bool MainWindow::confirmDiscardEdits() {

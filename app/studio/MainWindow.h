@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/studio/JobRunner.h"
+#include "analysis/RunSummary.h"
 #include "app/studio/ProjectRunJob.h"
 #include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"
@@ -49,8 +50,9 @@ public:
   // opens at once. Returns false when the path does not exist or is not
   // recognised (openFailed is emitted too).
   bool open(const QString& path);
-  // Shows a trace (null: none) in every view.
-  void setTrace(std::shared_ptr<const widgets::TraceIndex> index);
+  // Shows a trace (null: none) in every view; a run's trace leaves the
+  // summary to the run's numbers.
+  void setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool fromRun = false);
   void showView(View view);
   bool busy() const { return m_traceJobs.busy() || m_runJobs.busy() || m_graphJobs.busy(); }
   // Compiles and simulates the open project in the background (Ctrl+R); a
@@ -66,6 +68,10 @@ public:
   bool createProject(const QString& example, const QString& folder);
   // Saves the kernel and the project file (Ctrl+S).
   bool save();
+  // File > Export: the project's tuning settings (with the last run's
+  // makespan) and the swimlane as a Chrome/Perfetto trace.
+  bool exportTunedConfig(const QString& path);
+  bool exportPerfettoTrace(const QString& path);
 
   widgets::SwimlaneView* swimlane() const { return m_swimlane; }
   widgets::SourceEditor* editor() const { return m_editor; }
@@ -113,6 +119,7 @@ private:
   // layout is not of the current trace.
   void updateTaskGraph();
   ProjectRunRequest runRequest() const;
+  QString suggestedExportPath(const QString& suffix) const;
   // Asks to save unsaved kernel or settings edits; false when the user cancels.
   bool confirmDiscardEdits();
   void setSettingsModified(bool modified);
@@ -140,6 +147,7 @@ private:
   QSpinBox* m_depth = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_viewMenu = nullptr;
+  QMenu* m_exportMenu = nullptr;
   QByteArray m_defaultLayout;
   JobRunner m_traceJobs;
   JobRunner m_runJobs;
@@ -151,6 +159,7 @@ private:
   bool m_settingsModified = false;
   bool m_runShown = false;  // the current run's swimlane is on screen
   QString m_runDelta;       // its makespan change against the previous run, as text
+  std::optional<RunSummary> m_previousRun;  // the last finished run of this project, for the summary's delta
   QString m_traceFile;
 };
 

@@ -8,8 +8,11 @@
 #include "core/Diagnostics.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/SourceEditor.h"
+#include "widgets/SummaryPanel.h"
 #include "widgets/SwimlaneView.h"
 #include "widgets/TaskGraphView.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -133,6 +136,9 @@ private Q_SLOTS:
       atLine |= diagnostic.severity == pto::Severity::Error && diagnostic.location.line == 18 &&
                 diagnostic.message.find("undefined_name") != std::string::npos;
     QVERIFY2(atLine, window.lastRun().problems.c_str());
+    bool marked = false;
+    for (const auto& diagnostic : window.editor()->diagnostics()) marked |= diagnostic.line == 18;
+    QVERIFY(marked);  // the editor underlines the line too
   }
 
   void clickingABoxInTheTaskGraphSelectsItsTask() {
@@ -160,6 +166,50 @@ private Q_SLOTS:
     pto::trace::TaskIndex selected = window.swimlane()->selectedTask();
     QCOMPARE(selected, graph->nodes[static_cast<std::size_t>(matmul)].tasks.front());
     QCOMPARE(window.editor()->shownLine(), 22);  // and the editor shows the matmul's line
+  }
+
+  void theSummaryShowsTheRunAndTheDelta() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QString text = window.summary()->text();
+    QVERIFY2(text.contains(QStringLiteral("simulated makespan")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("out")), qPrintable(text));  // the output's precision row
+    QVERIFY2(!text.contains(QStringLiteral("FAIL")), qPrintable(text));
+
+    QString kernel = window.editor()->text();
+    kernel.replace(kernel.indexOf(QStringLiteral("set_vec_tile_shapes(32, 32)")), 27, QStringLiteral("set_vec_tile_shapes(8, 32)"));
+    window.editor()->setText(kernel);
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    text = window.summary()->text();
+    QVERIFY2(text.contains(QStringLiteral("%")), qPrintable(text));  // the change against the previous run
+  }
+
+  void exportsWriteTheConfigAndThePerfettoTrace() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QString config = m_dir->filePath(QStringLiteral("tuned.json"));
+    QVERIFY(window.exportTunedConfig(config));
+    auto document = nlohmann::json::parse(readFile(config));
+    QCOMPARE(document["format"].get<std::string>(), std::string("pto-tuned-config"));
+    QVERIFY(document.contains("tile_settings"));
+    QVERIFY(document.contains("pass_options"));
+    QVERIFY(document.contains("runtime_options"));
+
+    QString perfetto = m_dir->filePath(QStringLiteral("trace.json"));
+    QVERIFY(window.exportPerfettoTrace(perfetto));
+    auto trace = nlohmann::json::parse(readFile(perfetto));
+    std::size_t slices = 0;
+    for (const auto& event : trace["traceEvents"]) slices += event.value("ph", "") == "X" ? 1 : 0;
+    QCOMPARE(slices, expectedTasks(32, 32));
   }
 
   void cancelDropsTheRun() {
