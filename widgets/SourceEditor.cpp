@@ -113,6 +113,25 @@ QImage severityImage(Severity severity, bool dark, int side) {
   return image;
 }
 
+// `text` with newlines at spaces so no line is longer than `width` characters
+// (a longer word stays whole).
+QString wrapped(const QString& text, int width) {
+  QString result;
+  int lineLength = 0;
+  for (const QString& word : text.split(QLatin1Char(' '))) {
+    if (lineLength > 0 && lineLength + 1 + word.size() > width) {
+      result += QLatin1Char('\n');
+      lineLength = 0;
+    } else if (lineLength > 0 || !result.isEmpty()) {
+      result += QLatin1Char(' ');
+      ++lineLength;
+    }
+    result += word;
+    lineLength += static_cast<int>(word.size());
+  }
+  return result;
+}
+
 QString severityWord(Severity severity) {
   switch (severity) {
   case Severity::Error: return QStringLiteral("error");
@@ -436,7 +455,8 @@ void SourceEditor::onDwellStart(int position, int x, int y) {
     messages = diagnosticMessages(line, index, false);
   }
   if (messages.isEmpty()) return;
-  bool dark = palette().color(QPalette::Window).lightness() < 128;
+  // The severity colours are chosen for the tooltip's own background.
+  bool dark = QToolTip::palette().color(QPalette::ToolTipBase).lightness() < 128;
   // Rich text: the severity word in its colour, the message escaped (it may hold '<').
   QString html;
   for (const QString& message : messages) {
@@ -446,16 +466,19 @@ void SourceEditor::onDwellStart(int position, int x, int y) {
     for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note}) {
       QString word = severityWord(severity) + QStringLiteral(": ");
       if (!first.startsWith(word)) continue;
-      html += QStringLiteral("<b style='color:%1'>%2</b>")
+      html += QStringLiteral("<b style='color:%1'>%2</b> ")
                   .arg(severityColour(severity, dark).name(), severityWord(severity).toHtmlEscaped() + QLatin1Char(':'));
-      first = QLatin1Char(' ') + first.mid(word.size());
+      first = first.mid(word.size());
       break;
     }
-    html += first.toHtmlEscaped();
-    for (const QString& more : lines) html += QStringLiteral("<br>") + more.toHtmlEscaped();
+    html += wrapped(first, 100 - 8).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    for (const QString& more : lines)
+      html += QStringLiteral("<br>") + wrapped(more, 100).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
   }
-  QToolTip::showText(viewport()->mapToGlobal(QPoint(x, y)), QStringLiteral("<qt>") + html + QStringLiteral("</qt>"),
-                     viewport());
+  // Lines are broken here, not by the tooltip: left to itself it squeezes a
+  // short message into a narrow column.
+  QToolTip::showText(viewport()->mapToGlobal(QPoint(x, y)),
+                     QStringLiteral("<p style='white-space:pre'>") + html + QStringLiteral("</p>"), viewport());
 }
 
 // --- find / replace ----------------------------------------------------------

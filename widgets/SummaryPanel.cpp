@@ -40,6 +40,8 @@ QString coreTypeName(const std::string& name) {
 SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  m_outer = layout;
   m_scroll = new QScrollArea(this);
   m_scroll->setWidgetResizable(true);
   m_scroll->setFrameShape(QFrame::NoFrame);
@@ -76,18 +78,25 @@ void SummaryPanel::changeEvent(QEvent* event) {
 
 void SummaryPanel::rebuild() {
   m_plain.clear();
+  // The headline (failure, makespan, delta, verdict) stays above the scroll
+  // area: always visible, however small the dock.
+  delete m_header;
+  m_header = new QWidget(this);
+  auto* header = new QVBoxLayout(m_header);
+  header->setContentsMargins(10, 8, 10, 4);
+  header->setSpacing(6);
+  m_outer->insertWidget(0, m_header);
   auto* content = new QWidget;
   auto* layout = new QVBoxLayout(content);
-  layout->setContentsMargins(10, 8, 10, 8);
+  layout->setContentsMargins(10, 0, 10, 8);
   layout->setSpacing(6);
-  if (!m_failure.isEmpty())
-    addLabel(layout, coloured(m_failure, badColour(palette()), true), m_failure);
+  QLabel* failure = m_failure.isEmpty() ? nullptr : addLabel(header, coloured(m_failure, badColour(palette()), true), m_failure);
   if (m_run) {
-    addHeadline(layout);
+    addHeadline(header);
     addRunDetails(layout);
     if (m_trace) addTraceDetails(layout, *m_trace, false);
   } else if (m_trace) {
-    addHeadline(layout);
+    addHeadline(header);
     addTraceDetails(layout, *m_trace, true);
   } else if (m_failure.isEmpty()) {
     addLabel(layout, QStringLiteral("<i>%1</i>").arg(tr("No run yet: open a project and press Run (Ctrl+R), or open a trace.")),
@@ -96,6 +105,8 @@ void SummaryPanel::rebuild() {
   layout->addStretch(1);
   // A failed run keeps the previous numbers for reference, greyed out.
   content->setEnabled(m_failure.isEmpty() || !m_run);
+  if (failure && m_run)
+    for (QLabel* label : m_header->findChildren<QLabel*>()) label->setEnabled(label == failure);
   m_scroll->setWidget(content);  // deletes the previous content
 }
 

@@ -55,6 +55,8 @@ private:
   void addRow(QGridLayout* table, const QList<QPair<QString, QString>>& cells, const QList<int>& rightAligned);
   void addSeparator(QVBoxLayout* layout);
 
+  QVBoxLayout* m_outer = nullptr;
+  QWidget* m_header = nullptr;
   QScrollArea* m_scroll = nullptr;
   std::optional<RunSummary> m_run;
   std::shared_ptr<const TraceIndex> m_trace;

@@ -12,6 +12,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 
 using namespace pto::widgets;
 using Severity = EditorDiagnostic::Severity;
@@ -267,6 +268,28 @@ void EditorGuiTest::diagnosticsMarkUnderlineAndHover() {
   QCOMPARE(editor.diagnosticTextAt(6, 20), QStringLiteral("note: reduction here"));
   QCOMPARE(editor.diagnosticTextOnLine(6), QStringLiteral("note: reduction here\nnote: past the end"));
   QCOMPARE(editor.diagnosticTextOnLine(4), QString());
+
+  // The dwell (mouse resting) shows the text as a tooltip, over the text and over the margin symbol.
+  editor.resize(600, 300);
+  editor.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&editor));
+  long position = editor.positionFromLineIndex(6, 39);
+  int x = static_cast<int>(editor.SendScintilla(QsciScintillaBase::SCI_POINTXFROMPOSITION, 0UL, position));
+  int y = static_cast<int>(editor.SendScintilla(QsciScintillaBase::SCI_POINTYFROMPOSITION, 0UL, position)) + 3;
+  Q_EMIT editor.SCN_DWELLSTART(static_cast<int>(position), x, y);
+  QTRY_VERIFY(QToolTip::isVisible());
+  QVERIFY2(QToolTip::text().contains(QStringLiteral("name &#x27;total&#x27; is not defined")) ||
+               QToolTip::text().contains(QStringLiteral("name 'total' is not defined")),
+           qPrintable(QToolTip::text()));
+  QVERIFY(QToolTip::text().contains(QStringLiteral("error:")));
+  Q_EMIT editor.SCN_DWELLEND(static_cast<int>(position), x, y);
+  QTRY_VERIFY(!QToolTip::isVisible());
+  long line6 = editor.positionFromLineIndex(5, 0);
+  int y6 = static_cast<int>(editor.SendScintilla(QsciScintillaBase::SCI_POINTYFROMPOSITION, 0UL, line6)) + 3;
+  Q_EMIT editor.SCN_DWELLSTART(-1, 4, y6);  // over the margin symbol of line 6
+  QTRY_VERIFY(QToolTip::isVisible());
+  QVERIFY2(QToolTip::text().contains(QStringLiteral("reduction here")) && QToolTip::text().contains(QStringLiteral("past the end")),
+           qPrintable(QToolTip::text()));
 }
 
 void EditorGuiTest::diagnosticsFollowEditsAndClear() {
@@ -368,6 +391,15 @@ void EditorGuiTest::screenshotsLightAndDark() {
     editor.findNext();
     QTest::qWait(50);
     save(editor, QStringLiteral("editor-") + theme);
+    long position = editor.positionFromLineIndex(6, 39);
+    Q_EMIT editor.SCN_DWELLSTART(
+        static_cast<int>(position),
+        static_cast<int>(editor.SendScintilla(QsciScintillaBase::SCI_POINTXFROMPOSITION, 0UL, position)),
+        static_cast<int>(editor.SendScintilla(QsciScintillaBase::SCI_POINTYFROMPOSITION, 0UL, position)) + 3);
+    QTest::qWait(50);
+    for (QWidget* top : QApplication::topLevelWidgets())
+      if (top->inherits("QTipLabel") && top->isVisible()) save(*top, QStringLiteral("tooltip-") + theme);
+    QToolTip::hideText();
 
     SummaryPanel panel;
     if (dark) panel.setPalette(darkPalette());
