@@ -24,6 +24,7 @@ void registerCheckCommand(CLI::App& app, CommandRegistry& registry);
 void registerGraphCommand(CLI::App& app, CommandRegistry& registry);
 void registerRunCommand(CLI::App& app, CommandRegistry& registry);
 void registerCompileCommand(CLI::App& app, CommandRegistry& registry);
+void registerSettingsCommand(CLI::App& app, CommandRegistry& registry);
 
 // --timeout and --max-elements, shared by the commands that trace kernels.
 void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements);

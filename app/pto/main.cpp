@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   registerGraphCommand(app, registry);
   registerCompileCommand(app, registry);
   registerRunCommand(app, registry);
+  registerSettingsCommand(app, registry);
 
   try {
     app.parse(argc, argv);
