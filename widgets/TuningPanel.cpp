@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -24,6 +25,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 
@@ -52,8 +54,9 @@ class ShapeEditor : public QWidget {
 public:
   explicit ShapeEditor(QWidget* parent) : QWidget(parent) {
     setAutoFillBackground(true);
+    setBackgroundRole(QPalette::ToolTipBase);
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 2);
+    layout->setContentsMargins(0, 0, 2, 2);
     layout->setSpacing(1);
     m_edit = new QLineEdit(this);
     m_check = new QLabel(this);
@@ -67,10 +70,34 @@ public:
   }
   QLineEdit* edit() const { return m_edit; }
   QLabel* check() const { return m_check; }
+  // Places the editor over `cell` with the check's wrapped lines under the
+  // text, or above it when the view has no room below (the last rows).
+  void place(const QRect& cell) {
+    m_cell = cell;
+    fitHeight();
+  }
+  void fitHeight() {
+    if (m_cell.isNull()) return;
+    const int width = m_cell.width();
+    const int height = m_edit->sizeHint().height() + 3 + m_check->heightForWidth(width);
+    const int room = parentWidget() ? parentWidget()->height() : height;
+    const bool above = m_cell.top() + height > room && m_cell.bottom() + 1 - height >= 0;
+    auto* layout = static_cast<QVBoxLayout*>(this->layout());
+    if (above != m_above) {
+      layout->removeWidget(m_edit);
+      layout->removeWidget(m_check);
+      layout->addWidget(above ? static_cast<QWidget*>(m_check) : m_edit);
+      layout->addWidget(above ? static_cast<QWidget*>(m_edit) : m_check);
+      m_above = above;
+    }
+    setGeometry(m_cell.left(), above ? m_cell.bottom() + 1 - height : m_cell.top(), width, height);
+  }
 
 private:
   QLineEdit* m_edit;
   QLabel* m_check;
+  QRect m_cell;
+  bool m_above = false;
 };
 
 class ShapeDelegate : public QStyledItemDelegate {
@@ -82,10 +109,15 @@ public:
     const int row = index.row();
     QObject::connect(editor->edit(), &QLineEdit::textChanged, editor, [this, editor, row](const QString& text) {
       bool fits = false;
-      editor->check()->setText(m_panel.liveCheckText(row, text, &fits));
+      // Wrap between memories, never inside "L0A 16 KiB / 64 KiB".
+      QString check = m_panel.liveCheckText(row, text, &fits);
+      static const QRegularExpression memory(QStringLiteral("(UB|L1|L0A|L0B|L0C) ([0-9.]+) (B|KiB|MiB) / ([0-9.]+) (B|KiB|MiB)"));
+      check.replace(memory, QStringLiteral("\\1\u00a0\\2\u00a0\\3\u00a0/\u00a0\\4\u00a0\\5"));
+      editor->check()->setText(check);
       QPalette palette = editor->check()->palette();
       palette.setColor(QPalette::WindowText, fits ? okColor() : problemColor());
       editor->check()->setPalette(palette);
+      editor->fitHeight();
     });
     QString placeholder = index.data(TileSettingsModel::SectionRole).toString() == QLatin1String("cube")
                               ? QStringLiteral("m 128,128 k 64,256 n 128,128")
@@ -107,8 +139,7 @@ public:
     QWidget* viewport = widget->parentWidget();
     int width = viewport ? std::max(rect.width(), viewport->width() - rect.left()) : rect.width();
     rect.setWidth(width);
-    rect.setHeight(widget->sizeHint().height() + widget->fontMetrics().height());
-    widget->setGeometry(rect);
+    static_cast<ShapeEditor*>(widget)->place(rect);
   }
 
 private:
@@ -159,7 +190,7 @@ TuningPanel::TuningPanel(ProjectSettingsDocument* document, QWidget* parent)
   auto* content = new QWidget(scroll);
   scroll->setWidget(content);
   auto* layout = new QVBoxLayout(content);
-  layout->setContentsMargins(6, 6, 6, 6);
+  layout->setContentsMargins(4, 4, 4, 4);
 
   // Machine.
   auto* machineRow = new QHBoxLayout;
@@ -176,6 +207,7 @@ TuningPanel::TuningPanel(ProjectSettingsDocument* document, QWidget* parent)
   // Tile shapes.
   auto* tiles = new QGroupBox(tr("Tile shapes"), content);
   auto* tileLayout = new QVBoxLayout(tiles);
+  tileLayout->setContentsMargins(4, 4, 4, 4);
   m_table = new QTableView(tiles);
   m_table->setModel(m_tileModel);
   m_table->setColumnHidden(TileSettingsModel::GovernsColumn, true);
@@ -188,8 +220,11 @@ TuningPanel::TuningPanel(ProjectSettingsDocument* document, QWidget* parent)
   m_table->setWordWrap(false);
   m_table->setTextElideMode(Qt::ElideRight);
   m_table->horizontalHeader()->setSectionResizeMode(TileSettingsModel::SiteColumn, QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(TileSettingsModel::ShapeColumn, QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->horizontalHeader()->setSectionResizeMode(TileSettingsModel::ShapeColumn, QHeaderView::Stretch);
+  m_table->horizontalHeader()->setSectionResizeMode(TileSettingsModel::StatusColumn, QHeaderView::ResizeToContents);
+  m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+  m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   m_table->setItemDelegateForColumn(TileSettingsModel::ShapeColumn, new ShapeDelegate(*this, m_table));
   m_table->setItemDelegateForColumn(TileSettingsModel::StatusColumn, new StatusDelegate(m_table));
   m_table->setToolTip(tr("Double-click a shape to edit it; empty text removes the project's value"));
@@ -218,10 +253,12 @@ TuningPanel::TuningPanel(ProjectSettingsDocument* document, QWidget* parent)
 
   auto* pass = new QGroupBox(tr("Pass options"), content);
   auto* passLayout = new QVBoxLayout(pass);
+  passLayout->setContentsMargins(4, 4, 4, 4);
   passLayout->addWidget(buildOptionForm(static_cast<int>(OptionScope::Pass)));
   layout->addWidget(pass);
   auto* runtime = new QGroupBox(tr("Runtime options"), content);
   auto* runtimeLayout = new QVBoxLayout(runtime);
+  runtimeLayout->setContentsMargins(4, 4, 4, 4);
   runtimeLayout->addWidget(buildOptionForm(static_cast<int>(OptionScope::Runtime)));
   layout->addWidget(runtime);
   layout->addStretch(1);
@@ -245,16 +282,16 @@ QWidget* TuningPanel::buildOptionForm(int scopeValue) {
     row->info = &info;
     const QString name = QString::fromStdString(info.name);
     const QString defaultText = QString::fromStdString(info.defaultText);
+    // The editor says "default" (with the value when short); the line under it spells it out.
+    const QString defaultShort = defaultText.size() <= 5 ? tr("default (%1)").arg(defaultText) : tr("default");
     auto commit = [this, scope, name](const Json& value) {
       if (scope == OptionScope::Pass) m_document->setPassOption(name, value);
       else m_document->setRuntimeOption(name, value);
     };
 
     auto* top = new QHBoxLayout;
+    // Plain weight: the longest names must fit beside the editor in a 350 px dock.
     auto* title = new QLabel(name, form);
-    QFont bold = title->font();
-    bold.setBold(true);
-    title->setFont(bold);
     title->setToolTip(tr("Read by %1").arg(QString::fromStdString(info.readBy)));
     top->addWidget(title, 1);
 
@@ -263,7 +300,7 @@ QWidget* TuningPanel::buildOptionForm(int scopeValue) {
       auto* spin = new QSpinBox(form);
       const int maximum = static_cast<int>(std::min<std::int64_t>(info.maximum, INT_MAX));
       spin->setRange(static_cast<int>(info.minimum) - 1, maximum);
-      spin->setSpecialValueText(tr("default (%1)").arg(defaultText));
+      spin->setSpecialValueText(defaultShort);
       spin->setKeyboardTracking(false);
       spin->setAccelerated(true);
       const int unset = static_cast<int>(info.minimum) - 1;
@@ -279,7 +316,7 @@ QWidget* TuningPanel::buildOptionForm(int scopeValue) {
     case OptionType::Bool:
     case OptionType::Enum: {
       auto* combo = new QComboBox(form);
-      combo->addItem(tr("default: %1").arg(defaultText), QVariant());
+      combo->addItem(defaultShort, QVariant());
       if (info.type == OptionType::Bool) {
         combo->addItem(QStringLiteral("true"), true);
         combo->addItem(QStringLiteral("false"), false);
@@ -309,7 +346,7 @@ QWidget* TuningPanel::buildOptionForm(int scopeValue) {
     }
     default: {
       auto* edit = new QLineEdit(form);
-      edit->setPlaceholderText(tr("default: %1").arg(defaultText));
+      edit->setPlaceholderText(defaultShort);
       if (info.type == OptionType::List)
         edit->setToolTip(tr("Pass names, e.g. [\"OoOSchedule\"]; can be skipped: %1")
                              .arg(QString::fromStdString([&] {
@@ -348,21 +385,21 @@ QWidget* TuningPanel::buildOptionForm(int scopeValue) {
     }
     }
     row->editor->setObjectName(name);
-    row->editor->setMinimumWidth(110);
-    row->editor->setMaximumWidth(170);
+    row->editor->setFixedWidth(112);
     row->editor->setToolTip(row->editor->toolTip().isEmpty() ? QString::fromStdString(info.summary) : row->editor->toolTip());
     top->addWidget(row->editor);
     row->reset = new QToolButton(form);
     row->reset->setText(QStringLiteral("↺"));
     row->reset->setToolTip(tr("Reset %1 to its default (%2)").arg(name, defaultText));
     row->reset->setAutoRaise(true);
+    row->reset->setFixedWidth(22);
     connect(row->reset, &QToolButton::clicked, this, [commit, row] {
       row->error->hide();
       commit(Json());
     });
     top->addWidget(row->reset);
     layout->addLayout(top);
-    layout->addWidget(smallLabel(QString::fromStdString(info.summary), form));
+    layout->addWidget(smallLabel(tr("%1 Default: %2.").arg(QString::fromStdString(info.summary), defaultText), form));
     row->error = new QLabel(form);
     row->error->setWordWrap(true);
     QPalette palette = row->error->palette();
@@ -370,7 +407,7 @@ QWidget* TuningPanel::buildOptionForm(int scopeValue) {
     row->error->setPalette(palette);
     row->error->hide();
     layout->addWidget(row->error);
-    layout->addSpacing(4);
+    layout->addSpacing(6);
     m_optionEditors[(scope == OptionScope::Pass ? QStringLiteral("pass:") : QStringLiteral("runtime:")) + name] =
         std::move(entry);
   }
@@ -399,7 +436,6 @@ void TuningPanel::setProject(const OperatorProject& project, std::shared_ptr<con
   if (m_graph) bindings = projectDimBindings(project, *m_graph);
   m_tileModel->setKernel(m_graph, std::move(bindings), TargetInfo{});
   refreshFromDocument();
-  m_table->resizeColumnsToContents();
 }
 
 void TuningPanel::setProject(const OperatorProject& project, const TensorGraph* traced) {
@@ -433,6 +469,10 @@ void TuningPanel::refreshFromDocument() {
   refreshTarget();
   refreshOptionEditors();
   m_writeBack->setEnabled(!m_tileModel->rowsToWriteBack().empty());
+  // Show every site without scrolling, up to eight; more scroll.
+  const int rows = std::clamp(m_tileModel->rowCount(), 1, 8);
+  m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() +
+                          rows * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth());
   showDetails();
 }
 
@@ -443,8 +483,8 @@ void TuningPanel::showDetails() {
   }
   QModelIndex current = m_table->currentIndex();
   if (!current.isValid()) {
-    m_details->setText(tr("%n tile site(s). Select one for what it governs; double-click its shape to edit.", nullptr,
-                          m_tileModel->rowCount()));
+    m_details->setText(tr("%1 tile sites. Select one for what it governs; double-click its shape to edit.")
+                           .arg(m_tileModel->rowCount()));
     return;
   }
   m_details->setText(m_tileModel->data(m_tileModel->index(current.row(), 0), TileSettingsModel::DetailsRole).toString());

@@ -198,11 +198,12 @@ private Q_SLOTS:
     QLabel* check = nullptr;
     for (QLabel* label : edit->parentWidget()->findChildren<QLabel*>()) check = label;
     QVERIFY(check);
-    QVERIFY(check->text().startsWith(QStringLiteral("does not fit: L1 256 KiB")));
+    auto shown = [check] { return check->text().replace(QChar(0xa0), QLatin1Char(' ')); };  // it wraps only between memories
+    QVERIFY(shown().startsWith(QStringLiteral("does not fit: L1 256 KiB")));
     QCOMPARE(check->palette().color(QPalette::WindowText), QColor(0xc6, 0x28, 0x28));
     edit->clear();
     QTest::keyClicks(edit, "m 128,128 k 128,256 n 64,256");
-    QVERIFY(check->text().startsWith(QStringLiteral("fits: L1 48 KiB / 512 KiB, L0A 32 KiB / 64 KiB, L0B 16 KiB / 64 KiB")));
+    QVERIFY(shown().startsWith(QStringLiteral("fits: L1 48 KiB / 512 KiB, L0A 32 KiB / 64 KiB, L0B 16 KiB / 64 KiB")));
     QTest::keyClick(edit, Qt::Key_Return);
     QApplication::processEvents();
     JSON_COMPARE(document.tileShape("cube", "kernel.py:15"),
@@ -218,13 +219,13 @@ private Q_SLOTS:
     panel.setProject(softmax.project, softmax.graph);
     auto* mode = qobject_cast<QComboBox*>(panel.optionEditor("ooo_sched_mode"));
     QVERIFY(mode);
-    QCOMPARE(mode->currentText(), QStringLiteral("default: 1 (list scheduling)"));
+    QCOMPARE(mode->currentText(), QStringLiteral("default"));
     mode->setCurrentIndex(1);
     Q_EMIT mode->activated(1);
     JSON_COMPARE(document.passOption("ooo_sched_mode"), Json(0));
     auto* threads = qobject_cast<QSpinBox*>(panel.optionEditor("launch_sched_aicpu_num"));
     QVERIFY(threads);
-    QCOMPARE(threads->text(), QStringLiteral("default (the machine's AICPU count)"));
+    QCOMPARE(threads->text(), QStringLiteral("default"));
     threads->setValue(3);
     JSON_COMPARE(document.runtimeOption("launch_sched_aicpu_num"), Json(3));
     auto* merge = qobject_cast<QLineEdit*>(panel.optionEditor("vec_nbuffer_setting"));
@@ -238,7 +239,7 @@ private Q_SLOTS:
     document.undoStack()->undo();
     QCOMPARE(merge->text(), QString());
     document.undoStack()->undo();
-    QCOMPARE(threads->text(), QStringLiteral("default (the machine's AICPU count)"));
+    QCOMPARE(threads->text(), QStringLiteral("default"));
   }
 
   void writesShapesBackIntoTheKernel() {
@@ -282,6 +283,16 @@ private Q_SLOTS:
     table->setCurrentIndex(panel.tileModel()->index(rowOf(*panel.tileModel(), "kernel.py:16"), 0));
     QApplication::processEvents();
     QVERIFY(panel.grab().save(QStringLiteral("/tmp/tuning-panel.png")));
+    // And with the shape editor open on an overflowing shape.
+    QModelIndex shape = panel.tileModel()->index(rowOf(*panel.tileModel(), "kernel.py:20"), TileSettingsModel::ShapeColumn);
+    table->setCurrentIndex(shape);
+    table->edit(shape);
+    QApplication::processEvents();
+    auto* edit = table->viewport()->findChild<QLineEdit*>();
+    QVERIFY(edit);
+    edit->setText(QStringLiteral("m 64,64 k 64,64 n 32,32 split_k"));
+    QApplication::processEvents();
+    QVERIFY(panel.grab(QRect(0, 0, 350, 360)).save(QStringLiteral("/tmp/tuning-panel-editing.png")));
   }
 };
 

@@ -101,7 +101,8 @@ QString TileSettingsModel::governsText(const TileSite& site) {
   }
   QStringList lines;
   for (int line : site.lines()) lines << QString::number(line);
-  QString text = tr("%n op(s): %1", nullptr, static_cast<int>(site.governs.size())).arg(kinds.join(QStringLiteral(", ")));
+  const int count = static_cast<int>(site.governs.size());
+  QString text = (count == 1 ? tr("1 op: %1") : tr("%1 ops: %2").arg(count)).arg(kinds.join(QStringLiteral(", ")));
   QStringList labels;
   for (const std::string& label : site.labels()) labels << QStringLiteral("'%1'").arg(QString::fromStdString(label));
   if (!labels.isEmpty()) text += tr("; label %1").arg(labels.join(QStringLiteral(", ")));
@@ -121,6 +122,7 @@ QVariant TileSettingsModel::data(const QModelIndex& index, int role) const {
   case FromProjectRole: return !site.projectValue.is_null();
   case DetailsRole: {
     QStringList lines;
+    if (!shape.isEmpty()) lines << tr("Shape: %1").arg(shape);
     lines << tr("Governs %1").arg(governsText(site));
     QStringList dtypes;
     for (DataType dtype : site.operandDtypes) dtypes << QString::fromUtf8(name(dtype).data(), static_cast<int>(name(dtype).size()));
