@@ -67,26 +67,7 @@ bool verifyAfterPass(const PassInfo& pass, const Compilation& state, const std::
 
 // disable_pass from the project's pass options; unknown pass names are warnings.
 void applyProjectPassOptions(const OperatorProject& project, CompileOptions& options, DiagnosticEngine& diags) {
-  const auto& passOptions = project.passOptions;
-  if (!passOptions.is_object() || !passOptions.contains("disable_pass")) return;
-  const auto& disabled = passOptions["disable_pass"];
-  std::vector<std::string> names;
-  if (disabled.is_string()) names.push_back(disabled.get<std::string>());
-  else if (disabled.is_array())
-    for (const auto& entry : disabled)
-      if (entry.is_string()) names.push_back(entry.get<std::string>());
-  for (const std::string& passName : names) {
-    bool known = false;
-    for (const PassInfo& pass : tilePipeline())
-      if (pass.name == passName) {
-        known = true;
-        if (pass.required)
-          diags.warning(project.locationOf("pass_options"))
-              << "disable_pass: " << passName << " cannot be disabled; later passes need what it builds";
-      }
-    if (!known) diags.warning(project.locationOf("pass_options")) << "disable_pass: there is no pass named '" << passName << "'";
-    options.disabledPasses.insert(passName);
-  }
+  options.disabledPasses = disabledPassesFrom(project.passOptions, project.locationOf("pass_options"), diags);
 }
 
 std::optional<MachineDescription> machineFor(const OperatorProject& project, const std::string& machineOverride,

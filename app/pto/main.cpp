@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   registerRunCommand(app, registry);
   registerNewCommand(app, registry);
   registerConfigCommands(app, registry);
+  registerSettingsCommand(app, registry);
 
   try {
     app.parse(argc, argv);

@@ -94,23 +94,13 @@ private:
     return region(tensor, constants(Dims(shapeOf(tensor).size(), 0)), shapeOf(tensor));
   }
 
-  // The project's tile setting for this op, if any: its call site
-  // ("kernel.py:12"), then its label.
-  const nlohmann::ordered_json* projectTile(const char* section, const TensorOp& op, const SourceLocation& site,
-                                            std::string* keyUsed = nullptr) const {
-    const auto& settings = m_compilation.settings.tileSettings;
-    if (!settings.is_object() || !settings.contains(section)) return nullptr;
-    const auto& entries = settings[section];
-    auto found = [&](const std::string& key) {
-      if (keyUsed) *keyUsed = key;
-      return &entries[key];
-    };
-    if (site.known()) {
-      std::string key = std::filesystem::path(site.file).filename().string() + ":" + std::to_string(site.line);
-      if (entries.contains(key)) return found(key);
-    }
-    if (!op.label.empty() && entries.contains(op.label)) return found(op.label);
-    return nullptr;
+  // The project's tile setting for this op in `section`, if any: its call
+  // site ("kernel.py:12"), then its label (tileShapeSource decides).
+  const nlohmann::ordered_json* projectTile(const char* section, const TensorOp& op, std::string* keyUsed = nullptr) const {
+    TileShapeSource source = tileShapeSource(m_compilation.settings.tileSettings, section, op);
+    if (source.origin != TileShapeOrigin::CallSite && source.origin != TileShapeOrigin::Label) return nullptr;
+    if (keyUsed) *keyUsed = source.key;
+    return &m_compilation.settings.tileSettings[section][source.key];
   }
   const nlohmann::ordered_json* projectDefault(const char* section) const {
     const auto& settings = m_compilation.settings.tileSettings;
@@ -122,7 +112,7 @@ private:
     Dims tile;
     std::string origin;
     std::string projectKey;
-    if (const auto* setting = projectTile("vec", op, op.tiles.vecSite, &projectKey)) {
+    if (const auto* setting = projectTile("vec", op, &projectKey)) {
       tile = setting->get<Dims>();
       origin = "tile_settings.vec." + projectKey + " in " + m_compilation.settings.projectFile;
     } else if (!op.tiles.vec.empty()) {
@@ -148,16 +138,13 @@ private:
     if (tile.empty()) return tile;
     // The kernel's own settings were checked when traced; the project's are checked here.
     DataType operand = op.inputs.empty() ? m_graph.tensor(op.outputs[0]).dtype : m_graph.tensor(op.inputs[0]).dtype;
-    std::int64_t bytes = tile.back() * static_cast<std::int64_t>(sizeOf(operand));
-    if (bytes % 32 != 0)
-      return m_diags.error(op.location) << origin << " gives the tile " << dimsString(tile) << ": its innermost dim is "
-                                        << bytes << " bytes of " << name(operand)
-                                        << ", not a multiple of 32 bytes; use a multiple of " << 32 / static_cast<std::int64_t>(sizeOf(operand));
+    if (std::string problem = vecTileAlignmentProblem(tile, operand); !problem.empty())
+      return m_diags.error(op.location) << origin << " gives the tile " << dimsString(tile) << ": " << problem;
     return tile;
   }
 
   std::optional<CubeTileShape> cubeTile(const TensorOp& op) {
-    if (const auto* setting = projectTile("cube", op, op.tiles.cubeSite)) {
+    if (const auto* setting = projectTile("cube", op)) {
       CubeTileShape shape;
       auto m = (*setting)["m"].get<Dims>(), k = (*setting)["k"].get<Dims>(), n = (*setting)["n"].get<Dims>();
       shape.mL0 = m[0];
@@ -422,7 +409,7 @@ private:
     TensorId source = op.inputs[0], target = op.outputs[0];
     const Dims& shape = shapeOf(source);
     Dims tile = shape;
-    if (!op.tiles.vec.empty() || projectTile("vec", op, op.tiles.vecSite) || projectDefault("vec")) {
+    if (!op.tiles.vec.empty() || projectTile("vec", op) || projectDefault("vec")) {
       auto configured = vecTile(op, shape.size());
       if (!configured) return false;
       tile = *configured;
@@ -483,6 +470,60 @@ private:
 };
 
 } // namespace
+
+std::string tileSiteKey(const SourceLocation& site) {
+  if (!site.known()) return {};
+  return std::filesystem::path(site.file).filename().string() + ":" + std::to_string(site.line);
+}
+
+TileShapeSource tileShapeSource(const nlohmann::ordered_json& tileSettings, std::string_view section, const TensorOp& op) {
+  const bool vec = section == "vec";
+  const nlohmann::ordered_json* entries = nullptr;
+  if (tileSettings.is_object()) {
+    auto found = tileSettings.find(std::string(section));
+    if (found != tileSettings.end() && found->is_object()) entries = &*found;
+  }
+  if (entries) {
+    std::string siteKey = tileSiteKey(vec ? op.tiles.vecSite : op.tiles.cubeSite);
+    if (!siteKey.empty() && entries->contains(siteKey)) return {TileShapeOrigin::CallSite, siteKey};
+    if (!op.label.empty() && entries->contains(op.label)) return {TileShapeOrigin::Label, op.label};
+  }
+  if (vec ? !op.tiles.vec.empty() : op.tiles.cube.has_value()) return {TileShapeOrigin::Kernel, {}};
+  // Matmul reads no cube DEFAULT: a cube tile is always the kernel's or a named override.
+  if (vec && entries && entries->contains("DEFAULT")) return {TileShapeOrigin::Default, "DEFAULT"};
+  return {TileShapeOrigin::None, {}};
+}
+
+bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op) {
+  switch (category(op.kind)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::BinaryScalar:
+  case OpCategory::Compare:
+  case OpCategory::CompareScalar:
+  case OpCategory::Select:
+  case OpCategory::Quantize:
+  case OpCategory::Reduce:
+    return true;
+  case OpCategory::Memory:
+    // Assemble and copy are cut only when some vec tile applies; otherwise one tile.
+    return op.kind != TensorOpKind::View && tileShapeSource(tileSettings, "vec", op).origin != TileShapeOrigin::None;
+  case OpCategory::Creation:
+    return !op.tiles.vec.empty();
+  default:
+    return false;
+  }
+}
+
+std::string vecTileAlignmentProblem(const std::vector<std::int64_t>& tile, DataType operand) {
+  if (tile.empty()) return {};
+  const auto item = static_cast<std::int64_t>(sizeOf(operand));
+  std::int64_t bytes = tile.back() * item;
+  if (bytes % kVecTileAlignmentBytes == 0) return {};
+  return "its innermost dim is " + std::to_string(bytes) + " bytes of " + std::string(name(operand)) +
+         ", not a multiple of " + std::to_string(kVecTileAlignmentBytes) + " bytes; use a multiple of " +
+         std::to_string(std::max<std::int64_t>(1, kVecTileAlignmentBytes / item));
+}
 
 bool expandFunction(Compilation& compilation, DiagnosticEngine& diags) { return Expander(compilation, diags).run(); }
 

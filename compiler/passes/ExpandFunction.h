@@ -23,8 +23,43 @@
 
 #include "compiler/passes/Compilation.h"
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace pto {
 
 bool expandFunction(Compilation& compilation, DiagnosticEngine& diags);
+
+// The rules above, shared with the tuning panel so that it shows what the
+// compiler will do.
+
+// Where an op's tile shape comes from, in ExpandFunction's precedence.
+enum class TileShapeOrigin : unsigned char {
+  CallSite,  // tile_settings.<section>."kernel.py:12" for its set_*_tile_shapes call
+  Label,     // tile_settings.<section>.<its semantic label>
+  Kernel,    // the kernel's own set_*_tile_shapes value
+  Default,   // tile_settings.vec.DEFAULT (there is no cube DEFAULT)
+  None,      // no tile shape: an error for ops that need one
+};
+struct TileShapeSource {
+  TileShapeOrigin origin = TileShapeOrigin::None;
+  std::string key;  // the tile_settings key for CallSite, Label and Default
+};
+// `section` is "vec" or "cube". Looks only at which keys exist, not at their values.
+TileShapeSource tileShapeSource(const nlohmann::ordered_json& tileSettings, std::string_view section,
+                                const TensorOp& op);
+// The tile_settings key of a set_*_tile_shapes call: "kernel.py:12" (empty when unknown).
+std::string tileSiteKey(const SourceLocation& site);
+// Whether ExpandFunction cuts `op` by a vec tile shape under these settings:
+// vector compute and reductions always; assemble/copy when some vec tile
+// applies; creation ops when the kernel set a vec tile; nothing else.
+bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op);
+// The vector unit moves tiles in 32-byte blocks, so a vec tile's innermost dim
+// in bytes of the op's first operand must be a multiple of 32. Empty when it
+// is; otherwise the reason and the fix ("its innermost dim is 20 bytes of
+// float32, not a multiple of 32 bytes; use a multiple of 8").
+inline constexpr std::int64_t kVecTileAlignmentBytes = 32;
+std::string vecTileAlignmentProblem(const std::vector<std::int64_t>& tile, DataType operand);
 
 } // namespace pto

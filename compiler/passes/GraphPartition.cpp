@@ -1160,6 +1160,10 @@ private:
 
 } // namespace
 
+bool checkGraphPartitionOptions(const CompileSettings& settings, DiagnosticEngine& diags) {
+  return readOptions(settings, diags).has_value();
+}
+
 bool graphPartition(Compilation& compilation, DiagnosticEngine& diags) {
   auto options = readOptions(compilation.settings, diags);
   if (!options) return false;

@@ -78,6 +78,10 @@ namespace pto {
 
 bool graphPartition(Compilation& compilation, DiagnosticEngine& diags);
 
+// Reads the options above as graphPartition does, reporting the same errors;
+// for tools that check settings without compiling.
+bool checkGraphPartitionOptions(const CompileSettings& settings, DiagnosticEngine& diags);
+
 // ---------------------------------------------------------------------------
 // GraphPartition's rules, for passes that regroup tile ops after it
 // (ApplyPartitionOverrides, the merges): the same edges, core types and

@@ -23,6 +23,10 @@ std::optional<int> readMode(const CompileSettings& settings, DiagnosticEngine& d
 
 } // namespace
 
+bool checkOoOScheduleOptions(const CompileSettings& settings, DiagnosticEngine& diags) {
+  return readMode(settings, diags).has_value();
+}
+
 std::int64_t estimatedCycles(const PtoInstruction& instruction) {
   // Rough rates in bytes per cycle (machine-model.md: GM->UB ~58, UB->GM
   // ~109, L1->L0 ~128-256, L0C->GM ~40 at 1.85 GHz) and start-up costs.

@@ -27,6 +27,9 @@ namespace pto {
 
 bool oooSchedule(Compilation& compilation, DiagnosticEngine& diags);
 
+// Reads ooo_sched_mode as oooSchedule does, reporting the same error.
+bool checkOoOScheduleOptions(const CompileSettings& settings, DiagnosticEngine& diags);
+
 // The scheduling of one program (mode 0 leaves it as it is); for tests.
 void scheduleProgram(PtoProgram& program, int mode = 1);
 

@@ -95,6 +95,30 @@ nlohmann::ordered_json snapshot(const Compilation& compilation) {
 
 } // namespace
 
+std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptions, const SourceLocation& where,
+                                         DiagnosticEngine& diags) {
+  std::set<std::string> disabledPasses;
+  if (!passOptions.is_object() || !passOptions.contains("disable_pass")) return disabledPasses;
+  const auto& disabled = passOptions["disable_pass"];
+  std::vector<std::string> names;
+  if (disabled.is_string()) names.push_back(disabled.get<std::string>());
+  else if (disabled.is_array())
+    for (const auto& entry : disabled)
+      if (entry.is_string()) names.push_back(entry.get<std::string>());
+  for (const std::string& passName : names) {
+    bool known = false;
+    for (const PassInfo& pass : tilePipeline())
+      if (pass.name == passName) {
+        known = true;
+        if (pass.required)
+          diags.warning(where) << "disable_pass: " << passName << " cannot be disabled; later passes need what it builds";
+      }
+    if (!known) diags.warning(where) << "disable_pass: there is no pass named '" << passName << "'";
+    disabledPasses.insert(passName);
+  }
+  return disabledPasses;
+}
+
 std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags,
                                            const CompileOptions& options) {
   CompileResult result;

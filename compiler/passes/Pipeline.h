@@ -46,6 +46,12 @@ struct CompileResult {
   std::vector<PassRecord> passes;
 };
 
+// The passes `pass_options.disable_pass` (a pass name or a list of names)
+// turns off; names of no pass, and passes that cannot be disabled, are
+// warnings at `where` (the latter still listed: the runner keeps them on).
+std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptions, const SourceLocation& where,
+                                         DiagnosticEngine& diags);
+
 std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags,
                                            const CompileOptions& options = {});
 

@@ -1,0 +1,495 @@
+// Implementation of the live tile buffer check.
+#include "analysis/TileBufferCheck.h"
+
+#include "compiler/ir/BlockGraph.h"
+#include "compiler/passes/AllocateBuffers.h"
+#include "compiler/passes/ExpandFunction.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+
+namespace pto {
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+std::string dimsText(const Dims& dims) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+// Reads integers separated by commas/spaces; stops at a letter.
+bool readInts(std::string_view text, std::size_t& pos, Dims& out) {
+  while (pos < text.size()) {
+    char c = text[pos];
+    if (c == ',' || c == ' ' || c == '\t' || c == '[' || c == ']' || c == '(' || c == ')') {
+      ++pos;
+      continue;
+    }
+    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t start = pos;
+      ++pos;
+      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
+      std::string number(text.substr(start, pos - start));
+      if (number == "-" || number.size() > 15) return false;
+      out.push_back(std::stoll(number));
+      continue;
+    }
+    break;
+  }
+  return true;
+}
+
+} // namespace
+
+std::string_view name(TileFit fit) {
+  switch (fit) {
+  case TileFit::Fits: return "fits";
+  case TileFit::MayNotFit: return "may not fit";
+  case TileFit::DoesNotFit: return "does not fit";
+  case TileFit::Invalid: return "invalid";
+  }
+  return "invalid";
+}
+
+std::string memoryLabel(MemoryKind memory) {
+  std::string label(name(memory));
+  for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return label;
+}
+
+std::string formatBytes(std::int64_t bytes) {
+  char text[32];
+  auto unit = [&](double scale, const char* suffix) {
+    double value = static_cast<double>(bytes) / scale;
+    if (bytes % static_cast<std::int64_t>(scale) == 0) std::snprintf(text, sizeof text, "%lld %s", static_cast<long long>(bytes / static_cast<std::int64_t>(scale)), suffix);
+    else std::snprintf(text, sizeof text, "%.1f %s", value, suffix);
+    return std::string(text);
+  };
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  if (bytes < 1024 * 1024) return unit(1024.0, "KiB");
+  return unit(1024.0 * 1024.0, "MiB");
+}
+
+std::string TileBufferCheck::usageText() const {
+  std::string text;
+  for (const MemoryUse& use : memories) {
+    if (!text.empty()) text += ", ";
+    text += memoryLabel(use.memory) + " " + formatBytes(use.usedBytes) + " / " + formatBytes(use.availableBytes);
+  }
+  return text;
+}
+
+std::string TileBufferCheck::summary() const {
+  if (fit == TileFit::Invalid) return "invalid: " + (problems.empty() ? std::string("no shape") : problems.front());
+  std::string text = std::string(name(fit)) + ": " + usageText();
+  if (fit == TileFit::MayNotFit)
+    for (const MemoryUse& use : memories)
+      if (use.fusedBytes > use.availableBytes) text += ", " + formatBytes(use.fusedBytes) + " of " + memoryLabel(use.memory) + " when fused";
+  if (fit == TileFit::DoesNotFit)
+    for (const MemoryUse& use : memories)
+      if (!use.fits() && !use.worstOp.empty()) {
+        text += " (" + use.worstOp + ")";
+        break;
+      }
+  return text;
+}
+
+std::optional<Dims> parseVecShapeText(std::string_view text, std::string& error) {
+  Dims dims;
+  std::size_t pos = 0;
+  if (!readInts(text, pos, dims) || pos != text.size()) {
+    error = "expected tile dims such as \"64, 128\"";
+    return std::nullopt;
+  }
+  if (dims.empty()) {
+    error = "no tile dims given";
+    return std::nullopt;
+  }
+  return dims;
+}
+
+std::optional<CubeTileShape> parseCubeShapeText(std::string_view text, std::string& error) {
+  CubeTileShape shape;
+  Dims m, k, n;
+  bool splitK = false;
+  std::size_t pos = 0;
+  const char* form = "expected \"m mL0,mL1 k kL0,kL1 n nL0,nL1\" (k may be kL0,kAL1,kBL1; add \"split_k\" to split k)";
+  while (pos < text.size()) {
+    char c = text[pos];
+    if (c == ' ' || c == ',' || c == '\t') {
+      ++pos;
+      continue;
+    }
+    if (text.substr(pos, 7) == "split_k") {
+      splitK = true;
+      pos += 7;
+      continue;
+    }
+    Dims* target = c == 'm' ? &m : c == 'k' ? &k : c == 'n' ? &n : nullptr;
+    if (!target || !target->empty()) {
+      error = form;
+      return std::nullopt;
+    }
+    ++pos;
+    if (pos < text.size() && text[pos] == ':') ++pos;
+    if (!readInts(text, pos, *target)) {
+      error = form;
+      return std::nullopt;
+    }
+  }
+  if (m.size() != 2 || n.size() != 2 || (k.size() != 2 && k.size() != 3)) {
+    error = form;
+    return std::nullopt;
+  }
+  shape.mL0 = m[0];
+  shape.mL1 = m[1];
+  shape.kL0 = k[0];
+  shape.kAL1 = k[1];
+  shape.kBL1 = k.size() > 2 ? k[2] : k[1];
+  shape.nL0 = n[0];
+  shape.nL1 = n[1];
+  shape.enableSplitK = splitK;
+  return shape;
+}
+
+std::string vecShapeText(const Dims& dims) {
+  std::string text;
+  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text;
+}
+
+std::string cubeShapeText(const CubeTileShape& shape) {
+  std::string text = "m " + std::to_string(shape.mL0) + "," + std::to_string(shape.mL1) + " k " +
+                     std::to_string(shape.kL0) + "," + std::to_string(shape.kAL1);
+  if (shape.kBL1 != shape.kAL1) text += "," + std::to_string(shape.kBL1);
+  text += " n " + std::to_string(shape.nL0) + "," + std::to_string(shape.nL1);
+  if (shape.enableSplitK) text += " split_k";
+  return text;
+}
+
+std::optional<Dims> vecShapeFromJson(const nlohmann::ordered_json& value, std::string& error) {
+  if (!value.is_array() || value.empty()) {
+    error = "a vec tile shape is a list of integers such as [64, 128], got " + value.dump();
+    return std::nullopt;
+  }
+  Dims dims;
+  for (const auto& dim : value) {
+    if (!dim.is_number_integer()) {
+      error = "a vec tile shape is a list of integers such as [64, 128], got " + value.dump();
+      return std::nullopt;
+    }
+    dims.push_back(dim.get<std::int64_t>());
+  }
+  return dims;
+}
+
+std::optional<CubeTileShape> cubeShapeFromJson(const nlohmann::ordered_json& value, std::string& error) {
+  const char* form = R"(a cube tile shape is {"m": [mL0, mL1], "k": [kL0, kL1], "n": [nL0, nL1]})";
+  auto pair = [&](const char* key, std::size_t maxSize, Dims& out) {
+    if (!value.is_object() || !value.contains(key) || !value[key].is_array()) return false;
+    for (const auto& dim : value[key]) {
+      if (!dim.is_number_integer()) return false;
+      out.push_back(dim.get<std::int64_t>());
+    }
+    return out.size() >= 2 && out.size() <= maxSize;
+  };
+  Dims m, k, n;
+  if (!pair("m", 2, m) || !pair("k", 3, k) || !pair("n", 2, n)) {
+    error = std::string(form) + ", got " + value.dump();
+    return std::nullopt;
+  }
+  CubeTileShape shape{m[0], m[1], k[0], k[1], k.size() > 2 ? k[2] : k[1], n[0], n[1], false};
+  if (value.contains("enable_split_k")) shape.enableSplitK = value["enable_split_k"].is_boolean() && value["enable_split_k"].get<bool>();
+  return shape;
+}
+
+std::string shapeText(TileSection section, const nlohmann::ordered_json& value) {
+  std::string error;
+  if (value.is_null()) return {};
+  if (section == TileSection::Vec) {
+    auto dims = vecShapeFromJson(value, error);
+    return dims ? vecShapeText(*dims) : value.dump();
+  }
+  auto cube = cubeShapeFromJson(value, error);
+  return cube ? cubeShapeText(*cube) : value.dump();
+}
+
+// One governed op, ready to be cut by a candidate tile.
+struct OpModel {
+  OpId op = kNoId;
+  TensorOpKind kind = TensorOpKind::Copy;
+  std::string where;  // "exp at kernel.py:14"
+  std::vector<TensorId> inputs;
+  std::vector<Dims> inputShapes;
+  TensorId output = kNoId;
+  Dims outputShape;
+  DataType operand = DataType::Fp32;  // ExpandFunction's alignment dtype
+  // Reductions.
+  Dims reducedDims;
+  bool keepdim = false;
+  TensorId wideAccumulator = kNoId;  // fp32 twin for fp16/bf16 partial sums/products
+  // Matmul.
+  bool aTrans = false, bTrans = false;
+  TensorId accumulator = kNoId;  // the output itself, or its fp32/int32 accumulator
+};
+
+struct TileBufferChecker::Impl {
+  TileSection section = TileSection::Vec;
+  TargetInfo target;
+  std::vector<OpModel> ops;
+  std::vector<std::string> setupProblems;  // governed ops whose shapes are unknown
+  mutable TileGraph scratch;
+
+  static SymbolicShape zeros(std::size_t rank) { return SymbolicShape(rank, SymbolicScalar(std::int64_t{0})); }
+  static TileRegion region(TensorId tensor, const Dims& sizes) { return TileRegion{tensor, zeros(sizes.size()), sizes}; }
+
+  // Peak bytes per memory of these tile ops placed as one subgraph, in order.
+  std::array<std::int64_t, kMemoryKindCount> place(const std::vector<TileOp>& tiles, CoreType core) const {
+    scratch.removeTileOpsIf([](const TileOp&) { return true; });
+    Subgraph subgraph;
+    subgraph.id = 0;
+    subgraph.coreType = core;
+    for (const TileOp& tile : tiles) subgraph.ops.push_back(scratch.addTileOp(tile));
+    return planSubgraphBuffers(scratch, target, subgraph).peakBytes;
+  }
+
+  TileBufferCheck finish(std::vector<MemoryKind> memories, const std::vector<std::array<std::int64_t, kMemoryKindCount>>& peaks,
+                         std::vector<std::string> problems,
+                         const std::array<std::int64_t, kMemoryKindCount>* fused = nullptr) const {
+    TileBufferCheck check;
+    check.problems = std::move(problems);
+    for (MemoryKind memory : memories) {
+      MemoryUse use;
+      use.memory = memory;
+      use.availableBytes = target.capacity(memory);
+      for (std::size_t i = 0; i < peaks.size(); ++i) {
+        std::int64_t used = peaks[i][static_cast<std::size_t>(memory)];
+        if (used > use.usedBytes) {
+          use.usedBytes = used;
+          use.worstOp = ops[i].where;
+        }
+      }
+      use.fusedBytes = std::max(use.usedBytes, fused ? (*fused)[static_cast<std::size_t>(memory)] : 0);
+      check.memories.push_back(use);
+    }
+    auto all = [&](auto predicate) { return std::all_of(check.memories.begin(), check.memories.end(), predicate); };
+    if (!check.problems.empty()) check.fit = TileFit::Invalid;
+    else if (!all([](const MemoryUse& u) { return u.fits(); })) check.fit = TileFit::DoesNotFit;
+    else if (!all([](const MemoryUse& u) { return u.fusedBytes <= u.availableBytes; })) check.fit = TileFit::MayNotFit;
+    else check.fit = TileFit::Fits;
+    return check;
+  }
+};
+
+TileBufferChecker::TileBufferChecker(const TensorGraph& graph, const TileSite& site,
+                                     const std::map<std::string, std::int64_t>& bindings, const TargetInfo& target)
+    : m_impl(std::make_unique<Impl>()) {
+  m_impl->section = site.section;
+  m_impl->target = target;
+  // Only dtypes matter to the planner; ids stay those of the graph.
+  for (const TensorValue& tensor : graph.tensors()) {
+    TensorValue copy;
+    copy.dtype = tensor.dtype;
+    copy.name = tensor.name;
+    m_impl->scratch.graph.addTensor(std::move(copy));
+  }
+  auto shapeOf = [&](TensorId id, Dims& out) {
+    out.clear();
+    for (const SymbolicScalar& dim : graph.tensor(id).shape) {
+      SymbolicEvaluation value = dim.evaluate(bindings);
+      if (!value.ok()) return false;
+      out.push_back(*value.value);
+    }
+    return true;
+  };
+  auto addTensor = [&](DataType dtype) {
+    TensorValue value;
+    value.dtype = dtype;
+    return m_impl->scratch.graph.addTensor(std::move(value));
+  };
+  for (const GovernedOp& governed : site.governs) {
+    const TensorOp& op = graph.op(governed.op);
+    OpModel model;
+    model.op = op.id;
+    model.kind = op.kind;
+    model.where = std::string(name(op.kind)) + (op.label.empty() ? "" : " '" + op.label + "'") + " at " +
+                  (op.location.known() ? std::filesystem::path(op.location.file).filename().string() + ":" +
+                                             std::to_string(op.location.line)
+                                       : std::string("?"));
+    bool known = true;
+    for (TensorId input : op.inputs) {
+      model.inputs.push_back(input);
+      model.inputShapes.emplace_back();
+      known = known && shapeOf(input, model.inputShapes.back());
+    }
+    model.output = op.outputs.empty() ? kNoId : op.outputs[0];
+    known = known && model.output != kNoId && shapeOf(model.output, model.outputShape);
+    if (!known) {
+      m_impl->setupProblems.push_back(model.where + ": its shapes are not known at compile time");
+      continue;
+    }
+    model.operand = op.inputs.empty() ? graph.tensor(model.output).dtype : graph.tensor(op.inputs[0]).dtype;
+    if (category(op.kind) == OpCategory::Reduce) {
+      if (const auto* dims = op.attr<Dims>("dims")) model.reducedDims = *dims;
+      if (const auto* keep = op.attr<bool>("keepdim")) model.keepdim = *keep;
+      DataType out = graph.tensor(model.output).dtype;
+      if ((op.kind == TensorOpKind::Sum || op.kind == TensorOpKind::Prod) && (out == DataType::Fp16 || out == DataType::Bf16))
+        model.wideAccumulator = addTensor(DataType::Fp32);
+    }
+    if (category(op.kind) == OpCategory::Matmul) {
+      if (const auto* t = op.attr<bool>("a_trans")) model.aTrans = *t;
+      if (const auto* t = op.attr<bool>("b_trans")) model.bTrans = *t;
+      DataType accType = graph.tensor(op.inputs[0]).dtype == DataType::Int8 ? DataType::Int32 : DataType::Fp32;
+      model.accumulator = graph.tensor(model.output).dtype != accType ? addTensor(accType) : model.output;
+    }
+    m_impl->ops.push_back(std::move(model));
+  }
+}
+
+TileBufferChecker::~TileBufferChecker() = default;
+TileBufferChecker::TileBufferChecker(TileBufferChecker&&) noexcept = default;
+TileBufferChecker& TileBufferChecker::operator=(TileBufferChecker&&) noexcept = default;
+
+TileSection TileBufferChecker::section() const { return m_impl->section; }
+
+TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
+  const Impl& impl = *m_impl;
+  std::vector<std::string> problems = impl.setupProblems;
+  std::vector<std::array<std::int64_t, kMemoryKindCount>> peaks;
+  std::vector<TileOp> chain;
+  if (impl.section != TileSection::Vec) problems.push_back("this site takes a cube tile shape");
+  for (std::int64_t dim : candidate)
+    if (dim <= 0) {
+      problems.push_back(dimsText(candidate) + " has a non-positive dim");
+      break;
+    }
+  if (!problems.empty()) return impl.finish({MemoryKind::UB}, {}, problems);
+  for (const OpModel& op : impl.ops) {
+    const bool reduce = category(op.kind) == OpCategory::Reduce;
+    const Dims& tiled = reduce || op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy
+                            ? (op.inputs.empty() ? op.outputShape : op.inputShapes[0])
+                            : op.outputShape;
+    Dims tile = candidate;
+    // Trailing dims of a longer tile apply to a lower-rank op (ExpandFunction's rule).
+    if (tile.size() > tiled.size()) tile.erase(tile.begin(), tile.begin() + static_cast<std::ptrdiff_t>(tile.size() - tiled.size()));
+    if (tile.size() != tiled.size()) {
+      problems.push_back(op.where + " works on rank-" + std::to_string(tiled.size()) + " tensors but the tile " +
+                         dimsText(candidate) + " has " + std::to_string(tile.size()) +
+                         (tile.size() == 1 ? " dim" : " dims") + "; give one per tensor dim");
+      continue;
+    }
+    if (tile.empty()) continue;
+    if (std::string problem = vecTileAlignmentProblem(tile, op.operand); !problem.empty()) {
+      problems.push_back(op.where + ": the tile " + dimsText(tile) + ": " + problem);
+      continue;
+    }
+    Dims sizes(tiled.size());
+    for (std::size_t d = 0; d < tiled.size(); ++d) sizes[d] = std::min(tile[d], tiled[d]);
+    TileOp t;
+    t.kind = op.kind;
+    t.tensorOp = op.op;
+    if (reduce) {
+      auto isReduced = [&](std::size_t d) {
+        return std::find(op.reducedDims.begin(), op.reducedDims.end(), static_cast<std::int64_t>(d)) != op.reducedDims.end();
+      };
+      bool arg = op.kind == TensorOpKind::Argmax || op.kind == TensorOpKind::Argmin;
+      bool partial = false;
+      for (std::size_t d = 0; d < sizes.size(); ++d)
+        if (isReduced(d)) {
+          if (arg) sizes[d] = tiled[d];
+          partial = partial || sizes[d] < tiled[d];
+        }
+      Dims outSizes;
+      for (std::size_t d = 0; d < sizes.size(); ++d) {
+        if (!isReduced(d)) outSizes.push_back(sizes[d]);
+        else if (op.keepdim) outSizes.push_back(1);
+      }
+      t.inputs.push_back(Impl::region(op.inputs[0], sizes));
+      TensorId target = partial && op.wideAccumulator != kNoId ? op.wideAccumulator : op.output;
+      t.outputs.push_back(Impl::region(target, outSizes));
+    } else if (op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy) {
+      t.kind = TensorOpKind::Copy;
+      t.inputs.push_back(Impl::region(op.inputs[0], sizes));
+      t.outputs.push_back(Impl::region(op.output, sizes));
+    } else {
+      // Inputs broadcast into the output tile like numpy (ExpandFunction's broadcastRegion).
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        const Dims& shape = op.inputShapes[i];
+        std::size_t lead = tiled.size() - std::min(tiled.size(), shape.size());
+        Dims in(shape.size());
+        for (std::size_t d = 0; d < shape.size(); ++d)
+          in[d] = shape[d] == 1 && tiled[d + lead] != 1 ? 1 : sizes[d + lead];
+        t.inputs.push_back(Impl::region(op.inputs[i], in));
+      }
+      t.outputs.push_back(Impl::region(op.output, sizes));
+    }
+    peaks.push_back(impl.place({t}, CoreType::AIV));
+    chain.push_back(std::move(t));
+  }
+  if (!problems.empty()) return impl.finish({MemoryKind::UB}, {}, problems);
+  const auto fused = chain.size() > 1 ? impl.place(chain, CoreType::AIV) : std::array<std::int64_t, kMemoryKindCount>{};
+  return impl.finish({MemoryKind::UB}, peaks, {}, &fused);
+}
+
+TileBufferCheck TileBufferChecker::checkCube(const CubeTileShape& shape) const {
+  const Impl& impl = *m_impl;
+  const std::vector<MemoryKind> memories = {MemoryKind::L1, MemoryKind::L0A, MemoryKind::L0B, MemoryKind::L0C};
+  std::vector<std::string> problems = impl.setupProblems;
+  if (impl.section != TileSection::Cube) problems.push_back("this site takes a vec tile shape");
+  if (shape.mL0 <= 0 || shape.kL0 <= 0 || shape.nL0 <= 0 || shape.mL1 <= 0 || shape.kAL1 <= 0 || shape.kBL1 <= 0 ||
+      shape.nL1 <= 0)
+    problems.push_back(cubeShapeText(shape) + " has a non-positive dim");
+  if (!problems.empty()) return impl.finish(memories, {}, problems);
+  std::vector<std::array<std::int64_t, kMemoryKindCount>> peaks;
+  for (const OpModel& op : impl.ops) {
+    const Dims& a = op.inputShapes[0];
+    const Dims& out = op.outputShape;
+    std::int64_t m = out[out.size() - 2], n = out[out.size() - 1];
+    std::int64_t k = op.aTrans ? a[a.size() - 2] : a[a.size() - 1];
+    std::int64_t ms = std::min(shape.mL0, m), ns = std::min(shape.nL0, n), ks = std::min(shape.kL0, k);
+    auto matrix = [](TensorId tensor, std::size_t rank, std::int64_t rows, std::int64_t cols) {
+      Dims sizes(rank - 2, 1);
+      sizes.push_back(rows);
+      sizes.push_back(cols);
+      return Impl::region(tensor, sizes);
+    };
+    TileOp t;
+    t.kind = TensorOpKind::Matmul;
+    t.tensorOp = op.op;
+    t.inputs.push_back(matrix(op.inputs[0], a.size(), op.aTrans ? ks : ms, op.aTrans ? ms : ks));
+    t.inputs.push_back(matrix(op.inputs[1], op.inputShapes[1].size(), op.bTrans ? ns : ks, op.bTrans ? ks : ns));
+    t.outputs.push_back(matrix(op.accumulator, out.size(), ms, ns));
+    peaks.push_back(impl.place({std::move(t)}, CoreType::AIC));
+  }
+  return impl.finish(memories, peaks, {});
+}
+
+TileBufferCheck TileBufferChecker::checkJson(const nlohmann::ordered_json& value) const {
+  std::string error;
+  if (m_impl->section == TileSection::Vec) {
+    if (auto dims = vecShapeFromJson(value, error)) return checkVec(*dims);
+  } else if (auto cube = cubeShapeFromJson(value, error)) {
+    return checkCube(*cube);
+  }
+  TileBufferCheck check;
+  check.problems.push_back(error);
+  return check;
+}
+
+TileBufferCheck TileBufferChecker::checkText(std::string_view text) const {
+  std::string error;
+  if (m_impl->section == TileSection::Vec) {
+    if (auto dims = parseVecShapeText(text, error)) return checkVec(*dims);
+  } else if (auto cube = parseCubeShapeText(text, error)) {
+    return checkCube(*cube);
+  }
+  TileBufferCheck check;
+  check.problems.push_back(error);
+  return check;
+}
+
+} // namespace pto

@@ -1,0 +1,111 @@
+// The live check behind the tuning panel: would a candidate tile shape at a
+// tile site fit the machine's on-chip buffers, and is it aligned as the
+// compiler requires? Cheap enough (microseconds) to run on every keystroke.
+//
+// What it computes. For each op the site governs, the first (full) tile
+// ExpandFunction would cut with the candidate, as a one-op subgraph placed by
+// AllocateBuffers' own planner (planSubgraphBuffers: 32-byte padded
+// innermost dim, allocation granularity, shared regions counted once): UB for
+// vector ops; L1, L0A, L0B and L0C for a matmul k-step (its A and B tiles in
+// L1 and L0A/L0B, the mL0 x nL0 accumulator in L0C). The result is the
+// largest such working set per memory. Every subgraph holding that op needs
+// at least this much, so "does not fit" means the compile will fail at
+// AllocateBuffers. GraphPartition also fuses data-connected ops into one
+// subgraph; as an estimate of that, the governed ops' first tiles are placed
+// together as one subgraph in program order (a tile one op writes and the
+// next reads is one buffer). When that exceeds a memory the result is "may
+// not fit". Other tiles of a fused subgraph (all partials of a reduction,
+// ops of other sites) and n-buffer merges can need more still; the compile's
+// AllocateBuffers error then names the subgraph, memory and bytes.
+// Alignment uses ExpandFunction's rules (vecTileAlignmentProblem, rank).
+//
+// The mL1 / kL1 / nL1 parts of a cube shape do not change buffer use in this
+// compiler (it stages the L0 blocks in L1), so they are not checked here.
+#pragma once
+
+#include "analysis/TileSites.h"
+#include "compiler/ir/MemoryKind.h"
+#include "compiler/ir/TargetInfo.h"
+#include "compiler/ir/TileGraph.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pto {
+
+struct MemoryUse {
+  MemoryKind memory = MemoryKind::UB;
+  std::int64_t usedBytes = 0;
+  std::int64_t availableBytes = 0;
+  std::int64_t fusedBytes = 0;  // the governed ops' first tiles as one subgraph (>= usedBytes)
+  std::string worstOp;  // "exp at kernel.py:14" — the governed op needing the most
+  bool fits() const { return usedBytes <= availableBytes; }
+};
+
+enum class TileFit : unsigned char {
+  Fits,        // aligned, and every governed op's tile fits every memory
+  MayNotFit,   // each op's tile fits, but the governed ops fused into one subgraph would not
+  DoesNotFit,  // some op's own tile overflows a memory: the compile will fail
+  Invalid,     // not a shape the compiler accepts (rank, alignment, non-positive, unparsable)
+};
+std::string_view name(TileFit fit);  // "fits", "may not fit", "does not fit", "invalid"
+
+struct TileBufferCheck {
+  TileFit fit = TileFit::Invalid;
+  std::vector<MemoryUse> memories;    // vec: UB; cube: L1, L0A, L0B, L0C
+  std::vector<std::string> problems;  // alignment and form, the compiler's words
+  bool fits() const { return fit == TileFit::Fits; }
+  // "UB 48 KiB / 192 KiB", memories joined with ", ".
+  std::string usageText() const;
+  // One line: "fits: UB 48 KiB / 192 KiB", "may not fit: UB 120 KiB / 192 KiB, 210 KiB fused",
+  // "does not fit: UB 320 KiB / 192 KiB (exp at kernel.py:14)" or "invalid: <first problem>".
+  std::string summary() const;
+};
+
+// "UB", "L1", "L0A", ... (the short names engineers use).
+std::string memoryLabel(MemoryKind memory);
+
+// "48 KiB", "1.5 KiB", "96 B", "2 MiB".
+std::string formatBytes(std::int64_t bytes);
+
+// Text forms the panel edits. Vec: "64, 128" (brackets optional). Cube:
+// "m 128,128 k 64,256 n 128,128" (k may have three values: kL0,kAL1,kBL1;
+// "split_k" at the end sets enable_split_k). nullopt with `error` set when
+// the text is not of that form.
+std::optional<std::vector<std::int64_t>> parseVecShapeText(std::string_view text, std::string& error);
+std::optional<CubeTileShape> parseCubeShapeText(std::string_view text, std::string& error);
+std::string vecShapeText(const std::vector<std::int64_t>& dims);
+std::string cubeShapeText(const CubeTileShape& shape);
+// tile_settings JSON -> shape; nullopt with `error` when malformed.
+std::optional<std::vector<std::int64_t>> vecShapeFromJson(const nlohmann::ordered_json& value, std::string& error);
+std::optional<CubeTileShape> cubeShapeFromJson(const nlohmann::ordered_json& value, std::string& error);
+// The site's value as panel text (empty when null).
+std::string shapeText(TileSection section, const nlohmann::ordered_json& value);
+
+// Prepared once per (graph, site, machine); check() then costs a few
+// microseconds per governed op. Not thread-safe (it reuses scratch space).
+class TileBufferChecker {
+public:
+  TileBufferChecker(const TensorGraph& graph, const TileSite& site, const std::map<std::string, std::int64_t>& bindings,
+                    const TargetInfo& target);
+  ~TileBufferChecker();
+  TileBufferChecker(TileBufferChecker&&) noexcept;
+  TileBufferChecker& operator=(TileBufferChecker&&) noexcept;
+
+  TileBufferCheck checkVec(const std::vector<std::int64_t>& tile) const;
+  TileBufferCheck checkCube(const CubeTileShape& shape) const;
+  // A tile_settings value or panel text for this site's section.
+  TileBufferCheck checkJson(const nlohmann::ordered_json& value) const;
+  TileBufferCheck checkText(std::string_view text) const;
+
+  TileSection section() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace pto

@@ -1,0 +1,77 @@
+// `pto settings`: tile sites with their buffer use and the option catalog,
+// as text and JSON. Byte counts are worked out by hand (see tests/tuning).
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace pto::test {
+namespace {
+
+const std::string kExamples = std::string(PTO_SOURCE_DIR) + "/resources/examples/";
+
+TEST(SettingsCommand, TextListsSitesWithBufferUseAndOptions) {
+  Result result = runPto("settings '" + kExamples + "matmul'");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.out.find("matmul on a2: UB 192 KiB, L1 512 KiB, L0A 64 KiB, L0B 64 KiB, L0C 128 KiB per core"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("  cube kernel.py:15     m 128,128 k 64,256 n 128,256 (kernel)\n"
+                            "       governs 1 op (matmul) label 'gemm', line 17\n"
+                            "       fits: L1 32 KiB / 512 KiB, L0A 16 KiB / 64 KiB, L0B 16 KiB / 64 KiB, L0C 64 KiB / 128 KiB\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("ooo_sched_mode           default: 1 (list scheduling)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("runtime_options\n  device_sched_mode"), std::string::npos) << result.out;
+}
+
+TEST(SettingsCommand, JsonReportsAnOverflowAndBadOptionsOfAProject) {
+  // The matmul example with kL0 = 512 (A: 128 x 512 fp16 = 128 KiB in a 64 KiB L0A) and a bad option.
+  std::filesystem::path folder = std::filesystem::temp_directory_path() / "pto-settings-cli";
+  std::filesystem::create_directories(folder);
+  std::filesystem::copy_file(kExamples + "matmul/kernel.py", folder / "kernel.py",
+                             std::filesystem::copy_options::overwrite_existing);
+  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamples + "matmul/pto-project.json"));
+  project["tile_settings"] = {{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {512, 512}}, {"n", {128, 128}}}}}}};
+  project["pass_options"] = {{"ooo_sched_mode", 5}, {"pypto_only_option", 1}};
+  std::ofstream(folder / "pto-project.json") << project.dump(2);
+
+  Result result = runPto("settings '" + folder.string() + "' --machine 950 --json -");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  auto report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report["command"], "settings");
+  EXPECT_EQ(report["machine"], "950");
+  nlohmann::json gemm;
+  for (const auto& site : report["tile_sites"])
+    if (site["key"] == "gemm") gemm = site;
+  ASSERT_FALSE(gemm.is_null());
+  EXPECT_EQ(gemm["section"], "cube");
+  EXPECT_EQ(gemm["effective_from"], "gemm");
+  EXPECT_EQ(gemm["check"]["fit"], "does not fit");
+  nlohmann::json l0a;
+  for (const auto& memory : gemm["check"]["memories"])
+    if (memory["memory"] == "L0A") l0a = memory;
+  EXPECT_EQ(l0a["used_bytes"], 128 * 512 * 2);
+  EXPECT_EQ(l0a["available_bytes"], report["capacities"]["L0A"]);
+  nlohmann::json ooo, unknown;
+  for (const auto& option : report["pass_options"]) {
+    if (option["name"] == "ooo_sched_mode") ooo = option;
+    if (option["name"] == "pypto_only_option") unknown = option;
+  }
+  EXPECT_EQ(ooo["value"], 5);
+  EXPECT_EQ(ooo["default"], 1);
+  EXPECT_EQ(ooo["problem"], "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), got 5");
+  EXPECT_EQ(unknown["problem"], "pass_options.pypto_only_option is not read by PTO Studio");
+  EXPECT_EQ(report["runtime_options"].size(), 3u);
+}
+
+TEST(SettingsCommand, UnknownMachineIsAnError) {
+  Result result = runPto("settings '" + kExamples + "softmax' --machine nosuch");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("nosuch"), std::string::npos) << result.err;
+}
+
+} // namespace
+} // namespace pto::test

@@ -1,0 +1,78 @@
+// ProjectSettingsDocument: the editable tuning settings of an operator
+// project — machine, tile_settings, pass_options, runtime_options — with
+// undo. Every setter pushes a command onto undoStack() with a readable text
+// ("Tile shape kernel.py:12 → [64, 128]"), so Ctrl+Z / Ctrl+Shift+Z undo and
+// redo settings edits; the stack's clean state is "saved".
+//
+// Values are the project file's JSON forms (docs/project-format.md). A null
+// value removes the key: for a tile shape the kernel's own value (or the next
+// key in ExpandFunction's precedence) applies again; for an option its
+// default. Setting a value equal to the current one pushes nothing.
+#pragma once
+
+#include "core/project/OperatorProject.h"
+
+#include <QObject>
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+class QUndoStack;
+
+namespace pto::widgets {
+
+class ProjectSettingsDocument : public QObject {
+  Q_OBJECT
+public:
+  // Which part of the project a setting lives in.
+  enum class Part { Machine, TileShape, PassOption, RuntimeOption };
+
+  explicit ProjectSettingsDocument(QObject* parent = nullptr);
+  ~ProjectSettingsDocument() override;
+
+  // Takes the settings of `project`; clears the undo stack and marks them saved.
+  void load(const OperatorProject& project);
+  // Writes the settings into `project` (its other fields untouched).
+  void applyTo(OperatorProject& project) const;
+
+  QString machine() const { return m_machine; }
+  const nlohmann::ordered_json& tileSettings() const { return m_tileSettings; }
+  const nlohmann::ordered_json& passOptions() const { return m_passOptions; }
+  const nlohmann::ordered_json& runtimeOptions() const { return m_runtimeOptions; }
+  // tile_settings.<section>.<key>, null when absent.
+  nlohmann::ordered_json tileShape(const QString& section, const QString& key) const;
+  nlohmann::ordered_json passOption(const QString& name) const;
+  nlohmann::ordered_json runtimeOption(const QString& name) const;
+
+  // `section` is "vec" or "cube"; `key` a call site "kernel.py:12", a label or "DEFAULT".
+  void setTileShape(const QString& section, const QString& key, const nlohmann::ordered_json& value);
+  void setPassOption(const QString& name, const nlohmann::ordered_json& value);
+  void setRuntimeOption(const QString& name, const nlohmann::ordered_json& value);
+  void setMachine(const QString& name);
+
+  QUndoStack* undoStack() const { return m_undoStack; }
+  bool isModified() const;
+  void markSaved();
+
+  // For the undo commands: sets a value without pushing a command.
+  void assign(Part part, const QString& section, const QString& key, const nlohmann::ordered_json& value);
+  nlohmann::ordered_json value(Part part, const QString& section, const QString& key) const;
+
+Q_SIGNALS:
+  // After any change: an edit, an undo or redo, load().
+  void settingsChanged();
+  // isModified() changed.
+  void modifiedChanged(bool modified);
+
+private:
+  void push(Part part, const QString& section, const QString& key, const nlohmann::ordered_json& value,
+            const QString& text);
+
+  QUndoStack* m_undoStack = nullptr;
+  QString m_machine;
+  nlohmann::ordered_json m_tileSettings = nlohmann::ordered_json::object();
+  nlohmann::ordered_json m_passOptions = nlohmann::ordered_json::object();
+  nlohmann::ordered_json m_runtimeOptions = nlohmann::ordered_json::object();
+};
+
+} // namespace pto::widgets

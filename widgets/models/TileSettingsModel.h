@@ -1,0 +1,81 @@
+// TileSettingsModel: one row per tile site (analysis/TileSites.h) of the
+// traced kernel, with its shape, what it governs, its buffer use on the
+// machine and whether it fits. Plain data in (setSites), no painting: the
+// FitRole tells a delegate how to colour a row.
+//
+// Editing the Shape column checks the text (TileBufferChecker) and, when the
+// compiler would accept the shape, emits tileShapeEditRequested instead of
+// changing the model: the owner routes it through the settings document
+// (undo), which then calls setSettings with the new tile_settings. Empty
+// text asks to remove the project's value.
+#pragma once
+
+#include "analysis/TileBufferCheck.h"
+#include "analysis/TileSites.h"
+
+#include <QAbstractTableModel>
+
+#include <memory>
+#include <vector>
+
+namespace pto::widgets {
+
+class TileSettingsModel : public QAbstractTableModel {
+  Q_OBJECT
+public:
+  enum Column { SiteColumn, GovernsColumn, ShapeColumn, MemoryColumn, StatusColumn, ColumnCount };
+  enum Roles {
+    FitRole = Qt::UserRole + 1,  // int(TileFit) of the effective shape; -1 when nothing is set
+    SectionRole,                 // "vec" / "cube"
+    KeyRole,                     // the tile_settings key
+    FromProjectRole,             // bool: the project sets this key
+    DetailsRole,                 // several lines: governed ops, dtypes, use, problems
+  };
+
+  explicit TileSettingsModel(QObject* parent = nullptr);
+  ~TileSettingsModel() override;
+
+  // The traced kernel (kept alive by the model), its dim bindings and the
+  // machine; then setSettings gives the sites their values.
+  void setKernel(std::shared_ptr<const TensorGraph> graph, std::map<std::string, std::int64_t> bindings,
+                 const TargetInfo& target);
+  void setTarget(const TargetInfo& target);
+  void setSettings(const nlohmann::ordered_json& tileSettings);
+
+  const TileSite& site(int row) const { return m_rows.at(static_cast<std::size_t>(row)).site; }
+  // The live check of `text` as the shape of `row` (what the editor shows while typing).
+  TileBufferCheck checkText(int row, const QString& text) const;
+  // The rows whose key is a call site and whose value comes from the project.
+  std::vector<int> rowsToWriteBack() const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  Qt::ItemFlags flags(const QModelIndex& index) const override;
+  bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+
+  // Texts the panel also shows.
+  static QString governsText(const TileSite& site);
+  static QString siteText(const TileSite& site);
+
+Q_SIGNALS:
+  // `value` is tile_settings JSON text, or empty to remove the key.
+  void tileShapeEditRequested(const QString& section, const QString& key, const QString& value);
+
+private:
+  struct Row {
+    TileSite site;
+    std::shared_ptr<TileBufferChecker> checker;
+    std::optional<TileBufferCheck> check;  // of the effective value
+  };
+  void rebuild();
+
+  std::shared_ptr<const TensorGraph> m_graph;
+  std::map<std::string, std::int64_t> m_bindings;
+  TargetInfo m_target;
+  nlohmann::ordered_json m_settings = nlohmann::ordered_json::object();
+  std::vector<Row> m_rows;
+};
+
+} // namespace pto::widgets
