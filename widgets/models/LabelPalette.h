@@ -3,6 +3,8 @@
 // the editor gutter both call this), so a colour can be learnt.
 #pragma once
 
+#include "widgets/models/BoundClass.h"
+
 #include <cstdint>
 #include <string_view>
 
@@ -27,5 +29,7 @@ Rgb labelColor(std::string_view label);
 // Subgraph -1 (unknown) is the same grey.
 Rgb subgraphColor(int subgraph);
 inline constexpr Rgb kUnknownColor{150, 150, 150};
+// One fixed colour per bound class (Unknown is the grey above).
+Rgb boundColor(BoundClass bound);
 
 } // namespace pto::widgets

@@ -2,6 +2,7 @@
 #include "widgets/models/TraceIndex.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <deque>
@@ -105,6 +106,38 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     }
     std::reverse(m_criticalPath.begin(), m_criticalPath.end());
   }
+
+  m_bound.resize(taskCount);
+  for (TaskIndex t = 0; t < taskCount; ++t) m_bound[t] = static_cast<std::uint8_t>(boundClassOf(tr, t));
+
+  m_firstByDuration.assign(tr.lanes().size() + 1, 0);
+  m_byDuration.reserve(taskCount);
+  for (LaneIndex l = 0; l < tr.lanes().size(); ++l) {
+    const auto& order = tr.lanes()[l].tasksByStart;
+    std::size_t first = m_byDuration.size();
+    m_byDuration.insert(m_byDuration.end(), order.begin(), order.end());
+    std::stable_sort(m_byDuration.begin() + static_cast<std::ptrdiff_t>(first), m_byDuration.end(),
+                     [&](TaskIndex a, TaskIndex b) { return tasks[a].durNs() > tasks[b].durNs(); });
+    m_firstByDuration[l + 1] = static_cast<std::uint32_t>(m_byDuration.size());
+  }
+
+  std::array<std::vector<std::uint32_t>, kColorModeCount> keys;
+  for (int mode = 0; mode < kColorModeCount; ++mode) {
+    auto& modeKeys = keys[static_cast<std::size_t>(mode)];
+    modeKeys.resize(taskCount);
+    for (TaskIndex t = 0; t < taskCount; ++t) modeKeys[t] = colorKey(t, static_cast<SwimlaneColorMode>(mode));
+  }
+  m_laneSummary = LaneSummary(tr, keys);
+}
+
+std::uint32_t TraceIndex::colorKey(TaskIndex task, SwimlaneColorMode mode) const {
+  const trace::Task& t = m_trace->tasks()[task];
+  switch (mode) {
+  case SwimlaneColorMode::Label: return t.label;
+  case SwimlaneColorMode::Subgraph: return t.subgraph < 0 ? 0 : static_cast<std::uint32_t>(t.subgraph) + 1;
+  case SwimlaneColorMode::Bound: return m_bound[task];
+  }
+  return 0;
 }
 
 TaskIndex TraceIndex::previousOnLane(TaskIndex task) const {
@@ -201,7 +234,8 @@ std::size_t TraceIndex::memoryBytes() const {
   return m_trace->memoryBytes() + sizeof(*this) + m_firstSucc.capacity() * sizeof(std::uint32_t) +
          m_succs.capacity() * sizeof(TaskIndex) + m_laneMaxDurNs.capacity() * sizeof(std::int64_t) +
          m_laneOrder.capacity() * sizeof(LaneIndex) + m_criticalPath.capacity() * sizeof(TaskIndex) +
-         m_onCriticalPath.capacity() / 8 + m_sourceName.capacity();
+         m_onCriticalPath.capacity() / 8 + m_sourceName.capacity() + m_bound.capacity() +
+         (m_byDuration.capacity() + m_firstByDuration.capacity()) * sizeof(TaskIndex) + m_laneSummary.memoryBytes();
 }
 
 } // namespace pto::widgets

@@ -1,11 +1,14 @@
 // TraceIndex: what the views need beyond a finalized pto::trace::Trace,
 // computed once (off the GUI thread) and then read-only: successors, the
 // longest task per lane (the visible-range bound), the lane display order,
-// per-core-type totals, the critical path, dependency neighbourhoods and
-// search. Shared between threads as std::shared_ptr<const TraceIndex>.
+// per-core-type totals, the critical path, dependency neighbourhoods,
+// search, each task's bound class, and the per-lane summaries the swimlane
+// draws dense lanes from (LaneSummary). Shared between threads as std::shared_ptr<const TraceIndex>.
 #pragma once
 
 #include "runtime/trace/Trace.h"
+#include "widgets/models/BoundClass.h"
+#include "widgets/models/LaneSummary.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +83,20 @@ public:
   // The task before `task` on its lane in start order (kNoTask if first).
   TaskIndex previousOnLane(TaskIndex task) const;
 
+  // The pipe class that dominated the task (see BoundClass.h).
+  BoundClass boundClass(TaskIndex task) const { return static_cast<BoundClass>(m_bound[task]); }
+  // The colour key of `task` in `mode`: its label StringId, its subgraph + 1
+  // (0 when unknown) or its BoundClass. The renderer maps keys to colours.
+  std::uint32_t colorKey(TaskIndex task, SwimlaneColorMode mode) const;
+  // Number of tasks on `lane`.
+  std::size_t laneTaskCount(LaneIndex lane) const { return m_trace->lanes()[lane].tasksByStart.size(); }
+  // The tasks of `lane`, longest first (ties by start), so that the tasks at
+  // least some duration long are a prefix.
+  std::span<const TaskIndex> laneTasksByDuration(LaneIndex lane) const {
+    return {m_byDuration.data() + m_firstByDuration[lane], m_firstByDuration[lane + 1] - m_firstByDuration[lane]};
+  }
+  const LaneSummary& laneSummary() const { return m_laneSummary; }
+
   // Heap bytes of the trace plus this index.
   std::size_t memoryBytes() const;
 
@@ -95,6 +112,10 @@ private:
   CoreKindSummary m_summary[4];
   std::vector<TaskIndex> m_criticalPath;
   std::vector<bool> m_onCriticalPath;
+  std::vector<std::uint8_t> m_bound;            // BoundClass per task
+  std::vector<TaskIndex> m_byDuration;          // per lane, longest first
+  std::vector<std::uint32_t> m_firstByDuration; // lanes + 1 offsets into m_byDuration
+  LaneSummary m_laneSummary;
 };
 
 // The last component of a path ("a/b/kernel.py" → "kernel.py").
