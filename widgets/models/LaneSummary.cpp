@@ -179,45 +179,71 @@ void LaneSummary::columns(trace::LaneIndex lane, double fromNs, double nsPerPx, 
     ++level;
   }
   const std::vector<Bin>& bins = l.levels[level];
+  const auto binCount = static_cast<std::ptrdiff_t>(bins.size());
   auto modeIndex = static_cast<std::size_t>(mode);
   double origin = static_cast<double>(l.originNs);
-  std::size_t hint = 0;
-  double before = busyBeforeNs(l, fromNs, hint);
+  double binsPerColumn = nsPerPx / binNs;
+
+  // Busy time before t, walking the intervals left to right with the
+  // columns: a few steps each at coarse zoom; a long jump is a binary search.
+  const std::int64_t* starts = l.starts.data();
+  const std::int64_t* before = l.busyBefore.data();
+  const auto n = static_cast<std::ptrdiff_t>(l.starts.size());
+  std::ptrdiff_t i = -1;  // last interval starting at or before t
+  auto busyBefore = [&](double t) {
+    int steps = 0;
+    while (i + 1 < n && static_cast<double>(starts[i + 1]) <= t) {
+      if (++steps > 64) {
+        auto next = std::upper_bound(starts + i + 1, starts + n, t,
+                                     [](double value, std::int64_t start) { return value < static_cast<double>(start); });
+        i = (next - starts) - 1;
+        break;
+      }
+      ++i;
+    }
+    if (i < 0) return 0.0;
+    double length = static_cast<double>(before[i + 1] - before[i]);
+    return static_cast<double>(before[i]) + std::clamp(t - static_cast<double>(starts[i]), 0.0, length);
+  };
+
+  double previous = busyBefore(fromNs);
   for (std::size_t c = 0; c < count; ++c) {
     double a = fromNs + static_cast<double>(c) * nsPerPx;
-    double b = a + nsPerPx;
-    double after = busyBeforeNs(l, b, hint);
-    out[c].busyNs = after - before;
-    before = after;
-    if (out[c].busyNs <= 0) continue;
-    double firstBin = std::floor((a - origin) / binNs);
-    double lastBin = std::floor((b - origin) / binNs);
-    if (lastBin < 0 || firstBin >= static_cast<double>(bins.size())) continue;
-    std::size_t j0 = static_cast<std::size_t>(std::max(firstBin, 0.0));
-    std::size_t j1 = std::min(static_cast<std::size_t>(lastBin), bins.size() - 1);
-    std::array<std::pair<std::uint32_t, double>, 4> weights{};
-    std::size_t used = 0;
-    for (std::size_t j = j0; j <= j1; ++j) {
-      const Bin& bin = bins[j];
+    double after = busyBefore(a + nsPerPx);
+    double busy = after - previous;
+    previous = after;
+    out[c].busyNs = busy;
+    if (busy <= 0) continue;
+    // The column in bin units, and the bins it touches.
+    double fa = (a - origin) / binNs;
+    double fb = fa + binsPerColumn;
+    auto j0 = static_cast<std::ptrdiff_t>(std::floor(fa));
+    auto j1 = static_cast<std::ptrdiff_t>(std::floor(fb));
+    j0 = std::max<std::ptrdiff_t>(j0, 0);
+    j1 = std::min(j1, binCount - 1);
+    std::uint32_t keys[4];
+    double weights[4];
+    int used = 0;
+    for (std::ptrdiff_t j = j0; j <= j1 && used < 4; ++j) {
+      const Bin& bin = bins[static_cast<std::size_t>(j)];
       std::uint32_t key = bin.key[modeIndex];
       if (key == kNoColorKey || bin.busyNs <= 0) continue;
-      double binStart = origin + static_cast<double>(j) * binNs;
-      double inside = (std::min(b, binStart + binNs) - std::max(a, binStart)) / binNs;
+      double inside = std::min(fb, static_cast<double>(j + 1)) - std::max(fa, static_cast<double>(j));
       double weight = inside * bin.busyNs;
-      std::size_t slot = 0;
-      while (slot < used && weights[slot].first != key) ++slot;
+      int slot = 0;
+      while (slot < used && keys[slot] != key) ++slot;
       if (slot == used) {
-        if (used == weights.size()) continue;
-        weights[used++] = {key, 0.0};
+        keys[used] = key;
+        weights[used++] = weight;
+      } else {
+        weights[slot] += weight;
       }
-      weights[slot].second += weight;
     }
-    double bestWeight = -1;
-    for (std::size_t slot = 0; slot < used; ++slot)
-      if (weights[slot].second > bestWeight) {
-        bestWeight = weights[slot].second;
-        out[c].key = weights[slot].first;
-      }
+    if (used == 0) continue;
+    int best = 0;
+    for (int slot = 1; slot < used; ++slot)
+      if (weights[slot] > weights[best]) best = slot;
+    out[c].key = keys[best];
   }
 }
 
