@@ -2,8 +2,10 @@
 #include "widgets/ReadyCountStrip.h"
 
 #include "widgets/QCustomPlot.h"
+#include "widgets/models/TimeFormat.h"
 
 #include <QEvent>
+#include <QLabel>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -19,9 +21,9 @@ struct Series {
 
 // AIC and AIV in the lane-header kind colours, the total in neutral grey.
 const Series kSeries[] = {
-    {"ReadyCount_AIC", "ready AIC", QColor(214, 96, 77)},
-    {"ReadyCount_AIV", "ready AIV", QColor(67, 147, 195)},
-    {"ReadyCount_Total", "ready total", QColor(130, 130, 130)},
+    {"ReadyCount_AIC", "AIC", QColor(214, 96, 77)},
+    {"ReadyCount_AIV", "AIV", QColor(67, 147, 195)},
+    {"ReadyCount_Total", "total", QColor(130, 130, 130)},
 };
 
 } // namespace
@@ -38,19 +40,23 @@ ReadyCountStrip::ReadyCountStrip(QWidget* parent) : QWidget(parent) {
   m_plot->axisRect()->setMargins(QMargins(m_leftMarginPx, 4, 0, 4));
   m_plot->xAxis->setTickLabels(false);
   m_plot->xAxis->setTicks(false);
+  m_ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+  m_ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+  m_plot->xAxis->setTicker(m_ticker);
   m_plot->xAxis2->setVisible(false);
   m_plot->yAxis->setLabel(QString());
   m_plot->yAxis->ticker()->setTickCount(3);
   m_plot->yAxis->setPadding(0);
-  m_plot->legend->setVisible(true);
-  m_plot->legend->setRowSpacing(0);
-  m_plot->legend->setIconSize(14, 8);
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  // The key sits in the margin under the lane headers, off the data.
+  m_plot->legend->setVisible(false);
+  m_key = new QLabel(this);
+  m_key->setTextFormat(Qt::RichText);
+  m_key->move(6, 2);
   m_plot->setNoAntialiasingOnDrag(true);
   m_plot->setToolTip(tr("Tasks ready to run but waiting for a core, per core type"));
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.8);
-  m_plot->legend->setFont(small);
+  m_key->setFont(small);
   m_plot->yAxis->setTickLabelFont(small);
   applyPalette();
 }
@@ -58,7 +64,9 @@ ReadyCountStrip::ReadyCountStrip(QWidget* parent) : QWidget(parent) {
 void ReadyCountStrip::setTrace(const std::shared_ptr<const TraceIndex>& index) {
   m_plot->clearGraphs();
   m_hasData = false;
+  QString key = QStringLiteral("<b>%1</b>").arg(tr("Ready"));
   double maxValue = 1;
+  double minValue = 0;
   if (index) {
     const trace::Trace& tr = index->trace();
     for (const Series& series : kSeries) {
@@ -75,6 +83,7 @@ void ReadyCountStrip::setTrace(const std::shared_ptr<const TraceIndex>& index) {
         keys.push_back(static_cast<double>(sample.tsNs));
         values.push_back(sample.value);
         maxValue = std::max(maxValue, sample.value);
+        minValue = std::min(minValue, sample.value);
       }
       // Hold the last value to the end of the trace.
       if (static_cast<double>(index->endNs()) > keys.back()) {
@@ -91,14 +100,22 @@ void ReadyCountStrip::setTrace(const std::shared_ptr<const TraceIndex>& index) {
       graph->setData(keys, values, true);
       graph->setAdaptiveSampling(true);
       m_hasData = true;
+      key += QStringLiteral("<br><span style='color:%1'>\u25a0</span> %2").arg(series.color.name(), QString::fromUtf8(series.legend));
     }
   }
-  m_plot->yAxis->setRange(0, maxValue * 1.15);
+  m_key->setText(key);
+  m_key->adjustSize();
+  m_key->raise();
+  m_plot->yAxis->setRange(minValue, maxValue * 1.15);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ReadyCountStrip::setTimeRange(double fromNs, double toNs) {
   m_plot->xAxis->setRange(fromNs, toNs);
+  // Grid lines where the swimlane ruler has its ticks (a label every
+  // >= 110 px, see SwimlaneRenderer::paintRuler).
+  double widthPx = std::max(1, m_plot->axisRect()->width());
+  m_ticker->setTickStep(niceStepNs((toNs - fromNs) / widthPx * 110));
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -117,7 +134,8 @@ void ReadyCountStrip::changeEvent(QEvent* event) {
 
 void ReadyCountStrip::applyPalette() {
   QPalette pal = palette();
-  m_plot->setBackground(pal.color(QPalette::Base));
+  // The margin left of the plot continues the lane headers' column.
+  m_plot->setBackground(pal.color(QPalette::Window));
   m_plot->axisRect()->setBackground(pal.color(QPalette::Base));
   QColor ink = pal.color(QPalette::WindowText);
   QColor grid = pal.color(QPalette::Text);
@@ -130,9 +148,6 @@ void ReadyCountStrip::applyPalette() {
     axis->setLabelColor(ink);
     axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
   }
-  m_plot->legend->setBrush(QBrush(pal.color(QPalette::Window)));
-  m_plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
-  m_plot->legend->setTextColor(ink);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

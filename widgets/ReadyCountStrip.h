@@ -9,11 +9,14 @@
 
 #include "widgets/models/TraceIndex.h"
 
+#include <QSharedPointer>
 #include <QWidget>
 
 #include <memory>
 
 class QCustomPlot;
+class QCPAxisTickerFixed;
+class QLabel;
 
 namespace pto::widgets {
 
@@ -42,6 +45,8 @@ private:
   void applyPalette();
 
   QCustomPlot* m_plot = nullptr;
+  QSharedPointer<QCPAxisTickerFixed> m_ticker;
+  QLabel* m_key = nullptr;  // which line is which, in the left margin
   bool m_hasData = false;
   int m_leftMarginPx = 96;
 };

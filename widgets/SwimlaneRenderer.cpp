@@ -42,7 +42,7 @@ void SwimlaneRenderer::setTrace(std::shared_ptr<const TraceIndex> index) {
   for (const trace::Task& task : tr.tasks()) {
     if (done[task.label]) continue;
     done[task.label] = true;
-    m_labelRgb[task.label] = toQColor(labelColor(tr.str(task.label))).rgb();
+    m_labelRgb[task.label] = toQColor(m_index->labelColors().color(tr.str(task.label))).rgb();
   }
 }
 
@@ -240,7 +240,7 @@ namespace {
 
 // Folds: the first task's colour, lighter, so many tiny tasks read as "busy,
 // zoom in" rather than as one long task.
-QColor foldColor(QColor fill, bool dark) { return dark ? fill.darker(130) : fill.lighter(125); }
+QColor foldColor(QColor fill, bool dark) { return dark ? fill.darker(118) : fill.lighter(125); }
 
 QColor mixColors(const QColor& from, const QColor& to, double amount) {
   return QColor::fromRgbF(static_cast<float>(from.redF() + (to.redF() - from.redF()) * amount),

@@ -328,7 +328,12 @@ void SwimlaneView::paintEvent(QPaintEvent*) {
 }
 
 void SwimlaneView::resizeEvent(QResizeEvent*) {
+  // The same time range, stretched: a trace fitted before the window was
+  // laid out stays fitted, and resizing never hides part of what was shown.
+  double from = m_state.coords.startNs();
+  double to = m_state.coords.endNs();
   m_state.coords.setWidthPx(SwimlaneRenderer::timeArea(size()).width());
+  if (traceIndex()) m_state.coords.showRange(from, to);
   clampScroll();
   Q_EMIT viewChanged();
 }

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
+#include <string>
 
 namespace pto::widgets {
 namespace {
@@ -22,6 +24,33 @@ TEST(LabelPalette, ALabelAlwaysGetsTheSameColour) {
   EXPECT_EQ(subgraphColor(-1), kUnknownColor);
   EXPECT_EQ(subgraphColor(3), paletteColor(3));
   EXPECT_EQ(paletteColor(-1), paletteColor(kPaletteSize - 1));
+}
+
+// Two labels whose hashes collide get different colours in a LabelColors set:
+// the alphabetically first keeps its own, the other takes the next free one.
+TEST(LabelColors, CollidingLabelsGetDifferentColours) {
+  std::string first, second;
+  for (int a = 0; a < 200 && second.empty(); ++a)
+    for (int b = a + 1; b < 200 && second.empty(); ++b)
+      if (labelColorIndex("l" + std::to_string(a)) == labelColorIndex("l" + std::to_string(b))) {
+        first = "l" + std::to_string(a);
+        second = "l" + std::to_string(b);
+      }
+  ASSERT_FALSE(second.empty());
+  if (second < first) std::swap(first, second);
+  LabelColors colors({second, first, "", first});
+  EXPECT_EQ(colors.color(first), labelColor(first));
+  EXPECT_EQ(colors.colorIndex(second), (labelColorIndex(second) + 1) % kPaletteSize);
+  EXPECT_NE(colors.color(first), colors.color(second));
+  EXPECT_EQ(colors.color(""), kUnknownColor);
+  EXPECT_EQ(colors.color("not-in-the-set"), labelColor("not-in-the-set"));
+  // Up to kPaletteSize labels are all distinct.
+  std::vector<std::string> many;
+  for (int i = 0; i < kPaletteSize; ++i) many.push_back("label" + std::to_string(i));
+  LabelColors all(many);
+  std::set<int> indices;
+  for (const auto& label : many) indices.insert(all.colorIndex(label));
+  EXPECT_EQ(indices.size(), static_cast<std::size_t>(kPaletteSize));
 }
 
 // CIELAB (D65) from sRGB, and the WCAG relative luminance, written out here

@@ -65,6 +65,35 @@ std::shared_ptr<const TraceIndex> vectorOnlyTrace(int idleAic, int busyAiv, bool
   return std::make_shared<const TraceIndex>(trace, "vector-only");
 }
 
+// 200 000 short tasks on 16 lanes in three phases (load, compute, store)
+// with a few long tasks: dense enough that fit-all draws from the summaries.
+std::shared_ptr<const TraceIndex> denseTrace() {
+  auto trace = std::make_shared<pto::trace::Trace>();
+  std::vector<pto::trace::LaneIndex> lanes;
+  for (int i = 0; i < 4; ++i) lanes.push_back(trace->addLane("AIC_" + std::to_string(i), i));
+  for (int i = 0; i < 12; ++i) lanes.push_back(trace->addLane("AIV_" + std::to_string(i), 4 + i));
+  pto::trace::StringId labels[] = {trace->intern("load"), trace->intern("qk"), trace->intern("softmax"), trace->intern("store")};
+  std::vector<std::int64_t> laneTime(lanes.size(), 0);
+  std::uint32_t seed = 1;
+  for (int i = 0; i < 200000; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    std::size_t lane = static_cast<std::size_t>(i) % lanes.size();
+    pto::trace::Task task;
+    task.id = i;
+    task.lane = lanes[lane];
+    task.startNs = laneTime[lane] + (seed >> 28);
+    task.endNs = task.startNs + 50 + (seed >> 24) % 200 + (i % 20011 == 0 ? 200000 : 0);
+    laneTime[lane] = task.endNs + (i / 50000 == 2 && lane % 3 == 0 ? 400 : 0);  // sparser in phase 3
+    int phase = std::min(3, static_cast<int>(task.startNs / 400000));
+    task.label = labels[(seed >> 20) % 5 == 0 ? (phase + 1) % 4 : phase];
+    task.name = task.label;
+    task.subgraph = phase;
+    trace->addTask(task);
+  }
+  trace->finalize();
+  return std::make_shared<const TraceIndex>(trace, "dense");
+}
+
 QPalette darkPalette() {
   QPalette p;
   p.setColor(QPalette::Window, QColor(45, 45, 48));
@@ -275,10 +304,12 @@ private Q_SLOTS:
   void screenshots() {
     QString dir = qEnvironmentVariable("PTO_SCREENSHOT_DIR");
     if (dir.isEmpty()) QSKIP("PTO_SCREENSHOT_DIR not set");
-    QStringList traces{QString::fromUtf8(kFixture), QString::fromUtf8(kPyptoFixture)};
+    QStringList traces{QStringLiteral("dense"), QString::fromUtf8(kFixture), QString::fromUtf8(kPyptoFixture)};
     if (!qEnvironmentVariableIsEmpty("PTO_SCREENSHOT_TRACE")) traces << qEnvironmentVariable("PTO_SCREENSHOT_TRACE");
     for (const QString& path : traces) {
-      auto loaded = loadTraceFile(path.toStdString());
+      TraceLoadResult loaded;
+      if (path == QStringLiteral("dense")) loaded.index = denseTrace();
+      else loaded = loadTraceFile(path.toStdString());
       QVERIFY2(loaded.index, loaded.error.c_str());
       for (bool dark : {false, true}) {
         SwimlanePane pane;

@@ -1,6 +1,7 @@
 // Stable label and subgraph colours.
 #include "widgets/models/LabelPalette.h"
 
+#include <algorithm>
 #include <array>
 
 namespace pto::widgets {
@@ -39,6 +40,36 @@ int labelColorIndex(std::string_view label) {
 Rgb labelColor(std::string_view label) {
   int index = labelColorIndex(label);
   return index < 0 ? kUnknownColor : kPalette[static_cast<std::size_t>(index)];
+}
+
+LabelColors::LabelColors(std::vector<std::string> labels) {
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  std::array<bool, kPaletteSize> taken{};
+  int used = 0;
+  for (const std::string& label : labels) {
+    int index = labelColorIndex(label);
+    if (index < 0) continue;  // the empty label stays grey
+    // Past kPaletteSize labels colours must repeat: start over.
+    if (used == kPaletteSize) {
+      taken.fill(false);
+      used = 0;
+    }
+    while (taken[static_cast<std::size_t>(index)]) index = (index + 1) % kPaletteSize;
+    taken[static_cast<std::size_t>(index)] = true;
+    ++used;
+    m_index.emplace(label, index);
+  }
+}
+
+int LabelColors::colorIndex(std::string_view label) const {
+  auto it = m_index.find(label);
+  return it != m_index.end() ? it->second : labelColorIndex(label);
+}
+
+Rgb LabelColors::color(std::string_view label) const {
+  int index = colorIndex(label);
+  return index < 0 ? kUnknownColor : paletteColor(index);
 }
 
 Rgb boundColor(BoundClass bound) {

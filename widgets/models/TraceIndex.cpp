@@ -121,6 +121,13 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     m_firstByDuration[l + 1] = static_cast<std::uint32_t>(m_byDuration.size());
   }
 
+  std::vector<bool> isLabel(tr.strings().size(), false);
+  for (const trace::Task& task : tasks) isLabel[task.label] = true;
+  std::vector<std::string> labels;
+  for (trace::StringId id = 1; id < isLabel.size(); ++id)
+    if (isLabel[id]) labels.emplace_back(tr.str(id));
+  m_labelColors = LabelColors(std::move(labels));
+
   std::array<std::vector<std::uint32_t>, kColorModeCount> keys;
   for (int mode = 0; mode < kColorModeCount; ++mode) {
     auto& modeKeys = keys[static_cast<std::size_t>(mode)];

@@ -8,6 +8,7 @@
 
 #include "runtime/trace/Trace.h"
 #include "widgets/models/BoundClass.h"
+#include "widgets/models/LabelPalette.h"
 #include "widgets/models/LaneSummary.h"
 
 #include <cstddef>
@@ -96,6 +97,9 @@ public:
     return {m_byDuration.data() + m_firstByDuration[lane], m_firstByDuration[lane + 1] - m_firstByDuration[lane]};
   }
   const LaneSummary& laneSummary() const { return m_laneSummary; }
+  // Distinct colours for this trace's labels (see LabelColors); the editor
+  // gutter should colour lines with the same object.
+  const LabelColors& labelColors() const { return m_labelColors; }
 
   // Heap bytes of the trace plus this index.
   std::size_t memoryBytes() const;
@@ -116,6 +120,7 @@ private:
   std::vector<TaskIndex> m_byDuration;          // per lane, longest first
   std::vector<std::uint32_t> m_firstByDuration; // lanes + 1 offsets into m_byDuration
   LaneSummary m_laneSummary;
+  LabelColors m_labelColors;
 };
 
 // The last component of a path ("a/b/kernel.py" → "kernel.py").
