@@ -157,20 +157,11 @@ std::vector<LegendEntry> SwimlaneRenderer::legend(SwimlaneColorMode mode) const 
   std::vector<LegendEntry> entries;
   if (!m_index) return entries;
   const trace::Trace& tr = m_index->trace();
-  std::unordered_map<std::uint32_t, std::int64_t> busy;
-  std::unordered_map<std::uint32_t, std::unordered_map<trace::StringId, std::int64_t>> labelsOfSubgraph;
-  for (TaskIndex t = 0; t < tr.tasks().size(); ++t) {
-    std::uint32_t key = m_index->colorKey(t, mode);
-    busy[key] += tr.tasks()[t].durNs();
-    if (mode == SwimlaneColorMode::Subgraph) labelsOfSubgraph[key][tr.tasks()[t].label] += tr.tasks()[t].durNs();
-  }
   // Palette colours repeat: keys sharing a colour share an entry.
   std::unordered_map<QRgb, std::size_t> entryOfColor;
-  std::vector<std::pair<std::uint32_t, std::int64_t>> keys(busy.begin(), busy.end());
-  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
-  });
-  for (const auto& [key, ns] : keys) {
+  for (const ColorKeyTotal& total : m_index->colorKeyTotals(mode)) {
+    std::uint32_t key = total.key;
+    std::int64_t ns = total.busyNs;
     QColor color = keyColor(key, mode);
     QString text;
     switch (mode) {
@@ -180,10 +171,8 @@ std::vector<LegendEntry> SwimlaneRenderer::legend(SwimlaneColorMode mode) const 
         text = QStringLiteral("(no subgraph)");
         break;
       }
-      const auto& labels = labelsOfSubgraph[key];
-      auto top = std::max_element(labels.begin(), labels.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
       text = QStringLiteral("subgraph %1").arg(key - 1);
-      if (top != labels.end() && top->first != trace::kEmptyString) text += QStringLiteral(" \u00b7 ") + qtext(tr.str(top->first));
+      if (total.topLabel != trace::kEmptyString) text += QStringLiteral(" \u00b7 ") + qtext(tr.str(total.topLabel));
       break;
     }
     case SwimlaneColorMode::Bound: {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <deque>
+#include <unordered_map>
 #include <limits>
 #include <unordered_set>
 
@@ -116,8 +117,10 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     const auto& order = tr.lanes()[l].tasksByStart;
     std::size_t first = m_byDuration.size();
     m_byDuration.insert(m_byDuration.end(), order.begin(), order.end());
-    std::stable_sort(m_byDuration.begin() + static_cast<std::ptrdiff_t>(first), m_byDuration.end(),
-                     [&](TaskIndex a, TaskIndex b) { return tasks[a].durNs() > tasks[b].durNs(); });
+    std::sort(m_byDuration.begin() + static_cast<std::ptrdiff_t>(first), m_byDuration.end(), [&](TaskIndex a, TaskIndex b) {
+      if (tasks[a].durNs() != tasks[b].durNs()) return tasks[a].durNs() > tasks[b].durNs();
+      return tasks[a].startNs != tasks[b].startNs ? tasks[a].startNs < tasks[b].startNs : a < b;
+    });
     m_firstByDuration[l + 1] = static_cast<std::uint32_t>(m_byDuration.size());
   }
 
@@ -135,6 +138,33 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     for (TaskIndex t = 0; t < taskCount; ++t) modeKeys[t] = colorKey(t, static_cast<SwimlaneColorMode>(mode));
   }
   m_laneSummary = LaneSummary(tr, keys);
+
+  for (int mode = 0; mode < kColorModeCount; ++mode) {
+    std::unordered_map<std::uint32_t, std::int64_t> busy;
+    std::unordered_map<std::uint32_t, std::unordered_map<trace::StringId, std::int64_t>> labelTime;
+    bool bySubgraph = static_cast<SwimlaneColorMode>(mode) == SwimlaneColorMode::Subgraph;
+    for (TaskIndex t = 0; t < taskCount; ++t) {
+      std::uint32_t key = keys[static_cast<std::size_t>(mode)][t];
+      busy[key] += tasks[t].durNs();
+      if (bySubgraph) labelTime[key][tasks[t].label] += tasks[t].durNs();
+    }
+    auto& totals = m_keyTotals[static_cast<std::size_t>(mode)];
+    for (const auto& [key, ns] : busy) {
+      ColorKeyTotal total{key, ns, trace::kEmptyString};
+      if (bySubgraph) {
+        std::int64_t best = -1;
+        for (const auto& [label, labelNs] : labelTime[key])
+          if (labelNs > best || (labelNs == best && label < total.topLabel)) {
+            best = labelNs;
+            total.topLabel = label;
+          }
+      }
+      totals.push_back(total);
+    }
+    std::sort(totals.begin(), totals.end(), [](const ColorKeyTotal& a, const ColorKeyTotal& b) {
+      return a.busyNs != b.busyNs ? a.busyNs > b.busyNs : a.key < b.key;
+    });
+  }
 }
 
 std::uint32_t TraceIndex::colorKey(TaskIndex task, SwimlaneColorMode mode) const {

@@ -11,6 +11,7 @@
 #include "widgets/models/LabelPalette.h"
 #include "widgets/models/LaneSummary.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,13 @@ struct DependencyEdge {
   int depth = 1;  // 1 for an edge touching the selected task, 2 one step further…
   bool upstream = false;  // found walking producers (leads into the task)
   friend bool operator==(const DependencyEdge&, const DependencyEdge&) = default;
+};
+
+// The busy time of the tasks sharing one colour key (a legend entry).
+struct ColorKeyTotal {
+  std::uint32_t key = 0;
+  std::int64_t busyNs = 0;
+  trace::StringId topLabel = trace::kEmptyString;  // subgraph mode: the label with most time in it
 };
 
 class TraceIndex {
@@ -97,6 +105,11 @@ public:
     return {m_byDuration.data() + m_firstByDuration[lane], m_firstByDuration[lane + 1] - m_firstByDuration[lane]};
   }
   const LaneSummary& laneSummary() const { return m_laneSummary; }
+  // Each colour key of `mode` with its tasks' total duration, busiest first
+  // (ties by key), for legends.
+  const std::vector<ColorKeyTotal>& colorKeyTotals(SwimlaneColorMode mode) const {
+    return m_keyTotals[static_cast<std::size_t>(mode)];
+  }
   // Distinct colours for this trace's labels (see LabelColors); the editor
   // gutter should colour lines with the same object.
   const LabelColors& labelColors() const { return m_labelColors; }
@@ -121,6 +134,7 @@ private:
   std::vector<std::uint32_t> m_firstByDuration; // lanes + 1 offsets into m_byDuration
   LaneSummary m_laneSummary;
   LabelColors m_labelColors;
+  std::array<std::vector<ColorKeyTotal>, kColorModeCount> m_keyTotals;
 };
 
 // The last component of a path ("a/b/kernel.py" → "kernel.py").
