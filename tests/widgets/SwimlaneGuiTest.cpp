@@ -15,6 +15,7 @@
 
 
 #include <QLineEdit>
+#include <QPainter>
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -326,6 +327,16 @@ private Q_SLOTS:
         pane.view()->zoomBy(6);
         QApplication::processEvents();
         pane.grab().save(stem + QStringLiteral("-zoom-bound.png"));
+        // The SVG export, rendered back to pixels to look at.
+        QString svg = stem + QStringLiteral("-export.svg");
+        QCOMPARE(pane.view()->exportSvg(svg), QString());
+        QSvgRenderer renderer(svg);
+        QImage image(pane.view()->exportSize(), QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        renderer.render(&painter);
+        painter.end();
+        image.save(stem + QStringLiteral("-export-svg.png"));
       }
     }
   }
