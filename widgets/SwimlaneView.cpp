@@ -130,6 +130,9 @@ QString SwimlaneView::exportSvg(const QString& path, QSize size) const {
   generator.setFileName(path);
   generator.setSize(size);
   generator.setViewBox(QRect(QPoint(0, 0), size));
+  // Fonts at the view's resolution, so text has the size it has on screen
+  // relative to the lanes (the generator's default is 72 dpi).
+  generator.setResolution(logicalDpiY());
   generator.setTitle(tr("Swimlane"));
   const auto& index = traceIndex();
   generator.setDescription(index ? QString::fromStdString(index->sourceName()) : QString());
