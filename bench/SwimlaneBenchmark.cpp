@@ -1,8 +1,10 @@
 // Swimlane painting and memory on a synthetic 1 000 000-task trace
 // (DESIGN.md budget: <= 16 ms per frame offscreen in release, <= 200 MB for
 // the trace in memory). Run: QT_QPA_PLATFORM=offscreen build/<preset>/bin/pto_swimlane_bench
-// Counters: trace_MB (Trace::memoryBytes + TraceIndex), items (drawn per
-// frame), tasks (stood for by those items).
+// Counters: trace_MB (Trace::memoryBytes + TraceIndex, LaneSummary
+// included), summary_MB (the LaneSummary alone), items (drawn per frame),
+// tasks (stood for by those items). Frames pan by a pixel each, so no
+// frame repeats the one before.
 #include "widgets/SwimlaneRenderer.h"
 
 #include <benchmark/benchmark.h>
@@ -64,10 +66,14 @@ std::shared_ptr<const widgets::TraceIndex> syntheticTrace(int taskCount) {
   return cached;
 }
 
-void paintFrames(benchmark::State& state, double zoom) {
+// `summary` false paints dense lanes fold by fold from the tasks (the path
+// before LaneSummary), for comparison.
+void paintFrames(benchmark::State& state, double zoom, bool summary = true,
+                 widgets::SwimlaneColorMode mode = widgets::SwimlaneColorMode::Label) {
   auto index = syntheticTrace(1000000);
   widgets::SwimlaneRenderer renderer;
   renderer.setTrace(index);
+  renderer.setUseLaneSummary(summary);
   renderer.setPalette(QApplication::palette());
   QSize size(1600, 2000);  // all 72 lanes visible
   QImage image(size, QImage::Format_ARGB32_Premultiplied);
@@ -78,13 +84,19 @@ void paintFrames(benchmark::State& state, double zoom) {
   view.coords.zoomAbout(view.coords.widthPx() / 2, zoom);
   view.selected = static_cast<trace::TaskIndex>(500000);
   view.arrows = index->dependencyEdges(view.selected, 2);
+  view.colorMode = mode;
+  int frame = 0;
   for (auto _ : state) {
+    // Pan a pixel back and forth: every frame shows a new time range, as
+    // while dragging, so nothing can be reused from the frame before.
+    view.coords.panPx((frame++ % 2) ? -1 : 1);
     QPainter painter(&image);
     renderer.paint(painter, size, view);
     painter.end();
     benchmark::DoNotOptimize(image.constBits());
   }
   state.counters["trace_MB"] = static_cast<double>(index->memoryBytes()) / 1e6;
+  state.counters["summary_MB"] = static_cast<double>(index->laneSummary().memoryBytes()) / 1e6;
   state.counters["items"] = static_cast<double>(renderer.lastItemCount());
   state.counters["tasks"] = static_cast<double>(renderer.lastTaskCount());
 }
@@ -93,7 +105,22 @@ void BM_SwimlanePaintFitAll(benchmark::State& state) { paintFrames(state, 1); }
 void BM_SwimlanePaintMidZoom(benchmark::State& state) { paintFrames(state, 100); }
 void BM_SwimlanePaintDeepZoom(benchmark::State& state) { paintFrames(state, 5000); }
 
+void BM_SwimlanePaintFitAllFoldOnly(benchmark::State& state) { paintFrames(state, 1, false); }
+void BM_SwimlanePaintFitAllBound(benchmark::State& state) { paintFrames(state, 1, true, widgets::SwimlaneColorMode::Bound); }
+// Building the TraceIndex (successors, critical path, bound classes, lane
+// summaries) for the 1 000 000-task trace, off the GUI thread in the IDE.
+void BM_TraceIndexBuild(benchmark::State& state) {
+  auto trace = syntheticTrace(1000000)->sharedTrace();
+  for (auto _ : state) {
+    widgets::TraceIndex index(trace);
+    benchmark::DoNotOptimize(index.makespanNs());
+  }
+}
+
 BENCHMARK(BM_SwimlanePaintFitAll)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SwimlanePaintFitAllFoldOnly)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SwimlanePaintFitAllBound)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TraceIndexBuild)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_SwimlanePaintMidZoom)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SwimlanePaintDeepZoom)->Unit(benchmark::kMillisecond);
 

@@ -1,7 +1,8 @@
 # The GUI's third-party libraries (Debian 12: qt6-base-dev, qt6-svg-dev,
 # libqscintilla2-qt6-dev, libqcustomplot-dev). Only widgets/, app/studio and
 # their tests and benchmarks link them; the engine never does.
-find_package(Qt6 6.2 REQUIRED COMPONENTS Core Gui Widgets Concurrent Svg Test)
+# PrintSupport: QCustomPlot links it.
+find_package(Qt6 6.2 REQUIRED COMPONENTS Core Gui Widgets Concurrent Svg PrintSupport Test)
 
 # QScintilla ships no CMake package on Debian: find its header folder and library.
 find_path(QSCINTILLA_INCLUDE_DIR Qsci/qsciscintilla.h

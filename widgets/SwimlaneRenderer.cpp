@@ -8,9 +8,12 @@
 #include <QFontMetrics>
 #include <QPainter>
 #include <QPainterPath>
+#include <QStaticText>
+#include <QPaintEngine>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace pto::widgets {
 namespace {
@@ -26,32 +29,52 @@ QColor toQColor(Rgb rgb) { return QColor(rgb.r, rgb.g, rgb.b); }
 
 void SwimlaneRenderer::setTrace(std::shared_ptr<const TraceIndex> index) {
   m_index = std::move(index);
-  m_rowOffsetPx.clear();
-  m_rowOfLane.clear();
   m_labelRgb.clear();
+  m_textCache.clear();
+  m_columnRgb.fill(ColumnColor{});
+  for (auto& legend : m_legend) legend.reset();
+  rebuildLayout();
   if (!m_index) return;
   const trace::Trace& tr = m_index->trace();
-  m_rowOfLane.assign(tr.lanes().size(), std::nullopt);
-  double y = 6;
-  std::optional<trace::LaneKind> previousKind;
-  for (std::size_t row = 0; row < m_index->laneOrder().size(); ++row) {
-    LaneIndex lane = m_index->laneOrder()[row];
-    trace::LaneKind kind = tr.lanes()[lane].kind;
-    if (previousKind && *previousKind != kind) y += kKindGapPx;
-    previousKind = kind;
-    m_rowOffsetPx.push_back(y);
-    m_rowOfLane[lane] = row;
-    y += kLaneHeightPx + kLaneGapPx;
-  }
-  m_rowOffsetPx.push_back(y);  // the end, for contentHeightPx()
   // Label colours once per distinct label, not per task per frame.
   m_labelRgb.assign(tr.strings().size(), 0);
   std::vector<bool> done(tr.strings().size(), false);
   for (const trace::Task& task : tr.tasks()) {
     if (done[task.label]) continue;
     done[task.label] = true;
-    m_labelRgb[task.label] = toQColor(labelColor(tr.str(task.label))).rgb();
+    m_labelRgb[task.label] = toQColor(m_index->labelColors().color(tr.str(task.label))).rgb();
   }
+}
+
+void SwimlaneRenderer::setPalette(const QPalette& palette) {
+  m_palette = palette;
+  m_columnRgb.fill(ColumnColor{});  // column shades blend with the lane background
+}
+
+void SwimlaneRenderer::setCollapseIdleLanes(bool collapse) {
+  if (collapse == m_collapseIdle) return;
+  m_collapseIdle = collapse;
+  rebuildLayout();
+}
+
+void SwimlaneRenderer::rebuildLayout() {
+  if (!m_index) {
+    m_layout = LaneLayout();
+    return;
+  }
+  const trace::Trace& tr = m_index->trace();
+  std::vector<trace::LaneKind> kinds;
+  std::vector<std::size_t> counts;
+  for (LaneIndex lane = 0; lane < tr.lanes().size(); ++lane) {
+    kinds.push_back(tr.lanes()[lane].kind);
+    counts.push_back(m_index->laneTaskCount(lane));
+  }
+  LaneLayoutMetrics metrics;
+  metrics.laneHeightPx = kLaneHeightPx;
+  metrics.laneGapPx = kLaneGapPx;
+  metrics.kindGapPx = kKindGapPx;
+  metrics.idleRowHeightPx = kIdleRowHeightPx;
+  m_layout = LaneLayout(m_index->laneOrder(), kinds, counts, m_collapseIdle, metrics);
 }
 
 QRect SwimlaneRenderer::timeArea(QSize size) {
@@ -60,26 +83,19 @@ QRect SwimlaneRenderer::timeArea(QSize size) {
 }
 
 int SwimlaneRenderer::contentHeightPx() const {
-  return m_rowOffsetPx.empty() ? 0 : static_cast<int>(std::ceil(m_rowOffsetPx.back())) + 4;
+  return m_layout.rows().empty() ? 0 : static_cast<int>(std::ceil(m_layout.contentHeightPx())) + 4 + kLegendHeightPx;
 }
 
 double SwimlaneRenderer::rowTopPx(std::size_t row, const SwimlaneState& state) const {
-  return kRulerHeightPx + m_rowOffsetPx[row] - state.scrollYPx;
+  return kRulerHeightPx + m_layout.rows()[row].topPx - state.scrollYPx;
 }
 
 std::optional<std::size_t> SwimlaneRenderer::rowAt(double y, const SwimlaneState& state) const {
-  if (y < kRulerHeightPx || m_rowOffsetPx.size() < 2) return std::nullopt;
-  double offset = y - kRulerHeightPx + state.scrollYPx;
-  auto next = std::upper_bound(m_rowOffsetPx.begin(), m_rowOffsetPx.end() - 1, offset);
-  if (next == m_rowOffsetPx.begin()) return std::nullopt;
-  std::size_t row = static_cast<std::size_t>(next - m_rowOffsetPx.begin()) - 1;
-  if (offset >= m_rowOffsetPx[row] + kLaneHeightPx) return std::nullopt;
-  return row;
+  if (y < kRulerHeightPx) return std::nullopt;
+  return m_layout.rowAt(y - kRulerHeightPx + state.scrollYPx);
 }
 
-std::optional<std::size_t> SwimlaneRenderer::rowOfLane(LaneIndex lane) const {
-  return lane < m_rowOfLane.size() ? m_rowOfLane[lane] : std::nullopt;
-}
+std::optional<std::size_t> SwimlaneRenderer::rowOfLane(LaneIndex lane) const { return m_layout.rowOfLane(lane); }
 
 TaskIndex SwimlaneRenderer::taskAt(QPointF point, QSize size, const SwimlaneState& state) const {
   if (!m_index) return trace::kNoTask;
@@ -87,7 +103,9 @@ TaskIndex SwimlaneRenderer::taskAt(QPointF point, QSize size, const SwimlaneStat
   if (point.x() < area.left()) return trace::kNoTask;
   auto row = rowAt(point.y(), state);
   if (!row) return trace::kNoTask;
-  LaneIndex lane = m_index->laneOrder()[*row];
+  auto laneOfPoint = m_layout.laneOfRow(*row);
+  if (!laneOfPoint) return trace::kNoTask;
+  LaneIndex lane = *laneOfPoint;
   const trace::Trace& tr = m_index->trace();
   double x = point.x() - area.left();
   constexpr double kSlopPx = 3;
@@ -115,7 +133,7 @@ QRectF SwimlaneRenderer::taskRect(TaskIndex task, QSize size, const SwimlaneStat
   if (!m_index || task >= m_index->trace().tasks().size()) return {};
   const trace::Task& t = m_index->trace().tasks()[task];
   auto row = rowOfLane(t.lane);
-  if (!row) return {};
+  if (!row || m_layout.rows()[*row].idleGroup) return {};
   QRect area = timeArea(size);
   double x0 = area.left() + state.coords.xOf(static_cast<double>(t.startNs));
   double x1 = area.left() + state.coords.xOf(static_cast<double>(t.endNs));
@@ -123,18 +141,64 @@ QRectF SwimlaneRenderer::taskRect(TaskIndex task, QSize size, const SwimlaneStat
 }
 
 QColor SwimlaneRenderer::taskColor(TaskIndex task, SwimlaneColorMode mode) const {
-  const trace::Task& t = m_index->trace().tasks()[task];
-  if (mode == SwimlaneColorMode::Subgraph) return toQColor(subgraphColor(t.subgraph));
-  return QColor::fromRgb(m_labelRgb[t.label]);
+  return keyColor(m_index->colorKey(task, mode), mode);
+}
+
+QColor SwimlaneRenderer::keyColor(std::uint32_t key, SwimlaneColorMode mode) const {
+  switch (mode) {
+  case SwimlaneColorMode::Label: return key < m_labelRgb.size() ? QColor::fromRgb(m_labelRgb[key]) : toQColor(kUnknownColor);
+  case SwimlaneColorMode::Subgraph: return toQColor(subgraphColor(static_cast<int>(key) - 1));
+  case SwimlaneColorMode::Bound: return toQColor(boundColor(static_cast<BoundClass>(key)));
+  }
+  return toQColor(kUnknownColor);
+}
+
+std::vector<LegendEntry> SwimlaneRenderer::legend(SwimlaneColorMode mode) const {
+  std::vector<LegendEntry> entries;
+  if (!m_index) return entries;
+  const trace::Trace& tr = m_index->trace();
+  // Palette colours repeat: keys sharing a colour share an entry.
+  std::unordered_map<QRgb, std::size_t> entryOfColor;
+  for (const ColorKeyTotal& total : m_index->colorKeyTotals(mode)) {
+    std::uint32_t key = total.key;
+    std::int64_t ns = total.busyNs;
+    QColor color = keyColor(key, mode);
+    QString text;
+    switch (mode) {
+    case SwimlaneColorMode::Label: text = key == trace::kEmptyString ? QStringLiteral("(no label)") : qtext(tr.str(key)); break;
+    case SwimlaneColorMode::Subgraph: {
+      if (key == 0) {
+        text = QStringLiteral("(no subgraph)");
+        break;
+      }
+      text = QStringLiteral("subgraph %1").arg(key - 1);
+      if (total.topLabel != trace::kEmptyString) text += QStringLiteral(" \u00b7 ") + qtext(tr.str(total.topLabel));
+      break;
+    }
+    case SwimlaneColorMode::Bound: {
+      auto bound = static_cast<BoundClass>(key);
+      text = bound == BoundClass::Unknown ? QStringLiteral("unknown (no pipe data)")
+                                          : QStringLiteral("%1 (%2)").arg(qtext(name(bound)), qtext(pipesOf(bound)));
+      break;
+    }
+    }
+    auto [it, added] = entryOfColor.emplace(color.rgb(), entries.size());
+    if (added) entries.push_back({color, text, ns});
+    else {
+      entries[it->second].busyNs += ns;
+      if (!entries[it->second].text.endsWith(QStringLiteral(", \u2026"))) entries[it->second].text += QStringLiteral(", \u2026");
+    }
+  }
+  return entries;
 }
 
 bool SwimlaneRenderer::isDark() const { return m_palette.color(QPalette::Window).lightness() < 128; }
 
 void SwimlaneRenderer::paint(QPainter& painter, QSize size, const SwimlaneState& state) const {
-  painter.fillRect(QRect(QPoint(0, 0), size), m_palette.color(QPalette::Base));
   m_lastItems = 0;
   m_lastTasks = 0;
   if (!m_index) {
+    painter.fillRect(QRect(QPoint(0, 0), size), m_palette.color(QPalette::Base));
     painter.setPen(m_palette.color(QPalette::PlaceholderText));
     painter.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter,
                      QCoreApplication::translate("SwimlaneRenderer", "No trace loaded.\nOpen a swimlane file or a project (Ctrl+O)."));
@@ -145,7 +209,35 @@ void SwimlaneRenderer::paint(QPainter& painter, QSize size, const SwimlaneState&
   paintArrows(painter, size, state);
   paintRuler(painter, size, state);
   paintHeaders(painter, size, state);
+  if (state.showLegend) paintLegend(painter, size, state);
 }
+
+// What paintLanes shares with summariseLane for one frame.
+struct SwimlaneRenderer::LaneContext {
+  const SwimlaneState& state;
+  QRect area;
+  int y = 0;  // top of the lane being painted
+  bool dark = false;
+  bool dimmed = false;
+  bool raster = false;  // painting pixels: dense lanes go in as one image row each
+  QPainter* painter = nullptr;
+  QColor laneBackground;
+  std::function<std::vector<QRect>&(QRgb)> batchFor;
+};
+
+namespace {
+
+// Folds: the first task's colour, lighter, so many tiny tasks read as "busy,
+// zoom in" rather than as one long task.
+QColor foldColor(QColor fill, bool dark) { return dark ? fill.darker(118) : fill.lighter(125); }
+
+QColor mixColors(const QColor& from, const QColor& to, double amount) {
+  return QColor::fromRgbF(static_cast<float>(from.redF() + (to.redF() - from.redF()) * amount),
+                          static_cast<float>(from.greenF() + (to.greenF() - from.greenF()) * amount),
+                          static_cast<float>(from.blueF() + (to.blueF() - from.blueF()) * amount));
+}
+
+} // namespace
 
 void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneState& state) const {
   const trace::Trace& tr = m_index->trace();
@@ -158,11 +250,7 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
   // translucent one over every lane costs more than all the slices.
   QColor base = m_palette.color(QPalette::Base);
   QColor ink = m_palette.color(QPalette::Text);
-  double mix = dark ? 0.04 : 0.035;
-  QColor laneBackground = QColor::fromRgbF(base.redF() + (ink.redF() - base.redF()) * mix,
-                                           base.greenF() + (ink.greenF() - base.greenF()) * mix,
-                                           base.blueF() + (ink.blueF() - base.blueF()) * mix);
-  QColor outline = dark ? QColor(0, 0, 0, 140) : QColor(0, 0, 0, 90);
+  QColor laneBackground = mixColors(base, ink, dark ? 0.06 : 0.035);
   double fromNs = state.coords.startNs();
   double toNs = state.coords.endNs();
   bool dimmed = !state.highlighted.empty();
@@ -174,14 +262,34 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
     m_fillBatches.emplace_back(rgb, std::vector<QRect>());
     return m_fillBatches.back().second;
   };
+  bool raster = painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster;
+  LaneContext context{state, area, 0, dark, dimmed, raster, &painter, laneBackground, batchFor};
 
-  for (std::size_t row = 0; row < m_index->laneOrder().size(); ++row) {
+  // Every pixel of the time area is filled once: Base between the rows, the
+  // lane background in them (the ruler and headers paint their own areas).
+  QColor gapColor = m_palette.color(QPalette::Base);
+  int filledTo = area.top();
+  auto fillGapTo = [&](int y) {
+    if (y > filledTo) painter.fillRect(QRect(area.left(), filledTo, area.width(), y - filledTo), gapColor);
+    filledTo = std::max(filledTo, y);
+  };
+  for (std::size_t row = 0; row < m_layout.rows().size(); ++row) {
+    const LaneRow& laneRow = m_layout.rows()[row];
     double top = rowTopPx(row, state);
-    if (top + kLaneHeightPx < area.top() || top > area.bottom()) continue;
-    LaneIndex lane = m_index->laneOrder()[row];
+    if (top + laneRow.heightPx < area.top() || top > area.bottom()) continue;
+    fillGapTo(static_cast<int>(top));
+    filledTo = std::max(filledTo, static_cast<int>(top + laneRow.heightPx));
+    if (laneRow.idleGroup) {
+      painter.fillRect(QRectF(area.left(), top, area.width(), laneRow.heightPx), gapColor);
+      paintIdleRow(painter, laneRow, top, area);
+      continue;
+    }
+    LaneIndex lane = *m_layout.laneOfRow(row);
     int y = static_cast<int>(top);
-    painter.fillRect(QRect(area.left(), y, area.width(), kLaneHeightPx), laneBackground);
+    context.y = y;
     auto range = visibleTaskRange(tr, lane, fromNs, toNs, m_index->laneMaxDurNs(lane));
+    if (summariseLane(lane, range, context)) continue;
+    painter.fillRect(QRect(area.left(), y, area.width(), kLaneHeightPx), laneBackground);
     foldSlices(tr, lane, range, state.coords, kMinSliceWidthPx, m_runs);
     const auto& order = tr.lanes()[lane].tasksByStart;
     m_lastItems += m_runs.size();
@@ -195,11 +303,7 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
       if (x1 <= x0) continue;
       TaskIndex first = order[run.first];
       QColor fill = taskColor(first, state.colorMode);
-      if (run.folded) {
-        // Folds: the first task's colour, lighter, so many tiny tasks read as
-        // "busy, zoom in" rather than as one long task.
-        fill = dark ? fill.darker(140) : fill.lighter(125);
-      }
+      if (run.folded) fill = foldColor(fill, dark);
       if (dimmed) fill.setAlpha(70);
       int left = static_cast<int>(std::floor(x0));
       QRect rect(QPoint(left, y + 1), QPoint(std::max(left, static_cast<int>(std::ceil(x1)) - 1), y + kLaneHeightPx - 2));
@@ -208,6 +312,9 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
         previousFold->setRight(std::max(previousFold->right(), rect.right()));  // same colour, touching: one rectangle
         continue;
       }
+      // A pixel of lane background after each slice wide enough to spare it
+      // tells neighbours apart without stroking outlines.
+      if (!run.folded && rect.width() >= 4) rect.setRight(rect.right() - 1);
       std::vector<QRect>& batch = batchFor(rgb);
       batch.push_back(rect);
       previousFold = run.folded ? &batch.back() : nullptr;
@@ -215,6 +322,7 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
       if (!run.folded && rect.width() >= 6) m_labelled.push_back({rect, first, fill});
     }
   }
+  fillGapTo(area.bottom() + 1);
   painter.setPen(Qt::NoPen);
   for (const auto& [rgb, rects] : m_fillBatches) {
     if (rects.empty()) continue;
@@ -226,22 +334,188 @@ void SwimlaneRenderer::paintLanes(QPainter& painter, QSize size, const SwimlaneS
   font.setPointSizeF(font.pointSizeF() * 0.85);
   painter.setFont(font);
   QFontMetrics metrics(font);
-  painter.setBrush(Qt::NoBrush);
+  int ellipsisWidth = metrics.horizontalAdvance(QChar(0x2026));
+  if (font != m_textFont) {
+    m_textCache.clear();
+    m_textFont = font;
+  }
+  // Names are laid out once per (string, width in 8 px steps) and drawn as
+  // static text: shaping and eliding every name every frame cost more than
+  // all the rectangles.
+  constexpr int kWidthStepPx = 8;
+  double baseline = (kLaneHeightPx - metrics.height()) / 2.0;
+  QColor lastPen;
   for (const LabelledSlice& slice : m_labelled) {
-    painter.setPen(outline);
-    painter.drawRect(slice.rect.adjusted(0, 0, -1, -1));
     if (slice.rect.width() <= 36) continue;
-    const trace::Task& task = tr.tasks()[slice.task];
-    std::string_view label = tr.str(task.label);
-    QString text = qtext(label.empty() ? tr.str(task.name) : label);
     QRect textRect = slice.rect.adjusted(4, 0, -3, 0);
     textRect.setLeft(std::max(textRect.left(), area.left() + 4));  // keep the text visible when panned
-    QString elided = metrics.elidedText(text, Qt::ElideRight, textRect.width());
-    if (elided.size() > 1 && !elided.startsWith(QChar(0x2026))) {
-      painter.setPen(textOn(slice.fill));
-      painter.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, elided);
+    textRect.setRight(std::min(textRect.right(), area.right() - 2));
+    if (textRect.width() < 2 * ellipsisWidth) continue;
+    const trace::Task& task = tr.tasks()[slice.task];
+    trace::StringId id = task.label != trace::kEmptyString ? task.label : task.name;
+    // Full text when it fits (one entry per string), else elided to the width step below.
+    auto& full = m_textCache[static_cast<std::uint64_t>(id) << 20];
+    if (full.text().isEmpty()) {
+      full.setText(qtext(tr.str(id)));
+      full.setTextFormat(Qt::PlainText);
+      full.prepare(QTransform(), font);
     }
+    const QStaticText* text = &full;
+    if (full.size().width() > textRect.width()) {
+      int step = textRect.width() / kWidthStepPx;
+      auto& elided = m_textCache[(static_cast<std::uint64_t>(id) << 20) | static_cast<std::uint64_t>(step + 1)];
+      if (elided.text().isEmpty()) {
+        QString shortened = metrics.elidedText(full.text(), Qt::ElideRight, step * kWidthStepPx);
+        if (shortened.size() <= 1 || shortened.startsWith(QChar(0x2026))) shortened = QStringLiteral(" ");
+        elided.setText(shortened);
+        elided.setTextFormat(Qt::PlainText);
+        elided.prepare(QTransform(), font);
+      }
+      if (elided.text() == QStringLiteral(" ")) continue;
+      text = &elided;
+    }
+    QColor pen = textOn(slice.fill);
+    if (pen != lastPen) {
+      painter.setPen(pen);
+      lastPen = pen;
+    }
+    painter.drawStaticText(QPointF(textRect.left(), slice.rect.top() - 1 + baseline), *text);
   }
+  painter.restore();
+}
+
+bool SwimlaneRenderer::summariseLane(LaneIndex lane, std::pair<std::size_t, std::size_t> range,
+                                     const LaneContext& context) const {
+  const SwimlaneCoordinates& coords = context.state.coords;
+  double nsPerPx = coords.nsPerPx();
+  const LaneSummary& summary = m_index->laneSummary();
+  std::size_t visible = range.second - range.first;
+  // Dense: more tasks than pixels. Sparser lanes fold cheaply task by task.
+  if (!m_useSummary || visible <= static_cast<std::size_t>(context.area.width()) || !summary.resolves(lane, nsPerPx))
+    return false;
+  // Tasks wide enough to draw alone are a prefix of the by-duration list;
+  // when that prefix is long (a zoomed-in view of a lane with many long
+  // tasks elsewhere) walking the visible range is cheaper.
+  const trace::Trace& tr = m_index->trace();
+  auto byDuration = m_index->laneTasksByDuration(lane);
+  double minWideNs = kMinSliceWidthPx * nsPerPx;
+  auto wideEnd = std::partition_point(byDuration.begin(), byDuration.end(), [&](TaskIndex t) {
+    return static_cast<double>(tr.tasks()[t].durNs()) >= minWideNs;
+  });
+  std::size_t wideCount = static_cast<std::size_t>(wideEnd - byDuration.begin());
+  if (wideCount > 2 * static_cast<std::size_t>(context.area.width())) return false;
+
+  // Columns from one pixel left of the area to one right, at whole pixels.
+  QRect area = context.area;
+  int firstColumn = -1;
+  std::size_t columnCount = static_cast<std::size_t>(area.width()) + 2;
+  summary.columns(lane, coords.nsAt(firstColumn), nsPerPx, columnCount, context.state.colorMode, m_columns);
+  auto modeBits = static_cast<std::uint64_t>(context.state.colorMode);
+  int top = context.y + 1;
+  int bottom = context.y + kLaneHeightPx - 2;
+  auto columnRgb = [&](const ColumnSample& sample) {
+    // Shade by how busy the column is, in four steps so runs stay long.
+    int level = std::clamp(static_cast<int>(std::ceil(sample.busyNs / nsPerPx * 4)), 1, 4);
+    std::uint64_t cacheKey = (static_cast<std::uint64_t>(sample.key) << 8) | (modeBits << 4) |
+                             (static_cast<std::uint64_t>(level) << 1) | (context.dimmed ? 1u : 0u);
+    // A direct-mapped cache in front of the colour maths (a hash map lookup
+    // per column showed in profiles).
+    ColumnColor& slot = m_columnRgb[(cacheKey * 0x9E3779B97F4A7C15ull) >> (64 - kColumnColorBits)];
+    if (slot.valid && slot.key == cacheKey) return slot.rgb;
+    QColor fill = mixColors(context.laneBackground, foldColor(keyColor(sample.key, context.state.colorMode), context.dark),
+                            0.25 + 0.75 * level / 4.0);
+    if (context.dimmed) fill.setAlpha(70);
+    slot = {cacheKey, qPremultiply(fill.rgba()), true};
+    return slot.rgb;
+  };
+  bool opaqueRow = context.raster && !context.dimmed;
+  if (opaqueRow) {
+    // The image row covers the lane but its top and bottom pixel.
+    context.painter->fillRect(QRect(area.left(), context.y, area.width(), 1), context.laneBackground);
+    context.painter->fillRect(QRect(area.left(), bottom + 1, area.width(), 1), context.laneBackground);
+  } else {
+    context.painter->fillRect(QRect(area.left(), context.y, area.width(), kLaneHeightPx), context.laneBackground);
+  }
+  if (context.raster) {
+    // One image row for the lane, stretched to its height: per-column
+    // rectangles cost far more than their pixels.
+    m_rowPixels.resize(columnCount);
+    QRgb idle = context.dimmed ? qRgba(0, 0, 0, 0) : context.laneBackground.rgb();
+    for (std::size_t c = 0; c < columnCount; ++c) {
+      const ColumnSample& sample = m_columns[c];
+      m_rowPixels[c] = sample.busyNs <= 0 || sample.key == kNoColorKey ? idle : columnRgb(sample);
+    }
+    QImage row(reinterpret_cast<const uchar*>(m_rowPixels.data()), static_cast<int>(columnCount), 1,
+               static_cast<qsizetype>(columnCount * sizeof(QRgb)),
+               context.dimmed ? QImage::Format_ARGB32_Premultiplied : QImage::Format_RGB32);
+    context.painter->drawImage(QRect(area.left() + firstColumn, top, static_cast<int>(columnCount), bottom - top + 1), row);
+    ++m_lastItems;
+  } else {
+    int runStart = -1;
+    QRgb runRgb = 0;
+    auto flush = [&](int endColumn) {
+      if (runStart < 0) return;
+      context.batchFor(runRgb).push_back(QRect(QPoint(area.left() + runStart, top), QPoint(area.left() + endColumn - 1, bottom)));
+      ++m_lastItems;
+      runStart = -1;
+    };
+    for (std::size_t c = 0; c < columnCount; ++c) {
+      const ColumnSample& sample = m_columns[c];
+      int x = firstColumn + static_cast<int>(c);
+      if (sample.busyNs <= 0 || sample.key == kNoColorKey) {
+        flush(x);
+        continue;
+      }
+      QRgb rgb = qUnpremultiply(columnRgb(sample));
+      if (runStart >= 0 && rgb == runRgb) continue;
+      flush(x);
+      runStart = x;
+      runRgb = rgb;
+    }
+    flush(firstColumn + static_cast<int>(columnCount));
+  }
+  m_lastTasks += range.second - range.first;
+
+  // The wide tasks, whole, over the columns.
+  double fromNs = coords.startNs();
+  double toNs = coords.endNs();
+  for (auto it = byDuration.begin(); it != wideEnd; ++it) {
+    const trace::Task& t = tr.tasks()[*it];
+    if (static_cast<double>(t.endNs) < fromNs || static_cast<double>(t.startNs) > toNs) continue;
+    double x0 = std::max(coords.xOf(static_cast<double>(t.startNs)), -2.0) + area.left();
+    double x1 = std::min(coords.xOf(static_cast<double>(t.endNs)), area.width() + 2.0) + area.left();
+    QColor fill = taskColor(*it, context.state.colorMode);
+    if (context.dimmed) fill.setAlpha(70);
+    int left = static_cast<int>(std::floor(x0));
+    QRect rect(QPoint(left, top), QPoint(std::max(left, static_cast<int>(std::ceil(x1)) - 1), bottom));
+    if (rect.width() >= 4) rect.setRight(rect.right() - 1);
+    context.batchFor(fill.rgba()).push_back(rect);
+    ++m_lastItems;
+    if (rect.width() >= 6) m_labelled.push_back({rect, *it, fill});
+  }
+  return true;
+}
+
+void SwimlaneRenderer::paintIdleRow(QPainter& painter, const LaneRow& row, double top, QRect area) const {
+  const trace::Trace& tr = m_index->trace();
+  QColor ink = m_palette.color(QPalette::PlaceholderText);
+  QRectF band(area.left(), top, area.width(), row.heightPx);
+  QColor hatch = m_palette.color(QPalette::Text);
+  hatch.setAlpha(isDark() ? 22 : 14);
+  painter.fillRect(band, QBrush(hatch, Qt::BDiagPattern));
+  QString first = qtext(tr.str(tr.lanes()[m_index->laneOrder()[row.firstLane]].name));
+  QString last = qtext(tr.str(tr.lanes()[m_index->laneOrder()[row.lastLane - 1]].name));
+  QString text = row.laneCount() == 1
+                     ? QCoreApplication::translate("SwimlaneRenderer", "%1: idle, no tasks").arg(first)
+                     : QCoreApplication::translate("SwimlaneRenderer", "%1 idle %2 lanes (%3 \u2013 %4): no tasks")
+                           .arg(row.laneCount())
+                           .arg(qtext(trace::name(row.kind)), first, last);
+  QFont font = painter.font();
+  font.setPointSizeF(font.pointSizeF() * 0.8);
+  painter.save();
+  painter.setFont(font);
+  painter.setPen(ink);
+  painter.drawText(band.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
   painter.restore();
 }
 
@@ -411,14 +685,73 @@ void SwimlaneRenderer::paintHeaders(QPainter& painter, QSize size, const Swimlan
   painter.save();
   painter.setClipRect(headers);
   QColor kindColor[4] = {QColor(214, 96, 77), QColor(67, 147, 195), QColor(140, 140, 140), QColor(140, 140, 140)};
-  for (std::size_t row = 0; row < m_index->laneOrder().size(); ++row) {
+  QFont small = painter.font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  for (std::size_t row = 0; row < m_layout.rows().size(); ++row) {
+    const LaneRow& laneRow = m_layout.rows()[row];
     double top = rowTopPx(row, state);
-    if (top + kLaneHeightPx < headers.top() || top > headers.bottom()) continue;
-    const trace::Lane& lane = tr.lanes()[m_index->laneOrder()[row]];
-    painter.fillRect(QRectF(4, top + 2, 3, kLaneHeightPx - 4), kindColor[static_cast<int>(lane.kind)]);
+    if (top + laneRow.heightPx < headers.top() || top > headers.bottom()) continue;
+    QColor kind = kindColor[static_cast<int>(laneRow.kind)];
+    if (laneRow.idleGroup) {
+      kind.setAlpha(110);
+      painter.fillRect(QRectF(4, top + 2, 3, laneRow.heightPx - 4), kind);
+      painter.save();
+      painter.setFont(small);
+      painter.setPen(m_palette.color(QPalette::PlaceholderText));
+      painter.drawText(QRectF(12, top, kHeaderWidthPx - 16, laneRow.heightPx), Qt::AlignVCenter | Qt::AlignLeft,
+                       QCoreApplication::translate("SwimlaneRenderer", "%1 \u00d7%2 idle")
+                           .arg(qtext(trace::name(laneRow.kind)))
+                           .arg(laneRow.laneCount()));
+      painter.restore();
+      continue;
+    }
+    const trace::Lane& lane = tr.lanes()[m_index->laneOrder()[laneRow.firstLane]];
+    painter.fillRect(QRectF(4, top + 2, 3, kLaneHeightPx - 4), kind);
     painter.setPen(m_palette.color(QPalette::WindowText));
     painter.drawText(QRectF(12, top, kHeaderWidthPx - 16, kLaneHeightPx), Qt::AlignVCenter | Qt::AlignLeft,
                      qtext(tr.str(lane.name)));
+  }
+  painter.restore();
+}
+
+const std::vector<LegendEntry>& SwimlaneRenderer::cachedLegend(SwimlaneColorMode mode) const {
+  auto& slot = m_legend[static_cast<std::size_t>(mode)];
+  if (!slot) slot = legend(mode);
+  return *slot;
+}
+
+void SwimlaneRenderer::paintLegend(QPainter& painter, QSize size, const SwimlaneState& state) const {
+  const std::vector<LegendEntry>& entries = cachedLegend(state.colorMode);
+  if (entries.empty()) return;
+  QRect area = timeArea(size);
+  QRect band(area.left(), size.height() - kLegendHeightPx, area.width(), kLegendHeightPx);
+  painter.save();
+  painter.fillRect(band, m_palette.color(QPalette::Window));
+  painter.setPen(m_palette.color(QPalette::Mid));
+  painter.drawLine(band.topLeft(), band.topRight());
+  QFont font = painter.font();
+  font.setPointSizeF(font.pointSizeF() * 0.85);
+  painter.setFont(font);
+  QFontMetrics metrics(font);
+  double x = band.left() + 8;
+  std::size_t shown = 0;
+  for (const LegendEntry& entry : entries) {
+    QString text = entry.text;
+    int textWidth = metrics.horizontalAdvance(text);
+    // Keep room for the "+N more" note after the last entry that fits.
+    double needed = 12 + 4 + textWidth + 14;
+    if (x + needed > band.right() - 70 && shown < entries.size() - 1) break;
+    QRectF swatch(x, band.center().y() - 5, 12, 10);
+    painter.fillRect(swatch, entry.color);
+    painter.setPen(m_palette.color(QPalette::WindowText));
+    painter.drawText(QRectF(x + 16, band.top(), textWidth + 2, band.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
+    x += needed;
+    ++shown;
+  }
+  if (shown < entries.size()) {
+    painter.setPen(m_palette.color(QPalette::PlaceholderText));
+    painter.drawText(QRectF(x, band.top(), band.right() - x - 4, band.height()), Qt::AlignVCenter | Qt::AlignLeft,
+                     QCoreApplication::translate("SwimlaneRenderer", "+%1 more").arg(entries.size() - shown));
   }
   painter.restore();
 }

@@ -1,9 +1,14 @@
 // The interactive swimlane.
 #include "widgets/SwimlaneView.h"
 
+#include "widgets/models/BoundClass.h"
 #include "widgets/models/TimeFormat.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QHelpEvent>
+#include <QImage>
+#include <QSvgGenerator>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -19,8 +24,9 @@ namespace {
 QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 QString qtime(double ns) { return QString::fromStdString(formatDurationNs(ns)); }
 
-constexpr double kKeyZoomFactor = 1.5;
-constexpr double kKeyPanFraction = 0.2;  // of the width per key press
+// Per key press (auto-repeat makes a held key a smooth zoom or pan).
+constexpr double kKeyZoomFactor = 1.3;
+constexpr double kKeyPanFraction = 0.15;  // of the width
 
 } // namespace
 
@@ -47,8 +53,96 @@ void SwimlaneView::setTrace(std::shared_ptr<const TraceIndex> index) {
   m_state.coords.setWidthPx(SwimlaneRenderer::timeArea(size()).width());
   m_state.coords.fit();
   if (previous != trace::kNoTask) Q_EMIT taskSelected(trace::kNoTask);
+  Q_EMIT traceChanged();
   Q_EMIT viewChanged();
   update();
+}
+
+void SwimlaneView::setCollapseIdleLanes(bool collapse) {
+  if (collapse == m_renderer.collapsesIdleLanes()) return;
+  m_renderer.setCollapseIdleLanes(collapse);
+  clampScroll();
+  Q_EMIT idleLanesCollapsedChanged(collapse);
+  Q_EMIT viewChanged();
+  update();
+}
+
+std::size_t SwimlaneView::idleLaneCount() const {
+  const auto& index = traceIndex();
+  if (!index) return 0;
+  std::size_t idle = 0;
+  for (LaneIndex lane = 0; lane < index->trace().lanes().size(); ++lane) idle += index->laneTaskCount(lane) == 0;
+  return idle;
+}
+
+void SwimlaneView::setShowLegend(bool show) {
+  m_state.showLegend = show;
+  update();
+}
+
+QSize SwimlaneView::exportSize() const {
+  return {std::max(width(), 400), SwimlaneRenderer::kRulerHeightPx + std::max(m_renderer.contentHeightPx(), 60)};
+}
+
+SwimlaneState SwimlaneView::exportState(QSize size) const {
+  SwimlaneState state = m_state;
+  state.hovered = trace::kNoTask;
+  state.boxZoomPx.reset();
+  state.scrollYPx = 0;
+  double from = m_state.coords.startNs();
+  double to = m_state.coords.endNs();
+  state.coords.setWidthPx(SwimlaneRenderer::timeArea(size).width());
+  state.coords.showRange(from, to);
+  return state;
+}
+
+namespace {
+
+QString checkWritable(const QString& path) {
+  if (path.isEmpty()) return QObject::tr("no file name given");
+  QFileInfo info(path);
+  if (!info.absoluteDir().exists()) return QObject::tr("%1: the folder %2 does not exist").arg(path, info.absolutePath());
+  return {};
+}
+
+} // namespace
+
+QString SwimlaneView::exportPng(const QString& path, QSize size) const {
+  if (QString error = checkWritable(path); !error.isEmpty()) return error;
+  if (!size.isValid()) size = exportSize();
+  if (size.width() < 1 || size.height() < 1 || static_cast<qint64>(size.width()) * size.height() > 400'000'000)
+    return tr("%1: cannot export an image of %2 x %3 pixels").arg(path).arg(size.width()).arg(size.height());
+  QImage image(size, QImage::Format_ARGB32_Premultiplied);
+  if (image.isNull()) return tr("%1: not enough memory for a %2 x %3 image").arg(path).arg(size.width()).arg(size.height());
+  {
+    QPainter painter(&image);
+    painter.setFont(font());
+    m_renderer.paint(painter, size, exportState(size));
+  }
+  if (!image.save(path, "PNG")) return tr("%1: could not write the PNG file").arg(path);
+  return {};
+}
+
+QString SwimlaneView::exportSvg(const QString& path, QSize size) const {
+  if (QString error = checkWritable(path); !error.isEmpty()) return error;
+  if (!size.isValid()) size = exportSize();
+  QSvgGenerator generator;
+  generator.setFileName(path);
+  generator.setSize(size);
+  generator.setViewBox(QRect(QPoint(0, 0), size));
+  // Fonts at the view's resolution, so text has the size it has on screen
+  // relative to the lanes (the generator's default is 72 dpi).
+  generator.setResolution(logicalDpiY());
+  generator.setTitle(tr("Swimlane"));
+  const auto& index = traceIndex();
+  generator.setDescription(index ? QString::fromStdString(index->sourceName()) : QString());
+  QPainter painter;
+  if (!painter.begin(&generator)) return tr("%1: could not write the SVG file").arg(path);
+  painter.setFont(font());
+  m_renderer.paint(painter, size, exportState(size));
+  if (!painter.end()) return tr("%1: could not finish the SVG file").arg(path);
+  if (QFileInfo(path).size() == 0) return tr("%1: the SVG file is empty").arg(path);
+  return {};
 }
 
 void SwimlaneView::selectTask(TaskIndex task, bool reveal) {
@@ -210,8 +304,22 @@ QString SwimlaneView::tooltipFor(TaskIndex task) const {
   row(tr("Core"), qtext(trc.str(trc.lanes()[t.lane].name)));
   row(tr("Start"), qtime(static_cast<double>(t.startNs)));
   row(tr("Duration"), qtime(static_cast<double>(t.durNs())));
-  if (t.sourceLine > 0)
-    row(tr("Kernel line"), QStringLiteral("%1:%2").arg(qtext(trc.str(t.sourceFile))).arg(t.sourceLine));
+  row(tr("Kernel line"), t.sourceLine > 0 ? QStringLiteral("%1:%2").arg(qtext(trc.str(t.sourceFile))).arg(t.sourceLine)
+                                           : tr("unknown"));
+  // The bound class with each class's share of the task, busiest first.
+  BoundClass bound = traceIndex()->boundClass(task);
+  QString boundText = qtext(name(bound));
+  auto busy = boundBusyNs(trc, task);
+  double duration = static_cast<double>(std::max<std::int64_t>(t.durNs(), 1));
+  std::vector<std::pair<std::int64_t, int>> shares;
+  for (int c = 1; c < kBoundClassCount; ++c)
+    if (busy[static_cast<std::size_t>(c)] > 0) shares.emplace_back(busy[static_cast<std::size_t>(c)], c);
+  std::sort(shares.rbegin(), shares.rend());
+  QStringList parts;
+  for (auto [ns, c] : shares)
+    parts << QStringLiteral("%1 %2%").arg(qtext(name(static_cast<BoundClass>(c)))).arg(std::lround(100.0 * static_cast<double>(ns) / duration));
+  if (!parts.isEmpty()) boundText += QStringLiteral(" (") + parts.join(QStringLiteral(", ")) + QStringLiteral(")");
+  row(tr("Bound"), boundText);
   if (traceIndex()->onCriticalPath(task)) row(tr("Critical path"), tr("yes"));
   html += QStringLiteral("</table>");
   return html;
@@ -223,8 +331,14 @@ void SwimlaneView::paintEvent(QPaintEvent*) {
 }
 
 void SwimlaneView::resizeEvent(QResizeEvent*) {
+  // The same time range, stretched: a trace fitted before the window was
+  // laid out stays fitted, and resizing never hides part of what was shown.
+  double from = m_state.coords.startNs();
+  double to = m_state.coords.endNs();
   m_state.coords.setWidthPx(SwimlaneRenderer::timeArea(size()).width());
+  if (traceIndex()) m_state.coords.showRange(from, to);
   clampScroll();
+  Q_EMIT viewChanged();
 }
 
 void SwimlaneView::changeEvent(QEvent* event) {
@@ -274,6 +388,7 @@ void SwimlaneView::mousePressEvent(QMouseEvent* event) {
 
 void SwimlaneView::mouseMoveEvent(QMouseEvent* event) {
   QPointF pos = event->position();
+  m_hoverPos = pos;
   if (m_drag == Drag::None) {
     TaskIndex hovered = taskAt(pos.toPoint());
     if (hovered != m_state.hovered) {
@@ -314,8 +429,11 @@ void SwimlaneView::mouseReleaseEvent(QMouseEvent* event) {
   } else if (drag == Drag::Measure) {
     if (!m_moved) m_state.measureNs.reset();
   } else if (!m_moved) {
-    // A click, not a drag: select what is under it (nothing clears).
-    selectTask(taskAt(event->position().toPoint()), false);
+    // A click, not a drag: a row of idle lanes opens; else select what is
+    // under it (nothing clears).
+    auto row = m_renderer.rowAt(event->position().y(), m_state);
+    if (row && m_renderer.layout().rows()[*row].idleGroup) setCollapseIdleLanes(false);
+    else selectTask(taskAt(event->position().toPoint()), false);
   }
   update();
 }
@@ -329,22 +447,52 @@ void SwimlaneView::mouseDoubleClickEvent(QMouseEvent* event) {
   selectTask(task, false);
 }
 
+bool SwimlaneView::isViewKey(const QKeyEvent* event) {
+  // Ctrl/Alt/Meta chords belong to the application (Ctrl+S saves, not zooms).
+  if (event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) return false;
+  switch (event->key()) {
+  case Qt::Key_W: case Qt::Key_S: case Qt::Key_A: case Qt::Key_D:
+  case Qt::Key_Plus: case Qt::Key_Equal: case Qt::Key_Minus:
+  case Qt::Key_Left: case Qt::Key_Right: case Qt::Key_Up: case Qt::Key_Down:
+  case Qt::Key_F: case Qt::Key_Home: case Qt::Key_I: case Qt::Key_N: case Qt::Key_Escape:
+    return true;
+  default: return false;
+  }
+}
+
+double SwimlaneView::keyZoomAnchorX() const {
+  if (m_hoverPos && m_hoverPos->x() >= timeAreaLeftPx()) return timeX(m_hoverPos->x());
+  return m_state.coords.widthPx() / 2;
+}
+
 void SwimlaneView::keyPressEvent(QKeyEvent* event) {
+  if (!isViewKey(event)) return QWidget::keyPressEvent(event);
   double panPx = m_state.coords.widthPx() * kKeyPanFraction;
+  auto zoom = [&](double factor) {
+    m_state.coords.zoomAbout(keyZoomAnchorX(), factor);
+    Q_EMIT viewChanged();
+    update();
+  };
+  auto pan = [&](double dx) {
+    m_state.coords.panPx(dx);
+    Q_EMIT viewChanged();
+    update();
+  };
   switch (event->key()) {
   case Qt::Key_W:
   case Qt::Key_Plus:
-  case Qt::Key_Equal: zoomBy(kKeyZoomFactor); break;
+  case Qt::Key_Equal: zoom(kKeyZoomFactor); break;
   case Qt::Key_S:
-  case Qt::Key_Minus: zoomBy(1 / kKeyZoomFactor); break;
+  case Qt::Key_Minus: zoom(1 / kKeyZoomFactor); break;
   case Qt::Key_A:
-  case Qt::Key_Left: m_state.coords.panPx(-panPx); Q_EMIT viewChanged(); update(); break;
+  case Qt::Key_Left: pan(-panPx); break;
   case Qt::Key_D:
-  case Qt::Key_Right: m_state.coords.panPx(panPx); Q_EMIT viewChanged(); update(); break;
+  case Qt::Key_Right: pan(panPx); break;
   case Qt::Key_Up: scrollBy(-SwimlaneRenderer::kLaneHeightPx * 2); break;
   case Qt::Key_Down: scrollBy(SwimlaneRenderer::kLaneHeightPx * 2); break;
   case Qt::Key_F:
   case Qt::Key_Home: fit(); break;
+  case Qt::Key_I: setCollapseIdleLanes(!collapsesIdleLanes()); break;
   case Qt::Key_N: nextMatch(event->modifiers() & Qt::ShiftModifier); break;
   case Qt::Key_Escape:
     if (m_state.measureNs) m_state.measureNs.reset();
@@ -352,12 +500,13 @@ void SwimlaneView::keyPressEvent(QKeyEvent* event) {
     else selectTask(trace::kNoTask);
     update();
     break;
-  default: QWidget::keyPressEvent(event); return;
+  default: break;
   }
   event->accept();
 }
 
 void SwimlaneView::leaveEvent(QEvent* event) {
+  m_hoverPos.reset();
   if (m_state.hovered != trace::kNoTask) {
     m_state.hovered = trace::kNoTask;
     update();
@@ -366,6 +515,14 @@ void SwimlaneView::leaveEvent(QEvent* event) {
 }
 
 bool SwimlaneView::event(QEvent* event) {
+  // The view's plain keys win over single-key window shortcuts while it has
+  // focus (the event only reaches the focused widget). Esc is left to the
+  // window (it cancels a run); the view gets it when nothing else wants it.
+  auto* key = event->type() == QEvent::ShortcutOverride ? static_cast<QKeyEvent*>(event) : nullptr;
+  if (key && isViewKey(key) && key->key() != Qt::Key_Escape) {
+    event->accept();
+    return true;
+  }
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
     TaskIndex task = traceIndex() ? taskAt(help->pos()) : trace::kNoTask;

@@ -1,9 +1,14 @@
 // SwimlaneView: the interactive swimlane. Input → SwimlaneState → the
 // SwimlaneRenderer paints. Mouse: wheel zooms about the cursor (Shift+wheel
 // scrolls lanes), drag pans, Shift+drag box-zooms a time range, Alt+drag
-// measures an interval, click selects, double-click zooms to a task, hover
-// shows a tooltip. Keys (Perfetto's habits): W/S or +/- zoom, A/D or
-// Left/Right pan, Up/Down scroll lanes, F or Home fits, Esc clears.
+// measures an interval, click selects (a click on a row of idle lanes shows
+// them), double-click zooms to a task, hover shows a tooltip. Keys
+// (Perfetto's habits), only while the view has focus and without
+// Ctrl/Alt/Meta, so they never fire while typing elsewhere or steal
+// application shortcuts: W/S or +/- zoom in/out about the mouse (the centre
+// when the mouse is elsewhere), A/D or Left/Right pan, Up/Down scroll
+// lanes, F or Home fits, I shows/collapses idle lanes, N/Shift+N next and
+// previous match, Esc clears.
 #pragma once
 
 #include "widgets/SwimlaneRenderer.h"
@@ -11,6 +16,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace pto::widgets {
@@ -19,6 +25,10 @@ class SwimlaneView : public QWidget {
   Q_OBJECT
 public:
   explicit SwimlaneView(QWidget* parent = nullptr);
+
+  // The tooltip text (HTML) for a task: name, id, label, subgraph, core,
+  // start, duration, kernel line, bound class with the per-pipe split.
+  QString tooltipFor(TaskIndex task) const;
 
   // Shows a new trace (null: none), fitted, with no selection.
   void setTrace(std::shared_ptr<const TraceIndex> index);
@@ -46,9 +56,30 @@ public:
   void setShowCriticalPath(bool show);
   bool showsCriticalPath() const { return m_state.showCriticalPath; }
 
+  // Lanes without tasks shrink to one thin row per run of them (default on).
+  void setCollapseIdleLanes(bool collapse);
+  bool collapsesIdleLanes() const { return m_renderer.collapsesIdleLanes(); }
+  // Number of lanes without tasks (shown collapsed or not).
+  std::size_t idleLaneCount() const;
+  void setShowLegend(bool show);
+
   void fit();
   void zoomBy(double factor);  // about the centre
   void showRange(double fromNs, double toNs);
+  // The visible time window [startNs, endNs) and where it is drawn: the
+  // time area starts timeAreaLeftPx() from the widget's left edge.
+  double visibleStartNs() const { return m_state.coords.startNs(); }
+  double visibleEndNs() const { return m_state.coords.endNs(); }
+  static int timeAreaLeftPx() { return SwimlaneRenderer::kHeaderWidthPx; }
+
+  // Image exports of the swimlane as shown (time range, colours, selection,
+  // arrows), all lanes from the top, through the same renderer. `size`
+  // defaults to the view's width and the height of all lanes; the visible
+  // time range is kept at any width. Return an empty string on success,
+  // else what went wrong.
+  QString exportPng(const QString& path, QSize size = QSize()) const;
+  QString exportSvg(const QString& path, QSize size = QSize()) const;
+  QSize exportSize() const;
 
   const SwimlaneState& state() const { return m_state; }
   const SwimlaneRenderer& renderer() const { return m_renderer; }
@@ -62,7 +93,11 @@ Q_SIGNALS:
   void taskSelected(pto::trace::TaskIndex task);  // kNoTask when cleared
   // One line for the status bar: the measured interval, the search result.
   void statusMessage(const QString& text);
+  // The visible time range, the lanes' layout or the scroll changed.
   void viewChanged();
+  // setTrace() was called (the new trace is traceIndex()).
+  void traceChanged();
+  void idleLanesCollapsedChanged(bool collapsed);
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -85,7 +120,11 @@ private:
   void clampScroll();
   void revealTask(TaskIndex task);
   double timeX(double widgetX) const { return widgetX - SwimlaneRenderer::kHeaderWidthPx; }
-  QString tooltipFor(TaskIndex task) const;
+  // The state for painting an export of `size`: same time range, no scroll, no hover.
+  SwimlaneState exportState(QSize size) const;
+  // The x (time area) to zoom about for a key press: the mouse if over the lanes, else the centre.
+  double keyZoomAnchorX() const;
+  static bool isViewKey(const QKeyEvent* event);
 
   SwimlaneRenderer m_renderer;
   SwimlaneState m_state;
@@ -94,6 +133,7 @@ private:
   QPointF m_pressPos;
   QPointF m_lastPos;
   bool m_moved = false;
+  std::optional<QPointF> m_hoverPos;  // the mouse over the view, for key zoom
   std::size_t m_matchCursor = 0;
 };
 

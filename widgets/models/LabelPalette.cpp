@@ -1,18 +1,23 @@
 // Stable label and subgraph colours.
 #include "widgets/models/LabelPalette.h"
 
+#include <algorithm>
 #include <array>
 
 namespace pto::widgets {
 namespace {
 
-// Tableau 20 reordered so that the first ten are the saturated ones: labels
-// of a small kernel mostly land on clearly distinct hues.
+// Tableau 10's hues (less its grey, which reads as "unknown"), then eleven
+// more picked to be far from all earlier ones in CIELAB (every pair is at
+// least 25 apart), of moderate chroma, and visible on both a light and a
+// dark lane background (tests/widgets/LabelPaletteTest.cpp checks all
+// three). Tableau 20's light variants were dropped: pairs like its two
+// teals were 4 apart, so two labels could look the same.
 constexpr std::array<Rgb, kPaletteSize> kPalette{{
     {78, 121, 167},  {242, 142, 43},  {225, 87, 89},   {118, 183, 178}, {89, 161, 79},
-    {237, 201, 72},  {176, 122, 161}, {255, 157, 167}, {156, 117, 95},  {186, 176, 172},
-    {160, 203, 232}, {255, 190, 125}, {255, 157, 154}, {134, 188, 182}, {140, 209, 125},
-    {241, 206, 99},  {212, 166, 200}, {250, 191, 210}, {215, 181, 166}, {121, 112, 110},
+    {237, 201, 72},  {176, 122, 161}, {255, 157, 167}, {156, 117, 95},  {112, 96, 200},
+    {120, 112, 0},   {0, 224, 176},   {248, 144, 240}, {200, 200, 136}, {192, 56, 128},
+    {0, 200, 248},   {168, 168, 248}, {248, 176, 128}, {0, 128, 96},    {176, 208, 88},
 }};
 
 } // namespace
@@ -35,6 +40,51 @@ int labelColorIndex(std::string_view label) {
 Rgb labelColor(std::string_view label) {
   int index = labelColorIndex(label);
   return index < 0 ? kUnknownColor : kPalette[static_cast<std::size_t>(index)];
+}
+
+LabelColors::LabelColors(std::vector<std::string> labels) {
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  std::array<bool, kPaletteSize> taken{};
+  int used = 0;
+  for (const std::string& label : labels) {
+    int index = labelColorIndex(label);
+    if (index < 0) continue;  // the empty label stays grey
+    // Past kPaletteSize labels colours must repeat: start over.
+    if (used == kPaletteSize) {
+      taken.fill(false);
+      used = 0;
+    }
+    while (taken[static_cast<std::size_t>(index)]) index = (index + 1) % kPaletteSize;
+    taken[static_cast<std::size_t>(index)] = true;
+    ++used;
+    m_index.emplace(label, index);
+  }
+}
+
+int LabelColors::colorIndex(std::string_view label) const {
+  auto it = m_index.find(label);
+  return it != m_index.end() ? it->second : labelColorIndex(label);
+}
+
+Rgb LabelColors::color(std::string_view label) const {
+  int index = colorIndex(label);
+  return index < 0 ? kUnknownColor : paletteColor(index);
+}
+
+Rgb boundColor(BoundClass bound) {
+  // Hues far apart so the five classes read at a glance: memory traffic in
+  // cool blue (in) and purple (out), compute in red (cube) and green
+  // (vector), scalar/sync in yellow.
+  switch (bound) {
+  case BoundClass::Unknown: return kUnknownColor;
+  case BoundClass::MemoryIn: return {78, 121, 167};
+  case BoundClass::Cube: return {225, 87, 89};
+  case BoundClass::Vector: return {89, 161, 79};
+  case BoundClass::MemoryOut: return {176, 122, 161};
+  case BoundClass::Scalar: return {237, 201, 72};
+  }
+  return kUnknownColor;
 }
 
 Rgb subgraphColor(int subgraph) {

@@ -3,8 +3,13 @@
 // the editor gutter both call this), so a colour can be learnt.
 #pragma once
 
+#include "widgets/models/BoundClass.h"
+
 #include <cstdint>
+#include <map>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace pto::widgets {
 
@@ -27,5 +32,27 @@ Rgb labelColor(std::string_view label);
 // Subgraph -1 (unknown) is the same grey.
 Rgb subgraphColor(int subgraph);
 inline constexpr Rgb kUnknownColor{150, 150, 150};
+// The colours of one kernel's (or trace's) labels, all different while there
+// are no more labels than palette colours. The hash above alone puts two of
+// five labels on one colour about four times in ten; here each label keeps
+// its own colour (labelColor) unless a label before it in alphabetical order
+// holds it, and then takes the next free palette colour. So colours depend
+// only on the set of labels: the swimlane and the editor gutter agree when
+// built from the same set, and a label only changes colour when a new label
+// of the same kernel takes its slot first.
+class LabelColors {
+public:
+  LabelColors() = default;
+  explicit LabelColors(std::vector<std::string> labels);
+  // The label's colour in this set; labelColor() for a label not in it.
+  Rgb color(std::string_view label) const;
+  int colorIndex(std::string_view label) const;
+
+private:
+  std::map<std::string, int, std::less<>> m_index;
+};
+
+// One fixed colour per bound class (Unknown is the grey above).
+Rgb boundColor(BoundClass bound);
 
 } // namespace pto::widgets

@@ -2,9 +2,11 @@
 #include "widgets/models/TraceIndex.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <deque>
+#include <unordered_map>
 #include <limits>
 #include <unordered_set>
 
@@ -105,6 +107,74 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     }
     std::reverse(m_criticalPath.begin(), m_criticalPath.end());
   }
+
+  m_bound.resize(taskCount);
+  for (TaskIndex t = 0; t < taskCount; ++t) m_bound[t] = static_cast<std::uint8_t>(boundClassOf(tr, t));
+
+  m_firstByDuration.assign(tr.lanes().size() + 1, 0);
+  m_byDuration.reserve(taskCount);
+  for (LaneIndex l = 0; l < tr.lanes().size(); ++l) {
+    const auto& order = tr.lanes()[l].tasksByStart;
+    std::size_t first = m_byDuration.size();
+    m_byDuration.insert(m_byDuration.end(), order.begin(), order.end());
+    std::sort(m_byDuration.begin() + static_cast<std::ptrdiff_t>(first), m_byDuration.end(), [&](TaskIndex a, TaskIndex b) {
+      if (tasks[a].durNs() != tasks[b].durNs()) return tasks[a].durNs() > tasks[b].durNs();
+      return tasks[a].startNs != tasks[b].startNs ? tasks[a].startNs < tasks[b].startNs : a < b;
+    });
+    m_firstByDuration[l + 1] = static_cast<std::uint32_t>(m_byDuration.size());
+  }
+
+  std::vector<bool> isLabel(tr.strings().size(), false);
+  for (const trace::Task& task : tasks) isLabel[task.label] = true;
+  std::vector<std::string> labels;
+  for (trace::StringId id = 1; id < isLabel.size(); ++id)
+    if (isLabel[id]) labels.emplace_back(tr.str(id));
+  m_labelColors = LabelColors(std::move(labels));
+
+  std::array<std::vector<std::uint32_t>, kColorModeCount> keys;
+  for (int mode = 0; mode < kColorModeCount; ++mode) {
+    auto& modeKeys = keys[static_cast<std::size_t>(mode)];
+    modeKeys.resize(taskCount);
+    for (TaskIndex t = 0; t < taskCount; ++t) modeKeys[t] = colorKey(t, static_cast<SwimlaneColorMode>(mode));
+  }
+  m_laneSummary = LaneSummary(tr, keys);
+
+  for (int mode = 0; mode < kColorModeCount; ++mode) {
+    std::unordered_map<std::uint32_t, std::int64_t> busy;
+    std::unordered_map<std::uint32_t, std::unordered_map<trace::StringId, std::int64_t>> labelTime;
+    bool bySubgraph = static_cast<SwimlaneColorMode>(mode) == SwimlaneColorMode::Subgraph;
+    for (TaskIndex t = 0; t < taskCount; ++t) {
+      std::uint32_t key = keys[static_cast<std::size_t>(mode)][t];
+      busy[key] += tasks[t].durNs();
+      if (bySubgraph) labelTime[key][tasks[t].label] += tasks[t].durNs();
+    }
+    auto& totals = m_keyTotals[static_cast<std::size_t>(mode)];
+    for (const auto& [key, ns] : busy) {
+      ColorKeyTotal total{key, ns, trace::kEmptyString};
+      if (bySubgraph) {
+        std::int64_t best = -1;
+        for (const auto& [label, labelNs] : labelTime[key])
+          if (labelNs > best || (labelNs == best && label < total.topLabel)) {
+            best = labelNs;
+            total.topLabel = label;
+          }
+      }
+      totals.push_back(total);
+    }
+    std::sort(totals.begin(), totals.end(), [](const ColorKeyTotal& a, const ColorKeyTotal& b) {
+      return a.busyNs != b.busyNs ? a.busyNs > b.busyNs : a.key < b.key;
+    });
+  }
+}
+
+std::uint32_t TraceIndex::colorKey(TaskIndex task, SwimlaneColorMode mode) const {
+  const trace::Task& t = m_trace->tasks()[task];
+  switch (mode) {
+  case SwimlaneColorMode::Label: return t.label;
+  case SwimlaneColorMode::Subgraph: return t.subgraph < 0 ? 0 : static_cast<std::uint32_t>(t.subgraph) + 1;
+  case SwimlaneColorMode::Bound: return m_bound[task];
+  }
+  return 0;
 }
 
 TaskIndex TraceIndex::previousOnLane(TaskIndex task) const {
@@ -201,7 +271,8 @@ std::size_t TraceIndex::memoryBytes() const {
   return m_trace->memoryBytes() + sizeof(*this) + m_firstSucc.capacity() * sizeof(std::uint32_t) +
          m_succs.capacity() * sizeof(TaskIndex) + m_laneMaxDurNs.capacity() * sizeof(std::int64_t) +
          m_laneOrder.capacity() * sizeof(LaneIndex) + m_criticalPath.capacity() * sizeof(TaskIndex) +
-         m_onCriticalPath.capacity() / 8 + m_sourceName.capacity();
+         m_onCriticalPath.capacity() / 8 + m_sourceName.capacity() + m_bound.capacity() +
+         (m_byDuration.capacity() + m_firstByDuration.capacity()) * sizeof(TaskIndex) + m_laneSummary.memoryBytes();
 }
 
 } // namespace pto::widgets

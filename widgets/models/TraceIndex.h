@@ -1,12 +1,17 @@
 // TraceIndex: what the views need beyond a finalized pto::trace::Trace,
 // computed once (off the GUI thread) and then read-only: successors, the
 // longest task per lane (the visible-range bound), the lane display order,
-// per-core-type totals, the critical path, dependency neighbourhoods and
-// search. Shared between threads as std::shared_ptr<const TraceIndex>.
+// per-core-type totals, the critical path, dependency neighbourhoods,
+// search, each task's bound class, and the per-lane summaries the swimlane
+// draws dense lanes from (LaneSummary). Shared between threads as std::shared_ptr<const TraceIndex>.
 #pragma once
 
 #include "runtime/trace/Trace.h"
+#include "widgets/models/BoundClass.h"
+#include "widgets/models/LabelPalette.h"
+#include "widgets/models/LaneSummary.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,6 +37,13 @@ struct DependencyEdge {
   int depth = 1;  // 1 for an edge touching the selected task, 2 one step further…
   bool upstream = false;  // found walking producers (leads into the task)
   friend bool operator==(const DependencyEdge&, const DependencyEdge&) = default;
+};
+
+// The busy time of the tasks sharing one colour key (a legend entry).
+struct ColorKeyTotal {
+  std::uint32_t key = 0;
+  std::int64_t busyNs = 0;
+  trace::StringId topLabel = trace::kEmptyString;  // subgraph mode: the label with most time in it
 };
 
 class TraceIndex {
@@ -80,6 +92,28 @@ public:
   // The task before `task` on its lane in start order (kNoTask if first).
   TaskIndex previousOnLane(TaskIndex task) const;
 
+  // The pipe class that dominated the task (see BoundClass.h).
+  BoundClass boundClass(TaskIndex task) const { return static_cast<BoundClass>(m_bound[task]); }
+  // The colour key of `task` in `mode`: its label StringId, its subgraph + 1
+  // (0 when unknown) or its BoundClass. The renderer maps keys to colours.
+  std::uint32_t colorKey(TaskIndex task, SwimlaneColorMode mode) const;
+  // Number of tasks on `lane`.
+  std::size_t laneTaskCount(LaneIndex lane) const { return m_trace->lanes()[lane].tasksByStart.size(); }
+  // The tasks of `lane`, longest first (ties by start), so that the tasks at
+  // least some duration long are a prefix.
+  std::span<const TaskIndex> laneTasksByDuration(LaneIndex lane) const {
+    return {m_byDuration.data() + m_firstByDuration[lane], m_firstByDuration[lane + 1] - m_firstByDuration[lane]};
+  }
+  const LaneSummary& laneSummary() const { return m_laneSummary; }
+  // Each colour key of `mode` with its tasks' total duration, busiest first
+  // (ties by key), for legends.
+  const std::vector<ColorKeyTotal>& colorKeyTotals(SwimlaneColorMode mode) const {
+    return m_keyTotals[static_cast<std::size_t>(mode)];
+  }
+  // Distinct colours for this trace's labels (see LabelColors); the editor
+  // gutter should colour lines with the same object.
+  const LabelColors& labelColors() const { return m_labelColors; }
+
   // Heap bytes of the trace plus this index.
   std::size_t memoryBytes() const;
 
@@ -95,6 +129,12 @@ private:
   CoreKindSummary m_summary[4];
   std::vector<TaskIndex> m_criticalPath;
   std::vector<bool> m_onCriticalPath;
+  std::vector<std::uint8_t> m_bound;            // BoundClass per task
+  std::vector<TaskIndex> m_byDuration;          // per lane, longest first
+  std::vector<std::uint32_t> m_firstByDuration; // lanes + 1 offsets into m_byDuration
+  LaneSummary m_laneSummary;
+  LabelColors m_labelColors;
+  std::array<std::vector<ColorKeyTotal>, kColorModeCount> m_keyTotals;
 };
 
 // The last component of a path ("a/b/kernel.py" → "kernel.py").

@@ -1,0 +1,97 @@
+// A task's bound class from its pipe intervals.
+#include "widgets/models/BoundClass.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <vector>
+
+namespace pto::widgets {
+namespace {
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
+         });
+}
+
+} // namespace
+
+std::string_view name(BoundClass bound) {
+  switch (bound) {
+  case BoundClass::Unknown: return "unknown";
+  case BoundClass::MemoryIn: return "memory-in";
+  case BoundClass::Cube: return "cube";
+  case BoundClass::Vector: return "vector";
+  case BoundClass::MemoryOut: return "memory-out";
+  case BoundClass::Scalar: return "scalar";
+  }
+  return "unknown";
+}
+
+std::string_view pipesOf(BoundClass bound) {
+  switch (bound) {
+  case BoundClass::Unknown: return "no pipe data";
+  case BoundClass::MemoryIn: return "MTE2, MTE1";
+  case BoundClass::Cube: return "CUBE";
+  case BoundClass::Vector: return "VECTOR";
+  case BoundClass::MemoryOut: return "MTE3, FIXPIPE";
+  case BoundClass::Scalar: return "SCALAR";
+  }
+  return "";
+}
+
+std::optional<BoundClass> boundClassOfPipe(std::string_view pipe) {
+  struct Entry {
+    std::string_view name;
+    BoundClass bound;
+  };
+  static constexpr Entry kPipes[] = {
+      {"MTE2", BoundClass::MemoryIn},  {"MTE1", BoundClass::MemoryIn},   {"CUBE", BoundClass::Cube},
+      {"M", BoundClass::Cube},         {"VECTOR", BoundClass::Vector},   {"V", BoundClass::Vector},
+      {"MTE3", BoundClass::MemoryOut}, {"FIXPIPE", BoundClass::MemoryOut}, {"FIX", BoundClass::MemoryOut},
+      {"SCALAR", BoundClass::Scalar},  {"S", BoundClass::Scalar},
+  };
+  for (const Entry& entry : kPipes)
+    if (equalsIgnoreCase(pipe, entry.name)) return entry.bound;
+  return std::nullopt;
+}
+
+std::array<std::int64_t, kBoundClassCount> boundBusyNs(const trace::Trace& trace, trace::TaskIndex task) {
+  std::array<std::int64_t, kBoundClassCount> busy{};
+  const trace::Task& t = trace.tasks()[task];
+  // Per class, the intervals clipped to the task; then each class's union.
+  std::array<std::vector<std::pair<std::int64_t, std::int64_t>>, kBoundClassCount> spans;
+  for (const trace::PipeInterval& interval : trace.pipes(task)) {
+    auto bound = boundClassOfPipe(trace.str(interval.pipe));
+    if (!bound) continue;
+    std::int64_t from = std::max(interval.startNs, t.startNs);
+    std::int64_t to = std::min(interval.endNs, t.endNs);
+    if (to > from) spans[static_cast<std::size_t>(*bound)].emplace_back(from, to);
+  }
+  for (std::size_t c = 0; c < spans.size(); ++c) {
+    auto& list = spans[c];
+    std::sort(list.begin(), list.end());
+    std::int64_t coveredTo = std::numeric_limits<std::int64_t>::min();
+    for (auto [from, to] : list) {
+      from = std::max(from, coveredTo);
+      if (to > from) busy[c] += to - from;
+      coveredTo = std::max(coveredTo, to);
+    }
+  }
+  return busy;
+}
+
+BoundClass boundClassOf(const trace::Trace& trace, trace::TaskIndex task) {
+  auto busy = boundBusyNs(trace, task);
+  BoundClass best = BoundClass::Unknown;
+  std::int64_t bestNs = 0;
+  for (int c = 1; c < kBoundClassCount; ++c)
+    if (busy[static_cast<std::size_t>(c)] > bestNs) {
+      bestNs = busy[static_cast<std::size_t>(c)];
+      best = static_cast<BoundClass>(c);
+    }
+  return best;
+}
+
+} // namespace pto::widgets

@@ -1,0 +1,13 @@
+// What a swimlane slice's colour stands for. Shared by the per-lane colour
+// summaries (models) and the renderer (widgets).
+#pragma once
+
+namespace pto::widgets {
+
+enum class SwimlaneColorMode {
+  Label,     // the task's semantic label (the editor gutter uses the same colours)
+  Subgraph,  // the subgraph (program) the task runs
+  Bound,     // the pipe class that dominated the task's time (BoundClass)
+};
+
+} // namespace pto::widgets
