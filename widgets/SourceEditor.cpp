@@ -282,7 +282,7 @@ bool SourceEditor::loadFile(const QString& path, QString* error) {
   setModified(false);
   m_path = path;
   m_shownLine = 0;
-  setLineLabels(m_lineLabels);
+  setLineLabels(m_lineLabels, m_lineLabelColors);
   return true;
 }
 
@@ -313,12 +313,13 @@ void SourceEditor::showLine(int line) {
   setCursorPosition(m_shownLine - 1, 0);
 }
 
-void SourceEditor::setLineLabels(const std::map<int, std::string>& labels) {
+void SourceEditor::setLineLabels(const std::map<int, std::string>& labels, const LabelColors& colors) {
   m_lineLabels = labels;
+  m_lineLabelColors = colors;
   for (int i = 0; i <= kUnknownLabelMarker; ++i) markerDeleteAll(i);
   for (const auto& [line, label] : labels) {
     if (line < 1 || line > lines()) continue;
-    int index = labelColorIndex(label);
+    int index = label.empty() ? -1 : colors.colorIndex(label);
     markerAdd(line - 1, index < 0 ? kUnknownLabelMarker : index);
   }
 }

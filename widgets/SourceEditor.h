@@ -11,6 +11,7 @@
 #include "widgets/FindBar.h"
 #include "widgets/Qsci.h"
 #include "widgets/models/EditorDiagnostics.h"
+#include "widgets/models/LabelPalette.h"
 
 #include <map>
 #include <string>
@@ -37,7 +38,9 @@ public:
   void showLine(int line);
   int shownLine() const { return m_shownLine; }
   // Each line's semantic label (1-based line → label); the gutter shows its colour.
-  void setLineLabels(const std::map<int, std::string>& labels);
+  // `colors`: the trace's label colours (TraceIndex::labelColors), so the
+  // gutter matches the swimlane even where two labels' hashes collide.
+  void setLineLabels(const std::map<int, std::string>& labels, const LabelColors& colors = {});
 
   // --- diagnostics -------------------------------------------------------
   // Replaces the shown diagnostics (an empty list clears them): a symbol in
@@ -126,6 +129,7 @@ private:
   QString m_path;
   int m_shownLine = 0;
   std::map<int, std::string> m_lineLabels;
+  LabelColors m_lineLabelColors;
   std::vector<EditorDiagnostic> m_diagnostics;
   std::vector<ShownDiagnostic> m_shown;
 

@@ -445,13 +445,18 @@ void TuningPanel::setProject(const OperatorProject& project, const TensorGraph* 
 void TuningPanel::setKernelSourceProvider(std::function<QString()> provider) { m_sourceProvider = std::move(provider); }
 
 void TuningPanel::refreshTarget() {
+  // No project yet: nothing to check against, and nothing to complain about.
+  if (m_document->machine().isEmpty()) return;
   DiagnosticEngine diags;
   auto machine = findMachine(m_document->machine().toStdString(), diags, SourceLocation{});
   if (!machine) {
+    m_machineProblem = true;
     setMessage(tr("Unknown machine '%1'; buffer checks use A2's capacities").arg(m_document->machine()), true);
     m_tileModel->setTarget(TargetInfo{});
     return;
   }
+  if (m_machineProblem) setMessage(QString(), false);  // the machine is known again
+  m_machineProblem = false;
   m_tileModel->setTarget(machine->targetInfo());
 }
 

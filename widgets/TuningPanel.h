@@ -82,6 +82,7 @@ private:
   QPushButton* m_writeBack = nullptr;
   QLabel* m_message = nullptr;
   std::shared_ptr<const TensorGraph> m_graph;
+  bool m_machineProblem = false;  // the message shows an unknown machine
   OperatorProject m_project;
   std::function<QString()> m_sourceProvider;
   struct OptionEditor;

@@ -12,8 +12,11 @@
 #include "core/project/ProjectFile.h"
 #include "core/project/ProjectTemplates.h"
 #include "widgets/ProblemsPanel.h"
+#include "widgets/ProjectSettingsDocument.h"
+#include "widgets/TuningPanel.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
+#include "widgets/SwimlanePane.h"
 #include "widgets/SwimlaneView.h"
 #include "widgets/TaskDetailsPanel.h"
 #include "widgets/TaskGraphView.h"
@@ -44,9 +47,11 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUndoStack>
 #include <QPointer>
 #include <QToolBar>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -69,9 +74,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // The two pictures of a run share the centre: its timeline and its graph.
   m_centralTabs = new QTabWidget(this);
   m_centralTabs->setDocumentMode(true);
-  m_swimlane = new widgets::SwimlaneView(this);
+  m_swimlanePane = new widgets::SwimlanePane(this);  // the lanes and the ReadyCount strip under them
+  m_swimlane = m_swimlanePane->view();
   m_graph = new widgets::TaskGraphView(this);
-  m_centralTabs->addTab(m_swimlane, tr("Swimlane"));
+  m_centralTabs->addTab(m_swimlanePane, tr("Swimlane"));
   m_centralTabs->addTab(m_graph, tr("Task graph"));
   setCentralWidget(m_centralTabs);
   connect(m_centralTabs, &QTabWidget::currentChanged, this, &MainWindow::updateTaskGraph);
@@ -91,6 +97,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_editor, &QsciScintilla::modificationChanged, this, [this] { updateTitle(); });
   connect(m_editor, &QsciScintilla::textChanged, this, [this] { scheduleAutoRun(kSourceEditDelayMs); });
   connect(m_problems, &widgets::ProblemsPanel::locationActivated, this, &MainWindow::onProblemActivated);
+  connect(m_settings, &widgets::ProjectSettingsDocument::settingsChanged, this, &MainWindow::onSettingsChanged);
+  connect(m_settings, &widgets::ProjectSettingsDocument::modifiedChanged, this, &MainWindow::setSettingsModified);
+  connect(m_tuning, &widgets::TuningPanel::kernelRewriteRequested, this, &MainWindow::replaceKernelText);
+  m_tuning->setKernelSourceProvider([this] { return m_editor->text(); });
   m_autoRunTimer.setSingleShot(true);
   connect(&m_autoRunTimer, &QTimer::timeout, this, &MainWindow::runProject);
   connect(&m_runJobs, &JobRunner::busyChanged, this, [this](bool busy) {
@@ -133,6 +143,17 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, m_detailsDock);
   splitDockWidget(m_summaryDock, m_detailsDock, Qt::Vertical);
 
+  // Tuning shares the right column with the task details: opening a project
+  // raises it, clicking a task raises the details.
+  m_settings = new widgets::ProjectSettingsDocument(this);
+  m_tuning = new widgets::TuningPanel(m_settings, this);
+  m_tuningDock = new QDockWidget(tr("Tuning"), this);
+  m_tuningDock->setObjectName(QStringLiteral("TuningDock"));
+  m_tuningDock->setWidget(m_tuning);
+  addDockWidget(Qt::RightDockWidgetArea, m_tuningDock);
+  tabifyDockWidget(m_detailsDock, m_tuningDock);
+  m_detailsDock->raise();
+
   m_problems = new widgets::ProblemsPanel(this);
   m_problemsDock = new QDockWidget(tr("Problems"), this);
   m_problemsDock->setObjectName(QStringLiteral("ProblemsDock"));
@@ -167,12 +188,46 @@ void MainWindow::createActions() {
                                                 tr("Tuned config (*.json)"));
     if (!path.isEmpty()) exportTunedConfig(path);
   });
+  m_exportMenu->addAction(tr("Swimlane as P&NG…"), this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export the swimlane as PNG"), suggestedExportPath(QStringLiteral("-swimlane.png")),
+                                                tr("PNG image (*.png)"));
+    if (!path.isEmpty()) exportSwimlaneImage(path);
+  });
+  m_exportMenu->addAction(tr("Swimlane as &SVG…"), this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export the swimlane as SVG"), suggestedExportPath(QStringLiteral("-swimlane.svg")),
+                                                tr("SVG image (*.svg)"));
+    if (!path.isEmpty()) exportSwimlaneImage(path);
+  });
   m_exportMenu->addAction(tr("&Perfetto trace (JSON)…"), this, [this] {
     QString path = QFileDialog::getSaveFileName(this, tr("Export the swimlane for ui.perfetto.dev"),
                                                 suggestedExportPath(QStringLiteral("-trace.json")), tr("Chrome/Perfetto trace (*.json)"));
     if (!path.isEmpty()) exportPerfettoTrace(path);
   });
+  file->addAction(tr("&Import tuned config…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Import a tuned config into the project"),
+                                                m_project ? QString::fromStdString(m_project->directory().string()) : QString(),
+                                                tr("Tuned config (*.json)"));
+    if (!path.isEmpty()) importTunedConfig(path);
+  });
   file->addSeparator();
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  // Settings edits have their own history; the kernel editor keeps its own
+  // Ctrl+Z while it has the focus (QScintilla claims the key first).
+  QAction* undo = m_settings->undoStack()->createUndoAction(this, tr("&Undo settings edit"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = m_settings->undoStack()->createRedoAction(this, tr("&Redo settings edit"));
+  redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+  edit->addAction(undo);
+  edit->addAction(redo);
+  addAction(undo);
+  addAction(redo);
+  edit->addSeparator();
+  edit->addAction(tr("&Find in the kernel…"), this, [this] {
+    showView(View::Editor);
+    m_editor->openFindBar(false);
+  });
+  edit->addAction(tr("&Write tile shapes back into the kernel"), m_tuning, &widgets::TuningPanel::writeShapesBack);
+
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QAction* runAction = run->addAction(tr("&Run the project"), this, &MainWindow::runProject);
   runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -198,7 +253,7 @@ void MainWindow::createActions() {
   QAction* find = m_viewMenu->addAction(tr("Find &task…"));
   find->setShortcut(QKeySequence::Find);
   m_viewMenu->addSeparator();
-  for (QDockWidget* dock : {m_editorDock, m_detailsDock, m_summaryDock, m_problemsDock})
+  for (QDockWidget* dock : {m_editorDock, m_detailsDock, m_tuningDock, m_summaryDock, m_problemsDock})
     m_viewMenu->addAction(dock->toggleViewAction());
   m_viewMenu->addSeparator();
   m_viewMenu->addAction(tr("&Reset layout"), this, [this] { restoreState(m_defaultLayout, kLayoutVersion); });
@@ -218,11 +273,21 @@ void MainWindow::createActions() {
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Colour by "), bar));
   m_colorMode = new QComboBox(bar);
-  m_colorMode->addItems({tr("semantic label"), tr("subgraph")});
+  m_colorMode->addItems({tr("semantic label"), tr("subgraph"), tr("bound type")});
+  m_colorMode->setToolTip(tr("Bound type: the pipe group busiest inside each task (memory-in, cube, vector, memory-out, scalar)"));
   connect(m_colorMode, &QComboBox::currentIndexChanged, this, [this](int index) {
-    m_swimlane->setColorMode(index == 1 ? widgets::SwimlaneColorMode::Subgraph : widgets::SwimlaneColorMode::Label);
+    static constexpr widgets::SwimlaneColorMode kModes[] = {
+        widgets::SwimlaneColorMode::Label, widgets::SwimlaneColorMode::Subgraph, widgets::SwimlaneColorMode::Bound};
+    m_swimlane->setColorMode(kModes[std::clamp(index, 0, 2)]);
   });
   bar->addWidget(m_colorMode);
+  bar->addSeparator();
+  auto* idleBox = new QCheckBox(tr("Hide idle lanes"), bar);
+  idleBox->setToolTip(tr("Collapse lanes that ran no task into one row (I)"));
+  idleBox->setChecked(m_swimlane->collapsesIdleLanes());
+  connect(idleBox, &QCheckBox::toggled, m_swimlane, &widgets::SwimlaneView::setCollapseIdleLanes);
+  connect(m_swimlane, &widgets::SwimlaneView::idleLanesCollapsedChanged, idleBox, &QCheckBox::setChecked);
+  bar->addWidget(idleBox);
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Arrow depth "), bar));
   m_depth = new QSpinBox(bar);
@@ -288,6 +353,12 @@ bool MainWindow::openProject(const QString& path) {
   m_project = std::move(project);
   m_previousMakespanUs = 0.0;  // a delta against another project would mislead
   m_previousRun.reset();
+  m_loadingSettings = true;
+  m_settings->load(*m_project);
+  m_loadingSettings = false;
+  m_tuning->setProject(*m_project, std::shared_ptr<const TensorGraph>());
+  m_tuningDock->show();
+  m_tuningDock->raise();
   m_lastRun = {};
   m_problems->setDiagnostics({});
   QString error;
@@ -381,6 +452,7 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
   const ProjectRunOutcome& run = m_lastRun;
   m_problems->setDiagnostics(run.diagnostics);
   m_editor->setDiagnostics(widgets::editorDiagnostics(run.diagnostics, m_editor->filePath().toStdString()));
+  if (m_project && run.graph) m_tuning->setProject(*m_project, run.graph);
   if (m_problems->errorCount() + m_problems->warningCount() > 0) m_problemsDock->show();
   if (!run.trace) {
     // The last good swimlane stays: while typing, a half-written kernel
@@ -420,6 +492,76 @@ void MainWindow::scheduleAutoRun(int delayMs) {
   // A newer edit restarts the pause; a run in flight is superseded when the
   // timer fires, not now, so a quick typist does not cancel every run.
   m_autoRunTimer.start(delayMs);
+}
+
+void MainWindow::onSettingsChanged() {
+  if (m_loadingSettings || !m_project) return;
+  m_settings->applyTo(*m_project);
+  setSettingsModified(m_settings->isModified());
+  scheduleAutoRun(kSettingsEditDelayMs);
+}
+
+void MainWindow::replaceKernelText(const QString& newSource, const QString& summary) {
+  // One undo step in the editor, keeping the view where it was.
+  int firstLine = m_editor->firstVisibleLine();
+  int line = 0;
+  int index = 0;
+  m_editor->getCursorPosition(&line, &index);
+  m_editor->beginUndoAction();
+  m_editor->selectAll();
+  m_editor->replaceSelectedText(newSource);
+  m_editor->endUndoAction();
+  m_editor->setCursorPosition(line, index);
+  m_editor->setFirstVisibleLine(firstLine);
+  statusBar()->showMessage(summary, 8000);
+}
+
+bool MainWindow::importTunedConfig(const QString& path) {
+  if (!m_project) {
+    reportError(tr("Open a project to import a tuned config into."));
+    return false;
+  }
+  OperatorProject imported = *m_project;
+  DiagnosticEngine diags;
+  if (!applyTunedConfigFile(path.toStdString(), imported, diags)) {
+    m_problems->setDiagnostics(diags.diagnostics());
+    m_problemsDock->show();
+    QString message;
+    for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
+    reportError(message.trimmed());
+    return false;
+  }
+  // Through the settings document, as one undoable edit.
+  m_settings->undoStack()->beginMacro(tr("Import %1").arg(QFileInfo(path).fileName()));
+  m_settings->setMachine(QString::fromStdString(imported.machine));
+  auto replaceAll = [](const nlohmann::ordered_json& now, const nlohmann::ordered_json& wanted, auto set) {
+    if (now.is_object())
+      for (const auto& [key, value] : now.items())
+        if (!wanted.is_object() || !wanted.contains(key)) set(QString::fromStdString(key), nlohmann::ordered_json());
+    if (wanted.is_object())
+      for (const auto& [key, value] : wanted.items()) set(QString::fromStdString(key), value);
+  };
+  for (const char* section : {"vec", "cube"}) {
+    QString name = QString::fromLatin1(section);
+    nlohmann::ordered_json now = m_settings->tileSettings().value(section, nlohmann::ordered_json::object());
+    nlohmann::ordered_json wanted = imported.tileSettings.value(section, nlohmann::ordered_json::object());
+    replaceAll(now, wanted, [&](const QString& key, const nlohmann::ordered_json& value) {
+      m_settings->setTileShape(name, key, value);
+    });
+  }
+  replaceAll(m_settings->passOptions(), imported.passOptions,
+             [&](const QString& key, const nlohmann::ordered_json& value) { m_settings->setPassOption(key, value); });
+  replaceAll(m_settings->runtimeOptions(), imported.runtimeOptions,
+             [&](const QString& key, const nlohmann::ordered_json& value) { m_settings->setRuntimeOption(key, value); });
+  m_settings->undoStack()->endMacro();
+  // Partition overrides are not settings-panel edits: they go in directly.
+  if (imported.partitionOverrides != m_project->partitionOverrides) {
+    m_project->partitionOverrides = imported.partitionOverrides;
+    m_project->partitionOverrideLocations.clear();
+    setSettingsModified(true);
+  }
+  statusBar()->showMessage(tr("Imported %1 (Ctrl+Z undoes it)").arg(path), 8000);
+  return true;
 }
 
 void MainWindow::onProblemActivated(const QString& file, int line, int column) {
@@ -575,6 +717,10 @@ void MainWindow::showView(View view) {
     m_summaryDock->show();
     m_summaryDock->raise();
     break;
+  case View::Tuning:
+    m_tuningDock->show();
+    m_tuningDock->raise();
+    break;
   }
 }
 
@@ -606,6 +752,7 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::onTaskSelected(trace::TaskIndex task) {
   m_details->showTask(task);
+  if (task != trace::kNoTask && !m_detailsDock->isFloating()) m_detailsDock->raise();
   if (m_graph->graph()) m_graph->selectTask(task);
   if (!m_trace || task == trace::kNoTask) return;
   const trace::Trace& trc = m_trace->trace();
@@ -640,7 +787,7 @@ void MainWindow::updateLineLabels() {
       if (t.sourceLine > 0 && !labels.count(t.sourceLine) && widgets::fileNameOf(trc.str(t.sourceFile)) == name)
         labels[t.sourceLine] = std::string(trc.str(t.label));
   }
-  m_editor->setLineLabels(labels);
+  m_editor->setLineLabels(labels, m_trace ? m_trace->labelColors() : widgets::LabelColors());
 }
 
 void MainWindow::updateTitle() {
@@ -666,6 +813,7 @@ bool MainWindow::save() {
     DiagnosticEngine diags;
     if (saveProject(*m_project, diags)) {
       saved << QFileInfo(m_projectFile).fileName();
+      m_settings->markSaved();
       setSettingsModified(false);
     } else {
       QString message;
@@ -698,6 +846,21 @@ bool MainWindow::exportTunedConfig(const QString& path) {
     return false;
   }
   statusBar()->showMessage(tr("Exported the tuned config to %1").arg(path), 8000);
+  return true;
+}
+
+bool MainWindow::exportSwimlaneImage(const QString& path) {
+  if (!m_trace) {
+    reportError(tr("Run a project or open a trace first: there is no swimlane to export."));
+    return false;
+  }
+  bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
+  QString error = svg ? m_swimlane->exportSvg(path) : m_swimlane->exportPng(path);
+  if (!error.isEmpty()) {
+    reportError(error);
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported the swimlane to %1").arg(path), 8000);
   return true;
 }
 
@@ -738,14 +901,19 @@ void MainWindow::showHelp() {
   box.setWindowTitle(tr("Keys and mouse"));
   box.setTextFormat(Qt::RichText);
   box.setText(tr("<h3>Swimlane</h3><table cellpadding='2'>"
-                 "<tr><td><b>Wheel</b>, <b>W</b>/<b>S</b>, <b>+</b>/<b>-</b></td><td>zoom (about the cursor for the wheel)</td></tr>"
+                 "<tr><td><b>Wheel</b>, <b>W</b>/<b>S</b>, <b>+</b>/<b>-</b></td><td>zoom (about the mouse)</td></tr>"
                  "<tr><td><b>Drag</b>, <b>A</b>/<b>D</b>, arrows</td><td>pan; Shift+wheel scrolls the lanes</td></tr>"
                  "<tr><td><b>Shift+drag</b></td><td>zoom to a time range</td></tr>"
                  "<tr><td><b>Alt+drag</b></td><td>measure an interval (Esc clears)</td></tr>"
                  "<tr><td><b>F</b>, <b>Home</b></td><td>fit the whole trace</td></tr>"
                  "<tr><td><b>Click</b> / <b>double-click</b></td><td>select a task / zoom to it</td></tr>"
                  "<tr><td><b>Ctrl+F</b>, then Enter or <b>N</b></td><td>find by label, task id or #index; next match</td></tr>"
-                 "<tr><td><b>Ctrl+P</b></td><td>critical path</td></tr></table>"
+                 "<tr><td><b>Ctrl+P</b></td><td>critical path</td></tr>"
+                 "<tr><td><b>I</b></td><td>show or collapse the idle lanes</td></tr></table>"
+                 "<h3>Task graph</h3>Wheel zooms, drag pans, F fits; click a box to select its task everywhere."
+                 "<h3>Tuning</h3>Edit a tile shape (the buffer check updates as you type), an option or the machine; "
+                 "the run follows. <b>Ctrl+Z</b> / <b>Ctrl+Shift+Z</b> undo and redo settings edits (in the kernel "
+                 "editor they undo text). Edit &gt; Write tile shapes back puts the shapes into the kernel's calls."
                  "<h3>Source</h3>Click a line to select the tasks it produced; selecting a task shows its line."
                  "<h3>Run</h3><b>Ctrl+R</b> run (the editor's text and unsaved settings), <b>Esc</b> cancel. "
                  "With Run &gt; Auto-run on, an edit reruns after a short pause; a failed run keeps the last "

@@ -28,8 +28,11 @@ class QTabWidget;
 
 namespace pto::widgets {
 class ProblemsPanel;
+class ProjectSettingsDocument;
+class TuningPanel;
 class SourceEditor;
 class SummaryPanel;
+class SwimlanePane;
 class SwimlaneView;
 class TaskDetailsPanel;
 class TaskGraphView;
@@ -40,7 +43,7 @@ namespace pto::studio {
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  enum class View { Swimlane, Graph, Editor, Summary };
+  enum class View { Swimlane, Graph, Editor, Summary, Tuning };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -72,6 +75,8 @@ public:
   // makespan) and the swimlane as a Chrome/Perfetto trace.
   bool exportTunedConfig(const QString& path);
   bool exportPerfettoTrace(const QString& path);
+  // PNG or SVG by the file's extension.
+  bool exportSwimlaneImage(const QString& path);
 
   widgets::SwimlaneView* swimlane() const { return m_swimlane; }
   widgets::SourceEditor* editor() const { return m_editor; }
@@ -79,6 +84,13 @@ public:
   widgets::SummaryPanel* summary() const { return m_summary; }
   widgets::ProblemsPanel* problems() const { return m_problems; }
   widgets::TaskGraphView* taskGraph() const { return m_graph; }
+  widgets::TuningPanel* tuning() const { return m_tuning; }
+  widgets::ProjectSettingsDocument* settings() const { return m_settings; }
+  // The open project with the unsaved settings applied (null when none).
+  const OperatorProject* project() const { return m_project ? &*m_project : nullptr; }
+  // File > Import tuned config: applies a tuned-config file to the settings
+  // as one undoable edit (nothing changes when the file has an error).
+  bool importTunedConfig(const QString& path);
   const QString& projectFile() const { return m_projectFile; }
   // The last run that finished (not cancelled or superseded), failed or not.
   const ProjectRunOutcome& lastRun() const { return m_lastRun; }
@@ -114,6 +126,8 @@ private:
   // swimlane or, when none came, the finished run's).
   void showRunTimeline(const ProjectRunOutcome& run);
   void onProblemActivated(const QString& file, int line, int column);
+  void onSettingsChanged();
+  void replaceKernelText(const QString& newSource, const QString& summary);
   void scheduleAutoRun(int delayMs);
   // Lays out the task graph on a worker when its tab is showing and the
   // layout is not of the current trace.
@@ -124,12 +138,17 @@ private:
   bool confirmDiscardEdits();
   void setSettingsModified(bool modified);
 
+  widgets::SwimlanePane* m_swimlanePane = nullptr;
   widgets::SwimlaneView* m_swimlane = nullptr;
   widgets::SourceEditor* m_editor = nullptr;
   widgets::TaskDetailsPanel* m_details = nullptr;
   widgets::SummaryPanel* m_summary = nullptr;
   widgets::ProblemsPanel* m_problems = nullptr;
   widgets::TaskGraphView* m_graph = nullptr;
+  widgets::ProjectSettingsDocument* m_settings = nullptr;
+  widgets::TuningPanel* m_tuning = nullptr;
+  QDockWidget* m_tuningDock = nullptr;
+  bool m_loadingSettings = false;  // settingsChanged from load() is not an edit
   QTabWidget* m_centralTabs = nullptr;
   JobRunner m_graphJobs;
   // Counts setTrace calls; the graph is laid out for one of them (a pointer

@@ -1,4 +1,4 @@
-// pto-studio [PROJECT_OR_TRACE...] [--run] [--view swimlane|graph|editor|summary]
+// pto-studio [PROJECT_OR_TRACE...] [--run] [--view swimlane|graph|editor|summary|tuning]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
 // the requested view, and for docs and checks saves a screenshot once the
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Project folders, pto-project.json files or swimlane traces (.json)."),
                                QStringLiteral("[PROJECT_OR_TRACE...]"));
-  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor or summary."),
+  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor, summary or tuning."),
                                 QStringLiteral("view"), QStringLiteral("swimlane"));
   QCommandLineOption themeOption(QStringLiteral("theme"), QStringLiteral("system (default), light or dark."),
                                  QStringLiteral("theme"), QStringLiteral("system"));
@@ -69,9 +69,10 @@ int main(int argc, char** argv) {
   View view = View::Swimlane;
   if (viewName == QStringLiteral("editor")) view = View::Editor;
   else if (viewName == QStringLiteral("graph")) view = View::Graph;
+  else if (viewName == QStringLiteral("tuning")) view = View::Tuning;
   else if (viewName == QStringLiteral("summary")) view = View::Summary;
   else if (viewName != QStringLiteral("swimlane")) {
-    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor or summary, not '%s'\n", qPrintable(viewName));
+    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary or tuning, not '%s'\n", qPrintable(viewName));
     return 2;
   }
   QString theme = parser.value(themeOption);

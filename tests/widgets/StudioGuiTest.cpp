@@ -11,6 +11,11 @@
 #include "widgets/SummaryPanel.h"
 #include "widgets/SwimlaneView.h"
 #include "widgets/TaskGraphView.h"
+#include "widgets/ProjectSettingsDocument.h"
+#include "widgets/TuningPanel.h"
+#include "widgets/models/TileSettingsModel.h"
+
+#include <QUndoStack>
 
 #include <nlohmann/json.hpp>
 
@@ -210,6 +215,39 @@ private Q_SLOTS:
     std::size_t slices = 0;
     for (const auto& event : trace["traceEvents"]) slices += event.value("ph", "") == "X" ? 1 : 0;
     QCOMPARE(slices, expectedTasks(32, 32));
+  }
+
+  // The "Done when": change a tile shape in the panel, see the new
+  // swimlane and the delta; undo brings the old one back.
+  void aTileShapeEditInThePanelRerunsAndUndoRestores() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(true);
+    window.show();
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    QVERIFY(finished.wait(60000));  // opening runs it
+    QCOMPARE(window.swimlane()->traceIndex()->trace().tasks().size(), expectedTasks(32, 32));
+    double before = window.lastRun().makespanUs;
+
+    pto::widgets::TileSettingsModel* model = window.tuning()->tileModel();
+    int row = -1;
+    for (int r = 0; r < model->rowCount(); ++r)
+      if (model->site(r).key == "kernel.py:16") row = r;  // scale_add's set_vec_tile_shapes call
+    QVERIFY2(row >= 0, "the panel lists the kernel.py:16 call site after the run");
+    QVERIFY(model->setData(model->index(row, pto::widgets::TileSettingsModel::ShapeColumn), QStringLiteral("16, 32")));
+    QVERIFY(window.windowTitle().startsWith('*'));  // unsaved settings
+    QVERIFY(finished.wait(60000));                  // auto-run after the pause
+    QCOMPARE(finished.last().first().toBool(), true);
+    QCOMPARE(window.swimlane()->traceIndex()->trace().tasks().size(), expectedTasks(16, 32));
+    QVERIFY(window.lastRun().makespanUs != before);
+    QVERIFY2(window.summary()->text().contains(QStringLiteral("%")), qPrintable(window.summary()->text()));
+    QVERIFY(window.project()->tileSettings["vec"]["kernel.py:16"] == nlohmann::ordered_json({16, 32}));
+
+    window.settings()->undoStack()->undo();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(window.swimlane()->traceIndex()->trace().tasks().size(), expectedTasks(32, 32));
+    QCOMPARE(window.lastRun().makespanUs, before);  // deterministic: the same settings, the same timeline
+    QVERIFY(!window.windowTitle().startsWith('*'));  // back at the saved state
   }
 
   void cancelDropsTheRun() {
