@@ -59,7 +59,7 @@ namespace pto::studio {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
-constexpr int kLayoutVersion = 2;  // bump when docks change, so old saved layouts are ignored
+constexpr int kLayoutVersion = 3;  // bump when docks change, so old saved layouts are ignored
 // Auto-run pauses: a settings edit is one deliberate change; typing in the
 // kernel is many, and a half-typed line should not start a run.
 constexpr int kSettingsEditDelayMs = 250;
@@ -161,7 +161,7 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, m_problemsDock);
   m_problemsDock->hide();  // shown when a run reports something
   resizeDocks({m_editorDock, m_summaryDock}, {400, 370}, Qt::Horizontal);
-  resizeDocks({m_summaryDock, m_detailsDock}, {200, 640}, Qt::Vertical);
+  resizeDocks({m_summaryDock, m_detailsDock}, {300, 540}, Qt::Vertical);
 }
 
 void MainWindow::createActions() {

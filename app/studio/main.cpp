@@ -4,6 +4,7 @@
 // the requested view, and for docs and checks saves a screenshot once the
 // window has laid out and painted, then quits with --exit.
 #include "app/studio/MainWindow.h"
+#include "widgets/Theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -14,30 +15,6 @@
 #include <QTimer>
 
 #include <cstdio>
-
-namespace {
-
-QPalette darkPalette() {
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(45, 45, 48));
-  p.setColor(QPalette::WindowText, QColor(225, 225, 225));
-  p.setColor(QPalette::Base, QColor(30, 30, 32));
-  p.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
-  p.setColor(QPalette::Text, QColor(225, 225, 225));
-  p.setColor(QPalette::Button, QColor(50, 50, 54));
-  p.setColor(QPalette::ButtonText, QColor(225, 225, 225));
-  p.setColor(QPalette::Highlight, QColor(38, 110, 200));
-  p.setColor(QPalette::HighlightedText, Qt::white);
-  p.setColor(QPalette::ToolTipBase, QColor(60, 60, 64));
-  p.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
-  p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
-  p.setColor(QPalette::Mid, QColor(80, 80, 84));
-  p.setColor(QPalette::Dark, QColor(25, 25, 25));
-  p.setColor(QPalette::Light, QColor(70, 70, 74));
-  return p;
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -78,7 +55,7 @@ int main(int argc, char** argv) {
   QString theme = parser.value(themeOption);
   if (theme == QStringLiteral("dark") || theme == QStringLiteral("light")) {
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    QApplication::setPalette(theme == QStringLiteral("dark") ? darkPalette() : QApplication::style()->standardPalette());
+    QApplication::setPalette(theme == QStringLiteral("dark") ? pto::widgets::darkPalette() : QApplication::style()->standardPalette());
   } else if (theme != QStringLiteral("system")) {
     std::fprintf(stderr, "pto-studio: --theme must be system, light or dark, not '%s'\n", qPrintable(theme));
     return 2;

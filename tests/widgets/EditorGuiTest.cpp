@@ -3,6 +3,7 @@
 // hand from the small texts here. With PTO_SCREENSHOT_DIR set, the views are
 // also saved as PNGs (light and dark) for a person to look at.
 #include "widgets/FindBar.h"
+#include "widgets/Theme.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
 
@@ -32,24 +33,6 @@ const char* kKernel =
     "    row_max = pypto.amax(x, dim=-1)\n"             // 6
     "    y[:] = pypto.exp(x - row_max) / total\n"       // 7
     "    return y\n";                                   // 8
-
-QPalette darkPalette() {
-  QPalette dark;
-  dark.setColor(QPalette::Window, QColor(37, 37, 38));
-  dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
-  dark.setColor(QPalette::Base, QColor(30, 30, 30));
-  dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
-  dark.setColor(QPalette::Text, QColor(220, 220, 220));
-  dark.setColor(QPalette::Button, QColor(51, 51, 55));
-  dark.setColor(QPalette::ButtonText, QColor(220, 220, 220));
-  dark.setColor(QPalette::Highlight, QColor(38, 79, 120));
-  dark.setColor(QPalette::HighlightedText, Qt::white);
-  dark.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
-  dark.setColor(QPalette::Mid, QColor(70, 70, 74));
-  dark.setColor(QPalette::ToolTipBase, QColor(45, 45, 48));
-  dark.setColor(QPalette::ToolTipText, QColor(220, 220, 220));
-  return dark;
-}
 
 RunSummary passingRun() {
   RunSummary run;
@@ -379,7 +362,7 @@ void EditorGuiTest::screenshotsLightAndDark() {
   for (bool dark : {false, true}) {
     QString theme = dark ? QStringLiteral("dark") : QStringLiteral("light");
     SourceEditor editor;
-    if (dark) editor.setPalette(darkPalette());
+    if (dark) editor.setPalette(pto::widgets::darkPalette());
     editor.setText(QString::fromUtf8(kKernel));
     editor.resize(560, 300);
     editor.show();
@@ -402,7 +385,7 @@ void EditorGuiTest::screenshotsLightAndDark() {
     QToolTip::hideText();
 
     SummaryPanel panel;
-    if (dark) panel.setPalette(darkPalette());
+    if (dark) panel.setPalette(pto::widgets::darkPalette());
     panel.resize(420, 560);
     panel.setRun(failingRun());
     panel.show();

@@ -10,6 +10,7 @@
 // built here. With PTO_SCREENSHOT_DIR set, screenshots() also writes PNGs
 // of the pane (fit-all and zoomed, light and dark) there.
 #include "widgets/QCustomPlot.h"
+#include "widgets/Theme.h"
 #include "widgets/SwimlanePane.h"
 #include "widgets/models/TraceLoading.h"
 
@@ -93,19 +94,6 @@ std::shared_ptr<const TraceIndex> denseTrace() {
   }
   trace->finalize();
   return std::make_shared<const TraceIndex>(trace, "dense");
-}
-
-QPalette darkPalette() {
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(45, 45, 48));
-  p.setColor(QPalette::WindowText, QColor(220, 220, 220));
-  p.setColor(QPalette::Base, QColor(30, 30, 32));
-  p.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
-  p.setColor(QPalette::Text, QColor(220, 220, 220));
-  p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
-  p.setColor(QPalette::Mid, QColor(80, 80, 84));
-  p.setColor(QPalette::Highlight, QColor(42, 130, 218));
-  return p;
 }
 
 } // namespace
@@ -314,7 +302,7 @@ private Q_SLOTS:
       QVERIFY2(loaded.index, loaded.error.c_str());
       for (bool dark : {false, true}) {
         SwimlanePane pane;
-        if (dark) pane.setPalette(darkPalette());
+        if (dark) pane.setPalette(pto::widgets::darkPalette());
         pane.resize(1400, 700);
         pane.setTrace(loaded.index);
         pane.show();
