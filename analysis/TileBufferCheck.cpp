@@ -113,7 +113,6 @@ std::optional<Dims> parseVecShapeText(std::string_view text, std::string& error)
 }
 
 std::optional<CubeTileShape> parseCubeShapeText(std::string_view text, std::string& error) {
-  CubeTileShape shape;
   Dims m, k, n;
   bool splitK = false;
   std::size_t pos = 0;
@@ -145,15 +144,8 @@ std::optional<CubeTileShape> parseCubeShapeText(std::string_view text, std::stri
     error = form;
     return std::nullopt;
   }
-  shape.mL0 = m[0];
-  shape.mL1 = m[1];
-  shape.kL0 = k[0];
-  shape.kAL1 = k[1];
-  shape.kBL1 = k.size() > 2 ? k[2] : k[1];
-  shape.nL0 = n[0];
-  shape.nL1 = n[1];
-  shape.enableSplitK = splitK;
-  return shape;
+  nlohmann::ordered_json setting{{"m", m}, {"k", k}, {"n", n}, {"enable_split_k", splitK}};
+  return cubeTileShapeFromSetting(setting, error);
 }
 
 std::string vecShapeText(const Dims& dims) {
@@ -187,26 +179,6 @@ std::optional<Dims> vecShapeFromJson(const nlohmann::ordered_json& value, std::s
   return dims;
 }
 
-std::optional<CubeTileShape> cubeShapeFromJson(const nlohmann::ordered_json& value, std::string& error) {
-  const char* form = R"(a cube tile shape is {"m": [mL0, mL1], "k": [kL0, kL1], "n": [nL0, nL1]})";
-  auto pair = [&](const char* key, std::size_t maxSize, Dims& out) {
-    if (!value.is_object() || !value.contains(key) || !value[key].is_array()) return false;
-    for (const auto& dim : value[key]) {
-      if (!dim.is_number_integer()) return false;
-      out.push_back(dim.get<std::int64_t>());
-    }
-    return out.size() >= 2 && out.size() <= maxSize;
-  };
-  Dims m, k, n;
-  if (!pair("m", 2, m) || !pair("k", 3, k) || !pair("n", 2, n)) {
-    error = std::string(form) + ", got " + value.dump();
-    return std::nullopt;
-  }
-  CubeTileShape shape{m[0], m[1], k[0], k[1], k.size() > 2 ? k[2] : k[1], n[0], n[1], false};
-  if (value.contains("enable_split_k")) shape.enableSplitK = value["enable_split_k"].is_boolean() && value["enable_split_k"].get<bool>();
-  return shape;
-}
-
 std::string shapeText(TileSection section, const nlohmann::ordered_json& value) {
   std::string error;
   if (value.is_null()) return {};
@@ -214,7 +186,7 @@ std::string shapeText(TileSection section, const nlohmann::ordered_json& value) 
     auto dims = vecShapeFromJson(value, error);
     return dims ? vecShapeText(*dims) : value.dump();
   }
-  auto cube = cubeShapeFromJson(value, error);
+  auto cube = cubeTileShapeFromSetting(value, error);
   return cube ? cubeShapeText(*cube) : value.dump();
 }
 
@@ -472,7 +444,7 @@ TileBufferCheck TileBufferChecker::checkJson(const nlohmann::ordered_json& value
   std::string error;
   if (m_impl->section == TileSection::Vec) {
     if (auto dims = vecShapeFromJson(value, error)) return checkVec(*dims);
-  } else if (auto cube = cubeShapeFromJson(value, error)) {
+  } else if (auto cube = cubeTileShapeFromSetting(value, error)) {
     return checkCube(*cube);
   }
   TileBufferCheck check;

@@ -79,9 +79,9 @@ std::optional<std::vector<std::int64_t>> parseVecShapeText(std::string_view text
 std::optional<CubeTileShape> parseCubeShapeText(std::string_view text, std::string& error);
 std::string vecShapeText(const std::vector<std::int64_t>& dims);
 std::string cubeShapeText(const CubeTileShape& shape);
-// tile_settings JSON -> shape; nullopt with `error` when malformed.
+// tile_settings JSON -> vec shape; nullopt with `error` when malformed (cube:
+// compiler/passes/ExpandFunction.h cubeTileShapeFromSetting).
 std::optional<std::vector<std::int64_t>> vecShapeFromJson(const nlohmann::ordered_json& value, std::string& error);
-std::optional<CubeTileShape> cubeShapeFromJson(const nlohmann::ordered_json& value, std::string& error);
 // The site's value as panel text (empty when null).
 std::string shapeText(TileSection section, const nlohmann::ordered_json& value);
 

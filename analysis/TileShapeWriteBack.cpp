@@ -2,6 +2,7 @@
 #include "analysis/TileShapeWriteBack.h"
 
 #include "analysis/TileBufferCheck.h"
+#include "compiler/passes/ExpandFunction.h"
 
 namespace pto {
 namespace {
@@ -65,7 +66,7 @@ TileWriteBack writeTileShapeBack(std::string_view source, int line, TileSection 
     }
     arguments = join(*dims);
   } else {
-    auto cube = cubeShapeFromJson(value, error);
+    auto cube = cubeTileShapeFromSetting(value, error);
     if (!cube) {
       result.error = error;
       return result;

@@ -531,6 +531,13 @@ bool SourceEditor::event(QEvent* event) {
       event->accept();
       return true;
     }
+    // A bare Esc with nothing of the editor's own to close is left to the
+    // window (it cancels a run); the window disables that shortcut when no
+    // run is going, and then the key reaches the editor as usual.
+    if (key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier && !isListActive() && !isCallTipActive()) {
+      event->ignore();
+      return false;
+    }
   }
   return QsciScintilla::event(event);
 }

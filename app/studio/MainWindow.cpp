@@ -234,6 +234,10 @@ void MainWindow::createActions() {
   QAction* cancelAction = run->addAction(tr("&Cancel the run"), this, &MainWindow::cancelRun);
   cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
   cancelAction->setShortcutContext(Qt::ApplicationShortcut);
+  // Enabled only while a run goes on, so Esc otherwise keeps its usual
+  // meaning in the widget that has the focus.
+  cancelAction->setEnabled(false);
+  connect(&m_runJobs, &JobRunner::busyChanged, cancelAction, &QAction::setEnabled);
   run->addSeparator();
   m_autoRunAction = run->addAction(tr("&Auto-run on edits"));
   m_autoRunAction->setCheckable(true);

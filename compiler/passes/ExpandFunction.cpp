@@ -144,18 +144,12 @@ private:
   }
 
   std::optional<CubeTileShape> cubeTile(const TensorOp& op) {
-    if (const auto* setting = projectTile("cube", op)) {
-      CubeTileShape shape;
-      auto m = (*setting)["m"].get<Dims>(), k = (*setting)["k"].get<Dims>(), n = (*setting)["n"].get<Dims>();
-      shape.mL0 = m[0];
-      shape.mL1 = m[1];
-      shape.kL0 = k[0];
-      shape.kAL1 = k[1];
-      shape.kBL1 = k.size() > 2 ? k[2] : k[1];
-      shape.nL0 = n[0];
-      shape.nL1 = n[1];
-      shape.enableSplitK = setting->value("enable_split_k", false);
-      return shape;
+    std::string key;
+    if (const auto* setting = projectTile("cube", op, &key)) {
+      std::string error;
+      if (auto shape = cubeTileShapeFromSetting(*setting, error)) return shape;
+      return m_diags.error(op.location) << "tile_settings.cube." << key << " in " << m_compilation.settings.projectFile
+                                        << ": " << error;
     }
     if (op.tiles.cube) return op.tiles.cube;
     return m_diags.error(op.location) << "matmul needs a cube tile shape; call pypto.set_cube_tile_shapes(...) before it";
@@ -492,6 +486,27 @@ TileShapeSource tileShapeSource(const nlohmann::ordered_json& tileSettings, std:
   // Matmul reads no cube DEFAULT: a cube tile is always the kernel's or a named override.
   if (vec && entries && entries->contains("DEFAULT")) return {TileShapeOrigin::Default, "DEFAULT"};
   return {TileShapeOrigin::None, {}};
+}
+
+std::optional<CubeTileShape> cubeTileShapeFromSetting(const nlohmann::ordered_json& setting, std::string& error) {
+  const char* form = R"(a cube tile shape is {"m": [mL0, mL1], "k": [kL0, kL1] or [kL0, kAL1, kBL1], "n": [nL0, nL1]})";
+  auto dims = [&](const char* key, std::size_t maxSize, std::vector<std::int64_t>& out) {
+    if (!setting.is_object() || !setting.contains(key) || !setting[key].is_array()) return false;
+    for (const auto& dim : setting[key]) {
+      if (!dim.is_number_integer()) return false;
+      out.push_back(dim.get<std::int64_t>());
+    }
+    return out.size() >= 2 && out.size() <= maxSize;
+  };
+  std::vector<std::int64_t> m, k, n;
+  if (!dims("m", 2, m) || !dims("k", 3, k) || !dims("n", 2, n)) {
+    error = std::string(form) + ", got " + setting.dump();
+    return std::nullopt;
+  }
+  CubeTileShape shape{m[0], m[1], k[0], k[1], k.size() > 2 ? k[2] : k[1], n[0], n[1], false};
+  if (setting.contains("enable_split_k"))
+    shape.enableSplitK = setting["enable_split_k"].is_boolean() && setting["enable_split_k"].get<bool>();
+  return shape;
 }
 
 bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op) {

@@ -55,6 +55,12 @@ std::string tileSiteKey(const SourceLocation& site);
 // vector compute and reductions always; assemble/copy when some vec tile
 // applies; creation ops when the kernel set a vec tile; nothing else.
 bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op);
+
+// A project's cube tile setting ({"m": [mL0, mL1], "k": [kL0, kL1] or
+// [kL0, kAL1, kBL1], "n": [nL0, nL1], "enable_split_k": bool?}) as a shape;
+// nullopt with `error` naming the expected form when it is not one. The
+// compiler, the tuning panel's check and the write-back all read it here.
+std::optional<CubeTileShape> cubeTileShapeFromSetting(const nlohmann::ordered_json& setting, std::string& error);
 // The vector unit moves tiles in 32-byte blocks, so a vec tile's innermost dim
 // in bytes of the op's first operand must be a multiple of 32. Empty when it
 // is; otherwise the reason and the fix ("its innermost dim is 20 bytes of

@@ -250,6 +250,22 @@ private Q_SLOTS:
     QVERIFY(!window.windowTitle().startsWith('*'));  // back at the saved state
   }
 
+  void escInTheEditorCancelsARun() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.editor()->setFocus();
+    window.runProject();
+    QVERIFY(window.busy());
+    QTest::keyClick(window.editor(), Qt::Key_Escape);
+    QVERIFY(!window.busy());
+    QTest::qWait(1500);
+    QCOMPARE(finished.count(), 0);
+  }
+
   void cancelDropsTheRun() {
     pto::studio::MainWindow window;
     window.setAutoRun(false);
