@@ -1,6 +1,8 @@
 // Machine files: the search path, and validation into a MachineDescription.
 #include "npusim/MachineFile.h"
 
+#include "core/InstallPaths.h"
+
 #include "core/AtomicFile.h"
 #include "core/json/JsonReader.h"
 
@@ -319,19 +321,9 @@ std::vector<std::filesystem::path> machineSearchPath() {
   std::vector<std::filesystem::path> candidates;
   if (const char* fromEnvironment = std::getenv("PTO_MACHINES_PATH"))
     for (std::filesystem::path& folder : splitSearchPath(fromEnvironment)) candidates.push_back(std::move(folder));
-  std::error_code ec;
-  std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back(executable.parent_path().parent_path() / "share" / "pto-studio" / "machines");
+  candidates.push_back(sharedDataFolder("machines"));
   candidates.emplace_back(PTO_MACHINES_SOURCE_DIR);
-
-  std::vector<std::filesystem::path> folders;
-  for (std::filesystem::path& folder : candidates) {
-    if (!std::filesystem::is_directory(folder, ec)) continue;
-    std::filesystem::path normal = std::filesystem::weakly_canonical(folder, ec);
-    if (ec) normal = folder.lexically_normal();
-    if (std::find(folders.begin(), folders.end(), normal) == folders.end()) folders.push_back(std::move(normal));
-  }
-  return folders;
+  return existingFolders(candidates);
 }
 
 std::vector<std::string> availableMachines() {

@@ -466,7 +466,8 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
     std::fprintf(stderr, "pto-studio: the run failed:\n%s", run.problems.c_str());
     m_problemsDock->show();
     m_problemsDock->raise();
-    m_summary->setRunFailed(run.cancelled ? tr("The run was cancelled.") : tr("The run failed: %1").arg(first));
+    // (A cancelled run never gets here: JobRunner drops its result.)
+    m_summary->setRunFailed(tr("The run failed: %1").arg(first));
     Q_EMIT runFinished(false);
     Q_EMIT traceLoaded();
     return;
@@ -580,7 +581,8 @@ void MainWindow::onProblemActivated(const QString& file, int line, int column) {
 void MainWindow::newProject() {
   std::vector<ExampleProject> examples = availableExamples();
   if (examples.empty()) {
-    reportError(tr("No bundled examples were found (looked beside the executable and in the source tree)."));
+    reportError(tr("No bundled examples were found beside the executable (../share/pto-studio/examples) or in the "
+                   "source tree; rebuild or reinstall PTO Studio, or open an existing project with Ctrl+O."));
     return;
   }
   QDialog dialog(this);

@@ -45,7 +45,6 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
   } catch (const std::exception& error) {
     diags.error(SourceLocation{request.project.file.string()}) << "internal error while running: " << error.what();
   }
-  outcome.cancelled = cancelled.load();
   outcome.diagnostics = diags.diagnostics();
   for (const Diagnostic& diagnostic : diags.diagnostics()) outcome.problems += diags.format(diagnostic) + "\n";
   outcome.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -35,7 +35,6 @@ struct ProjectRunOutcome {
   std::string machine;
   double makespanUs = 0.0;
   bool pass = false;
-  bool cancelled = false;
   int failedOutputs = 0;
   double hostMs = 0.0;  // trace + compile + simulate + check, wall
   std::vector<Diagnostic> diagnostics;

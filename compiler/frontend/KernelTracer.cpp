@@ -2,6 +2,8 @@
 // Python exceptions into diagnostics at the user's line.
 #include "compiler/frontend/KernelTracer.h"
 
+#include "core/InstallPaths.h"
+
 #include "compiler/frontend/PyptoCoreModule.h"
 #include "compiler/frontend/TracedKernel.h"
 #include "core/AtomicFile.h"
@@ -22,12 +24,6 @@ PYBIND11_EMBEDDED_MODULE(_pypto_core, module) { pto::definePyptoCoreModule(modul
 
 namespace pto {
 namespace {
-
-std::filesystem::path executableDirectory() {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::current_path() : self.parent_path();
-}
 
 // Started once per process and never finalised: numpy and other extension
 // modules do not survive re-initialisation. The main thread releases the

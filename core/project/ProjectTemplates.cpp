@@ -1,5 +1,6 @@
 #include "core/project/ProjectTemplates.h"
 
+#include "core/InstallPaths.h"
 #include "core/json/JsonReader.h"
 #include "core/project/ProjectFile.h"
 
@@ -10,19 +11,7 @@ namespace pto {
 namespace fs = std::filesystem;
 
 std::vector<fs::path> exampleSearchPath() {
-  std::vector<fs::path> candidates;
-  std::error_code ec;
-  fs::path executable = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back(executable.parent_path().parent_path() / "share" / "pto-studio" / "examples");
-  candidates.emplace_back(PTO_EXAMPLES_SOURCE_DIR);
-  std::vector<fs::path> folders;
-  for (fs::path& folder : candidates) {
-    if (!fs::is_directory(folder, ec)) continue;
-    fs::path normal = fs::weakly_canonical(folder, ec);
-    if (ec) normal = folder.lexically_normal();
-    if (std::find(folders.begin(), folders.end(), normal) == folders.end()) folders.push_back(std::move(normal));
-  }
-  return folders;
+  return existingFolders({sharedDataFolder("examples"), fs::path(PTO_EXAMPLES_SOURCE_DIR)});
 }
 
 std::vector<ExampleProject> availableExamples() {
