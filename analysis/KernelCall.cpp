@@ -1,5 +1,6 @@
 #include "analysis/KernelCall.h"
 
+#include "analysis/CostModelOutput.h"
 #include "analysis/PrecisionCompare.h"
 #include "analysis/Simulation.h"
 #include "compiler/passes/Pipeline.h"
@@ -115,6 +116,20 @@ std::optional<nlohmann::ordered_json> runKernelCall(const TensorGraph& graph, st
   report["timings_ms"] = {{"golden", goldenMs}, {"compile", compileMs},
                           {"simulate", simulation ? simulation->simulateMs : 0.0}};
   report["outputs"] = std::move(outputs);
+
+  // PyPTO's simulator mode writes its cost-model folder; so do we, where
+  // PyPTO's tools look (analysis/CostModelOutput.h). PTO_SIM_OUTPUT=0 turns
+  // it off. A folder that cannot be written is a warning, not a failed run.
+  const bool simOutput = jitOptions.is_object() && jitOptions.value("sim_output", false) &&
+                         environment("PTO_SIM_OUTPUT", "1") != std::string("0");
+  if (simOutput && simulation) {
+    std::string error;
+    auto folder = writeCostModelOutput(simulationTrace(compiled->compilation, *simulation), report, error);
+    if (folder)
+      report["sim_output"] = folder->string();
+    else
+      report["sim_output_error"] = error;
+  }
   return report;
 }
 

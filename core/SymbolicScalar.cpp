@@ -402,6 +402,29 @@ std::vector<std::string> SymbolicScalar::symbols() const {
 
 std::string SymbolicScalar::str() const { return toString(*m_node); }
 
+std::string pyptoStr(const SymbolicScalar& value) {
+  switch (value.kind()) {
+  case SymbolicKind::Constant: return std::to_string(*value.constantValue());
+  case SymbolicKind::Symbol: return value.symbolName();
+  case SymbolicKind::Not: return "(!" + pyptoStr(value.lhs()) + ")";
+  case SymbolicKind::Min: return "RUNTIME_Min(" + pyptoStr(value.lhs()) + ", " + pyptoStr(value.rhs()) + ")";
+  case SymbolicKind::Max: return "RUNTIME_Max(" + pyptoStr(value.lhs()) + ", " + pyptoStr(value.rhs()) + ")";
+  default: break;
+  }
+  std::string_view spelling;
+  switch (value.kind()) {
+#define PTO_SYMBOLIC_PYPTO_SPELLING(id, name, text, arity, precedence) \
+  case SymbolicKind::id: spelling = text; break;
+    PTO_FOR_EACH_SYMBOLIC_OP(PTO_SYMBOLIC_PYPTO_SPELLING)
+#undef PTO_SYMBOLIC_PYPTO_SPELLING
+  default: break;
+  }
+  if (value.kind() == SymbolicKind::FloorDiv) spelling = "/";
+  if (value.kind() == SymbolicKind::And) spelling = "&&";
+  if (value.kind() == SymbolicKind::Or) spelling = "||";
+  return "(" + pyptoStr(value.lhs()) + std::string(spelling) + pyptoStr(value.rhs()) + ")";
+}
+
 bool operator==(const SymbolicScalar& a, const SymbolicScalar& b) { return structurallyEqual(*a.m_node, *b.m_node); }
 
 std::size_t SymbolicScalar::hash() const { return m_node->hash; }

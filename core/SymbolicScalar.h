@@ -159,6 +159,13 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
 // Writes str(); also lets test frameworks print expressions.
 std::ostream& operator<<(std::ostream& out, const SymbolicScalar& value);
 
+// The expression as PyPTO prints it (its Python str()): every operation in
+// parentheses without spaces, "((b>=2)*(b<8))", "(x+8)", C spellings for
+// the logical operations ("(a&&b)", "(!x)"), "/" for floor division and
+// "RUNTIME_Min(a, b)" / "RUNTIME_Max(a, b)". The `pypto` package prints
+// symbolic values this way; diagnostics keep str()'s Python syntax.
+std::string pyptoStr(const SymbolicScalar& value);
+
 // For unordered containers keyed by expressions.
 struct SymbolicScalarHash {
   std::size_t operator()(const SymbolicScalar& value) const { return value.hash(); }

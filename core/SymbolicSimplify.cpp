@@ -2,6 +2,7 @@
 #include "core/SymbolicSimplify.h"
 
 #include <map>
+#include <optional>
 
 namespace pto {
 namespace {
@@ -20,10 +21,47 @@ struct LinearForm {
 
 void collect(const SymbolicScalar& value, std::int64_t scale, LinearForm& form);
 
+// min, max and comparisons whose operands differ by a known constant are
+// decided: min(a, a + 1) is a, a + 1 > a is 1. Integer algebra, no overflow
+// at the operands' values assumed, as everywhere in folding.
+std::optional<SymbolicScalar> decideByDifference(SymbolicKind kind, const SymbolicScalar& a, const SymbolicScalar& b) {
+  std::optional<std::int64_t> difference;  // a - b
+  switch (kind) {
+  case SymbolicKind::Min:
+  case SymbolicKind::Max:
+  case SymbolicKind::Eq:
+  case SymbolicKind::Ne:
+  case SymbolicKind::Lt:
+  case SymbolicKind::Le:
+  case SymbolicKind::Gt:
+  case SymbolicKind::Ge:
+    difference = simplify(a - b).constantValue();
+    break;
+  default:
+    return std::nullopt;
+  }
+  if (!difference) return std::nullopt;
+  const std::int64_t d = *difference;
+  switch (kind) {
+  case SymbolicKind::Min: return d <= 0 ? a : b;
+  case SymbolicKind::Max: return d >= 0 ? a : b;
+  case SymbolicKind::Eq: return SymbolicScalar(d == 0 ? 1 : 0);
+  case SymbolicKind::Ne: return SymbolicScalar(d != 0 ? 1 : 0);
+  case SymbolicKind::Lt: return SymbolicScalar(d < 0 ? 1 : 0);
+  case SymbolicKind::Le: return SymbolicScalar(d <= 0 ? 1 : 0);
+  case SymbolicKind::Gt: return SymbolicScalar(d > 0 ? 1 : 0);
+  case SymbolicKind::Ge: return SymbolicScalar(d >= 0 ? 1 : 0);
+  default: return std::nullopt;
+  }
+}
+
 SymbolicScalar simplifyOperands(const SymbolicScalar& value) {
   if (isUnary(value.kind())) return makeUnary(value.kind(), simplify(value.lhs()));
   if (!isBinary(value.kind())) return value;
-  return makeBinary(value.kind(), simplify(value.lhs()), simplify(value.rhs()));
+  SymbolicScalar a = simplify(value.lhs());
+  SymbolicScalar b = simplify(value.rhs());
+  if (auto decided = decideByDifference(value.kind(), a, b)) return *decided;
+  return makeBinary(value.kind(), a, b);
 }
 
 void collect(const SymbolicScalar& value, std::int64_t scale, LinearForm& form) {
@@ -58,7 +96,20 @@ void collect(const SymbolicScalar& value, std::int64_t scale, LinearForm& form) 
   default:
     break;
   }
-  form.addTerm(simplifyOperands(value), scale);
+  SymbolicScalar term = simplifyOperands(value);
+  if (auto known = term.constantValue()) {
+    if (__builtin_mul_overflow(*known, scale, &scaled) || __builtin_add_overflow(form.constant, scaled, &form.constant))
+      form.overflow = true;
+    return;
+  }
+  // A decided min/max is one of its (simplified) operands: linear again.
+  const bool decidedMinMax = (value.kind() == SymbolicKind::Min || value.kind() == SymbolicKind::Max) &&
+                             term.kind() != SymbolicKind::Min && term.kind() != SymbolicKind::Max;
+  if (decidedMinMax) {
+    collect(term, scale, form);
+    return;
+  }
+  form.addTerm(term, scale);
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 // pto-studio's main window.
 #include "app/studio/MainWindow.h"
 
+#include "analysis/CostModelOutput.h"
+
 #include "app/studio/ProjectRunJob.h"
 
 #include "analysis/RunSummary.h"
@@ -330,6 +332,14 @@ bool MainWindow::open(const QString& path) {
   if (!info.exists()) {
     reportError(tr("%1: no such file or folder").arg(path));
     return false;
+  }
+  // A folder PyPTO's simulator mode (or a Python run here) wrote holds a
+  // swimlane, not a project: open the swimlane.
+  if (info.isDir() && !QFileInfo::exists(QDir(path).filePath(QString::fromUtf8(kProjectFileName.data(), kProjectFileName.size())))) {
+    if (auto swimlane = findSwimlane(path.toStdString())) {
+      openTrace(QString::fromStdString(swimlane->string()));
+      return true;
+    }
   }
   if (info.isDir() || info.fileName() == QString::fromUtf8(kProjectFileName.data(), kProjectFileName.size()))
     return openProject(path);

@@ -115,8 +115,10 @@ void defineSymbolicScalar(py::module_& m) {
              return *result.value;
            })
       .def("simplified", [](const SymbolicScalar& s) { return simplify(s); })
-      .def("__str__", &SymbolicScalar::str)
-      .def("__repr__", [](const SymbolicScalar& s) { return "SymbolicScalar(" + s.str() + ")"; })
+      // Printed as PyPTO prints it; python_str() keeps Python syntax.
+      .def("__str__", [](const SymbolicScalar& s) { return pyptoStr(s); })
+      .def("__repr__", [](const SymbolicScalar& s) { return "SymbolicScalar(" + pyptoStr(s) + ")"; })
+      .def("python_str", &SymbolicScalar::str)
       .def("__hash__", &SymbolicScalar::hash)
       .def("same_as", [](const SymbolicScalar& a, const SymbolicScalar& b) { return a == b; })
       .def("__neg__", [](const SymbolicScalar& a) { return simplify(SymbolicScalar(0) - a); });

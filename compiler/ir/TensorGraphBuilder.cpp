@@ -84,9 +84,9 @@ std::string vecTileError(TensorOpKind kind, const std::vector<std::int64_t>& til
   std::string call = "set_vec_tile_shapes(";
   for (std::size_t i = 0; i < tile.size(); ++i) call += (i ? ", " : "") + std::to_string(tile[i]);
   call += ")";
-  // A longer tile applies its trailing dims to a lower-rank op, as PyPTO
-  // does (kernels set one tile for 2-D work and also run 1-D ops); a
-  // shorter one leaves dims without a tile size.
+  // A longer tile applies its leading dims to a lower-rank op (axis i takes
+  // tile dim i), as PyPTO does: kernels set one tile for 2-D work and also
+  // run 1-D ops. A shorter one leaves dims without a tile size.
   if (tile.size() < rank)
     return call + " gives " + std::to_string(tile.size()) + (tile.size() == 1 ? " dim" : " dims") + ", but " +
            std::string(name(kind)) + " works on rank-" + std::to_string(rank) +

@@ -126,8 +126,12 @@ private:
                                         << "pypto.set_vec_tile_shapes(...) before it, or set tile_settings.vec.DEFAULT "
                                         << "in the project";
     }
-    // Trailing dims of a longer tile apply to a lower-rank op (PyPTO's rule).
-    if (tile.size() > rank) tile.erase(tile.begin(), tile.begin() + static_cast<std::ptrdiff_t>(tile.size() - rank));
+    // A longer tile applies its leading dims to a lower-rank op: axis i takes
+    // tile dim i, as PyPTO's tiling does (its vector ops index the tile by
+    // axis). The alignment rule stays on the tile as set (its innermost dim),
+    // also as in PyPTO, so it is checked before the cut.
+    const Dims asSet = tile;
+    if (tile.size() > rank) tile.resize(rank);
     if (tile.size() != rank)
       return m_diags.error(op.location) << name(op.kind) << " works on rank-" << rank << " tensors but " << origin
                                         << " gives the tile " << dimsString(tile) << " with " << tile.size()
@@ -138,8 +142,8 @@ private:
     if (tile.empty()) return tile;
     // The kernel's own settings were checked when traced; the project's are checked here.
     DataType operand = op.inputs.empty() ? m_graph.tensor(op.outputs[0]).dtype : m_graph.tensor(op.inputs[0]).dtype;
-    if (std::string problem = vecTileAlignmentProblem(tile, operand); !problem.empty())
-      return m_diags.error(op.location) << origin << " gives the tile " << dimsString(tile) << ": " << problem;
+    if (std::string problem = vecTileAlignmentProblem(asSet, operand); !problem.empty())
+      return m_diags.error(op.location) << origin << " gives the tile " << dimsString(asSet) << ": " << problem;
     return tile;
   }
 

@@ -70,8 +70,10 @@ TEST(ExpandFunctionDiagnostics, VectorOpWithoutAnyTileShapeIsAnErrorAtItsLine) {
   EXPECT_EQ(diags.diagnostics()[0].severity, Severity::Error);
 }
 
-TEST(ExpandFunctionDiagnostics, ALongerTileAppliesItsTrailingDims) {
-  // PyPTO's rule: a tile set for 3-D work also cuts 2-D ops, by its last two dims.
+TEST(ExpandFunctionDiagnostics, ALongerTileAppliesItsLeadingDims) {
+  // PyPTO's rule: a tile set for 3-D work also cuts 2-D ops, axis i by tile
+  // dim i (its tiling indexes the tile by axis); the 32-byte rule is checked
+  // on the tile as set, whose innermost dim is 16 x 4 bytes.
   DiagnosticEngine diags;
   auto compiled = compile(expKernel({}), withTileSettings(R"({"vec": {"DEFAULT": [4, 2, 16]}})"), diags);
   ASSERT_TRUE(compiled);
@@ -79,7 +81,7 @@ TEST(ExpandFunctionDiagnostics, ALongerTileAppliesItsTrailingDims) {
   for (const TileOp& op : compiled->compilation.tiles.tileOps())
     if (op.kind == TensorOpKind::Exp) {
       sawExp = true;
-      EXPECT_EQ(op.tileShape, (std::vector<std::int64_t>{2, 16}));
+      EXPECT_EQ(op.tileShape, (std::vector<std::int64_t>{4, 2}));
     }
   EXPECT_TRUE(sawExp);
 }

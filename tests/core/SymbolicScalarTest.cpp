@@ -1,5 +1,6 @@
 // SymbolicScalar: folding, printing, evaluation against an independent oracle.
 #include "core/SymbolicScalar.h"
+#include "core/SymbolicSimplify.h"
 
 #include <gtest/gtest.h>
 
@@ -655,3 +656,48 @@ TEST(SymbolicScalar, PrintedTextEvaluatesTheSameInPython) {
 
 } // namespace
 } // namespace pto
+
+// PyPTO's printing (its python tests' expected strings): every operation in
+// parentheses, no spaces, C logical spellings, RUNTIME_Min/Max calls.
+TEST(SymbolicScalar, PrintsAsPyptoDoes) {
+  using pto::SymbolicScalar;
+  SymbolicScalar b = SymbolicScalar::symbol("b");
+  SymbolicScalar x = SymbolicScalar::symbol("x");
+  SymbolicScalar y = SymbolicScalar::symbol("y");
+  EXPECT_EQ(pto::pyptoStr(pto::ge(b, 2) * pto::lt(b, 8)), "((b>=2)*(b<8))");
+  EXPECT_EQ(pto::pyptoStr(x + 8), "(x+8)");
+  EXPECT_EQ(pto::pyptoStr((x - y) + 3), "((x-y)+3)");
+  EXPECT_EQ(pto::pyptoStr(pto::floorDiv(x, 8)), "(x/8)");
+  EXPECT_EQ(pto::pyptoStr(pto::mod(x, 3)), "(x%3)");
+  EXPECT_EQ(pto::pyptoStr(pto::min(x, 5)), "RUNTIME_Min(x, 5)");
+  EXPECT_EQ(pto::pyptoStr(x + pto::max(y, SymbolicScalar::symbol("z"))), "(x+RUNTIME_Max(y, z))");
+  EXPECT_EQ(pto::pyptoStr(pto::logicalAnd(pto::logicalNot(x), pto::logicalNot(y))), "((!x)&&(!y))");
+  EXPECT_EQ(pto::pyptoStr(SymbolicScalar(10)), "10");
+}
+
+// min/max/comparisons of operands with a known difference are decided, and
+// the decided value equals the undecided one for every binding tried.
+TEST(SymbolicSimplify, DecidesOperandsWithAKnownDifference) {
+  using pto::SymbolicScalar;
+  SymbolicScalar a = SymbolicScalar::symbol("a");
+  EXPECT_EQ(pto::simplify(pto::min(a, a + 1)).str(), "a");
+  EXPECT_EQ(pto::simplify(pto::max(a, a - 3)).str(), "a");
+  EXPECT_EQ(pto::simplify(pto::max(a - 3, a)).str(), "a");
+  EXPECT_EQ(pto::simplify(pto::gt(a + 1, a)).constantValue(), 1);
+  EXPECT_EQ(pto::simplify(pto::eq(pto::min(a, a + 1), a)).constantValue(), 1);
+  EXPECT_EQ(pto::simplify(pto::min(a, SymbolicScalar::symbol("c"))).str(), "min(a, c)");
+  using Make = SymbolicScalar (*)(const SymbolicScalar&, const SymbolicScalar&);
+  const Make operations[] = {&pto::min, &pto::max, &pto::eq, &pto::ne, &pto::lt, &pto::le, &pto::gt, &pto::ge};
+  for (Make make : operations)
+    for (std::int64_t c1 = -3; c1 <= 3; ++c1)
+      for (std::int64_t c2 = -3; c2 <= 3; ++c2) {
+        SymbolicScalar expression = make(a * 2 + c1, a * 2 + c2);
+        SymbolicScalar decided = pto::simplify(expression);
+        for (std::int64_t value : {-7, 0, 5}) {
+          auto expected = expression.evaluate({{"a", value}});
+          auto actual = decided.evaluate({{"a", value}});
+          ASSERT_TRUE(expected.ok() && actual.ok());
+          EXPECT_EQ(*actual.value, *expected.value) << expression.str() << " -> " << decided.str() << " at a=" << value;
+        }
+      }
+}

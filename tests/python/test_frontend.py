@@ -163,7 +163,7 @@ class Errors(unittest.TestCase):
             @pypto.frontend.jit(runtime_options={"run_mod": pypto.RunMode.SIM})
             def k(x):
                 pass
-        self.assertIn("unknown runtime_options key(s) 'run_mod'", caught.exception.message)
+        self.assertIn("unknown runtime_options key 'run_mod'; did you mean 'run_mode'?", caught.exception.message)
 
     def test_calls_outside_a_kernel_explain_themselves(self):
         with self.assertRaises(pypto.KernelError) as caught:

@@ -6,9 +6,12 @@ it, writing outputs back into the arrays passed in."""
 import _pypto_core as _core
 
 from . import frontend
-from ._config import (get_cube_tile_shapes, get_semantic_label, get_vec_tile_shapes, options,
-                      set_cube_tile_shapes, set_matrix_size, set_options, set_pass_options, set_runtime_options,
-                      set_semantic_label, set_vec_tile_shapes)
+from ._config import (CubeTile, get_codegen_options, get_cube_tile_shapes, get_debug_options, get_host_options,
+                      get_options_tree, get_pass_options, get_runtime_options, get_semantic_label,
+                      get_vec_tile_shapes, get_verify_options, options, reset_options, set_codegen_options,
+                      set_cube_tile_shapes, set_debug_options, set_host_options, set_matrix_size, set_options,
+                      set_pass_options, set_runtime_options, set_semantic_label, set_vec_tile_shapes,
+                      set_verify_options)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import UNSUPPORTED as _UNSUPPORTED_DTYPES
 from ._dtypes import bytes_of
@@ -23,6 +26,12 @@ from ._ops import (abs, add, amax, amin, arange, argmax, argmin, argsort, assemb
                    sigmoid, sign, sin, softmax, sqrt, sub, sum, tanh, tensor, topk, transpose, trunc, unsqueeze, view,
                    where, zeros)
 from ._symbolic import SymbolicScalar, symbolic_scalar
+from . import _api_extras
+from ._api_extras import (CachePolicy, Element, LogBaseType, OpType, OutType, PassConfigKey, PrecisionType,
+                          ReduceMode, SaturationMode, ScatterMode, TopKAlgo, acosh, asinh, atanh, cbrt, ceil_div,
+                          cosh, experimental, floor_div, fmod, from_torch, function, get_pass_config, get_pass_configs,
+                          get_pass_default_config, hypot, isnan, log2, log10, lrelu, prelu, remainder,
+                          set_pass_config, set_pass_default_config, set_verify_golden_data, sinh, tan, var)
 from ._tensor import DYN, DYNAMIC, STATIC, Tensor, TileOpFormat
 
 DataType = _core.DataType
@@ -38,6 +47,10 @@ DT_UINT16 = DataType.DT_UINT16
 DT_UINT32 = DataType.DT_UINT32
 DT_UINT64 = DataType.DT_UINT64
 DT_BOOL = DataType.DT_BOOL
+# Documented operations PTO Studio does not model: calling one raises a KernelError that says why.
+globals().update(_api_extras.unsupported_functions())
+_api_extras.install_tensor_extras()
+element = Element
 # PyPTO's other dtypes (FP8/FP4/HF8/INT4, double): they name tensors in descriptions; computing in them is
 # reported as unsupported on the machines PTO Studio models.
 globals().update(_UNSUPPORTED_DTYPES)

@@ -6,6 +6,7 @@ import _pypto_core as _core
 
 from . import _state
 from ._errors import KernelError
+from . import _options
 from ._location import user_location
 
 
@@ -109,67 +110,159 @@ def get_semantic_label():
     return _state.current().builder.label()
 
 
-KNOWN_PASS_OPTIONS = {
-    "vec_nbuffer_setting", "cube_l1_reuse_setting", "cube_nbuffer_setting", "sg_set_scope",
-    "pg_partition_algorithm", "pg_parallel_lower_bound", "pg_skip_partition", "mg_copyin_upper_bound",
-    "ooo_sched_mode", "enable_slice", "disable_pass", "enable_pass_verify", "pass_verify_error_tol",
-}
-KNOWN_RUNTIME_OPTIONS = {"run_mode", "device_sched_mode", "stitch_function_max_num", "launch_sched_aicpu_num",
-                         "runtime_debug_mode"}
+def _apply_in_kernel(state, groups, tiles):
+    """Inside a trace: pass options tag the ops that follow; tile fields set the tile shapes."""
+    pass_options = groups.get("pass_options")
+    if pass_options:
+        current = json.loads(state.builder.pass_options())
+        current.update(_options.plain(pass_options))
+        state.builder.set_pass_options(json.dumps(current, default=str))
+    if tiles.get("vec_tile_shapes") is not None:
+        set_vec_tile_shapes(*tiles["vec_tile_shapes"])
+    cube = tiles.get("cube_tile_shapes")
+    if cube is not None:
+        cube = list(getattr(cube, "args", cube))
+        set_cube_tile_shapes(*cube[:3], enable_split_k=bool(cube[3]) if len(cube) > 3 else False)
 
 
-def _checked(options, known, what):
-    unknown = sorted(set(options) - known)
-    if unknown:
-        _fail(f"unknown {what} option(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return options
+def _checked_scope(groups, tiles, name=""):
+    for group, values in groups.items():
+        error = _options.check_group(group, values)
+        if error:
+            _fail(error)
+    if tiles.get("conv_tile_shapes") is not None:
+        _fail("conv_tile_shapes: convolution is not supported by PTO Studio (no conv op is modelled)")
+    return _options.Scope(groups, tiles, name)
 
 
-def _encode(value):
-    return getattr(value, "name", value)
+def _grouped_or_flat(groups, flat):
+    """PyPTO's grouped form (pass_options={...}) and the flat one (enable_slice=True) as one dict of groups."""
+    groups = {group: dict(values) for group, values in groups.items() if values is not None}
+    if flat:
+        split, error = _options.split_flat(flat)
+        if error:
+            _fail(error)
+        for group, values in split.items():
+            groups.setdefault(group, {}).update(values)
+    return groups
+
+
+def _set_group(group, values):
+    """set_pass_options / set_runtime_options / ...: one group, flat keys, into the scope in force."""
+    values = {k: v for k, v in values.items() if v is not None}
+    set_options(**{group: values})
 
 
 def set_pass_options(**options):
-    state = _state.active()
-    _checked(options, KNOWN_PASS_OPTIONS, "pass")
-    if state is None:
-        return
-    current = json.loads(state.builder.pass_options())
-    current.update({k: _encode(v) for k, v in options.items()})
-    state.builder.set_pass_options(json.dumps(current, default=str))
+    """Pass options for the scope in force (inside a kernel: for the ops that follow)."""
+    _set_group("pass_options", options)
 
 
 def set_runtime_options(**options):
-    _checked(options, KNOWN_RUNTIME_OPTIONS, "runtime")
+    _set_group("runtime_options", options)
 
 
-def set_options(**options):
-    pass_options = {k: v for k, v in options.items() if k in KNOWN_PASS_OPTIONS}
-    runtime_options = {k: v for k, v in options.items() if k in KNOWN_RUNTIME_OPTIONS}
-    _checked(options, KNOWN_PASS_OPTIONS | KNOWN_RUNTIME_OPTIONS, "pypto")
-    if pass_options:
-        set_pass_options(**pass_options)
-    if runtime_options:
-        set_runtime_options(**runtime_options)
+def set_host_options(**options):
+    _set_group("host_options", options)
+
+
+def set_codegen_options(**options):
+    _set_group("codegen_options", options)
+
+
+def set_verify_options(**options):
+    _set_group("verify_options", options)
+
+
+def set_debug_options(**options):
+    _set_group("debug_options", options)
+
+
+def _getter(group):
+    def get():
+        state = _state.active()
+        values = _options.group_values(group)
+        if state is not None and group == "pass_options":
+            values.update(json.loads(state.builder.pass_options()))
+        return values
+    get.__name__ = f"get_{group}"
+    get.__doc__ = f"The {group.replace('_', ' ')} in force (the merged open scopes; inside a kernel, with its own)."
+    return get
+
+
+get_pass_options = _getter("pass_options")
+get_runtime_options = _getter("runtime_options")
+get_host_options = _getter("host_options")
+get_codegen_options = _getter("codegen_options")
+get_verify_options = _getter("verify_options")
+get_debug_options = _getter("debug_options")
+
+
+def reset_options():
+    """Every option scope back to the defaults (tile shapes set in kernels are kept per kernel)."""
+    _options.reset()
+
+
+def set_options(codegen_options=None, host_options=None, pass_options=None, runtime_options=None,
+                verify_options=None, debug_options=None, operation_options=None, vec_tile_shapes=None,
+                cube_tile_shapes=None, conv_tile_shapes=None, matrix_size=None, **flat):
+    """PyPTO's set_options: grouped dicts (pass_options={...}, ...) or flat keys (enable_slice=True).
+    Outside a kernel it updates the scope in force; inside, it applies to the ops that follow."""
+    groups = _grouped_or_flat({"codegen_options": codegen_options, "host_options": host_options,
+                               "pass_options": pass_options, "runtime_options": runtime_options,
+                               "verify_options": verify_options, "debug_options": debug_options,
+                               "operation_options": operation_options}, flat)
+    tiles = {"vec_tile_shapes": vec_tile_shapes, "cube_tile_shapes": cube_tile_shapes,
+             "conv_tile_shapes": conv_tile_shapes, "matrix_size": matrix_size}
+    scope = _checked_scope(groups, tiles)
+    state = _state.active()
+    if state is not None:
+        _apply_in_kernel(state, scope.groups, scope.tiles)
+    else:
+        _options.replace_innermost(scope)
 
 
 class options:  # noqa: N801 - PyPTO's spelling
-    """Decorator or context manager scoping pass options to a function or block."""
+    """`pypto.options(...)`: a decorator or a `with` block scoping options (grouped dicts or flat keys) and tile
+    shapes. Around a kernel call they apply to that kernel; inside a kernel, to the ops in the block."""
 
-    def __init__(self, **values):
-        self._values = values
-        _checked(values, KNOWN_PASS_OPTIONS | KNOWN_RUNTIME_OPTIONS, "pypto")
+    def __init__(self, name="", codegen_options=None, host_options=None, pass_options=None, runtime_options=None,
+                 verify_options=None, operation_options=None, debug_options=None, vec_tile_shapes=None,
+                 cube_tile_shapes=None, conv_tile_shapes=None, matrix_size=None, **flat):
+        groups = _grouped_or_flat({"codegen_options": codegen_options, "host_options": host_options,
+                                   "pass_options": pass_options, "runtime_options": runtime_options,
+                                   "verify_options": verify_options, "debug_options": debug_options,
+                                   "operation_options": operation_options}, flat)
+        tiles = {"vec_tile_shapes": vec_tile_shapes, "cube_tile_shapes": cube_tile_shapes,
+                 "conv_tile_shapes": conv_tile_shapes, "matrix_size": matrix_size}
+        self._scope = _checked_scope(groups, tiles, name)
+        self._saved = []
 
     def __enter__(self):
         state = _state.active()
-        self._saved = state.builder.pass_options() if state else None
-        set_options(**self._values)
+        if state is None:
+            _options.push(self._scope)
+            self._saved.append(None)
+        else:
+            self._saved.append((state, state.builder.pass_options(), list(state.builder.vec_tile()),
+                                state.builder.cube_tile()))
+            _apply_in_kernel(state, self._scope.groups, self._scope.tiles)
         return self
 
     def __exit__(self, *exc):
-        state = _state.active()
-        if state is not None and self._saved is not None:
-            state.builder.set_pass_options(self._saved)
+        saved = self._saved.pop() if self._saved else None
+        if saved is None:
+            _options.pop(self._scope)
+            return False
+        state, pass_options, vec, cube = saved
+        if state is _state.active():
+            state.builder.set_pass_options(pass_options)
+            file, line, _ = user_location()
+            if vec and self._scope.tiles.get("vec_tile_shapes") is not None:
+                state.builder.set_vec_tile(vec, file, line)
+            if cube and self._scope.tiles.get("cube_tile_shapes") is not None:
+                m, k, n, split = cube
+                state.builder.set_cube_tile(list(m), list(k), list(n), bool(split), file, line)
         return False
 
     def __call__(self, function):
@@ -178,3 +271,26 @@ class options:  # noqa: N801 - PyPTO's spelling
             with self:
                 return function(*args, **kwargs)
         return wrapper
+
+
+def get_options_tree():
+    """The options in force, one `group.key = value` per line (PyPTO prints a tree of its configuration)."""
+    groups, tiles = _options.merged()
+    lines = [f"{group[:-len('_options')]}.{key} = {_options.plain(value)!r}"
+             for group, values in sorted(groups.items()) for key, value in sorted(values.items())]
+    lines += [f"{field} = {value!r}" for field, value in sorted(tiles.items())]
+    return "\n".join(lines)
+
+
+class CubeTile:
+    """PyPTO's CubeTile(m, k, n, enable_split_k): cube tile shapes as one value for options(cube_tile_shapes=)."""
+
+    def __init__(self, m, k, n, enable_split_k=False):
+        self.m, self.k, self.n, self.enable_split_k = list(m), list(k), list(n), bool(enable_split_k)
+
+    @property
+    def args(self):
+        return [self.m, self.k, self.n, self.enable_split_k]
+
+    def __repr__(self):
+        return f"CubeTile(m={self.m}, k={self.k}, n={self.n}, enable_split_k={self.enable_split_k})"

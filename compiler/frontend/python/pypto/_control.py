@@ -1,7 +1,7 @@
 """Control flow inside kernels: device loops and conditions."""
 import _pypto_core as _core
 
-from . import _state
+from . import _carried, _state
 from ._errors import KernelError
 from ._location import user_location
 from ._tensor import SymbolicScalar
@@ -48,7 +48,41 @@ def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=Fal
     if unknown:
         file, line, _ = user_location()
         raise KernelError(f"pypto.loop: unknown option(s) {', '.join(sorted(unknown))}", file, line)
+    unrolled = _unrolled_if_carrying(args)
+    if unrolled is not None:
+        return unrolled
     return _run_loop(args, name, idx_name, parallel, [1], False)
+
+
+def _unrolled_if_carrying(args):
+    """A loop whose body carries a Python value into the next iteration runs each iteration in the trace
+    (see _carried); None for every other loop."""
+    frame = _carried.caller_frame()
+    if frame is None:
+        return None
+    carried = _carried.carried_values(frame, frame.f_lineno)
+    if not carried:
+        return None
+    _state.current()
+    start, stop, step = (_core.to_symbolic(v) for v in _loop_range(args))
+    file, line, _ = user_location()
+    names = ", ".join(f"'{n}'" for n in carried)
+    if not (start.is_concrete() and stop.is_concrete() and step.is_concrete()):
+        raise KernelError(f"pypto.loop: {names} is read and then reassigned in the loop body, so each iteration "
+                          f"needs the previous one's value, but the trip count ({start}, {stop}, {step}) is only "
+                          f"known when the kernel runs. Keep the running value in a tensor made before the loop "
+                          f"and update it in place (acc[:] = acc + x), or give the loop a fixed trip count",
+                          file, line)
+    first, last, stride = int(start.concrete()), int(stop.concrete()), int(step.concrete())
+    if stride <= 0:
+        raise KernelError(f"pypto.loop: step must be positive, got {stride}", file, line)
+    count = max(0, (last - first + stride - 1) // stride)
+    if count > _carried.MAX_UNROLLED_ITERATIONS:
+        raise KernelError(f"pypto.loop: {names} is carried from one iteration to the next, so the loop is traced "
+                          f"once per iteration, and {count} iterations is more than "
+                          f"{_carried.MAX_UNROLLED_ITERATIONS}. Keep the running value in a tensor made before the "
+                          f"loop and update it in place (acc[:] = acc + x)", file, line)
+    return (SymbolicScalar(i) for i in range(first, last, stride))
 
 
 def loop_unroll(*args, unroll_list=None, name=None, idx_name=None, **unknown):

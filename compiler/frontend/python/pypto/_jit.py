@@ -8,7 +8,7 @@ import warnings
 
 import _pypto_core as _core
 
-from . import _state
+from . import _options, _state
 from . import _symbolic  # noqa: F401 - adds is_symbol() and friends to symbolic scalars
 from ._errors import KernelError
 from ._location import user_location
@@ -16,19 +16,7 @@ from ._tensor import DYNAMIC, STATIC, SymbolicScalar, Tensor, _DimMarker
 
 DEFAULT_MAX_ELEMENTS = 2 ** 31
 
-_OPTION_GROUPS = ("runtime_options", "pass_options", "host_options", "codegen_options", "debug_options",
-                  "verify_options")
-_KNOWN_OPTIONS = {
-    "runtime_options": {"run_mode", "device_sched_mode", "stitch_function_max_num", "launch_sched_aicpu_num",
-                        "stitch_cfgcache_size"},
-    "pass_options": {"vec_nbuffer_setting", "cube_l1_reuse_setting", "cube_nbuffer_setting", "sg_set_scope",
-                     "pg_partition_algorithm", "pg_parallel_lower_bound", "pg_skip_partition",
-                     "mg_copyin_upper_bound", "ooo_sched_mode", "enable_slice", "disable_pass"},
-    "host_options": {"only_codegen", "compile_stage"},
-    "codegen_options": {"support_dynamic_aligned"},
-    "debug_options": {"runtime_debug_mode", "compile_debug_mode"},
-    "verify_options": {"enable_pass_verify", "pass_verify_error_tol", "pass_verify_save_tensor"},
-}
+_OPTION_GROUPS = _options.GROUPS
 
 
 _last_run = None
@@ -124,12 +112,27 @@ class JitKernel:
         # The option dicts are the caller's own objects (PyPTO's examples fill runtime_options["run_mode"]
         # after decorating), so they are checked again at every call.
         for group, values in self.options.items():
-            unknown = sorted(set(values or {}) - _KNOWN_OPTIONS[group])
-            if unknown:
-                raise KernelError(f"unknown {group} key(s) {', '.join(map(repr, unknown))}; known keys: "
-                                  f"{', '.join(sorted(_KNOWN_OPTIONS[group]))}", self.source_file, self.source_line)
-        if notice and (self.options.get("runtime_options") or {}).get("run_mode") == RunMode.NPU:
+            error = _options.check_group(group, values)
+            if error:
+                raise KernelError(error, self.source_file, self.source_line)
+        if notice and self.effective_options()["runtime_options"].get("run_mode") == RunMode.NPU:
             _notice_npu_mode()
+
+    def effective_options(self):
+        """The options this call runs with: the open `pypto.options` scopes, overlaid by the kernel's own."""
+        scoped, _ = _options.merged()
+        effective = {}
+        for group in _OPTION_GROUPS:
+            values = dict(scoped.get(group, {}))
+            values.update(self.options.get(group) or {})
+            effective[group] = values
+        return effective
+
+    def sim_mode(self):
+        """True when the kernel asks for PyPTO's simulator (RunMode.SIM): PyPTO then writes its cost-model
+        outputs, and so does PTO Studio."""
+        mode = self.effective_options()["runtime_options"].get("run_mode")
+        return mode == RunMode.SIM or mode == 1 or (isinstance(mode, str) and mode.upper() == "SIM")
 
     def __repr__(self):
         return f"<pypto kernel {self.__name__} ({self.source_file}:{self.source_line})>"
@@ -156,6 +159,7 @@ class JitKernel:
                               f"{len(tensor_types) + len(scalars)} arguments", self.source_file, self.source_line)
         builder = _core.GraphBuilder(self.__name__, self.source_file, self.source_line)
         state = _state.TraceState(builder, max_elements)
+        _, scoped_tiles = _options.merged()
         tensors = []
         bound = {}  # symbol name -> (value, argument name)
         by_value = {}  # DYNAMIC dims: value -> symbol, so equal sizes share one symbol
@@ -169,9 +173,13 @@ class JitKernel:
         _state.set_current(state)
         returned_specs = None
         try:
+            from ._config import _apply_in_kernel
             more = True
             while more:
                 builder.begin_path()
+                # Tile shapes from enclosing pypto.options scopes hold where the body starts; their pass options
+                # reach the compiler with the kernel's own (effective_options).
+                _apply_in_kernel(state, {}, scoped_tiles)
                 result = self.function(*tensors, *scalars)
                 returned_specs = self._record_returns(state, result, returned_specs)
                 more = builder.end_path()
@@ -284,7 +292,9 @@ class JitKernel:
             concrete = [int(d.evaluate(bindings)) if isinstance(d, SymbolicScalar) else int(d) for d in shape]
             outputs.append(np.zeros(concrete, dtype=np.int16 if dtype == _core.DataType.DT_BF16
                                     else dtype.numpy_name))
-        outcome = traced.run(arrays + outputs, json.dumps(self.options, default=_json_value))
+        run_options = _options.plain(self.effective_options())
+        run_options["sim_output"] = self.sim_mode()
+        outcome = traced.run(arrays + outputs, json.dumps(run_options, default=_json_value))
         if outcome[0] == "error":
             _, message, file, line, column = outcome
             raise KernelError(message, file, line, column)
@@ -293,6 +303,9 @@ class JitKernel:
         if _last_run.get("simulated") is False:
             warnings.warn(f"{self.__name__} was not simulated; its outputs come from the reference interpreter. "
                           f"Reason: {_last_run.get('simulation_error', 'unknown')}", RuntimeWarning, stacklevel=2)
+        if _last_run.get("sim_output_error"):
+            warnings.warn(f"{self.__name__}: no simulator output written: {_last_run['sim_output_error']}",
+                          RuntimeWarning, stacklevel=2)
         failed = [o["name"] for o in _last_run.get("outputs", []) if not o.get("pass", True)]
         if failed:
             warnings.warn(f"{self.__name__}: the simulated output(s) {', '.join(failed)} differ from the reference "

@@ -385,13 +385,16 @@ def arange(start, end=None, step=1, dtype=None):
     return _one("arange", [], {"start": float(start), "step": float(step), "size": int(size), "dtype": dtype})
 
 
-def tensor(shape=None, dtype=DataType.DT_FP32, name=None, format=None):  # noqa: A002 - PyPTO's names
-    """Inside a kernel: a temporary tensor (its contents are undefined until written). Outside: a tensor
-    description (shape, dtype, name, format), usable as a parameter annotation."""
+def tensor(shape=None, dtype=None, name=None, format=None):  # noqa: A002 - PyPTO's names
+    """Inside a kernel: a temporary tensor (its contents are undefined until written; fp32 unless a dtype is
+    given). Outside: a tensor description (shape, dtype, name, format), usable as a parameter annotation;
+    `pypto.tensor()` with no shape or dtype takes both from the argument, like `pypto.Tensor()`."""
     state = _state.active()
     if state is None:
         return Tensor(shape, dtype, name or "", format)
-    dtype = _checked_dtype(dtype, "tensor")
+    if shape is None:
+        _fail("tensor: a temporary needs a shape, e.g. pypto.tensor([rows, cols], pypto.DT_FP32)")
+    dtype = _checked_dtype(DataType.DT_FP32 if dtype is None else dtype, "tensor")
     file, line, _ = user_location()
     dims = [_core.to_symbolic(d) for d in shape]
     count = 1
@@ -409,12 +412,51 @@ def tensor(shape=None, dtype=DataType.DT_FP32, name=None, format=None):  # noqa:
 # --- views, slicing, assembling -------------------------------------------------
 
 def view(x, shape, offsets=None, valid_shape=None):
-    """A region of x (no copy): `shape` elements starting at `offsets`."""
+    """A region of x (no copy): `shape` elements starting at `offsets`. As in PyPTO, a region reaching past
+    the end of x is allowed when its known sizes say so: the part inside x (further limited by valid_shape)
+    holds x's data and the rest is zero; such a view is a new tensor, so writing into it leaves x alone."""
     offsets = list(offsets) if offsets is not None else [0] * len(shape)
+    padded = _padded_view(x, list(shape), offsets, valid_shape)
+    if padded is not None:
+        return padded
     attrs = {"shape": list(shape), "offsets": offsets}
     if valid_shape is not None:
         attrs["valid_shape"] = list(valid_shape)
     return _one("view", [x], attrs)
+
+
+def _known_int(value):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, SymbolicScalar) and value.is_concrete():
+        return int(value.concrete())
+    return None
+
+
+def _padded_view(x, shape, offsets, valid_shape):
+    """The zero-padded copy for a view reaching past x's end (all sizes known while tracing), else None."""
+    dims = [_known_int(d) for d in x.shape]
+    sizes = [_known_int(d) for d in shape]
+    starts = [_known_int(o) for o in offsets]
+    valid = [_known_int(v) for v in valid_shape] if valid_shape is not None else sizes
+    if len(sizes) != len(dims) or len(starts) != len(dims) or None in dims + sizes + starts + valid:
+        return None
+    if all(start + size <= dim for start, size, dim in zip(starts, sizes, dims)):
+        return None
+    inside = [builtins.min(size, dim - start, limit) for size, dim, start, limit in zip(sizes, dims, starts, valid)]
+    if any(start < 0 for start in starts) or any(extent <= 0 for extent in inside):
+        _fail(f"view: the region {sizes} at offsets {starts} of a tensor of shape {dims} holds none of its data "
+              f"(valid_shape {valid}); move the offsets inside the tensor")
+    # The data, then zeros concatenated along each short axis.
+    result = _one("view", [x], {"shape": inside, "offsets": starts})
+    for axis, (extent, size) in enumerate(zip(inside, sizes)):
+        if extent < size:
+            pad_shape = [d.concrete() if isinstance(d, SymbolicScalar) else d for d in result.shape]
+            pad_shape[axis] = size - extent
+            result = concat([result, full(pad_shape, 0, x.dtype)], axis)
+    return result
 
 
 def _region(x, index):

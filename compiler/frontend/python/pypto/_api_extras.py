@@ -1,0 +1,394 @@
+"""The rest of PyPTO's documented API (its reference: docs/zh/api in hicann/pypto).
+
+Each name is either built here from operations the compiler and simulator already model (so the swimlane
+shows the instructions it would cost), or raises a KernelError at the call that names it as unsupported and
+says why. Nothing is silently approximated: where a composite differs from PyPTO's own instruction at an edge
+(an infinity, a NaN payload) the docstring says so."""
+import enum
+import math
+import sys
+
+import _pypto_core as _core
+
+from . import _ops
+from ._errors import KernelError
+from ._location import user_location
+from ._tensor import Tensor
+
+
+def _fail(message):
+    file, line, column = user_location()
+    raise KernelError(message, file, line, column)
+
+
+def _unsupported(name, reason):
+    def function(*args, **kwargs):
+        _fail(f"pypto.{name} is not supported by PTO Studio: {reason}")
+    function.__name__ = name
+    function.__doc__ = f"Not supported by PTO Studio: {reason}."
+    return function
+
+
+_NO_INSTRUCTION = "the machines modelled (A2/A3/950-like) have no instruction for it in PTO Studio's simulator"
+
+# --- elementwise math built from modelled operations -----------------------------------------------------
+
+
+def log2(input):  # noqa: A002 - PyPTO's parameter name
+    """log(x) / ln 2."""
+    return _ops.mul(_ops.log(input), 1.0 / math.log(2.0))
+
+
+def log10(input):  # noqa: A002
+    """log(x) / ln 10."""
+    return _ops.mul(_ops.log(input), 1.0 / math.log(10.0))
+
+
+def tan(input):  # noqa: A002
+    """sin(x) / cos(x)."""
+    return _ops.div(_ops.sin(input), _ops.cos(input))
+
+
+def sinh(input):  # noqa: A002
+    """(e^x - e^-x) / 2."""
+    return _ops.mul(_ops.sub(_ops.exp(input), _ops.exp(_ops.neg(input))), 0.5)
+
+
+def cosh(input):  # noqa: A002
+    """(e^x + e^-x) / 2."""
+    return _ops.mul(_ops.add(_ops.exp(input), _ops.exp(_ops.neg(input))), 0.5)
+
+
+def asinh(input):  # noqa: A002
+    """sign(x) * log(|x| + sqrt(x^2 + 1)) (odd, so large negative x keeps its precision)."""
+    magnitude = _ops.abs(input)
+    root = _ops.sqrt(_ops.add(_ops.mul(magnitude, magnitude), 1.0))
+    return _ops.mul(_ops.sign(input), _ops.log(_ops.add(magnitude, root)))
+
+
+def acosh(input):  # noqa: A002
+    """log(x + sqrt(x^2 - 1)), for x >= 1."""
+    return _ops.log(_ops.add(input, _ops.sqrt(_ops.sub(_ops.mul(input, input), 1.0))))
+
+
+def atanh(input):  # noqa: A002
+    """log((1 + x) / (1 - x)) / 2, for |x| < 1."""
+    return _ops.mul(_ops.log(_ops.div(_ops.add(input, 1.0), _ops.sub(1.0, input))), 0.5)
+
+
+def cbrt(input):  # noqa: A002
+    """sign(x) * |x|^(1/3)."""
+    return _ops.mul(_ops.sign(input), _ops.pow(_ops.abs(input), 1.0 / 3.0))
+
+
+def hypot(input, other):  # noqa: A002
+    """sqrt(x^2 + y^2) (no rescaling: squares beyond the dtype's range overflow, unlike torch.hypot)."""
+    return _ops.sqrt(_ops.add(_ops.mul(input, input), _ops.mul(other, other)))
+
+
+def floor_div(input, other):  # noqa: A002
+    """floor(x / y), as Python's //."""
+    return _ops.floor(_ops.div(input, other))
+
+
+def ceil_div(input, other):  # noqa: A002
+    """ceil(x / y)."""
+    return _ops.ceil(_ops.div(input, other))
+
+
+def remainder(input, other):  # noqa: A002
+    """x - floor(x / y) * y: the result has the divisor's sign, as Python's % and torch.remainder."""
+    return _ops.sub(input, _ops.mul(_ops.floor(_ops.div(input, other)), other))
+
+
+def fmod(input, other):  # noqa: A002
+    """x - trunc(x / y) * y: the result has the dividend's sign, as C's fmod and torch.fmod."""
+    return _ops.sub(input, _ops.mul(_ops.trunc(_ops.div(input, other)), other))
+
+
+def isnan(input):  # noqa: A002
+    """x != x: true exactly for NaN."""
+    return _ops.ne(input, input)
+
+
+def lrelu(input, negative_slope=0.01):  # noqa: A002
+    """x where x > 0, else negative_slope * x."""
+    return _ops.where(_ops.gt(input, 0.0), input, _ops.mul(input, float(negative_slope)))
+
+
+def prelu(input, weight):  # noqa: A002
+    """x where x > 0, else weight * x (weight broadcast like numpy)."""
+    return _ops.where(_ops.gt(input, 0.0), input, _ops.mul(input, weight))
+
+
+def var(input, dim=None, *, correction=1, keepdim=False):  # noqa: A002
+    """sum((x - mean)^2) / (N - correction) over `dim` (all dims when None)."""
+    dims = list(range(len(input.shape))) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    count = 1
+    for d in dims:
+        size = input.shape[d]
+        if not size.is_concrete():
+            _fail(f"var: dim {d} is only known when the kernel runs; var needs the element count while tracing")
+        count *= size.concrete()
+    if count - correction <= 0:
+        _fail(f"var: {count} elements with correction {correction} leaves no degrees of freedom")
+    mean = _ops.mul(_ops.sum(input, dim=dims, keepdim=True), 1.0 / count)
+    centred = _ops.sub(input, mean)
+    return _ops.mul(_ops.sum(_ops.mul(centred, centred), dim=dims, keepdim=keepdim), 1.0 / (count - correction))
+
+
+def logical_not(input):  # noqa: A002
+    return _ops.logical_not(input)
+
+
+# --- operations PTO Studio does not model ------------------------------------------------------------------
+
+_UNSUPPORTED = {
+    "acos": _NO_INSTRUCTION, "asin": _NO_INSTRUCTION, "atan": _NO_INSTRUCTION, "atan2": _NO_INSTRUCTION,
+    "signbit": "it needs the sign bit of -0.0, which no modelled vector instruction reads",
+    "gcd": "integer gcd needs a data-dependent loop per element, which no modelled instruction has",
+    "bitwise_and": "bitwise vector instructions are not modelled", "bitwise_or": "bitwise vector instructions are not modelled",
+    "bitwise_xor": "bitwise vector instructions are not modelled", "bitwise_not": "bitwise vector instructions are not modelled",
+    "bitwise_left_shift": "bitwise vector instructions are not modelled",
+    "bitwise_right_shift": "bitwise vector instructions are not modelled",
+    "cumsum": "scan (prefix) instructions are not modelled", "cumprod": "scan (prefix) instructions are not modelled",
+    "tril": "position-dependent masks are not modelled; build the mask with pypto.where from a mask tensor input",
+    "triu": "position-dependent masks are not modelled; build the mask with pypto.where from a mask tensor input",
+    "one_hot": "position-dependent masks are not modelled",
+    "uniform": "random number generation is not modelled (a run must be deterministic); pass random data in",
+    "normal": "random number generation is not modelled (a run must be deterministic); pass random data in",
+    "conv": "convolution is not modelled", "atomic_add": "atomic global-memory writes are not modelled",
+    "axpy_": "in-place axpy is not modelled; write out[:] = out + alpha * x",
+    "interleave": "interleave/deinterleave data movement is not modelled",
+    "deinterleave": "interleave/deinterleave data movement is not modelled",
+    "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
+    "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
+    "pad": "padding copies are not modelled; allocate the padded tensor and assemble into it",
+    "fillpad": "padding copies are not modelled; allocate the padded tensor and assemble into it",
+    "gathermask": "mask-driven gathers are not modelled; use pypto.gather with indices",
+    "expand_clone": "expand_clone is not modelled; use broadcasting in an elementwise op",
+    "expand_exp_dif": "expand_exp_dif is not modelled; write exp(x - y) with broadcasting",
+    "index_add": "index_add is not modelled; use pypto.scatter(..., reduce='add')",
+    "index_add_": "index_add is not modelled; use pypto.scatter_(..., reduce='add')",
+    "index_add_ub": "index_add is not modelled", "index_add__ub": "index_add is not modelled",
+    "index_put_": "index_put_ is not modelled; use pypto.scatter_update",
+    "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
+    "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
+    "pass_verify_print": "PyPTO's pass verifier is not modelled; the IDE shows every intermediate tensor",
+    "pass_verify_save": "PyPTO's pass verifier is not modelled; the IDE shows every intermediate tensor",
+    "set_conv_tile_shapes": "convolution is not modelled", "get_conv_tile_shapes": "convolution is not modelled",
+}
+_UNSUPPORTED_EXPERIMENTAL = {
+    "gather_in_l1": "gathers into L1 are not modelled; use pypto.gather",
+    "gather_in_ub": "gathers into UB are not modelled; use pypto.gather",
+    "online_softmax": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
+    "online_softmax_update": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
+    "transposed_batchmatmul": "use pypto.matmul with a_trans/b_trans",
+}
+
+
+def unsupported_functions():
+    return {name: _unsupported(name, reason) for name, reason in _UNSUPPORTED.items()}
+
+
+class _Experimental:
+    """pypto.experimental: operation options (accepted, like other unmodelled options) and operations that
+    are not modelled."""
+
+    def __init__(self):
+        self._operation_options = {}
+        for name, reason in _UNSUPPORTED_EXPERIMENTAL.items():
+            setattr(self, name, _unsupported(f"experimental.{name}", reason))
+
+    def set_operation_options(self, **options):
+        self._operation_options.update(options)
+
+    def get_operation_options(self):
+        return dict(self._operation_options)
+
+
+experimental = _Experimental()
+
+# --- PyPTO's pass-config calls: accepted and kept, with a notice ---------------------------------------------
+
+_pass_configs = {}
+_pass_defaults = {}
+_noticed = False
+
+
+def _notice_pass_config():
+    global _noticed
+    if not _noticed:
+        _noticed = True
+        print("pypto: per-pass configuration (set_pass_config) is accepted and has no effect in PTO Studio; "
+              "disable a pass with pass_options={'disable_pass': [...]}", file=sys.stderr)
+
+
+def set_pass_config(strategy, identifier, key, value):
+    _notice_pass_config()
+    _pass_configs.setdefault((strategy, identifier), {})[getattr(key, "name", key)] = bool(value)
+
+
+def get_pass_config(strategy, identifier, key, default_value):
+    return _pass_configs.get((strategy, identifier), {}).get(getattr(key, "name", key),
+                                                             get_pass_default_config(key, default_value))
+
+
+def get_pass_configs(strategy, identifier):
+    return dict(_pass_configs.get((strategy, identifier), {}))
+
+
+def set_pass_default_config(key, value):
+    _notice_pass_config()
+    _pass_defaults[getattr(key, "name", key)] = bool(value)
+
+
+def get_pass_default_config(key, default_value):
+    return _pass_defaults.get(getattr(key, "name", key), default_value)
+
+
+class PassConfigKey(enum.Enum):
+    """PyPTO's per-pass switches (accepted; see set_pass_config)."""
+    KEY_PRINT_GRAPH = "print_graph"
+    KEY_PRINT_PROGRAM = "print_program"
+    KEY_DUMP_GRAPH = "dump_graph"
+    KEY_DUMP_PASS_TIME_COST = "dump_pass_time_cost"
+    KEY_PRE_CHECK = "pre_check"
+    KEY_POST_CHECK = "post_check"
+    KEY_EXPECTED_VALUE_CHECK = "expected_value_check"
+    KEY_DISABLE_PASS = "disable_pass"
+    KEY_HEALTH_CHECK = "health_check"
+
+
+# --- enums from PyPTO's datatype reference -------------------------------------------------------------------
+# Values accepted as arguments; where an operation PTO Studio models takes one, it is honoured there.
+
+
+class CachePolicy(enum.Enum):
+    NONE_CACHEABLE = 0
+    PREFETCH = 1
+
+
+class LogBaseType(enum.Enum):
+    LOG_E = 0
+    LOG_2 = 1
+    LOG_10 = 2
+
+
+class OutType(enum.Enum):
+    VALUE = 0
+    INDEX = 1
+
+
+class PrecisionType(enum.Enum):
+    HIGH_PRECISION = 0
+    HIGH_PERFORMANCE = 1
+
+
+class ReduceMode(enum.Enum):
+    ATOMIC_ADD = 0
+
+
+class SaturationMode(enum.Enum):
+    OFF = 0
+    ON = 1
+
+
+class ScatterMode(enum.Enum):
+    NONE = 0
+    ADD = 1
+    MULTIPLY = 2
+
+
+class TopKAlgo(enum.Enum):
+    DEFAULT = 0
+    RADIX = 1
+
+
+class OpType(enum.Enum):
+    EQ = 0
+    NE = 1
+    LT = 2
+    LE = 3
+    GT = 4
+    GE = 5
+
+
+# --- Element: a typed scalar -----------------------------------------------------------------------------------
+
+
+class Element:
+    """pypto.Element(dtype, value): a scalar with a dtype, usable wherever an operation takes a scalar."""
+
+    def __init__(self, dtype, value):
+        if not isinstance(dtype, _core.DataType):
+            _fail(f"Element: dtype must be a pypto.DataType, got {dtype!r}")
+        self.dtype = dtype
+        self.value = value
+
+    def __float__(self):
+        return float(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __index__(self):
+        return int(self.value)
+
+    def __repr__(self):
+        return f"pypto.Element({self.dtype.name}, {self.value!r})"
+
+
+# --- verification helpers and conversions ----------------------------------------------------------------------
+
+
+def set_verify_golden_data(in_out_tensors=None, goldens=None):
+    """Accepted: every kernel call here is already checked against the reference interpreter (see
+    pypto.last_run()['outputs'])."""
+
+
+def from_torch(tensor, name="", *, dynamic_axis=None, tensor_format=None, dtype=None):
+    """The tensor itself: kernels here take torch tensors (and numpy arrays) directly. dynamic_axis marks
+    nothing extra, since dims declared DYNAMIC in the kernel's annotation are dynamic already."""
+    if type(tensor).__module__.startswith("torch") and dtype is not None:
+        _fail("from_torch: dtype conversion is not done here; convert the torch tensor (tensor.to(...)) first")
+    return tensor
+
+
+def function(name, *args, **kwargs):
+    """`with pypto.function(name, ...)` / `for _ in pypto.function(...)`: names a sub-function in PyPTO's
+    graph. PTO Studio keeps one graph per kernel, so the body simply runs once."""
+    yield None
+
+
+def tensor_methods():
+    """Tensor methods PyPTO documents that map to the functions above or to existing ones."""
+    return {
+        "log2": log2, "log10": log10, "fmod": fmod, "remainder": remainder, "logical_not": logical_not,
+        # PyPTO's Tensor.where takes the values where the condition holds as self; Tensor.assemble writes
+        # `input` into self.
+        "where": lambda self, condition, y: _ops.where(condition, self, y),
+        "assemble": lambda self, input, offsets: _ops.assemble(input, offsets, self),  # noqa: A002
+        "gcd": _unsupported("Tensor.gcd", _UNSUPPORTED["gcd"]),
+        "cumsum": _unsupported("Tensor.cumsum", _UNSUPPORTED["cumsum"]),
+        "cumprod": _unsupported("Tensor.cumprod", _UNSUPPORTED["cumprod"]),
+        "tril": _unsupported("Tensor.tril", _UNSUPPORTED["tril"]),
+        "tril_": _unsupported("Tensor.tril_", _UNSUPPORTED["tril"]),
+        "triu": _unsupported("Tensor.triu", _UNSUPPORTED["triu"]),
+        "triu_": _unsupported("Tensor.triu_", _UNSUPPORTED["triu"]),
+        "expand_clone": _unsupported("Tensor.expand_clone", _UNSUPPORTED["expand_clone"]),
+        "index_add": _unsupported("Tensor.index_add", _UNSUPPORTED["index_add"]),
+        "index_add_": _unsupported("Tensor.index_add_", _UNSUPPORTED["index_add_"]),
+        "set_cache_policy": lambda self, policy, value=True: None,
+        "get_cache_policy": lambda self, policy=None: False,
+    }
+
+
+def install_tensor_extras():
+    """Adds the documented Tensor methods and properties that the operation table does not provide."""
+    _ops.TENSOR_METHODS.update({k: v for k, v in tensor_methods().items() if k not in _ops.TENSOR_METHODS})
+    Tensor.concat = staticmethod(_ops.concat)
+    if not hasattr(Tensor, "id"):
+        Tensor.id = property(lambda self: self._id if self._id is not None else -1,
+                             doc="The traced tensor's id in the graph (-1 for a description).")
+    Tensor.getitem = Tensor.__getitem__
