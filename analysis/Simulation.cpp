@@ -50,8 +50,9 @@ std::map<std::string, std::int64_t> dynamicDimBindings(const TensorGraph& graph,
   std::map<std::string, std::int64_t> bindings;
   for (const SymbolSource& symbol : graph.dynamicSymbols)
     if (static_cast<std::size_t>(symbol.argument) < arguments.size())
-      bindings[symbol.symbol] =
-          arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)];
+      if (auto value = symbol.valueFor(
+              arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)]))
+        bindings[symbol.symbol] = *value;
   return bindings;
 }
 

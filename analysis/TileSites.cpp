@@ -54,7 +54,7 @@ std::map<std::string, std::int64_t> projectDimBindings(const OperatorProject& pr
     if (symbol.argument < 0 || static_cast<std::size_t>(symbol.argument) >= project.args.size()) continue;
     auto shape = project.concreteShape(project.args[static_cast<std::size_t>(symbol.argument)]);
     if (shape && symbol.dim >= 0 && static_cast<std::size_t>(symbol.dim) < shape->size())
-      bindings[symbol.symbol] = (*shape)[static_cast<std::size_t>(symbol.dim)];
+      if (auto value = symbol.valueFor((*shape)[static_cast<std::size_t>(symbol.dim)])) bindings[symbol.symbol] = *value;
   }
   return bindings;
 }

@@ -2,6 +2,7 @@
 #include "app/pto/Command.h"
 #include "app/pto/CommandOutput.h"
 
+#include "analysis/CostModelOutput.h"
 #include "analysis/ProjectRun.h"
 #include "runtime/trace/ChromeTraceWriter.h"
 #include "core/AtomicFile.h"
@@ -23,6 +24,7 @@ struct RunOptions {
   std::string jsonTarget;
   std::string saveOutputsDir;
   std::string traceFile;
+  bool simOutput = false;
   std::string machine;
   std::string mode = "timing";
   double timeoutSeconds = 60.0;
@@ -118,6 +120,15 @@ int runRun(const RunOptions& options) {
   auto run = runProject(*project, diags, runOptions);
   bool saved = !run || options.saveOutputsDir.empty() || saveOutputs(*run, options.saveOutputsDir, diags);
   if (run && saved && !options.traceFile.empty()) saved = writeTrace(*run, options.traceFile, diags);
+  if (run && saved && options.simOutput) {
+    std::string reason;
+    auto folder = writeCostModelOutput(simulationTrace(run->compiled->compilation, *run->simulation),
+                                       reportJson(*project, *run), reason);
+    if (folder)
+      std::fprintf(stderr, "pto: wrote %s/%s\n", folder->string().c_str(), kMergedSwimlaneName);
+    else
+      saved = static_cast<bool>(diags.error(SourceLocation{costModelBaseFolder().string()}) << reason);
+  }
   printDiagnostics(diags);
   if (!run || !saved) return kExitUserError;
   if (options.jsonTarget != "-") printReport(*project, *run);
@@ -159,6 +170,10 @@ void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   command->add_option("--trace", options->traceFile, "Write the swimlane as Chrome/Perfetto trace JSON to FILE")
       ->type_name("FILE");
+  command->add_flag("--sim-output", options->simOutput,
+                    "Also write PyPTO's simulator-mode folder: output/output_<time>_<pid>_<host>/"
+                    "CostModelSimulationOutput/merged_swimlane.json (base folder: $TILE_FWK_OUTPUT_DIR, else "
+                    "$ASCEND_WORK_PATH/pypto, else ./output)");
   addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
   command->callback([&registry, options] { registry.selected = [options] { return runRun(*options); }; });
 }

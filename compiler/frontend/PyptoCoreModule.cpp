@@ -170,9 +170,9 @@ void defineBuilder(py::module_& m) {
            [](TensorGraphBuilder& b, std::string argName, DataType dtype, const py::list& shape, std::string file,
               int line) { return b.addArgument(std::move(argName), dtype, toSymbolicShape(shape), toLocation(file, line, 0)); })
       .def("add_dynamic_symbol",
-           [](TensorGraphBuilder& b, std::string symbol, int argument, int dim) {
-             b.addDynamicSymbol(SymbolSource{std::move(symbol), argument, dim});
-           })
+           [](TensorGraphBuilder& b, std::string symbol, int argument, int dim, std::int64_t scale,
+              std::int64_t offset) { b.addDynamicSymbol(SymbolSource{std::move(symbol), argument, dim, scale, offset}); },
+           py::arg("symbol"), py::arg("argument"), py::arg("dim"), py::arg("scale") = 1, py::arg("offset") = 0)
       .def("add_temporary",
            [](TensorGraphBuilder& b, std::string tensorName, DataType dtype, const py::list& shape, std::string file,
               int line) {
@@ -269,8 +269,9 @@ void defineTracedKernel(py::module_& m) {
       .def("op_count", [](const TracedKernel& k) { return k.graph.ops().size(); })
       .def("dynamic_symbols",
            [](const TracedKernel& k) {
-             std::vector<std::tuple<std::string, int, int>> symbols;
-             for (const SymbolSource& s : k.graph.dynamicSymbols) symbols.emplace_back(s.symbol, s.argument, s.dim);
+             std::vector<std::tuple<std::string, int, int, std::int64_t, std::int64_t>> symbols;
+             for (const SymbolSource& s : k.graph.dynamicSymbols)
+               symbols.emplace_back(s.symbol, s.argument, s.dim, s.scale, s.offset);
              return symbols;
            })
       .def("written_arguments",

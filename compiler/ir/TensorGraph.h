@@ -150,11 +150,29 @@ struct Loop {
   SourceLocation location;
 };
 
-// Where a dynamic dim's value comes from: dim `dim` of argument `argument`.
+// Where a dynamic dim's value comes from: dim `dim` of argument `argument`,
+// whose size is scale * symbol + offset (scale 1, offset 0 for a dim that is
+// the symbol itself; PyPTO kernels also declare dims such as n * 64).
 struct SymbolSource {
   std::string symbol;
   int argument = 0;
   int dim = 0;
+  std::int64_t scale = 1;
+  std::int64_t offset = 0;
+
+  // The symbol's value for an argument dim of `size`; nullopt when no
+  // non-negative integer gives that size (size 200 for n * 64).
+  std::optional<std::int64_t> valueFor(std::int64_t size) const {
+    if (scale == 0 || (size - offset) % scale != 0 || (size - offset) / scale < 0) return std::nullopt;
+    return (size - offset) / scale;
+  }
+  // "n*64 + 8" for messages ("n" when scale 1, offset 0).
+  std::string formula() const {
+    std::string text = symbol;
+    if (scale != 1) text += "*" + std::to_string(scale);
+    if (offset != 0) text += (offset > 0 ? " + " : " - ") + std::to_string(offset > 0 ? offset : -offset);
+    return text;
+  }
 };
 
 class TensorGraph {

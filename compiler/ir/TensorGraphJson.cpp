@@ -106,8 +106,15 @@ Json tensorGraphToJson(const TensorGraph& graph) {
   for (TensorId id : graph.writtenArguments()) written.push_back(id);
   root["outputs"] = std::move(written);
   Json symbols = Json::array();
-  for (const SymbolSource& symbol : graph.dynamicSymbols)
-    symbols.push_back(Json{{"symbol", symbol.symbol}, {"argument", symbol.argument}, {"dim", symbol.dim}});
+  for (const SymbolSource& symbol : graph.dynamicSymbols) {
+    Json entry{{"symbol", symbol.symbol}, {"argument", symbol.argument}, {"dim", symbol.dim}};
+    // Only a dim declared as an expression (n * 64) carries these.
+    if (symbol.scale != 1 || symbol.offset != 0) {
+      entry["scale"] = symbol.scale;
+      entry["offset"] = symbol.offset;
+    }
+    symbols.push_back(std::move(entry));
+  }
   root["dynamic_symbols"] = std::move(symbols);
 
   Json tensors = Json::array();

@@ -123,7 +123,13 @@ bool Interpreter::bindArguments() {
       return m_diags.error(locationOf(argument))
              << "argument '" << argument.name << "' has shape " << given.shape().str() << ", so it has no dim "
              << source.dim << " to bind dynamic dim '" << source.symbol << "' from";
-    const std::int64_t value = given.shape()[static_cast<std::size_t>(source.dim)];
+    const std::int64_t size = given.shape()[static_cast<std::size_t>(source.dim)];
+    const std::optional<std::int64_t> bound = source.valueFor(size);
+    if (!bound)
+      return m_diags.error(locationOf(argument))
+             << "argument '" << argument.name << "' has " << size << " in dim " << source.dim
+             << ", which is not " << source.formula() << " for any whole " << source.symbol << " >= 0";
+    const std::int64_t value = *bound;
     auto [found, inserted] = m_bindings.emplace(source.symbol, value);
     if (!inserted && found->second != value) {
       const SymbolSource& first = *boundFrom.at(source.symbol);

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
+#include <sys/wait.h>
+#include <vector>
 
 namespace {
 
@@ -106,6 +109,35 @@ TEST(RunOptions, MachineOverrideChangesTheChip) {
   fs::remove(report);
   EXPECT_EQ(json["machine"], "tiny");
   EXPECT_EQ(json["pass"], true);
+}
+
+// --sim-output writes PyPTO's simulator-mode folder under $TILE_FWK_OUTPUT_DIR: the same swimlane as
+// --trace (byte for byte) and the same report as --json; without the flag nothing is written there.
+TEST(RunOptions, SimOutputWritesPyptosCostModelFolder) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-run-sim-output-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  // runPto quotes the executable, so the environment variable goes in front through the shell here.
+  auto ptoWithOutputDir = [&](const std::string& args) {
+    const std::string command = "TILE_FWK_OUTPUT_DIR='" + (dir / "out").string() + "' '" + PTO_CLI + "' " + args +
+                                " >/dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  const fs::path trace = dir / "trace.json";
+  ASSERT_EQ(ptoWithOutputDir("run " + example("softmax") + " --trace " + trace.string()), 0);
+  EXPECT_FALSE(fs::exists(dir / "out"));  // off by default for pto run
+  ASSERT_EQ(ptoWithOutputDir("run " + example("softmax") + " --sim-output --json " + (dir / "report.json").string()), 0);
+  std::vector<fs::path> runs;
+  for (const auto& entry : fs::directory_iterator(dir / "out")) runs.push_back(entry.path());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].filename().string().rfind("output_", 0), 0u);
+  const fs::path folder = runs[0] / "CostModelSimulationOutput";
+  EXPECT_EQ(slurp(folder / "merged_swimlane.json"), slurp(trace));
+  const nlohmann::json report = nlohmann::json::parse(slurp(folder / "pto_report.json"));
+  const nlohmann::json direct = nlohmann::json::parse(slurp(dir / "report.json"));
+  EXPECT_EQ(report["tasks"], direct["tasks"]);
+  EXPECT_EQ(report["makespan_us"], direct["makespan_us"]);
+  fs::remove_all(dir);
 }
 
 // A tile too big for its buffer: pto compile and pto run stop with the diagnostic that names the subgraph, the

@@ -108,7 +108,7 @@ class Descriptions(unittest.TestCase):
             np.testing.assert_array_equal(y, x * np.float32(2.0))
 
 
-    def test_a_dim_declared_as_an_expression_of_a_dynamic_dim_is_explained(self):
+    def test_a_dim_that_is_no_multiple_of_its_declaration_is_explained(self):
         n = pypto.frontend.dynamic("n")
 
         @pypto.frontend.jit
@@ -116,9 +116,20 @@ class Descriptions(unittest.TestCase):
             y[:] = x
 
         with self.assertRaises(pypto.KernelError) as caught:
-            k(np.zeros((128, 64), np.float32), np.zeros((128, 64), np.float32))
-        self.assertIn("argument 'x': dim 0 is declared as '(n*64)', an expression of a dynamic dim",
-                      str(caught.exception).replace(" * ", "*"))
+            k(np.zeros((100, 64), np.float32), np.zeros((100, 64), np.float32))
+        self.assertIn("argument 'x' has 100 in dim 0, which is not '(n*64)' for any whole n >= 0",
+                      str(caught.exception))
+
+    def test_a_declared_dim_must_be_linear_in_one_dynamic_dim(self):
+        n = pypto.frontend.dynamic("n")
+
+        @pypto.frontend.jit
+        def k(x: pypto.Tensor((n * n, 64), F32), y: pypto.Tensor((n * n, 64), F32)):
+            y[:] = x
+
+        with self.assertRaises(pypto.KernelError) as caught:
+            k(np.zeros((16, 64), np.float32), np.zeros((16, 64), np.float32))
+        self.assertIn("a declared dim may be a dynamic dim or a multiple of one plus a constant", str(caught.exception))
 
 
 class TemporariesAndSettings(unittest.TestCase):

@@ -250,6 +250,36 @@ class PaddedViewTest(unittest.TestCase):
         self.assertIn("holds none of its data", str(caught.exception))
 
 
+BLOCKS = pypto.frontend.dynamic("blocks")
+
+
+@pypto.frontend.jit(runtime_options=SIM)
+def rows_in_blocks(x: pypto.Tensor((BLOCKS * 16 + 8, 32), pypto.DT_FP32),
+                   out: pypto.Tensor((BLOCKS * 16 + 8, 32), pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(8, 32)
+    for b in pypto.loop(BLOCKS):  # the symbol from the annotation, bound from the argument's size
+        rows = x[b * 16:b * 16 + 16, :]
+        pypto.assemble(rows * 2.0, [b * 16, 0], out)
+    out[BLOCKS * 16:BLOCKS * 16 + 8, :] = x[BLOCKS * 16:BLOCKS * 16 + 8, :] + 1.0
+
+
+class ExpressionDimTest(unittest.TestCase):
+    def test_symbol_is_bound_from_a_dim_declared_as_its_multiple(self):
+        for blocks in (1, 3):
+            x = torch.rand(blocks * 16 + 8, 32)
+            out = torch.empty_like(x)
+            rows_in_blocks(x, out)
+            self.assertTrue(pypto.last_run()["simulated"], pypto.last_run().get("simulation_error"))
+            expected = torch.cat([x[:blocks * 16] * 2.0, x[blocks * 16:] + 1.0])
+            torch.testing.assert_close(out, expected, rtol=0, atol=0)
+
+    def test_a_size_no_block_count_gives_is_an_error(self):
+        with self.assertRaises(pypto.KernelError) as caught:
+            rows_in_blocks(torch.rand(30, 32), torch.empty(30, 32))
+        self.assertIn("argument 'x' has 30 in dim 0, which is not '((blocks*16)+8)' for any whole blocks >= 0",
+                      str(caught.exception))
+
+
 class SymbolicTest(unittest.TestCase):
     def test_printed_as_pypto_prints(self):
         b = pypto.SymbolicScalar("b")

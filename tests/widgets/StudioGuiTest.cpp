@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -45,6 +46,16 @@ std::size_t expectedTasks(int rows, int cols) { return std::size_t((64 / rows) *
 
 class StudioGuiTest : public QObject {
   Q_OBJECT
+  // Copies the example into a new project with auto-run off and runs it once.
+  bool createAndRun(pto::studio::MainWindow& window) {
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    if (!window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))))
+      return false;
+    window.runProject();
+    return finished.wait(60000);
+  }
+
 private Q_SLOTS:
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
@@ -175,11 +186,8 @@ private Q_SLOTS:
 
   void theSummaryShowsTheRunAndTheDelta() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
+    QVERIFY(createAndRun(window));
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();
-    QVERIFY(finished.wait(60000));
     QString text = window.summary()->text();
     QVERIFY2(text.contains(QStringLiteral("simulated makespan")), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("out")), qPrintable(text));  // the output's precision row
@@ -196,11 +204,7 @@ private Q_SLOTS:
 
   void exportsWriteTheConfigAndThePerfettoTrace() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
-    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();
-    QVERIFY(finished.wait(60000));
+    QVERIFY(createAndRun(window));
     QString config = m_dir->filePath(QStringLiteral("tuned.json"));
     QVERIFY(window.exportTunedConfig(config));
     auto document = nlohmann::json::parse(readFile(config));
@@ -215,6 +219,23 @@ private Q_SLOTS:
     std::size_t slices = 0;
     for (const auto& event : trace["traceEvents"]) slices += event.value("ph", "") == "X" ? 1 : 0;
     QCOMPARE(slices, expectedTasks(32, 32));
+  }
+
+  // PyPTO's simulator mode (and a Python run here with RunMode.SIM) leaves
+  // output/output_<time>_<pid>_<host>/CostModelSimulationOutput/merged_swimlane.json:
+  // opening the `output` folder shows that swimlane.
+  void openingAPyptoOutputFolderShowsItsSwimlane() {
+    pto::studio::MainWindow window;
+    QVERIFY(createAndRun(window));
+    QDir(m_dir->path()).mkpath(QStringLiteral("output/output_20261125_040000_000001_42_host/CostModelSimulationOutput"));
+    QVERIFY(window.exportPerfettoTrace(m_dir->filePath(
+        QStringLiteral("output/output_20261125_040000_000001_42_host/CostModelSimulationOutput/merged_swimlane.json"))));
+
+    pto::studio::MainWindow viewer;
+    QSignalSpy loaded(&viewer, &pto::studio::MainWindow::traceLoaded);
+    QVERIFY(viewer.open(m_dir->filePath(QStringLiteral("output"))));
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(viewer.swimlane()->traceIndex()->trace().tasks().size(), expectedTasks(32, 32));
   }
 
   // The "Done when": change a tile shape in the panel, see the new

@@ -94,6 +94,22 @@ def _is_tensor_like(value):
         or type(value).__module__.startswith("torch") or isinstance(value, memoryview)
 
 
+def _linear_in_one_symbol(expression):
+    """(symbol, scale, offset) when `expression` is provably scale * symbol + offset with scale > 0, else None."""
+    symbols = expression.symbols()
+    if len(symbols) != 1:
+        return None
+    symbol = symbols[0]
+    offset = expression.evaluate({symbol: 0})
+    scale = expression.evaluate({symbol: 1}) - offset
+    if scale <= 0:
+        return None
+    difference = (expression - (SymbolicScalar.symbol(symbol) * scale + offset)).simplified()
+    if not (difference.is_concrete() and difference.concrete() == 0):
+        return None
+    return symbol, scale, offset
+
+
 class JitKernel:
     """A kernel: calling it traces the body into a Tensor graph and runs it."""
 
@@ -215,11 +231,8 @@ class JitKernel:
                                       f"{marker}", self.source_file, self.source_line)
                 dims.append(marker)
             elif isinstance(marker, SymbolicScalar) and not marker.is_concrete() and not marker.is_symbol():
-                # e.g. (n * 64, 64) with n = pypto.frontend.dynamic("n"): the graph binds symbols to whole dims.
-                raise KernelError(f"argument '{name}': dim {axis} is declared as '{marker}', an expression of a "
-                                  f"dynamic dim; declare the dim itself dynamic (e.g. pypto.frontend.dynamic"
-                                  f"(\"rows\")) and derive '{marker}' from it in the kernel body",
-                                  self.source_file, self.source_line)
+                # e.g. (n * 64, 64) with n = pypto.frontend.dynamic("n"): n is bound from the argument's dim.
+                dims.append(self._expression_dim(name, position, axis, marker, actual, bound, builder))
             elif isinstance(marker, SymbolicScalar) and marker.is_concrete():
                 if marker.concrete() != actual:
                     raise KernelError(f"argument '{name}' has {actual} in dim {axis} but the kernel declares "
@@ -227,13 +240,7 @@ class JitKernel:
                 dims.append(int(marker.concrete()))
             elif isinstance(marker, SymbolicScalar) or (isinstance(marker, _DimMarker) and marker.symbol):
                 symbol = str(marker) if isinstance(marker, SymbolicScalar) else marker.symbol
-                if symbol in bound and bound[symbol][0] != actual:
-                    raise KernelError(f"dynamic dim '{symbol}' is {bound[symbol][0]} in argument "
-                                      f"'{bound[symbol][1]}' but {actual} in '{name}'", self.source_file,
-                                      self.source_line)
-                if symbol not in bound:
-                    bound[symbol] = (actual, name)
-                    builder.add_dynamic_symbol(symbol, position, axis)
+                self._bind(symbol, actual, f"{actual} in '{name}'", (name, position, axis), bound, builder)
                 dims.append(SymbolicScalar.symbol(symbol))
             elif marker is DYNAMIC or (isinstance(marker, int) and marker == -1):
                 symbol = by_value.get(actual)
@@ -247,6 +254,33 @@ class JitKernel:
                 raise KernelError(f"argument '{name}': dim {axis} is declared as {marker!r}; use an int, "
                                   f"pypto.DYNAMIC, pypto.STATIC or ...", self.source_file, self.source_line)
         return dims
+
+    def _expression_dim(self, name, position, axis, marker, actual, bound, builder):
+        """A dim declared as scale * n + offset of one dynamic symbol n: n is bound from the argument."""
+        linear = _linear_in_one_symbol(marker)
+        if linear is None:
+            raise KernelError(f"argument '{name}': dim {axis} is declared as '{marker}'; a declared dim may be a "
+                              f"dynamic dim or a multiple of one plus a constant (n * 64 + 8), so that n follows "
+                              f"from the argument's size", self.source_file, self.source_line)
+        symbol, scale, offset = linear
+        if (actual - offset) % scale != 0 or (actual - offset) // scale < 0:
+            raise KernelError(f"argument '{name}' has {actual} in dim {axis}, which is not '{marker}' for any whole "
+                              f"{symbol} >= 0", self.source_file, self.source_line)
+        value = (actual - offset) // scale
+        self._bind(symbol, value, f"{value} from '{name}' (dim {axis} = {actual} = '{marker}')",
+                   (name, position, axis), bound, builder, scale, offset)
+        return marker
+
+    def _bind(self, symbol, value, seen, where, bound, builder, scale=1, offset=0):
+        """Binds a dynamic dim's symbol from argument dim `where` = (name, position, axis); a second argument
+        must agree with the first."""
+        name, position, axis = where
+        if symbol in bound and bound[symbol][0] != value:
+            raise KernelError(f"dynamic dim '{symbol}' is {bound[symbol][0]} in argument '{bound[symbol][1]}' but "
+                              f"{seen}", self.source_file, self.source_line)
+        if symbol not in bound:
+            bound[symbol] = (value, name)
+            builder.add_dynamic_symbol(symbol, position, axis, scale, offset)
 
     def _record_returns(self, state, result, previous_specs):
         """Functional-style kernels return their outputs; they are copied into
@@ -319,8 +353,8 @@ class JitKernel:
     @staticmethod
     def _bindings(traced, types):
         bindings = {}
-        for symbol, argument, dim in traced.dynamic_symbols():
-            bindings[symbol] = types[argument][1][dim]
+        for symbol, argument, dim, scale, offset in traced.dynamic_symbols():
+            bindings[symbol] = (types[argument][1][dim] - offset) // scale
         return bindings
 
     @staticmethod
