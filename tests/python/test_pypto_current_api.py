@@ -337,6 +337,18 @@ class DocumentedApiTest(unittest.TestCase):
                 # the quotient is rounded once before floor/trunc, as torch does: a few fp32 ulps of |x|
                 torch.testing.assert_close(out, reference(x, y), rtol=1e-5, atol=1e-5)
 
+    def test_function_block_runs_in_place(self):
+        @pypto.frontend.jit(runtime_options=SIM)
+        def with_function(a: pypto.Tensor(), b: pypto.Tensor(), c: pypto.Tensor()):
+            with pypto.function("main", a, b, c):
+                pypto.set_vec_tile_shapes(8, 32)
+                c[:] = a + b
+
+        a, b = torch.rand(8, 32), torch.rand(8, 32)
+        c = torch.empty(8, 32)
+        with_function(a, b, c)
+        torch.testing.assert_close(c, a + b, **FP32)
+
     def test_var_matches_torch(self):
         @pypto.frontend.jit(runtime_options=SIM)
         def variance(x: pypto.Tensor(), out: pypto.Tensor()):

@@ -355,10 +355,21 @@ def from_torch(tensor, name="", *, dynamic_axis=None, tensor_format=None, dtype=
     return tensor
 
 
-def function(name, *args, **kwargs):
-    """`with pypto.function(name, ...)` / `for _ in pypto.function(...)`: names a sub-function in PyPTO's
-    graph. PTO Studio keeps one graph per kernel, so the body simply runs once."""
-    yield None
+class function:  # noqa: N801 - PyPTO's spelling
+    """`with pypto.function(name, *tensors):` names a function in PyPTO's graph. PTO Studio keeps one graph
+    per kernel, so the block simply runs where it stands (iterating over it runs the body once, too)."""
+
+    def __init__(self, name, *args, **kwargs):
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __iter__(self):
+        yield self
 
 
 def tensor_methods():
