@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <numeric>
 
 namespace pto {
 namespace {
@@ -108,7 +109,11 @@ private:
     return &settings[section]["DEFAULT"];
   }
 
-  std::optional<Dims> vecTile(const TensorOp& op, std::size_t rank) {
+  // The vec tile for `op`'s rank-`rank` work. A copy (`dataMovement`) moves
+  // whole 32-byte blocks, so an innermost dim short of a block is rounded up
+  // to one instead of being an error: `out[:] = cast(x, fp16)` under a tile
+  // of 8 stores fp16 rows of 16 elements, as PyPTO's output write does.
+  std::optional<Dims> vecTile(const TensorOp& op, std::size_t rank, bool dataMovement = false) {
     Dims tile;
     std::string origin;
     std::string projectKey;
@@ -142,8 +147,12 @@ private:
     if (tile.empty()) return tile;
     // The kernel's own settings were checked when traced; the project's are checked here.
     DataType operand = op.inputs.empty() ? m_graph.tensor(op.outputs[0]).dtype : m_graph.tensor(op.inputs[0]).dtype;
-    if (std::string problem = vecTileAlignmentProblem(asSet, operand); !problem.empty())
-      return m_diags.error(op.location) << origin << " gives the tile " << dimsString(asSet) << ": " << problem;
+    if (std::string problem = vecTileAlignmentProblem(asSet, operand); !problem.empty()) {
+      if (!dataMovement)
+        return m_diags.error(op.location) << origin << " gives the tile " << dimsString(asSet) << ": " << problem;
+      const std::int64_t perBlock = std::max<std::int64_t>(1, 32 / static_cast<std::int64_t>(sizeOf(operand)));
+      tile.back() = (tile.back() + perBlock - 1) / perBlock * perBlock;
+    }
     return tile;
   }
 
@@ -194,8 +203,12 @@ private:
       ok = expandCreation(op, emit);
       break;
     case OpCategory::Layout:
-      if (op.kind == TensorOpKind::Transpose || op.kind == TensorOpKind::Permute || op.kind == TensorOpKind::Unsqueeze) {
-        // Small and rare in the kernels we see: one tile for the whole tensor.
+      // Transposes are cut by the vec tile in force, as PyPTO cuts them (an
+      // attention kernel transposes whole K blocks); without one, and for the
+      // other layout ops, one tile covers the whole tensor.
+      if ((op.kind == TensorOpKind::Transpose || op.kind == TensorOpKind::Permute) && hasVecTile(op)) {
+        ok = expandPermutation(op, emit);
+        break;
       }
       [[fallthrough]];
     case OpCategory::Indexing:
@@ -408,7 +421,7 @@ private:
     const Dims& shape = shapeOf(source);
     Dims tile = shape;
     if (!op.tiles.vec.empty() || projectTile("vec", op) || projectDefault("vec")) {
-      auto configured = vecTile(op, shape.size());
+      auto configured = vecTile(op, shape.size(), /*dataMovement=*/true);
       if (!configured) return false;
       tile = *configured;
     }
@@ -447,6 +460,44 @@ private:
       }
       t.outputs.push_back(region(output, constants(offsets), sizes));
       t.tileShape = tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  bool hasVecTile(const TensorOp& op) const {
+    return projectTile("vec", op) != nullptr || !op.tiles.vec.empty() || projectDefault("vec") != nullptr;
+  }
+
+  // Output dim i of a transpose/permute is input dim permutation[i]; each
+  // output tile reads the input region with its offsets and sizes permuted
+  // back.
+  bool expandPermutation(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    TensorId input = op.inputs[0], output = op.outputs[0];
+    const Dims outShape = shapeOf(output);
+    const std::size_t rank = outShape.size();
+    Dims permutation(rank);
+    std::iota(permutation.begin(), permutation.end(), std::int64_t{0});
+    const Dims* dimsAttr = op.attr<Dims>("dims");
+    const Dims dims = dimsAttr ? *dimsAttr : Dims{};
+    if (op.kind == TensorOpKind::Transpose && dims.size() == 2)
+      std::swap(permutation[static_cast<std::size_t>(dims[0])], permutation[static_cast<std::size_t>(dims[1])]);
+    else if (op.kind == TensorOpKind::Permute && dims.size() == rank)
+      permutation = dims;
+    else
+      return expandWhole(op, emit);  // malformed attrs: the reference interpreter reports them
+    auto tile = vecTile(op, rank);
+    if (!tile) return false;
+    forEachTile(outShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      Dims inOffsets(rank), inSizes(rank);
+      for (std::size_t i = 0; i < rank; ++i) {
+        inOffsets[static_cast<std::size_t>(permutation[i])] = offsets[i];
+        inSizes[static_cast<std::size_t>(permutation[i])] = sizes[i];
+      }
+      TileOp t = tileOp(op);
+      t.inputs.push_back(region(input, constants(inOffsets), inSizes));
+      t.outputs.push_back(region(output, constants(offsets), sizes));
+      t.tileShape = *tile;
       emit(std::move(t));
     });
     return true;

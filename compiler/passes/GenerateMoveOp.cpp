@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -217,6 +219,46 @@ private:
   std::vector<std::size_t> m_readStart, m_writeStart;  // CSR by tile op id
 };
 
+// Subgraphs that GraphPartition gave one program (equal tile ops) can still
+// differ in their copies: a subgraph whose result nobody reads stores
+// nothing, while one whose equal op writes an output stores it. Sharing a
+// program would lower both from the first and drop the other's store, so a
+// class is split by its copy structure: which of the subgraph's tensors (in
+// the order its tile ops first name them) each copy moves, and the shape.
+// Offsets stay per task (Task::reads/writes), so they do not split a class.
+void splitProgramsByCopies(Compilation& compilation) {
+  const TensorGraph& graph = compilation.tiles.graph;
+  BlockGraph& blocks = compilation.blocks;
+  std::map<std::pair<int, std::string>, int> programs;
+  for (Subgraph& subgraph : blocks.subgraphs) {
+    std::unordered_map<TensorId, std::size_t> slot;
+    auto storage = [&](const TileRegion& region) { return resolveViews(graph, region).tensor; };
+    for (TileOpId id : subgraph.ops) {
+      const TileOp& op = compilation.tiles.tileOp(id);
+      for (const TileRegion& region : op.inputs) slot.try_emplace(storage(region), slot.size());
+      for (const TileRegion& region : op.outputs) slot.try_emplace(storage(region), slot.size());
+    }
+    std::string copies;
+    auto describe = [&](char direction, const TileRegion& region) {
+      auto found = slot.find(region.tensor);
+      copies += direction + (found == slot.end() ? std::string("?") : std::to_string(found->second)) + "[";
+      for (std::int64_t dim : region.shape) copies += std::to_string(dim) + ",";
+      copies += "]";
+    };
+    for (const TileRegion& region : subgraph.copyIns) describe('i', region);
+    for (const TileRegion& region : subgraph.copyOuts) describe('o', region);
+    auto [it, inserted] = programs.try_emplace({subgraph.programId, copies}, static_cast<int>(programs.size()));
+    subgraph.programId = it->second;
+  }
+  // Renumber in subgraph order, as GraphPartition numbers them.
+  std::map<int, int> order;
+  for (Subgraph& subgraph : blocks.subgraphs) {
+    auto [it, inserted] = order.try_emplace(subgraph.programId, static_cast<int>(order.size()));
+    subgraph.programId = it->second;
+  }
+  blocks.programCount = static_cast<int>(order.size());
+}
+
 } // namespace
 
 bool generateMoveOp(Compilation& compilation, DiagnosticEngine& diags) {
@@ -224,7 +266,9 @@ bool generateMoveOp(Compilation& compilation, DiagnosticEngine& diags) {
     subgraph.copyIns.clear();
     subgraph.copyOuts.clear();
   }
-  return MoveGenerator(compilation, diags).run();
+  if (!MoveGenerator(compilation, diags).run()) return false;
+  splitProgramsByCopies(compilation);
+  return true;
 }
 
 } // namespace pto

@@ -18,6 +18,10 @@
 //         accumulation (partial reductions, matmul k-steps) copies out once,
 //         after its last partial.
 //       Temporaries made and used only inside one subgraph stay on chip.
+//       Subgraphs of one programId also agree on their copies (which of
+//       their tensors, what shape): a class whose members copy differently
+//       is split and programIds renumbered, so a subgraph that stores its
+//       result never shares the program of an equal one that stores nothing.
 //       Regions name storage tensors (views resolved); view tile ops move
 //       nothing.
 //       Offsets are compared like GraphPartition's: inside a subgraph with

@@ -280,6 +280,73 @@ class ExpressionDimTest(unittest.TestCase):
                       str(caught.exception))
 
 
+@pypto.frontend.jit(runtime_options=SIM)
+def branch_with_unused_twin(in_t0: pypto.Tensor(), out_t0: pypto.Tensor()):
+    pypto.set_vec_tile_shapes(64, 64)
+    for i in pypto.loop(2):
+        if i < 1:
+            unused = pypto.add(in_t0, in_t0)  # noqa: F841 - the same op as below, but its result stays unread
+        out_t0.move(pypto.add(in_t0, in_t0))
+
+
+@pypto.frontend.jit(runtime_options=SIM)
+def transposes_by_vec_tile(x: pypto.Tensor(), out: pypto.Tensor()):
+    pypto.set_vec_tile_shapes(1, 8, 16, 64)
+    out[:] = pypto.transpose(x, 2, 3)
+
+
+@pypto.frontend.jit(runtime_options=SIM)
+def matmul_bias_without_vec_tile(a: pypto.Tensor([], pypto.DT_FP32), b: pypto.Tensor([], pypto.DT_FP32),
+                                 bias: pypto.Tensor([], pypto.DT_FP32), out: pypto.Tensor([], pypto.DT_FP32)):
+    pypto.set_cube_tile_shapes([32, 32], [64, 64], [64, 64])
+    out[:] = pypto.matmul(a, b, pypto.DT_FP32, extend_params={"bias_tensor": bias})
+
+
+@pypto.frontend.jit(runtime_options=SIM)
+def cast_to_fp16_with_a_short_tile(x: pypto.Tensor([], pypto.DT_FP32), out: pypto.Tensor([], pypto.DT_FP16)):
+    pypto.set_vec_tile_shapes(*([8] * len(x.shape)))
+    out[:] = pypto.cast(x, pypto.DT_FP16)
+
+
+class SimulatedAsPyptoExamplesNeedTest(unittest.TestCase):
+    """Constructs from PyPTO's examples that used to fall back to the reference interpreter or give wrong
+    simulated outputs; each must now be simulated (functional mode) and match torch."""
+
+    def assert_simulated(self):
+        self.assertTrue(pypto.last_run()["simulated"], pypto.last_run().get("simulation_error"))
+
+    def test_an_unread_twin_in_a_branch_does_not_lose_the_output_store(self):
+        x = torch.randn(6, 8, dtype=torch.float16)
+        out = torch.zeros(6, 8, dtype=torch.float16)
+        branch_with_unused_twin(x, out)
+        self.assert_simulated()
+        self.assertTrue(torch.equal(out, x + x))  # one fp16 rounding of an exact doubling
+
+    def test_transpose_is_cut_by_the_vec_tile(self):
+        x = torch.rand(2, 8, 64, 32)
+        out = torch.empty(2, 8, 32, 64)
+        transposes_by_vec_tile(x, out)
+        self.assert_simulated()
+        self.assertTrue(torch.equal(out, x.transpose(2, 3)))
+        self.assertEqual(pypto.last_run()["tasks"], 4)  # [2, 8, 32, 64] in tiles of [1, 8, 16, 64]
+
+    def test_matmul_bias_needs_no_vec_tile(self):
+        a, b, bias = torch.rand(64, 128), torch.rand(128, 96), torch.rand(1, 96)
+        out = torch.empty(64, 96)
+        matmul_bias_without_vec_tile(a, b, bias, out)
+        self.assert_simulated()
+        # k = 128 products of values in [0, 1) in fp32, differently ordered: |err| <= 128 * 2^-24 * 128
+        torch.testing.assert_close(out, a @ b + bias, rtol=1e-5, atol=1e-3)
+
+    def test_output_copy_rounds_a_short_tile_up_to_a_block(self):
+        for shape in ((20,), (4, 20), (3, 5, 40)):
+            x = torch.rand(*shape)
+            out = torch.empty(*shape, dtype=torch.float16)
+            cast_to_fp16_with_a_short_tile(x, out)
+            self.assert_simulated()
+            self.assertTrue(torch.equal(out, x.half()))
+
+
 class SymbolicTest(unittest.TestCase):
     def test_printed_as_pypto_prints(self):
         b = pypto.SymbolicScalar("b")

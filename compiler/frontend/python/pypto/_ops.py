@@ -8,6 +8,7 @@ import numbers
 import _pypto_core as _core
 
 from . import _state
+from ._dtypes import bytes_of
 from ._dtypes import checked as _checked_dtype
 from ._errors import KernelError
 from ._location import user_location
@@ -652,14 +653,45 @@ def _matmul_fixpipe(a, b, attrs, extend):
     result = _one("matmul", [a, b], dict(attrs, out_dtype=DataType.DT_INT32 if integral else DataType.DT_FP32))
     if accumulator_dtype != result.dtype:
         result = cast(result, accumulator_dtype)
-    bias = extend.get("bias_tensor")
-    if bias is not None:
-        result = add(result, bias if bias.dtype == result.dtype else cast(bias, result.dtype))
-    if scale is not None:
-        result = mul(result, _fixpipe_scale(scale))
-    if relu:
-        result = maximum(result, 0.0)
-    return result if result.dtype == out_dtype else cast(result, out_dtype)
+    with _fixpipe_tile(_state.current(), result):
+        bias = extend.get("bias_tensor")
+        if bias is not None:
+            result = add(result, bias if bias.dtype == result.dtype else cast(bias, result.dtype))
+        if scale is not None:
+            result = mul(result, _fixpipe_scale(scale))
+        if relu:
+            result = maximum(result, 0.0)
+        return result if result.dtype == out_dtype else cast(result, out_dtype)
+
+
+class _fixpipe_tile:  # noqa: N801
+    """On the chip the matmul's bias, scale, relu and output cast happen in the cube's fixpipe, so a kernel
+    needs no vec tile for them; here they are vector ops. With no vec tile set they are tiled like the cube's
+    output tile ([mL0, nL0], the innermost rounded up to a 32-byte block), for these ops only."""
+
+    def __init__(self, state, result):
+        self._state = state
+        self._result = result
+        self._set = False
+
+    def __enter__(self):
+        builder = self._state.builder
+        if list(builder.vec_tile()):
+            return self
+        m, _, n, _ = builder.cube_tile()
+        per_block = builtins.max(1, 32 // bytes_of(self._result.dtype))
+        n_tile = -(-n[0] // per_block) * per_block
+        rank = len(self._result.shape)
+        file, line, _ = user_location()
+        builder.set_vec_tile([1] * (rank - 2) + [m[0], n_tile], file, line)
+        self._set = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._set:
+            file, line, _ = user_location()
+            self._state.builder.set_vec_tile([], file, line)
+        return False
 
 
 def _along_axis(values, x, axis, what):
