@@ -90,7 +90,7 @@ std::vector<OptionInfo> makeCatalog() {
                                 "sharing, or both.",
                                 "runtime scheduler"),
                          {{0, "shared FIFO"}, {1, "affinity"}, {2, "fair"}, {3, "affinity + fair"}}));
-  list.push_back(integer(option("stitch_function_max_num", R, OptionType::Int, 1, "1",
+  list.push_back(integer(option("stitch_function_max_num", R, OptionType::Int, 128, "128 (PyPTO's default)",
                                 "Loop iterations submitted as one device task; more amortises launch cost, fewer "
                                 "starts work sooner.",
                                 "runtime scheduler"),

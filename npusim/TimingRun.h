@@ -17,7 +17,10 @@ namespace pto {
 // The runtime options of a run (the project's `runtime_options`, PyPTO names).
 struct TimingRunOptions {
   int deviceSchedMode = 0;       // device_sched_mode, 0..3
-  int stitchFunctionMaxNum = 1;  // stitch_function_max_num, >= 1
+  // stitch_function_max_num, >= 1. PyPTO's default (its tile_fwk_config.json):
+  // up to 128 loop iterations go to the device as one task, so a loop's
+  // iterations are not held back by one launch each.
+  int stitchFunctionMaxNum = 128;
   // Scheduler threads; unset: the machine's aicpu_count.
   std::optional<int> aicpuCount;
 };

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sys/wait.h>
 #include <vector>
 
@@ -109,6 +110,25 @@ TEST(RunOptions, MachineOverrideChangesTheChip) {
   fs::remove(report);
   EXPECT_EQ(json["machine"], "tiny");
   EXPECT_EQ(json["pass"], true);
+}
+
+// The softmax example's iterations share no data and arrive together (PyPTO's default stitching, 128 iterations
+// per device task): 256 independent tasks for 48 vector cores, so every core gets work, as its docstring says.
+TEST(RunOptions, SoftmaxSpreadsOverEveryVectorCore) {
+  const fs::path trace = fs::temp_directory_path() / ("pto-softmax-lanes-" + std::to_string(std::random_device{}()) + ".json");
+  Result result = runPto("run " + example("softmax") + " --trace " + trace.string());
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  const nlohmann::json events = nlohmann::json::parse(slurp(trace))["traceEvents"];
+  fs::remove(trace);
+  std::set<int> lanes;
+  std::size_t tasks = 0;
+  for (const auto& event : events)
+    if (event.value("ph", "") == "X") {
+      lanes.insert(event["tid"].get<int>());
+      ++tasks;
+    }
+  EXPECT_EQ(tasks, 256u);         // 32 rows x 8 slabs
+  EXPECT_EQ(lanes.size(), 48u);   // a2: 48 AIV cores, all of them used
 }
 
 // --sim-output writes PyPTO's simulator-mode folder under $TILE_FWK_OUTPUT_DIR: the same swimlane as
