@@ -82,7 +82,22 @@ std::optional<HostTensor> FunctionalExecutor::regionView(const ConcreteRegion& r
                                         << " tensor " << region.tensor << ", which has no storage";
     return std::nullopt;
   }
-  const HostTensor& storage = m_storage[static_cast<std::size_t>(region.tensor)];
+  const HostTensor* shared = &m_storage[static_cast<std::size_t>(region.tensor)];
+  if (region.instance != 0) {
+    // One iteration's own copy of a loop-made temporary (ConcreteRegion::
+    // instance), made on first use. tensor(id) then shows the copy of the
+    // iteration that touched it last.
+    auto found = m_instances.find({region.tensor, region.instance});
+    if (found == m_instances.end()) {
+      const TensorValue& value = graph.tensor(region.tensor);
+      auto buffer = HostTensor::tryCreate(value.dtype, shared->shape(), m_diags, value.location);
+      if (!buffer) return std::nullopt;
+      found = m_instances.emplace(std::make_pair(region.tensor, region.instance), std::move(*buffer)).first;
+    }
+    m_storage[static_cast<std::size_t>(region.tensor)] = found->second;
+    shared = &found->second;
+  }
+  const HostTensor& storage = *shared;
   bool inside = region.offsets.size() == storage.rank() && region.shape.size() == storage.rank();
   for (std::size_t d = 0; inside && d < storage.rank(); ++d)
     inside = region.offsets[d] >= 0 && region.shape[d] >= 0 && region.offsets[d] + region.shape[d] <= storage.shape()[d];

@@ -20,6 +20,7 @@
 #include "npusim/FunctionalLayout.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -64,6 +65,8 @@ private:
   FunctionalOptions m_options;
   std::array<std::int64_t, kMemoryKindCount> m_capacity{};
   std::vector<HostTensor> m_storage;  // by TensorId
+  // Per-iteration copies of loop-made temporaries, by (tensor, instance).
+  std::map<std::pair<TensorId, std::uint64_t>, HostTensor> m_instances;
   std::vector<std::optional<ProgramLayout>> m_layouts;  // by programId, resolved on first use
   std::vector<std::unique_ptr<FunctionalCore>> m_cubeCores, m_vectorCores;
   std::int64_t m_tasksExecuted = 0;

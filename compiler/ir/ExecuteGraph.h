@@ -31,6 +31,10 @@ struct ConcreteRegion {
   TensorId tensor = kNoId;
   std::vector<std::int64_t> offsets;
   std::vector<std::int64_t> shape;
+  // 0: the tensor's one storage. Otherwise the region lies in one
+  // iteration's own copy of a temporary the loop body makes (its workspace
+  // in PyPTO's terms): regions of different instances never overlap.
+  std::uint64_t instance = 0;
 };
 
 struct Task {

@@ -33,11 +33,16 @@ std::string tensorName(const Compilation& compilation, TensorId id) {
 
 Json regionsJson(const Compilation& compilation, const std::vector<ConcreteRegion>& regions) {
   Json list = Json::array();
-  for (const ConcreteRegion& region : regions)
-    list.push_back(Json{{"tensor", region.tensor},
-                        {"name", tensorName(compilation, region.tensor)},
-                        {"offsets", region.offsets},
-                        {"shape", region.shape}});
+  for (const ConcreteRegion& region : regions) {
+    Json entry{{"tensor", region.tensor},
+               {"name", tensorName(compilation, region.tensor)},
+               {"offsets", region.offsets},
+               {"shape", region.shape}};
+    // A loop-made temporary's per-iteration copy (ConcreteRegion::instance;
+    // which iteration is the task's loop_indices).
+    if (region.instance != 0) entry["per_iteration"] = true;
+    list.push_back(std::move(entry));
+  }
   return list;
 }
 

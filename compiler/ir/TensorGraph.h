@@ -71,6 +71,10 @@ struct TensorValue {
   SymbolicShape offsets;
   SymbolicShape validShape;
   SourceLocation location;  // where the kernel created it
+  // The innermost loop open when the kernel created it (kNoId: outside every
+  // loop). A temporary made in a loop body is made anew by every iteration,
+  // so iterations need not share its storage (BuildExecuteGraph).
+  LoopId loop = kNoId;
 };
 
 // Op attributes, by name. Kinds say which they use (docs/ir.md lists them).

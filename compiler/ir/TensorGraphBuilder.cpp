@@ -38,6 +38,7 @@ TensorId TensorGraphBuilder::addTemporary(std::string tensorName, DataType dtype
   value.shape = std::move(shape);
   value.role = TensorRole::Temporary;
   value.location = std::move(location);
+  value.loop = m_loopStack.empty() ? kNoId : m_loopStack.back();
   return m_graph.addTensor(std::move(value));
 }
 
@@ -164,6 +165,7 @@ TensorGraphBuilder::OpResult TensorGraphBuilder::addOp(TensorOpKind kind, std::v
       value.shape = type.shape;
       value.producer = id;
       value.location = location;
+      value.loop = m_loopStack.empty() ? kNoId : m_loopStack.back();
       if (kind == TensorOpKind::View) {
         value.role = TensorRole::View;
         value.base = recorded.inputs[0];

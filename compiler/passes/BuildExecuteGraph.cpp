@@ -5,6 +5,7 @@
 #include "compiler/passes/RemoveRedundantOp.h"
 
 #include <algorithm>
+#include <map>
 #include <bit>
 #include <cassert>
 
@@ -381,8 +382,29 @@ private:
   std::uint64_t m_stamp = 0;
 };
 
+// Storage a region names, as the dependency index keys it: the tensor, or a
+// slot of its own for each per-iteration instance of a loop-made temporary.
+class StorageSlots {
+public:
+  explicit StorageSlots(const ExecuteGraph& graph) {
+    for (const Task& task : graph.tasks)
+      for (const auto* list : {&task.reads, &task.writes})
+        for (const ConcreteRegion& region : *list) m_next = std::max(m_next, region.tensor + 1);
+  }
+  TensorId of(const ConcreteRegion& region) {
+    if (region.instance == 0) return region.tensor;
+    auto [it, inserted] = m_private.try_emplace({region.tensor, region.instance}, m_next);
+    if (inserted) ++m_next;
+    return it->second;
+  }
+
+private:
+  std::map<std::pair<TensorId, std::uint64_t>, TensorId> m_private;
+  TensorId m_next = 0;
+};
+
 // The non-empty boxes of a task, reads first, their corners in `coords`.
-void accessesOf(const Task& task, std::vector<Access>& accesses, std::vector<std::int64_t>& coords) {
+void accessesOf(const Task& task, StorageSlots& slots, std::vector<Access>& accesses, std::vector<std::int64_t>& coords) {
   accesses.clear();
   coords.clear();
   for (const auto* list : {&task.reads, &task.writes})
@@ -390,7 +412,7 @@ void accessesOf(const Task& task, std::vector<Access>& accesses, std::vector<std
       const std::size_t rank = region.shape.size();
       if (std::any_of(region.shape.begin(), region.shape.end(), [](std::int64_t size) { return size <= 0; })) continue;
       Access access;
-      access.tensor = region.tensor;
+      access.tensor = slots.of(region);
       access.write = list == &task.writes;
       access.coords = static_cast<std::uint32_t>(coords.size());
       access.rank = static_cast<std::uint32_t>(rank);
@@ -404,6 +426,7 @@ void accessesOf(const Task& task, std::vector<Access>& accesses, std::vector<std
 
 void computeTaskDependencies(ExecuteGraph& graph) {
   DependencyIndex index;
+  StorageSlots slots(graph);
   std::vector<Access> accesses;
   std::vector<std::int64_t> coords;
   std::vector<EntryId> covered;
@@ -413,7 +436,7 @@ void computeTaskDependencies(ExecuteGraph& graph) {
   for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
     Task& task = graph.tasks[t];
     assert(task.id == static_cast<TaskId>(t) && "tasks are numbered in program order");
-    accessesOf(task, accesses, coords);
+    accessesOf(task, slots, accesses, coords);
     auto lo = [&](const Access& access) { return coords.data() + access.coords; };
     auto hi = [&](const Access& access) { return coords.data() + access.coords + access.rank; };
     // Query every access against the state before this task, then record
@@ -588,6 +611,52 @@ private:
   std::vector<std::vector<std::string>> m_loopSymbols;  // by scope
 };
 
+// Gives every iteration its own copy of the temporaries its loop body makes,
+// as PyPTO gives each iteration its workspace: a temporary made in a loop is
+// traced once and made anew by every iteration, so no iteration reads
+// another's. Without this, iterations that reuse one buffer in global memory
+// are ordered by write-after-read edges on it, and a loop whose iterations
+// share no data runs one iteration at a time. A temporary keeps its one
+// storage when some task touching it runs outside its loop (a value read
+// after the loop: the last iteration's), since then the instances could not
+// be told apart.
+void privatizeLoopTemporaries(const TensorGraph& graph, ExecuteGraph& tasks) {
+  const std::size_t count = graph.tensors().size();
+  std::vector<std::vector<std::string>> symbols(count);  // the loop chain's index symbols, outermost last
+  std::vector<char> candidate(count, 0);
+  for (const TensorValue& value : graph.tensors()) {
+    if (value.role != TensorRole::Temporary || value.loop == kNoId) continue;
+    candidate[static_cast<std::size_t>(value.id)] = 1;
+    for (LoopId loop = value.loop; loop != kNoId; loop = graph.loop(loop).parent)
+      symbols[static_cast<std::size_t>(value.id)].push_back(graph.loop(loop).indexSymbol);
+  }
+  auto indexOf = [](const Task& task, const std::string& symbol) -> const std::int64_t* {
+    for (const auto& [name, value] : task.loopIndices)
+      if (name == symbol) return &value;
+    return nullptr;
+  };
+  for (const Task& task : tasks.tasks)
+    for (const auto* list : {&task.reads, &task.writes})
+      for (const ConcreteRegion& region : *list) {
+        auto t = static_cast<std::size_t>(region.tensor);
+        if (t >= count || !candidate[t]) continue;
+        for (const std::string& symbol : symbols[t])
+          if (!indexOf(task, symbol)) candidate[t] = 0;
+      }
+  for (Task& task : tasks.tasks)
+    for (auto* list : {&task.reads, &task.writes})
+      for (ConcreteRegion& region : *list) {
+        auto t = static_cast<std::size_t>(region.tensor);
+        if (t >= count || !candidate[t]) continue;
+        // The iteration's index values, hashed; equal hashes of different
+        // iterations would only share storage, and so be ordered: safe.
+        std::uint64_t instance = 1469598103934665603ULL;
+        for (const std::string& symbol : symbols[t])
+          instance = (instance ^ static_cast<std::uint64_t>(*indexOf(task, symbol))) * 1099511628211ULL;
+        region.instance = instance | 1;
+      }
+}
+
 } // namespace
 
 bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
@@ -600,6 +669,7 @@ bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
     compilation.tasks = ExecuteGraph{};
     return false;
   }
+  privatizeLoopTemporaries(compilation.tiles.graph, compilation.tasks);
   computeTaskDependencies(compilation.tasks);
   return true;
 }

@@ -17,6 +17,10 @@
 //         execution; loopIndices are the enclosing loops' index symbols and
 //         values, outermost first (an unrolled body's run reports its first
 //         iteration);
+//       - a temporary made inside a loop body gets one instance per
+//         iteration (ConcreteRegion::instance), unless a task outside that
+//         loop touches it; instances never conflict, so iterations that share
+//         no data are not ordered by a reused buffer;
 //       - predecessors/successors: read-after-write, write-after-read and
 //         write-after-write between overlapping boxes of one tensor
 //         (computeTaskDependencies); edgeCount counts them.

@@ -86,22 +86,27 @@ TEST(BuildExecuteGraph, ALoopMakesOneTaskPerSubgraphAndIterationWithItsIndexAndR
   EXPECT_TRUE(dependenciesAreExact(graph));
 }
 
-// Same kernel: each copy follows the exp that wrote its tile of e (read after write); the next iteration's exp
-// overwrites that tile, so it follows the previous exp (write after write) and copy (write after read). The two
-// tile columns never meet, and x and y add nothing (x is only read, the rows of y are disjoint).
-TEST(BuildExecuteGraph, TemporaryTilesReusedAcrossIterationsAreOrderedByTheirLastWriterAndReaders) {
+// Same kernel: e is made in the loop body, so every iteration has its own copy of it (PyPTO's per-iteration
+// workspace). Each copy follows the exp that wrote its tile of e in the same iteration (read after write) and
+// nothing else: no iteration waits for another's use of e, x is only read and the rows of y are disjoint.
+TEST(BuildExecuteGraph, TemporariesMadeInALoopBodyAreEachIterationsOwn) {
   const ExecuteGraph graph = built(rowExp(5)).tasks;
   ASSERT_EQ(graph.tasks.size(), 20u);
   for (TaskId b = 0; b < 5; ++b) {
-    const TaskId first = 4 * b, previous = 4 * (b - 1);
-    EXPECT_EQ(graph.tasks[static_cast<std::size_t>(first)].predecessors, b ? (Ids{previous, previous + 2}) : Ids{});
-    EXPECT_EQ(graph.tasks[static_cast<std::size_t>(first + 1)].predecessors, b ? (Ids{previous + 1, previous + 3}) : Ids{});
+    const TaskId first = 4 * b;
+    EXPECT_EQ(graph.tasks[static_cast<std::size_t>(first)].predecessors, Ids{});
+    EXPECT_EQ(graph.tasks[static_cast<std::size_t>(first + 1)].predecessors, Ids{});
     EXPECT_EQ(graph.tasks[static_cast<std::size_t>(first + 2)].predecessors, (Ids{first}));
     EXPECT_EQ(graph.tasks[static_cast<std::size_t>(first + 3)].predecessors, (Ids{first + 1}));
+    // The exp writes and the copy reads the same instance of e; other iterations use others.
+    const std::uint64_t instance = graph.tasks[static_cast<std::size_t>(first)].writes.at(0).instance;
+    EXPECT_NE(instance, 0u);
+    EXPECT_EQ(graph.tasks[static_cast<std::size_t>(first + 2)].reads.at(0).instance, instance);
+    if (b) EXPECT_NE(graph.tasks[static_cast<std::size_t>(first - 4)].writes.at(0).instance, instance);
   }
-  EXPECT_EQ(graph.edgeCount, 5u * 2 + 4u * 4);  // two copies per iteration, two exps of two edges after the first
-  EXPECT_EQ(graph.tasks[0].successors, (Ids{2, 4}));
-  EXPECT_EQ(graph.tasks[2].successors, (Ids{4}));
+  EXPECT_EQ(graph.edgeCount, 5u * 2);  // two copies per iteration, each after its exp
+  EXPECT_EQ(graph.tasks[0].successors, (Ids{2}));
+  EXPECT_EQ(graph.tasks[2].successors, Ids{});
   EXPECT_TRUE(dependenciesAreExact(graph));
 }
 
@@ -228,7 +233,8 @@ TEST(BuildExecuteGraph, AnIterationReadingWhatThePreviousOneWroteFollowsIt) {
     EXPECT_EQ(adds.loopIndices, (LoopIndices{{"i", k + 1}}));
     EXPECT_EQ(adds.reads.at(0).offsets, (std::vector<std::int64_t>{k, 0}));
     EXPECT_EQ(copy.writes.at(0).offsets, (std::vector<std::int64_t>{k + 1, 0}));
-    EXPECT_EQ(adds.predecessors, k ? (Ids{2 * k - 2, 2 * k - 1}) : Ids{});
+    // Only the true chain: row k comes from the copy that wrote it; the previous adds' temporary is its own.
+    EXPECT_EQ(adds.predecessors, k ? (Ids{2 * k - 1}) : Ids{});
     EXPECT_EQ(copy.predecessors, (Ids{2 * k}));
   }
   EXPECT_TRUE(dependenciesAreExact(graph));

@@ -75,7 +75,8 @@ std::string messages(const DiagnosticEngine& diags) {
 }
 
 bool boxesOverlap(const ConcreteRegion& a, const ConcreteRegion& b) {
-  if (a.tensor != b.tensor) return false;
+  // Different instances are different storage (a loop-made temporary's per-iteration copies).
+  if (a.tensor != b.tensor || a.instance != b.instance) return false;
   for (std::size_t d = 0; d < a.shape.size(); ++d) {
     if (a.shape[d] <= 0 || b.shape[d] <= 0) return false;
     if (a.offsets[d] + a.shape[d] <= b.offsets[d] || b.offsets[d] + b.shape[d] <= a.offsets[d]) return false;

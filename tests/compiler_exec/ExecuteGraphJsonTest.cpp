@@ -64,7 +64,7 @@ TEST(ExecuteGraphJson, ATaskCarriesItsSubgraphProgramIndicesSourceRegionsAndPred
   EXPECT_EQ(json["stage"], "execute");
   EXPECT_EQ(json["kernel"], "row_exp");
   EXPECT_EQ(json["task_count"], 8);
-  EXPECT_EQ(json["edge_count"], 8);  // 2 copies in iteration 0; 2 exps (WAW + WAR each) and 2 copies in 1
+  EXPECT_EQ(json["edge_count"], 4);  // each copy after its exp; e is each iteration's own, so the exps wait for nothing
   EXPECT_EQ(json["core_types"].dump(), R"({"AIC":0,"AIV":8})");
   ASSERT_EQ(json["tasks"].size(), 8u);
   const TensorId e = compilation.tiles.tileOp(0).outputs[0].tensor;
@@ -72,11 +72,11 @@ TEST(ExecuteGraphJson, ATaskCarriesItsSubgraphProgramIndicesSourceRegionsAndPred
   const std::string expected = R"({"id":6,"subgraph":2,"program":1,"core_type":"AIV","label":"copy",)"
                                R"("loop_indices":{"b":1},"source":{"file":"kernel.py","line":6},)"
                                R"("reads":[{"tensor":)" + std::to_string(e) + R"(,"name":")" + eName +
-                               R"(","offsets":[0,0],"shape":[1,16]}],)"
+                               R"(","offsets":[0,0],"shape":[1,16],"per_iteration":true}],)"
                                R"("writes":[{"tensor":1,"name":"y","offsets":[1,0],"shape":[1,16]}],)"
                                R"("predecessors":[4]})";
   EXPECT_EQ(json["tasks"][6].dump(), expected);
-  EXPECT_EQ(json["tasks"][4]["predecessors"].dump(), "[0,2]");
+  EXPECT_EQ(json["tasks"][4]["predecessors"].dump(), "[]");
   EXPECT_EQ(json["tasks"][4]["label"], "exp");
   EXPECT_EQ(json["tasks"][4]["source"]["line"], 5);
 }
