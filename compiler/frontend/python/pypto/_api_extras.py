@@ -213,15 +213,28 @@ experimental = _Experimental()
 
 _pass_configs = {}
 _pass_defaults = {}
-_noticed = False
+_noticed = set()
+
+
+def _notice_once(what, advice):
+    """One line per unmodelled setting and process, as for options PTO Studio does not act on."""
+    if what not in _noticed:
+        _noticed.add(what)
+        print(f"pypto: {what} is accepted and has no effect in PTO Studio; {advice}", file=sys.stderr)
 
 
 def _notice_pass_config():
-    global _noticed
-    if not _noticed:
-        _noticed = True
-        print("pypto: per-pass configuration (set_pass_config) is accepted and has no effect in PTO Studio; "
-              "disable a pass with pass_options={'disable_pass': [...]}", file=sys.stderr)
+    _notice_once("per-pass configuration (set_pass_config)",
+                 "disable a pass with pass_options={'disable_pass': [...]}")
+
+
+def _set_cache_policy(self, policy, value=True):
+    _notice_once("Tensor.set_cache_policy", "the L2 model decides what stays cached")
+
+
+def _get_cache_policy(self, policy=None):
+    """False: no cache policy is ever set here (set_cache_policy has no effect)."""
+    return False
 
 
 def set_pass_config(strategy, identifier, key, value):
@@ -390,8 +403,8 @@ def tensor_methods():
         "expand_clone": _unsupported("Tensor.expand_clone", _UNSUPPORTED["expand_clone"]),
         "index_add": _unsupported("Tensor.index_add", _UNSUPPORTED["index_add"]),
         "index_add_": _unsupported("Tensor.index_add_", _UNSUPPORTED["index_add_"]),
-        "set_cache_policy": lambda self, policy, value=True: None,
-        "get_cache_policy": lambda self, policy=None: False,
+        "set_cache_policy": _set_cache_policy,
+        "get_cache_policy": _get_cache_policy,
     }
 
 

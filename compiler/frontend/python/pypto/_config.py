@@ -135,6 +135,13 @@ def _checked_scope(groups, tiles, name=""):
     return _options.Scope(groups, tiles, name)
 
 
+def _scope_from(arguments, name=""):
+    """The checked scope for the keyword arguments of options() / set_options(): the option groups, the tile
+    fields and any flat keys (`flat`)."""
+    groups = _grouped_or_flat({group: arguments.get(group) for group in _options.GROUPS}, arguments.get("flat"))
+    return _checked_scope(groups, {field: arguments.get(field) for field in _options.TILE_FIELDS}, name)
+
+
 def _grouped_or_flat(groups, flat):
     """PyPTO's grouped form (pass_options={...}) and the flat one (enable_slice=True) as one dict of groups."""
     groups = {group: dict(values) for group, values in groups.items() if values is not None}
@@ -147,35 +154,21 @@ def _grouped_or_flat(groups, flat):
     return groups
 
 
-def _set_group(group, values):
-    """set_pass_options / set_runtime_options / ...: one group, flat keys, into the scope in force."""
-    values = {k: v for k, v in values.items() if v is not None}
-    set_options(**{group: values})
+def _setter(group):
+    def set_group(**values):
+        set_options(**{group: {k: v for k, v in values.items() if v is not None}})
+    set_group.__name__ = f"set_{group}"
+    set_group.__doc__ = (f"{group.replace('_', ' ').capitalize()} (keys as keywords) for the scope in force; inside a "
+                         f"kernel, for the ops that follow.")
+    return set_group
 
 
-def set_pass_options(**options):
-    """Pass options for the scope in force (inside a kernel: for the ops that follow)."""
-    _set_group("pass_options", options)
-
-
-def set_runtime_options(**options):
-    _set_group("runtime_options", options)
-
-
-def set_host_options(**options):
-    _set_group("host_options", options)
-
-
-def set_codegen_options(**options):
-    _set_group("codegen_options", options)
-
-
-def set_verify_options(**options):
-    _set_group("verify_options", options)
-
-
-def set_debug_options(**options):
-    _set_group("debug_options", options)
+set_pass_options = _setter("pass_options")
+set_runtime_options = _setter("runtime_options")
+set_host_options = _setter("host_options")
+set_codegen_options = _setter("codegen_options")
+set_verify_options = _setter("verify_options")
+set_debug_options = _setter("debug_options")
 
 
 def _getter(group):
@@ -208,13 +201,7 @@ def set_options(codegen_options=None, host_options=None, pass_options=None, runt
                 cube_tile_shapes=None, conv_tile_shapes=None, matrix_size=None, **flat):
     """PyPTO's set_options: grouped dicts (pass_options={...}, ...) or flat keys (enable_slice=True).
     Outside a kernel it updates the scope in force; inside, it applies to the ops that follow."""
-    groups = _grouped_or_flat({"codegen_options": codegen_options, "host_options": host_options,
-                               "pass_options": pass_options, "runtime_options": runtime_options,
-                               "verify_options": verify_options, "debug_options": debug_options,
-                               "operation_options": operation_options}, flat)
-    tiles = {"vec_tile_shapes": vec_tile_shapes, "cube_tile_shapes": cube_tile_shapes,
-             "conv_tile_shapes": conv_tile_shapes, "matrix_size": matrix_size}
-    scope = _checked_scope(groups, tiles)
+    scope = _scope_from(locals())
     state = _state.active()
     if state is not None:
         _apply_in_kernel(state, scope.groups, scope.tiles)
@@ -229,13 +216,7 @@ class options:  # noqa: N801 - PyPTO's spelling
     def __init__(self, name="", codegen_options=None, host_options=None, pass_options=None, runtime_options=None,
                  verify_options=None, operation_options=None, debug_options=None, vec_tile_shapes=None,
                  cube_tile_shapes=None, conv_tile_shapes=None, matrix_size=None, **flat):
-        groups = _grouped_or_flat({"codegen_options": codegen_options, "host_options": host_options,
-                                   "pass_options": pass_options, "runtime_options": runtime_options,
-                                   "verify_options": verify_options, "debug_options": debug_options,
-                                   "operation_options": operation_options}, flat)
-        tiles = {"vec_tile_shapes": vec_tile_shapes, "cube_tile_shapes": cube_tile_shapes,
-                 "conv_tile_shapes": conv_tile_shapes, "matrix_size": matrix_size}
-        self._scope = _checked_scope(groups, tiles, name)
+        self._scope = _scope_from(locals(), name)
         self._saved = []
 
     def __enter__(self):
