@@ -2,6 +2,7 @@
 #include "compiler/ir/TileGraphJson.h"
 
 #include "compiler/ir/TensorGraphJson.h"
+#include "compiler/ir/TileDataEdges.h"
 
 #include <sstream>
 
@@ -42,6 +43,8 @@ Json tileGraphToJson(const TileGraph& graph) {
                            {"datatype", std::string(name(tensor.dtype))},
                            {"shape", graph.shapeOf(tensor.id)}});
   root["tensors"] = std::move(tensors);
+  std::vector<Json> producers(graph.tileOps().size(), Json::array());
+  for (const TileDataEdge& edge : tileDataEdges(graph)) producers[static_cast<std::size_t>(edge.to)].push_back(edge.from);
   Json operations = Json::array();
   for (const TileOp& op : graph.tileOps()) {
     const TensorOp& source = graph.graph.op(op.tensorOp);
@@ -56,6 +59,7 @@ Json tileGraphToJson(const TileGraph& graph) {
     for (const TileRegion& region : op.outputs) outputs.push_back(regionJson(graph, region));
     entry["ioperands"] = std::move(inputs);
     entry["ooperands"] = std::move(outputs);
+    entry["producers"] = std::move(producers[static_cast<std::size_t>(op.id)]);
     if (op.accumulate != TileAccumulate::None) entry["accumulate"] = std::string(name(op.accumulate));
     entry["tile_shape"] = op.tileShape;
     Json attrs = Json::object();
@@ -71,17 +75,12 @@ std::string tileGraphToDot(const TileGraph& graph) {
   std::ostringstream out;
   out << "digraph \"" << graph.graph.kernelName << "_tiles\" {\n  rankdir=TB;\n"
       << "  node [fontname=\"Helvetica\", fontsize=9, shape=box, style=rounded];\n";
-  // Edges follow read-after-write on the same tensor between consecutive tile ops.
-  std::map<TensorId, std::vector<TileOpId>> writers;
   for (const TileOp& op : graph.tileOps()) {
     out << "  n" << op.id << " [label=\"" << name(op.kind) << " #" << op.id;
     if (!op.outputs.empty()) out << "\\n" << regionString(graph, op.outputs[0]);
     out << "\"];\n";
-    for (const TileRegion& input : op.inputs)
-      if (auto found = writers.find(input.tensor); found != writers.end() && !found->second.empty())
-        out << "  n" << found->second.back() << " -> n" << op.id << ";\n";
-    for (const TileRegion& output : op.outputs) writers[output.tensor].push_back(op.id);
   }
+  for (const TileDataEdge& edge : tileDataEdges(graph)) out << "  n" << edge.from << " -> n" << edge.to << ";\n";
   out << "}\n";
   return out.str();
 }

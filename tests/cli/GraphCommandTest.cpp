@@ -1,0 +1,103 @@
+// `pto graph --stage tile`: the DOT edges are the region-accurate producer -> consumer relation, the same
+// one the JSON gives as `producers`. The kernel's two exp tiles write the halves of t and the two muls
+// tiles each read one half, so each reader has exactly the writer of its own half.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace {
+
+namespace fs = std::filesystem;
+using pto::test::Result;
+using pto::test::runPto;
+
+constexpr const char* kKernel =
+    "import pypto\n"
+    "\n"
+    "@pypto.frontend.jit\n"
+    "def halves(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
+    "    pypto.set_vec_tile_shapes(2, 64)\n"
+    "    t = pypto.exp(x)\n"
+    "    y[:] = t * 2.0\n";
+
+constexpr const char* kProject = R"({
+  "name": "halves",
+  "source": "kernel.py",
+  "entry": "halves",
+  "args": [
+    {"name": "x", "shape": [4, 64], "dtype": "float32", "init": {"kind": "arange"}},
+    {"name": "y", "shape": [4, 64], "dtype": "float32"}
+  ]
+}
+)";
+
+using Edges = std::set<std::pair<int, int>>;
+
+class TileGraphOutput : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("pto-graph-cli-" + std::to_string(std::random_device{}()));
+    fs::create_directories(m_dir);
+    std::ofstream(m_dir / "kernel.py") << kKernel;
+    std::ofstream(m_dir / "pto-project.json") << kProject;
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+  fs::path m_dir;
+};
+
+// "  n0 -> n2;" lines of a DOT text.
+Edges dotEdges(const std::string& dot) {
+  Edges edges;
+  std::regex edge(R"(^\s*n(\d+)\s*->\s*n(\d+)\s*;?\s*$)");
+  std::istringstream lines(dot);
+  for (std::string line; std::getline(lines, line);)
+    if (std::smatch match; std::regex_match(line, match, edge)) edges.emplace(std::stoi(match[1]), std::stoi(match[2]));
+  return edges;
+}
+
+TEST_F(TileGraphOutput, DotEdgesLinkEachReaderToTheWriterOfItsHalf) {
+  Result json = runPto("graph " + m_dir.string() + " --stage tile --format json");
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  auto graph = nlohmann::json::parse(json.out);
+
+  // The expected edges from the regions alone: a muls tile reads the rows of t an exp tile wrote.
+  std::map<std::int64_t, int> writerOfRow;  // first row of t -> exp tile
+  nlohmann::json t;                         // exp's result tensor id
+  Edges expected, producers;
+  int exps = 0, readers = 0;
+  for (const auto& op : graph["operations"])
+    if (op["opcode"] == "exp") {
+      ++exps;
+      t = op["ooperands"][0]["tensor"];
+      ASSERT_EQ(op["ooperands"][0]["shape"], nlohmann::json({2, 64}));
+      writerOfRow[op["ooperands"][0]["offset"][0].get<std::int64_t>()] = op["opmagic"];
+    }
+  for (const auto& op : graph["operations"]) {
+    for (const auto& from : op["producers"]) producers.emplace(from.get<int>(), op["opmagic"].get<int>());
+    if (op["opcode"] != "muls") continue;
+    ++readers;
+    ASSERT_EQ(op["ioperands"][0]["tensor"], t);
+    ASSERT_EQ(op["ioperands"][0]["shape"], nlohmann::json({2, 64}));
+    expected.emplace(writerOfRow.at(op["ioperands"][0]["offset"][0].get<std::int64_t>()), op["opmagic"].get<int>());
+  }
+  ASSERT_EQ(exps, 2) << json.out;
+  ASSERT_EQ(readers, 2) << json.out;
+  ASSERT_EQ(expected.size(), 2u);
+
+  Result dot = runPto("graph " + m_dir.string() + " --stage tile --format dot");
+  ASSERT_EQ(dot.exitCode, 0) << dot.err;
+  EXPECT_EQ(dotEdges(dot.out), expected) << dot.out;
+  EXPECT_EQ(producers, expected) << json.out;
+}
+
+} // namespace
