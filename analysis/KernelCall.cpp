@@ -9,6 +9,7 @@
 #include "core/Version.h"
 #include "npusim/MachineFile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -108,9 +109,12 @@ std::optional<nlohmann::ordered_json> runKernelCall(const TensorGraph& graph, st
   } else {
     report["machine"] = machine->name;
     report["mode"] = "reference";
+    // The first error: notes (a clamped tile) may come before it.
     const auto& problems = simulationDiags.diagnostics();
-    report["simulation_error"] = problems.empty() ? std::string("unknown")
-                                                  : problems.front().location.str() + ": " + problems.front().message;
+    auto error = std::find_if(problems.begin(), problems.end(),
+                              [](const Diagnostic& problem) { return problem.severity == Severity::Error; });
+    report["simulation_error"] = error == problems.end() ? std::string("unknown")
+                                                         : error->location.str() + ": " + error->message;
   }
   report["outputs_from"] = outputsFrom;
   report["timings_ms"] = {{"golden", goldenMs}, {"compile", compileMs},

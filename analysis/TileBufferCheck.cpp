@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <filesystem>
 
 namespace pto {
 namespace {
@@ -209,6 +208,21 @@ struct OpModel {
   TensorId accumulator = kNoId;  // the output itself, or its fp32/int32 accumulator
 };
 
+// The shape a vec tile cuts for this op (ExpandFunction: reductions and
+// copies cut their input, the rest their output).
+const Dims& vecTiledShape(const OpModel& op) {
+  const bool cutsInput = category(op.kind) == OpCategory::Reduce || op.kind == TensorOpKind::Assemble ||
+                         op.kind == TensorOpKind::Copy;
+  return cutsInput && !op.inputs.empty() ? op.inputShapes[0] : op.outputShape;
+}
+
+// m, k, n of a matmul.
+std::array<std::int64_t, 3> matmulExtents(const OpModel& op) {
+  const Dims& a = op.inputShapes[0];
+  const Dims& out = op.outputShape;
+  return {out[out.size() - 2], op.aTrans ? a[a.size() - 2] : a[a.size() - 1], out[out.size() - 1]};
+}
+
 struct TileBufferChecker::Impl {
   TileSection section = TileSection::Vec;
   TargetInfo target;
@@ -288,10 +302,7 @@ TileBufferChecker::TileBufferChecker(const TensorGraph& graph, const TileSite& s
     OpModel model;
     model.op = op.id;
     model.kind = op.kind;
-    model.where = std::string(name(op.kind)) + (op.label.empty() ? "" : " '" + op.label + "'") + " at " +
-                  (op.location.known() ? std::filesystem::path(op.location.file).filename().string() + ":" +
-                                             std::to_string(op.location.line)
-                                       : std::string("?"));
+    model.where = opWhere(op);
     bool known = true;
     for (TensorId input : op.inputs) {
       model.inputs.push_back(input);
@@ -342,12 +353,11 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
   if (!problems.empty()) return impl.finish({MemoryKind::UB}, {}, problems);
   for (const OpModel& op : impl.ops) {
     const bool reduce = category(op.kind) == OpCategory::Reduce;
-    const Dims& tiled = reduce || op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy
-                            ? (op.inputs.empty() ? op.outputShape : op.inputShapes[0])
-                            : op.outputShape;
+    const Dims& tiled = vecTiledShape(op);
     Dims tile = candidate;
-    // Trailing dims of a longer tile apply to a lower-rank op (ExpandFunction's rule).
-    if (tile.size() > tiled.size()) tile.erase(tile.begin(), tile.begin() + static_cast<std::ptrdiff_t>(tile.size() - tiled.size()));
+    // A longer tile gives its leading dims to a lower-rank op, axis i tile
+    // dim i (ExpandFunction's rule, PyPTO's); alignment stays on the tile as set.
+    if (tile.size() > tiled.size()) tile.resize(tiled.size());
     if (tile.size() != tiled.size()) {
       problems.push_back(op.where + " works on rank-" + std::to_string(tiled.size()) + " tensors but the tile " +
                          dimsText(candidate) + " has " + std::to_string(tile.size()) +
@@ -355,8 +365,8 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
       continue;
     }
     if (tile.empty()) continue;
-    if (std::string problem = vecTileAlignmentProblem(tile, op.operand); !problem.empty()) {
-      problems.push_back(op.where + ": the tile " + dimsText(tile) + ": " + problem);
+    if (std::string problem = vecTileAlignmentProblem(candidate, op.operand); !problem.empty()) {
+      problems.push_back(op.where + ": the tile " + dimsText(candidate) + ": " + problem);
       continue;
     }
     Dims sizes(tiled.size());
@@ -420,8 +430,7 @@ TileBufferCheck TileBufferChecker::checkCube(const CubeTileShape& shape) const {
   for (const OpModel& op : impl.ops) {
     const Dims& a = op.inputShapes[0];
     const Dims& out = op.outputShape;
-    std::int64_t m = out[out.size() - 2], n = out[out.size() - 1];
-    std::int64_t k = op.aTrans ? a[a.size() - 2] : a[a.size() - 1];
+    const auto [m, k, n] = matmulExtents(op);
     std::int64_t ms = std::min(shape.mL0, m), ns = std::min(shape.nL0, n), ks = std::min(shape.kL0, k);
     auto matrix = [](TensorId tensor, std::size_t rank, std::int64_t rows, std::int64_t cols) {
       Dims sizes(rank - 2, 1);
@@ -450,6 +459,24 @@ TileBufferCheck TileBufferChecker::checkJson(const nlohmann::ordered_json& value
   TileBufferCheck check;
   check.problems.push_back(error);
   return check;
+}
+
+std::string TileBufferChecker::clampNote(const nlohmann::ordered_json& value) const {
+  std::string error;
+  std::vector<TileCut> cuts;
+  if (m_impl->section == TileSection::Vec) {
+    auto tile = vecShapeFromJson(value, error);
+    if (!tile) return {};
+    for (const OpModel& op : m_impl->ops) cuts.push_back(TileCut{op.where, vecTiledShape(op)});
+    return tileClampNote("vec", *tile, cuts);
+  }
+  auto cube = cubeTileShapeFromSetting(value, error);
+  if (!cube) return {};
+  for (const OpModel& op : m_impl->ops) {
+    const auto [m, k, n] = matmulExtents(op);
+    cuts.push_back(TileCut{op.where, {m, k, n}});
+  }
+  return tileClampNote("cube", {cube->mL0, cube->kL0, cube->nL0}, cuts);
 }
 
 TileBufferCheck TileBufferChecker::checkText(std::string_view text) const {

@@ -100,6 +100,12 @@ public:
   // A tile_settings value or panel text for this site's section.
   TileBufferCheck checkJson(const nlohmann::ordered_json& value) const;
   TileBufferCheck checkText(std::string_view text) const;
+  // ExpandFunction's note when a tile_settings value (vec or cube, as the
+  // section takes) is larger than everything it would cut at this site, so
+  // the compiler clamps it: "vec tile [64, 1024] is larger than what it cuts
+  // (...); it is clamped to [32, 100]". Empty when nothing is clamped or the
+  // value is malformed.
+  std::string clampNote(const nlohmann::ordered_json& value) const;
 
   TileSection section() const;
 

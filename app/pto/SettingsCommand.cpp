@@ -67,6 +67,23 @@ Json checkJson(const TileBufferCheck& check) {
   return json;
 }
 
+// Compiling notes a tile larger than all it cuts once, where the tile is
+// set: a site says so when its own value is the one in effect.
+void noteClampedTile(const TileSite& site, const TileBufferChecker& checker, const OperatorProject& project,
+                     DiagnosticEngine& diags) {
+  const bool projectValue = site.effectiveFrom == site.key;
+  const bool kernelCall = site.kind == TileSiteKind::CallSite && site.effectiveFrom == "kernel";
+  if (!projectValue && !kernelCall) return;
+  std::string note = checker.clampNote(site.effectiveValue);
+  if (note.empty()) return;
+  if (kernelCall) {
+    diags.note(site.location) << note;
+    return;
+  }
+  const std::string key = "tile_settings." + std::string(name(site.section)) + "." + site.key;
+  diags.note(project.locationOf(key)) << key << ": " << note;
+}
+
 int runSettings(const SettingsOptions& options) {
   DiagnosticEngine diags;
   auto project = loadProject(options.projectPath, diags);
@@ -129,6 +146,7 @@ int runSettings(const SettingsOptions& options) {
       entry["check"] = checkJson(check);
       status = check.summary();
       anyOverflow = anyOverflow || !check.fits();
+      noteClampedTile(site, checker, *project, diags);
     }
     report["tile_sites"].push_back(entry);
     if (text) {

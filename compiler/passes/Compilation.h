@@ -28,8 +28,12 @@ struct CompileSettings {
   // the settings were not read from a file).
   nlohmann::ordered_json partitionOverrides = nlohmann::ordered_json::array();
   std::vector<SourceLocation> partitionOverrideLocations;
-  // Where those settings came from, for diagnostics about them.
+  // Where those settings came from, for diagnostics about them: the file,
+  // and where a setting's value starts in it, keyed as
+  // OperatorProject::settingLocations ("tile_settings.cube.gemm"); settings
+  // not read from a file have none, and diagnostics then name the file.
   std::string projectFile;
+  std::map<std::string, SourceLocation> settingLocations;
   // The machine's buffers and data paths.
   TargetInfo target;
 };

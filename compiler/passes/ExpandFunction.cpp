@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 namespace pto {
 namespace {
@@ -62,6 +64,7 @@ public:
     std::size_t opCount = m_graph.ops().size();  // matmul accumulators add tensors, not ops
     for (std::size_t i = 0; i < opCount; ++i)
       if (!expand(m_graph.op(static_cast<OpId>(i)))) return false;
+    noteClampedTiles();
     return true;
   }
 
@@ -109,23 +112,27 @@ private:
     return &settings[section]["DEFAULT"];
   }
 
-  // The vec tile for `op`'s rank-`rank` work. A copy (`dataMovement`) moves
-  // whole 32-byte blocks, so an innermost dim short of a block is rounded up
-  // to one instead of being an error: `out[:] = cast(x, fp16)` under a tile
-  // of 8 stores fp16 rows of 16 elements, as PyPTO's output write does.
-  std::optional<Dims> vecTile(const TensorOp& op, std::size_t rank, bool dataMovement = false) {
+  // The vec tile for `op`'s work on a tensor of shape `tiled`. A copy
+  // (`dataMovement`) moves whole 32-byte blocks, so an innermost dim short of
+  // a block is rounded up to one instead of being an error: `out[:] =
+  // cast(x, fp16)` under a tile of 8 stores fp16 rows of 16 elements, as
+  // PyPTO's output write does.
+  std::optional<Dims> vecTile(const TensorOp& op, const Dims& tiled, bool dataMovement = false) {
+    const std::size_t rank = tiled.size();
     Dims tile;
     std::string origin;
     std::string projectKey;
     if (const auto* setting = projectTile("vec", op, &projectKey)) {
       tile = setting->get<Dims>();
-      origin = "tile_settings.vec." + projectKey + " in " + m_compilation.settings.projectFile;
+      projectKey = "tile_settings.vec." + projectKey;
+      origin = projectKey + " in " + m_compilation.settings.projectFile;
     } else if (!op.tiles.vec.empty()) {
       tile = op.tiles.vec;
       origin = "set_vec_tile_shapes";
     } else if (const auto* fallback = projectDefault("vec")) {
       tile = fallback->get<Dims>();
-      origin = "tile_settings.vec.DEFAULT in " + m_compilation.settings.projectFile;
+      projectKey = "tile_settings.vec.DEFAULT";
+      origin = projectKey + " in " + m_compilation.settings.projectFile;
     } else {
       return m_diags.error(op.location) << name(op.kind) << " runs on the vector unit but no tile shape is set; call "
                                         << "pypto.set_vec_tile_shapes(...) before it, or set tile_settings.vec.DEFAULT "
@@ -153,19 +160,60 @@ private:
       const std::int64_t perBlock = std::max<std::int64_t>(1, 32 / static_cast<std::int64_t>(sizeOf(operand)));
       tile.back() = (tile.back() + perBlock - 1) / perBlock * perBlock;
     }
+    // The tile as set, not as rounded up for a copy: the note speaks of the user's value.
+    recordCut("vec", projectKey, op, asSet, tiled);
     return tile;
   }
 
-  std::optional<CubeTileShape> cubeTile(const TensorOp& op) {
+  // `projectKey` becomes "tile_settings.cube.<key>" when the project sets the tile.
+  std::optional<CubeTileShape> cubeTile(const TensorOp& op, std::string& projectKey) {
     std::string key;
     if (const auto* setting = projectTile("cube", op, &key)) {
       std::string error;
+      projectKey = "tile_settings.cube." + key;
       if (auto shape = cubeTileShapeFromSetting(*setting, error)) return shape;
-      return m_diags.error(op.location) << "tile_settings.cube." << key << " in " << m_compilation.settings.projectFile
-                                        << ": " << error;
+      return m_diags.error(op.location) << projectKey << " in " << m_compilation.settings.projectFile << ": " << error;
     }
     if (op.tiles.cube) return op.tiles.cube;
     return m_diags.error(op.location) << "matmul needs a cube tile shape; call pypto.set_cube_tile_shapes(...) before it";
+  }
+
+  // ---- clamping notes ----
+  // One place a tile is set (a set_*_tile_shapes call or a tile_settings
+  // entry, with its value) and the ops it cut.
+  struct TileSetting {
+    std::string section;
+    std::string projectKey;  // "tile_settings.vec.DEFAULT"; empty for the kernel's own call
+    SourceLocation call;     // the kernel's set_*_tile_shapes call
+    SourceLocation firstOp;
+    Dims tile;
+    std::vector<TileCut> cuts;
+  };
+
+  void recordCut(std::string section, const std::string& projectKey, const TensorOp& op, const Dims& tile, Dims extents) {
+    const SourceLocation& call = section == "vec" ? op.tiles.vecSite : op.tiles.cubeSite;
+    auto key = std::make_tuple(section, projectKey, projectKey.empty() ? call.str() : std::string(), tile);
+    auto [found, inserted] = m_settingIndex.try_emplace(std::move(key), m_settingsUsed.size());
+    if (inserted) m_settingsUsed.push_back(TileSetting{std::move(section), projectKey, call, op.location, tile, {}});
+    m_settingsUsed[found->second].cuts.push_back(TileCut{opWhere(op), std::move(extents)});
+  }
+
+  // A note per tile setting that is larger than all it cut, where the user sets it.
+  void noteClampedTiles() {
+    for (const TileSetting& setting : m_settingsUsed) {
+      std::string text = tileClampNote(setting.section, setting.tile, setting.cuts);
+      if (text.empty()) continue;
+      if (setting.projectKey.empty()) {
+        m_diags.note(setting.call.known() ? setting.call : setting.firstOp) << text;
+        continue;
+      }
+      const auto& locations = m_compilation.settings.settingLocations;
+      if (auto found = locations.find(setting.projectKey); found != locations.end())
+        m_diags.note(found->second) << setting.projectKey << ": " << text;
+      else
+        m_diags.note(setting.firstOp) << setting.projectKey << " in " << m_compilation.settings.projectFile << ": "
+                                      << text;
+    }
   }
 
   TileOp tileOp(const TensorOp& op) const {
@@ -240,7 +288,7 @@ private:
   bool expandElementwise(const TensorOp& op, const std::function<void(TileOp)>& emit) {
     TensorId output = op.outputs[0];
     const Dims& shape = shapeOf(output);
-    auto tile = vecTile(op, shape.size());
+    auto tile = vecTile(op, shape);
     if (!tile) return false;
     forEachTile(shape, *tile, [&](const Dims& offsets, const Dims& sizes) {
       TileOp t = tileOp(op);
@@ -256,7 +304,7 @@ private:
     TensorId input = op.inputs[0], output = op.outputs[0];
     // Copies: adding an accumulator may move the shape table.
     const Dims inShape = shapeOf(input);
-    auto tile = vecTile(op, inShape.size());
+    auto tile = vecTile(op, inShape);
     if (!tile) return false;
     Dims dims = *op.attr<Dims>("dims");
     bool keepdim = *op.attr<bool>("keepdim");
@@ -338,7 +386,8 @@ private:
   }
 
   bool expandMatmul(const TensorOp& op, const std::function<void(TileOp)>& emit) {
-    auto cube = cubeTile(op);
+    std::string projectKey;
+    auto cube = cubeTile(op, projectKey);
     if (!cube) return false;
     TensorId a = op.inputs[0], b = op.inputs[1], output = op.outputs[0];
     bool aTrans = *op.attr<bool>("a_trans"), bTrans = *op.attr<bool>("b_trans");
@@ -349,6 +398,7 @@ private:
     std::int64_t k = aTrans ? aShape[aShape.size() - 2] : aShape[aShape.size() - 1];
     DataType outType = m_graph.tensor(output).dtype;
     DataType accType = m_graph.tensor(a).dtype == DataType::Int8 ? DataType::Int32 : DataType::Fp32;
+    recordCut("cube", projectKey, op, {cube->mL0, cube->kL0, cube->nL0}, {m, k, n});
 
     // k-steps accumulate in L0C at full precision; a narrower output gets
     // one conversion per block at the end, as the fixpipe does.
@@ -421,7 +471,7 @@ private:
     const Dims& shape = shapeOf(source);
     Dims tile = shape;
     if (!op.tiles.vec.empty() || projectTile("vec", op) || projectDefault("vec")) {
-      auto configured = vecTile(op, shape.size(), /*dataMovement=*/true);
+      auto configured = vecTile(op, shape, /*dataMovement=*/true);
       if (!configured) return false;
       tile = *configured;
     }
@@ -446,7 +496,7 @@ private:
     const Dims& shape = shapeOf(output);
     Dims tile = shape;
     if (!op.tiles.vec.empty()) {
-      auto configured = vecTile(op, shape.size());
+      auto configured = vecTile(op, shape);
       if (!configured) return false;
       tile = *configured;
     }
@@ -486,7 +536,7 @@ private:
       permutation = dims;
     else
       return expandWhole(op, emit);  // malformed attrs: the reference interpreter reports them
-    auto tile = vecTile(op, rank);
+    auto tile = vecTile(op, outShape);
     if (!tile) return false;
     forEachTile(outShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
       Dims inOffsets(rank), inSizes(rank);
@@ -516,6 +566,8 @@ private:
   TileGraph& m_tiles;
   TensorGraph& m_graph;
   DiagnosticEngine& m_diags;
+  std::vector<TileSetting> m_settingsUsed;  // in order of first use
+  std::map<std::tuple<std::string, std::string, std::string, Dims>, std::size_t> m_settingIndex;
 };
 
 } // namespace
@@ -593,6 +645,55 @@ std::string vecTileAlignmentProblem(const std::vector<std::int64_t>& tile, DataT
   return "its innermost dim is " + std::to_string(bytes) + " bytes of " + std::string(name(operand)) +
          ", not a multiple of " + std::to_string(kVecTileAlignmentBytes) + " bytes; use a multiple of " +
          std::to_string(std::max<std::int64_t>(1, kVecTileAlignmentBytes / item));
+}
+
+std::string opWhere(const TensorOp& op) {
+  std::string where(name(op.kind));
+  if (!op.label.empty()) where += " '" + op.label + "'";
+  where += " at ";
+  where += op.location.known() ? std::filesystem::path(op.location.file).filename().string() + ":" +
+                                     std::to_string(op.location.line)
+                               : std::string("?");
+  return where;
+}
+
+std::vector<std::int64_t> clampedTile(const std::vector<std::int64_t>& tile, const std::vector<TileCut>& cuts) {
+  std::vector<std::int64_t> clamped = tile;
+  for (std::size_t d = 0; d < tile.size(); ++d) {
+    std::int64_t largest = 0;
+    bool met = false;
+    for (const TileCut& cut : cuts)
+      if (d < cut.extents.size()) {
+        largest = met ? std::max(largest, cut.extents[d]) : cut.extents[d];
+        met = true;
+      }
+    // An empty tensor (extent 0) has no tiles to clamp.
+    if (met && largest > 0) clamped[d] = std::min(tile[d], largest);
+  }
+  return clamped;
+}
+
+std::string tileClampNote(std::string_view section, const std::vector<std::int64_t>& tile,
+                          const std::vector<TileCut>& cuts) {
+  const Dims clamped = clampedTile(tile, cuts);
+  if (clamped == tile) return {};
+  const bool cube = section == "cube" && tile.size() == 3;
+  auto text = [&](const Dims& dims, bool isTile) {
+    if (!cube) return dimsString(dims);
+    static const char* const kTileNames[] = {"mL0", "kL0", "nL0"};
+    static const char* const kExtentNames[] = {"m", "k", "n"};
+    std::string result;
+    for (std::size_t d = 0; d < dims.size() && d < 3; ++d)
+      result += std::string(d ? ", " : "") + (isTile ? kTileNames[d] : kExtentNames[d]) + " " + std::to_string(dims[d]);
+    return result;
+  };
+  constexpr std::size_t kShownCuts = 3;
+  std::string note = std::string(section) + " tile " + text(tile, true) + " is larger than what it cuts (";
+  for (std::size_t i = 0; i < cuts.size() && i < kShownCuts; ++i)
+    note += (i ? "; " : "") + cuts[i].where + ": " + text(cuts[i].extents, false);
+  if (cuts.size() > kShownCuts)
+    note += "; and " + std::to_string(cuts.size() - kShownCuts) + (cuts.size() - kShownCuts == 1 ? " more op" : " more ops");
+  return note + "); it is clamped to " + text(clamped, true);
 }
 
 bool expandFunction(Compilation& compilation, DiagnosticEngine& diags) { return Expander(compilation, diags).run(); }

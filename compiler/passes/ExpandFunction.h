@@ -19,6 +19,12 @@
 //         reshape) get one tile op over the whole tensor.
 //       A vector op without any tile shape, or with one of the wrong rank, is
 //       an error at its kernel line.
+//       A tile larger than everything it cuts is clamped (tiles stop at the
+//       tensor's edge), with one note per place the tile is set: at the
+//       set_vec_tile_shapes / set_cube_tile_shapes call, or at the project's
+//       tile_settings entry (settings.settingLocations; without it, at the
+//       first op it cuts), naming the requested and the clamped tile and the
+//       ops it cuts.
 #pragma once
 
 #include "compiler/passes/Compilation.h"
@@ -67,5 +73,23 @@ std::optional<CubeTileShape> cubeTileShapeFromSetting(const nlohmann::ordered_js
 // float32, not a multiple of 32 bytes; use a multiple of 8").
 inline constexpr std::int64_t kVecTileAlignmentBytes = 32;
 std::string vecTileAlignmentProblem(const std::vector<std::int64_t>& tile, DataType operand);
+
+// One op a tile cuts, for the clamping note: "exp 'rows' at kernel.py:7" and
+// the extents the tile's dims meet there (vec: the tiled tensor's shape; a
+// lower-rank op meets the tile's leading dims; cube: m, k, n of the matmul).
+struct TileCut {
+  std::string where;
+  std::vector<std::int64_t> extents;
+};
+// "exp 'rows' at kernel.py:7" (the file's name only).
+std::string opWhere(const TensorOp& op);
+// The tile its cuts use: each dim no larger than the largest extent it meets
+// (dims no op meets keep their value). Equal to `tile` when nothing is clamped.
+std::vector<std::int64_t> clampedTile(const std::vector<std::int64_t>& tile, const std::vector<TileCut>& cuts);
+// The clamping note for a tile set once (section "vec" or "cube"; a cube
+// tile is {mL0, kL0, nL0}), or "" when nothing is clamped:
+// "vec tile [64, 1024] is larger than what it cuts (exp at kernel.py:7: [32, 100]); it is clamped to [32, 100]".
+std::string tileClampNote(std::string_view section, const std::vector<std::int64_t>& tile,
+                          const std::vector<TileCut>& cuts);
 
 } // namespace pto

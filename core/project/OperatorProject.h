@@ -101,9 +101,10 @@ struct OperatorProject {
   // Where each partition_overrides entry starts in the file (same order), so
   // the compiler can point at the entry it rejects.
   std::vector<SourceLocation> partitionOverrideLocations;
-  // Where the values of "machine", "pass_options" and "runtime_options" start,
-  // for diagnostics the engine layers raise about them (unknown machine, bad
-  // runtime option); see locationOf.
+  // Where the values of "machine", "pass_options", "runtime_options" and each
+  // tile setting ("tile_settings.vec.DEFAULT", "tile_settings.cube.gemm")
+  // start, for diagnostics the engine layers raise about them (unknown
+  // machine, bad runtime option, a clamped tile); see locationOf.
   std::map<std::string, SourceLocation> settingLocations;
   nlohmann::ordered_json tune = nlohmann::ordered_json::object();
 

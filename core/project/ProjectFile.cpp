@@ -122,6 +122,10 @@ public:
     readOpaque(document, root / "tune", Json::value_t::object, project.tune);
     for (const char* key : {"machine", "pass_options", "runtime_options"})
       if (member(document, root / key)) project.settingLocations[key] = valueLocation(root / key);
+    for (const auto& [section, entries] : project.tileSettings.items())
+      if (entries.is_object())
+        for (const auto& [key, value] : entries.items())
+          project.settingLocations["tile_settings." + section + "." + key] = valueLocation(root / "tile_settings" / section / key);
 
     if (diags().errorCount() > errorsBefore) return std::nullopt;
     project.document = std::move(document);

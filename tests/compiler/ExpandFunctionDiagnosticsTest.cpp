@@ -1,7 +1,9 @@
-// ExpandFunction's user errors (full message text and the kernel line they point at) and how the
+// ExpandFunction's user errors (full message text and the kernel line they point at), how the
 // project's tile_settings choose an op's tile: call site, then semantic label, then the kernel's own
-// set_vec_tile_shapes / set_cube_tile_shapes, then "DEFAULT".
+// set_vec_tile_shapes / set_cube_tile_shapes, then "DEFAULT", and the note on a tile larger than all it
+// cuts (once per place the tile is set, at that place).
 #include "CompilerTestSupport.h"
+#include "compiler/passes/ExpandFunction.h"
 #include "compiler/passes/Pipeline.h"
 
 #include <gtest/gtest.h>
@@ -223,6 +225,105 @@ TEST(ExpandFunctionTileSettings, ProjectCubeTileForTheCallSiteOverridesTheKernel
   EXPECT_EQ(tileLines(*result, TensorOpKind::Matmul),
             (std::vector<std::string>{"#0 matmul a[0:32, 0:64], b[0:64, 0:32] -> c[0:32, 0:32] tile=[32, 64, 32]",
                                       "#1 matmul a[32:40, 0:64], b[0:64, 0:32] -> c[32:40, 0:32] tile=[32, 64, 32]"}));
+}
+
+// ---- tiles larger than what they cut ----
+
+// y = exp(x) at line 7 and z = exp(w) at line 8 under one set_vec_tile_shapes at kernel.py:4; x, y are
+// [6, 40], w, z are `small`.
+TensorGraph twoExpKernel(const std::vector<std::int64_t>& tile, const std::vector<std::int64_t>& small) {
+  TensorGraphBuilder builder("two_exp", kernelLine(1));
+  SymbolicShape smallShape;
+  for (std::int64_t dim : small) smallShape.emplace_back(dim);
+  const TensorId x = builder.addArgument("x", kF32, dims({6, 40}), kernelLine(1));
+  const TensorId w = builder.addArgument("w", kF32, smallShape, kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dims({6, 40}), kernelLine(1));
+  const TensorId z = builder.addArgument("z", kF32, smallShape, kernelLine(1));
+  builder.beginPath();
+  builder.setVecTile(tile, SourceLocation{"/home/dev/ops/kernel.py", 4, 5});
+  addOp(builder, TensorOpKind::Exp, {x}, {}, 7, {y});
+  addOp(builder, TensorOpKind::Exp, {w}, {}, 8, {z});
+  builder.endPath();
+  return builder.finish();
+}
+
+TEST(ExpandFunctionClamping, ATileLargerThanAllItCutsGetsOneNoteAtItsCall) {
+  DiagnosticEngine diags;
+  auto result = compile(twoExpKernel({64, 1024}, {2, 8}), CompileSettings{}, diags);
+  ASSERT_TRUE(result) << messages(diags);
+  ASSERT_EQ(diags.diagnostics().size(), 1u) << messages(diags);
+  const Diagnostic& note = diags.diagnostics()[0];
+  EXPECT_EQ(note.severity, Severity::Note);
+  EXPECT_EQ(note.location, (SourceLocation{"/home/dev/ops/kernel.py", 4, 5}));
+  // Per dim, the largest extent the tile meets: 6 rows, 40 columns (x).
+  EXPECT_EQ(note.message, "vec tile [64, 1024] is larger than what it cuts (exp at kernel.py:7: [6, 40]; exp at "
+                          "kernel.py:8: [2, 8]); it is clamped to [6, 40]");
+  EXPECT_EQ(tileLines(*result, TensorOpKind::Exp),
+            (std::vector<std::string>{"#0 exp x[0:6, 0:40] -> y[0:6, 0:40] tile=[64, 1024]",
+                                      "#1 exp w[0:2, 0:8] -> z[0:2, 0:8] tile=[64, 1024]"}));
+}
+
+TEST(ExpandFunctionClamping, ATileOneOpUsesWholeIsNotNoted) {
+  // [6, 40] is larger than w [2, 8] but exactly x: the tile is what the user asked for.
+  DiagnosticEngine diags;
+  ASSERT_TRUE(compile(twoExpKernel({6, 40}, {2, 8}), CompileSettings{}, diags)) << messages(diags);
+  EXPECT_EQ(messages(diags), "");
+}
+
+TEST(ExpandFunctionClamping, AProjectTileIsNotedAtItsProjectFileLine) {
+  DiagnosticEngine diags;
+  CompileSettings settings = withTileSettings(R"({"vec": {"DEFAULT": [8, 64]}})");
+  settings.settingLocations["tile_settings.vec.DEFAULT"] = SourceLocation{"/home/dev/ops/project.json", 12, 25};
+  ASSERT_TRUE(compile(expKernel({}), settings, diags)) << messages(diags);
+  ASSERT_EQ(diags.diagnostics().size(), 1u) << messages(diags);
+  EXPECT_EQ(diags.diagnostics()[0].severity, Severity::Note);
+  EXPECT_EQ(diags.diagnostics()[0].location, (SourceLocation{"/home/dev/ops/project.json", 12, 25}));
+  EXPECT_EQ(diags.diagnostics()[0].message, "tile_settings.vec.DEFAULT: vec tile [8, 64] is larger than what it cuts "
+                                            "(exp at kernel.py:7: [6, 40]); it is clamped to [6, 40]");
+}
+
+TEST(ExpandFunctionClamping, WithoutItsLineAProjectTileIsNotedAtTheFirstOpNamingTheFile) {
+  DiagnosticEngine diags;
+  ASSERT_TRUE(compile(expKernel({}), withTileSettings(R"({"vec": {"DEFAULT": [8, 64]}})"), diags)) << messages(diags);
+  ASSERT_EQ(diags.diagnostics().size(), 1u) << messages(diags);
+  EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(7));
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "tile_settings.vec.DEFAULT in /home/dev/ops/project.json: vec tile [8, 64] is larger than what it cuts "
+            "(exp at kernel.py:7: [6, 40]); it is clamped to [6, 40]");
+}
+
+TEST(ExpandFunctionClamping, AnOversizedProjectCubeTileIsNotedAtItsProjectFileLine) {
+  // c[40, 32] = a[40, 64] @ b[64, 32]; the project's cube tile asks for 128 x 128 x 64 blocks.
+  TensorGraphBuilder builder("mm", kernelLine(1));
+  const TensorId a = builder.addArgument("a", kF32, dims({40, 64}), kernelLine(1));
+  const TensorId b = builder.addArgument("b", kF32, dims({64, 32}), kernelLine(1));
+  const TensorId c = builder.addArgument("c", kF32, dims({40, 32}), kernelLine(1));
+  builder.beginPath();
+  builder.setCubeTile(CubeTileShape{16, 16, 16, 16, 16, 16, 16, false}, SourceLocation{"/home/dev/ops/kernel.py", 9, 5});
+  addOp(builder, TensorOpKind::Matmul, {a, b}, {}, 10, {c});
+  builder.endPath();
+
+  DiagnosticEngine diags;
+  CompileSettings settings =
+      withTileSettings(R"({"cube": {"kernel.py:9": {"m": [128, 128], "k": [128, 128], "n": [64, 64]}}})");
+  settings.settingLocations["tile_settings.cube.kernel.py:9"] = SourceLocation{"/home/dev/ops/project.json", 3, 30};
+  auto result = compile(builder.finish(), settings, diags);
+  ASSERT_TRUE(result) << messages(diags);
+  ASSERT_EQ(diags.diagnostics().size(), 1u) << messages(diags);
+  EXPECT_EQ(diags.diagnostics()[0].location, (SourceLocation{"/home/dev/ops/project.json", 3, 30}));
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "tile_settings.cube.kernel.py:9: cube tile mL0 128, kL0 128, nL0 64 is larger than what it cuts (matmul "
+            "at kernel.py:10: m 40, k 64, n 32); it is clamped to mL0 40, kL0 64, nL0 32");
+  EXPECT_EQ(tileLines(*result, TensorOpKind::Matmul),
+            (std::vector<std::string>{"#0 matmul a[0:40, 0:64], b[0:64, 0:32] -> c[0:40, 0:32] tile=[128, 128, 64]"}));
+}
+
+TEST(ExpandFunctionClamping, ClampedTileTakesTheLargestExtentPerDim) {
+  // A lower-rank op meets only the tile's leading dims; a dim no op meets keeps its value.
+  std::vector<TileCut> cuts = {{"a", {4, 100}}, {"b", {16}}};
+  EXPECT_EQ(clampedTile({8, 64, 32}, cuts), (std::vector<std::int64_t>{8, 64, 32}));
+  EXPECT_EQ(clampedTile({32, 128, 32}, cuts), (std::vector<std::int64_t>{16, 100, 32}));
+  EXPECT_EQ(tileClampNote("vec", {8, 64, 32}, cuts), "");
 }
 
 } // namespace

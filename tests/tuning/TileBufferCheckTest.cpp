@@ -79,6 +79,8 @@ TEST(TileBufferCheck, MatmulExampleAndAnL0AOverflowByHand) {
             "(matmul 'gemm' at kernel.py:17)");
 }
 
+TracedProject bigVectorKernel();
+
 TEST(TileBufferCheck, AlignmentAndFormProblemsInTheCompilersWords) {
   const TracedProject& softmax = example("softmax");
   auto sites = collectTileSites(softmax.graph, softmax.project.tileSettings, softmax.bindings);
@@ -97,8 +99,27 @@ TEST(TileBufferCheck, AlignmentAndFormProblemsInTheCompilersWords) {
   EXPECT_NE(checker.checkText("4, 64").problems.front().find("works on rank-4 tensors"), std::string::npos);
   EXPECT_EQ(checker.checkText("1, 0, 1, 64").fit, TileFit::Invalid);
   EXPECT_EQ(checker.checkText("1, four").summary(), "invalid: expected tile dims such as \"64, 128\"");
-  // A longer tile gives its trailing dims to lower-rank ops, as ExpandFunction does.
-  EXPECT_EQ(checker.checkText("7, 1, 4, 1, 64").fit, TileFit::Fits);
+  // A longer tile gives its leading dims to lower-rank ops, as ExpandFunction does: [1, 4, 1, 64] here,
+  // the bytes of SoftmaxKernelShapeByHand (its trailing dims would be [4, 1, 64, 8]: 8 KiB tiles).
+  TileBufferCheck longer = checker.checkText("1, 4, 1, 64, 8");
+  ASSERT_EQ(longer.fit, TileFit::Fits) << longer.summary();
+  EXPECT_EQ(used(longer, MemoryKind::UB), 1024 + 1024 + 128);
+  EXPECT_EQ(compileErrors(softmax, {{"vec", {{"kernel.py:22", {1, 4, 1, 64, 8}}}}}), "");
+  // The 32-byte rule applies to the tile as set, as the compiler applies it: 7 floats are 28 bytes.
+  EXPECT_EQ(checker.checkText("1, 4, 1, 64, 7").fit, TileFit::Invalid);
+  EXPECT_NE(compileErrors(softmax, {{"vec", {{"kernel.py:22", {1, 4, 1, 64, 7}}}}}).find("28 bytes"), std::string::npos);
+}
+
+TEST(TileBufferCheck, ClampNoteIsTheCompilersForATileLargerThanAllItCuts) {
+  TracedProject big = bigVectorKernel();
+  auto sites = collectTileSites(big.graph, big.project.tileSettings, big.bindings);
+  TileBufferChecker checker(big.graph, siteByKey(sites, TileSection::Vec, "kernel.py:6"), big.bindings, a2());
+  EXPECT_EQ(checker.clampNote(nlohmann::ordered_json({128, 512})), "");
+  EXPECT_EQ(checker.clampNote(nlohmann::ordered_json({256, 2048})), "");  // exactly the tensor
+  const std::string note = checker.clampNote(nlohmann::ordered_json({512, 1024}));
+  EXPECT_EQ(note.rfind("vec tile [512, 1024] is larger than what it cuts (exp at kernel.py:7: [256, 2048]", 0), 0u)
+      << note;
+  EXPECT_NE(note.find("); it is clamped to [256, 1024]"), std::string::npos) << note;
 }
 
 // A kernel big enough to overflow UB: x [256, 2048] fp32.
