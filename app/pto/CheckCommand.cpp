@@ -2,6 +2,8 @@
 #include "app/pto/Command.h"
 #include "app/pto/CommandOutput.h"
 
+#include "compiler/frontend/ProjectTrace.h"
+#include "compiler/passes/ApplyPartitionOverrides.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 
@@ -15,7 +17,23 @@ namespace {
 struct CheckOptions {
   std::string projectPath;
   std::string jsonTarget;
+  double timeoutSeconds = 60.0;
+  std::int64_t maxElements = std::int64_t{1} << 31;
 };
+
+// Settings that name parts of the kernel can only be checked against it:
+// partition_overrides' labels, lines and tensor ops. The kernel is traced
+// for them (only when the project has some, so a plain check stays fast).
+bool checkKernelNames(const OperatorProject& project, const CheckOptions& options, DiagnosticEngine& diags) {
+  const auto& overrides = project.partitionOverrides;
+  if (!overrides.is_array() || overrides.empty()) return true;
+  ProjectTraceOptions traceOptions;
+  traceOptions.timeoutSeconds = options.timeoutSeconds;
+  traceOptions.maxElements = options.maxElements;
+  auto graph = traceProject(project, diags, traceOptions);
+  if (!graph) return false;
+  return checkPartitionOverrides(*graph, overrides, project.partitionOverrideLocations, project.file.string(), diags);
+}
 
 std::string shapeText(const OperatorProject& project, const KernelArgument& arg) {
   std::string text = "[";
@@ -81,26 +99,27 @@ void printSummary(const OperatorProject& project) {
 int runCheck(const CheckOptions& options) {
   DiagnosticEngine diags;
   std::optional<OperatorProject> project = loadProject(options.projectPath, diags);
+  const bool valid = project && checkKernelNames(*project, options, diags);
   printDiagnostics(diags);
 
   bool toStdout = options.jsonTarget == "-";
   if (!toStdout) {
-    if (project) printSummary(*project);
-    std::cout << (project ? "valid" : "invalid") << " (" << countSummary(diags) << ")\n";
+    if (valid) printSummary(*project);
+    std::cout << (valid ? "valid" : "invalid") << " (" << countSummary(diags) << ")\n";
   }
   if (!options.jsonTarget.empty()) {
     nlohmann::ordered_json report;
     report["command"] = "check";
     report["pto_version"] = kVersion;
     report["project"] = options.projectPath;
-    report["valid"] = project.has_value();
+    report["valid"] = valid;
     report["errors"] = diags.errorCount();
     report["warnings"] = diags.warningCount();
     report["diagnostics"] = diagnosticsToJson(diags);
-    if (project) report["summary"] = summaryJson(*project);
+    if (valid) report["summary"] = summaryJson(*project);
     if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
   }
-  return project ? kExitOk : kExitUserError;
+  return valid ? kExitOk : kExitUserError;
 }
 
 } // namespace
@@ -111,6 +130,7 @@ void registerCheckCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
   command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
       ->type_name("FILE");
+  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
   command->callback([&registry, options] { registry.selected = [options] { return runCheck(*options); }; });
 }
 

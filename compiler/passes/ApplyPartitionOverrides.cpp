@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -18,18 +20,204 @@ using Json = nlohmann::ordered_json;
 using GroupId = std::int32_t;  // a subgraph while overrides apply: GraphPartition's ids, then new ones
 
 constexpr std::string_view kSelectorKeys[] = {"label", "line", "tensor_op", "tile", "tiles"};
+constexpr std::string_view kKinds[] = {"move", "split", "merge"};
+
+// What an OPS object names, as read.
+struct OpsSelector {
+  std::optional<std::string> label;
+  std::optional<std::int64_t> line, tensorOp;
+  std::vector<std::int64_t> indices;  // empty: all tiles
+};
+
+// Reads entries as far as the traced kernel decides them: their form, and the
+// labels, lines and tensor op ids they name. The pass reads each entry with it
+// before resolving tiles and subgraphs, and checkPartitionOverrides reads them
+// without compiling, so both say the same about a bad entry.
+class EntryReader {
+public:
+  // `hasTiles`: whether an op gets tile ops (lines listed when one is unknown).
+  EntryReader(const TensorGraph& graph, DiagnosticEngine& diags, std::function<bool(const TensorOp&)> hasTiles)
+      : m_graph(graph), m_diags(diags), m_hasTiles(std::move(hasTiles)) {}
+
+  void begin(std::size_t index, SourceLocation where) {
+    m_entry = index;
+    m_kind.clear();
+    m_where = std::move(where);
+  }
+  const std::string& kind() const { return m_kind; }
+
+  // "partition_overrides[2] (merge): ..." at the entry's line.
+  DiagnosticBuilder error() {
+    DiagnosticBuilder builder = m_diags.error(m_where);
+    builder << "partition_overrides[" << m_entry << "]";
+    if (!m_kind.empty()) builder << " (" << m_kind << ")";
+    builder << ": ";
+    return builder;
+  }
+
+  std::optional<std::int64_t> integer(const Json& value, const std::string& what, std::int64_t minimum) {
+    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum)
+      return error() << what << " must be an integer >= " << minimum << ", got " << describe(value);
+    return value.get<std::int64_t>();
+  }
+
+  // The entry's form and every name in it; sets kind().
+  bool readEntry(const Json& entry) {
+    if (!entry.is_object())
+      return error() << "an entry must be an object such as {\"move\": {\"label\": \"exp\"}, \"to\": \"new\"}, got "
+                     << describe(entry);
+    std::vector<std::string> kinds;
+    for (std::string_view kind : kKinds)
+      if (entry.contains(kind)) kinds.emplace_back(kind);
+    if (kinds.size() != 1) {
+      if (kinds.empty())
+        for (const auto& [key, value] : entry.items())
+          if (key != "note") return error() << "unknown key '" << key << "'" << suggestion(key, kKinds)
+                                            << "; an entry is a \"move\", \"split\" or \"merge\"";
+      return error() << "an entry needs exactly one of \"move\", \"split\" or \"merge\"";
+    }
+    m_kind = kinds.front();
+    if (m_kind == "move") {
+      static constexpr std::string_view kKeys[] = {"move", "to", "note"};
+      if (!checkKeys(entry, "", kKeys)) return false;
+      if (!entry.contains("to")) return error() << "missing \"to\": the subgraph to move the tile ops into, or \"new\"";
+      if (!readSelector(entry["move"], "move")) return false;
+      const Json& to = entry["to"];
+      if (to.is_string() && to.get<std::string>() != "new")
+        return error() << "\"to\" must name a subgraph or be \"new\", got \"" << to.get<std::string>() << "\"";
+      return to.is_string() || readSubgraph(to, "to");
+    }
+    if (m_kind == "split") {
+      static constexpr std::string_view kKeys[] = {"split", "at", "note"};
+      if (!checkKeys(entry, "", kKeys)) return false;
+      if (!entry.contains("at")) return error() << "missing \"at\": the tile op the second part starts with";
+      return readSubgraph(entry["split"], "split") && readSelector(entry["at"], "at");
+    }
+    static constexpr std::string_view kKeys[] = {"merge", "note"};
+    if (!checkKeys(entry, "", kKeys)) return false;
+    const Json& list = entry["merge"];
+    if (!list.is_array() || list.size() < 2)
+      return error() << "\"merge\" must list at least two subgraphs, got " << describe(list);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (!readSubgraph(list[i], "merge[" + std::to_string(i) + "]")) return false;
+    return true;
+  }
+
+  // An OPS object: its form, then its names one key at a time, so the
+  // message says which is unknown.
+  std::optional<OpsSelector> readSelector(const Json& selector, const std::string& key) {
+    if (!selector.is_object())
+      return error() << "\"" << key << "\" must name tile ops, e.g. {\"label\": \"matmul\", \"tile\": 0}, got "
+                     << describe(selector);
+    if (!checkKeys(selector, "\"" + key + "\"", kSelectorKeys)) return std::nullopt;
+    if (!selector.contains("label") && !selector.contains("line") && !selector.contains("tensor_op"))
+      return error() << "\"" << key << "\" must name a tensor op by \"label\", \"line\" or \"tensor_op\"";
+    if (selector.contains("tile") && selector.contains("tiles"))
+      return error() << "\"" << key << "\" has both \"tile\" and \"tiles\"; use one";
+
+    OpsSelector result;
+    if (selector.contains("label")) {
+      const Json& value = selector["label"];
+      if (!value.is_string() || value.get<std::string>().empty())
+        return error() << key << ".label must be a semantic label (a non-empty string), got " << describe(value);
+      result.label = value.get<std::string>();
+    }
+    if (selector.contains("line") && !(result.line = integer(selector["line"], key + ".line", 1))) return std::nullopt;
+    if (selector.contains("tensor_op") && !(result.tensorOp = integer(selector["tensor_op"], key + ".tensor_op", 0)))
+      return std::nullopt;
+    if (selector.contains("tile")) {
+      auto index = integer(selector["tile"], key + ".tile", 0);
+      if (!index) return std::nullopt;
+      result.indices.push_back(*index);
+    }
+    if (selector.contains("tiles")) {
+      const Json& value = selector["tiles"];
+      if (!value.is_array() || value.empty())
+        return error() << key << ".tiles must be a non-empty list of tile indices, got " << describe(value);
+      for (const Json& item : value) {
+        auto index = integer(item, key + ".tiles[]", 0);
+        if (!index) return std::nullopt;
+        result.indices.push_back(*index);
+      }
+    }
+
+    const auto& ops = m_graph.ops();
+    if (result.tensorOp && *result.tensorOp >= static_cast<std::int64_t>(ops.size()))
+      return error() << "there is no tensor op " << *result.tensorOp << " (the kernel has " << ops.size() << ", 0.."
+                     << ops.size() - 1 << ")";
+    if (result.label && std::none_of(ops.begin(), ops.end(), [&](const TensorOp& op) { return op.label == *result.label; })) {
+      std::set<std::string> labels;
+      for (const TensorOp& op : ops)
+        if (!op.label.empty()) labels.insert(op.label);
+      return error() << "no tensor op has the semantic label '" << *result.label << "'" << suggestion(*result.label, labels);
+    }
+    if (result.line &&
+        std::none_of(ops.begin(), ops.end(), [&](const TensorOp& op) { return op.location.line == *result.line; })) {
+      std::set<int> lines;
+      for (const TensorOp& op : ops)
+        if (m_hasTiles(op)) lines.insert(op.location.line);
+      auto builder = error();
+      builder << "no tensor op comes from kernel line " << *result.line << "; ops with tiles are on lines";
+      int shown = 0;
+      for (int at : lines) {
+        if (++shown > 12) {
+          builder << " ...";
+          break;
+        }
+        builder << (shown > 1 ? ", " : " ") << at;
+      }
+      return builder;
+    }
+    return result;
+  }
+
+private:
+  template <std::size_t N>
+  bool checkKeys(const Json& object, const std::string& where, const std::string_view (&known)[N]) {
+    for (const auto& [key, value] : object.items()) {
+      if (std::find(std::begin(known), std::end(known), key) != std::end(known)) continue;
+      std::string hint = suggestion(key, known);
+      if (hint.empty()) {
+        hint = "; expected ";
+        for (std::size_t i = 0; i < N; ++i)
+          hint += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + ("\"" + std::string(known[i]) + "\"");
+      }
+      return error() << "unknown key '" << key << "'" << (where.empty() ? "" : " in " + where) << hint;
+    }
+    return true;
+  }
+
+  // A SUBGRAPH value: {"subgraph": id} (whether the id exists depends on the
+  // partition), or an OPS object.
+  bool readSubgraph(const Json& reference, const std::string& key) {
+    if (reference.is_object() && reference.contains("subgraph")) {
+      static constexpr std::string_view kKeys[] = {"subgraph"};
+      return checkKeys(reference, "\"" + key + "\" (a subgraph id stands alone)", kKeys) &&
+             integer(reference["subgraph"], key + ".subgraph", 0).has_value();
+    }
+    return readSelector(reference, key).has_value();
+  }
+
+  const TensorGraph& m_graph;
+  DiagnosticEngine& m_diags;
+  std::function<bool(const TensorOp&)> m_hasTiles;
+  std::size_t m_entry = 0;  // the entry being read
+  std::string m_kind;
+  SourceLocation m_where;
+};
 
 class OverrideApplier {
 public:
   OverrideApplier(Compilation& compilation, DiagnosticEngine& diags)
-      : m_compilation(compilation), m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_diags(diags) {}
+      : m_compilation(compilation), m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_diags(diags),
+        m_reader(m_graph, diags, [this](const TensorOp& op) { return !m_tiles.tilesOf(op.id).empty(); }) {}
 
   bool run() {
     const Json& entries = m_compilation.settings.partitionOverrides;
     if (entries.is_null() || (entries.is_array() && entries.empty())) return true;
-    m_where = SourceLocation{m_compilation.settings.projectFile};
     if (!entries.is_array())
-      return m_diags.error(m_where) << "partition_overrides must be a list of entries, got " << describe(entries);
+      return m_diags.error(SourceLocation{m_compilation.settings.projectFile})
+             << "partition_overrides must be a list of entries, got " << describe(entries);
 
     const BlockGraph& blocks = m_compilation.blocks;
     m_rules = partitionRules(m_compilation);
@@ -52,13 +240,7 @@ public:
 
 private:
   // ---- messages ----
-  DiagnosticBuilder error() {
-    DiagnosticBuilder builder = m_diags.error(m_where);
-    builder << "partition_overrides[" << m_entry << "]";
-    if (!m_kind.empty()) builder << " (" << m_kind << ")";
-    builder << ": ";
-    return builder;
-  }
+  DiagnosticBuilder error() { return m_reader.error(); }
 
   // "add 'scale_add' tile 2 (kernel.py:18)"
   std::string tileName(TileOpId id) const {
@@ -89,95 +271,13 @@ private:
     return members;
   }
 
-  // ---- reading an entry ----
-  template <std::size_t N>
-  bool checkKeys(const Json& object, const std::string& where, const std::string_view (&known)[N]) {
-    for (const auto& [key, value] : object.items()) {
-      if (std::find(std::begin(known), std::end(known), key) != std::end(known)) continue;
-      std::string hint = suggestion(key, known);
-      if (hint.empty()) {
-        hint = "; expected ";
-        for (std::size_t i = 0; i < N; ++i)
-          hint += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + ("\"" + std::string(known[i]) + "\"");
-      }
-      return error() << "unknown key '" << key << "'" << (where.empty() ? "" : " in " + where) << hint;
-    }
-    return true;
-  }
-
-  std::optional<std::int64_t> integer(const Json& value, const std::string& what, std::int64_t minimum) {
-    if (!value.is_number_integer() || value.get<std::int64_t>() < minimum)
-      return error() << what << " must be an integer >= " << minimum << ", got " << describe(value);
-    return value.get<std::int64_t>();
-  }
-
+  // ---- resolving an entry's names ----
   // The tile ops an OPS object names, ascending.
-  std::optional<std::vector<TileOpId>> resolveOps(const Json& selector, const std::string& key) {
-    if (!selector.is_object())
-      return error() << "\"" << key << "\" must name tile ops, e.g. {\"label\": \"matmul\", \"tile\": 0}, got "
-                     << describe(selector);
-    if (!checkKeys(selector, "\"" + key + "\"", kSelectorKeys)) return std::nullopt;
-    if (!selector.contains("label") && !selector.contains("line") && !selector.contains("tensor_op"))
-      return error() << "\"" << key << "\" must name a tensor op by \"label\", \"line\" or \"tensor_op\"";
-    if (selector.contains("tile") && selector.contains("tiles"))
-      return error() << "\"" << key << "\" has both \"tile\" and \"tiles\"; use one";
-
-    std::optional<std::string> label;
-    std::optional<std::int64_t> line, tensorOp;
-    std::vector<std::int64_t> indices;  // empty: all tiles
-    if (selector.contains("label")) {
-      const Json& value = selector["label"];
-      if (!value.is_string() || value.get<std::string>().empty())
-        return error() << key << ".label must be a semantic label (a non-empty string), got " << describe(value);
-      label = value.get<std::string>();
-    }
-    if (selector.contains("line") && !(line = integer(selector["line"], key + ".line", 1))) return std::nullopt;
-    if (selector.contains("tensor_op") && !(tensorOp = integer(selector["tensor_op"], key + ".tensor_op", 0)))
-      return std::nullopt;
-    if (selector.contains("tile")) {
-      auto index = integer(selector["tile"], key + ".tile", 0);
-      if (!index) return std::nullopt;
-      indices.push_back(*index);
-    }
-    if (selector.contains("tiles")) {
-      const Json& value = selector["tiles"];
-      if (!value.is_array() || value.empty())
-        return error() << key << ".tiles must be a non-empty list of tile indices, got " << describe(value);
-      for (const Json& item : value) {
-        auto index = integer(item, key + ".tiles[]", 0);
-        if (!index) return std::nullopt;
-        indices.push_back(*index);
-      }
-    }
-
-    // Unknown names first, one key at a time, so the message says which.
+  std::optional<std::vector<TileOpId>> resolveOps(const Json& json, const std::string& key) {
+    auto selector = m_reader.readSelector(json, key);
+    if (!selector) return std::nullopt;
+    const auto& [label, line, tensorOp, indices] = *selector;
     const auto& ops = m_graph.ops();
-    if (tensorOp && *tensorOp >= static_cast<std::int64_t>(ops.size()))
-      return error() << "there is no tensor op " << *tensorOp << " (the kernel has " << ops.size() << ", 0.."
-                     << ops.size() - 1 << ")";
-    if (label && std::none_of(ops.begin(), ops.end(), [&](const TensorOp& op) { return op.label == *label; })) {
-      std::set<std::string> labels;
-      for (const TensorOp& op : ops)
-        if (!op.label.empty()) labels.insert(op.label);
-      return error() << "no tensor op has the semantic label '" << *label << "'" << suggestion(*label, labels);
-    }
-    if (line && std::none_of(ops.begin(), ops.end(), [&](const TensorOp& op) { return op.location.line == *line; })) {
-      std::set<int> lines;
-      for (const TensorOp& op : ops)
-        if (!m_tiles.tilesOf(op.id).empty()) lines.insert(op.location.line);
-      auto builder = error();
-      builder << "no tensor op comes from kernel line " << *line << "; ops with tiles are on lines";
-      int shown = 0;
-      for (int at : lines) {
-        if (++shown > 12) {
-          builder << " ...";
-          break;
-        }
-        builder << (shown > 1 ? ", " : " ") << at;
-      }
-      return builder;
-    }
-
     std::vector<TileOpId> result;
     bool matched = false;
     for (const TensorOp& op : ops) {
@@ -222,9 +322,7 @@ private:
   // The subgraph a SUBGRAPH value names, in the current partition.
   std::optional<GroupId> resolveSubgraph(const Json& reference, const std::string& key) {
     if (reference.is_object() && reference.contains("subgraph")) {
-      static constexpr std::string_view kKeys[] = {"subgraph"};
-      if (!checkKeys(reference, "\"" + key + "\" (a subgraph id stands alone)", kKeys)) return std::nullopt;
-      auto id = integer(reference["subgraph"], key + ".subgraph", 0);
+      auto id = m_reader.integer(reference["subgraph"], key + ".subgraph", 0);
       if (!id) return std::nullopt;
       if (*id >= m_initialCount)
         return error() << "there is no subgraph " << *id << " (GraphPartition made " << m_initialCount << ", 0.."
@@ -251,25 +349,10 @@ private:
 
   // ---- one entry ----
   bool apply(std::size_t index, const Json& entry) {
-    m_entry = index;
-    m_kind.clear();
     const auto& locations = m_compilation.settings.partitionOverrideLocations;
-    m_where = index < locations.size() ? locations[index] : SourceLocation{m_compilation.settings.projectFile};
-    if (!entry.is_object())
-      return error() << "an entry must be an object such as {\"move\": {\"label\": \"exp\"}, \"to\": \"new\"}, got "
-                     << describe(entry);
-    static constexpr std::string_view kKinds[] = {"move", "split", "merge"};
-    std::vector<std::string> kinds;
-    for (std::string_view kind : kKinds)
-      if (entry.contains(kind)) kinds.emplace_back(kind);
-    if (kinds.size() != 1) {
-      if (kinds.empty())
-        for (const auto& [key, value] : entry.items())
-          if (key != "note") return error() << "unknown key '" << key << "'" << suggestion(key, kKinds)
-                                            << "; an entry is a \"move\", \"split\" or \"merge\"";
-      return error() << "an entry needs exactly one of \"move\", \"split\" or \"merge\"";
-    }
-    m_kind = kinds.front();
+    m_reader.begin(index, index < locations.size() ? locations[index] : SourceLocation{m_compilation.settings.projectFile});
+    if (!m_reader.readEntry(entry)) return false;
+    const std::string& kind = m_reader.kind();
 
     std::vector<GroupId> next = m_groupOf;
     std::set<GroupId> touched;
@@ -277,18 +360,14 @@ private:
       touched.insert(m_groupCount);
       return m_groupCount++;
     };
-    if (m_kind == "move") {
-      static constexpr std::string_view kKeys[] = {"move", "to", "note"};
-      if (!checkKeys(entry, "", kKeys)) return false;
-      if (!entry.contains("to")) return error() << "missing \"to\": the subgraph to move the tile ops into, or \"new\"";
+    // readEntry has checked the form: keys, types, required parts.
+    if (kind == "move") {
       auto ops = resolveOps(entry["move"], "move");
       if (!ops) return false;
       GroupId target;
       const Json& to = entry["to"];
       if (to.is_string()) {
-        if (to.get<std::string>() != "new")
-          return error() << "\"to\" must name a subgraph or be \"new\", got \"" << to.get<std::string>() << "\"";
-        target = newGroup();
+        target = newGroup();  // "new"
       } else {
         auto group = resolveSubgraph(to, "to");
         if (!group) return false;
@@ -299,10 +378,7 @@ private:
         next[static_cast<std::size_t>(op)] = target;
       }
       touched.insert(target);
-    } else if (m_kind == "split") {
-      static constexpr std::string_view kKeys[] = {"split", "at", "note"};
-      if (!checkKeys(entry, "", kKeys)) return false;
-      if (!entry.contains("at")) return error() << "missing \"at\": the tile op the second part starts with";
+    } else if (kind == "split") {
       auto group = resolveSubgraph(entry["split"], "split");
       if (!group) return false;
       auto at = resolveOps(entry["at"], "at");
@@ -321,11 +397,7 @@ private:
         if (op >= at->front()) next[static_cast<std::size_t>(op)] = second;
       touched.insert(*group);
     } else {
-      static constexpr std::string_view kKeys[] = {"merge", "note"};
-      if (!checkKeys(entry, "", kKeys)) return false;
       const Json& list = entry["merge"];
-      if (!list.is_array() || list.size() < 2)
-        return error() << "\"merge\" must list at least two subgraphs, got " << describe(list);
       std::vector<GroupId> groups;
       for (std::size_t i = 0; i < list.size(); ++i) {
         auto group = resolveSubgraph(list[i], "merge[" + std::to_string(i) + "]");
@@ -542,16 +614,31 @@ private:
   GroupId m_initialCount = 0;
   GroupId m_groupCount = 0;
   std::vector<int> m_tileIndex;    // by TileOpId: its place among its tensor op's tiles
-
-  std::size_t m_entry = 0;  // the entry being applied
-  std::string m_kind;
-  SourceLocation m_where;
+  EntryReader m_reader;            // the entry being applied
 };
 
 } // namespace
 
 bool applyPartitionOverrides(Compilation& compilation, DiagnosticEngine& diags) {
   return OverrideApplier(compilation, diags).run();
+}
+
+bool checkPartitionOverrides(const TensorGraph& graph, const nlohmann::ordered_json& entries,
+                             const std::vector<SourceLocation>& locations, const std::string& projectFile,
+                             DiagnosticEngine& diags) {
+  if (entries.is_null() || (entries.is_array() && entries.empty())) return true;
+  if (!entries.is_array())
+    return diags.error(SourceLocation{projectFile}) << "partition_overrides must be a list of entries, got "
+                                                    << describe(entries);
+  // Before tiling, an op is taken to get tiles unless it is a view (views
+  // and folded copies move no data once compiled).
+  EntryReader reader(graph, diags, [](const TensorOp& op) { return op.kind != TensorOpKind::View; });
+  bool ok = true;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    reader.begin(i, i < locations.size() ? locations[i] : SourceLocation{projectFile});
+    ok = reader.readEntry(entries[i]) && ok;
+  }
+  return ok;
 }
 
 } // namespace pto

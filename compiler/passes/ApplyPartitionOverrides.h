@@ -49,4 +49,14 @@ namespace pto {
 
 bool applyPartitionOverrides(Compilation& compilation, DiagnosticEngine& diags);
 
+// What `pto check` can say without compiling: every entry's form and the
+// names it uses (labels, with did-you-mean; kernel lines; tensor op ids)
+// against the traced kernel, with the pass's messages at the entry's line
+// (`locations`, as CompileSettings::partitionOverrideLocations). Every entry
+// is read, so one run reports each bad entry's first problem. Tile indices
+// and subgraph ids depend on the tiling: the pass checks those.
+bool checkPartitionOverrides(const TensorGraph& graph, const nlohmann::ordered_json& entries,
+                             const std::vector<SourceLocation>& locations, const std::string& projectFile,
+                             DiagnosticEngine& diags);
+
 } // namespace pto

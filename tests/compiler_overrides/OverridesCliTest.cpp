@@ -1,6 +1,7 @@
 // `pto compile` and `pto run` on a copy of the muls_add_matmul_rowsum example with partition_overrides: a
 // merge of the two rowsum subgraphs compiles, changes the partition and still matches the golden; a merge
-// of the matmul with a rowsum subgraph (cube and vector on a2) exits 1 with the error at the entry's line.
+// of the matmul with a rowsum subgraph (cube and vector on a2) exits 1 with the error at the entry's line;
+// `pto check` finds a misspelt label without compiling, at the entry's line with a suggestion.
 #include "CliRunner.h"
 
 #include <gtest/gtest.h>
@@ -71,6 +72,33 @@ TEST_F(ExampleWithOverride, CubeAndVectorInOneSubgraphExitsOneAtTheEntry) {
                          "(kernel.py:22) and vector op sum 'rowsum' tile 0 (kernel.py:26) in one subgraph, but a2 has "
                          "no L0C -> UB path, so cube and vector ops cannot share a subgraph; keep them apart";
   EXPECT_EQ(result.err.substr(0, result.err.find('\n')), expected) << result.err;
+}
+
+TEST_F(ExampleWithOverride, CheckReportsAMisspeltLabelAtTheEntryWithASuggestion) {
+  int line = writeWithOverride(nlohmann::ordered_json::parse(R"({"move": {"label": "rowsun"}, "to": "new"})"));
+  Result result = runPto("check " + m_dir.string());
+  EXPECT_EQ(result.exitCode, 1);
+  std::string expected = (m_dir / "pto-project.json").string() + ":" + std::to_string(line) +
+                         ":5: error: partition_overrides[0] (move): no tensor op has the semantic label 'rowsun' "
+                         "(did you mean 'rowsum'?)";
+  EXPECT_EQ(result.err.substr(0, result.err.find('\n')), expected) << result.err;
+  EXPECT_NE(result.out.find("invalid (1 error)"), std::string::npos) << result.out;
+
+  Result json = runPto("check " + m_dir.string() + " --json -");
+  EXPECT_EQ(json.exitCode, 1);
+  auto report = nlohmann::json::parse(json.out);
+  EXPECT_EQ(report["valid"], false);
+  ASSERT_EQ(report["diagnostics"].size(), 1u);
+  EXPECT_EQ(report["diagnostics"][0]["line"], line);
+  EXPECT_FALSE(report.contains("summary"));
+}
+
+TEST_F(ExampleWithOverride, CheckAcceptsAnOverrideWhoseNamesExist) {
+  writeWithOverride(nlohmann::ordered_json::parse(R"({"move": {"label": "rowsum", "tile": 1}, "to": "new"})"));
+  Result result = runPto("check " + m_dir.string());
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_NE(result.out.find("valid (no problems)"), std::string::npos) << result.out;
 }
 
 } // namespace

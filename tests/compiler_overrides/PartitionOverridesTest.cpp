@@ -1,8 +1,10 @@
 // ApplyPartitionOverrides: each kind of entry on small kernels, the resulting partition written by hand from
 // the entry's meaning, and the result executed subgraph by subgraph (runSubgraphs: a subgraph runs whole where
 // its first op is, so a broken dependency reads stale data) against the reference interpreter; and every
-// rejection's full message at its entry's line, with the entries read by the project loader from a project file.
+// rejection's full message at its entry's line, with the entries read by the project loader from a project file;
+// and checkPartitionOverrides (`pto check`), which says the same about names before anything is compiled.
 #include "compiler/ir/TensorGraphBuilder.h"
+#include "compiler/passes/ApplyPartitionOverrides.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "compiler/reference/TileInterpreter.h"
@@ -439,6 +441,34 @@ TEST_F(Overrides, MalformedEntriesAreRejected) {
     EXPECT_FALSE(compile(chain(), {c.entry}));
     EXPECT_EQ(rejection(0), c.message);
   }
+}
+
+TEST_F(Overrides, CheckingBeforeCompilingReportsEveryBadNameInThePassesWords) {
+  const std::string text = "{\n  \"name\": \"t\",\n  \"source\": \"kernel.py\",\n  \"entry\": \"kernel\",\n"
+                           "  \"args\": [{\"name\": \"x\", \"shape\": [1], \"dtype\": \"float32\"}],\n"
+                           "  \"partition_overrides\": [\n"
+                           "    {\"move\": {\"label\": \"exq\"}, \"to\": \"new\"},\n"
+                           "    {\"merge\": [{\"label\": \"exp\", \"tile\": 0}, {\"subgraph\": 9}]},\n"
+                           "    {\"split\": {\"label\": \"double\"}, \"at\": {\"line\": 9}},\n"
+                           "    {\"move\": {\"tensor_op\": 3}, \"to\": {\"label\": \"out\"}}\n"
+                           "  ]\n}\n";
+  auto project = parseProject(text, m_dir / "pto-project.json", m_diags);
+  ASSERT_TRUE(project) << errors();
+  EXPECT_FALSE(checkPartitionOverrides(chain(), project->partitionOverrides, project->partitionOverrideLocations,
+                                       project->file.string(), m_diags));
+  // Entry 1 names a tile index and a subgraph id: only the compiled partition can say whether they exist.
+  const std::string file = (m_dir / "pto-project.json").string();
+  EXPECT_EQ(errors(), file + ":7:5: partition_overrides[0] (move): no tensor op has the semantic label 'exq' (did you "
+                             "mean 'exp'?)\n" +
+                          file + ":9:5: partition_overrides[2] (split): no tensor op comes from kernel line 9; ops with "
+                                 "tiles are on lines 3, 4, 5\n" +
+                          file + ":10:5: partition_overrides[3] (move): there is no tensor op 3 (the kernel has 3, "
+                                 "0..2)\n");
+
+  // Compiling stops at the first bad entry with the same words.
+  EXPECT_FALSE(compile(chain(), {R"({"move": {"label": "exq"}, "to": "new"})"}));
+  EXPECT_EQ(rejection(0), "partition_overrides[0] (move): no tensor op has the semantic label 'exq' (did you mean "
+                          "'exp'?)");
 }
 
 } // namespace
