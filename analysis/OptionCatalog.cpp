@@ -52,9 +52,11 @@ std::vector<OptionInfo> makeCatalog() {
                         "After every pass, execute its result on the project's data and stop at the first pass "
                         "that leaves the golden's tolerance (slow; for hunting miscompiles).",
                         "the pass runner"));
-  list.push_back(integer(option("mg_copyin_upper_bound", P, OptionType::Int, std::int64_t{4} << 20, "4194304 (4 MiB)",
+  list.push_back(integer(option("mg_copyin_upper_bound", P, OptionType::Int, std::int64_t{100} << 20,
+                                "104857600 (100 MiB, as PyPTO)",
                                 "Largest global-memory copy-in one fused subgraph may gather, in bytes; lower it to "
-                                "cut big fusions into more, smaller tasks.",
+                                "cut big fusions into more, smaller tasks (a matmul's k-chain cut this way "
+                                "accumulates through global memory).",
                                 "GraphPartition"),
                          1, std::int64_t{1} << 40));
   list.push_back(integer(option("pg_parallel_lower_bound", P, OptionType::Int, 1, "1 (off)",

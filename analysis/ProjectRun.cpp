@@ -8,6 +8,7 @@
 #include "npusim/MachineFile.h"
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 
 namespace pto {
@@ -94,8 +95,37 @@ CompileSettings compileSettingsFor(const OperatorProject& project, const TensorG
   settings.passOptions = project.passOptions;
   settings.partitionOverrides = project.partitionOverrides;
   settings.partitionOverrideLocations = project.partitionOverrideLocations;
+  settings.settingLocations = project.settingLocations;
   settings.projectFile = project.file.string();
   return settings;
+}
+
+double multiplyAddsOf(const Compilation& compilation) {
+  const TileGraph& tiles = compilation.tiles;
+  const std::vector<Subgraph>& subgraphs = compilation.blocks.subgraphs;
+  std::vector<double> perSubgraph(subgraphs.size(), -1.0);
+  auto elements = [](const std::vector<std::int64_t>& shape) {
+    double count = 1.0;
+    for (std::int64_t extent : shape) count *= static_cast<double>(extent);
+    return count;
+  };
+  double total = 0.0;
+  for (const Task& task : compilation.tasks.tasks) {
+    if (task.subgraph < 0 || static_cast<std::size_t>(task.subgraph) >= subgraphs.size()) continue;
+    double& work = perSubgraph[static_cast<std::size_t>(task.subgraph)];
+    if (work < 0.0) {
+      work = 0.0;
+      for (TileOpId id : subgraphs[static_cast<std::size_t>(task.subgraph)].ops) {
+        const TileOp& op = tiles.tileOp(id);
+        double out = op.outputs.empty() ? 0.0 : elements(op.outputs[0].shape);
+        if (op.kind == TensorOpKind::Matmul && !op.inputs.empty() && !op.inputs[0].shape.empty())
+          out *= static_cast<double>(op.inputs[0].shape.back());
+        work += out;
+      }
+    }
+    total += work;
+  }
+  return total;
 }
 
 bool ProjectRunResult::pass() const {
@@ -200,7 +230,25 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   if (!result.simulation) return std::nullopt;
   result.simulateMs = result.simulation->simulateMs;
   if (options.onSimulated) options.onSimulated(*result.compiled, *result.simulation);
-  if (!verify && !computeGolden()) return std::nullopt;
+  result.multiplyAdds = multiplyAddsOf(result.compiled->compilation);
+  if (!verify) {
+    const bool check = options.check == PrecisionCheck::Always ||
+                       (options.check == PrecisionCheck::Auto &&
+                        (options.mode == SimulationMode::Functional || result.multiplyAdds <= kAutoCheckMultiplyAdds));
+    if (!check) {
+      char work[64];
+      std::snprintf(work, sizeof work, "%.3g", result.multiplyAdds);
+      result.precisionSkipped =
+          options.check == PrecisionCheck::Never
+              ? "not requested"
+              : std::string("timing mode, and executing the kernel on the CPU takes ") + work +
+                    " multiply-adds (more than " + std::to_string(static_cast<long long>(kAutoCheckMultiplyAdds)) +
+                    ")";
+      result.executor = options.mode == SimulationMode::Timing ? "none" : std::string(name(options.mode));
+      return result;
+    }
+    if (!computeGolden()) return std::nullopt;
+  }
   result.executor = std::string(name(options.mode));
   if (options.mode == SimulationMode::Timing) {
     start = std::chrono::steady_clock::now();

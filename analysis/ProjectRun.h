@@ -16,12 +16,21 @@
 
 namespace pto {
 
+// Whether a run computes the golden and compares the outputs with it.
+// Auto: always in functional mode; in timing mode only when the kernel's
+// arithmetic is small enough to execute on the CPU in about a second
+// (kAutoCheckMultiplyAdds), since a full-size timing run would otherwise
+// spend minutes on the CPU for what the timeline does not need.
+enum class PrecisionCheck { Auto, Always, Never };
+constexpr double kAutoCheckMultiplyAdds = 1e9;
+
 struct ProjectRunOptions {
   ProjectTraceOptions trace;
   CompileOptions compile;
   // `pto run --machine`: overrides the project's machine.
   std::string machineOverride;
   SimulationMode mode = SimulationMode::Timing;
+  PrecisionCheck check = PrecisionCheck::Auto;
   // Called on the running thread as each stage begins ("tracing",
   // "computing the golden", "compiling", "simulating", "checking"), for a
   // progress display.
@@ -54,6 +63,11 @@ struct ProjectRunResult {
   std::string executor;
   std::optional<CompileResult> compiled;
   std::optional<Simulation> simulation;
+  // The arithmetic executing the kernel takes (multiply-adds for matmuls,
+  // one per element for the rest), over every task.
+  double multiplyAdds = 0.0;
+  // Empty when the outputs were checked; otherwise why not (`pto run` says so).
+  std::string precisionSkipped;
   double traceMs = 0.0;
   double compileMs = 0.0;
   double goldenMs = 0.0;
@@ -73,6 +87,10 @@ std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project
 // The same for a machine already loaded (pto run --machine may replace the project's).
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                    const std::vector<HostTensor>& arguments, const MachineDescription& machine);
+
+// The arithmetic of executing `compilation` once: per task, its subgraph's
+// tile ops (a matmul m*k*n multiply-adds, any other op one per output element).
+double multiplyAddsOf(const Compilation& compilation);
 
 std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
                                            const ProjectRunOptions& options = {});

@@ -9,6 +9,7 @@ RunSummary summarizeRun(const ProjectRunResult& run, const std::string& projectN
   RunSummary summary;
   summary.project = projectName;
   summary.outputsFrom = run.executor;
+  summary.precisionSkipped = run.precisionSkipped;
   // The same fields addSimulationReport writes into `pto run --json`.
   if (run.simulation) {
     const Simulation& simulation = *run.simulation;

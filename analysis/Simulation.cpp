@@ -141,6 +141,8 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
   if (!schedule) return std::nullopt;
   simulation.schedule = std::move(*schedule);
   simulation.stats = statsOf(simulation, timing->instructionsSimulated());
+  simulation.stats.l2HitLines = timing->l2().hits();
+  simulation.stats.l2MissLines = timing->l2().misses();
   simulation.simulateMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return simulation;
 }
@@ -164,6 +166,8 @@ void addSimulationReport(nlohmann::ordered_json& report, const Compilation& comp
   report["dependencies"] = compilation.tasks.edgeCount;
   report["utilization"] = {{"AIC", stats.utilizationByCoreType[0]}, {"AIV", stats.utilizationByCoreType[1]}};
   report["instructions"] = stats.instructions;
+  const std::int64_t lines = stats.l2HitLines + stats.l2MissLines;
+  report["l2_hit_rate"] = lines > 0 ? static_cast<double>(stats.l2HitLines) / static_cast<double>(lines) : 0.0;
   report["device_tasks"] = simulation.schedule.deviceTaskCount;
 }
 

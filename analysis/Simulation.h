@@ -45,6 +45,10 @@ struct SimulationStats {
   std::array<int, 2> tasksByCoreType{};            // AIC, AIV
   std::array<double, 2> utilizationByCoreType{};   // busy cycles / (cores * makespan)
   std::int64_t instructions = 0;                   // non-sync PTO instructions simulated
+  // Lines of global memory tasks touched (reads and writes) that were in the
+  // L2 or not, and the bytes global-memory transfers moved.
+  std::int64_t l2HitLines = 0;
+  std::int64_t l2MissLines = 0;
 };
 
 struct Simulation {

@@ -1,4 +1,4 @@
-// LRU over global-memory lines.
+// The L2 over global-memory lines: LRU or random replacement.
 #include "npusim/L2CacheModel.h"
 
 #include <algorithm>
@@ -12,16 +12,23 @@ constexpr int kLineBits = 44;
 
 } // namespace
 
-L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts)
+// Any fixed non-zero seed: runs must repeat exactly.
+constexpr std::uint64_t kRandomSeed = 0x2545F4914F6CDD1Dull;
+
+L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts,
+                           L2Replacement replacement)
     : m_lineBytes(lineBytes),
       m_capacityLines(lineBytes > 0 && capacityBytes > 0 ? static_cast<std::size_t>(capacityBytes / lineBytes) : 0),
-      m_layouts(std::move(layouts)) {}
+      m_layouts(std::move(layouts)),
+      m_replacement(replacement),
+      m_random(kRandomSeed) {}
 
 void L2CacheModel::clear() {
   m_nodes.clear();
   m_table.clear();
   m_head = m_tail = -1;
   m_hits = m_misses = 0;
+  m_random = kRandomSeed;
 }
 
 std::size_t L2CacheModel::home(std::uint64_t key) const {
@@ -84,9 +91,15 @@ bool L2CacheModel::touch(std::uint64_t key) {
       return false;
     }
   } else {
-    // Reuse the least recent line's node: remove its key from the table
-    // (backward-shift deletion keeps every probe chain unbroken).
+    // Reuse the victim's node: remove its key from the table (backward-shift
+    // deletion keeps every probe chain unbroken).
     node = m_tail;
+    if (m_replacement == L2Replacement::Random) {
+      m_random ^= m_random << 13;
+      m_random ^= m_random >> 7;
+      m_random ^= m_random << 17;
+      node = static_cast<std::int32_t>(m_random % m_nodes.size());
+    }
     unlink(node);
     const std::size_t mask = m_table.size() - 1;
     std::size_t hole = findSlot(m_nodes[static_cast<std::size_t>(node)].key);
@@ -143,8 +156,10 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
   }
 }
 
-double L2CacheModel::access(const ConcreteRegion& region) {
-  if (m_capacityLines == 0) return 0.0;
+double L2CacheModel::access(const ConcreteRegion& region) { return accessLines(region).hitFraction; }
+
+L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
+  if (m_capacityLines == 0) return {};
   std::int64_t hit = 0, total = 0;
   const auto tensorKey = static_cast<std::uint64_t>(region.tensor) << kLineBits;
   forEachLine(region, [&](std::int64_t line) {
@@ -153,7 +168,8 @@ double L2CacheModel::access(const ConcreteRegion& region) {
   });
   m_hits += hit;
   m_misses += total - hit;
-  return total == 0 ? 0.0 : static_cast<double>(hit) / static_cast<double>(total);
+  if (total == 0) return {};
+  return {static_cast<double>(hit) / static_cast<double>(total), (total - hit) * m_lineBytes};
 }
 
 } // namespace pto

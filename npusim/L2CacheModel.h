@@ -1,5 +1,6 @@
-// The chip's L2 cache as a least-recently-used set of lines of global memory,
-// addressed by tensor and byte offset, deciding which reads hit.
+// The chip's L2 cache as a set of lines of global memory (evicting the least
+// recently used or a random line), addressed by tensor and byte offset,
+// deciding which reads hit.
 //
 // Granularity: a region (a box of elements of one storage tensor) touches the
 // lines its rows fall in, with the tensor laid out row-major and dense as
@@ -22,16 +23,34 @@ struct GmTensorLayout {
   std::int64_t elementBytes = 0;
 };
 
+// Which line a miss evicts when the cache is full. Lru: the least recently
+// used. Random: a pseudo-random line (seeded, so runs repeat), the usual
+// stand-in for a hashed set-associative cache with pseudo-LRU: data reused
+// after more than a cache's worth of other lines partly survives (about
+// exp(-lines in between / capacity)) instead of LRU's all-or-nothing cliff,
+// so a sweep slightly larger than the cache still hits in part.
+enum class L2Replacement { Lru, Random };
+
 class L2CacheModel {
 public:
   L2CacheModel() = default;
   // `capacityBytes` / `lineBytes` lines; no lines (a zero size) caches nothing.
-  L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts);
+  L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts,
+               L2Replacement replacement = L2Replacement::Lru);
 
   // Touches the lines of `region` (most recently used, evicting the least
   // recently used beyond capacity) and returns the fraction of them that were
   // present before, in [0, 1]; 0 for an empty or unknown region.
   double access(const ConcreteRegion& region);
+  // The same touch, also saying how many bytes of whole lines missed: what
+  // a load of `region` must fetch from HBM, which exceeds the region's own
+  // bytes when its rows are narrower than a line. -1 when the region's
+  // lines are unknown (no layout): the caller assumes all of it misses.
+  struct Lines {
+    double hitFraction = 0.0;
+    std::int64_t missedBytes = -1;
+  };
+  Lines accessLines(const ConcreteRegion& region);
   void clear();
 
   std::int64_t hits() const { return m_hits; }
@@ -66,6 +85,8 @@ private:
   std::int32_t m_tail = -1;
   std::int64_t m_hits = 0;
   std::int64_t m_misses = 0;
+  L2Replacement m_replacement = L2Replacement::Lru;
+  std::uint64_t m_random = 0;  // xorshift state for Random
 };
 
 } // namespace pto

@@ -19,6 +19,8 @@ constexpr std::uint8_t kMoving = 2;  // a GM transfer in its data phase
 // end times in floating point, and rounding must not split one instant.
 constexpr double kTimeEpsilon = 1e-6;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Below this share of its bytes from HBM a transfer counts as wholly an L2 hit.
+constexpr double kMissEpsilon = 1e-9;
 
 bool laterEvent(const NpuExecutor::Event& a, const NpuExecutor::Event& b) {
   if (a.time != b.time) return a.time > b.time;
@@ -50,7 +52,7 @@ std::optional<NpuExecutor> NpuExecutor::create(const MachineDescription& machine
     else executor.m_maxFlagSlots = std::max(executor.m_maxFlagSlots, executor.m_programs[id]->flagSlots);
   }
   if (!ok) return std::nullopt;
-  executor.m_l2 = L2CacheModel(machine.l2.bytes, machine.l2.lineBytes, std::move(layouts));
+  executor.m_l2 = L2CacheModel(machine.l2.bytes, machine.l2.lineBytes, std::move(layouts), L2Replacement::Random);
   return executor;
 }
 
@@ -86,6 +88,7 @@ void NpuExecutor::reset(const ExecuteGraph& graph) {
   m_state = ChipState{};
   m_coreOfSlot.clear();
   m_readHitFraction.clear();
+  m_readMissedBytes.clear();
   m_intervals.clear();
   m_instructions = 0;
   m_cachedCompletion.reset();
@@ -98,6 +101,7 @@ int NpuExecutor::slotOf(CoreId core) {
   m_state.cores.emplace_back();
   m_state.flags.resize(m_coreOfSlot.size() * static_cast<std::size_t>(m_maxFlagSlots), 0);
   m_readHitFraction.emplace_back();
+  m_readMissedBytes.emplace_back();
   m_intervals.emplace_back();
   return static_cast<int>(m_coreOfSlot.size() - 1);
 }
@@ -114,8 +118,14 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   bool known = task.programId >= 0 && id < m_programs.size() && m_programs[id];
   run.program = known ? task.programId : -1;
   std::vector<double>& hits = m_readHitFraction[static_cast<std::size_t>(slot)];
+  std::vector<std::int64_t>& missed = m_readMissedBytes[static_cast<std::size_t>(slot)];
   hits.clear();
-  for (const ConcreteRegion& region : task.reads) hits.push_back(m_l2.access(region));
+  missed.clear();
+  for (const ConcreteRegion& region : task.reads) {
+    L2CacheModel::Lines lines = m_l2.accessLines(region);
+    hits.push_back(lines.hitFraction);
+    missed.push_back(lines.missedBytes);
+  }
   for (auto& pipe : m_intervals[static_cast<std::size_t>(slot)]) pipe.clear();
   std::fill_n(m_state.flags.begin() + static_cast<std::ptrdiff_t>(slot) * m_maxFlagSlots, m_maxFlagSlots, 0);
   if (issue(m_state, slot)) {
@@ -175,6 +185,7 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
       m_state.moving.erase(m_state.moving.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.remainingBytes.erase(m_state.remainingBytes.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.limits.erase(m_state.limits.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.missFractions.erase(m_state.missFractions.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.rates.erase(m_state.rates.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.endTimes.erase(m_state.endTimes.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.ratesStale = true;
@@ -236,6 +247,9 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
             if (step.readsGm && static_cast<std::size_t>(step.gmRegion) < hits.size())
               hit = hits[static_cast<std::size_t>(step.gmRegion)];
             cycles = std::max(0.0, step.latencyCycles - hit * static_cast<double>(m_machine.l2.missPenaltyCycles));
+            // Issued back to back: the start-up ran during the previous data phase.
+            if (pipe.transferEnd >= 0.0 && state.now <= pipe.transferEnd + kTimeEpsilon)
+              cycles = std::max(0.0, cycles - pipe.transferDataCycles);
           } else if (cycles <= 0.0) {
             ++pipe.position;
             progress = true;
@@ -265,7 +279,15 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       // Account what moved at the old rates, then share anew.
       double elapsed = state.now - state.sharedAt;
       for (std::size_t i = 0; i < state.moving.size(); ++i) state.remainingBytes[i] -= state.rates[i] * elapsed;
-      shareBandwidth(state.limits, m_capBytesPerCycle, state.rates);
+      // Share the HBM among what each transfer draws from it, then scale
+      // back: a transfer served wholly by L2 runs at its path's peak.
+      thread_local std::vector<double> hbmLimits, hbmRates;
+      hbmLimits.resize(state.moving.size());
+      hbmRates.resize(state.moving.size());
+      for (std::size_t i = 0; i < state.moving.size(); ++i) hbmLimits[i] = state.limits[i] * state.missFractions[i];
+      shareBandwidth(hbmLimits, m_capBytesPerCycle, hbmRates);
+      for (std::size_t i = 0; i < state.moving.size(); ++i)
+        state.rates[i] = state.missFractions[i] > kMissEpsilon ? hbmRates[i] / state.missFractions[i] : state.limits[i];
       state.sharedAt = state.now;
       state.endTimes.resize(state.moving.size());
       state.firstTransferEnd = kInfinity;
@@ -301,9 +323,18 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       if (step.kind == StepKind::GmTransfer && step.bytes > 0) {
         // The latency is over: the data phase joins the shared bandwidth.
         pipe.phase = kMoving;
+        pipe.until = state.now;  // the data phase's start
+        // HBM bytes per byte moved: the whole lines that missed (a store
+        // writes all of its bytes back).
+        double fromHbm = 1.0;
+        const std::vector<std::int64_t>& missed = m_readMissedBytes[static_cast<std::size_t>(event.core)];
+        if (step.readsGm && static_cast<std::size_t>(step.gmRegion) < missed.size() &&
+            missed[static_cast<std::size_t>(step.gmRegion)] >= 0)
+          fromHbm = static_cast<double>(missed[static_cast<std::size_t>(step.gmRegion)]) / static_cast<double>(step.bytes);
         state.moving.push_back(event.core * static_cast<std::int32_t>(kPipeCount) + event.pipe);
         state.remainingBytes.push_back(static_cast<double>(step.bytes));
         state.limits.push_back(step.pathBytesPerCycle);
+        state.missFractions.push_back(fromHbm);
         state.rates.push_back(0.0);
         state.endTimes.push_back(kInfinity);
         state.ratesStale = true;
@@ -320,6 +351,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
           state.moving[kept] = state.moving[i];
           state.remainingBytes[kept] = state.remainingBytes[i];
           state.limits[kept] = state.limits[i];
+          state.missFractions[kept] = state.missFractions[i];
           state.rates[kept] = state.rates[i];
           state.endTimes[kept] = state.endTimes[i];
           ++kept;
@@ -329,6 +361,8 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         std::int32_t p = state.moving[i] % static_cast<std::int32_t>(kPipeCount);
         PipeRun& pipe = state.cores[static_cast<std::size_t>(core)].pipes[static_cast<std::size_t>(p)];
         if (record) recordInterval(core, p, pipe.busySince, state.now);
+        pipe.transferEnd = state.now;
+        pipe.transferDataCycles = state.now - pipe.until;
         pipe.phase = kReady;
         ++pipe.position;
         touched.push_back(core);
@@ -336,6 +370,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       state.moving.resize(kept);
       state.remainingBytes.resize(kept);
       state.limits.resize(kept);
+      state.missFractions.resize(kept);
       state.rates.resize(kept);
       state.endTimes.resize(kept);
       state.firstTransferEnd = kInfinity;

@@ -10,12 +10,21 @@
 // - a transfer to or from GM first waits its path's start-up latency, then
 //   moves its bytes at a rate limited by its path's peak and by its share of
 //   the chip-wide cap. Alone, it takes exactly transferCycles(path, bytes).
+//   A DMA queue keeps several requests in flight, so a transfer issued on a
+//   pipe the moment the previous GM transfer of that pipe finished had its
+//   start-up overlapped with that transfer's data phase: it waits only
+//   max(0, latency - previous data time). After any gap the whole latency
+//   shows (the queue ran dry).
 // Chip-wide:
-// - one GM bandwidth cap, sustainedGmBytesPerCycle(), shared max-min fairly
+// - one HBM bandwidth cap, sustainedGmBytesPerCycle(), shared max-min fairly
 //   (BandwidthSharing.h) by every transfer in its data phase on every core;
-//   the rates are recomputed whenever a transfer starts or ends, so their sum
-//   never exceeds the cap. L2 hits are not exempt from the cap: the cap
-//   stands for all global-memory traffic.
+//   the rates are recomputed whenever a transfer starts or ends. A load's
+//   bytes that hit in L2 are served by the cache, not by HBM: a load draws
+//   from the cap the whole lines that missed per byte it moves (so a load of
+//   256-byte rows fetches 512-byte lines; a store draws all of its bytes:
+//   the lines are written back), so a cache-resident panel read by every
+//   core is limited by each core's path, not by HBM. The L2's own bandwidth
+//   is not modelled (public figures exceed what the cores' paths can draw).
 // - the L2 cache (L2CacheModel.h) decides at a task's start which fraction of
 //   each region it loads is present; a TLOAD's start-up latency shrinks by
 //   missPenaltyCycles times that fraction (a machine file's start-up latency
@@ -85,6 +94,10 @@ public:
     bool atBarrier = false;
     double busySince = 0.0;
     double until = 0.0;
+    // The last GM transfer's data phase on this pipe: when it ended and how
+    // long it took, for hiding the next transfer's start-up behind it.
+    double transferEnd = -1.0;
+    double transferDataCycles = 0.0;
   };
   struct CoreRun {
     TaskId task = kNoId;  // kNoId: idle
@@ -109,6 +122,7 @@ public:
     // known: remainingBytes holds what was left at `sharedAt`.
     std::vector<double> remainingBytes;
     std::vector<double> limits;         // bytes per cycle: the path's peak
+    std::vector<double> missFractions;  // HBM bytes per byte of each transfer (> 1: partial lines)
     std::vector<double> rates;          // the current share
     std::vector<double> endTimes;       // sharedAt + remainingBytes / rate
     double sharedAt = 0.0;
@@ -138,6 +152,8 @@ private:
   ChipState m_state;
   std::vector<CoreId> m_coreOfSlot;
   std::vector<std::vector<double>> m_readHitFraction;  // by core slot, per read region of its task
+  // Per core slot and read region: bytes of whole L2 lines that missed (-1: unknown, all).
+  std::vector<std::vector<std::int64_t>> m_readMissedBytes;
   // By core slot and pipe: the recorded busy intervals of the running task.
   mutable std::vector<std::array<std::vector<std::pair<std::int64_t, std::int64_t>>, kPipeCount>> m_intervals;
   std::int64_t m_instructions = 0;

@@ -246,6 +246,12 @@ void SummaryPanel::addRunDetails(QVBoxLayout* layout) {
     addLabel(layout, coloured(counts, secondary), counts);
   }
 
+  if (!run.precisionSkipped.empty()) {
+    QString skipped = tr("Precision not checked: %1. Check it with pto run --check, or run in functional mode.")
+                          .arg(QString::fromStdString(run.precisionSkipped));
+    auto* label = addLabel(layout, coloured(skipped.toHtmlEscaped(), secondary), skipped);
+    label->setWordWrap(true);
+  }
   if (!run.outputs.empty()) {
     // Four columns fit a docked panel; the tolerance and the golden's source
     // go on a second, quieter line under each output.

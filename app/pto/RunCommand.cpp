@@ -27,6 +27,8 @@ struct RunOptions {
   bool simOutput = false;
   std::string machine;
   std::string mode = "timing";
+  bool check = false;
+  bool noCheck = false;
   double timeoutSeconds = 60.0;
   std::int64_t maxElements = std::int64_t{1} << 31;
 };
@@ -45,6 +47,9 @@ nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectR
   report["pass"] = run.pass();
   if (run.simulation && run.compiled) addSimulationReport(report, run.compiled->compilation, *run.simulation);
   report["outputs_from"] = run.executor;
+  report["precision_checked"] = run.precisionSkipped.empty();
+  if (!run.precisionSkipped.empty()) report["precision_skipped"] = run.precisionSkipped;
+  report["multiply_adds"] = run.multiplyAdds;
   report["ops"] = run.graph.ops().size();
   report["tile_ops"] = run.compiled ? run.compiled->compilation.tiles.tileOps().size() : 0;
   report["timings_ms"] = {{"trace", run.traceMs},       {"golden", run.goldenMs},
@@ -69,6 +74,12 @@ void printReport(const OperatorProject& project, const ProjectRunResult& run) {
                 static_cast<long long>(stats.makespanCycles), sim.clockGHz, sim.schedule.tasks.size(),
                 stats.tasksByCoreType[0], stats.tasksByCoreType[1], run.compiled->compilation.blocks.subgraphs.size(),
                 100.0 * stats.utilizationByCoreType[0], 100.0 * stats.utilizationByCoreType[1]);
+  }
+  if (!run.precisionSkipped.empty()) {
+    std::printf("precision not checked: %s; --check checks it (the tile graph on the CPU), --mode functional "
+                "executes the PTO programs on the data\n",
+                run.precisionSkipped.c_str());
+    return;
   }
   std::printf("outputs from %s\n", run.executor == "tiles" ? "the tile graph on the CPU (timing mode; --mode functional "
                                                              "executes the PTO programs)"
@@ -117,6 +128,7 @@ int runRun(const RunOptions& options) {
   runOptions.trace.maxElements = options.maxElements;
   runOptions.machineOverride = options.machine;
   runOptions.mode = *parseSimulationMode(options.mode);  // CLI11 checked the spelling
+  runOptions.check = options.check ? PrecisionCheck::Always : options.noCheck ? PrecisionCheck::Never : PrecisionCheck::Auto;
   auto run = runProject(*project, diags, runOptions);
   bool saved = !run || options.saveOutputsDir.empty() || saveOutputs(*run, options.saveOutputsDir, diags);
   if (run && saved && !options.traceFile.empty()) saved = writeTrace(*run, options.traceFile, diags);
@@ -168,6 +180,12 @@ void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
                       "every PTO instruction on the data")
       ->check(CLI::IsMember({"timing", "functional"}))
       ->capture_default_str();
+  CLI::Option* check =
+      command->add_flag("--check", options->check,
+                        "Always compare the outputs with the golden (default: always in functional mode; in timing "
+                        "mode only when the kernel is at most 1e9 multiply-adds, since the CPU executes it)");
+  command->add_flag("--no-check", options->noCheck, "Never compute the golden; report the timeline only")
+      ->excludes(check);
   command->add_option("--trace", options->traceFile, "Write the swimlane as Chrome/Perfetto trace JSON to FILE")
       ->type_name("FILE");
   command->add_flag("--sim-output", options->simOutput,

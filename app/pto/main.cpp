@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   registerNewCommand(app, registry);
   registerConfigCommands(app, registry);
   registerSettingsCommand(app, registry);
+  registerValidateCommand(app, registry);
 
   try {
     app.parse(argc, argv);

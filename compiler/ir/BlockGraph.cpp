@@ -7,6 +7,15 @@ namespace pto {
 
 std::string_view name(CoreType type) { return type == CoreType::AIC ? "AIC" : "AIV"; }
 
+std::string_view name(BufferOverlap overlap) {
+  switch (overlap) {
+  case BufferOverlap::PingPong: return "ping-pong";
+  case BufferOverlap::MembersApart: return "members-apart";
+  case BufferOverlap::Single: return "single";
+  }
+  return "single";
+}
+
 std::vector<Scope> collectScopes(const TensorGraph& graph, std::vector<ScopeId>& scopeOfOp) {
   std::vector<Scope> scopes;
   scopeOfOp.assign(graph.ops().size(), kNoId);

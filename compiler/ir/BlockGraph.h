@@ -55,6 +55,14 @@ struct BufferAllocation {
   int lastUse = 0;
 };
 
+// Buffer placements that let copies overlap compute, from most to least
+// overlap: PingPong keeps every buffer reserved one op past its last use (and
+// merged members apart), so the next op's copy-ins and this op's copy-outs
+// never wait for each other's bytes; MembersApart only keeps merged members
+// apart; Single reuses bytes as soon as they are dead.
+enum class BufferOverlap { PingPong, MembersApart, Single };
+std::string_view name(BufferOverlap overlap);
+
 struct Subgraph {
   SubgraphId id = kNoId;
   ScopeId scope = kNoId;
@@ -75,6 +83,13 @@ struct Subgraph {
   std::vector<int> memberStarts;
   std::vector<BufferAllocation> buffers;
   std::array<std::int64_t, kMemoryKindCount> peakBytes{};  // per memory, the highest offset in use
+  // How far AllocateBuffers could keep buffers apart so that data movement
+  // overlaps compute (best first); see AllocateBuffers.h.
+  BufferOverlap overlap = BufferOverlap::Single;
+  // With less than PingPong: the first memory that could not take it and the
+  // bytes ping-pong would have needed there (for `pto settings`).
+  MemoryKind overlapLimitedBy = MemoryKind::GM;
+  std::int64_t overlapNeededBytes = 0;
 };
 
 struct BlockGraph {

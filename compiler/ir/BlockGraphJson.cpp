@@ -79,6 +79,19 @@ Json blockGraphToJson(const Compilation& compilation) {
     for (const TileRegion& region : subgraph.copyOuts) outs.push_back(regionJson(graph, region));
     entry["copy_ins"] = std::move(ins);
     entry["copy_outs"] = std::move(outs);
+    if (!subgraph.buffers.empty()) {
+      // After AllocateBuffers: how much copies can overlap compute, and why not more.
+      Json peaks = Json::object();
+      for (std::size_t m = 0; m < kMemoryKindCount; ++m)
+        if (subgraph.peakBytes[m] > 0) peaks[std::string(name(static_cast<MemoryKind>(m)))] = subgraph.peakBytes[m];
+      entry["peak_bytes"] = std::move(peaks);
+      Json buffering{{"overlap", std::string(name(subgraph.overlap))}};
+      if (subgraph.overlap != BufferOverlap::PingPong && subgraph.overlapNeededBytes > 0) {
+        buffering["limited_by"] = std::string(name(subgraph.overlapLimitedBy));
+        buffering["ping_pong_needs_bytes"] = subgraph.overlapNeededBytes;
+      }
+      entry["buffering"] = std::move(buffering);
+    }
     subgraphs.push_back(std::move(entry));
   }
   root["subgraphs"] = std::move(subgraphs);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 
@@ -50,12 +51,12 @@ public:
   }
 
   // Sets every buffer's offset; `membersApart` keeps buffers reserved until
-  // the member after their last use ends.
-  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart) {
+  // the member after their last use ends, `pingPong` until one op after it.
+  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart, bool pingPong) {
     const std::vector<int> memberEnd = memberEnds();
     const std::vector<int> memberOf = memberOfPositions();
     for (Planned& entry : m_planned) {
-      entry.releaseAfter = entry.buffer.lastUse;
+      entry.releaseAfter = entry.buffer.lastUse + (pingPong ? 1 : 0);
       if (membersApart && !memberEnd.empty()) {
         int member = memberOf[static_cast<std::size_t>(entry.buffer.lastUse)];
         if (member + 1 < static_cast<int>(memberEnd.size()))
@@ -94,10 +95,10 @@ public:
 
   bool hasMembers() const { return m_subgraph.memberStarts.size() > 1; }
 
-  SubgraphBufferPlan result(const std::array<std::int64_t, kMemoryKindCount>& peak, bool membersApart) const {
+  SubgraphBufferPlan result(const std::array<std::int64_t, kMemoryKindCount>& peak, BufferOverlap overlap) const {
     SubgraphBufferPlan plan;
     plan.peakBytes = peak;
-    plan.membersApart = membersApart;
+    plan.overlap = overlap;
     plan.buffers.reserve(m_planned.size());
     plan.blame.reserve(m_planned.size());
     for (const Planned& entry : m_planned) {
@@ -294,14 +295,31 @@ bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target) {
   return true;
 }
 
-SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph) {
+SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                                       BufferOverlap most) {
   Planner planner(tiles, target, subgraph);
   planner.plan();
-  if (planner.hasMembers()) {
-    SubgraphBufferPlan apart = planner.result(planner.place(true), true);
-    if (fitsCapacities(apart, target)) return apart;
+  std::optional<SubgraphBufferPlan> pingPong;
+  if (most == BufferOverlap::PingPong) {
+    pingPong = planner.result(planner.place(planner.hasMembers(), true), BufferOverlap::PingPong);
+    if (fitsCapacities(*pingPong, target)) return *pingPong;
   }
-  return planner.result(planner.place(false), false);
+  SubgraphBufferPlan plan;
+  if (most != BufferOverlap::Single && planner.hasMembers())
+    plan = planner.result(planner.place(true, false), BufferOverlap::MembersApart);
+  if (plan.overlap != BufferOverlap::MembersApart || !fitsCapacities(plan, target))
+    plan = planner.result(planner.place(false, false), BufferOverlap::Single);
+  if (pingPong) {
+    // Say which memory ping-pong overflowed and what it would have needed.
+    for (std::size_t m = 0; m < kMemoryKindCount; ++m) {
+      auto memory = static_cast<MemoryKind>(m);
+      if (memory == MemoryKind::GM || pingPong->peakBytes[m] <= target.capacity(memory)) continue;
+      plan.overlapLimitedBy = memory;
+      plan.overlapNeededBytes = pingPong->peakBytes[m];
+      break;
+    }
+  }
+  return plan;
 }
 
 std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& tiles, const TargetInfo& target,
@@ -315,9 +333,13 @@ std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& til
 
 bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
   for (Subgraph& subgraph : compilation.blocks.subgraphs) {
-    SubgraphBufferPlan plan = planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph);
+    SubgraphBufferPlan plan =
+        planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph, BufferOverlap::PingPong);
     subgraph.peakBytes = plan.peakBytes;
     subgraph.buffers = plan.buffers;
+    subgraph.overlap = plan.overlap;
+    subgraph.overlapLimitedBy = plan.overlapLimitedBy;
+    subgraph.overlapNeededBytes = plan.overlapNeededBytes;
     if (!checkCapacities(compilation.tiles, compilation.settings.target, subgraph, plan, diags)) return false;
   }
   return true;

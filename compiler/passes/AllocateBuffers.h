@@ -10,12 +10,17 @@
 //       first-fit in order of first use (ties: order of appearance), sized to
 //       whole 32-byte blocks (innermost dim padded) and rounded to the
 //       allocation granularity.
-//       Merged subgraphs (Subgraph::memberStarts): a buffer last used by
-//       member k stays reserved until member k + 1 ends, so the next tile's
-//       copy-ins never share bytes with this tile's buffers and OoOSchedule
-//       can load tile k + 1 while tile k computes (double buffering). When
-//       that does not fit, the subgraph is placed without the reservation
-//       (correct, the loads then wait for the bytes they reuse).
+//       Overlap (Subgraph::overlap), the most that fits the machine:
+//       PingPong: every buffer stays reserved one op past its last use, so
+//       op p + 1's copy-ins never take bytes op p still computes on, and op
+//       p's copy-outs never wait for op p + 1's results; OoOSchedule then
+//       loads the next tile while this one computes (double buffering, as
+//       PyPTO's planner does). Merged subgraphs (Subgraph::memberStarts)
+//       also keep member k's buffers until member k + 1 ends.
+//       MembersApart: only the member reservation. Single: bytes are reused
+//       as soon as they are dead (correct; the loads then wait for the
+//       bytes they reuse). Below PingPong the subgraph records the memory
+//       that could not take it and the bytes it would have needed.
 //       A subgraph whose peak use of a memory exceeds the machine's capacity
 //       is an error naming the subgraph, the memory, the bytes needed and
 //       available, and the kernel line of the largest tile live at the peak.
@@ -44,11 +49,16 @@ std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& til
 struct SubgraphBufferPlan {
   std::vector<BufferAllocation> buffers;  // in order of first use
   std::array<std::int64_t, kMemoryKindCount> peakBytes{};
-  bool membersApart = false;  // the double-buffering reservation was kept
+  BufferOverlap overlap = BufferOverlap::Single;
+  MemoryKind overlapLimitedBy = MemoryKind::GM;  // see Subgraph::overlapLimitedBy
+  std::int64_t overlapNeededBytes = 0;
   // Per buffer, the tensor op whose kernel line a too-big tile is blamed on.
   std::vector<OpId> blame;
 };
-SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph);
+// `most` caps the overlap tried: the merge passes plan with MembersApart, so
+// what they decide fits does not depend on the optional ping-pong room.
+SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                                       BufferOverlap most = BufferOverlap::MembersApart);
 // Whether every on-chip peak of `plan` is within `target`'s capacities.
 bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target);
 

@@ -257,7 +257,9 @@ void RegionIndex::visitOverlapping(const RegionBox& query, const Visitor& visit)
 
 namespace {
 
-constexpr std::int64_t kDefaultCopyInUpperBound = std::int64_t{4} << 20;
+// PyPTO's default (tile_fwk_config.json): large enough that a matmul's whole
+// k-chain stays in one subgraph instead of accumulating through GM.
+constexpr std::int64_t kDefaultCopyInUpperBound = std::int64_t{100} << 20;
 
 struct Options {
   std::int64_t copyInUpperBound = kDefaultCopyInUpperBound;

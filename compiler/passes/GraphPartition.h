@@ -36,7 +36,7 @@
 //         share a programId; programs are numbered in order of first use.
 //
 // Options (compilation.settings.passOptions, PyPTO names):
-//   mg_copyin_upper_bound  int bytes, default 4194304 (4 MiB). A merge that
+//   mg_copyin_upper_bound  int bytes, default 104857600 (100 MiB, PyPTO's). A merge that
 //                          brings new copy-in into a subgraph beyond this is
 //                          not made (one tile op alone may exceed it).
 //   pg_parallel_lower_bound int, default 1 (off). A scope left with fewer

@@ -50,7 +50,9 @@ TEST(BlockGraphDump, JsonListsScopesSubgraphsAndCopies) {
             R"("ops":[{"id":1,"opcode":"matmul"}],)"
             R"("copy_ins":[{"tensor":"a","tensor_id":3,"offset":["0","0"],"shape":[64,64]},)"
             R"({"tensor":"w","tensor_id":1,"offset":["0","0"],"shape":[64,64]}],)"
-            R"("copy_outs":[{"tensor":"c","tensor_id":4,"offset":["0","0"],"shape":[64,64]}]})");
+            R"("copy_outs":[{"tensor":"c","tensor_id":4,"offset":["0","0"],"shape":[64,64]}],)"
+            // After AllocateBuffers: the peaks and that the buffers could be ping-ponged.
+            R"("peak_bytes":{"l1":32768,"l0a":16384,"l0b":16384,"l0c":16384},"buffering":{"overlap":"ping-pong"}})");
 }
 
 TEST(BlockGraphDump, JsonOffsetsKeepTheLoopIndex) {

@@ -103,7 +103,8 @@ TEST(PartitionScale, ALongReductionChainIsCutByTheCopyInBound) {
   const TensorId s = addOp(builder, TensorOpKind::Sum, {e}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, 4);
   addOp(builder, TensorOpKind::Copy, {s}, {}, 5, {y});
   builder.endPath();
-  auto result = compileWith(builder.finish(), {});
+  // 12.5 MiB of copy-in under a 4 MiB bound (the default, PyPTO's 100 MiB, would keep it whole).
+  auto result = compileWith(builder.finish(), {{"mg_copyin_upper_bound", std::int64_t{4} << 20}});
   ASSERT_TRUE(result);
   report("chain", *result);
   const BlockGraph& blocks = result->compilation.blocks;

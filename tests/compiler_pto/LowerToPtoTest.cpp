@@ -52,37 +52,38 @@ TEST(LowerToPto, VectorSubgraphLoadsComputesAndStoresWithFlagsBetweenPipes) {
   addSubgraph(compilation, {0, 1}, CoreType::AIV);
   std::string errors;
   ASSERT_TRUE(runBackEnd(compilation, &errors)) << errors;
-  // UB, first fit by first use, 1024 bytes a tile: x@0 (live at op 0), t@1024 (ops 0-1), z@0 (x is dead at
-  // op 1), y@2048. Unsynchronised: 0 TLOAD x, 1 TEXP, 2 TLOAD z, 3 TADD, 4 TSTORE. Flags: TEXP after TLOAD x
-  // (MTE2->VECTOR e0); TLOAD z overwrites what TEXP reads (VECTOR->MTE2 e0); TADD after TLOAD z
-  // (MTE2->VECTOR, e0 free again: its wait sits before TEXP); TSTORE after TADD (VECTOR->MTE3 e0).
+  // UB, first fit by first use, 1024 bytes a tile, ping-pong (a buffer stays reserved one op past its last
+  // use): x@0 (ops 0, reserved to 1), t@1024 (ops 0-1), z@2048 (x's bytes are still reserved at op 1),
+  // y@3072. Unsynchronised: 0 TLOAD x, 1 TEXP, 2 TLOAD z, 3 TADD, 4 TSTORE. Flags: TEXP after TLOAD x
+  // (MTE2->VECTOR e0); TLOAD z overwrites nothing TEXP reads, so it needs no wait and can run while TEXP
+  // computes; TADD after TLOAD z (MTE2->VECTOR e0 again); TSTORE after TADD (VECTOR->MTE3 e0).
   EXPECT_EQ(listing(compilation),
-            folded(R"(program 0: AIV, from subgraph 0 'exp', 13 instructions (MTE2 5, VECTOR 6, MTE3 2)
+            folded(R"(program 0: AIV, from subgraph 0 'exp', 11 instructions (MTE2 4, VECTOR 5, MTE3 2)
     0  MTE2    TLOAD       ub[0:1024] <- gm:x[0:4, 0:64] f32 [4, 64] ; exp @ kernel.py:5
     1  MTE2    SET_FLAG    MTE2->VECTOR e0
     2  VECTOR  WAIT_FLAG   MTE2->VECTOR e0
     3  VECTOR  TEXP        ub[1024:2048] <- ub[0:1024] f32 [4, 64] ; exp @ kernel.py:5
-    4  VECTOR  SET_FLAG    VECTOR->MTE2 e0
-    5  MTE2    WAIT_FLAG   VECTOR->MTE2 e0
-    6  MTE2    TLOAD       ub[0:1024] <- gm:z[0:4, 0:64] f32 [4, 64] ; add @ kernel.py:6
-    7  MTE2    SET_FLAG    MTE2->VECTOR e0
-    8  VECTOR  WAIT_FLAG   MTE2->VECTOR e0
-    9  VECTOR  TADD        ub[2048:3072] <- ub[1024:2048], ub[0:1024] f32 [4, 64] ; add @ kernel.py:6
-   10  VECTOR  SET_FLAG    VECTOR->MTE3 e0
-   11  MTE3    WAIT_FLAG   VECTOR->MTE3 e0
-   12  MTE3    TSTORE      gm:y[0:4, 0:64] <- ub[2048:3072] f32 [4, 64] ; add @ kernel.py:6
+    4  MTE2    TLOAD       ub[2048:3072] <- gm:z[0:4, 0:64] f32 [4, 64] ; add @ kernel.py:6
+    5  MTE2    SET_FLAG    MTE2->VECTOR e0
+    6  VECTOR  WAIT_FLAG   MTE2->VECTOR e0
+    7  VECTOR  TADD        ub[3072:4096] <- ub[1024:2048], ub[2048:3072] f32 [4, 64] ; add @ kernel.py:6
+    8  VECTOR  SET_FLAG    VECTOR->MTE3 e0
+    9  MTE3    WAIT_FLAG   VECTOR->MTE3 e0
+   10  MTE3    TSTORE      gm:y[0:4, 0:64] <- ub[3072:4096] f32 [4, 64] ; add @ kernel.py:6
 )"));
   const PtoProgram& program = compilation.programs[0];
+  ASSERT_EQ(program.instructions.size(), 11u);
   EXPECT_EQ(program.programId, 0);
   EXPECT_EQ(program.coreType, CoreType::AIV);
   EXPECT_EQ(program.subgraph, 0);
   EXPECT_EQ(program.instructions[0].bytes, 1024);
   EXPECT_EQ(program.instructions[0].srcs[0].gmRegion, 0);
-  EXPECT_EQ(program.instructions[6].srcs[0].gmRegion, 1);
-  EXPECT_EQ(program.instructions[12].dst[0].gmRegion, 0);
+  EXPECT_EQ(program.instructions[4].srcs[0].gmRegion, 1);
+  EXPECT_EQ(program.instructions[10].dst[0].gmRegion, 0);
   EXPECT_EQ(program.instructions[3].tileOp, 0);
-  EXPECT_EQ(program.instructions[9].tileOp, 1);
-  EXPECT_EQ(program.instructions[9].elements, 256);
+  EXPECT_EQ(program.instructions[7].tileOp, 1);
+  EXPECT_EQ(program.instructions[7].elements, 256);
+  EXPECT_EQ(compilation.blocks.subgraphs[0].overlap, BufferOverlap::PingPong);
 }
 
 // c = a @ b: a [16, 64] fp16, b [64, 32] fp16, c fp16; cube tile m 16, k 32, n 32: two k-steps into an fp32
@@ -107,53 +108,47 @@ TEST(LowerToPto, MatmulWithTwoKStepsStagesThroughL1AndL0AndConvertsOnTheWayOut) 
   addSubgraph(compilation, {0, 1, 2}, CoreType::AIC);
   std::string errors;
   ASSERT_TRUE(runBackEnd(compilation, &errors)) << errors;
-  // Buffers: L1 a0@0 (1024 bytes) b0@1024 (2048) at op 0, a1@0 b1@1024 at op 1 (the first pair is dead);
-  // L0A a@0, L0B b@0 each step; L0C acc@0 (2048 bytes fp32) for all three ops. Unsynchronised:
-  //   0 TLOAD a0  1 TLOAD b0  2 TMOV a0  3 TMOV b0  4 TMATMUL  5 TLOAD a1  6 TLOAD b1  7 TMOV a1  8 TMOV b1
-  //   9 TMATMUL_ACC  10 TSTORE_ACC.
-  // Flags: 2<-0 MTE2->MTE1 e0; 3<-1 MTE2->MTE1 e1 (e0's wait sits before 2, after 1); 4<-3 MTE1->CUBE e0
-  // (covers 2); 5<-2 MTE1->MTE2 e0 (WAR on l1[0:1024]); 6<-3 MTE1->MTE2 e1; 7<-5 MTE2->MTE1 e0 and 7<-4
-  // CUBE->MTE1 e0 (WAR on l0a); 8<-6 MTE2->MTE1 e1 (4 already covered); 9<-8 MTE1->CUBE e0 (covers 7);
-  // 10<-9 CUBE->FIXPIPE e0.
+  // Buffers, ping-pong: L1 a0@0 (1024 bytes) b0@1024 (2048) at op 0 and, still reserved at op 1, a1@3072
+  // b1@4096; L0A a0@0 a1@1024, L0B b0@0 b1@2048; L0C acc@0 (2048 bytes fp32) for all three ops.
+  // Unsynchronised: 0 TLOAD a0  1 TLOAD b0  2 TMOV a0  3 TMOV b0  4 TMATMUL  5 TLOAD a1  6 TLOAD b1
+  // 7 TMOV a1  8 TMOV b1  9 TMATMUL_ACC  10 TSTORE_ACC. The second k-step's loads and moves use other bytes
+  // than the first's, so none of them waits for the first step (no MTE1->MTE2 or CUBE->MTE1 flags):
+  // 2<-0 MTE2->MTE1 e0; 3<-1 MTE2->MTE1 e1; 4<-3 MTE1->CUBE e0 (covers 2); 7<-5 e0, 8<-6 e1; 9<-8
+  // MTE1->CUBE e0; 10<-9 CUBE->FIXPIPE e0.
   EXPECT_EQ(listing(compilation),
-            folded(R"(program 0: AIC, from subgraph 0 'matmul', 31 instructions (MTE2 10, MTE1 13, CUBE 6, FIXPIPE 2)
+            folded(R"(program 0: AIC, from subgraph 0 'matmul', 25 instructions (MTE2 8, MTE1 10, CUBE 5, FIXPIPE 2)
     0  MTE2    TLOAD       l1[0:1024] <- gm:a[0:16, 0:32] f16 [16, 32] ; matmul @ kernel.py:3
     1  MTE2    SET_FLAG    MTE2->MTE1 e0
     2  MTE2    TLOAD       l1[1024:3072] <- gm:b[0:32, 0:32] f16 [32, 32] ; matmul @ kernel.py:3
     3  MTE2    SET_FLAG    MTE2->MTE1 e1
     4  MTE1    WAIT_FLAG   MTE2->MTE1 e0
     5  MTE1    TMOV        l0a[0:1024] <- l1[0:1024] f16 [16, 32] ; matmul @ kernel.py:3
-    6  MTE1    SET_FLAG    MTE1->MTE2 e0
-    7  MTE1    WAIT_FLAG   MTE2->MTE1 e1
-    8  MTE1    TMOV        l0b[0:2048] <- l1[1024:3072] f16 [32, 32] ; matmul @ kernel.py:3
-    9  MTE1    SET_FLAG    MTE1->CUBE e0
-   10  MTE1    SET_FLAG    MTE1->MTE2 e1
-   11  CUBE    WAIT_FLAG   MTE1->CUBE e0
-   12  CUBE    TMATMUL     l0c[0:2048] <- l0a[0:1024], l0b[0:2048] f16->f32 [16, 32] ; matmul @ kernel.py:3
-   13  CUBE    SET_FLAG    CUBE->MTE1 e0
-   14  MTE2    WAIT_FLAG   MTE1->MTE2 e0
-   15  MTE2    TLOAD       l1[0:1024] <- gm:a[0:16, 32:64] f16 [16, 32] ; matmul @ kernel.py:3
-   16  MTE2    SET_FLAG    MTE2->MTE1 e0
-   17  MTE2    WAIT_FLAG   MTE1->MTE2 e1
-   18  MTE2    TLOAD       l1[1024:3072] <- gm:b[32:64, 0:32] f16 [32, 32] ; matmul @ kernel.py:3
-   19  MTE2    SET_FLAG    MTE2->MTE1 e1
-   20  MTE1    WAIT_FLAG   MTE2->MTE1 e0
-   21  MTE1    WAIT_FLAG   CUBE->MTE1 e0
-   22  MTE1    TMOV        l0a[0:1024] <- l1[0:1024] f16 [16, 32] ; matmul @ kernel.py:3
-   23  MTE1    WAIT_FLAG   MTE2->MTE1 e1
-   24  MTE1    TMOV        l0b[0:2048] <- l1[1024:3072] f16 [32, 32] ; matmul @ kernel.py:3
-   25  MTE1    SET_FLAG    MTE1->CUBE e0
-   26  CUBE    WAIT_FLAG   MTE1->CUBE e0
-   27  CUBE    TMATMUL_ACC l0c[0:2048] <- l0a[0:1024], l0b[0:2048] f16->f32 [16, 32] acc+ ; matmul @ kernel.py:3
-   28  CUBE    SET_FLAG    CUBE->FIXPIPE e0
-   29  FIXPIPE WAIT_FLAG   CUBE->FIXPIPE e0
-   30  FIXPIPE TSTORE_ACC  gm:c[0:16, 0:32] <- l0c[0:2048] f32->f16 [16, 32] ; matmul @ kernel.py:3
+    6  MTE1    WAIT_FLAG   MTE2->MTE1 e1
+    7  MTE1    TMOV        l0b[0:2048] <- l1[1024:3072] f16 [32, 32] ; matmul @ kernel.py:3
+    8  MTE1    SET_FLAG    MTE1->CUBE e0
+    9  CUBE    WAIT_FLAG   MTE1->CUBE e0
+   10  CUBE    TMATMUL     l0c[0:2048] <- l0a[0:1024], l0b[0:2048] f16->f32 [16, 32] ; matmul @ kernel.py:3
+   11  MTE2    TLOAD       l1[3072:4096] <- gm:a[0:16, 32:64] f16 [16, 32] ; matmul @ kernel.py:3
+   12  MTE2    SET_FLAG    MTE2->MTE1 e0
+   13  MTE2    TLOAD       l1[4096:6144] <- gm:b[32:64, 0:32] f16 [32, 32] ; matmul @ kernel.py:3
+   14  MTE2    SET_FLAG    MTE2->MTE1 e1
+   15  MTE1    WAIT_FLAG   MTE2->MTE1 e0
+   16  MTE1    TMOV        l0a[1024:2048] <- l1[3072:4096] f16 [16, 32] ; matmul @ kernel.py:3
+   17  MTE1    WAIT_FLAG   MTE2->MTE1 e1
+   18  MTE1    TMOV        l0b[2048:4096] <- l1[4096:6144] f16 [32, 32] ; matmul @ kernel.py:3
+   19  MTE1    SET_FLAG    MTE1->CUBE e0
+   20  CUBE    WAIT_FLAG   MTE1->CUBE e0
+   21  CUBE    TMATMUL_ACC l0c[0:2048] <- l0a[1024:2048], l0b[2048:4096] f16->f32 [16, 32] acc+ ; matmul @ kernel.py:3
+   22  CUBE    SET_FLAG    CUBE->FIXPIPE e0
+   23  FIXPIPE WAIT_FLAG   CUBE->FIXPIPE e0
+   24  FIXPIPE TSTORE_ACC  gm:c[0:16, 0:32] <- l0c[0:2048] f32->f16 [16, 32] ; matmul @ kernel.py:3
 )"));
   const PtoProgram& program = compilation.programs[0];
-  EXPECT_EQ(program.instructions[12].elements, 16 * 32 * 32);
-  EXPECT_EQ(program.instructions[30].bytes, 16 * 32 * 2);
-  EXPECT_EQ(program.instructions[30].opKind, TensorOpKind::Cast);
-  EXPECT_EQ(program.count(Pipe::CUBE), 6);
+  ASSERT_EQ(program.instructions.size(), 25u);
+  EXPECT_EQ(program.instructions[10].elements, 16 * 32 * 32);
+  EXPECT_EQ(program.instructions[24].bytes, 16 * 32 * 2);
+  EXPECT_EQ(program.instructions[24].opKind, TensorOpKind::Cast);
+  EXPECT_EQ(program.count(Pipe::CUBE), 5);
 }
 
 TEST(LowerToPto, AnFp32MatmulStoresItsAccumulatorWithoutConversion) {

@@ -99,10 +99,16 @@ TEST(OoOSchedule, ACopyInIntoReusedBytesWaitsForTheirLastReader) {
   Compilation compilation = twoIndependentTiles();
   DiagnosticEngine diags;
   ASSERT_TRUE(allocateBuffers(compilation, diags)) << messages(diags);
+  // The placement AllocateBuffers falls back to when ping-pong does not fit: bytes reused as soon as dead.
+  Subgraph& subgraph = compilation.blocks.subgraphs[0];
+  SubgraphBufferPlan single =
+      planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph, BufferOverlap::Single);
+  subgraph.buffers = single.buffers;
+  subgraph.peakBytes = single.peakBytes;
   ASSERT_TRUE(lowerToPto(compilation, diags)) << messages(diags);
   PtoProgram& program = compilation.programs[0];
-  // AllocateBuffers puts y0 and then x1 at offset 0 (each earlier tile is dead by then): TLOAD x1 overwrites
-  // what TSTORE y0 reads.
+  // Single placement puts y0 and then x1 at offset 0 (each earlier tile is dead by then): TLOAD x1
+  // overwrites what TSTORE y0 reads.
   ASSERT_EQ(program.instructions[3].srcs[0].offsetBytes, 0);
   ASSERT_EQ(program.instructions[4].dst[0].offsetBytes, 0);
   std::vector<std::size_t> position = scheduledPositions(program);
