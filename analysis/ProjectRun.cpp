@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <variant>
 
 namespace pto {
 namespace {
@@ -151,11 +152,27 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
 
   // Inputs as the project describes them; outputs the kernel returns
   // (functional style) get zero-filled buffers of their traced shape.
+  // A timing run reads no data unless it checks precision: generated
+  // inputs (random, arange) start as zeros and are made only when the check
+  // runs, so a full-size timing run does not spend seconds drawing random
+  // numbers it never reads. .npy inputs are read now, so a bad file is
+  // reported either way.
+  const bool verify = verifyRequested(project);
+  const bool dataMayWait =
+      options.mode == SimulationMode::Timing && !verify && options.check != PrecisionCheck::Always;
+  std::vector<bool> generatedLater(project.args.size(), false);
   SourceLocation projectLocation{project.file.string()};
   for (std::size_t i = 0; i < project.args.size(); ++i) {
     const KernelArgument& arg = project.args[i];
     auto shape = *project.concreteShape(arg);
-    auto data = makeArgumentData(arg, shape, project.directory(), diags, projectLocation, static_cast<int>(i));
+    const bool generated = !std::holds_alternative<NpyInit>(arg.init) && !std::holds_alternative<ZerosInit>(arg.init);
+    std::optional<HostTensor> data;
+    if (dataMayWait && generated) {
+      data = HostTensor::tryCreate(arg.dtype, Shape(shape), diags, projectLocation);
+      generatedLater[i] = true;
+    } else {
+      data = makeArgumentData(arg, shape, project.directory(), diags, projectLocation, static_cast<int>(i));
+    }
     if (!data) return std::nullopt;
     result.arguments.push_back(std::move(*data));
     result.argumentNames.push_back(arg.name);
@@ -184,7 +201,8 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   // The golden is the reference interpreter on a copy of them. Verify mode
   // needs it while compiling; otherwise it waits until the timeline has
   // been handed out (onSimulated).
-  const std::vector<HostTensor> initial = deepCopy(result.arguments);
+  std::vector<HostTensor> initial;
+  if (!dataMayWait) initial = deepCopy(result.arguments);
   std::vector<HostTensor> golden;
   auto computeGolden = [&] {
     stage("computing the golden");
@@ -194,7 +212,6 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
     result.goldenMs = millisecondsSince(goldenStart);
     return true;
   };
-  const bool verify = verifyRequested(project);
   if (verify && !computeGolden()) return std::nullopt;
 
   // Compile for the machine, then simulate.
@@ -246,6 +263,18 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
                     ")";
       result.executor = options.mode == SimulationMode::Timing ? "none" : std::string(name(options.mode));
       return result;
+    }
+    if (dataMayWait) {
+      // The check runs after all: make the inputs that were left as zeros.
+      for (std::size_t i = 0; i < project.args.size(); ++i) {
+        if (!generatedLater[i]) continue;
+        const KernelArgument& arg = project.args[i];
+        auto data = makeArgumentData(arg, *project.concreteShape(arg), project.directory(), diags, projectLocation,
+                                     static_cast<int>(i));
+        if (!data) return std::nullopt;
+        result.arguments[i] = std::move(*data);
+      }
+      initial = deepCopy(result.arguments);
     }
     if (!computeGolden()) return std::nullopt;
   }

@@ -196,3 +196,43 @@ TEST(RunOptions, UnknownMachineNamesTheAvailableOnes) {
 }
 
 } // namespace
+
+// Timing mode executes the kernel on the CPU only to check precision, so a kernel past 1e9 multiply-adds is
+// not checked unless asked (--check), and the report says so; a small kernel (the examples) still is.
+TEST(RunOptions, TimingModeChecksALargeKernelOnlyWhenAsked) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-run-check-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernel.py") << "import pypto\n\n@pypto.frontend.jit\n"
+                                      "def mm(a: pypto.Tensor([], pypto.DT_FP16), b: pypto.Tensor([], pypto.DT_FP16),"
+                                      " c: pypto.Tensor([], pypto.DT_FP32)):\n"
+                                      "    pypto.set_cube_tile_shapes([128, 128], [64, 256], [256, 256])\n"
+                                      "    c[:] = pypto.matmul(a, b, pypto.DT_FP32)\n";
+  // 1024^3 = 1.07e9 multiply-adds: just past the automatic limit.
+  std::ofstream(dir / "pto-project.json")
+      << R"({"name": "mm1024", "source": "kernel.py", "entry": "mm", "machine": "a3", "args": [)"
+      << R"({"name": "a", "shape": [1024, 1024], "dtype": "float16", "init": {"kind": "uniform", "low": -1, "high": 1, "seed": 1}},)"
+      << R"({"name": "b", "shape": [1024, 1024], "dtype": "float16", "init": {"kind": "uniform", "low": -1, "high": 1, "seed": 2}},)"
+      << R"({"name": "c", "shape": [1024, 1024], "dtype": "float32"}], "tolerance": {"c": {"rtol": 0.01, "atol": 0.01}}})";
+  Result skipped = runPto("run " + dir.string() + " --json -");
+  ASSERT_EQ(skipped.exitCode, 0) << skipped.err;
+  const nlohmann::json quick = nlohmann::json::parse(skipped.out);
+  EXPECT_EQ(quick["precision_checked"], false);
+  EXPECT_NE(quick["precision_skipped"].get<std::string>().find("multiply-adds"), std::string::npos);
+  EXPECT_DOUBLE_EQ(quick["multiply_adds"].get<double>(), 1024.0 * 1024.0 * 1024.0);
+  EXPECT_TRUE(quick["outputs"].empty());
+  EXPECT_EQ(quick["outputs_from"], "none");
+  Result text = runPto("run " + dir.string());
+  EXPECT_NE(text.out.find("precision not checked"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("--check"), std::string::npos) << text.out;
+
+  Result checked = runPto("run " + dir.string() + " --check --json -");
+  ASSERT_EQ(checked.exitCode, 0) << checked.err;
+  const nlohmann::json full = nlohmann::json::parse(checked.out);
+  EXPECT_EQ(full["precision_checked"], true);
+  ASSERT_EQ(full["outputs"].size(), 1u);
+  EXPECT_EQ(full["outputs"][0]["pass"], true);
+  EXPECT_EQ(full["makespan_us"], quick["makespan_us"]) << "the check does not change the timeline";
+  Result both = runPto("run " + dir.string() + " --check --no-check");
+  EXPECT_EQ(both.exitCode, 2);
+  fs::remove_all(dir);
+}
