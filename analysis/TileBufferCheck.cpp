@@ -97,6 +97,25 @@ std::string TileBufferCheck::summary() const {
   return text;
 }
 
+bool TileBufferCheck::doubleBuffered() const {
+  if (fit == TileFit::Invalid || fit == TileFit::DoesNotFit) return false;
+  for (const MemoryUse& use : memories)
+    if (use.pingPongBytes == 0 || use.pingPongBytes > use.availableBytes) return false;
+  return true;
+}
+
+std::string TileBufferCheck::bufferingText() const {
+  if (fit == TileFit::Invalid || fit == TileFit::DoesNotFit || memories.empty()) return {};
+  std::string text;
+  for (const MemoryUse& use : memories) {
+    if (use.pingPongBytes == 0) return {};
+    if (doubleBuffered() || use.pingPongBytes > use.availableBytes)
+      text += (text.empty() ? "" : ", ") + memoryLabel(use.memory) + " " + formatBytes(use.pingPongBytes) + " / " +
+              formatBytes(use.availableBytes);
+  }
+  return doubleBuffered() ? "double-buffered: " + text : "single-buffered: double buffering needs " + text;
+}
+
 std::optional<Dims> parseVecShapeText(std::string_view text, std::string& error) {
   Dims dims;
   std::size_t pos = 0;
@@ -233,19 +252,28 @@ struct TileBufferChecker::Impl {
   static SymbolicShape zeros(std::size_t rank) { return SymbolicShape(rank, SymbolicScalar(std::int64_t{0})); }
   static TileRegion region(TensorId tensor, const Dims& sizes) { return TileRegion{tensor, zeros(sizes.size()), sizes}; }
 
-  // Peak bytes per memory of these tile ops placed as one subgraph, in order.
-  std::array<std::int64_t, kMemoryKindCount> place(const std::vector<TileOp>& tiles, CoreType core) const {
+  // Peak bytes per memory of these tile ops placed as one subgraph, in order
+  // (with `pingPong`, as AllocateBuffers places them for double buffering).
+  std::array<std::int64_t, kMemoryKindCount> place(const std::vector<TileOp>& tiles, CoreType core,
+                                                   bool pingPong = false) const {
     scratch.removeTileOpsIf([](const TileOp&) { return true; });
     Subgraph subgraph;
     subgraph.id = 0;
     subgraph.coreType = core;
     for (const TileOp& tile : tiles) subgraph.ops.push_back(scratch.addTileOp(tile));
-    return planSubgraphBuffers(scratch, target, subgraph).peakBytes;
+    if (!pingPong) return planSubgraphBuffers(scratch, target, subgraph).peakBytes;
+    // Unconditionally ping-ponged, to say what it needs even when it does not fit.
+    SubgraphBufferPlan plan = planSubgraphBuffers(scratch, target, subgraph, BufferOverlap::PingPong);
+    if (plan.overlap == BufferOverlap::PingPong) return plan.peakBytes;
+    std::array<std::int64_t, kMemoryKindCount> needed = plan.peakBytes;
+    needed[static_cast<std::size_t>(plan.overlapLimitedBy)] = plan.overlapNeededBytes;
+    return needed;
   }
 
   TileBufferCheck finish(std::vector<MemoryKind> memories, const std::vector<std::array<std::int64_t, kMemoryKindCount>>& peaks,
                          std::vector<std::string> problems,
-                         const std::array<std::int64_t, kMemoryKindCount>* fused = nullptr) const {
+                         const std::array<std::int64_t, kMemoryKindCount>* fused = nullptr,
+                         const std::array<std::int64_t, kMemoryKindCount>* pingPong = nullptr) const {
     TileBufferCheck check;
     check.problems = std::move(problems);
     for (MemoryKind memory : memories) {
@@ -260,6 +288,7 @@ struct TileBufferChecker::Impl {
         }
       }
       use.fusedBytes = std::max(use.usedBytes, fused ? (*fused)[static_cast<std::size_t>(memory)] : 0);
+      if (pingPong) use.pingPongBytes = std::max(use.fusedBytes, (*pingPong)[static_cast<std::size_t>(memory)]);
       check.memories.push_back(use);
     }
     auto all = [&](auto predicate) { return std::all_of(check.memories.begin(), check.memories.end(), predicate); };
@@ -414,7 +443,8 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
   }
   if (!problems.empty()) return impl.finish({MemoryKind::UB}, {}, problems);
   const auto fused = chain.size() > 1 ? impl.place(chain, CoreType::AIV) : std::array<std::int64_t, kMemoryKindCount>{};
-  return impl.finish({MemoryKind::UB}, peaks, {}, &fused);
+  const auto pingPong = impl.place(chain, CoreType::AIV, true);
+  return impl.finish({MemoryKind::UB}, peaks, {}, &fused, &pingPong);
 }
 
 TileBufferCheck TileBufferChecker::checkCube(const CubeTileShape& shape) const {
@@ -427,6 +457,7 @@ TileBufferCheck TileBufferChecker::checkCube(const CubeTileShape& shape) const {
     problems.push_back(cubeShapeText(shape) + " has a non-positive dim");
   if (!problems.empty()) return impl.finish(memories, {}, problems);
   std::vector<std::array<std::int64_t, kMemoryKindCount>> peaks;
+  std::array<std::int64_t, kMemoryKindCount> pingPong{};  // the first op with a k-loop, ping-ponged
   for (const OpModel& op : impl.ops) {
     const Dims& a = op.inputShapes[0];
     const Dims& out = op.outputShape;
@@ -444,9 +475,22 @@ TileBufferCheck TileBufferChecker::checkCube(const CubeTileShape& shape) const {
     t.inputs.push_back(matrix(op.inputs[0], a.size(), op.aTrans ? ks : ms, op.aTrans ? ms : ks));
     t.inputs.push_back(matrix(op.inputs[1], op.inputShapes[1].size(), op.bTrans ? ns : ks, op.bTrans ? ks : ns));
     t.outputs.push_back(matrix(op.accumulator, out.size(), ms, ns));
-    peaks.push_back(impl.place({std::move(t)}, CoreType::AIC));
+    peaks.push_back(impl.place({t}, CoreType::AIC));
+    if (pingPong == std::array<std::int64_t, kMemoryKindCount>{} && k > ks) {
+      // Double buffering as the compiler does it: the next k-step's A and B
+      // tiles loaded while this one multiplies (the k offset sits in the
+      // last dim of A, or the second to last when transposed; the reverse for B).
+      TileOp next = t;
+      auto shift = [&](TileRegion& region, bool kIsLast) {
+        region.offsets[region.offsets.size() - (kIsLast ? 1 : 2)] = SymbolicScalar(ks);
+      };
+      shift(next.inputs[0], !op.aTrans);
+      shift(next.inputs[1], op.bTrans);
+      pingPong = impl.place({t, next}, CoreType::AIC, true);
+    }
   }
-  return impl.finish(memories, peaks, {});
+  if (pingPong == std::array<std::int64_t, kMemoryKindCount>{} && !peaks.empty()) pingPong = peaks.front();
+  return impl.finish(memories, peaks, {}, nullptr, &pingPong);
 }
 
 TileBufferCheck TileBufferChecker::checkJson(const nlohmann::ordered_json& value) const {

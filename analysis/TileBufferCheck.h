@@ -41,6 +41,10 @@ struct MemoryUse {
   std::int64_t usedBytes = 0;
   std::int64_t availableBytes = 0;
   std::int64_t fusedBytes = 0;  // the governed ops' first tiles as one subgraph (>= usedBytes)
+  // The same placed for double buffering (AllocateBuffers' ping-pong: each
+  // buffer kept one op longer; a cube tile as two k-steps), or 0 when not
+  // worked out (an invalid or overflowing tile).
+  std::int64_t pingPongBytes = 0;
   std::string worstOp;  // "exp at kernel.py:14" — the governed op needing the most
   bool fits() const { return usedBytes <= availableBytes; }
 };
@@ -63,6 +67,11 @@ struct TileBufferCheck {
   // One line: "fits: UB 48 KiB / 192 KiB", "may not fit: UB 120 KiB / 192 KiB, 210 KiB fused",
   // "does not fit: UB 320 KiB / 192 KiB (exp at kernel.py:14)" or "invalid: <first problem>".
   std::string summary() const;
+  // Whether the compiler can double-buffer these tiles (copies overlapping
+  // compute): "double-buffered: UB 4.2 KiB / 192 KiB", or "single-buffered:
+  // double buffering needs UB 230 KiB / 192 KiB"; empty when unknown.
+  bool doubleBuffered() const;
+  std::string bufferingText() const;
 };
 
 // "UB", "L1", "L0A", ... (the short names engineers use).

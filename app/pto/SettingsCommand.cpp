@@ -61,9 +61,12 @@ Json checkJson(const TileBufferCheck& check) {
                                 {"used_bytes", use.usedBytes},
                                 {"available_bytes", use.availableBytes},
                                 {"fused_bytes", use.fusedBytes},
+                                {"double_buffered_bytes", use.pingPongBytes},
                                 {"worst_op", use.worstOp}});
   json["problems"] = check.problems;
   json["summary"] = check.summary();
+  json["double_buffered"] = check.doubleBuffered();
+  json["buffering"] = check.bufferingText();
   return json;
 }
 
@@ -145,6 +148,7 @@ int runSettings(const SettingsOptions& options) {
       TileBufferCheck check = checker.checkJson(site.effectiveValue);
       entry["check"] = checkJson(check);
       status = check.summary();
+      if (std::string buffering = check.bufferingText(); !buffering.empty()) status += "\n       " + buffering;
       anyOverflow = anyOverflow || !check.fits();
       noteClampedTile(site, checker, *project, diags);
     }

@@ -67,6 +67,39 @@ TEST(SettingsCommand, JsonReportsAnOverflowAndBadOptionsOfAProject) {
   EXPECT_EQ(report["runtime_options"].size(), 3u);
 }
 
+// Whether the compiler can double-buffer a site's tiles. The matmul example's cube tile (m 128, k 64, n 128)
+// double-buffers: two k-steps need L1 2 x (16 + 16) KiB, L0A 2 x 16 KiB, L0B 2 x 16 KiB. With kL0 = 128 and
+// n = 256 one B tile is 128 x 256 fp16 = 64 KiB, all of L0B: the next k-step's B has no room, so the site is
+// single-buffered and says what double buffering needs (L0B 128 KiB of 64 KiB).
+TEST(SettingsCommand, SaysWhetherASiteCanBeDoubleBuffered) {
+  Result example = runPto("settings '" + kExamples + "matmul'");
+  ASSERT_EQ(example.exitCode, 0) << example.err;
+  EXPECT_NE(example.out.find("       double-buffered: L1 64 KiB / 512 KiB, L0A 32 KiB / 64 KiB, L0B 32 KiB / 64 KiB, "
+                             "L0C 64 KiB / 128 KiB\n"),
+            std::string::npos)
+      << example.out;
+
+  std::filesystem::path folder = std::filesystem::temp_directory_path() / "pto-settings-single-buffered";
+  std::filesystem::create_directories(folder);
+  std::filesystem::copy_file(kExamples + "matmul/kernel.py", folder / "kernel.py",
+                             std::filesystem::copy_options::overwrite_existing);
+  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamples + "matmul/pto-project.json"));
+  project["tile_settings"] = {{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {128, 256}}, {"n", {256, 256}}}}}}};
+  std::ofstream(folder / "pto-project.json") << project.dump(2);
+  Result result = runPto("settings '" + folder.string() + "'");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.out.find("       single-buffered: double buffering needs L0B 128 KiB / 64 KiB\n"), std::string::npos)
+      << result.out;
+  Result json = runPto("settings '" + folder.string() + "' --json -");
+  const nlohmann::json report = nlohmann::json::parse(json.out);
+  nlohmann::json gemm;
+  for (const auto& site : report["tile_sites"])
+    if (site["key"] == "gemm" && site["section"] == "cube") gemm = site;
+  ASSERT_FALSE(gemm.is_null());
+  EXPECT_EQ(gemm["check"]["double_buffered"], false);
+  std::filesystem::remove_all(folder);
+}
+
 TEST(SettingsCommand, UnknownMachineIsAnError) {
   Result result = runPto("settings '" + kExamples + "softmax' --machine nosuch");
   EXPECT_EQ(result.exitCode, 1);
