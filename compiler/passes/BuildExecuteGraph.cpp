@@ -422,10 +422,73 @@ void accessesOf(const Task& task, StorageSlots& slots, std::vector<Access>& acce
     }
 }
 
+// Drops the predecessors of a task that another of its predecessors follows:
+// the path through that one orders them anyway, and every stored edge costs
+// the scheduler a counter update and the trace an arrow. One search per kept
+// predecessor, the latest first, walks back breadth-first (short paths are
+// the common ones: a write after the reads of what an earlier write wrote)
+// through the links already kept (reachability is what they keep), never
+// below the earliest predecessor still in question since links point to
+// earlier tasks. A search inspects at most kImpliedEdgeSearchLinks links and
+// a task's searches together at most that plus kImpliedEdgeLinksPerEdge per
+// predecessor, so the work stays within a constant factor of the edges the
+// index found. A search cut short leaves the predecessors it did not reach:
+// an edge is dropped only for a path that was seen.
+class ImpliedEdgeFilter {
+public:
+  explicit ImpliedEdgeFilter(std::size_t tasks) : m_reachedBy(tasks, kNoId) { m_firstLink.reserve(tasks + 1); }
+
+  // `predecessors` ascending and unique, all earlier than `task`; tasks come
+  // in id order, each once.
+  void removeImplied(TaskId task, std::vector<TaskId>& predecessors) {
+    assert(m_firstLink.size() == static_cast<std::size_t>(task) + 1);
+    std::size_t taskLinks = kImpliedEdgeSearchLinks + kImpliedEdgeLinksPerEdge * predecessors.size();
+    std::size_t earliestOpen = 0;  // the earliest predecessor not yet found to be implied
+    m_kept.clear();
+    for (std::size_t i = predecessors.size(); i-- > 0;) {
+      const TaskId start = predecessors[i];
+      if (m_reachedBy[static_cast<std::size_t>(start)] == task) continue;
+      m_kept.push_back(start);
+      while (earliestOpen < i && m_reachedBy[static_cast<std::size_t>(predecessors[earliestOpen])] == task)
+        ++earliestOpen;
+      if (earliestOpen >= i || taskLinks == 0) continue;
+      const TaskId floor = predecessors[earliestOpen];
+      std::size_t links = std::min(taskLinks, kImpliedEdgeSearchLinks);
+      taskLinks -= links;
+      m_queue.assign(1, start);
+      for (std::size_t next = 0; next < m_queue.size() && links > 0; ++next) {
+        const auto at = static_cast<std::size_t>(m_queue[next]);
+        // Links are ascending: from the latest down to the floor.
+        for (std::size_t l = m_firstLink[at + 1]; l-- > m_firstLink[at] && m_links[l] >= floor && links > 0;) {
+          --links;
+          TaskId& reachedBy = m_reachedBy[static_cast<std::size_t>(m_links[l])];
+          if (reachedBy == task) continue;
+          reachedBy = task;
+          m_queue.push_back(m_links[l]);
+        }
+      }
+      taskLinks += links;  // what this search did not need
+    }
+    predecessors.assign(m_kept.rbegin(), m_kept.rend());
+    m_links.insert(m_links.end(), predecessors.begin(), predecessors.end());
+    m_firstLink.push_back(m_links.size());
+  }
+
+private:
+  std::vector<TaskId> m_reachedBy;  // per task: the last task whose search reached it
+  // The kept links, task after task: compact, where the tasks' own lists
+  // are scattered over the heap.
+  std::vector<TaskId> m_links;
+  std::vector<std::size_t> m_firstLink{0};
+  std::vector<TaskId> m_queue;
+  std::vector<TaskId> m_kept;  // latest first
+};
+
 } // namespace
 
-void computeTaskDependencies(ExecuteGraph& graph) {
+void computeTaskDependencies(ExecuteGraph& graph, ImpliedEdges implied) {
   DependencyIndex index;
+  ImpliedEdgeFilter filter(implied == ImpliedEdges::Removed ? graph.tasks.size() : 0);
   StorageSlots slots(graph);
   std::vector<Access> accesses;
   std::vector<std::int64_t> coords;
@@ -456,6 +519,7 @@ void computeTaskDependencies(ExecuteGraph& graph) {
     predecessors.erase(std::unique(predecessors.begin(), predecessors.end()), predecessors.end());
     // Edges point from earlier to later tasks, so no cycle can form.
     assert(predecessors.empty() || predecessors.back() < task.id);
+    if (implied == ImpliedEdges::Removed) filter.removeImplied(task.id, predecessors);
     task.predecessors.assign(predecessors.begin(), predecessors.end());
     graph.edgeCount += predecessors.size();
     for (TaskId predecessor : predecessors) graph.tasks[static_cast<std::size_t>(predecessor)].successors.push_back(task.id);

@@ -22,8 +22,9 @@
 //         loop touches it; instances never conflict, so iterations that share
 //         no data are not ordered by a reused buffer;
 //       - predecessors/successors: read-after-write, write-after-read and
-//         write-after-write between overlapping boxes of one tensor
-//         (computeTaskDependencies); edgeCount counts them.
+//         write-after-write between overlapping boxes of one tensor, less the
+//         edges other paths imply (computeTaskDependencies); edgeCount counts
+//         them.
 // Errors: an offset that cannot be evaluated is a user error at the kernel
 //       line of the subgraph's first tile op; a block graph that breaks the
 //       preconditions is an internal error.
@@ -36,12 +37,30 @@ namespace pto {
 
 bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags);
 
+// Whether computeTaskDependencies stores an edge that a path through other
+// tasks already implies (Kept is for measuring what the removal saves).
+enum class ImpliedEdges { Removed, Kept };
+// Links one search for an implied edge may inspect, and what each edge the
+// index finds adds to its task's searches together (see below).
+constexpr std::size_t kImpliedEdgeSearchLinks = 128;
+constexpr std::size_t kImpliedEdgeLinksPerEdge = 16;
+
 // Fills every task's predecessors and successors (ascending, unique) and
 // `graph.edgeCount` from the tasks' reads and writes, replacing what was
 // there. Tasks must be numbered 0, 1, ... in program order, and the regions
 // of one tensor must all have that tensor's rank; empty boxes (a size <= 0)
 // touch nothing. Every conflicting pair of tasks ends up ordered, directly or
 // through other tasks; every edge joins two conflicting tasks.
+//
+// Implied edges (Removed): a predecessor p of t is dropped when a search back
+// from another kept predecessor q of t reaches p, i.e. p -> ... -> q -> t
+// orders p before t anyway. Each search inspects at most
+// kImpliedEdgeSearchLinks links, and a task's searches together at most that
+// plus kImpliedEdgeLinksPerEdge per edge the index found for it, so the
+// result is the exact transitive reduction whenever no search needs more (in
+// particular whenever the graph ends up with at most kImpliedEdgeSearchLinks
+// edges); past that, some implied edges stay. Only an edge whose implying
+// path was seen is dropped.
 //
 // Index: per tensor, boxes are grouped into size classes (the power of two
 // at or above the box's extent, per dim; past 8 classes a new size joins the
@@ -52,7 +71,9 @@ bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags);
 // and the readers since; an entry wholly covered by a later write is
 // dropped, since that write orders everything before it. Cost is about
 // linear in accesses plus edges when a tensor's boxes come in few sizes (the
-// tiles of a kernel); boxes of arbitrary sizes cost more per access.
-void computeTaskDependencies(ExecuteGraph& graph);
+// tiles of a kernel); boxes of arbitrary sizes cost more per access. The
+// removal of implied edges adds at most kImpliedEdgeSearchLinks link visits
+// per task plus kImpliedEdgeLinksPerEdge per edge the index found.
+void computeTaskDependencies(ExecuteGraph& graph, ImpliedEdges implied = ImpliedEdges::Removed);
 
 } // namespace pto

@@ -131,6 +131,62 @@ bool tasksConflict(const Task& a, const Task& b) {
   return ::testing::AssertionSuccess();
 }
 
+namespace {
+
+// reach[b * words ...]: a bitset of the tasks b follows (through `predecessors` of each task, earlier first).
+std::vector<std::uint64_t> reachability(const std::vector<std::vector<TaskId>>& predecessors, std::size_t words) {
+  const std::size_t n = predecessors.size();
+  std::vector<std::uint64_t> reach(n * words, 0);
+  for (std::size_t b = 0; b < n; ++b)
+    for (TaskId a : predecessors[b]) {
+      const auto from = static_cast<std::size_t>(a);
+      for (std::size_t w = 0; w < words; ++w) reach[b * words + w] |= reach[from * words + w];
+      reach[b * words + from / 64] |= std::uint64_t{1} << (from % 64);
+    }
+  return reach;
+}
+
+bool follows(const std::vector<std::uint64_t>& reach, std::size_t words, std::size_t later, std::size_t earlier) {
+  return reach[later * words + earlier / 64] >> (earlier % 64) & 1;
+}
+
+} // namespace
+
+::testing::AssertionResult noEdgeIsImplied(const ExecuteGraph& graph) {
+  const std::size_t words = (graph.tasks.size() + 63) / 64;
+  std::vector<std::vector<TaskId>> predecessors;
+  for (const Task& task : graph.tasks) predecessors.push_back(task.predecessors);
+  const std::vector<std::uint64_t> reach = reachability(predecessors, words);
+  for (const Task& task : graph.tasks)
+    for (TaskId a : task.predecessors)
+      for (TaskId c : task.predecessors)
+        if (c != a && follows(reach, words, static_cast<std::size_t>(c), static_cast<std::size_t>(a)))
+          return ::testing::AssertionFailure() << "edge " << a << " -> " << task.id << " is implied by the path through "
+                                               << c;
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<std::vector<TaskId>> reducedConflictOrder(const ExecuteGraph& graph) {
+  const std::size_t n = graph.tasks.size();
+  const std::size_t words = (n + 63) / 64;
+  std::vector<std::vector<TaskId>> conflicts(n);
+  for (std::size_t b = 0; b < n; ++b)
+    for (std::size_t a = 0; a < b; ++a)
+      if (tasksConflict(graph.tasks[a], graph.tasks[b])) conflicts[b].push_back(static_cast<TaskId>(a));
+  const std::vector<std::uint64_t> reach = reachability(conflicts, words);
+  std::vector<std::vector<TaskId>> reduced(n);
+  for (std::size_t b = 0; b < n; ++b) {
+    // b's direct predecessors are the tasks it follows that no other task it follows follows.
+    std::vector<std::uint64_t> implied(words, 0);
+    for (std::size_t c = 0; c < b; ++c)
+      if (follows(reach, words, b, c))
+        for (std::size_t w = 0; w < words; ++w) implied[w] |= reach[c * words + w];
+    for (std::size_t a = 0; a < b; ++a)
+      if (follows(reach, words, b, a) && !(implied[a / 64] >> (a % 64) & 1)) reduced[b].push_back(static_cast<TaskId>(a));
+  }
+  return reduced;
+}
+
 std::vector<TaskId> tasksOfSubgraph(const ExecuteGraph& graph, SubgraphId subgraph) {
   std::vector<TaskId> ids;
   for (const Task& task : graph.tasks)

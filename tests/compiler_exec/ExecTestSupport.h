@@ -46,6 +46,16 @@ bool tasksConflict(const Task& a, const Task& b);
 // tasks; every conflicting pair ordered (the later task reachable from the earlier one).
 ::testing::AssertionResult dependenciesAreExact(const ExecuteGraph& graph);
 
+// No stored edge a -> b is implied by a path a -> ... -> c -> b through another predecessor c of b (brute
+// force over the graph's own reachability).
+::testing::AssertionResult noEdgeIsImplied(const ExecuteGraph& graph);
+
+// The order the tasks' reads and writes demand, from the accesses alone (O(n^2) pairs with tasksConflict, then
+// bitset reachability), with implied pairs removed: per task, the earlier tasks it must follow and does not
+// already follow through another one, ascending. The transitive reduction of a DAG is unique, so an exact
+// dependency graph without implied edges has exactly these predecessors.
+std::vector<std::vector<TaskId>> reducedConflictOrder(const ExecuteGraph& graph);
+
 // The task ids whose subgraph is `subgraph`, ascending.
 std::vector<TaskId> tasksOfSubgraph(const ExecuteGraph& graph, SubgraphId subgraph);
 
