@@ -3,6 +3,7 @@
 // check) per example, with each stage's share as counters. DESIGN.md's
 // budget: softmax edit → swimlane updated <= 200 ms.
 #include "analysis/ProjectRun.h"
+#include "analysis/Validation.h"
 #include "core/project/ProjectFile.h"
 
 #include <benchmark/benchmark.h>
@@ -45,6 +46,48 @@ BENCHMARK_CAPTURE(runExample, matmul, std::string("matmul"))->Unit(benchmark::kM
 BENCHMARK_CAPTURE(runExample, muls_add_matmul_rowsum, std::string("muls_add_matmul_rowsum"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// A full-size kernel as `pto run` takes it: GEMM 6144^3 fp16 on a3 (the
+// validation suite's PyPTO native case, 1152 tasks of 96 k-steps), timing
+// mode with the automatic precision check (skipped at this size). Target
+// (issue 12): <= 5 s wall for the whole run.
+void runFullSizeGemm(benchmark::State& state) {
+  ::setenv("PTO_PYTHON_PATH", PTO_PYTHON_PACKAGE_DIR, 1);
+  DiagnosticEngine diags;
+  auto suite = loadValidationSuite(std::string(PTO_SOURCE_DIR) + "/resources/validation", diags);
+  const ValidationCase* gemm = nullptr;
+  if (suite)
+    for (const ValidationCase& validation : suite->cases)
+      if (validation.name == "gemm_fp16_6144_pypto_native") gemm = &validation;
+  std::optional<OperatorProject> project;
+  if (gemm) {
+    nlohmann::ordered_json document = gemm->project;
+    document["name"] = gemm->name;
+    document["machine"] = gemm->machine;
+    project = parseProject(document.dump(), suite->folder / "gemm.pto-project.json", diags);
+  }
+  if (!project) {
+    state.SkipWithError("the validation suite's GEMM case is missing");
+    return;
+  }
+  double compile = 0, simulate = 0, makespan = 0;
+  for (auto _ : state) {
+    auto result = runProject(*project, diags);
+    if (!result) {
+      state.SkipWithError("the GEMM does not run");
+      return;
+    }
+    compile += result->compileMs;
+    simulate += result->simulateMs;
+    makespan = result->simulation->stats.makespanUs;
+  }
+  auto average = [&](double total) { return benchmark::Counter(total / static_cast<double>(state.iterations())); };
+  state.counters["compile_ms"] = average(compile);
+  state.counters["simulate_ms"] = average(simulate);
+  state.counters["makespan_us"] = makespan;
+}
+
+BENCHMARK(runFullSizeGemm)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 
 } // namespace
 } // namespace pto

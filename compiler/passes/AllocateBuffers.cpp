@@ -20,6 +20,7 @@ struct Planned {
   BufferAllocation buffer;
   OpId tensorOp = kNoId;  // whose kernel line a too-big tile is blamed on
   int releaseAfter = 0;
+  BufferOrigin origin;
 };
 
 // Regions hashed by box (memory, tensor, per dim the symbolic part and the
@@ -104,6 +105,7 @@ public:
     for (const Planned& entry : m_planned) {
       plan.buffers.push_back(entry.buffer);
       plan.blame.push_back(entry.tensorOp);
+      plan.origins.push_back(entry.origin);
     }
     return plan;
   }
@@ -158,7 +160,8 @@ private:
 
   // Adds a buffer for `region` used at `position`, or extends the live range
   // of the one already holding it.
-  void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp) {
+  void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp,
+           BufferOrigin origin) {
     BufferKey key = keyOf(memory, region);
     if (auto found = m_byKey.find(key); found != m_byKey.end()) {
       BufferAllocation& buffer = m_planned[found->second].buffer;
@@ -180,6 +183,7 @@ private:
     entry.buffer.firstUse = position;
     entry.buffer.lastUse = position;
     entry.tensorOp = tensorOp;
+    entry.origin = origin;
     m_planned.push_back(std::move(entry));
   }
 
@@ -187,7 +191,8 @@ private:
     int position = 0;
     for (TileOpId id : m_subgraph.ops) {
       const TileOp& op = m_tiles.tileOp(id);
-      for (const TileRegion& input : op.inputs) {
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        const TileRegion& input = op.inputs[i];
         // A tile produced earlier in this subgraph is read from its buffer
         // (the same region: a hash hit; part of one: the produced tiles it
         // overlaps); anything else is loaded from global memory.
@@ -204,9 +209,10 @@ private:
           found = true;
           return RegionIndex::Visit::Keep;
         });
-        if (!found) use(MemoryKind::UB, input, position, kNoId, op.tensorOp);
+        if (!found) use(MemoryKind::UB, input, position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
       }
-      for (const TileRegion& output : op.outputs) use(MemoryKind::UB, output, position, id, op.tensorOp);
+      for (std::size_t o = 0; o < op.outputs.size(); ++o)
+        use(MemoryKind::UB, op.outputs[o], position, id, op.tensorOp, {position, true, static_cast<int>(o)});
       ++position;
     }
   }
@@ -216,14 +222,15 @@ private:
     for (TileOpId id : m_subgraph.ops) {
       const TileOp& op = m_tiles.tileOp(id);
       if (op.kind == TensorOpKind::Matmul) {
-        use(MemoryKind::L1, op.inputs[0], position, kNoId, op.tensorOp);
-        use(MemoryKind::L1, op.inputs[1], position, kNoId, op.tensorOp);
-        use(MemoryKind::L0A, op.inputs[0], position, kNoId, op.tensorOp);
-        use(MemoryKind::L0B, op.inputs[1], position, kNoId, op.tensorOp);
-        use(MemoryKind::L0C, op.outputs[0], position, id, op.tensorOp);
+        use(MemoryKind::L1, op.inputs[0], position, kNoId, op.tensorOp, {position, false, 0});
+        use(MemoryKind::L1, op.inputs[1], position, kNoId, op.tensorOp, {position, false, 1});
+        use(MemoryKind::L0A, op.inputs[0], position, kNoId, op.tensorOp, {position, false, 0});
+        use(MemoryKind::L0B, op.inputs[1], position, kNoId, op.tensorOp, {position, false, 1});
+        use(MemoryKind::L0C, op.outputs[0], position, id, op.tensorOp, {position, true, 0});
       } else {
         // The fixpipe converts an L0C tile on its way to global memory.
-        for (const TileRegion& input : op.inputs) use(MemoryKind::L0C, input, position, kNoId, op.tensorOp);
+        for (std::size_t i = 0; i < op.inputs.size(); ++i)
+          use(MemoryKind::L0C, op.inputs[i], position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
       }
       ++position;
     }
@@ -331,10 +338,46 @@ std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& til
   return planSubgraphBuffers(tiles, target, trial).peakBytes;
 }
 
+namespace {
+
+// `plan` (made for an isomorphic subgraph: same program, so the same ops in
+// the same order with regions that relate alike) moved onto `subgraph`: the
+// same offsets and live ranges, each buffer holding the region at its origin.
+SubgraphBufferPlan planLike(const SubgraphBufferPlan& plan, const TileGraph& tiles, const Subgraph& subgraph) {
+  SubgraphBufferPlan moved = plan;
+  for (std::size_t b = 0; b < moved.buffers.size(); ++b) {
+    const BufferOrigin& origin = plan.origins[b];
+    const TileOpId id = subgraph.ops[static_cast<std::size_t>(origin.position)];
+    const TileOp& op = tiles.tileOp(id);
+    BufferAllocation& buffer = moved.buffers[b];
+    buffer.region = origin.output ? op.outputs[static_cast<std::size_t>(origin.index)]
+                                  : op.inputs[static_cast<std::size_t>(origin.index)];
+    if (buffer.producer != kNoId) buffer.producer = id;
+    moved.blame[b] = op.tensorOp;
+  }
+  return moved;
+}
+
+} // namespace
+
 bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
+  // Isomorphic subgraphs (one program) get one placement, planned once: a
+  // GEMM's 1152 output tiles are one plan, not 1152.
+  struct Planned {
+    const Subgraph* subgraph;
+    SubgraphBufferPlan plan;
+  };
+  std::map<int, Planned> byProgram;
   for (Subgraph& subgraph : compilation.blocks.subgraphs) {
+    auto found = subgraph.programId >= 0 ? byProgram.find(subgraph.programId) : byProgram.end();
+    const bool alike = found != byProgram.end() && found->second.subgraph->ops.size() == subgraph.ops.size() &&
+                       found->second.subgraph->coreType == subgraph.coreType &&
+                       found->second.subgraph->memberStarts == subgraph.memberStarts;
     SubgraphBufferPlan plan =
-        planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph, BufferOverlap::PingPong);
+        alike ? planLike(found->second.plan, compilation.tiles, subgraph)
+              : planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph, BufferOverlap::PingPong);
+    if (!alike && subgraph.programId >= 0 && found == byProgram.end())
+      byProgram.emplace(subgraph.programId, Planned{&subgraph, plan});
     subgraph.peakBytes = plan.peakBytes;
     subgraph.buffers = plan.buffers;
     subgraph.overlap = plan.overlap;

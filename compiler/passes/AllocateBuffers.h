@@ -46,6 +46,15 @@ std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& til
 // merge passes use it to keep merged subgraphs within the machine.
 // Cost: about linear in the subgraph's op operands (hashing; a partial read
 // of a tile made inside visits only the tiles it overlaps).
+// Where a buffer's region comes from: operand `index` of the op at
+// `position` (an output when `output`), so that an isomorphic subgraph's
+// plan can be moved onto another subgraph of the same program.
+struct BufferOrigin {
+  int position = 0;
+  bool output = false;
+  int index = 0;
+};
+
 struct SubgraphBufferPlan {
   std::vector<BufferAllocation> buffers;  // in order of first use
   std::array<std::int64_t, kMemoryKindCount> peakBytes{};
@@ -54,6 +63,7 @@ struct SubgraphBufferPlan {
   std::int64_t overlapNeededBytes = 0;
   // Per buffer, the tensor op whose kernel line a too-big tile is blamed on.
   std::vector<OpId> blame;
+  std::vector<BufferOrigin> origins;  // per buffer
 };
 // `most` caps the overlap tried: the merge passes plan with MembersApart, so
 // what they decide fits does not depend on the optional ping-pong room.
