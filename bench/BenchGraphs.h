@@ -25,4 +25,34 @@ inline TensorGraph indexerSizedGraph() {
   return builder.finish();
 }
 
+// for i in range(trips): o[32i:32i+32] = exp(q[32i:32i+32] @ k * 0.125) with
+// q [32*trips, 64] and k [64, 64] fp16: per iteration a matmul (cube) into a
+// temporary of its own and the vector work that reads it. Iterations share
+// no data, so the tasks and their dependencies grow linearly with `trips`.
+inline TensorGraph independentIterationsGraph(std::int64_t trips) {
+  TensorGraphBuilder builder("scores_then_exp", SourceLocation{"scores.py", 1, 0});
+  SourceLocation at{"scores.py", 2, 0};
+  const std::int64_t rows = 32 * trips;
+  TensorId q = builder.addArgument("q", DataType::Fp16, {SymbolicScalar(rows), SymbolicScalar(64)}, at);
+  TensorId k = builder.addArgument("k", DataType::Fp16, {SymbolicScalar(64), SymbolicScalar(64)}, at);
+  TensorId o = builder.addArgument("o", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(64)}, at);
+  builder.beginPath();
+  builder.setCubeTile(CubeTileShape{32, 32, 64, 64, 64, 64, 64, false}, at);
+  builder.setVecTile({32, 64}, at);
+  LoopId loop = builder.beginLoop("rows", "i", 0, trips, 1, false, at);
+  builder.beginLoopBody(loop, 1);
+  builder.beginPath();
+  SymbolicScalar row = SymbolicScalar::symbol(builder.loop(loop).indexSymbol) * 32;
+  TensorId block =
+      builder.addOp(TensorOpKind::View, {q}, {{"offsets", SymbolicShape{row, 0}}, {"shape", SymbolicShape{32, 64}}}, at).outputs[0];
+  TensorId scores = builder.addOp(TensorOpKind::Matmul, {block, k}, {{"out_dtype", DataType::Fp32}}, at).outputs[0];
+  TensorId scaled = builder.addOp(TensorOpKind::MulS, {scores}, {{"scalar", 0.125}}, at).outputs[0];
+  TensorId exp = builder.addOp(TensorOpKind::Exp, {scaled}, {}, at).outputs[0];
+  builder.addOp(TensorOpKind::Assemble, {exp}, {{"offsets", SymbolicShape{row, 0}}}, at, {o});
+  builder.endPath();
+  builder.endLoop(loop);
+  builder.endPath();
+  return builder.finish();
+}
+
 } // namespace pto
