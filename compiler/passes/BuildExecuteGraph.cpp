@@ -5,7 +5,7 @@
 #include "compiler/passes/RemoveRedundantOp.h"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 #include <bit>
 #include <cassert>
 
@@ -280,6 +280,15 @@ public:
     m_freeByRank[entry.rank].push_back(id);
   }
 
+  // Forgets every box of `tensor`, which nothing will touch again; its
+  // size classes stay for the next storage that takes its slot.
+  void release(TensorId tensor) {
+    if (static_cast<std::size_t>(tensor) >= m_tensors.size()) return;
+    const TensorIndex& index = m_tensors[static_cast<std::size_t>(tensor)];
+    for (ClassId classId : index.classes)
+      while (!m_classes[classId].members.empty()) drop(m_classes[classId].members.back());
+  }
+
 private:
   TensorIndex& tensorIndex(TensorId tensor, std::size_t rank) {
     assert(tensor >= 0);
@@ -384,22 +393,71 @@ private:
 
 // Storage a region names, as the dependency index keys it: the tensor, or a
 // slot of its own for each per-iteration instance of a loop-made temporary.
+// An instance is dead after the last task that touches it, and its slot then
+// serves a later instance of the same tensor: the index keeps the state of
+// the instances alive (a loop's iterations in flight), not of every
+// iteration ever made, so its memory stays small at a million tasks.
 class StorageSlots {
 public:
   explicit StorageSlots(const ExecuteGraph& graph) {
+    std::unordered_map<Instance, TaskId, InstanceHash> lastTask;
     for (const Task& task : graph.tasks)
       for (const auto* list : {&task.reads, &task.writes})
-        for (const ConcreteRegion& region : *list) m_next = std::max(m_next, region.tensor + 1);
+        for (const ConcreteRegion& region : *list) {
+          m_next = std::max(m_next, region.tensor + 1);
+          if (region.instance != 0) lastTask[{region.tensor, region.instance}] = task.id;
+        }
+    m_freeSlots.resize(static_cast<std::size_t>(m_next));
+    // Instances that die after each task, grouped by task (ids ascending).
+    m_endingFirst.assign(graph.tasks.size() + 1, 0);
+    for (const auto& [instance, task] : lastTask) ++m_endingFirst[static_cast<std::size_t>(task) + 1];
+    for (std::size_t t = 0; t < graph.tasks.size(); ++t) m_endingFirst[t + 1] += m_endingFirst[t];
+    m_ending.resize(lastTask.size());
+    std::vector<std::size_t> fill(m_endingFirst.begin(), m_endingFirst.end() - 1);
+    for (const auto& [instance, task] : lastTask) m_ending[fill[static_cast<std::size_t>(task)]++] = instance;
+    m_live.reserve(64);
   }
+
   TensorId of(const ConcreteRegion& region) {
     if (region.instance == 0) return region.tensor;
-    auto [it, inserted] = m_private.try_emplace({region.tensor, region.instance}, m_next);
-    if (inserted) ++m_next;
+    auto [it, inserted] = m_live.try_emplace({region.tensor, region.instance}, kNoId);
+    if (inserted) {
+      std::vector<TensorId>& free = m_freeSlots[static_cast<std::size_t>(region.tensor)];
+      if (free.empty()) {
+        it->second = m_next++;
+      } else {
+        it->second = free.back();
+        free.pop_back();
+      }
+    }
     return it->second;
   }
 
+  // Calls release(slot) for the slot of every instance `task` touched last;
+  // the slot then goes to the next instance of its tensor.
+  template <typename Release>
+  void endInstancesAfter(TaskId task, Release&& release) {
+    for (std::size_t i = m_endingFirst[static_cast<std::size_t>(task)]; i < m_endingFirst[static_cast<std::size_t>(task) + 1]; ++i) {
+      auto found = m_live.find(m_ending[i]);
+      if (found == m_live.end()) continue;  // only empty boxes named it
+      release(found->second);
+      m_freeSlots[static_cast<std::size_t>(m_ending[i].first)].push_back(found->second);
+      m_live.erase(found);
+    }
+  }
+
 private:
-  std::map<std::pair<TensorId, std::uint64_t>, TensorId> m_private;
+  using Instance = std::pair<TensorId, std::uint64_t>;
+  struct InstanceHash {
+    std::size_t operator()(const Instance& instance) const {
+      return static_cast<std::size_t>(mix(static_cast<std::uint64_t>(instance.first), instance.second));
+    }
+  };
+
+  std::unordered_map<Instance, TensorId, InstanceHash> m_live;  // instance -> its slot, while it lives
+  std::vector<std::vector<TensorId>> m_freeSlots;                // by tensor
+  std::vector<Instance> m_ending;                                // by task, at m_endingFirst[task]
+  std::vector<std::size_t> m_endingFirst;
   TensorId m_next = 0;
 };
 
@@ -514,6 +572,7 @@ void computeTaskDependencies(ExecuteGraph& graph, ImpliedEdges implied) {
     for (EntryId id : covered) index.drop(id);
     for (const Access& access : accesses)
       if (access.write) index.recordWrite(access.tensor, lo(access), hi(access), access.rank, task.id);
+    slots.endInstancesAfter(task.id, [&](TensorId slot) { index.release(slot); });
 
     std::sort(predecessors.begin(), predecessors.end());
     predecessors.erase(std::unique(predecessors.begin(), predecessors.end()), predecessors.end());

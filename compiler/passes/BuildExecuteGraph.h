@@ -69,11 +69,14 @@ constexpr std::size_t kImpliedEdgeLinksPerEdge = 16;
 // per class, the cells it covers (or the class's boxes when there are
 // fewer). Identical boxes share one entry that keeps only its last writer
 // and the readers since; an entry wholly covered by a later write is
-// dropped, since that write orders everything before it. Cost is about
-// linear in accesses plus edges when a tensor's boxes come in few sizes (the
-// tiles of a kernel); boxes of arbitrary sizes cost more per access. The
-// removal of implied edges adds at most kImpliedEdgeSearchLinks link visits
-// per task plus kImpliedEdgeLinksPerEdge per edge the index found.
+// dropped, since that write orders everything before it. The boxes of a
+// per-iteration instance are forgotten after the last task that touches it
+// (nothing can conflict with them later), so the index holds the instances
+// in flight rather than every iteration's. Cost is about linear in accesses
+// plus edges when a tensor's boxes come in few sizes (the tiles of a
+// kernel); boxes of arbitrary sizes cost more per access. The removal of
+// implied edges adds at most kImpliedEdgeSearchLinks link visits per task
+// plus kImpliedEdgeLinksPerEdge per edge the index found.
 void computeTaskDependencies(ExecuteGraph& graph, ImpliedEdges implied = ImpliedEdges::Removed);
 
 } // namespace pto

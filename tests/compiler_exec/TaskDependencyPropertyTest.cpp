@@ -156,6 +156,42 @@ TEST(TaskDependencies, WholeTensorAndTileWritesInterleaveCorrectly) {
   EXPECT_TRUE(dependenciesAreExact(graph));
 }
 
+// A loop of 40 iterations, each with its own instance of a temporary t (per-iteration workspace) and a running
+// sum in s shared by all: 0 writes t, 1 reads t and writes out's row, 2 reads t and accumulates into s (after the
+// previous iteration's 2), 3 overwrites t (after 1 and 2, which read it; the edge to 0 is implied). An instance's
+// storage is reused once its last task is done: neither stale boxes (edges between iterations through t) nor
+// boxes forgotten too early (missing edges) may show. Per iteration: 1 -> 0, 2 -> 0 and the previous 2, 3 -> 1
+// and 2: 5 edges, 4 in the first.
+TEST(TaskDependencies, ATemporaryInstancesStorageIsReusedOnlyAfterItsLastTask) {
+  constexpr int kIterations = 40;
+  enum : TensorId { T, Out, S };
+  ExecuteGraph graph;
+  auto add = [&](std::vector<ConcreteRegion> reads, std::vector<ConcreteRegion> writes) {
+    Task task;
+    task.id = static_cast<TaskId>(graph.tasks.size());
+    task.reads = std::move(reads);
+    task.writes = std::move(writes);
+    graph.tasks.push_back(std::move(task));
+  };
+  for (std::int64_t k = 0; k < kIterations; ++k) {
+    ConcreteRegion t{T, {0, 0}, {4, 16}, static_cast<std::uint64_t>(2 * k + 1)};
+    ConcreteRegion half{T, {0, 0}, {2, 16}, t.instance};
+    ConcreteRegion sum{S, {0}, {16}};
+    add({}, {t});
+    add({half}, {ConcreteRegion{Out, {k, 0}, {1, 16}}});
+    add({t, sum}, {sum});
+    add({}, {t});
+  }
+  computeTaskDependencies(graph);
+  EXPECT_TRUE(dependenciesAreExact(graph));
+  EXPECT_TRUE(noEdgeIsImplied(graph));
+  EXPECT_EQ(graph.edgeCount, 5u * kIterations - 1);
+  for (TaskId k = 1; k < kIterations; ++k) {
+    EXPECT_EQ(graph.tasks[static_cast<std::size_t>(4 * k + 2)].predecessors, (std::vector<TaskId>{4 * k - 2, 4 * k}));
+    EXPECT_EQ(graph.tasks[static_cast<std::size_t>(4 * k + 3)].predecessors, (std::vector<TaskId>{4 * k + 1, 4 * k + 2}));
+  }
+}
+
 TEST(TaskDependencies, RecomputingReplacesTheLinksAndEmptyBoxesTouchNothing) {
   ExecuteGraph graph = randomWorkload(5, WorkloadShape{});
   computeTaskDependencies(graph);
