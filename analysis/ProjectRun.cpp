@@ -253,14 +253,13 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
                        (options.check == PrecisionCheck::Auto &&
                         (options.mode == SimulationMode::Functional || result.multiplyAdds <= kAutoCheckMultiplyAdds));
     if (!check) {
-      char work[64];
-      std::snprintf(work, sizeof work, "%.3g", result.multiplyAdds);
+      char work[96];
+      std::snprintf(work, sizeof work, "%.3g multiply-adds (more than %.0e)", result.multiplyAdds,
+                    kAutoCheckMultiplyAdds);
       result.precisionSkipped =
           options.check == PrecisionCheck::Never
               ? "not requested"
-              : std::string("timing mode, and executing the kernel on the CPU takes ") + work +
-                    " multiply-adds (more than " + std::to_string(static_cast<long long>(kAutoCheckMultiplyAdds)) +
-                    ")";
+              : std::string("timing mode, and executing the kernel on the CPU takes ") + work;
       result.executor = options.mode == SimulationMode::Timing ? "none" : std::string(name(options.mode));
       return result;
     }

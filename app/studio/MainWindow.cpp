@@ -493,7 +493,9 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
                                .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
                                .arg(run.makespanUs, 0, 'f', 3)
                                .arg(m_runDelta)
-                               .arg(run.pass ? tr("pass") : tr("FAIL (%1 outputs)").arg(run.failedOutputs))
+                               .arg(!run.precisionChecked ? tr("not checked")
+                                    : run.pass             ? tr("pass")
+                                                           : tr("FAIL (%1 outputs)").arg(run.failedOutputs))
                                .arg(run.hostMs, 0, 'f', 0));
   Q_EMIT runFinished(true);
   Q_EMIT traceLoaded();

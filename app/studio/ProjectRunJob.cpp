@@ -39,6 +39,7 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
     if (!run) outcome.trace = nullptr;  // failed after simulating (e.g. the golden): not a completed run
     if (run && run->simulation && run->compiled) {
       outcome.pass = run->pass();
+      outcome.precisionChecked = run->precisionSkipped.empty();
       for (const OutputResult& output : run->outputs) outcome.failedOutputs += output.comparison.pass() ? 0 : 1;
       outcome.result = std::make_shared<const ProjectRunResult>(std::move(*run));
     }

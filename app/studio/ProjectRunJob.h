@@ -36,6 +36,7 @@ struct ProjectRunOutcome {
   double makespanUs = 0.0;
   bool pass = false;
   int failedOutputs = 0;
+  bool precisionChecked = true;  // false: a large timing run, not compared (see the summary)
   double hostMs = 0.0;  // trace + compile + simulate + check, wall
   std::vector<Diagnostic> diagnostics;
   std::string problems;  // the diagnostics, formatted as the CLI prints them
