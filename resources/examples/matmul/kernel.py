@@ -1,7 +1,7 @@
 """A 512x512x512 matrix multiplication: fp16 inputs, fp32 result.
 
-The cube tiles say how the product is cut: 128x128 output blocks in L0C,
-k consumed 64 at a time from L0A/L0B, 256-wide panels staged in L1.
+128x128 output blocks (k 64 at a time, 256-wide L1 panels): the swimlane shows
+16 tasks, one wave on 16 of the 24 cube cores, loading k-step i+1 during step i.
 """
 import pypto
 
