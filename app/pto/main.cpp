@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   registerCheckCommand(app, registry);
   registerGraphCommand(app, registry);
   registerCompileCommand(app, registry);
+  registerPassesCommand(app, registry);
   registerRunCommand(app, registry);
   registerNewCommand(app, registry);
   registerConfigCommands(app, registry);

@@ -1,0 +1,78 @@
+// `pto passes`: the pass list with node counts per IR level, checked against what `pto compile` and
+// `pto graph` report for the final IR (an independent path), the counts' own bookkeeping, and the
+// hand-worked ForwardAssemble step of muls_add_matmul_rowsum; `--diff` between two passes, and a bad name.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using pto::test::Result;
+using pto::test::runPto;
+
+const std::string kExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/muls_add_matmul_rowsum";
+
+TEST(PassesCommand, CountsMatchTheFinalIrAndAddUp) {
+  Result result = runPto("passes '" + kExample + "' --json -");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  const nlohmann::json& passes = report["passes"];
+  ASSERT_EQ(passes.size(), 13u);
+  EXPECT_EQ(passes[0]["name"], "ExpandFunction");
+  EXPECT_EQ(passes[12]["name"], "BuildExecuteGraph");
+  // Every level's count is what the passes added minus what they removed.
+  for (const char* level : {"tile_ops", "subgraphs", "programs", "tasks"}) {
+    int net = 0;
+    for (const auto& pass : passes) {
+      net += pass["nodes"][level]["added"].get<int>() - pass["nodes"][level]["removed"].get<int>();
+      EXPECT_EQ(pass["nodes"][level]["count"].get<int>(), net) << level << " after " << pass["name"];
+    }
+  }
+  // The final counts, by other commands.
+  const nlohmann::json compiled = nlohmann::json::parse(runPto("compile '" + kExample + "' --json -").out);
+  const nlohmann::json block = nlohmann::json::parse(runPto("graph '" + kExample + "' --stage block --format json").out);
+  const nlohmann::json exec = nlohmann::json::parse(runPto("graph '" + kExample + "' --stage exec --format json").out);
+  const nlohmann::json& last = passes.back()["nodes"];
+  EXPECT_EQ(last["tile_ops"]["count"], compiled["tile_ops"]);
+  EXPECT_EQ(last["subgraphs"]["count"].get<std::size_t>(), block["subgraphs"].size());
+  EXPECT_EQ(last["tasks"]["count"].get<std::size_t>(), exec["tasks"].size());
+  EXPECT_EQ(last["programs"]["count"], block["program_count"]);
+  // Passes that report no change change no node.
+  for (const auto& pass : passes)
+    if (!pass["changed"].get<bool>())
+      for (const char* level : {"tile_ops", "subgraphs", "programs", "tasks"})
+        EXPECT_EQ(pass["nodes"][level]["added"].get<int>() + pass["nodes"][level]["removed"].get<int>() +
+                      pass["nodes"][level]["changed"].get<int>(),
+                  0)
+            << pass["name"] << " " << level;
+}
+
+// ForwardAssemble on this kernel: the two row-sum tiles wrote a temporary that two copies moved into `out`;
+// afterwards the sums write `out` directly and the copies are gone: +2 sums into out, -2 sums into the
+// temporary, -2 copies.
+TEST(PassesCommand, DiffListsTheNodesOneStepChanged) {
+  Result result = runPto("passes '" + kExample + "' --diff RemoveRedundantOp ForwardAssemble");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.out.find("after RemoveRedundantOp -> after ForwardAssemble: 6 nodes differ"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("+ tile_ops   sum out[0:32, 0:1] (kernel.py:26)"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("- tile_ops   copy out[32:64, 0:1] (kernel.py:26)"), std::string::npos) << result.out;
+  Result json = runPto("passes '" + kExample + "' --diff 3 4 --json -");
+  const nlohmann::json diff = nlohmann::json::parse(json.out)["diff"];
+  EXPECT_EQ(diff["from"], "ForwardAssemble");
+  EXPECT_EQ(diff["to"], "GraphPartition");
+  std::size_t added = 0;
+  for (const auto& change : diff["changes"]) added += change["kind"] == "+" && change["level"] == "subgraphs";
+  EXPECT_EQ(added, diff["changes"].size()) << "partitioning only adds subgraphs";
+  EXPECT_GT(added, 0u);
+}
+
+TEST(PassesCommand, AnUnknownPassIsAnErrorListingThePasses) {
+  Result result = runPto("passes '" + kExample + "' --diff ExpandFunction Nope");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("--diff: there is no pass 'Nope' (1 to 13, or one of ExpandFunction"), std::string::npos)
+      << result.err;
+}
+
+} // namespace
