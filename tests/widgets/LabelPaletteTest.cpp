@@ -102,7 +102,11 @@ TEST(TimeFormat, PicksAUnitForTheSize) {
   EXPECT_EQ(formatDurationNs(250000), "250.0 µs");
   EXPECT_EQ(formatTickNs(12000, 2000), "12 µs");
   EXPECT_EQ(formatTickNs(12500, 500), "12.5 µs");
-  EXPECT_EQ(formatTickNs(1250000, 50000), "1.25 ms");
+  // A 170 µs run's axis: 50 µs steps read in µs, not as 0.05 ms.
+  EXPECT_EQ(formatTickNs(50000, 50000), "50 µs");
+  EXPECT_EQ(formatTickNs(150000, 50000), "150 µs");
+  EXPECT_EQ(formatTickNs(1250000, 50000), "1250 µs");
+  EXPECT_EQ(formatTickNs(1500000, 500000), "1.5 ms");
 }
 
 TEST(TimeFormat, NiceStepsAreOneTwoFiveTimesAPowerOfTen) {

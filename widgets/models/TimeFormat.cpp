@@ -35,8 +35,10 @@ std::string formatDurationNs(double ns) {
 }
 
 std::string formatTickNs(double ns, double stepNs) {
-  // The unit of twenty steps: 500 ns steps read as 0.5 µs, 50 µs steps as 0.05 ms.
-  Unit unit = unitFor(stepNs * 20);
+  // The largest unit in which a step is at least a half: 500 ns steps read
+  // 0.5 µs, 1 µs, ...; 50 µs steps 50 µs, 100 µs (not 0.05 ms, which reads as
+  // a rounding error on a 170 µs run); 500 µs steps 0.5 ms, 1 ms.
+  Unit unit = unitFor(stepNs * 2);
   double stepInUnit = stepNs / unit.ns;
   // A step of 0.5 units needs 1 decimal, 0.02 needs 2, 1 or more needs none.
   int decimals = stepInUnit >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(stepInUnit) - 1e-9));
