@@ -101,6 +101,12 @@ CompileSettings compileSettingsFor(const OperatorProject& project, const TensorG
   return settings;
 }
 
+std::vector<HostTensor> argumentShapes(const OperatorProject& project) {
+  std::vector<HostTensor> shapes;
+  for (const KernelArgument& arg : project.args) shapes.emplace_back(arg.dtype, Shape(*project.concreteShape(arg)));
+  return shapes;
+}
+
 double multiplyAddsOf(const Compilation& compilation) {
   const TileGraph& tiles = compilation.tiles;
   const std::vector<Subgraph>& subgraphs = compilation.blocks.subgraphs;

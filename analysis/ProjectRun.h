@@ -88,6 +88,11 @@ std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                    const std::vector<HostTensor>& arguments, const MachineDescription& machine);
 
+// Tensors of the project's argument shapes and dtypes, zero-filled (calloc:
+// no cost until written): what compiling needs to bind the dynamic dims
+// when no data is needed.
+std::vector<HostTensor> argumentShapes(const OperatorProject& project);
+
 // The arithmetic of executing `compilation` once: per task, its subgraph's
 // tile ops (a matmul m*k*n multiply-adds, any other op one per output element).
 double multiplyAddsOf(const Compilation& compilation);

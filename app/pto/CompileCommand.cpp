@@ -27,13 +27,6 @@ struct CompileCommandOptions {
   std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
-// Argument shapes bind the dynamic dims; the data itself is not needed.
-std::vector<HostTensor> argumentShapes(const OperatorProject& project) {
-  std::vector<HostTensor> shapes;
-  for (const KernelArgument& arg : project.args) shapes.emplace_back(arg.dtype, Shape(*project.concreteShape(arg)));
-  return shapes;
-}
-
 int runCompile(const CompileCommandOptions& options) {
   DiagnosticEngine diags;
   auto project = loadProject(options.projectPath, diags);

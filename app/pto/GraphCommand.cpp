@@ -44,9 +44,7 @@ int runGraph(const GraphOptions& options) {
   if (options.stage == "tensor") {
     text = options.format == "dot" ? tensorGraphToDot(*graph) : printTensorGraphJson(*graph);
   } else {
-    std::vector<HostTensor> shapes;
-    for (const KernelArgument& arg : project->args) shapes.emplace_back(arg.dtype, Shape(*project->concreteShape(arg)));
-    auto settings = compileSettingsFor(*project, *graph, shapes, diags);
+    auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project), diags);
     auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags) : std::nullopt;
     printDiagnostics(diags);
     if (!compiled) return kExitUserError;

@@ -52,12 +52,9 @@ int runPasses(const PassesOptions& options) {
   traceOptions.timeoutSeconds = options.timeoutSeconds;
   traceOptions.maxElements = options.maxElements;
   auto graph = traceProject(*project, diags, traceOptions);
-  std::vector<HostTensor> shapes;  // the argument shapes bind the dynamic dims; no data is needed
-  if (graph)
-    for (const KernelArgument& arg : project->args) shapes.emplace_back(arg.dtype, Shape(*project->concreteShape(arg)));
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = true;
-  auto settings = graph ? compileSettingsFor(*project, *graph, shapes, diags) : std::nullopt;
+  auto settings = graph ? compileSettingsFor(*project, *graph, argumentShapes(*project), diags) : std::nullopt;
   auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, compileOptions) : std::nullopt;
   if (!compiled) {
     printDiagnostics(diags);
