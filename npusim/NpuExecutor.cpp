@@ -257,8 +257,7 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
           }
           pipe.phase = kBusy;
           pipe.busySince = state.now;
-          pipe.until = state.now + cycles;
-          state.events.push_back({pipe.until, slot, static_cast<std::int32_t>(p)});
+          state.events.push_back({state.now + cycles, slot, static_cast<std::int32_t>(p)});
           std::push_heap(state.events.begin(), state.events.end(), laterEvent);
           break;
         }
@@ -323,7 +322,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       if (step.kind == StepKind::GmTransfer && step.bytes > 0) {
         // The latency is over: the data phase joins the shared bandwidth.
         pipe.phase = kMoving;
-        pipe.until = state.now;  // the data phase's start
+        pipe.dataSince = state.now;
         // HBM bytes per byte moved: the whole lines that missed (a store
         // writes all of its bytes back).
         double fromHbm = 1.0;
@@ -362,7 +361,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         PipeRun& pipe = state.cores[static_cast<std::size_t>(core)].pipes[static_cast<std::size_t>(p)];
         if (record) recordInterval(core, p, pipe.busySince, state.now);
         pipe.transferEnd = state.now;
-        pipe.transferDataCycles = state.now - pipe.until;
+        pipe.transferDataCycles = state.now - pipe.dataSince;
         pipe.phase = kReady;
         ++pipe.position;
         touched.push_back(core);

@@ -93,7 +93,7 @@ public:
     std::uint8_t phase = 0;      // Ready, Busy (compute or a transfer's latency), Moving (in the transfer list)
     bool atBarrier = false;
     double busySince = 0.0;
-    double until = 0.0;
+    double dataSince = 0.0;  // a GM transfer in its data phase: when that phase began
     // The last GM transfer's data phase on this pipe: when it ended and how
     // long it took, for hiding the next transfer's start-up behind it.
     double transferEnd = -1.0;
