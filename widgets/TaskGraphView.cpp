@@ -53,17 +53,28 @@ void TaskGraphView::setMessage(const QString& message) {
   update();
 }
 
-void TaskGraphView::fit() {
-  if (!m_layout || m_layout->nodes.empty() || width() <= 0) return;
-  double sx = (width() - 2 * kMargin) / std::max(1.0, m_layout->width);
-  double sy = (height() - 2 * kMargin) / std::max(1.0, m_layout->height);
-  // Fit, but never blow a small graph up past its natural size.
-  m_scale = std::clamp(std::min({sx, sy, 1.0}), kMinScale, kMaxScale);
-  // Centred; a graph too big even at the smallest scale starts at its top left.
-  m_offset = QPointF(std::max(kMargin, (width() - m_layout->width * m_scale) / 2),
-                     std::max(kMargin, (height() - m_layout->height * m_scale) / 2));
+void TaskGraphView::applyViewport(const GraphViewport& viewport) {
+  m_scale = std::clamp(viewport.scale, kMinScale, kMaxScale);
+  m_offset = QPointF(viewport.offset.x, viewport.offset.y);
   m_fitPending = false;
   update();
+}
+
+void TaskGraphView::fit() {
+  if (!m_layout || m_layout->nodes.empty() || width() <= 0) return;
+  applyViewport(readableViewport(*m_layout, width(), height(), kMargin));
+  m_framing = Framing::Readable;
+}
+
+void TaskGraphView::fitWhole() {
+  if (!m_layout || m_layout->nodes.empty() || width() <= 0) return;
+  applyViewport(wholeGraphViewport(*m_layout, width(), height(), kMargin, kMinScale));
+  m_framing = Framing::Whole;
+}
+
+void TaskGraphView::toggleFit() {
+  if (m_framing == Framing::Readable) fitWhole();
+  else fit();
 }
 
 QPointF TaskGraphView::toGraph(QPointF widgetPos) const { return (widgetPos - m_offset) / m_scale; }
@@ -86,7 +97,7 @@ void TaskGraphView::selectTask(trace::TaskIndex task) {
   m_selectedNode = m_layout->nodeOf(task);
   if (m_selectedNode >= 0) {
     QPointF at = widgetPosOfNode(m_selectedNode);
-    if (!rect().adjusted(40, 40, -40, -40).contains(at.toPoint())) m_offset += QPointF(width() / 2.0, height() / 2.0) - at;
+    if (!rect().adjusted(40, 40, -40, -40).contains(at.toPoint())) pan(QPointF(width() / 2.0, height() / 2.0) - at);
   }
   update();
 }
@@ -96,6 +107,13 @@ void TaskGraphView::zoomAbout(QPointF widgetPos, double factor) {
   QPointF graphPoint = toGraph(widgetPos);
   m_scale = scale;
   m_offset = widgetPos - graphPoint * m_scale;
+  m_framing = Framing::Free;
+  update();
+}
+
+void TaskGraphView::pan(QPointF delta) {
+  m_offset += delta;
+  m_framing = Framing::Free;
   update();
 }
 
@@ -196,8 +214,7 @@ void TaskGraphView::paintEvent(QPaintEvent*) {
 void TaskGraphView::wheelEvent(QWheelEvent* event) {
   double steps = event->angleDelta().y() / 120.0;
   if (event->modifiers() & Qt::ShiftModifier || event->modifiers() & Qt::ControlModifier || steps == 0.0) {
-    m_offset += QPointF(event->angleDelta().x(), event->angleDelta().y()) * 0.5;
-    update();
+    pan(QPointF(event->angleDelta().x(), event->angleDelta().y()) * 0.5);
   } else {
     zoomAbout(event->position(), std::pow(1.2, steps));
   }
@@ -221,8 +238,7 @@ void TaskGraphView::mousePressEvent(QMouseEvent* event) {
 
 void TaskGraphView::mouseMoveEvent(QMouseEvent* event) {
   if (!m_dragging) return;
-  m_offset = m_offsetAtDragStart + (event->position() - m_dragStart);
-  update();
+  pan(m_offsetAtDragStart + (event->position() - m_dragStart) - m_offset);
 }
 
 void TaskGraphView::mouseReleaseEvent(QMouseEvent*) {
@@ -231,25 +247,25 @@ void TaskGraphView::mouseReleaseEvent(QMouseEvent*) {
 }
 
 void TaskGraphView::mouseDoubleClickEvent(QMouseEvent* event) {
-  if (nodeAt(event->position()) < 0) fit();
+  if (nodeAt(event->position()) < 0) toggleFit();
 }
 
 void TaskGraphView::keyPressEvent(QKeyEvent* event) {
   QPointF centre(width() / 2.0, height() / 2.0);
   switch (event->key()) {
   case Qt::Key_F:
-  case Qt::Key_Home: fit(); break;
+  case Qt::Key_Home: toggleFit(); break;
   case Qt::Key_Plus:
   case Qt::Key_Equal:
   case Qt::Key_W: zoomAbout(centre, 1.25); break;
   case Qt::Key_Minus:
   case Qt::Key_S: zoomAbout(centre, 0.8); break;
   case Qt::Key_A:
-  case Qt::Key_Left: m_offset += QPointF(width() * 0.15, 0); update(); break;
+  case Qt::Key_Left: pan(QPointF(width() * 0.15, 0)); break;
   case Qt::Key_D:
-  case Qt::Key_Right: m_offset -= QPointF(width() * 0.15, 0); update(); break;
-  case Qt::Key_Up: m_offset += QPointF(0, height() * 0.15); update(); break;
-  case Qt::Key_Down: m_offset -= QPointF(0, height() * 0.15); update(); break;
+  case Qt::Key_Right: pan(QPointF(-width() * 0.15, 0)); break;
+  case Qt::Key_Up: pan(QPointF(0, height() * 0.15)); break;
+  case Qt::Key_Down: pan(QPointF(0, -height() * 0.15)); break;
   default: QWidget::keyPressEvent(event); return;
   }
 }

@@ -4,6 +4,8 @@ namespace pto::widgets {
 
 QPalette darkPalette() {
   QPalette p;
+  // setColor without a group sets all three groups, Disabled included; the
+  // disabled colours are overridden below.
   p.setColor(QPalette::Window, QColor(45, 45, 48));
   p.setColor(QPalette::WindowText, QColor(225, 225, 225));
   p.setColor(QPalette::Base, QColor(30, 30, 32));
@@ -19,6 +21,20 @@ QPalette darkPalette() {
   p.setColor(QPalette::Mid, QColor(80, 80, 84));
   p.setColor(QPalette::Dark, QColor(25, 25, 25));
   p.setColor(QPalette::Light, QColor(70, 70, 74));
+
+  // Disabled: text at about a third of the enabled contrast, so a greyed-out
+  // button reads as unavailable at a glance yet stays legible; backgrounds a
+  // shade flatter; no bright selection or bevel highlight.
+  const QColor dimText(115, 115, 118);
+  p.setColor(QPalette::Disabled, QPalette::WindowText, dimText);
+  p.setColor(QPalette::Disabled, QPalette::Text, dimText);
+  p.setColor(QPalette::Disabled, QPalette::ButtonText, dimText);
+  p.setColor(QPalette::Disabled, QPalette::PlaceholderText, QColor(90, 90, 92));
+  p.setColor(QPalette::Disabled, QPalette::Button, QColor(45, 45, 48));
+  p.setColor(QPalette::Disabled, QPalette::Base, QColor(38, 38, 40));
+  p.setColor(QPalette::Disabled, QPalette::Light, QColor(55, 55, 58));
+  p.setColor(QPalette::Disabled, QPalette::Highlight, QColor(70, 70, 74));
+  p.setColor(QPalette::Disabled, QPalette::HighlightedText, QColor(150, 150, 150));
   return p;
 }
 
