@@ -52,24 +52,36 @@ std::string_view name(IrLevel level) {
   return "tile_ops";
 }
 
-std::vector<IrNode> irNodes(const Json& snapshot) {
-  std::vector<IrNode> nodes;
-  // Tile ops: tensor op, opcode, output and first input regions.
+std::string tileOpText(const Json& op) {
+  const Json& outs = op.value("ooperands", Json::array());
+  return op.value("opcode", std::string()) + " " + (outs.empty() ? std::string("-") : regionText(outs[0])) +
+         sourceText(op.value("source", Json()));
+}
+
+std::map<std::int64_t, std::string> tileOpKeys(const Json& snapshot) {
   std::map<std::string, int> seen;
-  std::map<std::int64_t, std::string> tileKey;  // opmagic -> key, within this snapshot
+  std::map<std::int64_t, std::string> keys;
   for (const Json& op : snapshot.value("operations", Json::array())) {
     const Json& outs = op.value("ooperands", Json::array());
     const Json& ins = op.value("ioperands", Json::array());
-    std::string region = outs.empty() ? std::string("-") : regionText(outs[0]);
-    std::string key = op.value("tensor_op", Json(-1)).dump() + ":" + op.value("opcode", std::string()) + ":" + region +
-                      ":" + (ins.empty() ? std::string("-") : regionText(ins[0]));
-    key = occurrence(seen, key);
-    tileKey[op.value("opmagic", std::int64_t{-1})] = key;
+    std::string key = op.value("tensor_op", Json(-1)).dump() + ":" + op.value("opcode", std::string()) + ":" +
+                      (outs.empty() ? std::string("-") : regionText(outs[0])) + ":" +
+                      (ins.empty() ? std::string("-") : regionText(ins[0]));
+    keys[op.value("opmagic", std::int64_t{-1})] = occurrence(seen, key);
+  }
+  return keys;
+}
+
+std::vector<IrNode> irNodes(const Json& snapshot) {
+  std::vector<IrNode> nodes;
+  // Tile ops: tensor op, opcode, output and first input regions.
+  std::map<std::int64_t, std::string> tileKey = tileOpKeys(snapshot);
+  for (const Json& op : snapshot.value("operations", Json::array())) {
+    const Json& outs = op.value("ooperands", Json::array());
+    const Json& ins = op.value("ioperands", Json::array());
     Json content = {{"in", ins}, {"out", outs}, {"attrs", op.value("attrs", Json())},
                     {"tile_shape", op.value("tile_shape", Json())}, {"accumulate", op.value("accumulate", Json())}};
-    nodes.push_back({IrLevel::TileOp, key,
-                     op.value("opcode", std::string()) + " " + region + sourceText(op.value("source", Json())),
-                     content.dump()});
+    nodes.push_back({IrLevel::TileOp, tileKey[op.value("opmagic", std::int64_t{-1})], tileOpText(op), content.dump()});
   }
   // Subgraphs: by their first tile op; content the members and the copies.
   std::map<std::int64_t, std::string> subgraphKey;
@@ -134,13 +146,13 @@ std::vector<NodeChange> diffNodes(const std::vector<IrNode>& before, const std::
   auto less = [](const IrNode& a, const IrNode& b) { return std::tie(a.level, a.key) < std::tie(b.level, b.key); };
   while (i < before.size() || j < after.size()) {
     if (j == after.size() || (i < before.size() && less(before[i], after[j]))) {
-      changes.push_back({before[i].level, '-', before[i].label});
+      changes.push_back({before[i].level, '-', before[i].label, before[i].key});
       ++i;
     } else if (i == before.size() || less(after[j], before[i])) {
-      changes.push_back({after[j].level, '+', after[j].label});
+      changes.push_back({after[j].level, '+', after[j].label, after[j].key});
       ++j;
     } else {
-      if (before[i].content != after[j].content) changes.push_back({after[j].level, '~', after[j].label});
+      if (before[i].content != after[j].content) changes.push_back({after[j].level, '~', after[j].label, after[j].key});
       ++i;
       ++j;
     }

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,13 @@ struct IrNode {
 // "block", "pto" and "execute" once they exist), sorted by level then key.
 std::vector<IrNode> irNodes(const nlohmann::json& snapshot);
 
+// The identity of each tile op of a snapshot, by its id (opmagic): tensor op,
+// opcode, output and first input regions, made unique by occurrence. Graph
+// views key their nodes by it, so diffs and layouts line up with irNodes.
+std::map<std::int64_t, std::string> tileOpKeys(const nlohmann::json& snapshot);
+// "muls t4[0:32, 0:32] (kernel.py:18)": how irNodes labels a tile op.
+std::string tileOpText(const nlohmann::json& operation);
+
 struct LevelCounts {
   int count = 0;  // nodes after the pass
   int added = 0;
@@ -41,6 +50,7 @@ struct NodeChange {
   IrLevel level = IrLevel::TileOp;
   char kind = '+';  // '+' added, '-' removed, '~' changed
   std::string label;
+  std::string key;  // IrNode::key
 };
 
 // Nodes of `after` not in `before` (+), of `before` not in `after` (-), and

@@ -6,6 +6,8 @@
 #include <QUndoCommand>
 #include <QUndoStack>
 
+#include <algorithm>
+
 namespace pto::widgets {
 namespace {
 
@@ -52,6 +54,7 @@ void ProjectSettingsDocument::load(const OperatorProject& project) {
   m_tileSettings = project.tileSettings.is_object() ? project.tileSettings : Json::object();
   m_passOptions = project.passOptions.is_object() ? project.passOptions : Json::object();
   m_runtimeOptions = project.runtimeOptions.is_object() ? project.runtimeOptions : Json::object();
+  m_partitionOverrides = project.partitionOverrides.is_array() ? project.partitionOverrides : Json::array();
   m_undoStack->setClean();
   Q_EMIT settingsChanged();
 }
@@ -61,6 +64,16 @@ void ProjectSettingsDocument::applyTo(OperatorProject& project) const {
   project.tileSettings = m_tileSettings;
   project.passOptions = m_passOptions;
   project.runtimeOptions = m_runtimeOptions;
+  // Entries the IDE added have no place in the file yet: their messages
+  // point at the project file itself until it is saved and reloaded.
+  if (project.partitionOverrides != m_partitionOverrides) {
+    std::size_t same = 0;
+    while (same < project.partitionOverrides.size() && same < m_partitionOverrides.size() &&
+           project.partitionOverrides[same] == m_partitionOverrides[same])
+      ++same;
+    project.partitionOverrides = m_partitionOverrides;
+    project.partitionOverrideLocations.resize(std::min(project.partitionOverrideLocations.size(), same));
+  }
 }
 
 Json ProjectSettingsDocument::value(Part part, const QString& section, const QString& key) const {
@@ -75,6 +88,7 @@ Json ProjectSettingsDocument::value(Part part, const QString& section, const QSt
   }
   case Part::PassOption: return lookup(m_passOptions);
   case Part::RuntimeOption: return lookup(m_runtimeOptions);
+  case Part::PartitionOverrides: return m_partitionOverrides;
   }
   return Json();
 }
@@ -105,6 +119,7 @@ void ProjectSettingsDocument::assign(Part part, const QString& section, const QS
   }
   case Part::PassOption: set(m_passOptions); break;
   case Part::RuntimeOption: set(m_runtimeOptions); break;
+  case Part::PartitionOverrides: m_partitionOverrides = value.is_array() ? value : Json::array(); break;
   }
   Q_EMIT settingsChanged();
 }
@@ -135,6 +150,20 @@ void ProjectSettingsDocument::setRuntimeOption(const QString& name, const Json& 
 
 void ProjectSettingsDocument::setMachine(const QString& name) {
   push(Part::Machine, {}, QStringLiteral("machine"), name.toStdString(), tr("Machine → %1").arg(name));
+}
+
+void ProjectSettingsDocument::addPartitionOverride(const Json& entry, const QString& text) {
+  Json after = m_partitionOverrides;
+  after.push_back(entry);
+  push(Part::PartitionOverrides, {}, QStringLiteral("partition_overrides"), after, text);
+}
+
+void ProjectSettingsDocument::removePartitionOverride(std::size_t index) {
+  if (index >= m_partitionOverrides.size()) return;
+  Json after = m_partitionOverrides;
+  after.erase(after.begin() + static_cast<std::ptrdiff_t>(index));
+  push(Part::PartitionOverrides, {}, QStringLiteral("partition_overrides"), after,
+       tr("Remove partition override %1").arg(index + 1));
 }
 
 bool ProjectSettingsDocument::isModified() const { return !m_undoStack->isClean(); }

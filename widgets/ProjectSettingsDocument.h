@@ -1,5 +1,6 @@
 // ProjectSettingsDocument: the editable tuning settings of an operator
-// project — machine, tile_settings, pass_options, runtime_options — with
+// project — machine, tile_settings, pass_options, runtime_options and
+// partition_overrides (the graph view's drag edits) — with
 // undo. Every setter pushes a command onto undoStack() with a readable text
 // ("Tile shape kernel.py:12 → [64, 128]"), so Ctrl+Z / Ctrl+Shift+Z undo and
 // redo settings edits; the stack's clean state is "saved".
@@ -25,7 +26,7 @@ class ProjectSettingsDocument : public QObject {
   Q_OBJECT
 public:
   // Which part of the project a setting lives in.
-  enum class Part { Machine, TileShape, PassOption, RuntimeOption };
+  enum class Part { Machine, TileShape, PassOption, RuntimeOption, PartitionOverrides };
 
   explicit ProjectSettingsDocument(QObject* parent = nullptr);
   ~ProjectSettingsDocument() override;
@@ -39,6 +40,8 @@ public:
   const nlohmann::ordered_json& tileSettings() const { return m_tileSettings; }
   const nlohmann::ordered_json& passOptions() const { return m_passOptions; }
   const nlohmann::ordered_json& runtimeOptions() const { return m_runtimeOptions; }
+  // The partition_overrides array (docs/project-format.md).
+  const nlohmann::ordered_json& partitionOverrides() const { return m_partitionOverrides; }
   // tile_settings.<section>.<key>, null when absent.
   nlohmann::ordered_json tileShape(const QString& section, const QString& key) const;
   nlohmann::ordered_json passOption(const QString& name) const;
@@ -49,6 +52,11 @@ public:
   void setPassOption(const QString& name, const nlohmann::ordered_json& value);
   void setRuntimeOption(const QString& name, const nlohmann::ordered_json& value);
   void setMachine(const QString& name);
+  // Appends one partition_overrides entry; `text` names the edit for Undo
+  // ("Move add 'scale_add' tile 1 into sg0").
+  void addPartitionOverride(const nlohmann::ordered_json& entry, const QString& text);
+  // Removes entry `index` (the overrides list's Delete).
+  void removePartitionOverride(std::size_t index);
 
   QUndoStack* undoStack() const { return m_undoStack; }
   bool isModified() const;
@@ -73,6 +81,7 @@ private:
   nlohmann::ordered_json m_tileSettings = nlohmann::ordered_json::object();
   nlohmann::ordered_json m_passOptions = nlohmann::ordered_json::object();
   nlohmann::ordered_json m_runtimeOptions = nlohmann::ordered_json::object();
+  nlohmann::ordered_json m_partitionOverrides = nlohmann::ordered_json::array();
 };
 
 } // namespace pto::widgets

@@ -1,5 +1,7 @@
 #include "widgets/TaskGraphView.h"
 
+#include "widgets/GraphEdgePainter.h"
+
 #include "widgets/models/LabelPalette.h"
 
 #include <QHelpEvent>
@@ -141,39 +143,10 @@ void TaskGraphView::paintEvent(QPaintEvent*) {
     const TaskGraphNode& to = m_layout->nodes[edge.to];
     QRectF span = nodeRect(from).united(nodeRect(to));
     if (!span.intersects(visible)) continue;
-    QPainterPath path;
-    QPointF tip;
-    QPointF beforeTip;
-    if (edge.route.size() >= 4) {
-      path.moveTo(edge.route[0].x, edge.route[0].y);
-      for (std::size_t i = 1; i + 2 < edge.route.size(); i += 3)
-        path.cubicTo(edge.route[i].x, edge.route[i].y, edge.route[i + 1].x, edge.route[i + 1].y, edge.route[i + 2].x,
-                     edge.route[i + 2].y);
-      tip = QPointF(edge.route.back().x, edge.route.back().y);
-      beforeTip = QPointF(edge.route[edge.route.size() - 4].x, edge.route[edge.route.size() - 4].y);
-    } else {
-      beforeTip = QPointF(from.centre.x, from.centre.y + from.height / 2);
-      tip = QPointF(to.centre.x, to.centre.y - to.height / 2);
-      path.moveTo(beforeTip);
-      path.lineTo(tip);
-    }
     bool critical = edge.critical;
     double penWidth = (critical ? 2.2 : 1.0) * (edge.count > 1 ? 1.0 + std::log2(double(edge.count)) * 0.3 : 1.0);
     QPen pen(critical ? criticalColor : edgeColor, penWidth / std::max(m_scale, 0.3));
-    painter.setPen(pen);
-    painter.setBrush(Qt::NoBrush);
-    painter.drawPath(path);
-    // Arrowhead along the last segment.
-    QPointF direction = tip - beforeTip;
-    double length = std::hypot(direction.x(), direction.y());
-    if (length > 0.01) {
-      direction /= length;
-      QPointF normal(-direction.y(), direction.x());
-      double size = 7.0;
-      QPolygonF head({tip, tip - direction * size + normal * size * 0.45, tip - direction * size - normal * size * 0.45});
-      painter.setBrush(pen.color());
-      painter.drawPolygon(head);
-    }
+    QPainterPath path = paintGraphEdge(painter, edge.route, nodeRect(from), nodeRect(to), pen);
     if (edge.count > 1 && m_scale > 0.5) {
       QPointF middle = path.pointAtPercent(0.5);
       painter.setPen(pal.color(QPalette::Text));

@@ -1,6 +1,9 @@
 // pto-studio's main window.
 #include "app/studio/MainWindow.h"
 
+#include "app/studio/GraphWorkbench.h"
+#include "widgets/IrGraphView.h"
+
 #include "analysis/CostModelOutput.h"
 
 #include "app/studio/ProjectRunJob.h"
@@ -80,13 +83,44 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_swimlane = m_swimlanePane->view();
   m_graph = new widgets::TaskGraphView(this);
   m_centralTabs->addTab(m_swimlanePane, tr("Swimlane"));
-  m_centralTabs->addTab(m_graph, tr("Task graph"));
   setCentralWidget(m_centralTabs);
-  connect(m_centralTabs, &QTabWidget::currentChanged, this, &MainWindow::updateTaskGraph);
   connect(m_graph, &widgets::TaskGraphView::taskActivated, this, [this](trace::TaskIndex task) {
     m_swimlane->selectTask(task, true);
   });
   createDocks();
+  // The graphs of every IR level; the run's task graph is its execute level.
+  m_workbench = new GraphWorkbench(m_graph, m_settings, this);
+  m_centralTabs->addTab(m_workbench, tr("Graphs"));
+  m_workbench->setRequestProvider([this]() -> std::optional<ProjectRunRequest> {
+    if (!m_project) return std::nullopt;
+    return runRequest();
+  });
+  connect(m_centralTabs, &QTabWidget::currentChanged, this, [this] {
+    if (m_centralTabs->currentWidget() == m_workbench) m_workbench->refresh();
+    updateTaskGraph();
+  });
+  connect(m_workbench, &GraphWorkbench::taskGraphWanted, this, [this] {
+    updateTaskGraph();
+    // Already laid out for this trace: say so, as a new layout would.
+    if (!m_graphJobs.busy() && m_graphSerial == m_traceSerial && m_centralTabs->currentWidget() == m_workbench)
+      Q_EMIT graphLaidOut();
+  });
+  connect(m_workbench, &GraphWorkbench::laidOut, this, &MainWindow::graphLaidOut);
+  connect(m_workbench, &GraphWorkbench::lineRequested, this, [this](int line) {
+    if (!m_editor->filePath().isEmpty()) m_editor->showLine(line);
+  });
+  connect(m_workbench, &GraphWorkbench::subgraphRequested, this, [this](std::int64_t subgraph) {
+    if (!m_trace) return;
+    std::vector<trace::TaskIndex> tasks;
+    const auto& all = m_trace->trace().tasks();
+    for (std::size_t t = 0; t < all.size(); ++t)
+      if (all[t].subgraph == subgraph) tasks.push_back(static_cast<trace::TaskIndex>(t));
+    if (!tasks.empty()) m_swimlane->showTasks(std::move(tasks));
+  });
+  connect(m_workbench, &GraphWorkbench::partitionEdited, this, &MainWindow::runProject);
+  connect(m_workbench, &GraphWorkbench::statusMessage, this, [this](const QString& text) {
+    statusBar()->showMessage(text, 10000);
+  });
   createActions();
   connect(m_swimlane, &widgets::SwimlaneView::taskSelected, this, &MainWindow::onTaskSelected);
   connect(m_swimlane, &widgets::SwimlaneView::statusMessage, this, [this](const QString& text) {
@@ -205,6 +239,14 @@ void MainWindow::createActions() {
                                                 suggestedExportPath(QStringLiteral("-trace.json")), tr("Chrome/Perfetto trace (*.json)"));
     if (!path.isEmpty()) exportPerfettoTrace(path);
   });
+  m_exportMenu->addAction(tr("&Graph (DOT, SVG or PNG)…"), this, [this] {
+    QString level = QString::fromUtf8(name(m_workbench->level()).data());
+    QString path = QFileDialog::getSaveFileName(this, tr("Export the graph as shown"),
+                                                suggestedExportPath(QStringLiteral("-%1.svg").arg(level)),
+                                                tr("SVG image (*.svg);;Graphviz (*.dot);;PNG image (*.png)"));
+    QString error;
+    if (!path.isEmpty() && !m_workbench->exportView(path, &error)) reportError(tr("%1: %2").arg(path, error));
+  });
   file->addAction(tr("&Import tuned config…"), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Import a tuned config into the project"),
                                                 m_project ? QString::fromStdString(m_project->directory().string()) : QString(),
@@ -321,6 +363,10 @@ void MainWindow::createActions() {
     if (text.isEmpty()) m_swimlane->search(QString());
   });
   connect(find, &QAction::triggered, this, [this] {
+    if (m_centralTabs->currentWidget() == m_workbench) {
+      m_workbench->focusSearch();
+      return;
+    }
     m_search->setFocus();
     m_search->selectAll();
   });
@@ -383,6 +429,7 @@ bool MainWindow::openProject(const QString& path) {
   updateLineLabels();
   addRecentFile(m_projectFile);
   m_editorDock->show();
+  m_workbench->invalidate();
   updateTitle();
   // Opening shows the project's swimlane at once unless the user turned
   // auto-run off (a slow kernel then waits for Ctrl+R).
@@ -478,6 +525,8 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
     m_problemsDock->raise();
     // (A cancelled run never gets here: JobRunner drops its result.)
     m_summary->setRunFailed(tr("The run failed: %1").arg(first));
+    m_workbench->noteRunMakespan(0.0, false);
+    m_workbench->invalidate();
     Q_EMIT runFinished(false);
     Q_EMIT traceLoaded();
     return;
@@ -497,6 +546,8 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
                                     : run.pass             ? tr("pass")
                                                            : tr("FAIL (%1 outputs)").arg(run.failedOutputs))
                                .arg(run.hostMs, 0, 'f', 0));
+  m_workbench->noteRunMakespan(run.makespanUs, true);
+  m_workbench->invalidate();  // the kernel text it compiled may have changed since
   Q_EMIT runFinished(true);
   Q_EMIT traceLoaded();
 }
@@ -515,6 +566,7 @@ void MainWindow::onSettingsChanged() {
   if (m_loadingSettings || !m_project) return;
   m_settings->applyTo(*m_project);
   setSettingsModified(m_settings->isModified());
+  m_workbench->invalidate();
   scheduleAutoRun(kSettingsEditDelayMs);
 }
 
@@ -691,8 +743,19 @@ void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool
   updateTitle();
 }
 
+bool MainWindow::busy() const {
+  return m_traceJobs.busy() || m_runJobs.busy() || m_graphJobs.busy() || m_workbench->busy();
+}
+
+void MainWindow::showGraphLevel(GraphLevel level) {
+  m_workbench->setLevel(level);
+  showView(View::Graph);
+}
+
 void MainWindow::updateTaskGraph() {
-  if (m_centralTabs->currentWidget() != m_graph || m_graphSerial == m_traceSerial) return;
+  if (m_centralTabs->currentWidget() != m_workbench || !m_workbench->showingTaskGraph() ||
+      m_graphSerial == m_traceSerial)
+    return;
   m_graphSerial = m_traceSerial;
   if (!m_trace) {
     m_graphJobs.cancel();
@@ -723,8 +786,9 @@ void MainWindow::showView(View view) {
     m_swimlane->setFocus();
     break;
   case View::Graph:
-    m_centralTabs->setCurrentWidget(m_graph);
-    m_graph->setFocus();
+    m_centralTabs->setCurrentWidget(m_workbench);
+    if (m_workbench->showingTaskGraph()) m_graph->setFocus();
+    else m_workbench->view()->setFocus();
     break;
   case View::Editor:
     m_editorDock->show();
@@ -775,6 +839,7 @@ void MainWindow::onTaskSelected(trace::TaskIndex task) {
   if (!m_trace || task == trace::kNoTask) return;
   const trace::Trace& trc = m_trace->trace();
   const trace::Task& t = trc.tasks()[task];
+  if (t.subgraph >= 0) m_workbench->showSubgraph(t.subgraph);
   if (t.sourceLine > 0 && !m_editor->filePath().isEmpty() &&
       widgets::fileNameOf(trc.str(t.sourceFile)) == QFileInfo(m_editor->filePath()).fileName().toStdString())
     m_editor->showLine(t.sourceLine);
@@ -785,6 +850,7 @@ void MainWindow::onTaskSelected(trace::TaskIndex task) {
 }
 
 void MainWindow::onEditorLineClicked(int line) {
+  m_workbench->showLine(line);
   if (!m_trace || m_editor->filePath().isEmpty()) return;
   std::vector<trace::TaskIndex> tasks = m_trace->tasksAtLine(m_editor->filePath().toStdString(), line);
   if (tasks.empty()) {

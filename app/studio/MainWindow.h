@@ -7,6 +7,7 @@
 #pragma once
 
 #include "app/studio/JobRunner.h"
+#include "analysis/IrGraph.h"
 #include "analysis/RunSummary.h"
 #include "app/studio/ProjectRunJob.h"
 #include "core/project/OperatorProject.h"
@@ -40,6 +41,8 @@ class TaskGraphView;
 
 namespace pto::studio {
 
+class GraphWorkbench;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
@@ -57,7 +60,7 @@ public:
   // summary to the run's numbers.
   void setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool fromRun = false);
   void showView(View view);
-  bool busy() const { return m_traceJobs.busy() || m_runJobs.busy() || m_graphJobs.busy(); }
+  bool busy() const;
   // Compiles and simulates the open project in the background (Ctrl+R); a
   // newer run supersedes an older one; Esc cancels. The run sees the
   // editor's current text and the unsaved settings.
@@ -84,6 +87,10 @@ public:
   widgets::SummaryPanel* summary() const { return m_summary; }
   widgets::ProblemsPanel* problems() const { return m_problems; }
   widgets::TaskGraphView* taskGraph() const { return m_graph; }
+  // The Graphs tab: every IR level, the passes, partition editing.
+  GraphWorkbench* graphs() const { return m_workbench; }
+  // Shows the Graphs tab at `level` (pto-studio --view graph --level ...).
+  void showGraphLevel(GraphLevel level);
   widgets::TuningPanel* tuning() const { return m_tuning; }
   widgets::ProjectSettingsDocument* settings() const { return m_settings; }
   // The open project with the unsaved settings applied (null when none).
@@ -145,6 +152,7 @@ private:
   widgets::SummaryPanel* m_summary = nullptr;
   widgets::ProblemsPanel* m_problems = nullptr;
   widgets::TaskGraphView* m_graph = nullptr;
+  GraphWorkbench* m_workbench = nullptr;
   widgets::ProjectSettingsDocument* m_settings = nullptr;
   widgets::TuningPanel* m_tuning = nullptr;
   QDockWidget* m_tuningDock = nullptr;

@@ -1,4 +1,5 @@
 // pto-studio [PROJECT_OR_TRACE...] [--run] [--view swimlane|graph|editor|summary|tuning]
+//            [--level tensor|tile|block|exec]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
 // the requested view, and for docs and checks saves a screenshot once the
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
                                QStringLiteral("[PROJECT_OR_TRACE...]"));
   QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor, summary or tuning."),
                                 QStringLiteral("view"), QStringLiteral("swimlane"));
+  QCommandLineOption levelOption(QStringLiteral("level"),
+                                 QStringLiteral("With --view graph: the IR level to show: tensor, tile (default), block or exec."),
+                                 QStringLiteral("level"), QStringLiteral("tile"));
   QCommandLineOption themeOption(QStringLiteral("theme"), QStringLiteral("system (default), light or dark."),
                                  QStringLiteral("theme"), QStringLiteral("system"));
   QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
@@ -38,7 +42,7 @@ int main(int argc, char** argv) {
   QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size WIDTHxHEIGHT."), QStringLiteral("size"));
   QCommandLineOption runOption(QStringLiteral("run"),
                                QStringLiteral("Run the project after opening it, even with auto-run off (the screenshot waits for it)."));
-  parser.addOptions({viewOption, themeOption, screenshotOption, exitOption, sizeOption, runOption});
+  parser.addOptions({viewOption, levelOption, themeOption, screenshotOption, exitOption, sizeOption, runOption});
   parser.process(app);
 
   using View = pto::studio::MainWindow::View;
@@ -50,6 +54,11 @@ int main(int argc, char** argv) {
   else if (viewName == QStringLiteral("summary")) view = View::Summary;
   else if (viewName != QStringLiteral("swimlane")) {
     std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary or tuning, not '%s'\n", qPrintable(viewName));
+    return 2;
+  }
+  auto level = pto::graphLevelNamed(parser.value(levelOption).toStdString());
+  if (!level) {
+    std::fprintf(stderr, "pto-studio: --level must be tensor, tile, block or exec, not '%s'\n", qPrintable(parser.value(levelOption)));
     return 2;
   }
   QString theme = parser.value(themeOption);
@@ -73,7 +82,8 @@ int main(int argc, char** argv) {
   if (parser.isSet(runOption) && !window.projectFile().isEmpty() && !window.busy()) window.runProject();
   // A failed run is a failed check for --exit (scripts use the exit code).
   QObject::connect(&window, &pto::studio::MainWindow::runFinished, &app, [&ok](bool succeeded) { ok = ok && succeeded; });
-  window.showView(view);
+  if (view == View::Graph) window.showGraphLevel(*level);
+  else window.showView(view);
 
   bool exitAfter = parser.isSet(exitOption);
   QString screenshot = parser.value(screenshotOption);

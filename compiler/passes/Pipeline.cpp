@@ -132,6 +132,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     record.name = std::string(pass.name);
     if (!pass.required && options.disabledPasses.count(record.name)) {
       record.skipped = true;
+      if (options.onPassRecorded) options.onPassRecorded(record);
       result.passes.push_back(std::move(record));
       continue;
     }
@@ -142,6 +143,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     record.changed = after != before;
     before = after;
     if (options.keepSnapshots) record.snapshotJson = printJson(snapshot(result.compilation));
+    if (options.onPassRecorded) options.onPassRecorded(record);
     result.passes.push_back(std::move(record));
     if (options.afterPass && !options.afterPass(pass, result.compilation)) return std::nullopt;
   }

@@ -39,6 +39,10 @@ struct CompileOptions {
   // compilation (verify mode reports the first pass whose result diverges).
   std::function<bool(const PassInfo&, const Compilation&)> afterPass;
   std::function<bool()> cancelled;
+  // Called with each pass's record as it is made, so a caller keeps the
+  // passes (and snapshots) up to one that afterPass stops at: the pass
+  // viewer marks the first pass whose result diverges.
+  std::function<void(const PassRecord&)> onPassRecorded;
 };
 
 struct CompileResult {

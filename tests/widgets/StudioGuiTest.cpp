@@ -167,7 +167,7 @@ private Q_SLOTS:
     QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
     window.runProject();
     QVERIFY(finished.wait(60000));
-    window.showView(pto::studio::MainWindow::View::Graph);  // laid out when first shown
+    window.showGraphLevel(pto::GraphLevel::Execute);  // laid out when first shown
     QVERIFY(laidOut.count() > 0 || laidOut.wait(30000));
     const pto::widgets::TaskGraphLayout* graph = window.taskGraph()->graph();
     QVERIFY(graph);

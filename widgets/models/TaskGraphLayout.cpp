@@ -1,8 +1,8 @@
 #include "widgets/models/TaskGraphLayout.h"
 
+#include "widgets/models/Graphviz.h"
 #include "widgets/models/TimeFormat.h"
 
-#include <graphviz/gvc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,13 +15,6 @@
 
 namespace pto::widgets {
 namespace {
-
-// Graphviz keeps global state (the dot layout's statics, cgraph's
-// dictionaries): one layout at a time in the process.
-std::mutex& graphvizMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
 
 // Box sizes from the text, at the view's font (about 6.5 points per
 // character of a 9-point sans): dot needs sizes before anything is drawn.
@@ -39,9 +32,7 @@ constexpr std::size_t kMaxRowNodes = 16;
 constexpr double kAspect = 1.5;
 constexpr double kPackGap = 18.0;
 
-char* mutableText(const char* text) { return const_cast<char*>(text); }
 
-std::string inches(double points) { return std::to_string(points / 72.0); }
 
 // Characters, not bytes: "·", "µ" and "–" are one glyph wide.
 std::size_t glyphs(const std::string& text) {
@@ -399,28 +390,28 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
   ShapePlan shape = planShape(layout);
   if (cancelled && cancelled->load()) return {};
 
-  std::lock_guard lock(graphvizMutex());
+  std::lock_guard lock(graphvizLock());
   GVC_t* context = gvContext();
-  Agraph_t* graph = agopen(mutableText("tasks"), Agdirected, nullptr);
-  std::string nodeSep = inches(kNodeSep);
-  std::string rankSep = inches(kRankSep);
-  agattr(graph, AGRAPH, mutableText("rankdir"), mutableText("TB"));
-  agattr(graph, AGRAPH, mutableText("nodesep"), nodeSep.data());
-  agattr(graph, AGRAPH, mutableText("ranksep"), rankSep.data());
-  agattr(graph, AGNODE, mutableText("shape"), mutableText("box"));
-  agattr(graph, AGNODE, mutableText("fixedsize"), mutableText("true"));
-  agattr(graph, AGNODE, mutableText("width"), mutableText("1"));
-  agattr(graph, AGNODE, mutableText("height"), mutableText("0.5"));
-  agattr(graph, AGNODE, mutableText("label"), mutableText(""));
-  agattr(graph, AGEDGE, mutableText("style"), mutableText(""));
+  Agraph_t* graph = agopen(graphvizText("tasks"), Agdirected, nullptr);
+  std::string nodeSep = graphvizInches(kNodeSep);
+  std::string rankSep = graphvizInches(kRankSep);
+  agattr(graph, AGRAPH, graphvizText("rankdir"), graphvizText("TB"));
+  agattr(graph, AGRAPH, graphvizText("nodesep"), nodeSep.data());
+  agattr(graph, AGRAPH, graphvizText("ranksep"), rankSep.data());
+  agattr(graph, AGNODE, graphvizText("shape"), graphvizText("box"));
+  agattr(graph, AGNODE, graphvizText("fixedsize"), graphvizText("true"));
+  agattr(graph, AGNODE, graphvizText("width"), graphvizText("1"));
+  agattr(graph, AGNODE, graphvizText("height"), graphvizText("0.5"));
+  agattr(graph, AGNODE, graphvizText("label"), graphvizText(""));
+  agattr(graph, AGEDGE, graphvizText("style"), graphvizText(""));
   std::vector<Agnode_t*> gvNodes(layout.nodes.size());
   for (std::size_t n = 0; n < layout.nodes.size(); ++n) {
     std::string name = "n" + std::to_string(n);
     gvNodes[n] = agnode(graph, name.data(), 1);
-    std::string width = inches(layout.nodes[n].width);
-    std::string height = inches(layout.nodes[n].height);
-    agset(gvNodes[n], mutableText("width"), width.data());
-    agset(gvNodes[n], mutableText("height"), height.data());
+    std::string width = graphvizInches(layout.nodes[n].width);
+    std::string height = graphvizInches(layout.nodes[n].height);
+    agset(gvNodes[n], graphvizText("width"), width.data());
+    agset(gvNodes[n], graphvizText("height"), height.data());
   }
   std::vector<Agedge_t*> gvEdges(layout.edges.size());
   for (std::size_t e = 0; e < layout.edges.size(); ++e)
@@ -430,7 +421,7 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
   auto invisibleEdge = [&](std::size_t above, std::size_t below, const char* kind) {
     std::string name = kind + std::to_string(above) + "_" + std::to_string(below);
     Agedge_t* edge = agedge(graph, gvNodes[above], gvNodes[below], name.data(), 1);
-    agset(edge, mutableText("style"), mutableText("invis"));
+    agset(edge, graphvizText("style"), graphvizText("invis"));
   };
   std::vector<std::vector<std::size_t>> nodesOfRow(shape.rows);
   for (std::size_t n = 0; n < layout.nodes.size(); ++n)
@@ -438,7 +429,7 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
   for (std::size_t row = 0; row < shape.rows; ++row) {
     std::string name = "row" + std::to_string(row);
     Agraph_t* sameRank = agsubg(graph, name.data(), 1);
-    agsafeset(sameRank, mutableText("rank"), mutableText("same"), mutableText(""));
+    agsafeset(sameRank, graphvizText("rank"), graphvizText("same"), graphvizText(""));
     for (std::size_t n : nodesOfRow[row]) agsubnode(sameRank, gvNodes[n], 1);
   }
   for (const auto& [above, below] : shape.rowOrder) invisibleEdge(above, below, "r");
@@ -451,24 +442,9 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
     boxf box = GD_bb(graph);
     layout.width = box.UR.x - box.LL.x;
     layout.height = box.UR.y - box.LL.y;
-    // Graphviz puts y up from the bottom; the view wants y down from the top.
-    auto flip = [&](pointf p) { return GraphPoint{p.x - box.LL.x, box.UR.y - p.y}; };
+    auto flip = [&](pointf p) { return fromGraphviz(p, box); };
     for (std::size_t n = 0; n < layout.nodes.size(); ++n) layout.nodes[n].centre = flip(ND_coord(gvNodes[n]));
-    for (std::size_t e = 0; e < layout.edges.size(); ++e) {
-      splines* route = ED_spl(gvEdges[e]);
-      if (!route || route->size == 0) continue;
-      const bezier& curve = route->list[0];
-      auto& points = layout.edges[e].route;
-      for (int i = 0; i < curve.size; ++i) points.push_back(flip(curve.list[i]));
-      // The route stops where the arrowhead begins; the head reaches the node.
-      if (curve.eflag && !points.empty()) {
-        GraphPoint tip = flip(curve.ep);
-        GraphPoint last = points.back();
-        points.push_back(last);
-        points.push_back(tip);
-        points.push_back(tip);
-      }
-    }
+    for (std::size_t e = 0; e < layout.edges.size(); ++e) layout.edges[e].route = edgeRoute(gvEdges[e], box);
     gvFreeLayout(context, graph);
     if (shape.parts > 1) packParts(layout, shape);
   }

@@ -1,0 +1,157 @@
+// GraphWorkbench: the Graphs tab — every IR level of the open project
+// (tensor, tile, block, exec) in one view, the pass pipeline beside it, and
+// hand edits of the partition.
+//
+//   toolbar   level, grouping, colour, search (n of m), fit, export, "edit
+//             partition"
+//   left      the passes (name, ms, changed, per level count and +/-/~; j/k
+//             step; the pass pass-verify stopped at in red) and the
+//             partition overrides (each with its effect; Delete)
+//   centre    the graph after the selected pass, the nodes that pass added
+//             or changed marked; the exec level of a run is the task graph
+//             (TaskGraphView, with timings and the critical path)
+//   bottom    the PTO program of the subgraph last double-clicked
+//
+// Work happens on JobRunners: compiling with snapshots (PassHistory), laying
+// out (IrGraphLayout) and checking a drop target (the compiler's own
+// ApplyPartitionOverrides rules); the GUI thread only paints.
+#pragma once
+
+#include "analysis/IrGraph.h"
+#include "analysis/PassHistory.h"
+#include "app/studio/JobRunner.h"
+#include "app/studio/ProjectRunJob.h"
+#include "widgets/models/IrGraphLayout.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QSplitter;
+class QStackedWidget;
+class QToolButton;
+class QTreeWidget;
+
+namespace pto::widgets {
+class IrGraphView;
+class ProjectSettingsDocument;
+class TaskGraphView;
+} // namespace pto::widgets
+
+namespace pto::studio {
+
+class GraphWorkbench : public QWidget {
+  Q_OBJECT
+public:
+  GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::ProjectSettingsDocument* settings,
+                 QWidget* parent = nullptr);
+  ~GraphWorkbench() override;
+
+  // What to compile: the project with its unsaved settings and kernel text
+  // (nullopt: no project open, e.g. a trace file).
+  void setRequestProvider(std::function<std::optional<ProjectRunRequest>()> provider);
+  // The project, its kernel or its settings changed: recompile when shown.
+  void invalidate();
+  // Compiles (if stale) and lays out the current level; called when the tab shows.
+  void refresh();
+  void setLevel(GraphLevel level);
+  GraphLevel level() const { return m_level; }
+  // Whether the exec level shows (MainWindow then lays out the task graph).
+  bool showingTaskGraph() const;
+
+  // Linking from the other views.
+  void showSubgraph(std::int64_t subgraph);  // a task selected in the swimlane
+  void showLine(int line);                   // a kernel line clicked in the editor
+  // A run finished with this makespan: the latest partition edit's effect.
+  void noteRunMakespan(double makespanUs, bool ok);
+
+  bool busy() const;
+  const PassHistory* history() const { return m_history.get(); }
+  int currentStep() const { return m_step; }
+  void selectStep(int step);
+  widgets::IrGraphView* view() const { return m_view; }
+  QTreeWidget* passList() const { return m_passes; }
+  QListWidget* overrideList() const { return m_overrides; }
+  QPlainTextEdit* programListing() const { return m_listing; }
+  void focusSearch();
+  // DOT (the visible graph, as `pto graph --group` prints it), SVG or PNG by extension.
+  bool exportView(const QString& path, QString* error = nullptr);
+
+Q_SIGNALS:
+  // A layout reached the view (or the level has none): screenshots wait for it.
+  void laidOut();
+  void lineRequested(int line);
+  void subgraphRequested(std::int64_t subgraph);
+  void taskGraphWanted();
+  // A partition edit went into the settings; the window reruns.
+  void partitionEdited();
+  void statusMessage(const QString& text);
+
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+  void startHistory();
+  void onHistory(std::shared_ptr<const PassHistory> history);
+  void fillPassList();
+  void layoutCurrent();
+  void onNodeActivated(int node);
+  void onNodeOpened(int node);
+  void onDropTarget(int node, int cluster);
+  void onMoveRequested(int node, int cluster);
+  void onMoveToNew(int node);
+  // The partition_overrides "OPS" naming this node as ApplyPartitionOverrides
+  // counts tiles, or an error text.
+  std::optional<nlohmann::ordered_json> selectorAtPartition(int node, QString& why) const;
+  std::optional<nlohmann::ordered_json> subgraphSelector(int cluster, QString& why) const;
+  QString movedOpsText(const nlohmann::ordered_json& selector) const;
+  void fillOverrideList();
+  void showListing(std::int64_t subgraph);
+
+  widgets::ProjectSettingsDocument* m_settings = nullptr;
+  widgets::TaskGraphView* m_taskGraph = nullptr;
+  widgets::IrGraphView* m_view = nullptr;
+  QStackedWidget* m_stack = nullptr;
+  QComboBox* m_levelBox = nullptr;
+  QComboBox* m_groupBox = nullptr;
+  QComboBox* m_colorBox = nullptr;
+  QLineEdit* m_search = nullptr;
+  QLabel* m_searchStatus = nullptr;
+  QToolButton* m_editButton = nullptr;
+  QTreeWidget* m_passes = nullptr;
+  QListWidget* m_overrides = nullptr;
+  QPlainTextEdit* m_listing = nullptr;
+  QLabel* m_passHeader = nullptr;
+  QSplitter* m_centreSplit = nullptr;
+
+  std::function<std::optional<ProjectRunRequest>()> m_requestProvider;
+  JobRunner m_historyJobs;
+  JobRunner m_layoutJobs;
+  JobRunner m_checkJobs;
+  bool m_stale = true;
+  std::shared_ptr<const PassHistory> m_history;
+  std::optional<ProjectRunRequest> m_historyRequest;  // what m_history was compiled from
+  std::shared_ptr<const IrGraph> m_graph;        // the current level after the current step
+  std::shared_ptr<const IrGraph> m_partitionGraph;  // the tile level at ApplyPartitionOverrides
+  GraphLevel m_level = GraphLevel::Tile;
+  int m_step = -1;
+  std::set<std::string> m_expanded;
+  bool m_expandAll = false;
+  int m_focusNode = -1;
+  // Effects of partition edits: entry (dumped) -> "makespan 9.1 → 7.4 µs".
+  std::map<std::string, QString> m_effects;
+  std::string m_pendingEffect;  // the entry whose rerun has not finished yet
+  double m_makespanBefore = 0.0;
+  double m_lastMakespan = 0.0;
+};
+
+} // namespace pto::studio

@@ -1,0 +1,194 @@
+// The Graphs tab, offscreen: every level of muls_add_matmul_rowsum lays out
+// (off the GUI thread), the pass list steps through all 13 passes with the
+// diff marks of each, and dragging the MulS tile of one scale_add subgraph
+// onto another moves MulS and Add of that tile (one label, one line) into
+// it: the override is saved in the project, the rerun has one task fewer
+// (the tile arithmetic of kernel.py: 4 scale_add + 1 matmul + 2 rowsum tasks
+// become 3 + 1 + 2), and Undo brings the 7 tasks back. An illegal target
+// (the matmul's cube subgraph) is refused with the compiler's reason.
+#include "app/studio/GraphWorkbench.h"
+#include "app/studio/MainWindow.h"
+#include "widgets/IrGraphView.h"
+#include "widgets/ProjectSettingsDocument.h"
+#include "widgets/SwimlaneView.h"
+
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+#include <fstream>
+#include <map>
+#include <thread>
+#include <sstream>
+
+namespace {
+
+std::string readFile(const QString& path) {
+  std::ifstream in(path.toStdString());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace
+
+class GraphWorkbenchGuiTest : public QObject {
+  Q_OBJECT
+
+  // Waits until the workbench shows a layout of `level` and nothing is pending.
+  bool waitForLayout(pto::studio::MainWindow& window, pto::GraphLevel level) {
+    auto* graphs = window.graphs();
+    for (int i = 0; i < 600; ++i) {
+      const auto* layout = graphs->view()->graphLayout();
+      if (!window.busy() && layout && layout->graph && layout->graph->level == level) return true;
+      QTest::qWait(50);
+    }
+    return false;
+  }
+
+  std::size_t taskCount(pto::studio::MainWindow& window) {
+    return window.swimlane()->traceIndex()->trace().tasks().size();
+  }
+
+private Q_SLOTS:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void init() {
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+  }
+
+  void everyLevelLaysOutOffTheGuiThreadAndThePassesStep() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    window.resize(1500, 950);
+    window.show();
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    auto* graphs = window.graphs();
+    for (pto::GraphLevel level : {pto::GraphLevel::Tensor, pto::GraphLevel::Tile, pto::GraphLevel::Block}) {
+      window.showGraphLevel(level);
+      QVERIFY2(waitForLayout(window, level), pto::name(level).data());
+      const auto* layout = graphs->view()->graphLayout();
+      QVERIFY(!layout->items.empty());
+      QVERIFY(layout->laidOutOn != std::this_thread::get_id());  // dot ran on a worker
+    }
+    // The tensor graph: muls, add, matmul, sum (and the assemble into out).
+    window.showGraphLevel(pto::GraphLevel::Tensor);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tensor));
+    QVERIFY(graphs->view()->graphLayout()->graph->nodes.size() >= 4);
+
+    // Every pass, with its marks: the view marks exactly the nodes the pass added or changed.
+    window.showGraphLevel(pto::GraphLevel::Tile);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    QCOMPARE(graphs->passList()->topLevelItemCount(), 13);
+    QCOMPARE(graphs->currentStep(), 12);
+    graphs->selectStep(0);
+    for (int step = 0; step < 13; ++step) {
+      QTRY_COMPARE_WITH_TIMEOUT(graphs->currentStep(), step, 5000);
+      QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+      QTest::keyClick(graphs->view(), Qt::Key_J);  // j: the next pass
+    }
+    QCOMPARE(graphs->currentStep(), 12);  // j stops at the last pass
+    // ForwardAssemble added the two row sums that now write `out`.
+    int forward = -1;
+    for (int i = 0; i < 13; ++i)
+      if (graphs->passList()->topLevelItem(i)->text(1) == QStringLiteral("ForwardAssemble")) forward = i;
+    QVERIFY(forward > 0);
+    graphs->selectStep(forward);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    QCOMPARE(graphs->passList()->topLevelItem(forward)->text(3), QStringLiteral("11 (+2 -4)"));  // 13 tile ops before it
+  }
+
+  void draggingATileOpIntoAnotherSubgraphSavesAnOverrideRerunsAndUndoes() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    window.resize(1500, 950);
+    window.show();
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QString folder = m_dir->filePath(QStringLiteral("op"));
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), folder));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(taskCount(window), std::size_t(7));
+    window.showGraphLevel(pto::GraphLevel::Tile);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    auto* view = window.graphs()->view();
+    const auto* layout = view->graphLayout();
+    const pto::IrGraph& graph = *layout->graph;
+
+    // MulS tile 1 (its own subgraph with Add tile 1), MulS tile 0's subgraph, the matmul's.
+    int muls1 = -1, muls0 = -1, matmul = -1;
+    for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
+      if (graph.nodes[n].kind == "muls" && graph.nodes[n].tileIndex == 1) muls1 = static_cast<int>(n);
+      if (graph.nodes[n].kind == "muls" && graph.nodes[n].tileIndex == 0) muls0 = static_cast<int>(n);
+      if (graph.nodes[n].kind == "matmul") matmul = static_cast<int>(n);
+    }
+    QVERIFY(muls1 >= 0 && muls0 >= 0 && matmul >= 0);
+    int target = graph.nodes[static_cast<std::size_t>(muls0)].cluster;
+    int cube = graph.nodes[static_cast<std::size_t>(matmul)].cluster;
+    QVERIFY(target != graph.nodes[static_cast<std::size_t>(muls1)].cluster);
+    QPoint from = view->widgetPosOfItem(layout->itemOfNode(muls1)).toPoint();
+    QPoint onTarget = view->widgetPosOfCluster(target).toPoint();
+    QPoint onCube = view->widgetPosOfCluster(cube).toPoint();
+    QCOMPARE(view->clusterAt(onTarget), target);
+
+    // Over the cube subgraph first: refused, with the compiler's reason.
+    QTest::mousePress(view, Qt::LeftButton, {}, from);
+    QTest::mouseMove(view, from + QPoint(12, 12));
+    QTest::mouseMove(view, onCube);
+    QTRY_VERIFY_WITH_TIMEOUT(view->dropVerdictKnown(), 20000);
+    QVERIFY(!view->dropLegal());
+    QVERIFY2(view->dropReason().contains(QStringLiteral("cube")), qPrintable(view->dropReason()));
+    // Then over MulS tile 0's subgraph: legal; release moves it.
+    QTest::mouseMove(view, onTarget);
+    QTRY_VERIFY_WITH_TIMEOUT(view->dropVerdictKnown(), 20000);
+    QVERIFY2(view->dropLegal(), qPrintable(view->dropReason()));
+    QVERIFY2(view->dropReason().contains(QStringLiteral("muls + add tile 1")), qPrintable(view->dropReason()));
+    QTest::mouseRelease(view, Qt::LeftButton, {}, onTarget);
+
+    const nlohmann::ordered_json& overrides = window.settings()->partitionOverrides();
+    QCOMPARE(overrides.size(), std::size_t(1));
+    QVERIFY2(overrides[0]["move"] == (nlohmann::ordered_json{{"label", "scale_add"}, {"line", 18}, {"tile", 1}}), overrides.dump().c_str());
+    QVERIFY2(overrides[0]["to"] == (nlohmann::ordered_json{{"label", "scale_add"}, {"line", 18}, {"tile", 0}}), overrides.dump().c_str());
+    QVERIFY(finished.wait(60000));  // the edit reruns
+    QCOMPARE(finished.last().first().toBool(), true);
+    QCOMPARE(taskCount(window), std::size_t(6));  // 3 scale_add + matmul + 2 rowsum
+    QVERIFY(window.windowTitle().startsWith('*'));
+    QTRY_VERIFY_WITH_TIMEOUT(window.graphs()->overrideList()->item(0)->text().contains(QStringLiteral("makespan")), 5000);
+
+    // Saved into the project file, readable.
+    QVERIFY(window.save());
+    std::string saved = readFile(folder + QStringLiteral("/pto-project.json"));
+    QVERIFY2(saved.find("\"partition_overrides\"") != std::string::npos, saved.c_str());
+    QVERIFY(saved.find("\"scale_add\"") != std::string::npos);
+
+    // The new graph: tile 1's ops are in tile 0's subgraph.
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    const pto::IrGraph& edited = *view->graphLayout()->graph;
+    std::map<int, int> clusterOfMulsTile;
+    for (const pto::IrGraphNode& node : edited.nodes)
+      if (node.kind == "muls") clusterOfMulsTile[node.tileIndex] = node.cluster;
+    QCOMPARE(clusterOfMulsTile.at(1), clusterOfMulsTile.at(0));
+
+    // Undo: no override, 7 tasks again.
+    window.settings()->undoStack()->undo();
+    QVERIFY(window.settings()->partitionOverrides().empty());
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(taskCount(window), std::size_t(7));
+  }
+
+private:
+  std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+QTEST_MAIN(GraphWorkbenchGuiTest)
+#include "GraphWorkbenchGuiTest.moc"

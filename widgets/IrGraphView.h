@@ -1,0 +1,136 @@
+// IrGraphView: one IR level (tensor, tile, block, exec) as laid out by
+// IrGraphLayout, custom painted: subgraphs as rounded cluster boxes with
+// their titles, nodes coloured by label, subgraph, program (isomorphism
+// class) or core type from the palette the swimlane and the editor gutter
+// use, collapsed groups as double boxes, dependency arrows, the pass
+// viewer's diff marks (+ added, ~ changed), search matches and the
+// selection.
+//
+// Input: wheel zooms about the cursor, dragging empty space pans, F fits,
+// Ctrl+F / n / N search, double-click toggles a group or opens a node.
+// With partition editing on (tile and block levels) dragging a tile op onto
+// another subgraph proposes a move: while it hovers, the owner is asked
+// (dropTargetChanged) and answers with setDropVerdict; dropping on a legal
+// target emits moveRequested. Text is only drawn where it is at least
+// kMinTextPixels high (level of detail), and a minimap shows where the
+// viewport is when the graph does not fit.
+#pragma once
+
+#include "widgets/models/IrGraphLayout.h"
+
+#include <QWidget>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace pto::widgets {
+
+class IrGraphView : public QWidget {
+  Q_OBJECT
+public:
+  enum class ColorBy { Label, Subgraph, Program, CoreType };
+
+  explicit IrGraphView(QWidget* parent = nullptr);
+
+  void setGraphLayout(std::shared_ptr<const IrGraphLayout> layout);
+  const IrGraphLayout* graphLayout() const { return m_layout.get(); }
+  // A line shown instead of the graph ("Laying out…", "The block graph exists after GraphPartition").
+  void setMessage(const QString& message);
+  QString message() const { return m_message; }
+  void setColorBy(ColorBy mode);
+  // Diff marks by node key: '+' added, '~' changed (the pass viewer).
+  void setDiff(std::map<std::string, char> marks);
+  void setPartitionEditing(bool on) { m_editing = on; }
+  bool partitionEditing() const { return m_editing; }
+
+  // Selection by graph node (-1 clears); the item showing it is highlighted
+  // and scrolled into view.
+  void selectNode(int node, bool scroll = true);
+  // Highlights several graph nodes (the tile ops of a task, say) without
+  // emitting anything.
+  void highlightNodes(const std::vector<int>& nodes);
+  int selectedNode() const { return m_selectedNode; }
+
+  // Search by title, label, kind or kernel line ("18" or "kernel.py:18");
+  // returns the number of matching items and selects the first.
+  int search(const QString& text);
+  void searchStep(int direction);
+  QString searchStatus() const;  // "3 of 12", "no match"
+
+  void fit();
+  double scale() const { return m_scale; }
+  // Geometry for tests and clicks: the item under a widget position (-1),
+  // the widget position of an item's centre, the cluster under a position.
+  int itemAt(QPointF widgetPos) const;
+  QPointF widgetPosOfItem(int item) const;
+  int clusterAt(QPointF widgetPos) const;
+  QPointF widgetPosOfCluster(int cluster) const;
+
+  // The owner's answer to dropTargetChanged: whether moving `node` into
+  // `cluster` is legal and, when not, why.
+  void setDropVerdict(int node, int cluster, bool legal, const QString& reason);
+  // The verdict on the current drop target (tests, the status line).
+  bool dropVerdictKnown() const { return m_dropKnown; }
+  bool dropLegal() const { return m_dropLegal; }
+  QString dropReason() const { return m_dropReason; }
+  // Renders the whole graph (not just the viewport) for export.
+  void renderWhole(QPainter& painter, double scale) const;
+
+  static constexpr double kMinTextPixels = 7.0;
+
+Q_SIGNALS:
+  void nodeActivated(int node);            // a click selected a graph node
+  void nodeOpened(int node);               // double-click on a node
+  void groupToggled(const std::string& key);  // double-click on a collapsed or expanded group
+  void dropTargetChanged(int node, int cluster);  // dragging `node` over `cluster` (-1: none)
+  void moveRequested(int node, int cluster);      // dropped on a legal cluster
+  void moveToNewSubgraphRequested(int node);
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+  bool event(QEvent* event) override;
+
+private:
+  QPointF toGraph(QPointF widgetPos) const;
+  void zoomAbout(QPointF widgetPos, double factor);
+  void scrollToItem(int item);
+  QColor fillOf(int item) const;
+  void paintGraph(QPainter& painter, const QRectF& visibleGraphRect, double scale) const;
+  void paintMinimap(QPainter& painter) const;
+  QRectF minimapRect() const;
+
+  std::shared_ptr<const IrGraphLayout> m_layout;
+  QString m_message;
+  ColorBy m_colorBy = ColorBy::Label;
+  std::map<std::string, char> m_diff;
+  bool m_editing = false;
+  double m_scale = 1.0;
+  QPointF m_offset;  // widget position of graph point (0, 0)
+  int m_selectedNode = -1;
+  std::vector<char> m_highlighted;  // by item
+  std::vector<int> m_matches;       // items
+  int m_match = -1;
+  bool m_fitPending = true;
+
+  enum class Drag { None, Pan, PendingMove, Move };
+  Drag m_drag = Drag::None;
+  QPointF m_dragStart;
+  QPointF m_dragPos;
+  QPointF m_offsetAtDragStart;
+  int m_dragItem = -1;
+  int m_dropCluster = -1;
+  bool m_dropKnown = false;
+  bool m_dropLegal = false;
+  QString m_dropReason;
+};
+
+} // namespace pto::widgets
