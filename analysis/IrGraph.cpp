@@ -391,6 +391,7 @@ std::string_view name(GraphGrouping grouping) {
   switch (grouping) {
   case GraphGrouping::None: return "none";
   case GraphGrouping::Subgraph: return "subgraph";
+  case GraphGrouping::TensorOp: return "op";
   case GraphGrouping::Scope: return "scope";
   case GraphGrouping::Label: return "label";
   }
@@ -398,7 +399,8 @@ std::string_view name(GraphGrouping grouping) {
 }
 
 std::optional<GraphGrouping> graphGroupingNamed(std::string_view text) {
-  for (GraphGrouping grouping : {GraphGrouping::None, GraphGrouping::Subgraph, GraphGrouping::Scope, GraphGrouping::Label})
+  for (GraphGrouping grouping :
+       {GraphGrouping::None, GraphGrouping::Subgraph, GraphGrouping::TensorOp, GraphGrouping::Scope, GraphGrouping::Label})
     if (name(grouping) == text) return grouping;
   return std::nullopt;
 }
@@ -423,6 +425,7 @@ std::string groupKeyOf(const IrGraph& graph, const IrGraphNode& node, GraphGroup
     if (node.cluster >= 0) return graph.clusters[static_cast<std::size_t>(node.cluster)].key;
     if (node.subgraph >= 0) return "sg" + std::to_string(node.subgraph);
     return {};
+  case GraphGrouping::TensorOp: return node.tensorOp >= 0 ? "op:" + std::to_string(node.tensorOp) : std::string();
   case GraphGrouping::Scope: return node.scope >= 0 ? "scope:" + std::to_string(node.scope) : std::string();
   case GraphGrouping::Label: return "label:" + node.label;
   }
@@ -447,6 +450,8 @@ std::string groupTitle(const IrGraph& graph, const VisibleGroup& group, GraphGro
   case GraphGrouping::Subgraph:
     return (first.cluster >= 0 ? graph.clusters[static_cast<std::size_t>(first.cluster)].title
                                : "sg" + std::to_string(first.subgraph) + " '" + label + "'");
+  case GraphGrouping::TensorOp:
+    return first.kind + " '" + label + "'" + (first.line > 0 ? " · line " + std::to_string(first.line) : "") + where;
   case GraphGrouping::Scope: return "loop scope " + std::to_string(first.scope) + where;
   case GraphGrouping::Label: return label + where;
   case GraphGrouping::None: break;
@@ -459,15 +464,18 @@ std::string groupTitle(const IrGraph& graph, const VisibleGroup& group, GraphGro
 VisibleGraphOptions defaultVisibleOptions(const IrGraph& graph) {
   VisibleGraphOptions options;
   if (graph.nodes.size() <= kExpandAllUpTo) return options;
-  // Subgraphs when there are few enough of them to read; else labels.
-  std::set<std::string> subgraphs, scopes;
-  for (const IrGraphNode& node : graph.nodes) {
-    subgraphs.insert(groupKeyOf(graph, node, GraphGrouping::Subgraph));
-    scopes.insert(groupKeyOf(graph, node, GraphGrouping::Scope));
+  for (GraphGrouping grouping : {GraphGrouping::Subgraph, GraphGrouping::TensorOp, GraphGrouping::Scope}) {
+    std::set<std::string> groups;
+    for (const IrGraphNode& node : graph.nodes) {
+      groups.insert(groupKeyOf(graph, node, grouping));
+      if (groups.size() > kExpandAllUpTo) break;
+    }
+    if (groups.size() > 1 && groups.size() <= kExpandAllUpTo) {
+      options.grouping = grouping;
+      return options;
+    }
   }
-  if (subgraphs.size() > 1 && subgraphs.size() <= kExpandAllUpTo) options.grouping = GraphGrouping::Subgraph;
-  else if (scopes.size() > 1 && scopes.size() <= kExpandAllUpTo) options.grouping = GraphGrouping::Scope;
-  else options.grouping = GraphGrouping::Label;
+  options.grouping = GraphGrouping::Label;
   return options;
 }
 

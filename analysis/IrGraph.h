@@ -94,8 +94,8 @@ IrGraph buildIrGraph(GraphLevel level, const nlohmann::json& tensorJson, const n
 
 // --- What gets laid out -----------------------------------------------------
 
-enum class GraphGrouping { None, Subgraph, Scope, Label };
-std::string_view name(GraphGrouping grouping);  // "none", "subgraph", "scope", "label"
+enum class GraphGrouping { None, Subgraph, TensorOp, Scope, Label };
+std::string_view name(GraphGrouping grouping);  // "none", "subgraph", "op", "scope", "label"
 std::optional<GraphGrouping> graphGroupingNamed(std::string_view text);
 
 // Up to this many nodes a graph is shown whole; beyond it groups start collapsed.
@@ -114,7 +114,7 @@ struct VisibleItem {
 };
 
 struct VisibleGroup {
-  std::string key;    // "sg:...", "scope:3", "label:softmax"
+  std::string key;    // "sg:...", "op:4", "scope:3", "label:softmax"
   std::string title;  // "softmax · 24 tile ops in 6 subgraphs"
   std::vector<int> members;
   bool expanded = false;
@@ -146,8 +146,10 @@ struct VisibleGraphOptions {
   std::size_t neighbourhoodAbove = kNeighbourhoodAbove;
 };
 
-// The default for a graph: whole when small, else grouped by subgraph
-// (tile, block, exec) or loop (tensor), all groups collapsed.
+// The default for a graph: whole when small, else grouped, all groups
+// collapsed, by the first of subgraph, tensor op, loop scope that gives at
+// most kExpandAllUpTo groups (a picture of more boxes explains nothing and
+// takes dot seconds), else by label.
 VisibleGraphOptions defaultVisibleOptions(const IrGraph& graph);
 VisibleGraph visibleGraph(const IrGraph& graph, const VisibleGraphOptions& options);
 

@@ -34,6 +34,13 @@ std::string sourceText(const Json& source) {
   return " (" + (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + source["line"].dump() + ")";
 }
 
+// A member by reference (value() copies), an empty array when absent.
+const Json& arrayMember(const Json& object, const char* key) {
+  static const Json empty = Json::array();
+  auto found = object.find(key);
+  return found == object.end() ? empty : *found;
+}
+
 // Keys made unique by their occurrence: the n-th node with the same identity.
 std::string occurrence(std::map<std::string, int>& seen, const std::string& key) {
   int n = seen[key]++;
@@ -53,7 +60,7 @@ std::string_view name(IrLevel level) {
 }
 
 std::string tileOpText(const Json& op) {
-  const Json& outs = op.value("ooperands", Json::array());
+  const Json& outs = arrayMember(op, "ooperands");
   return op.value("opcode", std::string()) + " " + (outs.empty() ? std::string("-") : regionText(outs[0])) +
          sourceText(op.value("source", Json()));
 }
@@ -61,9 +68,9 @@ std::string tileOpText(const Json& op) {
 std::map<std::int64_t, std::string> tileOpKeys(const Json& snapshot) {
   std::map<std::string, int> seen;
   std::map<std::int64_t, std::string> keys;
-  for (const Json& op : snapshot.value("operations", Json::array())) {
-    const Json& outs = op.value("ooperands", Json::array());
-    const Json& ins = op.value("ioperands", Json::array());
+  for (const Json& op : arrayMember(snapshot, "operations")) {
+    const Json& outs = arrayMember(op, "ooperands");
+    const Json& ins = arrayMember(op, "ioperands");
     std::string key = op.value("tensor_op", Json(-1)).dump() + ":" + op.value("opcode", std::string()) + ":" +
                       (outs.empty() ? std::string("-") : regionText(outs[0])) + ":" +
                       (ins.empty() ? std::string("-") : regionText(ins[0]));
@@ -76,13 +83,21 @@ std::vector<IrNode> irNodes(const Json& snapshot) {
   std::vector<IrNode> nodes;
   // Tile ops: tensor op, opcode, output and first input regions.
   std::map<std::int64_t, std::string> tileKey = tileOpKeys(snapshot);
-  for (const Json& op : snapshot.value("operations", Json::array())) {
-    const Json& outs = op.value("ooperands", Json::array());
-    const Json& ins = op.value("ioperands", Json::array());
-    Json content = {{"in", ins}, {"out", outs}, {"attrs", op.value("attrs", Json())},
-                    {"tile_shape", op.value("tile_shape", Json())}, {"accumulate", op.value("accumulate", Json())}};
-    nodes.push_back({IrLevel::TileOp, tileKey[op.value("opmagic", std::int64_t{-1})], tileOpText(op), content.dump()});
-  }
+  static const Json kNothing;
+  auto member = [](const Json& object, const char* key) -> const Json& {
+    auto found = object.find(key);
+    return found == object.end() ? kNothing : *found;
+  };
+  if (snapshot.contains("operations"))
+    for (const Json& op : snapshot["operations"]) {
+      // Compared by a hash of what a pass can change (operands, attributes,
+      // tile shape, accumulation), hashing the members in place: building
+      // and printing a copy of each was most of the pass viewer's time.
+      std::size_t hash = 0;
+      for (const char* key : {"ioperands", "ooperands", "attrs", "tile_shape", "accumulate"})
+        hash = hash * 1000003u ^ std::hash<Json>{}(member(op, key));
+      nodes.push_back({IrLevel::TileOp, tileKey[op.value("opmagic", std::int64_t{-1})], tileOpText(op), std::to_string(hash)});
+    }
   // Subgraphs: by their first tile op; content the members and the copies.
   std::map<std::int64_t, std::string> subgraphKey;
   if (snapshot.contains("block"))

@@ -10,20 +10,55 @@
 
 namespace pto {
 
+void appendPassSteps(PassHistory& history, std::vector<PassRecord> records) {
+  std::vector<IrNode> previous;
+  std::shared_ptr<const nlohmann::json> previousSnapshot = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  for (PassRecord& record : records) {
+    PassStep step;
+    step.name = record.name;
+    step.milliseconds = record.milliseconds;
+    step.changed = record.changed;
+    step.skipped = record.skipped;
+    if (record.skipped || record.snapshotJson.empty() || (!record.changed && !history.steps.empty())) {
+      // Nothing changed: the step before's IR, nodes and counts.
+      step.snapshot = previousSnapshot;
+      if (!history.steps.empty()) {
+        for (std::size_t level = 0; level < kIrLevelCount; ++level)
+          step.counts[level].count = history.steps.back().counts[level].count;
+        step.diverged = static_cast<int>(history.steps.size()) == history.divergedAt;
+        history.steps.push_back(std::move(step));
+        continue;
+      }
+    } else {
+      step.snapshot = std::make_shared<nlohmann::json>(nlohmann::json::parse(record.snapshotJson));
+      record.snapshotJson.clear();
+    }
+    std::vector<IrNode> nodes = irNodes(*step.snapshot);
+    step.changes = diffNodes(previous, nodes);
+    step.counts = countChanges(nodes, step.changes);
+    step.diverged = static_cast<int>(history.steps.size()) == history.divergedAt;
+    previous = std::move(nodes);
+    previousSnapshot = step.snapshot;
+    history.steps.push_back(std::move(step));
+  }
+}
+
 PassHistory compilePassHistory(const OperatorProject& project, const std::optional<std::string>& sourceText,
-                               const std::function<bool()>& cancelled) {
+                               const std::function<bool()>& cancelled, PassHistoryDepth depth) {
   auto start = std::chrono::steady_clock::now();
   PassHistory history;
   DiagnosticEngine diags;
   std::vector<PassRecord> records;
+  std::shared_ptr<nlohmann::json> finalIr;
   try {
     ProjectRunOptions options;
     options.trace.sourceText = sourceText;
     options.trace.cancelled = cancelled;
-    options.compile.keepSnapshots = true;
+    const bool verify = project.passOptions.is_object() && project.passOptions.value("enable_pass_verify", false);
+    history.finalOnly = depth == PassHistoryDepth::FinalIr && !verify;
+    options.compile.keepSnapshots = !history.finalOnly;
     options.compile.cancelled = cancelled;
     options.compile.onPassRecorded = [&records](const PassRecord& record) { records.push_back(record); };
-    const bool verify = project.passOptions.is_object() && project.passOptions.value("enable_pass_verify", false);
     if (verify) {
       // Verify runs the kernel after each pass: the project's own run does it.
       options.mode = SimulationMode::Timing;
@@ -41,7 +76,9 @@ PassHistory compilePassHistory(const OperatorProject& project, const std::option
         options.compile.disabledPasses =
             disabledPassesFrom(project.passOptions, project.locationOf("pass_options"), diags);
         auto settings = compileSettingsFor(project, *graph, argumentShapes(project), diags);
-        history.complete = settings && compileKernel(*graph, std::move(*settings), diags, options.compile).has_value();
+        auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, options.compile) : std::nullopt;
+        history.complete = compiled.has_value();
+        if (compiled && history.finalOnly) finalIr = std::make_shared<nlohmann::json>(irSnapshot(compiled->compilation));
       }
     }
     if (verify && !history.complete && !records.empty()) {
@@ -55,27 +92,11 @@ PassHistory compilePassHistory(const OperatorProject& project, const std::option
     diags.error(SourceLocation{project.file.string()}) << "internal error while compiling: " << error.what();
   }
 
-  std::vector<IrNode> previous;
-  std::shared_ptr<const nlohmann::json> previousSnapshot = std::make_shared<nlohmann::json>(nlohmann::json::object());
-  for (PassRecord& record : records) {
-    PassStep step;
-    step.name = record.name;
-    step.milliseconds = record.milliseconds;
-    step.changed = record.changed;
-    step.skipped = record.skipped;
-    if (record.skipped || record.snapshotJson.empty()) {
-      step.snapshot = previousSnapshot;
-    } else {
-      step.snapshot = std::make_shared<nlohmann::json>(nlohmann::json::parse(record.snapshotJson));
-      record.snapshotJson.clear();
-    }
-    std::vector<IrNode> nodes = irNodes(*step.snapshot);
-    step.changes = diffNodes(previous, nodes);
-    step.counts = countChanges(nodes, step.changes);
-    step.diverged = static_cast<int>(history.steps.size()) == history.divergedAt;
-    previous = std::move(nodes);
-    previousSnapshot = step.snapshot;
-    history.steps.push_back(std::move(step));
+  appendPassSteps(history, std::move(records));
+  if (finalIr && !history.steps.empty()) {
+    PassStep& last = history.steps.back();
+    last.snapshot = std::move(finalIr);
+    last.counts = countChanges(irNodes(*last.snapshot), {});
   }
   history.diagnostics = diags.diagnostics();
   for (const Diagnostic& diagnostic : diags.diagnostics()) history.problems += diags.format(diagnostic) + "\n";

@@ -8,6 +8,7 @@
 #include "core/Diagnostics.h"
 #include "core/project/OperatorProject.h"
 #include "compiler/ir/TensorGraph.h"
+#include "compiler/passes/Pipeline.h"
 
 #include <nlohmann/json.hpp>
 
@@ -41,11 +42,26 @@ struct PassHistory {
   std::vector<Diagnostic> diagnostics;
   std::string problems;  // the diagnostics as the CLI prints them
   bool complete = false;  // every pass ran
+  // Only the last step has its IR (PassHistoryDepth::FinalIr): the graph can
+  // show at once while the snapshots of every pass are still being made.
+  bool finalOnly = false;
   double hostMs = 0.0;
 };
 
+// Steps from the pass runner's records (with snapshots): parsed, each diffed
+// against the one before. compilePassHistory ends with this; benchmarks and
+// tools that compile on their own call it directly.
+void appendPassSteps(PassHistory& history, std::vector<PassRecord> records);
+
+// FinalIr: compile once and keep the IR after the last pass only (one
+// snapshot instead of one per changed pass: for a kernel of thousands of
+// tile ops, most of the time). EveryPass: a snapshot per pass, and pass
+// verify when the project asks for it.
+enum class PassHistoryDepth { FinalIr, EveryPass };
+
 PassHistory compilePassHistory(const OperatorProject& project, const std::optional<std::string>& sourceText,
-                               const std::function<bool()>& cancelled);
+                               const std::function<bool()>& cancelled,
+                               PassHistoryDepth depth = PassHistoryDepth::EveryPass);
 
 // The step the partition is edited at: ApplyPartitionOverrides (the tile op
 // indices of partition_overrides are counted there), -1 when not reached.

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace pto::widgets {
 namespace {
@@ -51,13 +52,27 @@ IrGraphView::IrGraphView(QWidget* parent) : QWidget(parent) {
 }
 
 void IrGraphView::setGraphLayout(std::shared_ptr<const IrGraphLayout> layout) {
-  // Keep the viewport when the new layout shows the same graph (a pass step,
-  // an expanded group): the selected node stays where the eye is.
+  // Keep the viewport when the new layout shows the same level (a pass step,
+  // an expanded group): the anchor — the group just toggled, else the
+  // selected node — stays at the same place on screen, so what the eye
+  // follows does not jump even though dot moved the rest.
   bool keepView = m_layout && layout && !m_fitPending && m_layout->graph && layout->graph &&
                   m_layout->graph->level == layout->graph->level;
+  auto nodeWithKey = [](const IrGraph& graph, const std::string& key) {
+    for (std::size_t n = 0; n < graph.nodes.size(); ++n)
+      if (graph.nodes[n].key == key) return static_cast<int>(n);
+    return -1;
+  };
   std::string selectedKey;
   if (keepView && m_selectedNode >= 0 && static_cast<std::size_t>(m_selectedNode) < m_layout->graph->nodes.size())
     selectedKey = m_layout->graph->nodes[static_cast<std::size_t>(m_selectedNode)].key;
+  std::string anchorKey = !m_anchorKey.empty() ? m_anchorKey : selectedKey;
+  std::optional<QPointF> anchorAt;
+  if (keepView && !anchorKey.empty()) {
+    int item = m_layout->itemOfNode(nodeWithKey(*m_layout->graph, anchorKey));
+    if (item >= 0) anchorAt = widgetPosOfItem(item);
+  }
+  m_anchorKey.clear();
   m_layout = std::move(layout);
   m_message = m_layout && !m_layout->error.empty() ? qtext(m_layout->error) : QString();
   m_selectedNode = -1;
@@ -65,14 +80,13 @@ void IrGraphView::setGraphLayout(std::shared_ptr<const IrGraphLayout> layout) {
   m_matches.clear();
   m_match = -1;
   m_drag = Drag::None;
-  if (m_layout && m_layout->graph && !selectedKey.empty())
-    for (std::size_t n = 0; n < m_layout->graph->nodes.size(); ++n)
-      if (m_layout->graph->nodes[n].key == selectedKey) m_selectedNode = static_cast<int>(n);
+  if (m_layout && m_layout->graph && !selectedKey.empty()) m_selectedNode = nodeWithKey(*m_layout->graph, selectedKey);
   if (!keepView) {
     m_fitPending = true;
     fit();
-  } else if (m_selectedNode >= 0) {
-    scrollToItem(m_layout->itemOfNode(m_selectedNode));
+  } else if (anchorAt) {
+    int item = m_layout->itemOfNode(nodeWithKey(*m_layout->graph, anchorKey));
+    if (item >= 0) m_offset += *anchorAt - widgetPosOfItem(item);
   }
   update();
 }
@@ -522,8 +536,13 @@ void IrGraphView::mouseDoubleClickEvent(QMouseEvent* event) {
     return;
   }
   const VisibleItem& shown = m_layout->visible.items[static_cast<std::size_t>(item)];
-  if (shown.group >= 0) Q_EMIT groupToggled(m_layout->visible.groups[static_cast<std::size_t>(shown.group)].key);
-  else Q_EMIT nodeOpened(shown.node);
+  if (shown.group >= 0) {
+    // The group's first node takes the group's place when it opens.
+    m_anchorKey = m_layout->graph->nodes[static_cast<std::size_t>(shown.members.front())].key;
+    Q_EMIT groupToggled(m_layout->visible.groups[static_cast<std::size_t>(shown.group)].key);
+  } else {
+    Q_EMIT nodeOpened(shown.node);
+  }
 }
 
 void IrGraphView::keyPressEvent(QKeyEvent* event) {

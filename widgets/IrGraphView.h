@@ -44,6 +44,8 @@ public:
   void setPartitionEditing(bool on) { m_editing = on; }
   bool partitionEditing() const { return m_editing; }
 
+  // The node (by key) the next layout keeps at its place on screen.
+  void setAnchor(const std::string& nodeKey) { m_anchorKey = nodeKey; }
   // Selection by graph node (-1 clears); the item showing it is highlighted
   // and scrolled into view.
   void selectNode(int node, bool scroll = true);
@@ -120,6 +122,7 @@ private:
   std::vector<int> m_matches;       // items
   int m_match = -1;
   bool m_fitPending = true;
+  std::string m_anchorKey;  // node key kept in place across the next layout
 
   enum class Drag { None, Pan, PendingMove, Move };
   Drag m_drag = Drag::None;

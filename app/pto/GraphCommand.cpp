@@ -164,9 +164,9 @@ void registerGraphCommand(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   command->add_option("-o,--output", options->outputPath, "Write to FILE instead of stdout")->type_name("FILE");
   command->add_option("--group", options->group,
-                      "Print what the IDE's graph view shows: nodes grouped by subgraph, scope or label "
+                      "Print what the IDE's graph view shows: nodes grouped by subgraph, tensor op (op), loop scope or label "
                       "(auto: as the IDE opens it; none: every node)")
-      ->check(CLI::IsMember({"auto", "none", "subgraph", "scope", "label"}));
+      ->check(CLI::IsMember({"auto", "none", "subgraph", "op", "scope", "label"}));
   command->add_option("--after", options->afterPass, "The IR after this pass (name or 1-based number); implies --group auto")
       ->type_name("PASS");
   command->add_option("--expand", options->expand, "With --group: show this group expanded (its key, as listed in groups[])")

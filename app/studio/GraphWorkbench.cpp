@@ -25,6 +25,7 @@
 #include <QSvgGenerator>
 #include <QTextCharFormat>
 #include <QTextCursor>
+#include <QThreadPool>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QUndoStack>
@@ -98,9 +99,11 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
   m_levelBox->setCurrentIndex(1);
   m_levelBox->setToolTip(tr("The IR level to show (1-4)"));
   m_groupBox = new QComboBox(this);
+  m_groupBox->setObjectName(QStringLiteral("GraphGrouping"));
   m_groupBox->addItem(tr("Group: automatic"), -1);
   m_groupBox->addItem(tr("Group: none"), static_cast<int>(GraphGrouping::None));
   m_groupBox->addItem(tr("Group: subgraph"), static_cast<int>(GraphGrouping::Subgraph));
+  m_groupBox->addItem(tr("Group: tensor op"), static_cast<int>(GraphGrouping::TensorOp));
   m_groupBox->addItem(tr("Group: loop scope"), static_cast<int>(GraphGrouping::Scope));
   m_groupBox->addItem(tr("Group: label"), static_cast<int>(GraphGrouping::Label));
   m_groupBox->setToolTip(tr("Collapse nodes into groups; double-click a group to expand it"));
@@ -332,12 +335,22 @@ void GraphWorkbench::startHistory() {
   m_stale = false;
   m_view->setMessage(tr("Compiling %1 pass by pass…").arg(qtext(request->project.name)));
   m_historyRequest = request;
+  startHistoryJob(PassHistoryDepth::FinalIr);
+}
+
+void GraphWorkbench::startHistoryJob(PassHistoryDepth depth) {
+  // The final IR first (one snapshot: the graph shows at once), then every
+  // pass's (the pass list's counts and diffs) as a second job.
   m_historyJobs.start<std::shared_ptr<const PassHistory>>(
-      [request = *request](const std::atomic<bool>& cancelled) {
+      [request = *m_historyRequest, depth](const std::atomic<bool>& cancelled) {
         return std::make_shared<const PassHistory>(
-            compilePassHistory(request.project, request.sourceText, [&cancelled] { return cancelled.load(); }));
+            compilePassHistory(request.project, request.sourceText, [&cancelled] { return cancelled.load(); }, depth));
       },
-      [this](std::shared_ptr<const PassHistory> history) { onHistory(std::move(history)); });
+      [this](std::shared_ptr<const PassHistory> history) {
+        bool finalOnly = history->finalOnly;
+        onHistory(std::move(history));
+        if (finalOnly) startHistoryJob(PassHistoryDepth::EveryPass);
+      });
 }
 
 void GraphWorkbench::onHistory(std::shared_ptr<const PassHistory> history) {
@@ -346,6 +359,8 @@ void GraphWorkbench::onHistory(std::shared_ptr<const PassHistory> history) {
                              ? m_history->steps[static_cast<std::size_t>(m_step)].name
                              : std::string();
   bool wasLast = !m_history || m_step == static_cast<int>(m_history->steps.size()) - 1;
+  // A big kernel's snapshots take a while to free: not on the GUI thread.
+  if (m_history) QThreadPool::globalInstance()->start([old = std::move(m_history)]() mutable { old.reset(); });
   m_history = std::move(history);
   m_step = static_cast<int>(m_history->steps.size()) - 1;
   if (!wasLast)
@@ -397,9 +412,9 @@ void GraphWorkbench::fillPassList() {
     }
     for (int column = 0; column < PassColumns; ++column) item->setToolTip(column, tip);
   }
-  m_passHeader->setText(m_history->complete
-                            ? tr("Passes: %1 in %2 ms (j/k step)").arg(m_history->steps.size()).arg(total, 0, 'f', 1)
-                            : tr("Passes: stopped after %1 — see Problems").arg(m_history->steps.size()));
+  m_passHeader->setText(!m_history->complete  ? tr("Passes: stopped after %1 — see Problems").arg(m_history->steps.size())
+                        : m_history->finalOnly ? tr("Passes: %1 in %2 ms; making the IR after each…").arg(m_history->steps.size()).arg(total, 0, 'f', 1)
+                                               : tr("Passes: %1 in %2 ms (j/k step)").arg(m_history->steps.size()).arg(total, 0, 'f', 1));
   if (m_step >= 0) m_passes->setCurrentItem(m_passes->topLevelItem(m_step));
 }
 
@@ -418,6 +433,11 @@ void GraphWorkbench::layoutCurrent() {
   m_stack->setCurrentWidget(m_view);
   if (!m_history) {
     if (!m_stale) Q_EMIT laidOut();
+    return;
+  }
+  if (m_history->finalOnly && m_step != static_cast<int>(m_history->steps.size()) - 1) {
+    m_view->setGraphLayout(nullptr);
+    m_view->setMessage(tr("Making the IR after each pass…"));
     return;
   }
   nlohmann::json empty = nlohmann::json::object();
@@ -534,7 +554,11 @@ void GraphWorkbench::showSubgraph(std::int64_t subgraph) {
   for (std::size_t i = 0; i < m_graph->nodes.size(); ++i)
     if (m_graph->nodes[i].subgraph == subgraph) nodes.push_back(static_cast<int>(i));
   m_view->highlightNodes(nodes);
-  if (!nodes.empty()) m_view->selectNode(nodes.front());
+  // A node of that subgraph already selected (the click that led here) stays.
+  int selected = m_view->selectedNode();
+  bool inside = selected >= 0 && static_cast<std::size_t>(selected) < m_graph->nodes.size() &&
+                m_graph->nodes[static_cast<std::size_t>(selected)].subgraph == subgraph;
+  if (!nodes.empty() && !inside) m_view->selectNode(nodes.front());
 }
 
 void GraphWorkbench::showLine(int line) {

@@ -101,6 +101,7 @@ protected:
 
 private:
   void startHistory();
+  void startHistoryJob(PassHistoryDepth depth);
   void onHistory(std::shared_ptr<const PassHistory> history);
   void fillPassList();
   void layoutCurrent();

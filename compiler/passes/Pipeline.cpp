@@ -84,16 +84,15 @@ std::size_t fingerprint(const Compilation& compilation) {
   return hash;
 }
 
-// Every IR level that exists so far, for the pass viewer and --dump-passes.
-nlohmann::ordered_json snapshot(const Compilation& compilation) {
+} // namespace
+
+nlohmann::ordered_json irSnapshot(const Compilation& compilation) {
   nlohmann::ordered_json levels = tileGraphToJson(compilation.tiles);
   if (!compilation.blocks.subgraphs.empty()) levels["block"] = blockGraphToJson(compilation);
   if (!compilation.programs.empty()) levels["pto"] = ptoProgramsToJson(compilation);
   if (!compilation.tasks.tasks.empty()) levels["execute"] = executeGraphToJson(compilation);
   return levels;
 }
-
-} // namespace
 
 std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptions, const SourceLocation& where,
                                          DiagnosticEngine& diags) {
@@ -126,6 +125,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
   result.compilation.tiles.graph = graph;
   result.compilation.tiles.bindings = result.compilation.settings.bindings;
   std::size_t before = fingerprint(result.compilation);
+  std::string lastSnapshot;
   for (const PassInfo& pass : tilePipeline()) {
     if (options.cancelled && options.cancelled()) return diags.error(graph.kernelLocation) << "cancelled";
     PassRecord record;
@@ -142,7 +142,11 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     std::size_t after = fingerprint(result.compilation);
     record.changed = after != before;
     before = after;
-    if (options.keepSnapshots) record.snapshotJson = printJson(snapshot(result.compilation));
+    // A pass that changed nothing has its predecessor's snapshot: copied,
+    // not printed again (printing is most of a big kernel's compile time).
+    if (options.keepSnapshots)
+      record.snapshotJson = record.changed || lastSnapshot.empty() ? printJson(irSnapshot(result.compilation)) : lastSnapshot;
+    if (options.keepSnapshots) lastSnapshot = record.snapshotJson;
     if (options.onPassRecorded) options.onPassRecorded(record);
     result.passes.push_back(std::move(record));
     if (options.afterPass && !options.afterPass(pass, result.compilation)) return std::nullopt;

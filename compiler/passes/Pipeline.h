@@ -56,6 +56,11 @@ struct CompileResult {
 std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptions, const SourceLocation& where,
                                          DiagnosticEngine& diags);
 
+// Every IR level that exists so far (the tile graph, plus "block", "pto" and
+// "execute" once made): what a snapshot holds, for the pass viewer and
+// --dump-passes.
+nlohmann::ordered_json irSnapshot(const Compilation& compilation);
+
 std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags,
                                            const CompileOptions& options = {});
 

@@ -212,6 +212,25 @@ TEST(VisibleGraph, SmallGraphsShowWholeBigOnesStartGroupedBySubgraph) {
   EXPECT_EQ(total, 99);
 }
 
+TEST(VisibleGraph, TooManySubgraphsGroupByTensorOpThenScope) {
+  // 1000 subgraphs of 5 ops: too many boxes; the ops' 5 tensor ops make 5.
+  IrGraph graph = chainedClusters(1000, 5);
+  for (IrGraphNode& node : graph.nodes) {
+    node.tensorOp = static_cast<int>(node.tileIndex);
+    node.kind = "exp";
+    node.line = 10 + node.tensorOp;
+  }
+  VisibleGraphOptions options = defaultVisibleOptions(graph);
+  EXPECT_EQ(options.grouping, GraphGrouping::TensorOp);
+  VisibleGraph byOp = visibleGraph(graph, options);
+  ASSERT_EQ(byOp.items.size(), 5u);
+  EXPECT_EQ(byOp.items[2].title, "exp 'even' · line 12 in 1000 subgraphs");
+  EXPECT_EQ(byOp.items[2].members.size(), 1000u);
+  // Without tensor ops (all -1) the loop scopes (c / 10: 100 of them) are next.
+  for (IrGraphNode& node : graph.nodes) node.tensorOp = -1;
+  EXPECT_EQ(defaultVisibleOptions(graph).grouping, GraphGrouping::Scope);
+}
+
 TEST(VisibleGraph, AboveTheLimitOnlyTheFocusNeighbourhoodShows) {
   IrGraph big = chainedClusters(100, 50);
   VisibleGraphOptions options;

@@ -12,6 +12,7 @@
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/SwimlaneView.h"
 
+#include <QComboBox>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -105,6 +106,54 @@ private Q_SLOTS:
     graphs->selectStep(forward);
     QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
     QCOMPARE(graphs->passList()->topLevelItem(forward)->text(3), QStringLiteral("11 (+2 -4)"));  // 13 tile ops before it
+  }
+
+  // Expanding a group keeps its first node where the group was; stepping
+  // passes keeps the selected node where it was on screen.
+  void expandingAndSteppingKeepTheNodeInView() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    window.resize(1500, 950);
+    window.show();
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    window.showGraphLevel(pto::GraphLevel::Tile);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    auto* view = window.graphs()->view();
+    auto* groupBox = window.graphs()->findChild<QComboBox*>(QStringLiteral("GraphGrouping"));
+    QVERIFY(groupBox);
+    groupBox->setCurrentIndex(groupBox->findData(static_cast<int>(pto::GraphGrouping::Subgraph)));
+    QTRY_VERIFY_WITH_TIMEOUT(view->graphLayout()->visible.items.size() == 7u && !window.busy(), 10000);  // 7 subgraphs, 7 boxes
+    const auto* grouped = view->graphLayout();
+    int box = -1;
+    for (std::size_t i = 0; i < grouped->visible.items.size(); ++i)
+      if (grouped->visible.items[i].group >= 0 && grouped->visible.items[i].title.find("scale_add") != std::string::npos)
+        box = static_cast<int>(i);
+    QVERIFY(box >= 0);
+    QPoint at = view->widgetPosOfItem(box).toPoint();
+    std::string firstKey = grouped->graph->nodes[static_cast<std::size_t>(grouped->visible.items[static_cast<std::size_t>(box)].members.front())].key;
+    QTest::mouseDClick(view, Qt::LeftButton, {}, at);
+    QTRY_VERIFY_WITH_TIMEOUT(view->graphLayout() != grouped && !window.busy(), 10000);
+    const auto* expanded = view->graphLayout();
+    int node = -1;
+    for (std::size_t n = 0; n < expanded->graph->nodes.size(); ++n)
+      if (expanded->graph->nodes[n].key == firstKey) node = static_cast<int>(n);
+    QPointF now = view->widgetPosOfItem(expanded->itemOfNode(node));
+    QVERIFY2(QLineF(now, QPointF(at)).length() <= 1.5, qPrintable(QStringLiteral("moved from %1,%2 to %3,%4").arg(at.x()).arg(at.y()).arg(now.x()).arg(now.y())));
+
+    // Select that node and step back a pass: it stays put on screen.
+    QTest::mouseClick(view, Qt::LeftButton, {}, now.toPoint());
+    QCOMPARE(view->selectedNode(), node);  // and the swimlane's answer does not move the selection
+    now = view->widgetPosOfItem(expanded->itemOfNode(node));
+    int step = window.graphs()->currentStep();
+    window.graphs()->selectStep(step - 1);
+    QTRY_VERIFY_WITH_TIMEOUT(view->graphLayout() != expanded && !window.busy(), 10000);
+    int again = view->selectedNode();
+    QVERIFY(again >= 0);
+    QPointF after = view->widgetPosOfItem(view->graphLayout()->itemOfNode(again));
+    QVERIFY(QLineF(after, now).length() <= 1.5);
   }
 
   void draggingATileOpIntoAnotherSubgraphSavesAnOverrideRerunsAndUndoes() {

@@ -1,0 +1,160 @@
+// The graph view's speed (issue 13's budget: the first picture of a tile
+// graph of >= 5 000 tile ops within 1 s wall), offscreen:
+//   firstPictureOfTileGraph  a 5 120-tile-op kernel compiled, its final IR
+//                            snapshotted (what the Graphs tab compiles
+//                            first), its tile level built, grouped as the IDE
+//                            opens it, laid out by dot and painted into a
+//                            1600x1000 image
+//   everyPassOfTileGraph     the second job: the IR after every pass, diffed
+//   layoutCost/N             grouped as the IDE opens it, then laid out, for
+//                            synthetic tile graphs of N = 1k, 5k, 20k nodes in
+//                            subgraphs of 8 (counter: items laid out)
+//   layoutUngrouped/N        every node laid out (what grouping saves); 20k is
+//                            left out: dot alone takes minutes there
+// Run: QT_QPA_PLATFORM=offscreen build/release/bin/pto_graph_bench
+#include "analysis/IrGraph.h"
+#include "analysis/PassHistory.h"
+#include "compiler/ir/TensorGraphBuilder.h"
+#include "compiler/passes/Pipeline.h"
+#include "widgets/IrGraphView.h"
+
+#include <benchmark/benchmark.h>
+
+#include <QApplication>
+#include <QImage>
+#include <QPainter>
+
+namespace {
+
+using namespace pto;
+
+// Five exps and an assemble over a [rows, 256] fp32 tensor in [1, 64] tiles:
+// 4 tiles per row per op.
+TensorGraph vectorChain(std::int64_t rows) {
+  TensorGraphBuilder builder("chain", SourceLocation{"chain.py", 1, 0});
+  builder.beginPath();
+  SourceLocation at{"chain.py", 2, 0};
+  TensorId x = builder.addArgument("x", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  TensorId y = builder.addArgument("y", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  builder.setVecTile({1, 64}, at);
+  TensorId value = x;
+  for (int i = 0; i < 5; ++i) value = builder.addOp(TensorOpKind::Exp, {value}, {}, SourceLocation{"chain.py", 3 + i, 0}).outputs[0];
+  builder.addOp(TensorOpKind::Assemble, {value}, {{"offsets", SymbolicShape{0, 0}}}, at, {y});
+  return builder.finish();
+}
+
+// What the Graphs tab does before its first picture (PassHistoryDepth::
+// FinalIr): compile, one snapshot of the final IR, the tile level grouped as
+// it opens, dot, paint.
+void firstPictureOfTileGraph(benchmark::State& state) {
+  TensorGraph graph = vectorChain(256);
+  std::size_t tileOps = 0, items = 0;
+  double compileMs = 0, pictureMs = 0;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    DiagnosticEngine diags;
+    auto compiled = compileKernel(graph, CompileSettings{}, diags);
+    if (!compiled) {
+      state.SkipWithError("compile failed");
+      return;
+    }
+    nlohmann::json snapshot(irSnapshot(compiled->compilation));
+    auto compiledAt = std::chrono::steady_clock::now();
+    auto irGraph = std::make_shared<const IrGraph>(buildIrGraph(GraphLevel::Tile, nlohmann::json::object(), snapshot));
+    auto layout = std::make_shared<const widgets::IrGraphLayout>(
+        widgets::layoutIrGraph(irGraph, visibleGraph(*irGraph, defaultVisibleOptions(*irGraph))));
+    widgets::IrGraphView view;
+    view.resize(1600, 1000);
+    view.setGraphLayout(layout);
+    QImage image(1600, 1000, QImage::Format_ARGB32_Premultiplied);
+    view.render(&image);
+    auto painted = std::chrono::steady_clock::now();
+    tileOps = irGraph->nodes.size();
+    items = layout->items.size();
+    compileMs = std::chrono::duration<double, std::milli>(compiledAt - start).count();
+    pictureMs = std::chrono::duration<double, std::milli>(painted - compiledAt).count();
+  }
+  state.counters["tile_ops"] = static_cast<double>(tileOps);
+  state.counters["items"] = static_cast<double>(items);
+  state.counters["compile_and_final_ir_ms"] = compileMs;
+  state.counters["graph_layout_paint_ms"] = pictureMs;
+}
+BENCHMARK(firstPictureOfTileGraph)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+// The second job: the IR after every pass, parsed and diffed (the pass list).
+void everyPassOfTileGraph(benchmark::State& state) {
+  TensorGraph graph = vectorChain(256);
+  for (auto _ : state) {
+    DiagnosticEngine diags;
+    CompileOptions options;
+    options.keepSnapshots = true;
+    auto compiled = compileKernel(graph, CompileSettings{}, diags, options);
+    if (!compiled) {
+      state.SkipWithError("compile failed");
+      return;
+    }
+    PassHistory history;
+    appendPassSteps(history, std::move(compiled->passes));
+    benchmark::DoNotOptimize(history.steps.size());
+  }
+}
+BENCHMARK(everyPassOfTileGraph)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+
+// N tile ops in subgraphs of 8 chained ops, each subgraph feeding the next.
+IrGraph syntheticTileGraph(int nodes) {
+  IrGraph graph;
+  graph.level = GraphLevel::Tile;
+  for (int i = 0; i < nodes; ++i) {
+    if (i % 8 == 0) {
+      IrGraphCluster cluster;
+      cluster.id = i / 8;
+      cluster.key = "sg:" + std::to_string(cluster.id);
+      cluster.title = "sg" + std::to_string(cluster.id) + " AIV 'stage" + std::to_string(i / 8 % 5) + "'";
+      cluster.coreType = "AIV";
+      graph.clusters.push_back(cluster);
+    }
+    IrGraphNode node;
+    node.id = i;
+    node.key = "op" + std::to_string(i);
+    node.kind = "exp";
+    node.title = "exp #" + std::to_string(i) + " · line " + std::to_string(3 + i % 5);
+    node.detail = "[1, 64] fp32 · UB · tile " + std::to_string(i / 8);
+    node.label = "stage" + std::to_string(i / 8 % 5);
+    node.cluster = static_cast<int>(graph.clusters.size()) - 1;
+    node.subgraph = node.cluster;
+    node.tileIndex = i / 8;
+    graph.clusters.back().nodes.push_back(i);
+    if (i > 0) graph.edges.push_back({i - 1, i});
+    graph.nodes.push_back(node);
+  }
+  return graph;
+}
+
+void layoutCost(benchmark::State& state) {
+  auto graph = std::make_shared<const IrGraph>(syntheticTileGraph(static_cast<int>(state.range(0))));
+  std::size_t items = 0;
+  for (auto _ : state) {
+    auto layout = widgets::layoutIrGraph(graph, visibleGraph(*graph, defaultVisibleOptions(*graph)));
+    items = layout.items.size();
+  }
+  state.counters["items"] = static_cast<double>(items);
+}
+BENCHMARK(layoutCost)->Arg(1000)->Arg(5000)->Arg(20000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void layoutUngrouped(benchmark::State& state) {
+  auto graph = std::make_shared<const IrGraph>(syntheticTileGraph(static_cast<int>(state.range(0))));
+  VisibleGraphOptions options;
+  options.neighbourhoodAbove = graph->nodes.size() + 1;
+  for (auto _ : state) benchmark::DoNotOptimize(widgets::layoutIrGraph(graph, visibleGraph(*graph, options)));
+}
+BENCHMARK(layoutUngrouped)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
+} // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
