@@ -86,6 +86,7 @@ PassHistory compilePassHistory(const OperatorProject& project, const std::option
         if (diagnostic.message.rfind("pass verify:", 0) == 0) {
           history.divergedAt = static_cast<int>(records.size()) - 1;
           history.divergence = diagnostic.message;
+          history.divergenceLine = diagnostic.location.line;
         }
     }
   } catch (const std::exception& error) {

@@ -39,6 +39,7 @@ struct PassHistory {
   std::vector<PassStep> steps;
   int divergedAt = -1;     // the step pass verify stopped at, -1 when none
   std::string divergence;  // what it said
+  int divergenceLine = 0;  // the kernel line of the op that writes the wrong output
   std::vector<Diagnostic> diagnostics;
   std::string problems;  // the diagnostics as the CLI prints them
   bool complete = false;  // every pass ran

@@ -363,6 +363,12 @@ void GraphWorkbench::onHistory(std::shared_ptr<const PassHistory> history) {
   if (m_history) QThreadPool::globalInstance()->start([old = std::move(m_history)]() mutable { old.reset(); });
   m_history = std::move(history);
   m_step = static_cast<int>(m_history->steps.size()) - 1;
+  // Pass verify stopped somewhere: show that pass, its wrong op selected.
+  if (m_history->divergedAt >= 0) {
+    m_step = m_history->divergedAt;
+    wasLast = true;
+    Q_EMIT statusMessage(qtext(m_history->divergence));
+  }
   if (!wasLast)
     for (std::size_t i = 0; i < m_history->steps.size(); ++i)
       if (m_history->steps[i].name == stepName) m_step = static_cast<int>(i);
@@ -486,6 +492,7 @@ void GraphWorkbench::layoutCurrent() {
                                  .arg(layout->graph->nodes.size())
                                  .arg(grouped)
                                  .arg(layout->layoutMs, 0, 'f', 0));
+        if (m_history && m_step == m_history->divergedAt && m_history->divergenceLine > 0) showLine(m_history->divergenceLine);
         Q_EMIT laidOut();
       });
 }
