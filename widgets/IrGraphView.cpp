@@ -583,7 +583,24 @@ void IrGraphView::contextMenuEvent(QContextMenuEvent* event) {
   if (shown.node < 0 || m_layout->graph->nodes[static_cast<std::size_t>(shown.node)].tileIndex < 0) return;
   QMenu menu(this);
   int node = shown.node;
+  const IrGraph& graph = *m_layout->graph;
+  const IrGraphNode& picked = graph.nodes[static_cast<std::size_t>(node)];
   menu.addAction(tr("Move into a new subgraph"), this, [this, node] { Q_EMIT moveToNewSubgraphRequested(node); });
+  if (picked.cluster >= 0) {
+    menu.addAction(tr("Split the subgraph here (this op and the ones after it leave)"), this,
+                   [this, node] { Q_EMIT splitRequested(node); });
+    // Merging with another subgraph of the same core type (the compiler says
+    // whether the order and the buffers allow it).
+    QMenu* merge = menu.addMenu(tr("Merge this subgraph with"));
+    const IrGraphCluster& own = graph.clusters[static_cast<std::size_t>(picked.cluster)];
+    for (std::size_t c = 0; c < graph.clusters.size(); ++c) {
+      const IrGraphCluster& other = graph.clusters[c];
+      if (static_cast<int>(c) == picked.cluster || other.coreType != own.coreType) continue;
+      int from = picked.cluster, to = static_cast<int>(c);
+      merge->addAction(qtext(other.title), this, [this, from, to] { Q_EMIT mergeRequested(from, to); });
+    }
+    merge->setEnabled(!merge->isEmpty());
+  }
   menu.exec(event->globalPos());
 }
 

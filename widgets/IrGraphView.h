@@ -88,6 +88,8 @@ Q_SIGNALS:
   void dropTargetChanged(int node, int cluster);  // dragging `node` over `cluster` (-1: none)
   void moveRequested(int node, int cluster);      // dropped on a legal cluster
   void moveToNewSubgraphRequested(int node);
+  void splitRequested(int node);                 // the node's subgraph splits before it
+  void mergeRequested(int cluster, int other);   // two subgraphs become one
 
 protected:
   void paintEvent(QPaintEvent* event) override;

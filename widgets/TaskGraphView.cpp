@@ -220,7 +220,10 @@ void TaskGraphView::mouseReleaseEvent(QMouseEvent*) {
 }
 
 void TaskGraphView::mouseDoubleClickEvent(QMouseEvent* event) {
-  if (nodeAt(event->position()) < 0) toggleFit();
+  int node = nodeAt(event->position());
+  if (node < 0) toggleFit();
+  else if (m_layout->nodes[static_cast<std::size_t>(node)].subgraph >= 0)
+    Q_EMIT subgraphOpened(m_layout->nodes[static_cast<std::size_t>(node)].subgraph);
 }
 
 void TaskGraphView::keyPressEvent(QKeyEvent* event) {

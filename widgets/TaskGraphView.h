@@ -38,6 +38,8 @@ public:
 
 Q_SIGNALS:
   void taskActivated(trace::TaskIndex task);
+  // Double-click on a box: its subgraph's block graph and PTO program.
+  void subgraphOpened(int subgraph);
 
 protected:
   void paintEvent(QPaintEvent* event) override;

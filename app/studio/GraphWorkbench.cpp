@@ -31,6 +31,8 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace pto::studio {
 namespace {
 
@@ -248,6 +250,14 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
   connect(m_view, &widgets::IrGraphView::dropTargetChanged, this, &GraphWorkbench::onDropTarget);
   connect(m_view, &widgets::IrGraphView::moveRequested, this, &GraphWorkbench::onMoveRequested);
   connect(m_view, &widgets::IrGraphView::moveToNewSubgraphRequested, this, &GraphWorkbench::onMoveToNew);
+  connect(m_view, &widgets::IrGraphView::splitRequested, this, &GraphWorkbench::onSplit);
+  connect(m_view, &widgets::IrGraphView::mergeRequested, this, &GraphWorkbench::onMerge);
+  connect(m_taskGraph, &widgets::TaskGraphView::subgraphOpened, this, [this](int subgraph) {
+    // From a task to its subgraph: the block graph, the subgraph's ops selected, its program listed.
+    m_pendingSubgraph = subgraph;
+    m_levelBox->setCurrentIndex(static_cast<int>(GraphLevel::Block));
+    showListing(subgraph);
+  });
 
   // j/k step through the passes and 1-4 switch levels while the graph or the
   // pass list has the focus (not the search field, where they are text).
@@ -300,6 +310,10 @@ void GraphWorkbench::refresh() {
 }
 
 void GraphWorkbench::setLevel(GraphLevel level) {
+  // The selection follows to the new level by its kernel line (a tensor op,
+  // its tile ops, their copies and tasks all carry it).
+  if (m_graph && m_view->selectedNode() >= 0 && static_cast<std::size_t>(m_view->selectedNode()) < m_graph->nodes.size())
+    m_pendingLine = m_graph->nodes[static_cast<std::size_t>(m_view->selectedNode())].line;
   m_level = level;
   int index = static_cast<int>(level);
   if (m_levelBox->currentIndex() != index) {
@@ -493,6 +507,8 @@ void GraphWorkbench::layoutCurrent() {
                                  .arg(grouped)
                                  .arg(layout->layoutMs, 0, 'f', 0));
         if (m_history && m_step == m_history->divergedAt && m_history->divergenceLine > 0) showLine(m_history->divergenceLine);
+        if (m_pendingSubgraph >= 0) showSubgraph(std::exchange(m_pendingSubgraph, -1));
+        else if (m_pendingLine > 0) showLine(std::exchange(m_pendingLine, 0));
         Q_EMIT laidOut();
       });
 }
@@ -676,21 +692,53 @@ void GraphWorkbench::onMoveToNew(int node) {
     Q_EMIT statusMessage(why);
     return;
   }
-  nlohmann::ordered_json entry = {{"move", *moved}, {"to", "new"}};
-  std::string problem = m_history && m_history->traced && m_historyRequest
-                            ? [&] {
-                                nlohmann::ordered_json overrides = m_settings->partitionOverrides();
-                                overrides.push_back(entry);
-                                return partitionOverridesProblem(m_historyRequest->project, *m_history->traced, overrides);
-                              }()
-                            : std::string();
+  addEdit({{"move", *moved}, {"to", "new"}},
+          tr("Move %1 into a new subgraph").arg(qtext(m_graph->nodes[static_cast<std::size_t>(node)].title)));
+}
+
+void GraphWorkbench::onSplit(int node) {
+  QString why;
+  auto at = selectorAtPartition(node, why);
+  if (!at) {
+    Q_EMIT statusMessage(why);
+    return;
+  }
+  const IrGraphNode& picked = m_graph->nodes[static_cast<std::size_t>(node)];
+  addEdit({{"split", *at}, {"at", *at}},
+          tr("Split sg%1 at %2").arg(picked.subgraph).arg(qtext(picked.title)));
+}
+
+void GraphWorkbench::onMerge(int cluster, int other) {
+  QString why;
+  auto first = subgraphSelector(cluster, why);
+  auto second = first ? subgraphSelector(other, why) : std::nullopt;
+  if (!first || !second) {
+    Q_EMIT statusMessage(why);
+    return;
+  }
+  addEdit({{"merge", nlohmann::ordered_json::array({*first, *second})}},
+          tr("Merge sg%1 and sg%2")
+              .arg(m_graph->clusters[static_cast<std::size_t>(cluster)].id)
+              .arg(m_graph->clusters[static_cast<std::size_t>(other)].id));
+}
+
+void GraphWorkbench::addEdit(const nlohmann::ordered_json& entry, const QString& text) {
+  // Checked with the compiler's rules first: an illegal edit is refused with
+  // its reason and never reaches the project.
+  std::string problem;
+  if (m_history && m_history->traced && m_historyRequest) {
+    nlohmann::ordered_json overrides = m_settings->partitionOverrides();
+    overrides.push_back(entry);
+    problem = partitionOverridesProblem(m_historyRequest->project, *m_history->traced, overrides);
+  }
   if (!problem.empty()) {
-    Q_EMIT statusMessage(tr("Cannot move it into a new subgraph: %1").arg(qtext(problem)));
+    Q_EMIT statusMessage(tr("%1: not possible: %2").arg(text, qtext(problem)));
     return;
   }
   m_pendingEffect = entry.dump();
   m_makespanBefore = m_lastMakespan;
-  m_settings->addPartitionOverride(entry, tr("Move %1 into a new subgraph").arg(qtext(m_graph->nodes[static_cast<std::size_t>(node)].title)));
+  m_settings->addPartitionOverride(entry, text);
+  Q_EMIT statusMessage(tr("%1; rerunning… (Ctrl+Z undoes)").arg(text));
   Q_EMIT partitionEdited();
 }
 

@@ -110,6 +110,10 @@ private:
   void onDropTarget(int node, int cluster);
   void onMoveRequested(int node, int cluster);
   void onMoveToNew(int node);
+  void onSplit(int node);
+  void onMerge(int cluster, int other);
+  // Adds a partition_overrides entry when the compiler accepts it (else says why), and reruns.
+  void addEdit(const nlohmann::ordered_json& entry, const QString& text);
   // The partition_overrides "OPS" naming this node as ApplyPartitionOverrides
   // counts tiles, or an error text.
   std::optional<nlohmann::ordered_json> selectorAtPartition(int node, QString& why) const;
@@ -148,6 +152,8 @@ private:
   std::set<std::string> m_expanded;
   bool m_expandAll = false;
   int m_focusNode = -1;
+  int m_pendingSubgraph = -1;  // select after the next layout (a task double-clicked)
+  int m_pendingLine = 0;       // select after the next layout (the level changed)
   // Effects of partition edits: entry (dumped) -> "makespan 9.1 → 7.4 µs".
   std::map<std::string, QString> m_effects;
   std::string m_pendingEffect;  // the entry whose rerun has not finished yet

@@ -24,6 +24,7 @@
 
 #include <fstream>
 #include <map>
+#include <vector>
 #include <thread>
 #include <sstream>
 
@@ -233,6 +234,37 @@ private Q_SLOTS:
     window.runProject();
     QVERIFY(finished.wait(60000));
     QCOMPARE(taskCount(window), std::size_t(7));
+  }
+
+  // The context menu's merge: two row-sum subgraphs become one (6 tasks);
+  // a scale_add subgraph with a row-sum one would put the matmul between
+  // them in a cycle: refused, nothing added.
+  void mergingSubgraphsFromTheMenu() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    window.resize(1500, 950);
+    window.show();
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    window.showGraphLevel(pto::GraphLevel::Tile);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    auto* view = window.graphs()->view();
+    const pto::IrGraph& graph = *view->graphLayout()->graph;
+    std::vector<int> sums, scaleAdd;
+    for (const pto::IrGraphNode& node : graph.nodes) {
+      if (node.kind == "sum") sums.push_back(node.cluster);
+      if (node.kind == "muls") scaleAdd.push_back(node.cluster);
+    }
+    QCOMPARE(sums.size(), std::size_t(2));
+    Q_EMIT view->mergeRequested(scaleAdd.front(), sums.front());
+    QVERIFY(window.settings()->partitionOverrides().empty());  // a cycle through the matmul: refused
+    Q_EMIT view->mergeRequested(sums[0], sums[1]);
+    QCOMPARE(window.settings()->partitionOverrides().size(), std::size_t(1));
+    QVERIFY(window.settings()->partitionOverrides()[0].contains("merge"));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(taskCount(window), std::size_t(6));
   }
 
 private:
