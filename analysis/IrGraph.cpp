@@ -351,7 +351,8 @@ IrGraph executeLevel(const Json& snapshot) {
     int n = seen[key]++;
     node.key = n == 0 ? key : key + "#" + std::to_string(n);
     std::string indices;
-    for (const auto& [loop, value] : task.value("loop_indices", Json::object()).items())
+    const Json loopIndices = task.value("loop_indices", Json::object());  // items() of a temporary would dangle
+    for (const auto& [loop, value] : loopIndices.items())
       indices += (indices.empty() ? " · " : ", ") + loop + "=" + value.dump();
     node.title = "#" + std::to_string(node.id) + " " + (node.label.empty() ? std::string("(no label)") : node.label);
     node.detail = "sg" + std::to_string(node.subgraph) + " · " + node.coreType + " · program " +

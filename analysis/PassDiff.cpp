@@ -142,7 +142,8 @@ std::vector<IrNode> irNodes(const Json& snapshot) {
       Json content = {{"reads", task.value("reads", Json())}, {"writes", task.value("writes", Json())},
                       {"after", predecessors}};
       std::string indices;
-      for (const auto& [loop, value] : task.value("loop_indices", Json::object()).items())
+      const Json loopIndices = task.value("loop_indices", Json::object());  // items() of a temporary would dangle
+      for (const auto& [loop, value] : loopIndices.items())
         indices += " " + loop + "=" + value.dump();
       std::string label = "task " + task.value("id", Json(-1)).dump() + " sg" + task.value("subgraph", Json(-1)).dump() +
                           " '" + task.value("label", std::string()) + "'" + indices;
