@@ -73,6 +73,7 @@ void IrGraphView::setGraphLayout(std::shared_ptr<const IrGraphLayout> layout) {
     if (item >= 0) anchorAt = widgetPosOfItem(item);
   }
   m_anchorKey.clear();
+  m_selection.clear();  // node indices of the old graph
   m_layout = std::move(layout);
   m_message = m_layout && !m_layout->error.empty() ? qtext(m_layout->error) : QString();
   m_selectedNode = -1;
@@ -313,7 +314,7 @@ void IrGraphView::paintGraph(QPainter& painter, const QRectF& visible, double sc
       if (found != m_diff.end()) mark = mark == '+' ? mark : found->second;
     }
     bool selected = static_cast<int>(i) == selectedItem;
-    bool highlighted = i < m_highlighted.size() && m_highlighted[i];
+    bool highlighted = (i < m_highlighted.size() && m_highlighted[i]) || (item.node >= 0 && m_selection.count(item.node));
     QColor borderColor = selected || highlighted ? pal.color(QPalette::Highlight)
                          : mark == '+'           ? added
                          : mark == '~'           ? changed
@@ -405,13 +406,22 @@ void IrGraphView::paintEvent(QPaintEvent*) {
     painter.drawText(QRectF(10, 6, width() - 20, 18), Qt::AlignLeft,
                      tr("Neighbourhood of the selection: %1 nodes hidden").arg(m_layout->visible.hiddenNodes));
   }
+  if (m_drag == Drag::Band) {
+    QColor band = pal.color(QPalette::Highlight);
+    painter.setPen(QPen(band, 1, Qt::DashLine));
+    band.setAlpha(40);
+    painter.setBrush(band);
+    painter.drawRect(QRectF(m_dragStart, m_dragPos).normalized());
+  }
   if (m_drag == Drag::Move) {
     // The dragged node follows the cursor; the verdict is written beside it.
     const VisibleItem& item = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)];
     QRectF ghost(m_dragPos + QPointF(12, 8), QSizeF(220, 22));
-    QString verdict = m_dropCluster < 0 ? tr("drop on a subgraph to move %1 there").arg(qtext(item.title))
+    std::size_t moving = movingNodes().size();
+    QString what = moving > 1 ? tr("%1 selected tile ops").arg(moving) : qtext(item.title);
+    QString verdict = m_dropCluster < 0 ? tr("drop on a subgraph to move %1 there").arg(what)
                       : !m_dropKnown    ? tr("checking…")
-                      : m_dropLegal     ? (m_dropReason.isEmpty() ? tr("release to move %1 here").arg(qtext(item.title))
+                      : m_dropLegal     ? (m_dropReason.isEmpty() ? tr("release to move %1 here").arg(what)
                                                                   : tr("release to %1").arg(m_dropReason))
                                         : m_dropReason;
     QFontMetrics metrics(font());
@@ -461,7 +471,23 @@ void IrGraphView::mousePressEvent(QMouseEvent* event) {
   m_dragStart = event->position();
   if (item >= 0) {
     const VisibleItem& shown = m_layout->visible.items[static_cast<std::size_t>(item)];
+    if (event->modifiers() & Qt::ControlModifier) {
+      // Ctrl+click adds a tile op to the selection that moves together (or takes it out).
+      if (isMovable(shown.node)) {
+        // The node selected by a plain click before joins the first Ctrl+click.
+        if (m_selection.empty() && m_selectedNode >= 0 && m_selectedNode != shown.node && isMovable(m_selectedNode))
+          m_selection.insert(m_selectedNode);
+        if (!m_selection.erase(shown.node)) m_selection.insert(shown.node);
+        Q_EMIT selectionChanged();
+      }
+      update();
+      return;
+    }
     if (shown.node >= 0) {
+      if (!m_selection.count(shown.node) && !m_selection.empty()) {
+        m_selection.clear();
+        Q_EMIT selectionChanged();
+      }
       m_selectedNode = shown.node;
       Q_EMIT nodeActivated(shown.node);
     }
@@ -474,12 +500,43 @@ void IrGraphView::mousePressEvent(QMouseEvent* event) {
     m_drag = movable ? Drag::PendingMove : Drag::None;
     return;
   }
+  if (event->modifiers() & Qt::ShiftModifier) {
+    // Shift+drag on empty space: a rubber band selecting the tile ops inside it.
+    m_drag = Drag::Band;
+    m_dragPos = event->position();
+    return;
+  }
   m_drag = Drag::Pan;
   m_offsetAtDragStart = m_offset;
   setCursor(Qt::ClosedHandCursor);
 }
 
+bool IrGraphView::isMovable(int node) const {
+  if (!m_layout || !m_editing || node < 0 || static_cast<std::size_t>(node) >= m_layout->graph->nodes.size()) return false;
+  const IrGraphNode& n = m_layout->graph->nodes[static_cast<std::size_t>(node)];
+  return n.tileIndex >= 0 && n.cluster >= 0;
+}
+
+std::vector<int> IrGraphView::movingNodes() const {
+  int dragged = m_dragItem >= 0 && m_layout ? m_layout->visible.items[static_cast<std::size_t>(m_dragItem)].node : -1;
+  if (dragged >= 0 && m_selection.count(dragged)) return {m_selection.begin(), m_selection.end()};
+  return dragged >= 0 ? std::vector<int>{dragged} : std::vector<int>{};
+}
+
+void IrGraphView::selectNodes(const std::vector<int>& nodes) {
+  m_selection.clear();
+  for (int node : nodes)
+    if (isMovable(node)) m_selection.insert(node);
+  Q_EMIT selectionChanged();
+  update();
+}
+
 void IrGraphView::mouseMoveEvent(QMouseEvent* event) {
+  if (m_drag == Drag::Band) {
+    m_dragPos = event->position();
+    update();
+    return;
+  }
   if (m_drag == Drag::Pan) {
     m_offset = m_offsetAtDragStart + (event->position() - m_dragStart);
     update();
@@ -495,7 +552,7 @@ void IrGraphView::mouseMoveEvent(QMouseEvent* event) {
   int cluster = clusterAt(event->position());
   const VisibleItem& dragged = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)];
   const IrGraphNode& node = m_layout->graph->nodes[static_cast<std::size_t>(dragged.node)];
-  if (cluster == node.cluster) cluster = -1;  // its own subgraph is no target
+  if (cluster == node.cluster && movingNodes().size() == 1) cluster = -1;  // its own subgraph is no target
   if (cluster != m_dropCluster) {
     m_dropCluster = cluster;
     m_dropKnown = false;
@@ -506,6 +563,18 @@ void IrGraphView::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void IrGraphView::mouseReleaseEvent(QMouseEvent*) {
+  if (m_drag == Drag::Band) {
+    QRectF band = QRectF(toGraph(m_dragStart), toGraph(m_dragPos)).normalized();
+    m_selection.clear();
+    for (std::size_t i = 0; i < m_layout->items.size(); ++i) {
+      int node = m_layout->visible.items[i].node;
+      if (isMovable(node) && band.contains(itemRect(m_layout->items[i]).center())) m_selection.insert(node);
+    }
+    m_drag = Drag::None;
+    Q_EMIT selectionChanged();
+    update();
+    return;
+  }
   if (m_drag == Drag::Move && m_dropCluster >= 0 && m_dropKnown && m_dropLegal) {
     int node = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)].node;
     int cluster = m_dropCluster;
@@ -586,6 +655,9 @@ void IrGraphView::contextMenuEvent(QContextMenuEvent* event) {
   const IrGraph& graph = *m_layout->graph;
   const IrGraphNode& picked = graph.nodes[static_cast<std::size_t>(node)];
   menu.addAction(tr("Move into a new subgraph"), this, [this, node] { Q_EMIT moveToNewSubgraphRequested(node); });
+  if (m_selection.size() > 1 && m_selection.count(node))
+    menu.addAction(tr("New subgraph from the %1 selected tile ops").arg(m_selection.size()), this,
+                   [this] { Q_EMIT newSubgraphFromSelectionRequested(); });
   if (picked.cluster >= 0) {
     menu.addAction(tr("Split the subgraph here (this op and the ones after it leave)"), this,
                    [this, node] { Q_EMIT splitRequested(node); });

@@ -21,6 +21,7 @@
 #include <QWidget>
 
 #include <map>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -53,6 +54,12 @@ public:
   // emitting anything.
   void highlightNodes(const std::vector<int>& nodes);
   int selectedNode() const { return m_selectedNode; }
+  // Tile ops selected to move together (Shift+drag a band, Ctrl+click);
+  // dragging one of them moves them all.
+  const std::set<int>& selectedNodes() const { return m_selection; }
+  void selectNodes(const std::vector<int>& nodes);
+  // What a drop would move: the selection when the dragged node is in it, else the dragged node.
+  std::vector<int> movingNodes() const;
 
   // Search by title, label, kind or kernel line ("18" or "kernel.py:18");
   // returns the number of matching items and selects the first.
@@ -88,6 +95,8 @@ Q_SIGNALS:
   void dropTargetChanged(int node, int cluster);  // dragging `node` over `cluster` (-1: none)
   void moveRequested(int node, int cluster);      // dropped on a legal cluster
   void moveToNewSubgraphRequested(int node);
+  void newSubgraphFromSelectionRequested();
+  void selectionChanged();
   void splitRequested(int node);                 // the node's subgraph splits before it
   void mergeRequested(int cluster, int other);   // two subgraphs become one
 
@@ -121,12 +130,15 @@ private:
   QPointF m_offset;  // widget position of graph point (0, 0)
   int m_selectedNode = -1;
   std::vector<char> m_highlighted;  // by item
+  std::set<int> m_selection;        // graph nodes
   std::vector<int> m_matches;       // items
   int m_match = -1;
   bool m_fitPending = true;
   std::string m_anchorKey;  // node key kept in place across the next layout
 
-  enum class Drag { None, Pan, PendingMove, Move };
+  bool isMovable(int node) const;
+
+  enum class Drag { None, Pan, PendingMove, Move, Band };
   Drag m_drag = Drag::None;
   QPointF m_dragStart;
   QPointF m_dragPos;

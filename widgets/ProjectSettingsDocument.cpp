@@ -158,6 +158,12 @@ void ProjectSettingsDocument::addPartitionOverride(const Json& entry, const QStr
   push(Part::PartitionOverrides, {}, QStringLiteral("partition_overrides"), after, text);
 }
 
+void ProjectSettingsDocument::addPartitionOverrides(const Json& entries, const QString& text) {
+  Json after = m_partitionOverrides;
+  for (const Json& entry : entries) after.push_back(entry);
+  push(Part::PartitionOverrides, {}, QStringLiteral("partition_overrides"), after, text);
+}
+
 void ProjectSettingsDocument::removePartitionOverride(std::size_t index) {
   if (index >= m_partitionOverrides.size()) return;
   Json after = m_partitionOverrides;

@@ -55,6 +55,8 @@ public:
   // Appends one partition_overrides entry; `text` names the edit for Undo
   // ("Move add 'scale_add' tile 1 into sg0").
   void addPartitionOverride(const nlohmann::ordered_json& entry, const QString& text);
+  // Several entries as one undoable edit (a selection moved together).
+  void addPartitionOverrides(const nlohmann::ordered_json& entries, const QString& text);
   // Removes entry `index` (the overrides list's Delete).
   void removePartitionOverride(std::size_t index);
 

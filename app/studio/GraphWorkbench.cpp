@@ -259,6 +259,7 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
   connect(m_view, &widgets::IrGraphView::moveRequested, this, &GraphWorkbench::onMoveRequested);
   connect(m_view, &widgets::IrGraphView::moveToNewSubgraphRequested, this, &GraphWorkbench::onMoveToNew);
   connect(m_view, &widgets::IrGraphView::splitRequested, this, &GraphWorkbench::onSplit);
+  connect(m_view, &widgets::IrGraphView::newSubgraphFromSelectionRequested, this, &GraphWorkbench::onNewSubgraphFromSelection);
   connect(m_view, &widgets::IrGraphView::mergeRequested, this, &GraphWorkbench::onMerge);
   connect(m_taskGraph, &widgets::TaskGraphView::subgraphOpened, this, [this](int subgraph) {
     // From a task to its subgraph: the block graph, the subgraph's ops selected, its program listed.
@@ -665,26 +666,48 @@ QString GraphWorkbench::movedOpsText(const nlohmann::ordered_json& selector) con
   return tr("%1 tile %2%3").arg(kinds.join(QStringLiteral(" + ")), qtext(selector.value("tile", nlohmann::ordered_json(0)).dump()), where);
 }
 
+std::optional<nlohmann::ordered_json> GraphWorkbench::moveEntries(const std::vector<int>& nodes, int cluster,
+                                                                   QString& why) const {
+  // One entry per distinct selector (MulS and Add of one fused line share
+  // one), into the subgraph named by its first tile op; ops already there stay.
+  auto target = subgraphSelector(cluster, why);
+  if (!target) return std::nullopt;
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  std::set<std::string> seen;
+  for (int node : nodes) {
+    if (m_graph->nodes[static_cast<std::size_t>(node)].cluster == cluster) continue;
+    auto moved = selectorAtPartition(node, why);
+    if (!moved) return std::nullopt;
+    if (seen.insert(moved->dump()).second) entries.push_back({{"move", *moved}, {"to", *target}});
+  }
+  if (entries.empty()) {
+    why = tr("everything selected is in that subgraph already");
+    return std::nullopt;
+  }
+  return entries;
+}
+
 void GraphWorkbench::onDropTarget(int node, int cluster) {
   if (node < 0 || cluster < 0 || !m_graph || !m_history || !m_history->traced || !m_historyRequest) {
     m_checkJobs.cancel();
     return;
   }
   QString why;
-  auto moved = selectorAtPartition(node, why);
-  auto target = moved ? subgraphSelector(cluster, why) : std::nullopt;
-  if (!moved || !target) {
+  std::vector<int> moving = m_view->movingNodes();
+  auto entries = moveEntries(moving, cluster, why);
+  if (!entries) {
     m_view->setDropVerdict(node, cluster, false, why);
     return;
   }
-  nlohmann::ordered_json entry = {{"move", *moved}, {"to", *target}};
   nlohmann::ordered_json overrides = m_settings->partitionOverrides();
-  overrides.push_back(entry);
+  for (const auto& entry : *entries) overrides.push_back(entry);
+  QStringList what;
+  for (const auto& entry : *entries) what << movedOpsText(entry["move"]);
   OperatorProject project = m_historyRequest->project;
   auto traced = m_history->traced;
   m_checkJobs.start<std::string>(
       [project, traced, overrides](const std::atomic<bool>&) { return partitionOverridesProblem(project, *traced, overrides); },
-      [this, node, cluster, what = movedOpsText(*moved)](std::string problem) {
+      [this, node, cluster, what = what.join(QStringLiteral(", "))](std::string problem) {
         // "partition_overrides[2] (move): would ..." -> "would ...": the entry is the one being dragged.
         std::size_t colon = problem.find("): ");
         QString reason = qtext(colon != std::string::npos && problem.rfind("partition_overrides[", 0) == 0 ? problem.substr(colon + 3) : problem);
@@ -696,21 +719,43 @@ void GraphWorkbench::onDropTarget(int node, int cluster) {
 
 void GraphWorkbench::onMoveRequested(int node, int cluster) {
   QString why;
-  auto moved = selectorAtPartition(node, why);
-  auto target = moved ? subgraphSelector(cluster, why) : std::nullopt;
-  if (!moved || !target) {
+  auto entries = moveEntries(m_view->movingNodes(), cluster, why);
+  if (!entries) {
     Q_EMIT statusMessage(why);
     return;
   }
   const IrGraphNode& picked = m_graph->nodes[static_cast<std::size_t>(node)];
   const IrGraphCluster& into = m_graph->clusters[static_cast<std::size_t>(cluster)];
-  nlohmann::ordered_json entry = {{"move", *moved}, {"to", *target}};
-  m_pendingEffect = entry.dump();
+  QString what = entries->size() > 1 ? tr("%1 tile op groups").arg(entries->size()) : qtext(picked.title);
+  m_pendingEffect = entries->back().dump();
   m_makespanBefore = m_lastMakespan;
-  m_settings->addPartitionOverride(entry, tr("Move %1 into sg%2").arg(qtext(picked.title)).arg(into.id));
-  Q_EMIT statusMessage(tr("Moved %1 into sg%2 '%3'; rerunning… (Ctrl+Z undoes)")
-                           .arg(qtext(picked.title)).arg(into.id).arg(qtext(into.label)));
+  m_settings->addPartitionOverrides(*entries, tr("Move %1 into sg%2").arg(what).arg(into.id));
+  Q_EMIT statusMessage(tr("Moved %1 into sg%2 '%3'; rerunning… (Ctrl+Z undoes)").arg(what).arg(into.id).arg(qtext(into.label)));
   Q_EMIT partitionEdited();
+}
+
+void GraphWorkbench::onNewSubgraphFromSelection() {
+  QString why;
+  std::vector<int> nodes(m_view->selectedNodes().begin(), m_view->selectedNodes().end());
+  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  std::optional<nlohmann::ordered_json> first;
+  std::set<std::string> seen;
+  for (int node : nodes) {
+    auto moved = selectorAtPartition(node, why);
+    if (!moved) {
+      Q_EMIT statusMessage(why);
+      return;
+    }
+    if (!seen.insert(moved->dump()).second) continue;
+    if (!first) {
+      first = moved;
+      entries.push_back({{"move", *moved}, {"to", "new"}});
+    } else {
+      entries.push_back({{"move", *moved}, {"to", *first}});
+    }
+  }
+  if (entries.empty()) return;
+  addEdit(entries, tr("New subgraph from %1 tile ops").arg(nodes.size()));
 }
 
 void GraphWorkbench::onMoveToNew(int node) {
@@ -750,22 +795,24 @@ void GraphWorkbench::onMerge(int cluster, int other) {
               .arg(m_graph->clusters[static_cast<std::size_t>(other)].id));
 }
 
-void GraphWorkbench::addEdit(const nlohmann::ordered_json& entry, const QString& text) {
-  // Checked with the compiler's rules first: an illegal edit is refused with
-  // its reason and never reaches the project.
+void GraphWorkbench::addEdit(const nlohmann::ordered_json& edit, const QString& text) {
+  // One entry or an array of them (one undo step). Checked with the
+  // compiler's rules first: an illegal edit is refused with its reason and
+  // never reaches the project.
+  const nlohmann::ordered_json entries = edit.is_array() ? edit : nlohmann::ordered_json::array({edit});
   std::string problem;
   if (m_history && m_history->traced && m_historyRequest) {
     nlohmann::ordered_json overrides = m_settings->partitionOverrides();
-    overrides.push_back(entry);
+    for (const auto& entry : entries) overrides.push_back(entry);
     problem = partitionOverridesProblem(m_historyRequest->project, *m_history->traced, overrides);
   }
   if (!problem.empty()) {
     Q_EMIT statusMessage(tr("%1: not possible: %2").arg(text, qtext(problem)));
     return;
   }
-  m_pendingEffect = entry.dump();
+  m_pendingEffect = entries.back().dump();
   m_makespanBefore = m_lastMakespan;
-  m_settings->addPartitionOverride(entry, text);
+  m_settings->addPartitionOverrides(entries, text);
   Q_EMIT statusMessage(tr("%1; rerunning… (Ctrl+Z undoes)").arg(text));
   Q_EMIT partitionEdited();
 }

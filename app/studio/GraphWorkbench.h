@@ -110,10 +110,13 @@ private:
   void onDropTarget(int node, int cluster);
   void onMoveRequested(int node, int cluster);
   void onMoveToNew(int node);
+  void onNewSubgraphFromSelection();
+  // partition_overrides entries moving `nodes` into `cluster`, or why not.
+  std::optional<nlohmann::ordered_json> moveEntries(const std::vector<int>& nodes, int cluster, QString& why) const;
   void onSplit(int node);
   void onMerge(int cluster, int other);
   // Adds a partition_overrides entry when the compiler accepts it (else says why), and reruns.
-  void addEdit(const nlohmann::ordered_json& entry, const QString& text);
+  void addEdit(const nlohmann::ordered_json& edit, const QString& text);
   // The partition_overrides "OPS" naming this node as ApplyPartitionOverrides
   // counts tiles, or an error text.
   std::optional<nlohmann::ordered_json> selectorAtPartition(int node, QString& why) const;

@@ -267,6 +267,47 @@ private Q_SLOTS:
     QCOMPARE(taskCount(window), std::size_t(6));
   }
 
+  // A rubber band (Shift+drag) selects every tile op inside it; "new
+  // subgraph from selection" of scale_add tiles 1 and 2 is one undo step of
+  // two entries, and the two tiles run as one task (7 -> 6).
+  void aSelectionBecomesOneNewSubgraph() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    window.resize(1500, 950);
+    window.show();
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    window.showGraphLevel(pto::GraphLevel::Tile);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    auto* view = window.graphs()->view();
+    view->fit();
+    QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, QPoint(2, 2));
+    QTest::mouseMove(view, QPoint(view->width() - 2, view->height() - 2));
+    QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, QPoint(view->width() - 2, view->height() - 2));
+    const pto::IrGraph& graph = *view->graphLayout()->graph;
+    std::size_t onScreen = 0;
+    for (std::size_t i = 0; i < view->graphLayout()->items.size(); ++i)
+      if (QRectF(QPointF(2, 2), QPointF(view->width() - 2, view->height() - 2)).contains(view->widgetPosOfItem(static_cast<int>(i))))
+        ++onScreen;
+    QCOMPARE(view->selectedNodes().size(), onScreen);  // every tile op the band covers
+    QVERIFY(onScreen > 0);
+    std::vector<int> tiles;
+    for (std::size_t n = 0; n < graph.nodes.size(); ++n)
+      if (graph.nodes[n].kind == "muls" && (graph.nodes[n].tileIndex == 1 || graph.nodes[n].tileIndex == 2))
+        tiles.push_back(static_cast<int>(n));
+    view->selectNodes(tiles);
+    Q_EMIT view->newSubgraphFromSelectionRequested();
+    const auto& overrides = window.settings()->partitionOverrides();
+    QCOMPARE(overrides.size(), std::size_t(2));
+    QVERIFY(overrides[0]["to"] == "new");
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(taskCount(window), std::size_t(6));
+    window.settings()->undoStack()->undo();  // both entries in one step
+    QVERIFY(window.settings()->partitionOverrides().empty());
+  }
+
 private:
   std::unique_ptr<QTemporaryDir> m_dir;
 };
