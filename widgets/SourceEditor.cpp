@@ -158,7 +158,10 @@ SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
   setMarginWidth(kLabelMargin, 7);
   for (int margin : {kDiagnosticMargin, kLineNumberMargin, kLabelMargin}) setMarginSensitivity(margin, true);
   setMarginMarkerMask(kDiagnosticMargin, (1 << kNoteMarker) | (1 << kWarningMarker) | (1 << kErrorMarker));
-  setMarginMarkerMask(kLineNumberMargin, 0);
+  // Scintilla paints a translucent Background marker only when some margin's
+  // mask holds it (ViewStyle's maskDrawInText); in a margin it draws
+  // nothing, so the line-number margin carries the shown line's marker.
+  setMarginMarkerMask(kLineNumberMargin, 1 << kShownLineMarker);
   setMarginMarkerMask(kLabelMargin, (1 << (kPaletteSize + 1)) - 1);
   for (int i = 0; i < kPaletteSize; ++i) markerDefine(QsciScintilla::FullRectangle, i);
   markerDefine(QsciScintilla::FullRectangle, kUnknownLabelMarker);
@@ -213,9 +216,7 @@ void SourceEditor::applyColours() {
     setMarkerForegroundColor(colour, i);
   }
   setMarkerBackgroundColor(toQColor(kUnknownColor), kUnknownLabelMarker);
-  QColor shown = pal.color(QPalette::Highlight);
-  shown.setAlpha(dark ? 90 : 60);
-  setMarkerBackgroundColor(shown, kShownLineMarker);
+  colourShownLine();
   if (auto* python = qobject_cast<QsciLexerPython*>(lexer())) {
     // The lexer's defaults are a light theme; in the dark, use the palette.
     python->setDefaultPaper(pal.color(QPalette::Base));
@@ -271,19 +272,36 @@ void SourceEditor::changeEvent(QEvent* event) {
   QsciScintilla::changeEvent(event);
 }
 
-bool SourceEditor::loadFile(const QString& path, QString* error) {
+bool SourceEditor::loadFile(const QString& path, QString* error, bool readOnly) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) {
     if (error) *error = tr("%1: cannot read: %2").arg(path, file.errorString());
     return false;
   }
   clearDiagnostics();
+  setReadOnly(false);
+  setWrapMode(QsciScintilla::WrapNone);
   setText(QString::fromUtf8(file.readAll()));
+  setReadOnly(readOnly);
   setModified(false);
   m_path = path;
+  m_placeholder = false;
   m_shownLine = 0;
   setLineLabels(m_lineLabels, m_lineLabelColors);
   return true;
+}
+
+void SourceEditor::showPlaceholder(const QString& text) {
+  clearDiagnostics();
+  setReadOnly(false);
+  setWrapMode(QsciScintilla::WrapWord);  // prose, not code: no line runs off the side
+  setText(text);
+  setReadOnly(true);
+  setModified(false);
+  m_path.clear();
+  m_placeholder = true;
+  m_shownLine = 0;
+  setLineLabels({});
 }
 
 bool SourceEditor::save(QString* error) {
@@ -300,10 +318,17 @@ bool SourceEditor::save(QString* error) {
   return true;
 }
 
-void SourceEditor::showLine(int line) {
+void SourceEditor::showLine(int line, std::string_view label) {
   markerDeleteAll(kShownLineMarker);
   m_shownLine = line > 0 && line <= lines() ? line : 0;
   if (m_shownLine == 0) return;
+  if (label.empty()) {
+    auto own = m_lineLabels.find(m_shownLine);
+    m_shownLineLabel = own != m_lineLabels.end() ? own->second : std::string();
+  } else {
+    m_shownLineLabel = std::string(label);
+  }
+  colourShownLine();
   markerAdd(m_shownLine - 1, kShownLineMarker);
   ensureLineVisible(m_shownLine - 1);
   // Put the line a third of the way down rather than at an edge.
@@ -311,6 +336,16 @@ void SourceEditor::showLine(int line) {
   int firstVisible = std::max(0, m_shownLine - 1 - onScreen / 3);
   setFirstVisibleLine(firstVisible);
   setCursorPosition(m_shownLine - 1, 0);
+}
+
+void SourceEditor::colourShownLine() {
+  bool dark = palette().color(QPalette::Window).lightness() < 128;
+  // Strong enough to find at a glance, light enough to read the code
+  // through; the caret line (a faint grey) stays distinct from it.
+  QColor colour = m_shownLineLabel.empty() ? palette().color(QPalette::Highlight)
+                                           : toQColor(m_lineLabelColors.color(m_shownLineLabel));
+  colour.setAlpha(dark ? 130 : 105);
+  setMarkerBackgroundColor(colour, kShownLineMarker);
 }
 
 void SourceEditor::setLineLabels(const std::map<int, std::string>& labels, const LabelColors& colors) {
@@ -322,6 +357,7 @@ void SourceEditor::setLineLabels(const std::map<int, std::string>& labels, const
     int index = label.empty() ? -1 : colors.colorIndex(label);
     markerAdd(line - 1, index < 0 ? kUnknownLabelMarker : index);
   }
+  if (m_shownLine > 0) colourShownLine();  // the label's colour may have moved
 }
 
 void SourceEditor::mouseReleaseEvent(QMouseEvent* event) {
@@ -360,8 +396,10 @@ void SourceEditor::setDiagnostics(const std::vector<EditorDiagnostic>& diagnosti
       if (diagnostic.endColumn > diagnostic.column) {
         end = std::min(static_cast<long>(positionFromLineIndex(line, diagnostic.endColumn - 1)), lineEnd);
       } else {
-        // The token at the column: a word, or else the one character there.
-        end = SendScintilla(SCI_WORDENDPOSITION, static_cast<unsigned long>(start), 1L);
+        // The token at the column: a quoted string (a project file's bad
+        // value), a word, or else the one character there.
+        end = quotedStringEnd(line, start);
+        if (end <= start) end = SendScintilla(SCI_WORDENDPOSITION, static_cast<unsigned long>(start), 1L);
         if (end <= start && start < lineEnd) end = SendScintilla(SCI_POSITIONAFTER, start);
       }
       if (start >= lineEnd && lineEnd > lineStart) {
@@ -387,6 +425,18 @@ void SourceEditor::setDiagnostics(const std::vector<EditorDiagnostic>& diagnosti
     m_diagnostics.push_back(diagnostic);
     m_shown.push_back(std::move(shown));
   }
+}
+
+long SourceEditor::quotedStringEnd(int line, long start) const {
+  QString text = this->text(line);
+  int index = 0, unused = 0;  // in characters, as QScintilla counts them
+  lineIndexFromPosition(static_cast<int>(start), &unused, &index);
+  if (index >= text.size() || (text[index] != QLatin1Char('"') && text[index] != QLatin1Char('\''))) return start;
+  // An opening quote has an even number of the same quotes before it.
+  QChar quote = text[index];
+  if (text.left(index).count(quote) % 2 != 0) return start;
+  qsizetype close = text.indexOf(quote, index + 1);
+  return close < 0 ? start : positionFromLineIndex(line, static_cast<int>(close) + 1);
 }
 
 int SourceEditor::currentLineOf(const ShownDiagnostic& shown) const {

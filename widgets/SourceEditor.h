@@ -1,9 +1,12 @@
 // SourceEditor: the kernel source (QScintilla, Python lexer, line numbers)
 // linked to the swimlane: a gutter stripe shows each line's semantic-label
-// colour (the swimlane's colours), showLine() scrolls to and marks a task's
-// line, and clicking a line emits lineClicked so its tasks can be selected.
-// It also shows a run's diagnostics (margin symbols, squiggles, hover text)
-// and has an inline find/replace bar (Ctrl+F, Ctrl+H, F3, Shift+F3).
+// colour (the swimlane's colours), showLine() scrolls to a task's line and
+// tints the whole line in its label's colour, and clicking a line emits
+// lineClicked so its tasks can be selected. It also shows a run's
+// diagnostics (margin symbols, squiggles, hover text) and has an inline
+// find/replace bar (Ctrl+F, Ctrl+H, F3, Shift+F3). A file can be shown
+// read-only (a trace's kernel), and a placeholder text can stand in for a
+// file that could not be found.
 // Unsaved edits: QsciScintilla's isModified() and modificationChanged(bool);
 // setSavePoint() marks the current text as saved.
 #pragma once
@@ -15,6 +18,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,17 +29,24 @@ class SourceEditor : public QsciScintilla {
 public:
   explicit SourceEditor(QWidget* parent = nullptr);
 
-  // Loads a file (UTF-8); on failure returns false and sets `error`.
-  // Clears the diagnostics.
-  bool loadFile(const QString& path, QString* error);
+  // Loads a file (UTF-8), editable or read-only; on failure returns false,
+  // sets `error` and leaves the editor as it was. Clears the diagnostics.
+  bool loadFile(const QString& path, QString* error, bool readOnly = false);
+  // Shows `text` read-only and word-wrapped in place of a file (filePath()
+  // becomes empty): what the user should know about the missing source.
+  void showPlaceholder(const QString& text);
+  bool showsPlaceholder() const { return m_placeholder; }
   bool save(QString* error);
   const QString& filePath() const { return m_path; }
   // The current text is what is on disk now (e.g. after the caller saved it).
   void setSavePoint() { setModified(false); }
 
-  // Scrolls to 1-based `line` and marks it as the selected task's line
-  // (0 clears the mark). Does not emit lineClicked.
-  void showLine(int line);
+  // Scrolls to 1-based `line`, puts the caret there and marks it as the
+  // selected task's line: the whole line's background tinted in the colour
+  // of `label` (empty: the line's own gutter label; a line without one takes
+  // the palette's highlight). The mark stays until the next showLine; 0
+  // clears it. Does not emit lineClicked.
+  void showLine(int line, std::string_view label = {});
   int shownLine() const { return m_shownLine; }
   // Each line's semantic label (1-based line → label); the gutter shows its colour.
   // `colors`: the trace's label colours (TraceIndex::labelColors), so the
@@ -112,11 +123,16 @@ private:
   using Match = std::pair<long, long>;  // byte positions [start, end)
 
   void applyColours();
+  // Gives the shown line's mark the colour of m_shownLineLabel (see showLine).
+  void colourShownLine();
   void defineDiagnosticMarkers();
   void layoutFindBar();
   void onDwellStart(int position, int x, int y);
   QStringList diagnosticMessages(int line, int index, bool wholeLine) const;
   int currentLineOf(const ShownDiagnostic& shown) const;
+  // The end of the quoted string that opens at `start` on 0-based `line`
+  // (past its closing quote); `start` when none opens there.
+  long quotedStringEnd(int line, long start) const;
   // Sets Scintilla's search flags from the search; false (with the reason)
   // for an invalid regular expression.
   bool prepareSearch(QString* reason) const;
@@ -127,7 +143,9 @@ private:
   void onSearchEdited();
 
   QString m_path;
+  bool m_placeholder = false;
   int m_shownLine = 0;
+  std::string m_shownLineLabel;
   std::map<int, std::string> m_lineLabels;
   LabelColors m_lineLabelColors;
   std::vector<EditorDiagnostic> m_diagnostics;

@@ -72,6 +72,44 @@ constexpr int kSourceEditDelayMs = 900;
 
 QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
+QString projectFileName() { return QString::fromUtf8(kProjectFileName.data(), static_cast<qsizetype>(kProjectFileName.size())); }
+
+QString formatted(const DiagnosticEngine& diags) {
+  QString message;
+  for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
+  return message.trimmed();
+}
+
+// The source file most of a trace's tasks name, as the trace writes it
+// (empty when none names one).
+QString mainSourceFile(const trace::Trace& trc) {
+  std::map<trace::StringId, std::size_t> counts;
+  for (const trace::Task& task : trc.tasks())
+    if (task.sourceFile != trace::kEmptyString) ++counts[task.sourceFile];
+  auto most = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return most == counts.end() ? QString() : qtext(trc.str(most->first));
+}
+
+// Where `source` (as a trace names it) is on this machine: the path itself
+// when absolute, else relative to the trace's folder or the nearest folder
+// above it that has it (a simulator's output folder sits below the kernel's).
+// Empty when not found.
+QString locateTraceSource(const QString& source, const QString& traceFile) {
+  QFileInfo written(source);
+  if (written.isAbsolute()) return written.isFile() ? written.absoluteFilePath() : QString();
+  QDir dir = QFileInfo(traceFile).absoluteDir();
+  do {
+    QFileInfo candidate(dir.filePath(source));
+    if (candidate.isFile()) return candidate.absoluteFilePath();
+  } while (dir.cdUp());
+  return QString();
+}
+
+bool sameFile(const QString& a, const QString& b) {
+  QString canonicalA = QFileInfo(a).canonicalFilePath();
+  return !canonicalA.isEmpty() && canonicalA == QFileInfo(b).canonicalFilePath();
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -215,8 +253,14 @@ void MainWindow::createActions() {
   });
   openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   m_recentMenu = file->addMenu(tr("Open &recent"));
-  QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
+  QAction* saveAction = file->addAction(tr("&Save"), this, [this] {
+    // A project file fixed in the editor: saving it is the way to open it.
+    if (save() && !m_brokenProjectFile.isEmpty() && m_editor->filePath() == m_brokenProjectFile) reloadProject();
+  });
   saveAction->setShortcut(QKeySequence::Save);
+  QAction* reloadAction = file->addAction(tr("Re&load the project"), this, &MainWindow::reloadProject);
+  reloadAction->setShortcut(QKeySequence(Qt::Key_F5));
+  reloadAction->setToolTip(tr("Read the project file again (after fixing it, or editing it elsewhere)"));
   file->addSeparator();
   m_exportMenu = file->addMenu(tr("&Export"));
   m_exportMenu->addAction(tr("Tuned &config (JSON)…"), this, [this] {
@@ -267,7 +311,7 @@ void MainWindow::createActions() {
   addAction(redo);
   edit->addSeparator();
   edit->addAction(tr("&Find in the kernel…"), this, [this] {
-    showView(View::Editor);
+    raiseEditor();
     m_editor->openFindBar(false);
   });
   edit->addAction(tr("&Write tile shapes back into the kernel"), m_tuning, &widgets::TuningPanel::writeShapesBack);
@@ -381,13 +425,13 @@ bool MainWindow::open(const QString& path) {
   }
   // A folder PyPTO's simulator mode (or a Python run here) wrote holds a
   // swimlane, not a project: open the swimlane.
-  if (info.isDir() && !QFileInfo::exists(QDir(path).filePath(QString::fromUtf8(kProjectFileName.data(), kProjectFileName.size())))) {
+  if (info.isDir() && !QFileInfo::exists(QDir(path).filePath(projectFileName()))) {
     if (auto swimlane = findSwimlane(path.toStdString())) {
       openTrace(QString::fromStdString(swimlane->string()));
       return true;
     }
   }
-  if (info.isDir() || info.fileName() == QString::fromUtf8(kProjectFileName.data(), kProjectFileName.size()))
+  if (info.isDir() || info.fileName() == projectFileName())
     return openProject(path);
   if (info.suffix().compare(QStringLiteral("json"), Qt::CaseInsensitive) == 0) {
     openTrace(path);
@@ -403,12 +447,13 @@ bool MainWindow::openProject(const QString& path) {
   auto file = findProjectFile(path.toStdString(), diags);
   std::optional<OperatorProject> project = file ? loadProject(*file, diags) : std::nullopt;
   if (!project) {
-    QString message;
-    for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
-    reportError(message.trimmed());
+    // A project file with errors is shown to be fixed; no file, or one the
+    // editor cannot take, is only reported.
+    if (!file || !showBrokenProject(QString::fromStdString(file->string()), diags)) reportError(formatted(diags));
     return false;
   }
   if (!confirmDiscardEdits()) return false;
+  m_brokenProjectFile.clear();
   m_projectFile = QString::fromStdString(project->file.string());
   m_project = std::move(project);
   m_previousMakespanUs = 0.0;  // a delta against another project would mislead
@@ -417,6 +462,7 @@ bool MainWindow::openProject(const QString& path) {
   m_settings->load(*m_project);
   m_loadingSettings = false;
   m_tuning->setProject(*m_project, std::shared_ptr<const TensorGraph>());
+  m_tuning->setEnabled(true);
   m_tuningDock->show();
   m_tuningDock->raise();
   m_lastRun = {};
@@ -438,6 +484,62 @@ bool MainWindow::openProject(const QString& path) {
   return true;
 }
 
+bool MainWindow::showBrokenProject(const QString& file, const DiagnosticEngine& diags) {
+  if (!confirmDiscardEdits()) return false;
+  QString error;
+  if (!m_editor->loadFile(file, &error)) return false;
+  // The editor no longer holds the open project's kernel: that project goes.
+  closeProject();
+  m_brokenProjectFile = file;
+  m_editor->setDiagnostics(widgets::editorDiagnostics(diags.diagnostics(), file.toStdString()));
+  m_problems->setDiagnostics(diags.diagnostics());
+  m_problemsDock->show();
+  m_problemsDock->raise();
+  raiseEditor();
+  // The caret at the first error, the line in view.
+  for (const Diagnostic& diagnostic : diags.diagnostics()) {
+    if (diagnostic.severity != Severity::Error || diagnostic.location.line <= 0) continue;
+    m_editor->setCursorPosition(diagnostic.location.line - 1, std::max(0, diagnostic.location.column - 1));
+    m_editor->ensureLineVisible(diagnostic.location.line - 1);
+    break;
+  }
+  addRecentFile(file);
+  updateTitle();
+  QString message = formatted(diags);
+  std::fprintf(stderr, "pto-studio: %s\n", message.toLocal8Bit().constData());
+  int errors = m_problems->errorCount();
+  statusBar()->showMessage(tr("%1 has %2 (see Problems): fix it here and save (Ctrl+S) to open the project.")
+                               .arg(QFileInfo(file).fileName(), errors == 1 ? tr("an error") : tr("%1 errors").arg(errors)));
+  Q_EMIT openFailed(message);
+  return true;
+}
+
+void MainWindow::closeProject() {
+  m_autoRunTimer.stop();
+  m_runJobs.cancel();
+  m_project.reset();
+  m_projectFile.clear();
+  m_brokenProjectFile.clear();
+  m_lastRun = {};
+  m_previousRun.reset();
+  m_previousMakespanUs = 0.0;
+  setSettingsModified(false);
+  // The settings shown are the old project's: editing them would change nothing.
+  m_tuning->setEnabled(false);
+  m_traceFile.clear();
+  setTrace(nullptr);
+  m_workbench->invalidate();
+}
+
+void MainWindow::reloadProject() {
+  QString file = !m_brokenProjectFile.isEmpty() ? m_brokenProjectFile : m_projectFile;
+  if (file.isEmpty()) {
+    statusBar()->showMessage(tr("No project to reload: open one with Ctrl+O."), 6000);
+    return;
+  }
+  open(file);
+}
+
 ProjectRunRequest MainWindow::runRequest() const {
   ProjectRunRequest request{*m_project, std::nullopt};
   if (m_editor->isModified()) request.sourceText = m_editor->text().toStdString();
@@ -447,7 +549,12 @@ ProjectRunRequest MainWindow::runRequest() const {
 void MainWindow::runProject() {
   m_autoRunTimer.stop();
   if (!m_project) {
-    statusBar()->showMessage(tr("Open a project to run it (Ctrl+O), or start one with Ctrl+N."), 8000);
+    if (!m_brokenProjectFile.isEmpty())
+      statusBar()->showMessage(tr("Fix the errors in %1 and save it (Ctrl+S) to open the project.")
+                                   .arg(QFileInfo(m_brokenProjectFile).fileName()),
+                               8000);
+    else
+      statusBar()->showMessage(tr("Open a project to run it (Ctrl+O), or start one with Ctrl+N."), 8000);
     return;
   }
   // Progress comes from the worker thread; it is shown only while the run
@@ -635,7 +742,7 @@ bool MainWindow::importTunedConfig(const QString& path) {
 
 void MainWindow::onProblemActivated(const QString& file, int line, int column) {
   if (!m_editor->filePath().isEmpty() && QFileInfo(file).fileName() == QFileInfo(m_editor->filePath()).fileName()) {
-    showView(View::Editor);
+    raiseEditor();
     if (line > 0) m_editor->showLine(line);
     return;
   }
@@ -719,15 +826,64 @@ void MainWindow::openTrace(const QString& path) {
           return;
         }
         setTrace(result.index);
-        statusBar()->showMessage(tr("%1: %2 tasks on %3 lanes, read in %4 ms")
+        QString note = showTraceSource(path);
+        statusBar()->showMessage(tr("%1: %2 tasks on %3 lanes, read in %4 ms%5")
                                      .arg(QFileInfo(path).fileName())
                                      .arg(result.index->trace().tasks().size())
                                      .arg(result.index->trace().lanes().size())
-                                     .arg(result.parseMs + result.indexMs, 0, 'f', 0),
+                                     .arg(result.parseMs + result.indexMs, 0, 'f', 0)
+                                     .arg(note.isEmpty() ? QString() : QStringLiteral("; ") + note),
                                  15000);
         Q_EMIT traceLoaded();
       });
   updateTitle();
+}
+
+QString MainWindow::showTraceSource(const QString& traceFile) {
+  QString source = m_trace ? mainSourceFile(m_trace->trace()) : QString();
+  QString found = source.isEmpty() ? QString() : locateTraceSource(source, traceFile);
+  QString editorFile = m_editor->filePath();
+  if (m_project) {
+    // Most likely this project's run: the project keeps its kernel (and the
+    // gutter links them by file name, as traces often name it bare).
+    bool linked = found.isEmpty() ? QFileInfo(source).fileName() == QFileInfo(editorFile).fileName() : sameFile(found, editorFile);
+    if (linked || source.isEmpty()) return QString();
+    return tr("its tasks come from %1, not from the project's %2").arg(source, QFileInfo(editorFile).fileName());
+  }
+  if (!found.isEmpty() && sameFile(found, editorFile)) {
+    updateLineLabels();
+    return QString();
+  }
+  if (!confirmDiscardEdits()) return tr("its kernel is not shown: the editor has unsaved changes");
+  m_brokenProjectFile.clear();
+  QString error;
+  if (!found.isEmpty() && m_editor->loadFile(found, &error, true)) {
+    updateLineLabels();
+    updateTitle();
+    return tr("kernel %1 (read-only)").arg(QDir::toNativeSeparators(found));
+  }
+  QString traceName = QFileInfo(traceFile).fileName();
+  QString folder = QDir::toNativeSeparators(QFileInfo(traceFile).absolutePath());
+  QString text;
+  // One paragraph a line: the editor wraps a placeholder to its width.
+  if (source.isEmpty()) {
+    text = tr("# No source to show.\n#\n# The tasks of %1 name no source file, so there is no kernel line to show "
+              "beside the swimlane.\n").arg(traceName);
+  } else if (!error.isEmpty()) {
+    text = tr("# The kernel of this trace cannot be shown.\n#\n# %1 refers to %2, found as %3 but not readable: %4\n")
+               .arg(traceName, source, found, error);
+  } else {
+    text = tr("# The kernel of this trace was not found.\n#\n# %1 refers to %2, which was not found: %3.\n#\n"
+              "# Open the project it was run from (Ctrl+O), or put the file there, to see its lines beside the swimlane.\n")
+               .arg(traceName, source,
+                    QFileInfo(source).isAbsolute() ? tr("there is no such file")
+                                                   : tr("it is not beside the trace (in %1) nor in a folder above").arg(folder));
+  }
+  m_editor->showPlaceholder(text);
+  updateLineLabels();
+  updateTitle();
+  if (source.isEmpty()) return tr("its tasks name no source file");
+  return error.isEmpty() ? tr("its kernel %1 was not found").arg(source) : error;
 }
 
 void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool fromRun) {
@@ -782,7 +938,7 @@ void MainWindow::updateTaskGraph() {
 void MainWindow::showView(View view) {
   switch (view) {
   case View::Swimlane:
-    m_centralTabs->setCurrentWidget(m_swimlane);
+    m_centralTabs->setCurrentWidget(m_swimlanePane);
     m_swimlane->setFocus();
     break;
   case View::Graph:
@@ -791,9 +947,7 @@ void MainWindow::showView(View view) {
     else m_workbench->view()->setFocus();
     break;
   case View::Editor:
-    m_editorDock->show();
-    m_editorDock->raise();
-    m_editor->setFocus();
+    raiseEditor();
     break;
   case View::Summary:
     m_summaryDock->show();
@@ -804,6 +958,54 @@ void MainWindow::showView(View view) {
     m_tuningDock->raise();
     break;
   }
+  arrangeDocks(view);
+}
+
+void MainWindow::raiseEditor() {
+  m_editorDock->show();
+  m_editorDock->raise();
+  m_editor->setFocus();
+}
+
+void MainWindow::arrangeDocks(View view) {
+  if (view == View::Swimlane || view == View::Graph) return;  // the centre already has the room
+  // Fractions of the window, so each view reads the same at any size. The
+  // right column's width goes through the summary (its top dock).
+  int width = this->width();
+  // Below the summary: task details and tuning, as tabs; the one showing.
+  QDockWidget* lower = m_tuningDock->isVisible() ? m_tuningDock : m_detailsDock;
+  int columnHeight = m_summaryDock->height() + lower->height();
+  std::map<QDockWidget*, int> widths;
+  std::map<QDockWidget*, int> heights;
+  switch (view) {
+  case View::Editor:
+    // The kernel gets half the window; the swimlane stays beside it.
+    widths = {{m_editorDock, width * 50 / 100}, {m_summaryDock, width * 25 / 100}};
+    break;
+  case View::Summary:
+    widths = {{m_editorDock, width * 20 / 100}, {m_summaryDock, width * 45 / 100}};
+    heights = {{m_summaryDock, columnHeight * 70 / 100}, {lower, columnHeight * 30 / 100}};
+    break;
+  case View::Tuning:
+    widths = {{m_editorDock, width * 20 / 100}, {m_summaryDock, width * 45 / 100}};
+    heights = {{m_summaryDock, columnHeight * 25 / 100}, {m_tuningDock, columnHeight * 75 / 100}};
+    break;
+  case View::Swimlane:
+  case View::Graph:
+    break;
+  }
+  auto resize = [this](const std::map<QDockWidget*, int>& sizes, Qt::Orientation orientation) {
+    QList<QDockWidget*> docks;
+    QList<int> pixels;
+    for (const auto& [dock, size] : sizes) {
+      if (dock->isFloating() || !dock->isVisible()) continue;  // not in the layout
+      docks << dock;
+      pixels << size;
+    }
+    if (!docks.isEmpty()) resizeDocks(docks, pixels, orientation);
+  };
+  resize(widths, Qt::Horizontal);
+  resize(heights, Qt::Vertical);
 }
 
 void MainWindow::reportError(const QString& message) {
@@ -836,22 +1038,38 @@ void MainWindow::onTaskSelected(trace::TaskIndex task) {
   m_details->showTask(task);
   if (task != trace::kNoTask && !m_detailsDock->isFloating()) m_detailsDock->raise();
   if (m_graph->graph()) m_graph->selectTask(task);
-  if (!m_trace || task == trace::kNoTask) return;
+  if (!m_trace || task == trace::kNoTask) {
+    m_editor->showLine(0);  // the mark is the selected task's line
+    return;
+  }
   const trace::Trace& trc = m_trace->trace();
   const trace::Task& t = trc.tasks()[task];
   if (t.subgraph >= 0) m_workbench->showSubgraph(t.subgraph);
-  if (t.sourceLine > 0 && !m_editor->filePath().isEmpty() &&
-      widgets::fileNameOf(trc.str(t.sourceFile)) == QFileInfo(m_editor->filePath()).fileName().toStdString())
-    m_editor->showLine(t.sourceLine);
-  statusBar()->showMessage(tr("%1 on %2: %3 from %4")
-                               .arg(qtext(trc.str(t.name)), qtext(trc.str(trc.lanes()[t.lane].name)),
-                                    QString::fromStdString(widgets::formatDurationNs(static_cast<double>(t.durNs()))),
-                                    QString::fromStdString(widgets::formatDurationNs(static_cast<double>(t.startNs)))));
+  QString message = tr("%1 on %2: %3 from %4")
+                        .arg(qtext(trc.str(t.name)), qtext(trc.str(trc.lanes()[t.lane].name)),
+                             QString::fromStdString(widgets::formatDurationNs(static_cast<double>(t.durNs()))),
+                             QString::fromStdString(widgets::formatDurationNs(static_cast<double>(t.startNs))));
+  QString editorFile = QFileInfo(m_editor->filePath()).fileName();
+  if (t.sourceLine > 0 && !editorFile.isEmpty() && widgets::fileNameOf(trc.str(t.sourceFile)) == editorFile.toStdString()) {
+    m_editor->showLine(t.sourceLine, trc.str(t.label));
+    message += tr(" — %1:%2").arg(editorFile).arg(t.sourceLine);
+  } else {
+    // The mark of the previous task would point at the wrong line.
+    m_editor->showLine(0);
+    if (t.sourceLine <= 0)
+      message += tr(" — the trace gives this task no source line");
+    else if (editorFile.isEmpty())
+      message += tr(" — from %1:%2, which is not open").arg(qtext(trc.str(t.sourceFile))).arg(t.sourceLine);
+    else
+      message += tr(" — no line in %1: it comes from %2:%3").arg(editorFile, qtext(trc.str(t.sourceFile))).arg(t.sourceLine);
+  }
+  statusBar()->showMessage(message);
 }
 
 void MainWindow::onEditorLineClicked(int line) {
+  if (m_editor->filePath().isEmpty()) return;  // a placeholder has no lines of code
   m_workbench->showLine(line);
-  if (!m_trace || m_editor->filePath().isEmpty()) return;
+  if (!m_trace) return;
   std::vector<trace::TaskIndex> tasks = m_trace->tasksAtLine(m_editor->filePath().toStdString(), line);
   if (tasks.empty()) {
     statusBar()->showMessage(tr("Line %1 ran no task in this trace").arg(line), 6000);
@@ -877,6 +1095,8 @@ void MainWindow::updateLineLabels() {
 void MainWindow::updateTitle() {
   QStringList parts;
   if (!m_projectFile.isEmpty()) parts << QFileInfo(m_projectFile).dir().dirName();
+  else if (!m_brokenProjectFile.isEmpty())
+    parts << tr("%1 (%2 has errors)").arg(QFileInfo(m_brokenProjectFile).dir().dirName(), QFileInfo(m_brokenProjectFile).fileName());
   if (!m_traceFile.isEmpty()) parts << QFileInfo(m_traceFile).fileName();
   QString title = parts.isEmpty() ? tr("PTO Studio") : parts.join(QStringLiteral(" — ")) + tr(" — PTO Studio");
   setWindowTitle((m_editor->isModified() || m_settingsModified ? QStringLiteral("*") : QString()) + title);

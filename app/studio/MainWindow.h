@@ -3,13 +3,16 @@
 // with QSettings (View > Reset layout restores the default). Opening and
 // parsing run on a JobRunner so the GUI thread never parses a file; the run
 // (compile + simulate) plugs in as another JobRunner whose result is a
-// TraceIndex handed to setTrace().
+// TraceIndex handed to setTrace(). A trace opened on its own brings its
+// kernel into the editor read-only; a project file that does not load opens
+// in the editor with its errors, to be fixed and saved.
 #pragma once
 
 #include "app/studio/JobRunner.h"
 #include "analysis/IrGraph.h"
 #include "analysis/RunSummary.h"
 #include "app/studio/ProjectRunJob.h"
+#include "core/Diagnostics.h"
 #include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"
 
@@ -54,11 +57,25 @@ public:
   // Opens a project folder, a pto-project.json or a swimlane .json. Traces
   // load in the background (traceLoaded or openFailed follows); a project
   // opens at once. Returns false when the path does not exist or is not
-  // recognised (openFailed is emitted too).
+  // recognised, or the project file has errors (openFailed is emitted too);
+  // then the project file itself is open in the editor with its errors
+  // marked and listed in Problems, and saving it (Ctrl+S) opens it again.
+  //
+  // A trace's kernel: the file most of its tasks name, found as written
+  // (absolute) or relative to the trace's folder or a folder above it. With
+  // no project open it is shown read-only with the label gutter, or a
+  // placeholder says which file the trace names and that it was not found;
+  // an open project keeps its own kernel in the editor.
   bool open(const QString& path);
   // Shows a trace (null: none) in every view; a run's trace leaves the
   // summary to the run's numbers.
   void setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool fromRun = false);
+  // Brings a view forward and gives it the room it needs (pto-studio
+  // --view): Swimlane and Graph pick the central tab and leave the docks as
+  // laid out (or as the saved layout has them); Editor widens the Source
+  // dock to about half the window; Summary and Tuning widen the right
+  // column and give most of its height to that dock. The sizes become part
+  // of the layout saved on quitting; View > Reset layout restores the default.
   void showView(View view);
   bool busy() const;
   // Compiles and simulates the open project in the background (Ctrl+R); a
@@ -119,6 +136,22 @@ private:
   void createDocks();
   void openTrace(const QString& path);
   bool openProject(const QString& path);
+  // Opens a project file that failed to load in the editor, its errors
+  // marked and listed (false when the editor cannot take it: unsaved edits
+  // kept, or the file unreadable).
+  bool showBrokenProject(const QString& file, const DiagnosticEngine& diags);
+  // Forgets the open project (its run, trace and settings) so that another
+  // file can take the editor.
+  void closeProject();
+  // Opens the project file again: the open project, or the broken one
+  // being fixed in the editor (File > Reload, and after Ctrl+S on it).
+  void reloadProject();
+  // Puts the kernel a freshly loaded trace names into the editor (see
+  // open()); returns a note for the status bar, empty when all is well.
+  QString showTraceSource(const QString& traceFile);
+  void raiseEditor();
+  // The dock sizes of a view request (see showView).
+  void arrangeDocks(View view);
   void reportError(const QString& message);
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
@@ -188,6 +221,7 @@ private:
   QString m_runDelta;       // its makespan change against the previous run, as text
   std::optional<RunSummary> m_previousRun;  // the last finished run of this project, for the summary's delta
   QString m_traceFile;
+  QString m_brokenProjectFile;  // a project file with errors, open in the editor to be fixed
 };
 
 } // namespace pto::studio

@@ -2,8 +2,10 @@
 //            [--level tensor|tile|block|exec]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
-// the requested view, and for docs and checks saves a screenshot once the
-// window has laid out and painted, then quits with --exit.
+// the requested view (editor, summary and tuning also give that dock the
+// room: MainWindow::showView), and for docs and checks saves a screenshot
+// once the window has laid out and painted, then quits with --exit (exit
+// code 1 when an open or the run failed).
 #include "app/studio/MainWindow.h"
 #include "widgets/Theme.h"
 
