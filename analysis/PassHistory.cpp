@@ -75,7 +75,7 @@ PassHistory compilePassHistory(const OperatorProject& project, const std::option
         history.tensor = nlohmann::json(tensorGraphToJson(*graph));
         options.compile.disabledPasses =
             disabledPassesFrom(project.passOptions, project.locationOf("pass_options"), diags);
-        auto settings = compileSettingsFor(project, *graph, argumentShapes(project), diags);
+        auto settings = compileSettingsFor(project, *graph, argumentShapes(project, *graph, diags), diags);
         auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, options.compile) : std::nullopt;
         history.complete = compiled.has_value();
         if (compiled && history.finalOnly) finalIr = std::make_shared<nlohmann::json>(irSnapshot(compiled->compilation));
@@ -118,7 +118,7 @@ std::string partitionOverridesProblem(const OperatorProject& project, const Tens
   edited.partitionOverrideLocations.clear();
   DiagnosticEngine diags;
   try {
-    auto settings = compileSettingsFor(edited, traced, argumentShapes(edited), diags);
+    auto settings = compileSettingsFor(edited, traced, argumentShapes(edited, traced, diags), diags);
     if (settings) {
       CompileOptions options;
       options.afterPass = [](const PassInfo& pass, const Compilation&) { return pass.name != "ApplyPartitionOverrides"; };

@@ -7,6 +7,7 @@
 #include "core/project/ArgumentData.h"
 #include "npusim/MachineFile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -78,6 +79,10 @@ std::optional<MachineDescription> machineFor(const OperatorProject& project, con
   return findMachine(project.machine, diags, project.locationOf("machine"));
 }
 
+bool readsElementsOf(const TensorGraph& graph, std::size_t argument) {
+  return std::binary_search(graph.elementReadArguments.begin(), graph.elementReadArguments.end(), static_cast<int>(argument));
+}
+
 } // namespace
 
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
@@ -101,9 +106,16 @@ CompileSettings compileSettingsFor(const OperatorProject& project, const TensorG
   return settings;
 }
 
-std::vector<HostTensor> argumentShapes(const OperatorProject& project) {
+std::vector<HostTensor> argumentShapes(const OperatorProject& project, const TensorGraph& graph, DiagnosticEngine& diags) {
   std::vector<HostTensor> shapes;
-  for (const KernelArgument& arg : project.args) shapes.emplace_back(arg.dtype, Shape(*project.concreteShape(arg)));
+  for (std::size_t i = 0; i < project.args.size(); ++i) {
+    const KernelArgument& arg = project.args[i];
+    const std::vector<std::int64_t> shape = *project.concreteShape(arg);
+    std::optional<HostTensor> data;
+    if (readsElementsOf(graph, i))
+      data = makeArgumentData(arg, shape, project.directory(), diags, SourceLocation{project.file.string()}, static_cast<int>(i));
+    shapes.push_back(data ? std::move(*data) : HostTensor(arg.dtype, Shape(shape)));
+  }
   return shapes;
 }
 
@@ -171,7 +183,10 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   for (std::size_t i = 0; i < project.args.size(); ++i) {
     const KernelArgument& arg = project.args[i];
     auto shape = *project.concreteShape(arg);
-    const bool generated = !std::holds_alternative<NpyInit>(arg.init) && !std::holds_alternative<ZerosInit>(arg.init);
+    // Elements read as scalars steer the schedule (loop trips, offsets), so
+    // their tensors are always made.
+    const bool generated = !std::holds_alternative<NpyInit>(arg.init) && !std::holds_alternative<ZerosInit>(arg.init) &&
+                           !readsElementsOf(traced, i);
     std::optional<HostTensor> data;
     if (dataMayWait && generated) {
       data = HostTensor::tryCreate(arg.dtype, Shape(shape), diags, projectLocation);

@@ -90,8 +90,11 @@ CompileSettings compileSettingsFor(const OperatorProject& project, const TensorG
 
 // Tensors of the project's argument shapes and dtypes, zero-filled (calloc:
 // no cost until written): what compiling needs to bind the dynamic dims
-// when no data is needed.
-std::vector<HostTensor> argumentShapes(const OperatorProject& project);
+// when no data is needed. Arguments whose elements `graph` reads as scalars
+// (loop bounds, offsets: graph.elementReadArguments) hold the project's
+// data instead, since compiling binds their values; a failure to make that
+// data is an error in `diags` (the tensor stays zero-filled).
+std::vector<HostTensor> argumentShapes(const OperatorProject& project, const TensorGraph& graph, DiagnosticEngine& diags);
 
 // The arithmetic of executing `compilation` once: per task, its subgraph's
 // tile ops (a matmul m*k*n multiply-adds, any other op one per output element).

@@ -1,4 +1,5 @@
 #include "analysis/Simulation.h"
+#include "compiler/ir/ElementBindings.h"
 
 #include "npusim/FunctionalExecutor.h"
 #include "npusim/NpuExecutor.h"
@@ -53,6 +54,9 @@ std::map<std::string, std::int64_t> dynamicDimBindings(const TensorGraph& graph,
       if (auto value = symbol.valueFor(
               arguments[static_cast<std::size_t>(symbol.argument)].shape()[static_cast<std::size_t>(symbol.dim)]))
         bindings[symbol.symbol] = *value;
+  // A problem with the read tensors (not integers, too large) is reported
+  // where the reads are evaluated, with the kernel's location.
+  bindElementReads(graph, arguments, bindings);
   return bindings;
 }
 

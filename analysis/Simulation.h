@@ -71,7 +71,8 @@ struct SimulationRequest {
 };
 
 // The values of `graph`'s dynamic dims in the actual `arguments` (graph
-// argument order), as CompileSettings::bindings wants them.
+// argument order), and of the elements it reads as scalars
+// (bindElementReads), as CompileSettings::bindings wants them.
 std::map<std::string, std::int64_t> dynamicDimBindings(const TensorGraph& graph,
                                                        const std::vector<HostTensor>& arguments);
 

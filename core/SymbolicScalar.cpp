@@ -13,7 +13,7 @@ namespace pto {
 struct SymbolicScalar::Node {
   SymbolicKind kind = SymbolicKind::Constant;
   std::int64_t value = 0;  // Constant
-  std::string name;        // Symbol
+  std::string name;        // Symbol; the tensor of an Element (its index is lhs)
   // Operands; a unary node has only lhs. Raw node pointers, not
   // SymbolicScalar, because a default SymbolicScalar allocates a node of its own.
   std::shared_ptr<const Node> lhs;
@@ -38,6 +38,7 @@ struct KindInfo {
 constexpr KindInfo kKindInfo[] = {
     {"constant", "", 0, 0},
     {"symbol", "", 0, 0},
+    {"element", "", 0, 0},
 #define PTO_SYMBOLIC_KIND_INFO(id, name, spelling, arity, precedence) {name, spelling, arity, precedence},
     PTO_FOR_EACH_SYMBOLIC_OP(PTO_SYMBOLIC_KIND_INFO)
 #undef PTO_SYMBOLIC_KIND_INFO
@@ -89,6 +90,7 @@ bool structurallyEqual(const Node& a, const Node& b) {
   switch (a.kind) {
   case SymbolicKind::Constant: return a.value == b.value;
   case SymbolicKind::Symbol: return a.name == b.name;
+  case SymbolicKind::Element: return a.name == b.name && structurallyEqual(*a.lhs, *b.lhs);
   default: return structurallyEqual(*a.lhs, *b.lhs) && (!a.rhs || structurallyEqual(*a.rhs, *b.rhs));
   }
 }
@@ -137,7 +139,8 @@ Failure apply(SymbolicKind kind, std::int64_t a, std::int64_t b, std::int64_t& r
   case SymbolicKind::Or: result = a != 0 || b != 0; return Failure::None;
   case SymbolicKind::Not: result = a == 0; return Failure::None;
   case SymbolicKind::Constant:
-  case SymbolicKind::Symbol: break;
+  case SymbolicKind::Symbol:
+  case SymbolicKind::Element: break;
   }
   return Failure::Overflow;  // unreachable: leaves are not operations
 }
@@ -183,7 +186,8 @@ SymbolicScalar truthValue(const SymbolicScalar& value) {
 constexpr int kAtomPrecedence = 100;  // leaves and calls never need parentheses
 
 int printPrecedence(const Node& node) {
-  if (node.kind == SymbolicKind::Constant || node.kind == SymbolicKind::Symbol) return kAtomPrecedence;
+  if (node.kind == SymbolicKind::Constant || node.kind == SymbolicKind::Symbol || node.kind == SymbolicKind::Element)
+    return kAtomPrecedence;
   const int precedence = info(node.kind).precedence;
   return precedence == 0 ? kAtomPrecedence : precedence;
 }
@@ -207,6 +211,12 @@ void print(const Node& node, std::string& out, std::size_t limit) {
   switch (node.kind) {
   case SymbolicKind::Constant: out += std::to_string(node.value); return;
   case SymbolicKind::Symbol: out += node.name; return;
+  case SymbolicKind::Element:
+    out += node.name;
+    out += '[';
+    print(*node.lhs, out, limit);
+    out += ']';
+    return;
   default: break;
   }
   const KindInfo& kindInfo = info(node.kind);
@@ -293,6 +303,22 @@ public:
       result = it->second;
       return true;
     }
+    case SymbolicKind::Element: {
+      std::int64_t position = 0;
+      if (!run(*node.lhs, position)) return false;
+      auto it = m_bindings.find(SymbolicScalar::elementKey(node.name, position));
+      if (it == m_bindings.end()) {
+        m_error = "element " + std::to_string(position) + " of '" + node.name + "' (read as '" +
+                  toString(node, kMessageExpressionLimit) + "') is not known: " +
+                  (m_bindings.count(SymbolicScalar::elementKey(node.name, 0)) != 0
+                       ? std::string("the position lies outside the tensor")
+                       : "the tensor's values are not bound (a kernel reads elements only of its input arguments)");
+        return false;
+      }
+      result = it->second;
+      m_memo.emplace(&node, result);
+      return true;
+    }
     default: break;
     }
     std::int64_t a = 0;
@@ -347,6 +373,25 @@ std::optional<std::int64_t> SymbolicScalar::constantValue() const {
   return m_node->value;
 }
 
+SymbolicScalar SymbolicScalar::element(std::string tensor, SymbolicScalar index) {
+  auto node = std::make_shared<Node>();
+  node->kind = SymbolicKind::Element;
+  node->hash = combineHash(combineHash(std::hash<int>{}(2), std::hash<std::string>{}(tensor)), index.m_node->hash);
+  node->name = std::move(tensor);
+  node->lhs = std::move(index.m_node);
+  return SymbolicScalar(NodePtr(std::move(node)));
+}
+
+std::string SymbolicScalar::elementKey(std::string_view tensor, std::int64_t position) {
+  std::string key;
+  key.reserve(tensor.size() + 22);
+  key.append(tensor);
+  key += '[';
+  key += std::to_string(position);
+  key += ']';
+  return key;
+}
+
 const std::string& SymbolicScalar::symbolName() const { return m_node->name; }
 
 SymbolicScalar SymbolicScalar::lhs() const { return SymbolicScalar(m_node->lhs); }
@@ -368,6 +413,12 @@ SymbolicScalar SymbolicScalar::substitute(const std::map<std::string, std::int64
     SymbolicScalar result{node};
     if (node->kind == SymbolicKind::Symbol) {
       if (auto it = bindings.find(node->name); it != bindings.end()) result = SymbolicScalar(it->second);
+    } else if (node->kind == SymbolicKind::Element) {
+      SymbolicScalar index = self(self, node->lhs);
+      auto position = index.constantValue();
+      auto it = position ? bindings.find(SymbolicScalar::elementKey(node->name, *position)) : bindings.end();
+      if (it != bindings.end()) result = SymbolicScalar(it->second);
+      else if (index.m_node != node->lhs) result = SymbolicScalar::element(node->name, index);
     } else if (isUnary(node->kind)) {
       SymbolicScalar operand = self(self, node->lhs);
       if (operand.m_node != node->lhs) result = makeUnary(node->kind, operand);
@@ -406,6 +457,7 @@ std::string pyptoStr(const SymbolicScalar& value) {
   switch (value.kind()) {
   case SymbolicKind::Constant: return std::to_string(*value.constantValue());
   case SymbolicKind::Symbol: return value.symbolName();
+  case SymbolicKind::Element: return value.symbolName() + "[" + pyptoStr(value.lhs()) + "]";
   case SymbolicKind::Not: return "(!" + pyptoStr(value.lhs()) + ")";
   case SymbolicKind::Min: return "RUNTIME_Min(" + pyptoStr(value.lhs()) + ", " + pyptoStr(value.rhs()) + ")";
   case SymbolicKind::Max: return "RUNTIME_Max(" + pyptoStr(value.lhs()) + ", " + pyptoStr(value.rhs()) + ")";
@@ -520,6 +572,7 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
     break;
   case SymbolicKind::Constant:
   case SymbolicKind::Symbol:
+  case SymbolicKind::Element:
   case SymbolicKind::Not: break;  // not binary
   }
 

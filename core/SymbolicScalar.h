@@ -1,5 +1,6 @@
-// Symbolic int64 scalar expressions: dynamic tensor dims, loop indices and
-// the predicates of pypto.cond (idx < n - 1, is_loop_end(idx)).
+// Symbolic int64 scalar expressions: dynamic tensor dims, loop indices,
+// elements read from index tensors (act_seq[b], block_table[b, i]) and the
+// predicates of pypto.cond (idx < n - 1, is_loop_end(idx)).
 //
 // Meaning: a SymbolicScalar denotes an integer computed from int64 constants
 // and named symbols (bound to int64 values at evaluation time) with
@@ -11,6 +12,14 @@
 // the right operand is not evaluated (so cannot fail) once the left one
 // decides. Unlike Python's, they yield 0/1 rather than an operand: 3 and 5 is
 // 1, not 5.
+//
+// Element reads: element(tensor, index) is the value at flat (row-major)
+// position `index` of the kernel argument named `tensor`, as the device's
+// runtime reads it when a task runs (PyPTO's GetTensorData on a tensor that
+// is ready on the host). It is bound like a symbol, one binding per element
+// under the key elementKey(tensor, position), so every place that evaluates
+// with bindings evaluates reads too; the index may itself be any expression
+// (a loop index, another read). A read is a leaf to folding and simplifying.
 //
 // Representation: an immutable tree of shared nodes; a SymbolicScalar is a
 // cheap value (one shared_ptr). Construction folds constants and algebraic
@@ -66,12 +75,13 @@ namespace pto {
 enum class SymbolicKind : unsigned char {
   Constant,
   Symbol,
+  Element,
 #define PTO_SYMBOLIC_KIND_ENUMERATOR(id, name, spelling, arity, precedence) id,
   PTO_FOR_EACH_SYMBOLIC_OP(PTO_SYMBOLIC_KIND_ENUMERATOR)
 #undef PTO_SYMBOLIC_KIND_ENUMERATOR
 };
 
-inline constexpr std::size_t kSymbolicKindCount = 2
+inline constexpr std::size_t kSymbolicKindCount = 3
 #define PTO_SYMBOLIC_KIND_COUNT(...) +1
     PTO_FOR_EACH_SYMBOLIC_OP(PTO_SYMBOLIC_KIND_COUNT)
 #undef PTO_SYMBOLIC_KIND_COUNT
@@ -94,14 +104,19 @@ public:
   SymbolicScalar() : SymbolicScalar(0) {}
   SymbolicScalar(std::int64_t value);  // NOLINT(google-explicit-constructor): constants mix freely
   static SymbolicScalar symbol(std::string name);
+  // The element at flat position `index` of the argument named `tensor`.
+  static SymbolicScalar element(std::string tensor, SymbolicScalar index);
+  // The binding key of one element: "tensor[position]".
+  static std::string elementKey(std::string_view tensor, std::int64_t position);
 
   SymbolicKind kind() const;
   bool isConstant() const { return kind() == SymbolicKind::Constant; }
   std::optional<std::int64_t> constantValue() const;
-  // Only for kind() == Symbol; empty otherwise.
+  // The symbol's name (kind() == Symbol) or the read tensor's (Element);
+  // empty otherwise.
   const std::string& symbolName() const;
-  // Operands: lhs() of a unary or binary node (for not x, x), rhs() of a
-  // binary node only.
+  // Operands: lhs() of a unary or binary node (for not x, x) and the flat
+  // index of an Element, rhs() of a binary node only.
   SymbolicScalar lhs() const;
   SymbolicScalar rhs() const;
 

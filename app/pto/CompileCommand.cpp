@@ -44,7 +44,7 @@ int runCompile(const CompileCommandOptions& options) {
   }
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = !options.dumpDir.empty();
-  auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project), diags);
+  auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project, *graph, diags), diags);
   auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, compileOptions) : std::nullopt;
   printDiagnostics(diags);
   if (!compiled) return kExitUserError;

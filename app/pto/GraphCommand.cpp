@@ -94,7 +94,7 @@ int runGraph(const GraphOptions& options) {
       CompileOptions compileOptions;
       compileOptions.keepSnapshots = true;
       compileOptions.disabledPasses = disabledPassesFrom(project->passOptions, project->locationOf("pass_options"), diags);
-      auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project), diags);
+      auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project, *graph, diags), diags);
       auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, compileOptions) : std::nullopt;
       printDiagnostics(diags);
       if (!compiled) return kExitUserError;
@@ -128,7 +128,7 @@ int runGraph(const GraphOptions& options) {
   } else if (options.stage == "tensor") {
     text = options.format == "dot" ? tensorGraphToDot(*graph) : printTensorGraphJson(*graph);
   } else {
-    auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project), diags);
+    auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project, *graph, diags), diags);
     auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags) : std::nullopt;
     printDiagnostics(diags);
     if (!compiled) return kExitUserError;

@@ -54,7 +54,7 @@ int runPasses(const PassesOptions& options) {
   auto graph = traceProject(*project, diags, traceOptions);
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = true;
-  auto settings = graph ? compileSettingsFor(*project, *graph, argumentShapes(*project), diags) : std::nullopt;
+  auto settings = graph ? compileSettingsFor(*project, *graph, argumentShapes(*project, *graph, diags), diags) : std::nullopt;
   auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, compileOptions) : std::nullopt;
   if (!compiled) {
     printDiagnostics(diags);

@@ -185,6 +185,18 @@ void checkArgumentsUsed(const TensorGraph& graph, DiagnosticEngine& diags) {
     if (op.kind == TensorOpKind::View) continue;
     for (TensorId output : op.outputs) written.insert(graph.storageOf(output));
   }
+  // Elements read as scalars (act_seq[b]) are reads too; a kernel that also
+  // writes such an argument would see its launch values in those reads.
+  for (int index : graph.elementReadArguments) {
+    TensorId argument = graph.arguments[static_cast<std::size_t>(index)];
+    read.insert(argument);
+    if (written.count(argument)) {
+      const TensorValue& value = graph.tensor(argument);
+      diags.warning(value.location.line > 0 ? value.location : graph.kernelLocation)
+          << "argument '" << value.name << "' is read element by element (loop bounds, offsets) and also written; "
+          << "those reads see its values when the kernel starts, not what the kernel writes";
+    }
+  }
   bool anyWritten = false;
   for (TensorId argument : graph.arguments) anyWritten = anyWritten || written.count(argument);
   for (TensorId argument : graph.arguments) {

@@ -70,6 +70,7 @@ void defineSymbolicScalar(py::module_& m) {
   py::class_<SymbolicScalar> sym(m, "SymbolicScalar");
   sym.def(py::init<std::int64_t>())
       .def_static("symbol", &SymbolicScalar::symbol)
+      .def_static("element", &SymbolicScalar::element)
       .def("is_concrete", [](const SymbolicScalar& s) { return simplify(s).isConstant(); })
       .def("concrete",
            [](const SymbolicScalar& s) {
@@ -173,6 +174,14 @@ void defineBuilder(py::module_& m) {
            [](TensorGraphBuilder& b, std::string symbol, int argument, int dim, std::int64_t scale,
               std::int64_t offset) { b.addDynamicSymbol(SymbolSource{std::move(symbol), argument, dim, scale, offset}); },
            py::arg("symbol"), py::arg("argument"), py::arg("dim"), py::arg("scale") = 1, py::arg("offset") = 0)
+      // Element reads (act_seq[b]): the symbolic scalar, or ValueError with the reason.
+      .def("read_element",
+           [](TensorGraphBuilder& b, TensorId tensor, const py::object& flatIndex) {
+             std::string error;
+             SymbolicScalar value = b.readElement(tensor, simplify(toSymbolic(flatIndex)), error);
+             if (!error.empty()) throw py::value_error(error);
+             return value;
+           })
       .def("add_temporary",
            [](TensorGraphBuilder& b, std::string tensorName, DataType dtype, const py::list& shape, std::string file,
               int line) {

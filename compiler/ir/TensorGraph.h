@@ -186,6 +186,10 @@ public:
   Region body;
   std::vector<TensorId> arguments;           // in signature order
   std::vector<SymbolSource> dynamicSymbols;  // how to bind dynamic dims from the arguments
+  // Arguments (indices into `arguments`) whose elements the kernel reads as
+  // scalars (SymbolicScalar::element, keyed by the argument's name), sorted:
+  // their values at launch are bound before the graph runs (ElementBindings.h).
+  std::vector<int> elementReadArguments;
 
   TensorId addTensor(TensorValue value);
   OpId addOp(TensorOp op);

@@ -276,6 +276,24 @@ bool TensorGraphBuilder::decide(const SymbolicScalar& predicate, SourceLocation 
 
 std::vector<LoopId> TensorGraphBuilder::openLoops() const { return m_loopStack; }
 
+SymbolicScalar TensorGraphBuilder::readElement(TensorId tensor, SymbolicScalar flatIndex, std::string& error) {
+  const TensorValue& value = m_graph.tensor(tensor);
+  if (value.role != TensorRole::Argument || value.argumentIndex < 0) {
+    error = "only a kernel argument can be read element by element (its values are known when the kernel "
+            "launches); '" + value.name + "' is computed by the kernel";
+    return 0;
+  }
+  if (isFloatingPoint(value.dtype)) {
+    error = "reading one element of '" + value.name + "' gives a loop bound or an offset, so it must be an integer "
+            "tensor, not " + std::string(name(value.dtype)) + " (index the tensor with a slice to get a view)";
+    return 0;
+  }
+  std::vector<int>& reads = m_graph.elementReadArguments;
+  auto at = std::lower_bound(reads.begin(), reads.end(), value.argumentIndex);
+  if (at == reads.end() || *at != value.argumentIndex) reads.insert(at, value.argumentIndex);
+  return SymbolicScalar::element(value.name, std::move(flatIndex));
+}
+
 TensorGraph TensorGraphBuilder::finish() {
   TensorGraph result = std::move(m_graph);
   m_graph = TensorGraph{};

@@ -41,6 +41,13 @@ public:
   OpResult addOp(TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs, SourceLocation location,
                  std::vector<TensorId> into = {});
 
+  // A scalar read of one element of argument `tensor` at flat (row-major)
+  // position `flatIndex`, as PyPTO's `act_seq[b]`: the expression the kernel
+  // computes with (loop bounds, offsets, min/max), bound from the argument's
+  // values at launch (ElementBindings.h). Sets `error` and returns 0 when
+  // `tensor` is not an integer kernel argument.
+  SymbolicScalar readElement(TensorId tensor, SymbolicScalar flatIndex, std::string& error);
+
   // State that tags the ops that follow.
   void setLabel(std::string label) { m_state.label = std::move(label); }
   const std::string& label() const { return m_state.label; }

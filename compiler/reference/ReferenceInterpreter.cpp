@@ -1,6 +1,7 @@
 // The reference interpreter's driver: binds arguments, walks regions and loops, owns the run-time buffers,
 // runs the memory ops (view, assemble, copy) itself and hands every other op to its kernel.
 #include "compiler/reference/ReferenceInterpreter.h"
+#include "compiler/ir/ElementBindings.h"
 
 #include "compiler/ir/ShapeInference.h"
 #include "compiler/reference/ReferenceKernels.h"
@@ -158,6 +159,10 @@ bool Interpreter::bindArguments() {
              << "argument '" << argument.name << "' must have shape " << shapeString(argument.shape)
              << (expected ? " = " + dimsString(*expected) : std::string()) << ", got " << given.shape().str();
   }
+  // Elements read as scalars (loop bounds, offsets) take the arguments'
+  // values at launch, as the compiled kernel's schedule does.
+  if (std::string problem = bindElementReads(m_graph, m_arguments, m_bindings); !problem.empty())
+    return m_diags.error(m_graph.kernelLocation) << problem;
   return true;
 }
 

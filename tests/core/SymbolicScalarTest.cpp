@@ -30,9 +30,12 @@ const SymbolicScalar c = SymbolicScalar::symbol("c");
 const SymbolicScalar x = SymbolicScalar::symbol("x");
 
 TEST(SymbolicScalar, KindNamesComeFromTheTable) {
-  EXPECT_EQ(kSymbolicKindCount, 18u);
+  EXPECT_EQ(kSymbolicKindCount, 19u);
   EXPECT_EQ(name(SymbolicKind::Constant), "constant");
   EXPECT_EQ(name(SymbolicKind::Symbol), "symbol");
+  EXPECT_EQ(name(SymbolicKind::Element), "element");
+  EXPECT_FALSE(isUnary(SymbolicKind::Element));
+  EXPECT_FALSE(isBinary(SymbolicKind::Element));
   EXPECT_EQ(name(SymbolicKind::FloorDiv), "floordiv");
   EXPECT_EQ(name(SymbolicKind::Max), "max");
   EXPECT_EQ(name(SymbolicKind::Le), "le");
@@ -45,6 +48,60 @@ TEST(SymbolicScalar, KindNamesComeFromTheTable) {
   EXPECT_TRUE(isUnary(SymbolicKind::Not));
   EXPECT_FALSE(isUnary(SymbolicKind::Constant));
   EXPECT_FALSE(isUnary(SymbolicKind::Ge));
+}
+
+// Element reads (act_seq[b], block_table[b*512 + i]) evaluate through the
+// binding of the element their index selects; the oracle is the bound array.
+TEST(SymbolicScalar, ElementReadsEvaluateThroughTheirIndex) {
+  const std::vector<std::int64_t> lengths = {65536, 971, 32869, 16383};
+  Bindings bindings{{"b", 0}};
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+    bindings[SymbolicScalar::elementKey("act_seq", static_cast<std::int64_t>(i))] = lengths[i];
+  EXPECT_EQ(SymbolicScalar::elementKey("act_seq", 3), "act_seq[3]");
+
+  const SymbolicScalar length = SymbolicScalar::element("act_seq", b);
+  const SymbolicScalar blocks = floorDiv(length + 127, 128);
+  EXPECT_EQ(length.kind(), SymbolicKind::Element);
+  EXPECT_EQ(length.symbolName(), "act_seq");
+  EXPECT_EQ(length.lhs(), b);
+  EXPECT_EQ(blocks.str(), "(act_seq[b] + 127)//128");
+  EXPECT_EQ(pyptoStr(min(length, 2048)), "RUNTIME_Min(act_seq[b], 2048)");
+  for (std::int64_t batch = 0; batch < 4; ++batch) {
+    bindings["b"] = batch;
+    const std::int64_t expected = lengths[static_cast<std::size_t>(batch)];
+    EXPECT_EQ(length.evaluate(bindings).value, expected);
+    EXPECT_EQ(blocks.evaluate(bindings).value, (expected + 127) / 128);
+    // A read inside a read's index (a block table row chosen by a read).
+    EXPECT_EQ(SymbolicScalar::element("act_seq", gt(SymbolicScalar::element("act_seq", b), 20000) * 3).evaluate(bindings).value,
+              expected > 20000 ? lengths[3] : lengths[0]);
+  }
+
+  // Structure: same tensor and index are equal (and hash alike); another
+  // tensor or index is not. Reads are leaves to folding: x - x still folds.
+  EXPECT_EQ(SymbolicScalar::element("act_seq", b + 0), length);
+  EXPECT_EQ(SymbolicScalar::element("act_seq", b).hash(), length.hash());
+  EXPECT_FALSE(SymbolicScalar::element("table", b) == length);
+  EXPECT_FALSE(SymbolicScalar::element("act_seq", c) == length);
+  EXPECT_EQ(length - length, SymbolicScalar(0));
+  EXPECT_EQ(simplify(length + 1 - length), SymbolicScalar(1));
+  EXPECT_EQ(length.symbols(), std::vector<std::string>{"b"});
+
+  // Substituting binds the index, then the element when it is known.
+  EXPECT_EQ(length.substitute({{"b", 2}}).str(), "act_seq[2]");
+  EXPECT_EQ(length.substitute(bindings).constantValue(), lengths[3]);
+  EXPECT_EQ(blocks.substitute({{"c", 1}}), blocks);
+}
+
+TEST(SymbolicScalar, AnUnknownElementSaysWhy) {
+  Bindings bindings{{"i", 7}, {SymbolicScalar::elementKey("table", 0), 3}};
+  SymbolicEvaluation outside = SymbolicScalar::element("table", SymbolicScalar::symbol("i")).evaluate(bindings);
+  EXPECT_FALSE(outside.ok());
+  EXPECT_EQ(outside.error, "element 7 of 'table' (read as 'table[i]') is not known: the position lies outside the tensor");
+  SymbolicEvaluation unbound = SymbolicScalar::element("lengths", 0).evaluate(bindings);
+  EXPECT_EQ(unbound.error,
+            "element 0 of 'lengths' (read as 'lengths[0]') is not known: the tensor's values are not bound (a kernel "
+            "reads elements only of its input arguments)");
+  EXPECT_EQ(SymbolicScalar::element("table", SymbolicScalar::symbol("j")).evaluate(bindings).error, "unbound symbol 'j'");
 }
 
 TEST(SymbolicScalar, ConstantsFoldWithPythonSemantics) {

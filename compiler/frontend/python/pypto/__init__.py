@@ -29,9 +29,10 @@ from ._symbolic import SymbolicScalar, symbolic_scalar
 from . import _api_extras
 from ._api_extras import (CachePolicy, Element, LogBaseType, OpType, OutType, PassConfigKey, PrecisionType,
                           ReduceMode, SaturationMode, ScatterMode, TopKAlgo, acosh, asinh, atanh, cbrt, ceil_div,
-                          cosh, experimental, floor_div, fmod, from_torch, function, get_pass_config, get_pass_configs,
+                          cosh, floor_div, fmod, from_torch, function, get_pass_config, get_pass_configs,
                           get_pass_default_config, hypot, isnan, log2, log10, lrelu, prelu, remainder,
                           set_pass_config, set_pass_default_config, set_verify_golden_data, sinh, tan, var)
+from . import _public_modules
 from ._tensor import DYN, DYNAMIC, STATIC, Tensor, TileOpFormat
 
 DataType = _core.DataType
@@ -68,6 +69,11 @@ def min(a, b):  # noqa: A001 - symbolic min, as PyPTO exposes it
 def max(a, b):  # noqa: A001
     """Maximum of two symbolic scalars."""
     return _core.sym_max(a, b)
+
+
+# pypto.experimental, pypto.operation, pypto.platform and pypto.pypto_impl, importable by those names; made
+# last, since pypto.operation re-exports functions defined above.
+globals().update(_public_modules.install(globals()))
 
 
 __version__ = "0.1.0"

@@ -34,13 +34,15 @@ _NO_INSTRUCTION = "the machines modelled (A2/A3/950-like) have no instruction fo
 # --- elementwise math built from modelled operations -----------------------------------------------------
 
 
-def log2(input):  # noqa: A002 - PyPTO's parameter name
-    """log(x) / ln 2."""
+def log2(input, precision_type=_ops.PrecisionType.INTRINSIC):  # noqa: A002 - PyPTO's parameter names
+    """log(x) / ln 2. precision_type is accepted and has no numeric effect here."""
+    _ops._accepted_precision(precision_type, "log2")
     return _ops.mul(_ops.log(input), 1.0 / math.log(2.0))
 
 
-def log10(input):  # noqa: A002
-    """log(x) / ln 10."""
+def log10(input, precision_type=_ops.PrecisionType.INTRINSIC):  # noqa: A002
+    """log(x) / ln 10. precision_type is accepted and has no numeric effect here."""
+    _ops._accepted_precision(precision_type, "log10")
     return _ops.mul(_ops.log(input), 1.0 / math.log(10.0))
 
 
@@ -96,13 +98,17 @@ def ceil_div(input, other):  # noqa: A002
     return _ops.ceil(_ops.div(input, other))
 
 
-def remainder(input, other):  # noqa: A002
-    """x - floor(x / y) * y: the result has the divisor's sign, as Python's % and torch.remainder."""
+def remainder(input, other, precision_type=_ops.PrecisionType.HIGH_PRECISION):  # noqa: A002
+    """x - floor(x / y) * y: the result has the divisor's sign, as Python's % and torch.remainder.
+    precision_type is accepted and has no numeric effect here."""
+    _ops._accepted_precision(precision_type, "remainder")
     return _ops.sub(input, _ops.mul(_ops.floor(_ops.div(input, other)), other))
 
 
-def fmod(input, other):  # noqa: A002
-    """x - trunc(x / y) * y: the result has the dividend's sign, as C's fmod and torch.fmod."""
+def fmod(input, other, precision_type=_ops.PrecisionType.HIGH_PRECISION):  # noqa: A002
+    """x - trunc(x / y) * y: the result has the dividend's sign, as C's fmod and torch.fmod.
+    precision_type is accepted and has no numeric effect here."""
+    _ops._accepted_precision(precision_type, "fmod")
     return _ops.sub(input, _ops.mul(_ops.trunc(_ops.div(input, other)), other))
 
 
@@ -178,36 +184,11 @@ _UNSUPPORTED = {
     "pass_verify_save": "PyPTO's pass verifier is not modelled; the IDE shows every intermediate tensor",
     "set_conv_tile_shapes": "convolution is not modelled", "get_conv_tile_shapes": "convolution is not modelled",
 }
-_UNSUPPORTED_EXPERIMENTAL = {
-    "gather_in_l1": "gathers into L1 are not modelled; use pypto.gather",
-    "gather_in_ub": "gathers into UB are not modelled; use pypto.gather",
-    "online_softmax": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
-    "online_softmax_update": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
-    "transposed_batchmatmul": "use pypto.matmul with a_trans/b_trans",
-}
 
 
 def unsupported_functions():
     return {name: _unsupported(name, reason) for name, reason in _UNSUPPORTED.items()}
 
-
-class _Experimental:
-    """pypto.experimental: operation options (accepted, like other unmodelled options) and operations that
-    are not modelled."""
-
-    def __init__(self):
-        self._operation_options = {}
-        for name, reason in _UNSUPPORTED_EXPERIMENTAL.items():
-            setattr(self, name, _unsupported(f"experimental.{name}", reason))
-
-    def set_operation_options(self, **options):
-        self._operation_options.update(options)
-
-    def get_operation_options(self):
-        return dict(self._operation_options)
-
-
-experimental = _Experimental()
 
 # --- PyPTO's pass-config calls: accepted and kept, with a notice ---------------------------------------------
 
@@ -293,18 +274,14 @@ class OutType(enum.Enum):
     INDEX = 1
 
 
-class PrecisionType(enum.Enum):
-    HIGH_PRECISION = 0
-    HIGH_PERFORMANCE = 1
+PrecisionType = _ops.PrecisionType  # defined with the operations that take it (div, exp, sqrt, ...)
 
 
 class ReduceMode(enum.Enum):
     ATOMIC_ADD = 0
 
 
-class SaturationMode(enum.Enum):
-    OFF = 0
-    ON = 1
+SaturationMode = _ops.SaturationMode  # defined with cast, which takes it
 
 
 class ScatterMode(enum.Enum):

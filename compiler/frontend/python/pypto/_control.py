@@ -1,4 +1,6 @@
 """Control flow inside kernels: device loops and conditions."""
+import sys
+
 import _pypto_core as _core
 
 from . import _carried, _state
@@ -42,12 +44,49 @@ def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor):
         builder.end_loop(loop_id)
 
 
-def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=False, **unknown):
+_noticed_options = set()
+
+
+def _notice_ignored(function, unknown):
+    """PyPTO's loop reads the options it knows and ignores every other keyword, so a kernel passing one runs
+    there; it runs here too, and a one-line notice (once per option) names it in case it is a typo."""
+    for key in sorted(set(unknown) - _noticed_options):
+        _noticed_options.add(key)
+        print(f"pypto: {function}: option '{key}' is not one of PyPTO's loop options (name, idx_name, parallel, "
+              f"submit_before_loop, unroll_list); it is ignored, as PyPTO ignores it", file=sys.stderr)
+
+
+def _unroll_factors(unroll_list, function):
+    """unroll_list as distinct factors, largest first, always ending with 1 (the remainder needs single
+    steps)."""
+    file, line, _ = user_location()
+    try:
+        factors = sorted({int(f) for f in (unroll_list or [1])}, reverse=True)
+    except (TypeError, ValueError):
+        raise KernelError(f"{function}: unroll_list must hold positive ints, got {unroll_list!r}", file, line) \
+            from None
+    if any(f <= 0 for f in factors):
+        raise KernelError(f"{function}: unroll factors must be positive, got {unroll_list}", file, line)
+    if factors[-1] != 1:
+        factors.append(1)
+    return factors
+
+
+def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=False, unroll_list=None, **unknown):
     """A device loop: the body is traced once with a symbolic index and runs
-    for start, start+step, ... < stop. `for i in range(n)` unrolls instead."""
+    for start, start+step, ... < stop. `for i in range(n)` unrolls instead.
+
+    unroll_list is accepted, checked and otherwise ignored. PyPTO unrolls such a loop: for a factor f it
+    records the body f times, for index, index + step, ..., in a loop stepping f * step, plus single steps
+    for the remainder. That computes the same iterations, each with the same body, as the plain loop, so
+    tracing the body once with an index covering every iteration gives the same results (only the task
+    graph's grouping differs). pypto.loop_unroll is the form whose body is told its factor and must differ.
+    submit_before_loop (PyPTO's barrier before submitting the loop to the device) is accepted and has no
+    effect here."""
     if unknown:
-        file, line, _ = user_location()
-        raise KernelError(f"pypto.loop: unknown option(s) {', '.join(sorted(unknown))}", file, line)
+        _notice_ignored("pypto.loop", unknown)
+    if unroll_list is not None:
+        _unroll_factors(unroll_list, "pypto.loop")
     unrolled = _unrolled_if_carrying(args)
     if unrolled is not None:
         return unrolled
@@ -85,18 +124,14 @@ def _unrolled_if_carrying(args):
     return (SymbolicScalar(i) for i in range(first, last, stride))
 
 
-def loop_unroll(*args, unroll_list=None, name=None, idx_name=None, **unknown):
+def loop_unroll(*args, unroll_list=None, name=None, idx_name=None, parallel=False, submit_before_loop=False,
+                **unknown):
     """Like loop, but the body is traced once per factor in unroll_list and
     yields (index, factor): a body run with factor f covers f iterations."""
-    file, line, _ = user_location()
     if unknown:
-        raise KernelError(f"pypto.loop_unroll: unknown option(s) {', '.join(sorted(unknown))}", file, line)
-    factors = sorted({int(f) for f in (unroll_list or [1])}, reverse=True)
-    if factors[-1] != 1:
-        factors.append(1)  # the remainder always needs single steps
-    if any(f <= 0 for f in factors):
-        raise KernelError(f"pypto.loop_unroll: unroll factors must be positive, got {unroll_list}", file, line)
-    return _run_loop(args, name, idx_name, False, factors, True)
+        _notice_ignored("pypto.loop_unroll", unknown)
+    factors = _unroll_factors(unroll_list, "pypto.loop_unroll")
+    return _run_loop(args, name, idx_name, parallel, factors, True)
 
 
 def cond(predicate):

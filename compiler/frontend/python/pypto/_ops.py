@@ -91,23 +91,48 @@ def _as_list(dims):
 
 # --- elementwise -----------------------------------------------------------
 
-def _unary(kind):
-    def op(x):
-        return _one(kind, [x])
+class PrecisionType(enum.Enum):
+    """How precisely div, exp, sqrt, rsqrt, reciprocal, log and pow compute, PyPTO's names and values.
+    PTO Studio models one instruction per operation, so the choice is accepted and has no numeric effect."""
+    INTRINSIC = 0  # the chip's instruction as it is
+    HIGH_PRECISION = 1  # PyPTO's extra-precision sequence (an Ascend 950 feature)
+    HIGH_PERFORMANCE = 2  # an earlier PTO Studio name, kept so that kernels using it still load
+
+
+def _accepted_precision(precision_type, what):
+    """Checks a precision_type argument. It has no numeric effect here: the interpreters compute every
+    operation once, in fp32 (or the tensor's integer type), whichever precision the kernel asks for."""
+    if precision_type is not None and not isinstance(precision_type, PrecisionType):
+        _fail(f"{what}: precision_type must be a pypto.PrecisionType (INTRINSIC or HIGH_PRECISION), "
+              f"got {precision_type!r}")
+
+
+def _unary(kind, default_precision=None):
+    """An elementwise op; with default_precision it also takes PyPTO's precision_type argument."""
+    if default_precision is None:
+        def op(x):
+            return _one(kind, [x])
+        op.__doc__ = f"Elementwise {kind}."
+    else:
+        def op(x, precision_type=default_precision):
+            _accepted_precision(precision_type, kind)
+            return _one(kind, [x])
+        op.__doc__ = (f"Elementwise {kind}. precision_type (PyPTO's PrecisionType) is accepted and has no numeric "
+                      f"effect here.")
     op.__name__ = kind
-    op.__doc__ = f"Elementwise {kind}."
     return op
 
 
 neg = _unary("neg")
 abs = _unary("abs")  # noqa: A001 - PyPTO's name
-reciprocal = _unary("reciprocal")
-sqrt = _unary("sqrt")
-rsqrt = _unary("rsqrt")
-exp = _unary("exp")
+# PyPTO's defaults: reciprocal (like div and pow) asks for HIGH_PRECISION, the others for INTRINSIC.
+reciprocal = _unary("reciprocal", PrecisionType.HIGH_PRECISION)
+sqrt = _unary("sqrt", PrecisionType.INTRINSIC)
+rsqrt = _unary("rsqrt", PrecisionType.INTRINSIC)
+exp = _unary("exp", PrecisionType.INTRINSIC)
 exp2 = _unary("exp2")
 expm1 = _unary("expm1")
-log = _unary("log")
+log = _unary("log", PrecisionType.INTRINSIC)
 log1p = _unary("log1p")
 sin = _unary("sin")
 cos = _unary("cos")
@@ -196,10 +221,24 @@ def sub(input, other, alpha=None):  # noqa: A002
 
 
 mul = _binary("mul", "muls")
-div = _binary("div", "divs", "rdivs")
+_div = _binary("div", "divs", "rdivs")
 maximum = _binary("maximum", "maxs")
 minimum = _binary("minimum", "mins")
-pow = _binary("pow", "pows", "rpows")  # noqa: A001
+_pow = _binary("pow", "pows", "rpows")
+
+
+def div(input, other, precision_type=PrecisionType.HIGH_PRECISION):  # noqa: A002 - PyPTO's names
+    """input / other; either may be a scalar (tensors broadcast). Integer tensors divide with floor
+    division. precision_type (PyPTO's PrecisionType) is accepted and has no numeric effect here."""
+    _accepted_precision(precision_type, "div")
+    return _div(input, other)
+
+
+def pow(input, other, precision_type=PrecisionType.HIGH_PRECISION):  # noqa: A001, A002 - PyPTO's names
+    """input ** other; either may be a scalar (tensors broadcast). precision_type (PyPTO's PrecisionType) is
+    accepted and has no numeric effect here."""
+    _accepted_precision(precision_type, "pow")
+    return _pow(input, other)
 
 
 def _compare(kind):
@@ -339,10 +378,68 @@ def _rounding_mode(mode):
     return names[key]
 
 
-def cast(x, dtype, mode=None):
-    """Converts to `dtype`; float->int uses `mode` (rint by default) and saturates."""
+class SaturationMode(enum.Enum):
+    """What a cast to an integer dtype does with values outside the target's range, PyPTO's names and values:
+    ON clamps them to the target's minimum or maximum, OFF keeps the low bits (two's-complement wrap)."""
+    ON = 0
+    OFF = 1
+
+
+_INTEGER_RANGES = {
+    DataType.DT_INT8: (-2 ** 7, 2 ** 7 - 1), DataType.DT_INT16: (-2 ** 15, 2 ** 15 - 1),
+    DataType.DT_INT32: (-2 ** 31, 2 ** 31 - 1), DataType.DT_INT64: (-2 ** 63, 2 ** 63 - 1),
+    DataType.DT_UINT8: (0, 2 ** 8 - 1), DataType.DT_UINT16: (0, 2 ** 16 - 1),
+    DataType.DT_UINT32: (0, 2 ** 32 - 1), DataType.DT_UINT64: (0, 2 ** 64 - 1),
+}
+
+
+def _saturation_mode(satmode):
+    if satmode is None or isinstance(satmode, SaturationMode):
+        return satmode
+    key = getattr(satmode, "name", satmode)
+    if key in ("ON", "OFF"):
+        return SaturationMode[key]
+    _fail(f"cast: satmode must be pypto.SaturationMode.ON or .OFF, got {satmode!r}")
+
+
+def cast(x, dtype, mode=None, satmode=None):
+    """Converts to `dtype`; float->int rounds by `mode` (rint by default). Out-of-range values going to an
+    integer dtype: satmode=SaturationMode.ON clamps them to the target's range, SaturationMode.OFF keeps their
+    low bits (300.0 -> int8 gives 44, as in PyPTO's reference). Without satmode, float->int clamps and
+    int->int keeps the low bits, as PTO Studio always did; PyPTO's default is OFF for both, which differs only
+    for values outside the target's range. Casts to float dtypes ignore satmode."""
     dtype = _checked_dtype(dtype, "cast")
-    return _one("cast", [x], {"dtype": dtype, "mode": _rounding_mode(mode)})
+    rounding = _rounding_mode(mode)
+    saturation = _saturation_mode(satmode)
+    target_range = _INTEGER_RANGES.get(dtype)
+    if saturation is None or target_range is None:
+        return _one("cast", [x], {"dtype": dtype, "mode": rounding})
+    if x.dtype.is_float():
+        if saturation is SaturationMode.ON or dtype.itemsize == 8:
+            # The cast op clamps float->int. A 64-bit target has no wider integer to wrap from, so OFF clamps
+            # there as well: values beyond the int64 range are the only ones this changes.
+            return _one("cast", [x], {"dtype": dtype, "mode": rounding})
+        # OFF: round into int64 (exact for every float below 2^63), then narrow, which keeps the low bits.
+        wide = _one("cast", [x], {"dtype": DataType.DT_INT64, "mode": rounding})
+        return _one("cast", [wide], {"dtype": dtype, "mode": "rint"})
+    source_range = _INTEGER_RANGES.get(x.dtype)
+    if saturation is SaturationMode.OFF or source_range is None or (
+            target_range[0] <= source_range[0] and source_range[1] <= target_range[1]):
+        return _one("cast", [x], {"dtype": dtype, "mode": rounding})  # int->int narrowing wraps; bool fits
+    # ON between integer dtypes: clamp into the target's range first (only the bounds the source can pass),
+    # so the narrowing cast keeps the value.
+    bounds = {}
+    if source_range[0] < target_range[0]:
+        bounds["min"] = target_range[0]
+    if source_range[1] > target_range[1]:
+        bounds["max"] = target_range[1]
+    for bound in bounds.values():
+        if float(bound) != bound:  # clip holds its bounds as doubles: 2^63 - 1 is not one
+            _fail(f"cast: satmode=SaturationMode.ON from {x.dtype.name} to {dtype.name} needs the clamp bound "
+                  f"{bound}, which clip cannot hold exactly; clamp with pypto.minimum against an integer tensor "
+                  f"first")
+    clamped = _one("clip", [x], {key: float(bound) for key, bound in bounds.items()})
+    return _one("cast", [clamped], {"dtype": dtype, "mode": rounding})
 
 
 def astype(x, dtype):
@@ -412,10 +509,20 @@ def tensor(shape=None, dtype=None, name=None, format=None):  # noqa: A002 - PyPT
 
 # --- views, slicing, assembling -------------------------------------------------
 
-def view(x, shape, offsets=None, valid_shape=None):
-    """A region of x (no copy): `shape` elements starting at `offsets`. As in PyPTO, a region reaching past
-    the end of x is allowed when its known sizes say so: the part inside x (further limited by valid_shape)
-    holds x's data and the rest is zero; such a view is a new tensor, so writing into it leaves x alone."""
+def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):  # noqa: A002 - PyPTO's names
+    """A region of input (no copy): `shape` elements starting at `offsets`. As in PyPTO, a region reaching
+    past the end of input is allowed when its known sizes say so: the part inside input (further limited by
+    valid_shape) holds its data and the rest is zero; such a view is a new tensor, so writing into it leaves
+    input alone. dtype= (PyPTO's reinterpretation of the bytes as another dtype) is refused: no op of PTO
+    Studio's IR reinterprets bytes, and a value conversion in its place would give different numbers."""
+    x = input
+    if dtype is not None and _checked_dtype(dtype, "view") != x.dtype:
+        _fail(f"view(dtype=) bitcast is not supported yet: reinterpreting {x.dtype.name} data as {dtype.name} "
+              f"needs a bitcast op, which PTO Studio's IR does not have. pypto.cast converts values instead")
+    if shape is None:
+        if offsets is not None or valid_shape is not None:
+            _fail("view: offsets and valid_shape need a shape")
+        return _one("view", [x], {"shape": x.shape, "offsets": [0] * len(x.shape)})
     offsets = list(offsets) if offsets is not None else [0] * len(shape)
     padded = _padded_view(x, list(shape), offsets, valid_shape)
     if padded is not None:
@@ -571,7 +678,43 @@ def scatter_(x, dim, index, src, *, reduce=None):
 
 
 def scatter_update(x, dim, index, src):
-    return _one("scatter_update", [x, index, src], {"dim": int(dim)})
+    """A copy of x with src's slices written at `index` along `dim`. Two forms:
+
+    * torch-style, a 1-D index: out = x, then out's slice index[i] along dim = src's slice i (src is x's
+      shape with index's length at dim).
+    * PyPTO's paged-cache form, dim -2 with a 2-D index [b, s] of flat slot numbers: x is a cache
+      [blocks, block_size, 1, d] (or [blocks * block_size, d]) and src holds the new rows as [b, s, 1, d]
+      (or [b * s, d]); slot n = index[i][j] is row n % block_size of block n // block_size, and takes
+      src[i][j]. PyPTO updates x in place and returns it; here the result is a new tensor, which the
+      kernels write to their output (out[:] = ..., out.move(...)) as they do in PyPTO."""
+    dim = int(dim)
+    if _is_tensor(index) and len(index.shape) == 2:
+        return _paged_scatter_update(x, dim, index, src)
+    return _one("scatter_update", [x, index, src], {"dim": dim})
+
+
+def _paged_scatter_update(cache, dim, index, src):
+    """PyPTO's form as a row scatter: the cache's slots are its rows once block and block_size are merged
+    (the cache is contiguous), and src's rows are taken in index order. The rank of the cache is kept
+    ([slots, 1, 1, d] for a 4-D cache), so the vec tile the kernel gives for the 4-D form still fits."""
+    what = "scatter_update (PyPTO's paged-cache form, a 2-D index)"
+    rank = len(cache.shape)
+    if dim not in (-2, rank - 2):
+        _fail(f"{what}: dim must be -2, got {dim}")
+    if rank not in (2, 4) or (rank == 4 and _known_int(cache.shape[2]) != 1):
+        _fail(f"{what}: the cache must be [blocks, block_size, 1, d] or [blocks * block_size, d], got "
+              f"[{', '.join(str(d) for d in cache.shape)}]")
+    if len(src.shape) not in (2, 4) or (len(src.shape) == 4 and _known_int(src.shape[2]) != 1):
+        _fail(f"{what}: src must be [b, s, 1, d] or [b * s, d], got [{', '.join(str(d) for d in src.shape)}]")
+    width = cache.shape[-1]
+    slots = cache.shape[0] * cache.shape[1] if rank == 4 else cache.shape[0]
+    updates = index.shape[0] * index.shape[1]
+    flat_index = reshape(index, [updates])
+    row_shape = [updates, 1, 1, width] if rank == 4 else [updates, width]
+    rows = reshape(src, row_shape)
+    flat_cache = reshape(cache, [slots, 1, 1, width]) if rank == 4 else cache
+    updated = _one("scatter_update", [flat_cache, flat_index, rows], {"dim": 0})
+    return reshape(updated, cache.shape) if rank == 4 else updated
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002

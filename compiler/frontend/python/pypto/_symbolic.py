@@ -1,6 +1,8 @@
 """pypto.SymbolicScalar as PyPTO spells it: the constructor forms, the inspection methods and `if` on a
 symbolic condition inside a kernel. The values themselves are the core's symbolic scalars; this module only
 adds the public API around them."""
+import numbers
+
 import _pypto_core as _core
 
 from . import _state
@@ -99,3 +101,70 @@ for _name, _function in (("is_immediate", _is_immediate), ("is_symbol", _is_symb
                          ("is_expression", _is_expression), ("min", _min), ("max", _max),
                          ("as_variable", _as_variable), ("__bool__", _bool)):
     setattr(_Core, _name, _function)
+
+
+# --- static dims as Python numbers ---------------------------------------------------------------------------
+# PyPTO hands out a static dim as a Python int, so kernels write `x * (1.0 / x.shape[-1])`. Here every dim is a
+# symbolic scalar (a static one is a known constant), which keeps shape arithmetic uniform; a known one
+# therefore also takes part in float arithmetic and true division, giving a Python float as the int would.
+# A dim only known when the kernel runs stays symbolic: mixing it with a float is an error saying so.
+
+def _is_float(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+
+
+def _is_integer(value):
+    return isinstance(value, (_Core, numbers.Integral)) or hasattr(value, "__index__")
+
+
+def _known_value(scalar, expression):
+    """The value of a known scalar; for one only known at run time, a KernelError naming `expression`."""
+    if scalar.is_concrete():
+        return scalar.concrete()
+    file, line, _ = user_location()
+    raise KernelError(f"'{scalar}' is only known when the kernel runs, so {expression} cannot be computed while "
+                      f"tracing; only dims known while tracing (static dims) act as Python numbers", file, line)
+
+
+def _with_floats(name, symbol, symbolic_operation, float_operation):
+    """`name` on the core's class: a float operand uses float_operation on the known value; ints and symbolic
+    scalars keep the symbolic arithmetic; anything else (a Tensor) is left to its reflected operator."""
+    def operation(self, other):
+        if _is_float(other):
+            return float_operation(_known_value(self, f"'{self} {symbol} {other!r}'"), other)
+        if _is_integer(other):
+            return symbolic_operation(self, other)
+        return NotImplemented
+    operation.__name__ = name
+    return operation
+
+
+for _name, _symbol, _float_operation in (("__add__", "+", lambda a, b: a + b), ("__radd__", "+", lambda a, b: b + a),
+                                         ("__sub__", "-", lambda a, b: a - b), ("__rsub__", "-", lambda a, b: b - a),
+                                         ("__mul__", "*", lambda a, b: a * b), ("__rmul__", "*", lambda a, b: b * a)):
+    setattr(_Core, _name, _with_floats(_name, _symbol, getattr(_Core, _name), _float_operation))
+
+
+def _truediv(self, other):
+    """self / other as Python's true division of the known values (a float)."""
+    if not (_is_float(other) or _is_integer(other)):
+        return NotImplemented
+    expression = f"'{self} / {other}'"
+    divisor = other if _is_float(other) else _known_value(_core.to_symbolic(other), expression)
+    return _known_value(self, expression) / divisor
+
+
+def _rtruediv(self, other):
+    """other / self (other a Python number) as a float: `1.0 / x.shape[-1]`."""
+    if not (_is_float(other) or _is_integer(other)):
+        return NotImplemented
+    return (other if _is_float(other) else int(other)) / _known_value(self, f"'{other!r} / {self}'")
+
+
+def _float(self):
+    return float(_known_value(self, f"float({self})"))
+
+
+_Core.__truediv__ = _truediv
+_Core.__rtruediv__ = _rtruediv
+_Core.__float__ = _float

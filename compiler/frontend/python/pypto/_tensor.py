@@ -197,7 +197,42 @@ class Tensor:
     def __or__(self, other): return _ops().logical_or(self, other)
     def __invert__(self): return _ops().logical_not(self)
 
-    def __getitem__(self, index): return _ops().getitem(self, index)
+    def __getitem__(self, index):
+        # act_seq[b] / block_table[b, i]: one element of an integer argument is
+        # a scalar the kernel computes with (PyPTO's GetTensorData), read when
+        # the kernel runs; anything else (slices, float tensors, temporaries)
+        # is a view, as before.
+        scalar = self._element_read(index)
+        if scalar is not None:
+            return scalar
+        return _ops().getitem(self, index)
+
+    def _element_read(self, index):
+        if self._id is None:
+            return None
+        items = index if isinstance(index, tuple) else (index,)
+        shape = self.shape
+        if len(items) != len(shape) or not all(_is_scalar_index(item) for item in items):
+            return None
+        flat = SymbolicScalar(0)
+        for axis, (item, size) in enumerate(zip(items, shape)):
+            if isinstance(item, int):
+                known = int(size) if size.is_concrete() else None
+                if item < 0:
+                    if known is None:
+                        file, line, _ = user_location()
+                        raise KernelError(f"index {item} counts from the end of dim {axis}, whose size is only known "
+                                          f"when the kernel runs; write {size} - {-item}", file, line)
+                    item += known
+                if item < 0 or (known is not None and item >= known):
+                    file, line, _ = user_location()
+                    raise KernelError(f"index {items[axis]} is out of range for dim {axis} of size {size}", file, line)
+            flat = flat * size + item
+        try:
+            return self._state.builder.read_element(self._id, flat)
+        except ValueError:
+            # Not an argument: keep the view semantics of indexing.
+            return None
     def __setitem__(self, index, value): _ops().setitem(self, index, value)
 
     def __iter__(self):
@@ -215,6 +250,10 @@ class Tensor:
         if function is None:
             raise AttributeError(f"pypto.Tensor has no attribute '{attribute}'")
         return lambda *args, **kwargs: function(self, *args, **kwargs)
+
+
+def _is_scalar_index(item):
+    return (isinstance(item, int) and not isinstance(item, bool)) or isinstance(item, SymbolicScalar)
 
 
 def _ops():

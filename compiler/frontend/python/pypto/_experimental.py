@@ -1,0 +1,170 @@
+"""pypto.experimental: PyPTO's experimental operations (its python/pypto/experimental package).
+
+The paged-attention gathers and the transposed batch matmul are built here from operations the compiler and
+simulator model (gather, index_select, integer div/mul/sub, view, transpose, matmul), so they compute what
+PyPTO's fused instructions compute and the swimlane shows what the composite costs; PyPTO's own versions are
+single instructions that move the rows straight into UB or L1, so their timing differs. The other
+experimental operations raise a KernelError at the call saying why they are not supported."""
+from . import _config, _ops, _options, _state
+from ._api_extras import _unsupported
+from ._dtypes import bytes_of
+from ._errors import KernelError
+from ._location import user_location
+from ._tensor import SymbolicScalar, Tensor
+
+
+def _fail(message):
+    file, line, column = user_location()
+    raise KernelError(message, file, line, column)
+
+
+def _shape_text(tensor):
+    return "[" + ", ".join(str(d) for d in tensor.shape) + "]"
+
+
+def _known_positive(value, what):
+    """A positive int known while tracing (a Python int or a static dim)."""
+    if isinstance(value, SymbolicScalar) and value.is_concrete():
+        value = value.concrete()
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        _fail(f"{what} must be a positive int known while tracing, got {value!r}")
+    return value
+
+
+def _check_tensor(value, rank, what):
+    if not isinstance(value, Tensor) or value._id is None:
+        _fail(f"{what} must be a traced tensor, got {type(value).__name__}")
+    if len(value.shape) != rank:
+        _fail(f"{what} must be {rank}-D, got {_shape_text(value)}")
+
+
+def _token_rows(what, param, indices, block_table, block_size, axis):
+    """The rows of param (a paged cache flattened to [tokens, D]) that the token numbers in indices [1, k]
+    name through block_table [1, blocks]: token t is row t % block_size of block block_table[0, t //
+    block_size]. Returned as a 1-D [k] index for index_select."""
+    _check_tensor(param, 2, f"{what}: the cache (param)")
+    _check_tensor(indices, 2, f"{what}: indices")
+    _check_tensor(block_table, 2, f"{what}: block_table")
+    if int(axis) not in (-2, 0):
+        _fail(f"{what}: axis must be -2 (the token axis of a [tokens, D] cache), got {axis}")
+    for tensor, name in ((indices, "indices"), (block_table, "block_table")):
+        if tensor.dtype.is_float() or tensor.dtype == _ops.DataType.DT_BOOL:
+            _fail(f"{what}: {name} must be an integer tensor, got {tensor.dtype.name}")
+        rows = tensor.shape[0]
+        if not (rows.is_concrete() and rows.concrete() == 1):
+            _fail(f"{what}: {name} must have one row ([1, n]), got {_shape_text(tensor)}")
+    block_size = _known_positive(block_size, f"{what}: block_size")
+    # Integer tensors divide with floor division (compiler/reference/Arithmetic.h), so page and slot are
+    # Python's // and % of the (non-negative) token numbers.
+    page = _ops.div(indices, block_size)
+    slot = _ops.sub(indices, _ops.mul(page, block_size))
+    if page.dtype != block_table.dtype:
+        page = _ops.cast(page, block_table.dtype)
+        slot = _ops.cast(slot, block_table.dtype)
+    block = _ops.gather(block_table, -1, page)
+    rows = _ops.add(_ops.mul(block, block_size), slot)
+    return _ops.reshape(rows, [indices.shape[1]])
+
+
+def gather_in_ub(param, indices, block_table, block_size, axis=-2):
+    """PyPTO's gather for sparse attention over a paged KV cache: out[i, :] = param[row(indices[0, i]), :],
+    where token t lives in row t % block_size of block block_table[0, t // block_size] of param
+    [blocks * block_size, D]. indices [1, k] and block_table [1, blocks] are integer tensors; the result is
+    [k, D]. Built from integer //, *, -, gather and index_select."""
+    rows = _token_rows("experimental.gather_in_ub", param, indices, block_table, block_size, axis)
+    return _ops.index_select(param, 0, rows)
+
+
+def gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix=False, is_trans=False):
+    """gather_in_ub's rows, keeping only their first `size` columns: [k, size]. PyPTO gathers them into L1
+    as a matmul operand; is_b_matrix and is_trans describe that operand's layout there, which the logical
+    [k, size] result does not depend on, so they are checked and otherwise unused."""
+    what = "experimental.gather_in_l1"
+    for flag, name in ((is_b_matrix, "is_b_matrix"), (is_trans, "is_trans")):
+        if not isinstance(flag, bool):
+            _fail(f"{what}: {name} must be True or False, got {flag!r}")
+    rows = _token_rows(what, src, indices, block_table, block_size, -2)
+    size = _known_positive(size, f"{what}: size")
+    width = src.shape[1]
+    if width.is_concrete() and size > width.concrete():
+        _fail(f"{what}: size {size} is more than the {width.concrete()} columns of src {_shape_text(src)}")
+    columns = src if width.is_concrete() and size == width.concrete() else _ops.view(src, [src.shape[0], size],
+                                                                                     [0, 0])
+    return _ops.index_select(columns, 0, rows)
+
+
+def transposed_batchmatmul(tensor_a, tensor_b, out_dtype):
+    """a [M, B, K] times b [B, K, N] per batch, giving [M, B, N]: a is transposed to [B, M, K], multiplied
+    by b batch by batch ([B, M, N]) and transposed back. Needs the cube tile shapes a matmul needs; the two
+    transposes use the vec tile in force when it has three dims, else one made from the cube tile."""
+    what = "experimental.transposed_batchmatmul"
+    _check_tensor(tensor_a, 3, f"{what}: tensor_a ([M, B, K])")
+    _check_tensor(tensor_b, 3, f"{what}: tensor_b ([B, K, N])")
+    batch_a, batch_b = tensor_a.shape[1], tensor_b.shape[0]
+    if batch_a.is_concrete() and batch_b.is_concrete() and batch_a.concrete() != batch_b.concrete():
+        _fail(f"{what}: tensor_a {_shape_text(tensor_a)} has {batch_a} batches in dim 1 but tensor_b "
+              f"{_shape_text(tensor_b)} has {batch_b} in dim 0")
+    state = _state.current()
+    if state.builder.cube_tile() is None:
+        _ops.matmul(tensor_a, tensor_b)  # the matmul's own error: no cube tile shape is set
+    m_tile, k_tile, n_tile, _ = state.builder.cube_tile()
+    with _transpose_tile(state, [1, m_tile[0], k_tile[0]], tensor_a.dtype):
+        a_by_batch = _ops.transpose(tensor_a, 0, 1)
+    batched = _ops.matmul(a_by_batch, tensor_b, out_dtype)
+    with _transpose_tile(state, [m_tile[0], 1, n_tile[0]], batched.dtype):
+        return _ops.transpose(batched, 0, 1)
+
+
+class _transpose_tile:  # noqa: N801
+    """PyPTO's transposed_batchmatmul is one cube operation and needs no vec tile; the two transposes here
+    are vector ops, which do. A kernel's vec tile in force for the surrounding ops often has two dims, which
+    does not fit rank-3 transposes, so when it has fewer than three dims the transpose gets `tile` (the cube
+    tile's, its innermost dim rounded up to a 32-byte block), for that op only."""
+
+    def __init__(self, state, tile, dtype):
+        self._builder = state.builder
+        self._tile = list(tile)
+        self._tile[-1] = -(-self._tile[-1] * bytes_of(dtype) // 32) * 32 // bytes_of(dtype)
+        self._saved = None
+
+    def __enter__(self):
+        current = list(self._builder.vec_tile())
+        if len(current) < 3:
+            self._saved = current
+            file, line, _ = user_location()
+            self._builder.set_vec_tile(self._tile, file, line)
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved is not None:
+            file, line, _ = user_location()
+            self._builder.set_vec_tile(self._saved, file, line)
+        return False
+
+
+def set_operation_options(**options):
+    """PyPTO's operation options (combine_axis): kept in the option scope in force, like pypto.set_options
+    (operation_options={...}); PTO Studio acts on none of them, and a notice says so once."""
+    _config.set_options(operation_options={key: value for key, value in options.items() if value is not None})
+
+
+def get_operation_options():
+    """The operation options in force (the merged open scopes)."""
+    return _options.group_values("operation_options")
+
+
+_UNSUPPORTED = {
+    "online_softmax": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
+    "online_softmax_update": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
+    "nop": "PyPTO's ordering no-op has nothing to order in PTO Studio's task graph",
+    "shmem_load": "shared-memory (multi-device) tensors are not modelled",
+    "shmem_store": "shared-memory (multi-device) tensors are not modelled",
+}
+
+
+def public_names():
+    """What `pypto.experimental` holds, name -> object."""
+    names = {name: _unsupported(f"experimental.{name}", reason) for name, reason in _UNSUPPORTED.items()}
+    names.update(gather_in_ub=gather_in_ub, gather_in_l1=gather_in_l1, transposed_batchmatmul=transposed_batchmatmul,
+                 set_operation_options=set_operation_options, get_operation_options=get_operation_options)
+    return names
