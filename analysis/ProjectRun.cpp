@@ -186,6 +186,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
     // Elements read as scalars steer the schedule (loop trips, offsets), so
     // their tensors are always made.
     const bool generated = !std::holds_alternative<NpyInit>(arg.init) && !std::holds_alternative<ZerosInit>(arg.init) &&
+                           !std::holds_alternative<ValuesInit>(arg.init) &&
                            !readsElementsOf(traced, i);
     std::optional<HostTensor> data;
     if (dataMayWait && generated) {

@@ -57,6 +57,8 @@ std::string initText(const InitSpec& init) {
           out << "normal, mean " << spec.mean << ", std " << spec.std << ", seed " << spec.seed;
         else if constexpr (std::is_same_v<T, NpyInit>)
           out << "from " << spec.path;
+        else if constexpr (std::is_same_v<T, ValuesInit>)
+          out << spec.values.size() << " values given";
         else
           out << initKindName(init);
       },

@@ -121,6 +121,12 @@ std::optional<HostTensor> makeArgumentData(const KernelArgument& arg, const std:
     fillNormal(*tensor, *normal);
   } else if (std::holds_alternative<ArangeInit>(arg.init)) {
     for (std::int64_t i = 0; i < tensor->elementCount(); ++i) tensor->setFromInt64(i, i);
+  } else if (const auto* given = std::get_if<ValuesInit>(&arg.init)) {
+    if (static_cast<std::int64_t>(given->values.size()) != tensor->elementCount())
+      return diags.error(where) << label << ": init \"values\" lists " << given->values.size() << " numbers but shape "
+                                << shape.str() << " has " << tensor->elementCount() << " elements";
+    for (std::int64_t i = 0; i < tensor->elementCount(); ++i)
+      tensor->setFromDouble(i, given->values[static_cast<std::size_t>(i)]);
   }
   // ZerosInit: tryCreate already zero-filled.
   return tensor;

@@ -10,6 +10,7 @@ std::string_view initKindName(const InitSpec& init) {
     std::string_view operator()(const ZerosInit&) const { return "zeros"; }
     std::string_view operator()(const ArangeInit&) const { return "arange"; }
     std::string_view operator()(const NpyInit&) const { return "npy"; }
+    std::string_view operator()(const ValuesInit&) const { return "values"; }
   };
   return std::visit(Visitor{}, init);
 }

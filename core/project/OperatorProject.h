@@ -45,7 +45,14 @@ struct NpyInit {
   std::string path;
   friend bool operator==(const NpyInit&, const NpyInit&) = default;
 };
-using InitSpec = std::variant<UniformInit, NormalInit, ZerosInit, ArangeInit, NpyInit>;
+// Values written in the project file, in C order (a flat or nested list):
+// small index tensors such as sequence lengths and block tables, whose
+// values shape the schedule. Their count must equal the element count.
+struct ValuesInit {
+  std::vector<double> values;
+  friend bool operator==(const ValuesInit&, const ValuesInit&) = default;
+};
+using InitSpec = std::variant<UniformInit, NormalInit, ZerosInit, ArangeInit, NpyInit, ValuesInit>;
 std::string_view initKindName(const InitSpec& init);
 
 // One dimension of an argument's shape in the project file: a number, or the

@@ -23,7 +23,7 @@ constexpr std::array<std::string_view, 15> kTopLevelKeys = {
     "bindings",    "golden",       "tolerance",      "tile_settings",   "pass_options",
     "runtime_options", "partition_overrides", "tune", "description", "$schema"};
 
-constexpr std::array<std::string_view, 5> kInitKinds = {"uniform", "normal", "zeros", "arange", "npy"};
+constexpr std::array<std::string_view, 6> kInitKinds = {"uniform", "normal", "zeros", "arange", "npy", "values"};
 
 bool isIdentifier(std::string_view text) {
   if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) return false;
@@ -285,10 +285,25 @@ private:
       NpyInit init;
       if (readRequiredString(value, path / "path", init.path)) checkDataFile(project, init.path, path / "path");
       arg.init = init;
+    } else if (kind == "values") {
+      knownKeys({"values"});
+      ValuesInit init;
+      if (const Json* values = member(value, path / "values")) readValues(*values, path / "values", init.values);
+      else error(path) << "init kind \"values\" needs \"values\": a list of numbers in C order";
+      arg.init = std::move(init);
     } else {
-      error(path / "kind") << "unknown init kind \"" << kind << "\"; expected one of uniform, normal, zeros, arange, npy"
+      error(path / "kind") << "unknown init kind \"" << kind << "\"; expected one of uniform, normal, zeros, arange, npy, values"
                            << suggestion(kind, kInitKinds);
     }
+  }
+
+  // Numbers of a flat or nested list, in C order.
+  void readValues(const Json& value, const KeyPath& path, std::vector<double>& values) {
+    if (value.is_array()) {
+      for (std::size_t i = 0; i < value.size(); ++i) readValues(value[i], path / i, values);
+      return;
+    }
+    if (auto number = readNumber(value, path)) values.push_back(*number);
   }
 
   void checkDataFile(const OperatorProject& project, const std::string& relative, const KeyPath& path) {
@@ -383,6 +398,14 @@ void writeInit(const InitSpec& init, Json& object) {
           fresh["seed"] = spec.seed;
         } else if constexpr (std::is_same_v<T, NpyInit>) {
           fresh["path"] = spec.path;
+        } else if constexpr (std::is_same_v<T, ValuesInit>) {
+          Json values = Json::array();
+          for (double v : spec.values) {
+            // Integers stay integers in the file (index tensors are read by people).
+            if (v == std::floor(v) && std::fabs(v) < 9.0e15) values.push_back(static_cast<std::int64_t>(v));
+            else values.push_back(v);
+          }
+          fresh["values"] = std::move(values);
         }
       },
       init);

@@ -99,6 +99,9 @@ TEST_F(ElementReadProject, GeneratedLengthsAreMadeEvenInTimingMode) {
   std::ofstream(m_dir / "pto-project.json") << projectWith(R"({"kind": "arange"})");
   EXPECT_EQ(runJson("timing").value("tasks", 0), 3);
   EXPECT_EQ(execTasks(), 3u);
+  // Written in the project file: 2 + 4 + 1 + 0 tiles.
+  std::ofstream(m_dir / "pto-project.json") << projectWith(R"({"kind": "values", "values": [128, 250, 1, 0]})");
+  EXPECT_EQ(runJson("timing").value("tasks", 0), 7);
 }
 
 } // namespace

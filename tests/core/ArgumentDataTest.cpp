@@ -77,6 +77,16 @@ TEST(ArgumentData, ZerosHaveTheDeclaredDtypeAndShape) {
   EXPECT_TRUE(tensor.equals(HostTensor(DataType::Bf16, Shape{4, 5})));
 }
 
+TEST(ArgumentData, ValuesAreTakenInCOrderAndTheirCountIsChecked) {
+  const HostTensor table = make(argument("table", DataType::Int32, ValuesInit{{5, 2, 7, 0, 1, 6}}), {2, 3});
+  EXPECT_EQ(table.at<std::int32_t>({0, 0}), 5);
+  EXPECT_EQ(table.at<std::int32_t>({0, 2}), 7);
+  EXPECT_EQ(table.at<std::int32_t>({1, 0}), 0);
+  EXPECT_EQ(table.at<std::int32_t>({1, 2}), 6);
+  EXPECT_EQ(onlyError(argument("table", DataType::Int32, ValuesInit{{1, 2, 3}}), {2, 3}, fs::path("."), 4),
+            "args[4] 'table': init \"values\" lists 3 numbers but shape [2, 3] has 6 elements");
+}
+
 TEST(ArgumentData, ArangeCountsInCOrderAndConvertsPerDtype) {
   const HostTensor floats = make(argument("a", DataType::Fp32, ArangeInit{}), {2, 3});
   EXPECT_TRUE(floats.equals(HostTensor::fromValues<float>(Shape{2, 3}, {0, 1, 2, 3, 4, 5})));

@@ -147,7 +147,7 @@ TEST_F(ProjectFileTest, EveryProblemIsReportedInOneRun) {
             "7:14: error: args[1].name: argument name 'x' is used twice\n"
             "7:28: error: args[1].shape: expected an array, got 5\n"
             "7:66: error: args[1].init.kind: unknown init kind \"gaussian\"; expected one of uniform, normal, zeros, "
-            "arange, npy\n"
+            "arange, npy, values\n"
             "9:14: error: machine: expected a string, got false\n"
             "10:19: error: golden.x: expected \"reference\" or the path of a .npy file, got \"out.bin\"\n"
             "11:31: error: tolerance.x.rtol: must be a non-negative number, got -1\n");
@@ -210,6 +210,24 @@ TEST_F(ProjectFileTest, NpyInitAndGoldenFilesMustExist) {
             "7:89: error: args[1].init.path: file 'y0.npy' not found next to the project\n"
             "10:20: error: golden.y: file 'golden/y.npy' not found next to the project\n"
             "10:36: warning: golden.z: no argument named 'z' (did you mean 'x'?)\n");
+}
+
+// Values written in the file, flat or nested, keep their order and round-trip
+// through saving; a non-number is reported at its place.
+TEST_F(ProjectFileTest, ValuesInitReadsNestedListsAndSavesThem) {
+  std::string text = kMinimal;
+  text.replace(text.find("\"float32\"}\n"), 10,
+               "\"int32\", \"init\": {\"kind\": \"values\", \"values\": [[1, 2], [3, 4.5]]}}\n");
+  auto project = load(text);
+  ASSERT_TRUE(project) << messages();
+  EXPECT_EQ(std::get<ValuesInit>(project->args[1].init).values, (std::vector<double>{1, 2, 3, 4.5}));
+  EXPECT_NE(serializeProject(*project).find("\"values\": [1, 2, 3, 4.5]"), std::string::npos)
+      << serializeProject(*project);
+
+  text = kMinimal;
+  text.replace(text.find("\"float32\"}\n"), 10, "\"int32\", \"init\": {\"kind\": \"values\", \"values\": [1, \"x\"]}}\n");
+  EXPECT_FALSE(load(text));
+  EXPECT_NE(messages().find("args[1].init.values[1]: expected a number"), std::string::npos) << messages();
 }
 
 TEST_F(ProjectFileTest, TileSettingsAreCheckedForForm) {
