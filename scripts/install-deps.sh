@@ -12,7 +12,7 @@ packages=(
   # engine
   nlohmann-json3-dev libspdlog-dev libeigen3-dev pybind11-dev python3-dev libgraphviz-dev libcli11-dev
   # tests
-  libgtest-dev libbenchmark-dev python3-numpy python3-torch graphviz xvfb xauth
+  libgtest-dev libbenchmark-dev python3-numpy python3-torch python3-pytest graphviz xvfb xauth
 )
 
 missing=()

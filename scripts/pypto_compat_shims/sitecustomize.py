@@ -1,10 +1,11 @@
 """Loaded by scripts/pypto-compat.sh only when the local torch predates 2.3 (Debian 12 ships 1.13): fills in
-what newer torch has and PyPTO's example scripts use in their own CPU reference code.
+what newer torch has and PyPTO's example and model scripts use in their own CPU reference code.
 
 PyPTO's example scripts name torch.uint16 / uint32 / uint64 (added in torch 2.3) in module-level dtype tables:
 those names get placeholder objects so such tables can be built (making a tensor of one still fails in torch,
-visibly). fp16 CPU operations newer torch has are filled in below. The package under test (PTO Studio's
-pypto) never sees this module."""
+visibly). fp16 CPU operations newer torch has are filled in below, and for the model scripts (--models)
+torch.unravel_index (torch 2.2), torch.concatenate (torch 2.1) and int32 index tensors (torch 2.0). Each is
+added only when this torch lacks it. The package under test (PTO Studio's pypto) never sees this module."""
 try:
     import torch
 except ImportError:
@@ -22,11 +23,14 @@ if torch is not None:
         if not hasattr(torch, _name):
             setattr(torch, _name, _MissingTorchDtype(_name))
 
-    # Many fp16 CPU kernels (matmul, relu, gelu, ...) arrived in torch 2.x. A script computing its own fp16
-    # reference on the CPU gets such a call computed in fp32 and rounded once to fp16, which is what newer
-    # torch's CPU kernels do for these operations as well. Only calls that fail with "not implemented for
-    # 'Half'" are retried; everything else is torch's own.
+    # Many fp16 (and some bf16) CPU kernels (matmul, relu, gelu, trunc, exp, topk, ...) arrived in torch 2.x. A
+    # script computing its own fp16 reference on the CPU gets such a call computed in fp32 and rounded once to
+    # the input's dtype, which is what newer torch's CPU kernels do for these operations as well. Only calls
+    # that fail with "not implemented for 'Half'" (or 'BFloat16') are retried; everything else is torch's own.
+    # Both torch.<name> and the tensor method <name> are covered.
     import functools
+
+    _LOW = {"'Half'": torch.float16, "'BFloat16'": torch.bfloat16}
 
     def _upcasting(native):
         @functools.wraps(native)
@@ -34,15 +38,82 @@ if torch is not None:
             try:
                 return native(*args, **kwargs)
             except RuntimeError as error:
-                if "not implemented for 'Half'" not in str(error):
+                low = next((dtype for name, dtype in _LOW.items() if f"not implemented for {name}" in str(error)),
+                           None)
+                if low is None:
                     raise
-            up = lambda v: v.float() if isinstance(v, torch.Tensor) and v.dtype == torch.float16 else v  # noqa: E731
+            up = lambda v: v.float() if isinstance(v, torch.Tensor) and v.dtype == low else v  # noqa: E731
             result = native(*[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
-            return result.to(torch.float16) if isinstance(result, torch.Tensor) else result
+            if "dtype" in kwargs or "out" in kwargs:
+                return result
+            down = lambda v: v.to(low) if isinstance(v, torch.Tensor) and v.dtype == torch.float32 else v  # noqa: E731
+            if isinstance(result, tuple):
+                parts = tuple(down(v) for v in result)
+                try:
+                    return type(result)(parts)  # torch.return_types (values, indices) keep their field names
+                except TypeError:
+                    return parts
+            return down(result)
         return call
 
-    for _module, _names in ((torch, ("matmul", "mm", "bmm", "relu", "sigmoid", "tanh", "softmax", "erf")),
+    _FUNCTIONS = ("matmul", "mm", "bmm", "relu", "sigmoid", "tanh", "softmax", "erf", "trunc", "round", "floor",
+                  "ceil", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "topk", "sort", "cumsum",
+                  "clamp", "clip", "clamp_min", "clamp_max")
+    for _module, _names in ((torch, _FUNCTIONS), (torch.Tensor, _FUNCTIONS),
                             (torch.nn.functional, ("relu", "gelu", "silu", "sigmoid", "softmax", "linear"))):
         for _name in _names:
             if hasattr(_module, _name):
                 setattr(_module, _name, _upcasting(getattr(_module, _name)))
+
+    # torch.unravel_index (torch 2.2): utils/compare.py of PyPTO's models locates the largest difference with it.
+    if not hasattr(torch, "unravel_index"):
+        def unravel_index(indices, shape):
+            """Coordinates of flat indices in a tensor of `shape`, a tuple of tensors (torch 2.2's semantics)."""
+            shape = (int(shape),) if isinstance(shape, int) else tuple(int(d) for d in shape)
+            flat = torch.as_tensor(indices)
+            if flat.is_floating_point() or flat.is_complex() or flat.dtype == torch.bool:
+                raise TypeError("expected 'indices' to be an integer tensor")
+            total = 1
+            for dim in shape:
+                total *= dim
+            if bool(((flat < -total) | (flat >= total)).any()):
+                raise ValueError("'indices' must be in range [-prod(shape), prod(shape) - 1]")
+            flat = torch.remainder(flat, total) if total else flat
+            coordinates = []
+            for dim in reversed(shape):
+                coordinates.append(torch.remainder(flat, dim))
+                flat = torch.div(flat, dim, rounding_mode="floor")
+            return tuple(reversed(coordinates))
+        torch.unravel_index = unravel_index
+
+    # torch.concatenate (torch 2.1) is torch.cat under NumPy's name; the MLA model script's rotate_half uses it.
+    if not hasattr(torch, "concatenate"):
+        def concatenate(tensors, axis=0, out=None, dim=None):
+            dim = axis if dim is None else dim
+            return torch.cat(tensors, dim) if out is None else torch.cat(tensors, dim, out=out)
+        torch.concatenate = concatenate
+
+    # int32 index tensors (torch 2.0): the model scripts index their golden tensors with int32 block tables and
+    # top-k indices. Older torch accepts only int64 / bool / uint8 index tensors; other integer ones are widened.
+    def _accepts_int32_indices():
+        try:
+            torch.zeros(2)[torch.zeros(1, dtype=torch.int32)]
+            return True
+        except (IndexError, RuntimeError):
+            return False
+
+    if not _accepts_int32_indices():
+        _NARROW_INTS = (torch.int32, torch.int16, torch.int8)
+
+        def _widen(index):
+            if isinstance(index, torch.Tensor) and index.dtype in _NARROW_INTS:
+                return index.long()
+            if isinstance(index, tuple):
+                return tuple(_widen(i) for i in index)
+            if isinstance(index, list) and any(isinstance(i, torch.Tensor) for i in index):
+                return [_widen(i) for i in index]
+            return index
+
+        _native_getitem, _native_setitem = torch.Tensor.__getitem__, torch.Tensor.__setitem__
+        torch.Tensor.__getitem__ = lambda self, index: _native_getitem(self, _widen(index))
+        torch.Tensor.__setitem__ = lambda self, index, value: _native_setitem(self, _widen(index), value)

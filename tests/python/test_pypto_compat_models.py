@@ -1,0 +1,398 @@
+"""The pieces of scripts/pypto-compat.sh --models that need no PyPTO checkout: the stand-in torch_npu and the
+torch polyfills the model scripts' own code needs (scripts/pypto_compat_shims), the pytest plugin that runs one
+case and describes its first error, and the runner's row parsing and report formatting. A small model folder of
+our own, written in the style of PyPTO's model test scripts, goes through the runner end to end.
+Those processes get the pypto package the way this test gets it (PYTHONPATH)."""
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SHIMS = REPO / "scripts" / "pypto_compat_shims"
+MODEL_SHIMS = SHIMS / "models"
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+compat = load("pypto_compat_under_test", REPO / "scripts" / "pypto_compat.py")
+HAVE_PYTEST = importlib.util.find_spec("pytest") is not None
+PYPTO_SPEC = importlib.util.find_spec("pypto")
+
+
+def run_python(code, *paths):
+    """Runs `code` in a fresh interpreter with `paths` first on its path (the shims patch torch process-wide, so
+    they are loaded in a process of their own, as the runner loads them)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
+                                                                     else []))
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+class FakeTorchNpu(unittest.TestCase):
+    def test_behaves_as_the_model_scripts_need(self):
+        done = run_python("""
+            import torch
+            import torch_npu
+            import torch_npu.npu
+
+            torch.npu.set_device(0)
+            torch_npu.npu.set_device(0)
+            torch_npu.npu.config.allow_internal_format = True
+            assert torch_npu.npu.is_available() is False and torch.npu.is_available() is False
+            assert torch_npu.npu.synchronize() is None
+
+            x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+            assert x.npu() is x, "a contiguous tensor stays the same object (outputs are written into it)"
+            assert x.npu().cpu() is x
+            nz = torch_npu.npu_format_cast(x.npu(), torch_npu.Format.FRACTAL_NZ)
+            assert nz is x and torch_npu.Format.FRACTAL_NZ == 29
+            sliced = x[:, 1:3]
+            moved = sliced.npu()
+            assert moved.is_contiguous() and torch.equal(moved, sliced), "a slice is laid out afresh"
+            assert torch.Tensor().npu().numel() == 0
+            bf16 = torch.ones(2, 2, dtype=torch.bfloat16)
+            assert bf16.npu() is bf16
+            print("ok")
+        """, MODEL_SHIMS)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.strip(), "ok")
+
+    def test_is_not_on_the_examples_path(self):
+        # The examples run with the torch shim folder only; a script probing for torch_npu must not find one.
+        self.assertFalse((SHIMS / "torch_npu").exists())
+        self.assertFalse((SHIMS / "torch_npu.py").exists())
+
+
+class TorchPolyfills(unittest.TestCase):
+    def test_names_from_newer_torch(self):
+        done = run_python("""
+            import numpy as np
+            import torch
+
+            for shape in ((4, 8), torch.Size([2, 3, 5]), (7,)):
+                total = int(np.prod(shape))
+                for flat in (0, 1, total // 2, total - 1):
+                    got = torch.unravel_index(torch.tensor(flat), shape)
+                    assert tuple(int(g) for g in got) == np.unravel_index(flat, tuple(shape)), (shape, flat)
+            many = torch.unravel_index(torch.tensor([3, 17]), (4, 8))
+            assert [m.tolist() for m in many] == [[0, 2], [3, 1]]
+            _, flat_max = torch.max(torch.tensor([1.0, 9.0, 2.0, 3.0]).flatten(), dim=0)
+            assert tuple(i.item() for i in torch.unravel_index(flat_max, (2, 2))) == (0, 1)
+
+            a, b = torch.ones(2, 3), torch.zeros(2, 1)
+            assert torch.equal(torch.concatenate([a, b], -1), torch.cat([a, b], -1))
+            assert torch.equal(torch.concatenate((a, a), axis=0), torch.cat([a, a], 0))
+
+            table = torch.arange(10.0)
+            index = torch.tensor([1, 7], dtype=torch.int32)
+            assert table[index].tolist() == [1.0, 7.0]
+            table[index] = 0.0
+            assert table[1] == 0 and table[7] == 0
+            grid = torch.arange(12).reshape(3, 4)
+            assert grid[torch.tensor([2], dtype=torch.int32), 1].tolist() == [9]
+
+            half = torch.tensor([[1.7, -2.5, 3.2]], dtype=torch.float16)
+            assert torch.trunc(half).dtype == torch.float16 and torch.trunc(half).tolist() == [[1.0, -2.0, 3.0]]
+            assert half.trunc().tolist() == [[1.0, -2.0, 3.0]]
+            values, indices = torch.topk(half, 2)
+            assert values.dtype == torch.float16 and indices.tolist() == [[2, 0]]
+            assert torch.topk(half, 1).indices.tolist() == [[2]]
+            print("ok")
+        """, SHIMS)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.strip(), "ok")
+
+
+FAKE_IMPL = '''\
+def helper(x):
+    raise ValueError("no such op: " + str(x))
+'''
+
+FAKE_SCRIPT = '''\
+import os
+import time
+
+import pytest
+import torch
+import torch_npu
+
+import pypto
+from fake_impl import helper
+
+
+@pypto.frontend.jit(runtime_options={"stitch_function_max_num": 128})
+def add_one(x: pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP32), y: pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(2, 32)
+    y[:] = x + 1.0
+
+
+def test_passes():
+    torch.npu.set_device(0)
+    torch_npu.npu.config.allow_internal_format = True
+    x = torch_npu.npu_format_cast(torch.ones(4, 32).npu(), torch_npu.Format.FRACTAL_NZ)
+    y = torch.zeros(4, 32).npu()
+    add_one(x, y)
+    torch_npu.npu.synchronize()
+    assert torch.equal(y, torch.full((4, 32), 2.0))
+    folder = pypto.last_run()["sim_output"]  # RunMode.SIM writes the cost-model folder: output/ or TILE_FWK_OUTPUT_DIR
+    assert folder and os.path.isdir(folder), folder
+
+
+@pypto.options(pass_options={"enable_slice": False})
+def test_fails_in_helper():
+    helper(7)
+
+
+@pytest.mark.skip(reason="large test case")
+def test_marked_skip():
+    pass
+
+
+@pytest.mark.soc("950")
+def test_950_only():
+    pass
+
+
+@pytest.mark.soc("950", "910")
+@pytest.mark.parametrize("n", [1, 2])
+def test_param(n):
+    assert n == 1, "only one"
+
+
+def test_sleeps():
+    time.sleep(120)
+'''
+
+
+
+def line_of(text):
+    """The line of FAKE_SCRIPT holding `text`."""
+    return next(n for n, line in enumerate(FAKE_SCRIPT.splitlines(), 1) if text in line)
+
+
+BROKEN_SCRIPT = '''\
+import no_such_module_for_the_runner_test
+
+
+def test_cannot_run():
+    pass
+
+
+@pytest.mark.skip(reason="perf")
+def test_skipped_anyway():
+    pass
+'''
+
+
+@unittest.skipUnless(HAVE_PYTEST, "pytest is not installed (apt-get install python3-pytest)")
+@unittest.skipUnless(PYPTO_SPEC is not None, "the pypto package is not on PYTHONPATH")
+class RunnerEndToEnd(unittest.TestCase):
+    """collect_models and run_case on a model folder of our own (no PyPTO checkout needed)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.root = pathlib.Path(tempfile.mkdtemp(prefix="pypto-compat-models-test-"))
+        cls.models = cls.root / compat.MODELS_SUBDIR
+        cls.models.mkdir(parents=True)
+        (cls.models / "fake_impl.py").write_text(FAKE_IMPL)
+        (cls.models / "deepseekv32_fake.py").write_text(FAKE_SCRIPT)
+        (cls.models / "deepseekv32_broken.py").write_text(BROKEN_SCRIPT)
+        (cls.root / "pytest.ini").write_text(compat.PYTEST_INI)
+        cls.package_dir = pathlib.Path(PYPTO_SPEC.submodule_search_locations[0]).parent
+        cls.shim = compat.old_torch_shim()
+        scripts = sorted(cls.models.glob(compat.MODELS_PATTERN))
+        cls.cases, cls.soc = compat.collect_models(cls.root, cls.models, scripts, cls.package_dir, cls.shim, 300)
+        cls.by_id = {case["id"]: case for case in cls.cases}
+
+    @classmethod
+    def tearDownClass(cls):
+        import shutil
+        shutil.rmtree(cls.root, ignore_errors=True)
+
+    def run_case(self, case_id, timeout=120):
+        return compat.run_case(self.by_id[case_id], self.root, self.models, self.package_dir, timeout, False,
+                               self.shim)
+
+    def test_collection_selects_as_pypto_does(self):
+        self.assertEqual(self.soc, "910")  # the default machine, a2
+        fake = "deepseekv32_fake.py::"
+        self.assertEqual(sorted(c["id"] for c in self.cases if c["id"].startswith(fake)),
+                         [fake + n for n in ("test_950_only", "test_fails_in_helper", "test_marked_skip",
+                                             "test_param[1]", "test_param[2]", "test_passes", "test_sleeps")])
+        self.assertEqual(self.by_id[fake + "test_marked_skip"]["skip"], "marked skip: large test case")
+        self.assertIn("marked soc('950'); the simulated machine", self.by_id[fake + "test_950_only"]["skip"])
+        self.assertIsNone(self.by_id[fake + "test_param[1]"]["skip"])
+        self.assertIsNone(self.by_id[fake + "test_passes"]["skip"])
+
+    def test_a_script_that_cannot_be_imported_lists_its_cases(self):
+        broken = self.by_id["deepseekv32_broken.py::test_cannot_run"]
+        self.assertIn("cannot import the script: deepseekv32_broken.py:1: ModuleNotFoundError: No module named "
+                      "'no_such_module_for_the_runner_test'", broken["error"])
+        self.assertEqual(self.by_id["deepseekv32_broken.py::test_skipped_anyway"]["skip"], "marked skip: perf")
+        row = self.run_case("deepseekv32_broken.py::test_cannot_run")
+        self.assertEqual((row["status"], row["seconds"]), ("fails", 0.0))
+
+    def test_passing_case_runs_in_sim_mode_with_the_stand_in(self):
+        row = self.run_case("deepseekv32_fake.py::test_passes")
+        self.assertEqual(row["status"], "passes", row)
+        self.assertEqual(row["detail"], "")
+        self.assertGreater(row["seconds"], 0)
+
+    def test_first_error_names_the_model_line(self):
+        row = self.run_case("deepseekv32_fake.py::test_fails_in_helper")
+        self.assertEqual(row["status"], "fails")
+        self.assertEqual(row["detail"], "fake_impl.py:2: ValueError: no such op: 7")
+        self.assertIn("no such op: 7", row["output"])
+
+    def test_parametrized_cases_run_one_by_one(self):
+        self.assertEqual(self.run_case("deepseekv32_fake.py::test_param[1]")["status"], "passes")
+        row = self.run_case("deepseekv32_fake.py::test_param[2]")
+        self.assertEqual(row["status"], "fails")
+        expected = f"deepseekv32_fake.py:{line_of('only one')}: AssertionError: only one"
+        self.assertTrue(row["detail"].startswith(expected), row["detail"])
+
+    def test_skipped_cases_do_not_start_a_process(self):
+        row = self.run_case("deepseekv32_fake.py::test_marked_skip")
+        self.assertEqual(row, {"script": "deepseekv32_fake.py::test_marked_skip", "status": "skipped",
+                               "seconds": 0.0, "detail": "marked skip: large test case"})
+
+    def test_a_slow_case_times_out_and_says_where(self):
+        row = self.run_case("deepseekv32_fake.py::test_sleeps", timeout=20)
+        self.assertEqual(row["status"], "timeout")
+        self.assertLess(row["seconds"], 60)
+        self.assertEqual(row["detail"], f"still running after 20 s; stopped in deepseekv32_fake.py:"
+                                        f"{line_of('time.sleep')} in test_sleeps")
+
+
+class PluginDescribesErrors(unittest.TestCase):
+    @unittest.skipUnless(HAVE_PYTEST, "pytest is not installed")
+    def test_kernel_errors_use_their_kernel_line(self):
+        plugin = load("pypto_compat_pytest_under_test", MODEL_SHIMS / "pypto_compat_pytest.py")
+        plugin.MODELS_DIR = "/tmp/somewhere/models/deepseek_v32_exp"
+
+        class KernelError(ValueError):
+            def __init__(self, message, file, line):
+                super().__init__(f"{file}:{line}: {message}")
+                self.message, self.file, self.line = message, file, line
+
+        error = KernelError("expected an integer, got Tensor", plugin.MODELS_DIR + "/li_impl.py", 116)
+        described = plugin.describe_exception(error, None)
+        self.assertEqual(described, {"type": "KernelError", "message": "expected an integer, got Tensor",
+                                     "location": "li_impl.py:116", "stack": []})
+        long = plugin.describe_exception(AssertionError("\n" + "=" * 20 + "\nline one\n\nline two\n"), None)
+        self.assertEqual(long["message"], "line one / line two")
+        self.assertEqual(long["location"], "")
+        self.assertTrue(plugin.short_message("x" * 1000).endswith("..."))
+        self.assertEqual(len(plugin.short_message("x" * 1000)), plugin.MESSAGE_LIMIT)
+
+
+class RowsAndReport(unittest.TestCase):
+    models = pathlib.Path("/tmp/run/models/deepseek_v32_exp")
+
+    def outcome(self, result, returncode=0, output=""):
+        return compat.case_outcome(result, returncode, output, self.models)
+
+    def test_outcomes(self):
+        passed = {"report": {"outcome": "passed", "phase": "teardown"}, "warnings": [], "run_mode": "SIM"}
+        self.assertEqual(self.outcome(passed), ("passes", ""))
+        fallback = dict(passed, warnings=[
+            f"RuntimeWarning: k was not simulated; its outputs come from the reference interpreter. Reason: "
+            f"{self.models}/impl.py:624:38: subgraph 1 (AIV) needs 884736 bytes"])
+        status, detail = self.outcome(fallback)
+        self.assertEqual(status, "passes")
+        self.assertEqual(detail, "not simulated (outputs from the reference interpreter): k; k: impl.py:624:38: "
+                                 "subgraph 1 (AIV) needs 884736 bytes")
+        failed = {"report": {"outcome": "failed", "phase": "call", "error": {
+            "type": "KernelError", "message": "view: offsets out of range", "location": "sfa_impl.py:122"}},
+            "run_mode": "SIM"}
+        self.assertEqual(self.outcome(failed, 1), ("fails", "sfa_impl.py:122: KernelError: view: offsets out of range"))
+        failed_on_reference = dict(failed, warnings=fallback["warnings"])
+        self.assertEqual(self.outcome(failed_on_reference, 1)[1],
+                         "sfa_impl.py:122: KernelError: view: offsets out of range; note: not simulated (outputs from "
+                         "the reference interpreter): k; k: impl.py:624:38: subgraph 1 (AIV) needs 884736 bytes")
+        in_setup = {"report": {"outcome": "failed", "phase": "setup", "error": {"type": "E", "message": "m"}},
+                    "run_mode": "SIM"}
+        self.assertEqual(self.outcome(in_setup, 1), ("fails", "E: m (in pytest setup)"))
+        skipped = {"report": {"outcome": "skipped", "phase": "setup", "reason": "marked soc('950')"}}
+        self.assertEqual(self.outcome(skipped), ("skipped", "marked soc('950')"))
+        import_error = {"report": None, "collect_errors": [{"type": "ImportError", "message": "cannot import name 'x'",
+                                                            "location": "impl.py:31"}], "run_mode": "SIM"}
+        self.assertEqual(self.outcome(import_error, 2),
+                         ("fails", "cannot import the script: impl.py:31: ImportError: cannot import name 'x'"))
+        no_sim = dict(passed, run_mode="could not select RunMode.SIM: AttributeError: x")
+        self.assertEqual(self.outcome(no_sim), ("passes", "[could not select RunMode.SIM: AttributeError: x]"))
+
+    def test_a_process_that_died_says_how(self):
+        status, detail = self.outcome(None, -11, "Fatal Python error: Segmentation fault\n")
+        self.assertEqual(status, "fails")
+        self.assertTrue(detail.startswith("the process died with SIGSEGV; "), detail)
+        self.assertEqual(self.outcome(None, 1, "Traceback (most recent call last):\n  File \"x\"\nValueError: bad\n"),
+                         ("fails", "ValueError: bad"))
+
+    def test_stack_dump_location(self):
+        dump = textwrap.dedent(f"""\
+            Timeout (0:09:45)!
+            Thread 0x00007f01 (most recent call first):
+              File "/usr/lib/pkg/pypto/_jit.py", line 327 in __call__
+              File "{self.models}/li_impl.py", line 140 in lightning_indexer_decode
+              File "{self.models}/deepseekv32_li.py", line 372 in lightning_indexer
+            Thread 0x00007f02 (most recent call first):
+              File "{self.models}/other.py", line 1 in elsewhere
+            """)
+        self.assertEqual(compat.stack_dump_location(dump, self.models),
+                         "li_impl.py:140 in lightning_indexer_decode (inside pypto's _jit.py:327 in __call__)")
+        self.assertEqual(compat.stack_dump_location("no dump here", self.models), "")
+
+    def test_ast_cases_read_skip_markers(self):
+        with tempfile.TemporaryDirectory() as folder:
+            script = pathlib.Path(folder) / "s.py"
+            script.write_text(BROKEN_SCRIPT + '\n@pytest.mark.skip\ndef test_bare():\n    pass\n\ndef helper():\n'
+                                              '    pass\n')
+            self.assertEqual(compat.ast_cases(script), [("test_cannot_run", None),
+                                                        ("test_skipped_anyway", "marked skip: perf"),
+                                                        ("test_bare", "marked skip")])
+
+    def test_table_and_doc_block(self):
+        results = [
+            {"script": "a.py::test_1", "status": "passes", "seconds": 12.34, "detail": ""},
+            {"script": "a.py::test_2", "status": "fails", "seconds": 3.0, "detail": "impl.py:5: E: a | b"},
+            {"script": "b.py::test_3", "status": "timeout", "seconds": 600.2, "detail": "still running"},
+            {"script": "b.py::test_4", "status": "skipped", "seconds": 0.0, "detail": "marked skip: perf"},
+        ]
+        table = compat.models_table(results, "883e7dfb018da764", "2026-08-22", "910")
+        lines = table.splitlines()
+        self.assertIn("Checked against PyPTO commit `883e7dfb018d` (2026-08-22)", lines[0])
+        self.assertIn("**1 of 3** runnable test cases of `models/deepseek_v32_exp/deepseekv32_*.py` pass, 1 timed "
+                      "out, 1 skipped (marked skip in PyPTO's scripts, or for another SoC than the simulated "
+                      "910-class machine).", lines[0])
+        self.assertEqual(lines[2], "| Case | Status | Time (s) | First error, reason or note |")
+        self.assertEqual(lines[4], "| a.py::test_1 | passes | 12.3 |  |")
+        self.assertEqual(lines[5], "| a.py::test_2 | fails | 3.0 | impl.py:5: E: a \\| b |")
+        self.assertEqual(len(lines), 8)
+
+        with tempfile.TemporaryDirectory() as folder:
+            doc = pathlib.Path(folder) / "doc.md"
+            doc.write_text(f"# Doc\n\n{compat.DOC_BEGIN}\nexamples table\n{compat.DOC_END}\n\n## Models\n\ntext\n")
+            compat.update_doc(doc, "first", compat.MODELS_DOC_BEGIN, compat.MODELS_DOC_END)
+            compat.update_doc(doc, "second", compat.MODELS_DOC_BEGIN, compat.MODELS_DOC_END)
+            text = doc.read_text()
+            self.assertIn(f"{compat.DOC_BEGIN}\nexamples table\n{compat.DOC_END}", text)
+            self.assertEqual(text.count(compat.MODELS_DOC_BEGIN), 1)
+            self.assertIn(f"{compat.MODELS_DOC_BEGIN}\nsecond\n{compat.MODELS_DOC_END}", text)
+            self.assertNotIn("first", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
