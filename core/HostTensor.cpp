@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 namespace pto {
@@ -351,6 +352,17 @@ HostTensor HostTensor::view(const std::vector<std::int64_t>& offsets, const std:
     result.m_offsetElements += offsets[axis] * m_strides[axis];
     result.m_shape[axis] = sizes[axis];
   }
+  return result;
+}
+
+HostTensor HostTensor::reshapedView(const Shape& shape) const {
+  if (shape.elementCount() != elementCount())
+    throw std::logic_error("HostTensor::reshapedView: " + shape.str() + " does not hold the " +
+                           std::to_string(elementCount()) + " elements of " + m_shape.str());
+  HostTensor result = isContiguous() ? *this : contiguous();
+  result.m_shape = shape;
+  result.m_strides.assign(shape.rank(), 1);
+  for (std::size_t d = shape.rank(); d > 1; --d) result.m_strides[d - 2] = result.m_strides[d - 1] * shape[d - 1];
   return result;
 }
 

@@ -143,6 +143,9 @@ public:
   HostTensor view(const std::vector<std::int64_t>& offsets, const std::vector<std::int64_t>& sizes) const;
   // A packed C-order copy with its own storage (always a copy).
   HostTensor contiguous() const;
+  // The same elements in `shape` (same count), C order: sharing the storage
+  // when this tensor is contiguous, else a contiguous copy reshaped.
+  HostTensor reshapedView(const Shape& shape) const;
   // Writes `source`'s elements into this tensor's (shared) storage, converting
   // dtypes as astype does. Shapes must be equal; overlapping storage is fine.
   void copyFrom(const HostTensor& source);

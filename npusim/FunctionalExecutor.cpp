@@ -37,6 +37,12 @@ std::unique_ptr<FunctionalExecutor> FunctionalExecutor::create(const Compilation
   }
   for (const TensorValue& value : graph.tensors()) {
     if (value.role != TensorRole::Temporary) continue;
+    if (value.reshapeOf != kNoId) {  // the argument's own bytes (RemoveRedundantOp)
+      executor->m_storage[static_cast<std::size_t>(value.id)] =
+          executor->m_storage[static_cast<std::size_t>(value.reshapeOf)].reshapedView(
+              Shape(compilation.tiles.shapeOf(value.id)));
+      continue;
+    }
     auto buffer = HostTensor::tryCreate(value.dtype, Shape(compilation.tiles.shapeOf(value.id)), diags, value.location);
     if (!buffer) return nullptr;
     executor->m_storage[static_cast<std::size_t>(value.id)] = std::move(*buffer);

@@ -75,6 +75,10 @@ struct TensorValue {
   // loop). A temporary made in a loop body is made anew by every iteration,
   // so iterations need not share its storage (BuildExecuteGraph).
   LoopId loop = kNoId;
+  // A temporary that holds the same bytes as this argument in another shape
+  // (a reshape of an argument nothing writes, folded by RemoveRedundantOp):
+  // executors give it the argument's storage instead of a buffer of its own.
+  TensorId reshapeOf = kNoId;
 };
 
 // Op attributes, by name. Kinds say which they use (docs/ir.md lists them).

@@ -33,15 +33,21 @@ Json tileGraphToJson(const TileGraph& graph) {
   root["stage"] = "tile";
   root["kernel"] = graph.graph.kernelName;
   Json bindings = Json::object();
-  for (const auto& [symbol, value] : graph.bindings) bindings[symbol] = value;
+  // Dynamic dims only: the elements read as scalars (block_table[...]) are
+  // the kernel's input data, not settings of this compilation.
+  for (const auto& [symbol, value] : graph.bindings)
+    if (symbol.find('[') == std::string::npos) bindings[symbol] = value;
   root["bindings"] = std::move(bindings);
   Json tensors = Json::array();
-  for (const TensorValue& tensor : graph.graph.tensors())
-    tensors.push_back(Json{{"id", tensor.id},
-                           {"name", tensor.name},
-                           {"role", std::string(name(tensor.role))},
-                           {"datatype", std::string(name(tensor.dtype))},
-                           {"shape", graph.shapeOf(tensor.id)}});
+  for (const TensorValue& tensor : graph.graph.tensors()) {
+    Json entry{{"id", tensor.id},
+               {"name", tensor.name},
+               {"role", std::string(name(tensor.role))},
+               {"datatype", std::string(name(tensor.dtype))},
+               {"shape", graph.shapeOf(tensor.id)}};
+    if (tensor.reshapeOf != kNoId) entry["reshape_of"] = tensor.reshapeOf;  // the argument whose bytes it is
+    tensors.push_back(std::move(entry));
+  }
   root["tensors"] = std::move(tensors);
   std::vector<Json> producers(graph.tileOps().size(), Json::array());
   for (const TileDataEdge& edge : tileDataEdges(graph)) producers[static_cast<std::size_t>(edge.to)].push_back(edge.from);

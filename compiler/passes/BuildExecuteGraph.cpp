@@ -748,7 +748,8 @@ void privatizeLoopTemporaries(const TensorGraph& graph, ExecuteGraph& tasks) {
   std::vector<std::vector<std::string>> symbols(count);  // the loop chain's index symbols, outermost last
   std::vector<char> candidate(count, 0);
   for (const TensorValue& value : graph.tensors()) {
-    if (value.role != TensorRole::Temporary || value.loop == kNoId) continue;
+    // A folded reshape shares its argument's bytes: one storage, never per iteration.
+    if (value.role != TensorRole::Temporary || value.loop == kNoId || value.reshapeOf != kNoId) continue;
     candidate[static_cast<std::size_t>(value.id)] = 1;
     for (LoopId loop = value.loop; loop != kNoId; loop = graph.loop(loop).parent)
       symbols[static_cast<std::size_t>(value.id)].push_back(graph.loop(loop).indexSymbol);

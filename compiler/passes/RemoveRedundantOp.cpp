@@ -22,6 +22,8 @@ TileRegion resolveViews(const TensorGraph& graph, TileRegion region) {
 
 namespace {
 
+void dropUnlistedTileOps(TileGraph& tiles);
+
 // `out[...] = expr` and `out.move(expr)` copy a temporary that exists only to
 // be copied. When nothing else reads the temporary and nothing touches the
 // destination between the producer and the copy, the producer's tiles write
@@ -75,12 +77,52 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
     forwarded.insert(producer);
     tiles.setTilesOf(move.id, {});
   }
-  if (!forwarded.empty()) {
-    std::vector<bool> live(tiles.tileOps().size(), false);
-    for (const TensorOp& op : graph.ops())
-      for (TileOpId id : tiles.tilesOf(op.id)) live[static_cast<std::size_t>(id)] = true;
-    tiles.removeTileOpsIf([&](const TileOp& op) { return !live[static_cast<std::size_t>(op.id)]; });
+  if (!forwarded.empty()) dropUnlistedTileOps(tiles);
+}
+
+// Drops tile ops whose tensor op no longer lists them.
+void dropUnlistedTileOps(TileGraph& tiles) {
+  std::vector<bool> live(tiles.tileOps().size(), false);
+  for (const TensorOp& op : tiles.graph.ops())
+    for (TileOpId id : tiles.tilesOf(op.id)) live[static_cast<std::size_t>(id)] = true;
+  tiles.removeTileOpsIf([&](const TileOp& op) { return !live[static_cast<std::size_t>(op.id)]; });
+}
+
+bool coversWhole(const TileRegion& region, const std::vector<std::int64_t>& shape) {
+  if (region.shape != shape) return false;
+  return std::all_of(region.offsets.begin(), region.offsets.end(),
+                     [](const SymbolicScalar& offset) { return offset.constantValue() == 0; });
+}
+
+// Reshapes of read-only arguments become aliases (see the header): the
+// reshape copied the argument at the start of its life, and since no one
+// writes either tensor the copy always equals the argument.
+void foldReadOnlyReshapes(TileGraph& tiles) {
+  TensorGraph& graph = tiles.graph;
+  std::map<TensorId, int> writers;  // tile ops writing each storage tensor
+  for (const TileOp& op : tiles.tileOps())
+    for (const TileRegion& region : op.outputs) ++writers[region.tensor];
+  bool folded = false;
+  for (const TensorOp& op : graph.ops()) {
+    if (op.kind != TensorOpKind::Reshape) continue;
+    const std::vector<TileOpId>& ids = tiles.tilesOf(op.id);
+    if (ids.size() != 1) continue;
+    const TileOp& copy = tiles.tileOp(ids.front());
+    if (copy.inputs.size() != 1 || copy.outputs.size() != 1) continue;
+    const TileRegion& from = copy.inputs.front();
+    const TileRegion& to = copy.outputs.front();
+    // A reshape of a reshape already folded aliases the same argument.
+    TensorId argument = graph.tensor(from.tensor).reshapeOf != kNoId ? graph.tensor(from.tensor).reshapeOf : from.tensor;
+    if (graph.tensor(argument).role != TensorRole::Argument || writers.count(argument)) continue;
+    if (graph.tensor(to.tensor).role != TensorRole::Temporary || writers[to.tensor] != 1) continue;
+    if (graph.tensor(to.tensor).dtype != graph.tensor(argument).dtype) continue;
+    if (!coversWhole(from, tiles.shapeOf(from.tensor)) || !coversWhole(to, tiles.shapeOf(to.tensor))) continue;
+    graph.tensor(to.tensor).reshapeOf = argument;
+    writers.erase(to.tensor);
+    tiles.setTilesOf(op.id, {});
+    folded = true;
   }
+  if (folded) dropUnlistedTileOps(tiles);
 }
 
 } // namespace
@@ -93,6 +135,7 @@ bool removeRedundantOp(Compilation& compilation, DiagnosticEngine&) {
     for (TileRegion& region : op.inputs) region = resolveViews(tiles.graph, region);
     for (TileRegion& region : op.outputs) region = resolveViews(tiles.graph, region);
   }
+  foldReadOnlyReshapes(tiles);
   return true;
 }
 

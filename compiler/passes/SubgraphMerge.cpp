@@ -25,8 +25,12 @@ std::optional<int> parseCount(const nlohmann::ordered_json& value) {
   return static_cast<int>(value.get<std::int64_t>());
 }
 
-// "func<magic>_<order>" -> order.
+// "func<magic>_<order>" -> order. PyPTO's integer keys ("0", "1", ...: JSON
+// spells dict keys as strings) name an order in every function; a kernel
+// here is one function, so they mean the same.
 std::optional<int> programOfKey(const std::string& key) {
+  if (!key.empty() && key.size() <= 9 && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::stoi(key);
   if (key.rfind("func", 0) != 0) return std::nullopt;
   const std::size_t underscore = key.find('_', 4);
   if (underscore == std::string::npos || underscore == 4 || underscore + 1 == key.size()) return std::nullopt;
@@ -43,7 +47,8 @@ std::optional<MergeCountSetting> readMergeCountSetting(const CompileSettings& se
   const nlohmann::ordered_json& json = settings.passOptions;
   if (!json.is_object() || !json.contains(key)) return setting;
   setting.given = true;
-  const SourceLocation where{settings.projectFile, 0, 0};
+  // The project's options are in its file; a jit kernel's at its decorator.
+  const SourceLocation where = settings.projectFile.empty() ? graph.kernelLocation : SourceLocation{settings.projectFile, 0, 0};
   const auto& given = json[key];
   if (given.is_number_integer()) {
     setting.defaultCount = parseCount(given);
@@ -72,7 +77,7 @@ std::optional<MergeCountSetting> readMergeCountSetting(const CompileSettings& se
     } else {
       auto diagnostic = diags.error(where);
       diagnostic << "pass_options." << key << " key '" << name
-                 << "' is neither \"DEFAULT\", \"func<magic>_<order>\" nor a semantic label of the kernel";
+                 << "' is neither \"DEFAULT\", an order (\"0\", \"func<magic>_<order>\") nor a semantic label of the kernel";
       if (!labels.empty()) {
         diagnostic << " (labels:";
         for (const std::string& label : labels) diagnostic << " '" << label << "'";

@@ -37,6 +37,11 @@ public:
     for (const TensorValue& tensor : m_graph.tensors()) {
       if (tensor.role != TensorRole::Temporary) continue;
       const Dims& shape = m_tiles.shapeOf(tensor.id);
+      if (tensor.reshapeOf != kNoId) {  // the argument's own bytes (RemoveRedundantOp)
+        m_storage[static_cast<std::size_t>(tensor.id)] =
+            m_storage[static_cast<std::size_t>(tensor.reshapeOf)].reshapedView(Shape(shape));
+        continue;
+      }
       auto buffer = HostTensor::tryCreate(tensor.dtype, Shape(shape), m_diags, tensor.location);
       if (!buffer) return false;
       m_storage[static_cast<std::size_t>(tensor.id)] = std::move(*buffer);

@@ -51,6 +51,8 @@ TEST(NBufferMerge, TwoPerTask) {
   EXPECT_EQ(compiledSummary(rowBlocks(), {{"vec_nbuffer_setting", {{"-1", 2}}}}), expected);
   EXPECT_EQ(compiledSummary(rowBlocks(), {{"vec_nbuffer_setting", 2}}), expected);
   EXPECT_EQ(compiledSummary(rowBlocks(), {{"vec_nbuffer_setting", {{"DEFAULT", 1}, {"func0_0", 2}}}}), expected);
+  // PyPTO's integer order key (its DeepSeek kernels write {-1: 1, 0: 2}): program 0 in every function.
+  EXPECT_EQ(compiledSummary(rowBlocks(), {{"vec_nbuffer_setting", {{"-1", 1}, {"0", 2}}}}), expected);
 }
 
 // Three per task over four blocks: a run of three and the last block alone, which is another program.
@@ -124,8 +126,8 @@ TEST(NBufferMerge, MalformedSettingsAreErrorsAtTheProjectFile) {
   EXPECT_FALSE(compileWith(rowBlocks(), {{"vec_nbuffer_setting", {{"DEFAULT", 0}}}}, &errors));
   EXPECT_EQ(errors, "pass_options.vec_nbuffer_setting.DEFAULT must be a count >= 1, got 0\n");
   EXPECT_FALSE(compileWith(rowBlocks(), {{"vec_nbuffer_setting", {{"V9", 2}}}}, &errors));
-  EXPECT_EQ(errors, "pass_options.vec_nbuffer_setting key 'V9' is neither \"DEFAULT\", \"func<magic>_<order>\" nor "
-                    "a semantic label of the kernel (labels: 'E')\n");
+  EXPECT_EQ(errors, "pass_options.vec_nbuffer_setting key 'V9' is neither \"DEFAULT\", an order (\"0\", "
+                    "\"func<magic>_<order>\") nor a semantic label of the kernel (labels: 'E')\n");
   EXPECT_FALSE(compileWith(rowBlocks(), {{"cube_nbuffer_setting", "2"}}, &errors));
   EXPECT_EQ(errors, "pass_options.cube_nbuffer_setting must be an object such as {\"DEFAULT\": 2, \"<semantic "
                     "label>\": 1} or a count, got \"2\"\n");

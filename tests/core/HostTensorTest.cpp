@@ -352,3 +352,28 @@ TEST(HostTensor, AbsurdShapeIsAnErrorNotACrash) {
 
 } // namespace
 } // namespace pto
+
+namespace pto {
+namespace {
+
+// A folded reshape's storage (RemoveRedundantOp): the same bytes in another
+// shape when contiguous, so writes through either show in both; a strided
+// view is copied first; a different element count is a programming error.
+TEST(HostTensorReshapedView, SharesContiguousStorageInCOrder) {
+  HostTensor cache(DataType::Int32, Shape{2, 3, 1, 4});
+  for (std::int64_t i = 0; i < cache.elementCount(); ++i) cache.setFromInt64(i, i);
+  HostTensor rows = cache.reshapedView(Shape{6, 4});
+  EXPECT_TRUE(rows.sharesStorageWith(cache));
+  EXPECT_EQ(rows.at<std::int32_t>({4, 1}), 17);  // row 4 = block 1, slot 1
+  rows.at<std::int32_t>({5, 3}) = -1;
+  EXPECT_EQ(cache.at<std::int32_t>({1, 2, 0, 3}), -1);
+
+  HostTensor strided = cache.view({0, 0, 0, 1}, {2, 3, 1, 2});
+  HostTensor copied = strided.reshapedView(Shape{12});
+  EXPECT_FALSE(copied.sharesStorageWith(cache));
+  EXPECT_EQ(copied.getAsInt64(2), 5);  // (0, 1, 0, 1)
+  EXPECT_THROW(cache.reshapedView(Shape{5, 5}), std::logic_error);
+}
+
+} // namespace
+} // namespace pto

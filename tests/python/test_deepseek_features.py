@@ -590,5 +590,50 @@ class PagedGatherTest(unittest.TestCase):
                       str(caught.exception))
 
 
+# --- 10. reshapes of inputs move nothing -------------------------------------------------------------------
+
+# The kernels reshape whole input tensors to read them another way: a [n] scale vector as an [n, 1] column, a
+# paged cache [blocks, 128, 1, d] as rows [blocks * 128, d]. Such a reshape is the input's own bytes in another
+# shape (PyPTO's reshape moves nothing), so it makes no tile, no subgraph and no task; before, it was a copy of
+# the whole tensor in one tile (a [24576, 1] fp32 column needs 768 KiB of unified buffer, more than a2 has).
+
+@pypto.frontend.jit
+def scaled_rows(x: pypto.Tensor([64, 128], pypto.DT_FP32), scale: pypto.Tensor([24576], pypto.DT_FP32),
+                out: pypto.Tensor([64, 128], pypto.DT_FP32)):
+    column = pypto.reshape(scale, [24576, 1])
+    pypto.set_vec_tile_shapes(16, 128)
+    out[:] = x * pypto.view(column, [64, 1], [128, 0])
+
+
+@pypto.frontend.jit
+def paged_block_rows(cache: pypto.Tensor([8, 16, 1, 32], pypto.DT_FP32), out: pypto.Tensor([32, 32], pypto.DT_FP32)):
+    rows = pypto.reshape(cache, [128, 32])
+    pypto.set_vec_tile_shapes(16, 32)
+    for i in pypto.loop(0, 2, 1, name="blocks", idx_name="i"):
+        block = pypto.view(rows, [16, 32], [(5 - 3 * i) * 16, 0])
+        pypto.assemble(block * 2.0, [i * 16, 0], out)
+
+
+class ReshapeOfAnInputTest(unittest.TestCase):
+    def test_a_whole_input_reshaped_to_a_column_moves_nothing(self):
+        x = RNG.random((64, 128), np.float32)
+        scale = RNG.random(24576).astype(np.float32)
+        out = np.zeros((64, 128), np.float32)
+        scaled_rows(x, scale, out)
+        report = pypto.last_run()
+        assert_simulated(self)
+        np.testing.assert_allclose(out, x * scale[128:192, None], **FP32_MATH)
+        # Four row tiles of the multiply; none for the reshape.
+        self.assertEqual(report["tasks"], 4)
+
+    def test_a_paged_cache_read_as_rows(self):
+        cache = RNG.random((8, 16, 1, 32), np.float32)
+        out = np.zeros((32, 32), np.float32)
+        paged_block_rows(cache, out)
+        report = pypto.last_run()
+        assert_simulated(self)
+        np.testing.assert_array_equal(out, 2 * np.concatenate([cache[5, :, 0, :], cache[2, :, 0, :]]))
+        self.assertEqual(report["tasks"], 2)
+
 if __name__ == "__main__":
     unittest.main()

@@ -92,8 +92,8 @@ TEST(OptionCatalog, RejectsWithTheCompilersMessage) {
     EXPECT_EQ(errors, message + "\n") << c.name;
   }
   EXPECT_EQ(validateOption(OptionScope::Pass, "vec_nbuffer_setting", {{"sofmax", 2}}, &softmax.graph),
-            "pass_options.vec_nbuffer_setting key 'sofmax' is neither \"DEFAULT\", \"func<magic>_<order>\" nor a "
-            "semantic label of the kernel (labels: 'softmax')");
+            "pass_options.vec_nbuffer_setting key 'sofmax' is neither \"DEFAULT\", an order (\"0\", "
+            "\"func<magic>_<order>\") nor a semantic label of the kernel (labels: 'softmax')");
   EXPECT_EQ(validateOption(OptionScope::Pass, "disable_pass", "ExpandFunction"),
             "disable_pass: ExpandFunction cannot be disabled; later passes need what it builds");
   EXPECT_EQ(validateOption(OptionScope::Pass, "disable_pass", {"Nope"}), "disable_pass: there is no pass named 'Nope'");
