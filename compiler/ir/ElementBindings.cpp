@@ -3,6 +3,8 @@
 
 namespace pto {
 
+bool isElementBinding(std::string_view key) { return !key.empty() && key.back() == ']'; }
+
 std::string bindElementReads(const TensorGraph& graph, const std::vector<HostTensor>& arguments,
                              std::map<std::string, std::int64_t>& bindings) {
   std::int64_t total = 0;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pto {
@@ -22,6 +23,10 @@ namespace pto {
 // Most elements one kernel may read as scalars in all (index tensors are
 // small: a block table of 128 requests x 1 024 blocks is 131 072 elements).
 inline constexpr std::int64_t kMaxElementReadBindings = 4 << 20;
+
+// Whether a binding key is one element's (elementKey's "tensor[position]"),
+// not a dynamic dim or loop index: dumps list only the latter as settings.
+bool isElementBinding(std::string_view key);
 
 // Adds the bindings; returns an empty string, or what is wrong (an argument
 // that is missing, not an integer tensor, or too large), naming the argument.

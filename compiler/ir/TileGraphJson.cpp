@@ -1,5 +1,6 @@
 // JSON and DOT printing of the Tile graph.
 #include "compiler/ir/TileGraphJson.h"
+#include "compiler/ir/ElementBindings.h"
 
 #include "compiler/ir/TensorGraphJson.h"
 #include "compiler/ir/TileDataEdges.h"
@@ -36,7 +37,7 @@ Json tileGraphToJson(const TileGraph& graph) {
   // Dynamic dims only: the elements read as scalars (block_table[...]) are
   // the kernel's input data, not settings of this compilation.
   for (const auto& [symbol, value] : graph.bindings)
-    if (symbol.find('[') == std::string::npos) bindings[symbol] = value;
+    if (!isElementBinding(symbol)) bindings[symbol] = value;
   root["bindings"] = std::move(bindings);
   Json tensors = Json::array();
   for (const TensorValue& tensor : graph.graph.tensors()) {

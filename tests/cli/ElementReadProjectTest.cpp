@@ -85,6 +85,12 @@ TEST_F(ElementReadProject, TheTaskGraphFollowsTheReadLengths) {
     EXPECT_TRUE(report.value("pass", false)) << mode;
   }
   EXPECT_EQ(execTasks(), 8u);
+  // The tile dump's bindings are the compilation's settings, not the index data.
+  Result tile = runPto("graph " + m_dir.string() + " --stage tile");
+  ASSERT_EQ(tile.exitCode, 0) << tile.err;
+  nlohmann::json tileGraph = nlohmann::json::parse(tile.out, nullptr, false);
+  ASSERT_TRUE(tileGraph.contains("bindings")) << tile.out.substr(0, 200);
+  for (const auto& [key, value] : tileGraph["bindings"].items()) EXPECT_EQ(key.find('['), std::string::npos) << key;
   Result compiled = runPto("compile " + m_dir.string());
   EXPECT_EQ(compiled.exitCode, 0) << compiled.err;
   EXPECT_EQ(compiled.err.find("never read"), std::string::npos) << compiled.err;
