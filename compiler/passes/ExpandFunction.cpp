@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 namespace pto {
@@ -260,8 +261,10 @@ private:
       }
       [[fallthrough]];
     case OpCategory::Indexing:
-    case OpCategory::Sort:
       ok = expandWhole(op, emit);
+      break;
+    case OpCategory::Sort:
+      ok = op.kind == TensorOpKind::TopK && hasVecTile(op) ? expandTopK(op, emit) : expandWhole(op, emit);
       break;
     }
     m_tiles.setTilesOf(op.id, std::move(ids));
@@ -551,6 +554,111 @@ private:
       emit(std::move(t));
     });
     return true;
+  }
+
+  // A top-k along a row longer than its tile runs as a selection tree, so no
+  // tile holds more than a chunk of the row: each chunk of the row gives its
+  // own top k (indices offset by the chunk's start), then groups of those
+  // candidate lists are cut down to k again, carrying the row indices along as
+  // a payload input, until one list remains, as a device merges sorted runs
+  // in its unified buffer. A chunk is the vec tile's extent along the dim, at
+  // least 2k so that every level at least halves the candidates. The other
+  // dims are cut by the vec tile as elementwise ops are.
+  //
+  // The tree selects exactly what one whole-row top-k does, ties included:
+  // candidate lists stay in row order and each is sorted with ties by lower
+  // index, so a stable selection over them prefers the lower row index too.
+  //
+  // Tiles are emitted depth first (a group's lists, then its selection), so a
+  // subgraph holding a whole row's tree needs only a few lists per level live
+  // in its buffers, not every chunk's at once.
+  bool expandTopK(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const TensorId input = op.inputs[0];
+    const Dims inShape = shapeOf(input);
+    const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+    const std::int64_t k = *op.attr<std::int64_t>("k");
+    auto tile = vecTile(op, inShape);
+    if (!tile) return false;
+    const std::int64_t chunk = std::max((*tile)[dim], 2 * k);
+
+    // Level l selects from `values` (and `indices` after level 0), `length`
+    // candidates along dim in groups of `group`, into level l + 1's lists (the
+    // op's outputs after the last level).
+    struct Level {
+      TensorId values = kNoId, indices = kNoId;
+      std::int64_t length = 0, group = 0;
+    };
+    std::vector<Level> levels{{input, kNoId, inShape[dim], 0}};
+    while (true) {
+      Level& level = levels.back();
+      const bool first = levels.size() == 1;
+      if (level.length <= chunk) {
+        level.group = level.length;
+        break;
+      }
+      // Later levels group whole lists of k, so a list never straddles two groups.
+      level.group = first ? chunk : chunk / k * k;
+      const std::int64_t groups = (level.length + level.group - 1) / level.group;
+      const std::int64_t tail = level.length - (groups - 1) * level.group;
+      Dims shape = inShape;
+      shape[dim] = (groups - 1) * k + std::min(k, tail);
+      const int index = static_cast<int>(levels.size()) - 1;
+      TensorId values = addTemporary(op, op.outputs[0], shape, index, "values");
+      TensorId indices = addTemporary(op, op.outputs[1], shape, index, "indices");
+      levels.push_back({values, indices, shape[dim], 0});
+    }
+
+    Dims rows = *tile;
+    rows[dim] = inShape[dim];
+    forEachTile(inShape, rows, [&](const Dims& rowOffsets, const Dims& rowSizes) {
+      // Emits group `g` of level `l` after the groups of level l - 1 it selects from.
+      std::function<void(std::size_t, std::int64_t)> select = [&](std::size_t l, std::int64_t g) {
+        const Level& level = levels[l];
+        const std::int64_t begin = g * level.group, size = std::min(level.group, level.length - begin);
+        if (l > 0) {
+          const Level& below = levels[l - 1];
+          const std::int64_t lists = (below.length + below.group - 1) / below.group;
+          const std::int64_t perList = std::min(k, below.group);
+          for (std::int64_t c = begin / perList; c < std::min(lists, (begin + size + perList - 1) / perList); ++c)
+            select(l - 1, c);
+        }
+        const bool last = l + 1 == levels.size();
+        const TensorId outValues = last ? op.outputs[0] : levels[l + 1].values;
+        const TensorId outIndices = last ? op.outputs[1] : levels[l + 1].indices;
+        const std::int64_t keep = std::min(k, size);
+        TileOp t = tileOp(op);
+        t.attrs["k"] = keep;
+        Dims offsets = rowOffsets, sizes = rowSizes;
+        offsets[dim] = begin;
+        sizes[dim] = size;
+        t.inputs.push_back(region(level.values, constants(offsets), sizes));
+        if (l > 0) t.inputs.push_back(region(level.indices, constants(offsets), sizes));
+        else t.attrs["index_base"] = begin;
+        offsets[dim] = g * k;
+        sizes[dim] = keep;
+        t.outputs.push_back(region(outValues, constants(offsets), sizes));
+        t.outputs.push_back(region(outIndices, constants(offsets), sizes));
+        t.tileShape = *tile;
+        t.tileShape[dim] = level.group;
+        emit(std::move(t));
+      };
+      select(levels.size() - 1, 0);
+    });
+    return true;
+  }
+
+  // A temporary of `shape` that a multi-level expansion of `op` writes between levels.
+  TensorId addTemporary(const TensorOp& op, TensorId like, const Dims& shape, int level, const char* what) {
+    TensorValue temporary;
+    temporary.name = m_graph.tensor(like).name + "_" + what + "_l" + std::to_string(level);
+    temporary.dtype = m_graph.tensor(like).dtype;
+    temporary.shape = constants(shape);
+    temporary.role = TensorRole::Temporary;
+    temporary.producer = op.id;
+    temporary.location = op.location;
+    TensorId id = m_graph.addTensor(std::move(temporary));
+    m_tiles.setShape(id, shape);
+    return id;
   }
 
   bool expandWhole(const TensorOp& op, const std::function<void(TileOp)>& emit) {

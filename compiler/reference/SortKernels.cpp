@@ -40,6 +40,19 @@ template <typename C> bool sortTyped(KernelCall& call, std::size_t dim) {
   outShape[dim] = keep;
   if (!call.expectOutputShape(0, outShape)) return false;
   if (isTopK && !call.expectOutputShape(1, outShape)) return false;
+  // A top-k tile of a longer row (ExpandFunction's selection tree) reports row
+  // indices: a chunk's own position plus `index_base`, or, when its candidates
+  // come from an earlier level, the index each candidate carries in a second
+  // input of x's shape.
+  std::int64_t indexBase = 0;
+  if (const auto* base = call.attr<std::int64_t>("index_base")) indexBase = *base;
+  std::vector<std::int64_t> payload;
+  if (isTopK && call.inputs.size() > 1) {
+    if (call.inputs[1].shape() != x.shape())
+      return call.fail() << "the candidates' indices " << call.inputs[1].shape().str() << " must have the shape of their values "
+                         << x.shape().str();
+    payload = loadAs<std::int64_t>(call.inputs[1]);
+  }
 
   std::int64_t outer = 1, inner = 1;
   for (std::size_t d = 0; d < dim; ++d) outer *= x.shape()[d];
@@ -57,8 +70,10 @@ template <typename C> bool sortTyped(KernelCall& call, std::size_t dim) {
       });
       for (std::int64_t j = 0; j < keep; ++j) {
         const auto at = static_cast<std::size_t>((o * keep + j) * inner + i);
-        sortedIndices[at] = order[static_cast<std::size_t>(j)];
-        sortedValues[at] = valueAt(order[static_cast<std::size_t>(j)]);
+        const std::int64_t chosen = order[static_cast<std::size_t>(j)];
+        sortedIndices[at] = payload.empty() ? chosen + indexBase
+                                            : payload[static_cast<std::size_t>((o * size + chosen) * inner + i)];
+        sortedValues[at] = valueAt(chosen);
       }
     }
   }
