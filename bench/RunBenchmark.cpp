@@ -47,6 +47,51 @@ BENCHMARK_CAPTURE(runExample, muls_add_matmul_rowsum, std::string("muls_add_matm
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The Lightning Indexer example (resources/examples/lightning_indexer) as
+// `pto run --mode timing` takes it, at B = 4 requests of 2 query tokens and
+// `kv` keys each (every request full length): trace, compile and simulate
+// (the precision check is skipped at this size, as pto run skips it). Target
+// (issue 14): <= 1 s wall at 64K; compile cost near-linear in tile ops, so
+// 16K / 32K / 64K should scale about 1 : 2 : 4.
+void runLightningIndexer(benchmark::State& state) {
+  ::setenv("PTO_PYTHON_PATH", PTO_PYTHON_PACKAGE_DIR, 1);
+  const std::int64_t kv = state.range(0);
+  DiagnosticEngine diags;
+  auto project = loadProject(std::string(PTO_SOURCE_DIR) + "/resources/examples/lightning_indexer", diags);
+  if (!project) {
+    state.SkipWithError("the example does not load");
+    return;
+  }
+  const std::int64_t blocks = kv / 128;
+  project->bindings["KV"] = kv;
+  project->bindings["MAX_BLOCKS"] = blocks;
+  project->bindings["CACHE_BLOCKS"] = 4 * blocks;
+  for (KernelArgument& argument : project->args)
+    if (argument.name == "kv_lengths") argument.init = ValuesInit{std::vector<double>(4, static_cast<double>(kv))};
+  ProjectRunOptions options;
+  options.check = PrecisionCheck::Never;
+  if (!runProject(*project, diags, options)) {
+    state.SkipWithError("the example does not run");
+    return;
+  }
+  double trace = 0, compile = 0, simulate = 0;
+  std::int64_t tileOps = 0;
+  for (auto _ : state) {
+    auto result = runProject(*project, diags, options);
+    benchmark::DoNotOptimize(result);
+    trace += result->traceMs;
+    compile += result->compileMs;
+    simulate += result->simulateMs;
+    tileOps = static_cast<std::int64_t>(result->compiled->compilation.tiles.tileOps().size());
+  }
+  auto average = [&](double total) { return benchmark::Counter(total / static_cast<double>(state.iterations())); };
+  state.counters["trace_ms"] = average(trace);
+  state.counters["compile_ms"] = average(compile);
+  state.counters["simulate_ms"] = average(simulate);
+  state.counters["tile_ops"] = benchmark::Counter(static_cast<double>(tileOps));
+}
+BENCHMARK(runLightningIndexer)->Arg(16384)->Arg(32768)->Arg(65536)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // A full-size kernel as `pto run` takes it: GEMM 6144^3 fp16 on a3 (the
 // validation suite's PyPTO native case, 1152 tasks of 96 k-steps), timing
 // mode with the automatic precision check (skipped at this size). Target

@@ -3,7 +3,8 @@
 // cube_nbuffer_setting, isomorphic cube subgraphs merged N at a time (the
 // cube n-buffer). PyPTO runs both in this pass, L1 reuse first.
 //
-// Pre:  GraphPartition has run (NBufferMerge may have).
+// Pre:  GraphPartition has run; NBufferMerge has not (it runs next, so
+//       vector steps freed of the cube subgraphs between them can merge).
 // Post: 1. cube_l1_reuse_setting: per scope and program, the AIC subgraphs
 //          that are not pinned are grouped by a shared matmul operand: all
 //          of them read the same A tiles (the same row block of A for

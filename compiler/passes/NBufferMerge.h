@@ -2,8 +2,8 @@
 // so that one core processes N tiles and loads tile i + 1 while it computes
 // tile i (the n-buffer).
 //
-// Pre:  GraphPartition has run (copy lists are not needed: GenerateMoveOp
-//       runs after the merges).
+// Pre:  GraphPartition and L1CopyInReuseMerge have run (copy lists are not
+//       needed: GenerateMoveOp runs after the merges).
 // Post: per scope, the AIV subgraphs of one program that are not pinned
 //       (sg_set_scope, user overrides) are taken in id order and cut into
 //       runs of N; each run of two or more that passes SubgraphMerge.h's

@@ -32,9 +32,13 @@ const std::vector<PassInfo>& tilePipeline() {
       {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true},
       {"ApplyPartitionOverrides", "apply the project's partition_overrides (move, split, merge)", &applyPartitionOverrides, true},
       // Merges after the partition is final and before the copies are made.
-      {"NBufferMerge", "merge isomorphic vector subgraphs N per task (vec_nbuffer_setting)", &nBufferMerge, false},
+      // Cube merges first: a group of cube subgraphs becomes one, so the vector
+      // subgraphs that consume them are no longer separated by cube subgraphs
+      // they depend on and can merge (PyPTO's LI: L1 reuse 32, then the 32
+      // vector steps of the group N at a time).
       {"L1CopyInReuseMerge", "merge cube subgraphs that load the same data; cube n-buffer", &l1CopyInReuseMerge,
        false},
+      {"NBufferMerge", "merge isomorphic vector subgraphs N per task (vec_nbuffer_setting)", &nBufferMerge, false},
       {"GenerateMoveOp", "add each subgraph's copies from and to global memory", &generateMoveOp, true},
       {"AllocateBuffers", "place each subgraph's tiles in on-chip buffers; check capacities", &allocateBuffers, true},
       {"LowerToPto", "one PTO instruction program per isomorphic subgraph class", &lowerToPto, true},

@@ -102,6 +102,40 @@ TEST_P(RunExamples, ThePerfettoTraceHasOneFlowPairPerDependencyEdge) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, RunExamples, ::testing::Values("softmax", "matmul", "muls_add_matmul_rowsum"));
 
+// The DeepSeek-V3.2 Lightning Indexer at its full default shape (B = 4, 2 tokens each, KV lengths 65536,
+// 49152, 65536, 30000) in timing mode: one cube task per KV block read, ceil(L / 128) summed over the
+// requests (the functional check at a reduced shape is tests/python/test_example_lightning_indexer.py). And
+// the tuning story's configurations (resources/examples/lightning_indexer_tuning): L1 reuse 32 makes each
+// unrolled group of 32 blocks one cube task (4 x 512 / 32 = 64); then the vector n-buffer of 16 makes each
+// group's 32 vector steps 2 tasks (2 048 -> 128, possible because the cube merges run
+// first and no cube subgraph separates the steps any more); then whole-head tiles. Each step is faster.
+TEST(RunOptions, LightningIndexerRunsAtItsFullShape) {
+  const fs::path report = fs::temp_directory_path() / ("pto-li-" + std::to_string(std::random_device{}()) + ".json");
+  auto run = [&](const std::string& project) {
+    Result result = runPto("run " + example(project) + " --mode timing --json " + report.string());
+    EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+    nlohmann::json json = nlohmann::json::parse(slurp(report), nullptr, false);
+    fs::remove(report);
+    return json;
+  };
+  const nlohmann::json example = run("lightning_indexer");
+  ASSERT_FALSE(example.is_discarded());
+  EXPECT_EQ(example["tasks_by_core_type"]["AIC"], 512 + 384 + 512 + 235);
+  const nlohmann::json perBlock = run("lightning_indexer_tuning/per_block");
+  const nlohmann::json reuse = run("lightning_indexer_tuning/l1_reuse");
+  const nlohmann::json nbuffer = run("lightning_indexer_tuning/vec_nbuffer");
+  const nlohmann::json wholeHeads = run("lightning_indexer_tuning/whole_head_tiles");
+  for (const nlohmann::json* step : {&perBlock, &reuse, &nbuffer, &wholeHeads}) ASSERT_FALSE(step->is_discarded());
+  EXPECT_EQ(perBlock["tasks_by_core_type"]["AIC"], 2048);
+  EXPECT_EQ(reuse["tasks_by_core_type"]["AIC"], 64);
+  // 2 048 weigh steps + head weights (4), positions (1), masks (4) and top-k (8).
+  EXPECT_EQ(reuse["tasks_by_core_type"]["AIV"], 2048 + 17);
+  EXPECT_EQ(nbuffer["tasks_by_core_type"]["AIV"], 2048 / 16 + 17);
+  EXPECT_LT(reuse["makespan_us"].get<double>(), perBlock["makespan_us"].get<double>());
+  EXPECT_LT(nbuffer["makespan_us"].get<double>(), reuse["makespan_us"].get<double>());
+  EXPECT_LT(wholeHeads["makespan_us"].get<double>(), nbuffer["makespan_us"].get<double>());
+}
+
 TEST(RunOptions, MachineOverrideChangesTheChip) {
   const fs::path report = fs::temp_directory_path() / ("pto-run-tiny-" + std::to_string(std::random_device{}()) + ".json");
   Result result = runPto("run " + example("softmax") + " --machine tiny --json " + report.string());
