@@ -259,6 +259,14 @@ private:
         ok = expandPermutation(op, emit);
         break;
       }
+      // A reshape takes the vec tile in force only when it has a dim per
+      // output dim: kernels often set a tile for the reshape's input before
+      // it, and those stay whole-tensor copies as before.
+      if ((op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::Unsqueeze) && configuredVecTileRank(op) > 0 &&
+          configuredVecTileRank(op) >= shapeOf(op.outputs[0]).size()) {
+        ok = expandReshape(op, emit);
+        break;
+      }
       [[fallthrough]];
     case OpCategory::Indexing:
       ok = expandWhole(op, emit);
@@ -518,6 +526,14 @@ private:
     return true;
   }
 
+  // The rank of the vec tile `op` would take (0 when none is set).
+  std::size_t configuredVecTileRank(const TensorOp& op) const {
+    if (const auto* setting = projectTile("vec", op)) return setting->is_array() ? setting->size() : 0;
+    if (!op.tiles.vec.empty()) return op.tiles.vec.size();
+    if (const auto* fallback = projectDefault("vec")) return fallback->is_array() ? fallback->size() : 0;
+    return 0;
+  }
+
   bool hasVecTile(const TensorOp& op) const {
     return projectTile("vec", op) != nullptr || !op.tiles.vec.empty() || projectDefault("vec") != nullptr;
   }
@@ -548,6 +564,84 @@ private:
         inSizes[static_cast<std::size_t>(permutation[i])] = sizes[i];
       }
       TileOp t = tileOp(op);
+      t.inputs.push_back(region(input, constants(inOffsets), inSizes));
+      t.outputs.push_back(region(output, constants(offsets), sizes));
+      t.tileShape = *tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  // A reshape cut into tiles, each copying a box of the input to a box of the
+  // output, so that a reshape of a computed tensor (a [t, 8192] projection
+  // seen as [t, 64, 128] heads) is not one whole-tensor tile in the unified
+  // buffer. The dims fall into groups whose extents multiply to the same
+  // number on both sides ([t | 8192] -> [t | 64, 128]); within a group C
+  // order is kept when a tile cuts only the group's first dim on each side,
+  // so the vec tile in force is widened to whole extents in a group's other
+  // output dims, and its first dim is rounded up so that the flattened chunk
+  // is a whole number of the input group's inner rows.
+  bool expandReshape(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const TensorId input = op.inputs[0], output = op.outputs[0];
+    const Dims inShape = shapeOf(input), outShape = shapeOf(output);
+    struct Group {
+      std::size_t inBegin, inEnd, outBegin, outEnd;
+    };
+    std::vector<Group> groups;
+    for (std::int64_t extent : inShape)
+      if (extent <= 0) return expandWhole(op, emit);
+    for (std::size_t i = 0, o = 0; i < inShape.size() || o < outShape.size();) {
+      Group group{i, i, o, o};
+      // A unit dim on one side only is a group of its own (it moves no element).
+      if (i < inShape.size() && inShape[i] == 1 && (o == outShape.size() || outShape[o] != 1)) {
+        group.inEnd = ++i;
+      } else if (o < outShape.size() && outShape[o] == 1 && (i == inShape.size() || inShape[i] != 1)) {
+        group.outEnd = ++o;
+      } else {
+        if (i == inShape.size() || o == outShape.size()) return expandWhole(op, emit);
+        std::int64_t in = inShape[i++], out = outShape[o++];
+        while (in != out) {
+          if (in < out) {
+            if (i == inShape.size()) return expandWhole(op, emit);
+            in *= inShape[i++];
+          } else {
+            if (o == outShape.size()) return expandWhole(op, emit);
+            out *= outShape[o++];
+          }
+        }
+        group.inEnd = i;
+        group.outEnd = o;
+      }
+      groups.push_back(group);
+    }
+    auto product = [](const Dims& shape, std::size_t begin, std::size_t end) {
+      std::int64_t value = 1;
+      for (std::size_t d = begin; d < end; ++d) value *= shape[d];
+      return value;
+    };
+    auto tile = vecTile(op, outShape, /*dataMovement=*/true);
+    if (!tile) return false;
+    for (const Group& group : groups) {
+      if (group.outBegin == group.outEnd) continue;
+      for (std::size_t d = group.outBegin + 1; d < group.outEnd; ++d) (*tile)[d] = outShape[d];
+      const std::int64_t innerOut = product(outShape, group.outBegin + 1, group.outEnd);
+      const std::int64_t innerIn = product(inShape, group.inBegin + 1, group.inEnd);
+      const std::int64_t step = innerIn / std::gcd(innerOut, innerIn);  // first-dim counts that fill whole input rows
+      std::int64_t& first = (*tile)[group.outBegin];
+      first = std::min(outShape[group.outBegin], (first + step - 1) / step * step);
+    }
+    forEachTile(outShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      Dims inOffsets(inShape.size(), 0), inSizes = inShape;
+      for (const Group& group : groups) {
+        if (group.inBegin == group.inEnd) continue;
+        if (group.outBegin == group.outEnd) continue;  // unit input dims: offset 0, size 1
+        const std::int64_t innerOut = product(outShape, group.outBegin + 1, group.outEnd);
+        const std::int64_t innerIn = product(inShape, group.inBegin + 1, group.inEnd);
+        inOffsets[group.inBegin] = offsets[group.outBegin] * innerOut / innerIn;
+        inSizes[group.inBegin] = sizes[group.outBegin] * innerOut / innerIn;
+      }
+      TileOp t = tileOp(op);
+      t.attrs["shape"] = constants(sizes);
       t.inputs.push_back(region(input, constants(inOffsets), inSizes));
       t.outputs.push_back(region(output, constants(offsets), sizes));
       t.tileShape = *tile;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace pto {
@@ -88,10 +89,8 @@ void dropUnlistedTileOps(TileGraph& tiles) {
   tiles.removeTileOpsIf([&](const TileOp& op) { return !live[static_cast<std::size_t>(op.id)]; });
 }
 
-bool coversWhole(const TileRegion& region, const std::vector<std::int64_t>& shape) {
-  if (region.shape != shape) return false;
-  return std::all_of(region.offsets.begin(), region.offsets.end(),
-                     [](const SymbolicScalar& offset) { return offset.constantValue() == 0; });
+std::int64_t elementCount(const std::vector<std::int64_t>& shape) {
+  return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
 }
 
 // Reshapes of read-only arguments become aliases (see the header): the
@@ -106,19 +105,36 @@ void foldReadOnlyReshapes(TileGraph& tiles) {
   for (const TensorOp& op : graph.ops()) {
     if (op.kind != TensorOpKind::Reshape) continue;
     const std::vector<TileOpId>& ids = tiles.tilesOf(op.id);
-    if (ids.size() != 1) continue;
-    const TileOp& copy = tiles.tileOp(ids.front());
-    if (copy.inputs.size() != 1 || copy.outputs.size() != 1) continue;
-    const TileRegion& from = copy.inputs.front();
-    const TileRegion& to = copy.outputs.front();
+    if (ids.empty()) continue;
+    // One tile, or tiles (ExpandFunction cuts reshapes by the vec tile) that
+    // between them copy the whole input to the whole output.
+    TensorId from = kNoId, to = kNoId;
+    std::int64_t inputElements = 0, outputElements = 0;
+    bool plainCopies = true;
+    for (TileOpId id : ids) {
+      const TileOp& copy = tiles.tileOp(id);
+      if (copy.inputs.size() != 1 || copy.outputs.size() != 1) {
+        plainCopies = false;
+        break;
+      }
+      if (from == kNoId) from = copy.inputs.front().tensor, to = copy.outputs.front().tensor;
+      if (copy.inputs.front().tensor != from || copy.outputs.front().tensor != to) {
+        plainCopies = false;
+        break;
+      }
+      inputElements += elementCount(copy.inputs.front().shape);
+      outputElements += elementCount(copy.outputs.front().shape);
+    }
+    if (!plainCopies) continue;
     // A reshape of a reshape already folded aliases the same argument.
-    TensorId argument = graph.tensor(from.tensor).reshapeOf != kNoId ? graph.tensor(from.tensor).reshapeOf : from.tensor;
+    TensorId argument = graph.tensor(from).reshapeOf != kNoId ? graph.tensor(from).reshapeOf : from;
     if (graph.tensor(argument).role != TensorRole::Argument || writers.count(argument)) continue;
-    if (graph.tensor(to.tensor).role != TensorRole::Temporary || writers[to.tensor] != 1) continue;
-    if (graph.tensor(to.tensor).dtype != graph.tensor(argument).dtype) continue;
-    if (!coversWhole(from, tiles.shapeOf(from.tensor)) || !coversWhole(to, tiles.shapeOf(to.tensor))) continue;
-    graph.tensor(to.tensor).reshapeOf = argument;
-    writers.erase(to.tensor);
+    if (graph.tensor(to).role != TensorRole::Temporary || writers[to] != static_cast<int>(ids.size())) continue;
+    if (graph.tensor(to).dtype != graph.tensor(argument).dtype) continue;
+    if (inputElements != elementCount(tiles.shapeOf(from)) || outputElements != elementCount(tiles.shapeOf(to)))
+      continue;
+    graph.tensor(to).reshapeOf = argument;
+    writers.erase(to);
     tiles.setTilesOf(op.id, {});
     folded = true;
   }
