@@ -39,12 +39,27 @@ TensorId TensorGraph::storageOf(TensorId id) const {
   return id;
 }
 
+bool TensorGraph::isInPlaceReshape(const TensorOp& op) {
+  const auto* inplace = op.attr<bool>("inplace");
+  return op.kind == TensorOpKind::Reshape && inplace && *inplace;
+}
+
+TensorId TensorGraph::aliasRootOf(TensorId id) const {
+  while (true) {
+    id = storageOf(id);
+    const OpId producer = tensor(id).producer;
+    if (producer == kNoId || !isInPlaceReshape(op(producer))) return id;
+    id = op(producer).inputs.at(0);
+  }
+}
+
 std::vector<TensorId> TensorGraph::writtenArguments() const {
   std::set<TensorId> written;
   for (const TensorOp& op : m_ops) {
-    if (op.kind == TensorOpKind::View) continue;  // a view aliases; it writes nothing
+    // A view or an in-place reshape aliases; making it writes nothing.
+    if (op.kind == TensorOpKind::View || isInPlaceReshape(op)) continue;
     for (TensorId output : op.outputs)
-      if (tensor(storageOf(output)).role == TensorRole::Argument) written.insert(storageOf(output));
+      if (tensor(aliasRootOf(output)).role == TensorRole::Argument) written.insert(aliasRootOf(output));
   }
   std::vector<TensorId> result;
   for (TensorId argument : arguments)

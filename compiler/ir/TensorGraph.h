@@ -212,6 +212,13 @@ public:
 
   // The tensor whose storage `id` uses: itself, or the root of its view chain.
   TensorId storageOf(TensorId id) const;
+  // Whether `op` is a `reshape(..., inplace=True)`: its result is its input's
+  // bytes in another shape (PyPTO's in-place reshape), not a copy.
+  static bool isInPlaceReshape(const TensorOp& op);
+  // storageOf, also through in-place reshapes: the tensor whose bytes `id`
+  // finally is (an argument written through `reshape(out, ..., inplace=True)`
+  // is an output).
+  TensorId aliasRootOf(TensorId id) const;
   // Argument tensors some op writes (directly or through a view; making a
   // view is not a write): the outputs.
   std::vector<TensorId> writtenArguments() const;

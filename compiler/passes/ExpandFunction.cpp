@@ -118,7 +118,8 @@ private:
   // a block is rounded up to one instead of being an error: `out[:] =
   // cast(x, fp16)` under a tile of 8 stores fp16 rows of 16 elements, as
   // PyPTO's output write does.
-  std::optional<Dims> vecTile(const TensorOp& op, const Dims& tiled, bool dataMovement = false) {
+  std::optional<Dims> vecTile(const TensorOp& op, const Dims& tiled, bool dataMovement = false,
+                              bool wholeTrailingDims = false) {
     const std::size_t rank = tiled.size();
     Dims tile;
     std::string origin;
@@ -145,6 +146,10 @@ private:
     // also as in PyPTO, so it is checked before the cut.
     const Dims asSet = tile;
     if (tile.size() > rank) tile.resize(rank);
+    // A reshape may take a tile set for its lower-rank input: the dims the
+    // tile does not reach stay whole.
+    if (wholeTrailingDims)
+      while (tile.size() < rank) tile.push_back(tiled[tile.size()]);
     if (tile.size() != rank)
       return m_diags.error(op.location) << name(op.kind) << " works on rank-" << rank << " tensors but " << origin
                                         << " gives the tile " << dimsString(tile) << " with " << tile.size()
@@ -226,6 +231,10 @@ private:
   }
 
   bool expand(const TensorOp& op) {
+    if (TensorGraph::isInPlaceReshape(op)) {
+      m_tiles.setTilesOf(op.id, {});
+      return aliasInPlaceReshape(op);
+    }
     std::vector<TileOpId> ids;
     auto emit = [&](TileOp tile) { ids.push_back(m_tiles.addTileOp(std::move(tile))); };
     bool ok = true;
@@ -259,11 +268,8 @@ private:
         ok = expandPermutation(op, emit);
         break;
       }
-      // A reshape takes the vec tile in force only when it has a dim per
-      // output dim: kernels often set a tile for the reshape's input before
-      // it, and those stay whole-tensor copies as before.
       if ((op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::Unsqueeze) && configuredVecTileRank(op) > 0 &&
-          configuredVecTileRank(op) >= shapeOf(op.outputs[0]).size()) {
+          !shapeOf(op.outputs[0]).empty()) {
         ok = expandReshape(op, emit);
         break;
       }
@@ -572,6 +578,53 @@ private:
     return true;
   }
 
+  // reshape(x, ..., inplace=True) moves nothing: its result is x's bytes
+  // (TensorValue::reshapeOf), in the simulators as in the reference
+  // interpreter. Dependencies are found per tensor, so the kernel must reach
+  // those bytes through one name only: x or its reshaped alias.
+  bool aliasInPlaceReshape(const TensorOp& op) {
+    const TensorId source = op.inputs[0], result = op.outputs[0];
+    const TensorValue& sourceValue = m_graph.tensor(source);
+    if (sourceValue.role == TensorRole::View)
+      return m_diags.error(op.location) << "reshape(inplace=True) of a part of a tensor ('" << sourceValue.name
+                                        << "' is a view): reshape the whole tensor in place, then view the result";
+    const TensorId root = sourceValue.reshapeOf != kNoId ? sourceValue.reshapeOf : source;
+    const TensorValue& rootValue = m_graph.tensor(root);
+    if (rootValue.role == TensorRole::Temporary && rootValue.loop != kNoId)
+      return m_diags.error(op.location) << "reshape(inplace=True) of '" << rootValue.name
+                                        << "', which is made anew in every iteration of its loop: not supported yet; "
+                                           "reshape it without inplace (a copy) or create it outside the loop";
+    // Reading the bytes under both names is harmless; a write under either
+    // name would not order against an access under the other.
+    const TensorOp* direct = nullptr;
+    const TensorOp* throughAlias = nullptr;
+    bool written = false;
+    for (const TensorOp& other : m_graph.ops()) {
+      if (other.id == op.id || other.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(other)) continue;
+      bool usesRoot = false, usesAlias = false;
+      for (TensorId t : other.inputs) {
+        usesRoot = usesRoot || m_graph.storageOf(t) == root;
+        usesAlias = usesAlias || m_graph.storageOf(t) == result;
+      }
+      for (TensorId t : other.outputs) {
+        const TensorId storage = m_graph.storageOf(t);
+        written = written || storage == root || storage == result;
+        usesRoot = usesRoot || storage == root;
+        usesAlias = usesAlias || storage == result;
+      }
+      if (usesRoot && !direct) direct = &other;
+      if (usesAlias && !throughAlias) throughAlias = &other;
+    }
+    if (written && direct && throughAlias)
+      return m_diags.error(op.location)
+             << "reshape(inplace=True): the kernel reaches the bytes of '" << rootValue.name << "' both directly ("
+             << opWhere(*direct) << ") and through this reshape (" << opWhere(*throughAlias)
+             << ") and writes them; PTO Studio orders tasks by the tensor they name, so use one of the two names "
+                "throughout";
+    m_graph.tensor(result).reshapeOf = root;
+    return true;
+  }
+
   // A reshape cut into tiles, each copying a box of the input to a box of the
   // output, so that a reshape of a computed tensor (a [t, 8192] projection
   // seen as [t, 64, 128] heads) is not one whole-tensor tile in the unified
@@ -580,7 +633,9 @@ private:
   // order is kept when a tile cuts only the group's first dim on each side,
   // so the vec tile in force is widened to whole extents in a group's other
   // output dims, and its first dim is rounded up so that the flattened chunk
-  // is a whole number of the input group's inner rows.
+  // is a whole number of the input group's inner rows. A tile with fewer dims
+  // than the output (set for the reshape's input, as PyPTO's prologs do)
+  // leaves the output's trailing dims whole.
   bool expandReshape(const TensorOp& op, const std::function<void(TileOp)>& emit) {
     const TensorId input = op.inputs[0], output = op.outputs[0];
     const Dims inShape = shapeOf(input), outShape = shapeOf(output);
@@ -619,7 +674,7 @@ private:
       for (std::size_t d = begin; d < end; ++d) value *= shape[d];
       return value;
     };
-    auto tile = vecTile(op, outShape, /*dataMovement=*/true);
+    auto tile = vecTile(op, outShape, /*dataMovement=*/true, /*wholeTrailingDims=*/true);
     if (!tile) return false;
     for (const Group& group : groups) {
       if (group.outBegin == group.outEnd) continue;

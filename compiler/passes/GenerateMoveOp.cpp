@@ -28,13 +28,21 @@ public:
     for (const auto& [tensor, cell] : m_cells) reads.setCellSize(tensor, cell);
     // Only reads of temporaries matter: every write to an argument goes out anyway.
     for (std::size_t r = 0; r < m_reads.size(); ++r)
-      if (m_graph.tensor(m_reads[r].box.tensor).role != TensorRole::Argument)
+      if (!holdsArgumentBytes(m_reads[r].box.tensor))
         reads.insert(m_reads[r].box, static_cast<std::int32_t>(r));
     for (Subgraph& subgraph : m_blocks.subgraphs) findCopyOuts(subgraph, reads);
     return true;
   }
 
 private:
+  // An argument, or an in-place reshape of one (TensorValue::reshapeOf): what
+  // is written there is the kernel's result even when nothing reads it.
+  bool holdsArgumentBytes(TensorId id) const {
+    const TensorValue& value = m_graph.tensor(id);
+    return value.role == TensorRole::Argument ||
+           (value.reshapeOf != kNoId && m_graph.tensor(value.reshapeOf).role == TensorRole::Argument);
+  }
+
   struct Access {
     RegionBox box;
     const TileRegion* region = nullptr;  // on its storage tensor
@@ -187,7 +195,7 @@ private:
           return RegionIndex::Visit::Stop;
         });
         if (!last || listed.count(write.box)) continue;
-        bool needed = m_graph.tensor(write.box.tensor).role == TensorRole::Argument;
+        bool needed = holdsArgumentBytes(write.box.tensor);
         if (!needed)
           reads.visitOverlapping(write.box, [&](std::int32_t r, const RegionBox&) {
             const Access& read = m_reads[static_cast<std::size_t>(r)];

@@ -47,6 +47,7 @@ private:
   bool runLoop(const Loop& loop);
   bool runOp(const TensorOp& op);
   bool runView(const TensorOp& op);
+  bool runInPlaceReshape(const TensorOp& op);
   bool runKernel(KernelCall& call);
   bool isCancelled(const SourceLocation& where);
 
@@ -312,6 +313,31 @@ bool Interpreter::runView(const TensorOp& op) {
   return true;
 }
 
+// reshape(x, ..., inplace=True): the result shares x's storage, so writes
+// through it land in x (the compiler aliases it the same way). A part of a
+// tensor (a view) is not one run of memory and cannot be reshaped in place.
+bool Interpreter::runInPlaceReshape(const TensorOp& op) {
+  std::optional<HostTensor> source = buffer(op.inputs.at(0), op.location);
+  if (!source) return false;
+  const auto* shapeAttr = op.attr<SymbolicShape>("shape");
+  if (!shapeAttr) return m_diags.error(op.location) << "internal error: reshape needs a shape";
+  std::optional<std::vector<std::int64_t>> dims = evaluateDims(*shapeAttr, op.location, "the reshape's shape");
+  if (!dims) return false;
+  const Shape shape(*dims);
+  const TensorValue& sourceValue = m_graph.tensor(op.inputs[0]);
+  if (shape.elementCount() != source->elementCount())
+    return m_diags.error(op.location) << "cannot reshape '" << sourceValue.name << "' " << source->shape().str()
+                                      << " (" << source->elementCount() << " elements) to " << shape.str() << " ("
+                                      << shape.elementCount() << " elements)";
+  if (!source->isContiguous())
+    return m_diags.error(op.location) << "reshape(inplace=True) of '" << sourceValue.name << "' "
+                                      << source->shape().str()
+                                      << ": a part of a tensor is not one run of memory; reshape the whole tensor "
+                                         "in place and view the result, or reshape without inplace (a copy)";
+  m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = source->reshapedView(shape);
+  return true;
+}
+
 bool Interpreter::runKernel(KernelCall& call) { return reference::runKernel(call); }
 
 bool Interpreter::runOp(const TensorOp& op) {
@@ -323,6 +349,7 @@ bool Interpreter::runOp(const TensorOp& op) {
     return m_diags.error(op.location) << "internal error: " << name(op.kind) << " has " << op.inputs.size()
                                       << " inputs and " << op.outputs.size() << " outputs";
   if (op.kind == TensorOpKind::View) return runView(op);
+  if (TensorGraph::isInPlaceReshape(op)) return runInPlaceReshape(op);
   std::vector<HostTensor> inputs;
   inputs.reserve(op.inputs.size());
   for (TensorId id : op.inputs) {

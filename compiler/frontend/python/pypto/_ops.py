@@ -320,8 +320,9 @@ def _dims_from_args(shape):
 
 
 def reshape(x, *shape, valid_shape=None, inplace=False):
-    """Reshapes to `shape` (same element count; one -1 dim is inferred). valid_shape and inplace are
-    accepted as PyPTO spells them; neither changes the result."""
+    """Reshapes to `shape` (same element count; one -1 dim is inferred). With inplace=True the result is
+    x's own bytes in the new shape, as in PyPTO: writing it writes x (an output written through it is an
+    output). valid_shape is accepted as PyPTO spells it and does not change the result."""
     dims = _dims_from_args(shape)
     if any(isinstance(d, int) and d == -1 for d in dims):
         known = 1
@@ -333,7 +334,10 @@ def reshape(x, *shape, valid_shape=None, inplace=False):
             total = total * d
         inferred = _core.to_symbolic(total) // _core.to_symbolic(known)
         dims = [inferred if (isinstance(d, int) and d == -1) else d for d in dims]
-    return _one("reshape", [x], {"shape": dims})
+    attrs = {"shape": dims}
+    if inplace:
+        attrs["inplace"] = True
+    return _one("reshape", [x], attrs)
 
 
 def transpose(x, dim0=-2, dim1=-1):

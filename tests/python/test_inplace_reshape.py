@@ -1,0 +1,82 @@
+"""reshape(x, ..., inplace=True) as PyPTO's DeepSeek-V3.2 kernels use it: the result is x's own bytes in
+another shape, so an output written through it is written (sparse flash attention assembles its rows into
+`reshape(attention_out, [rows, 512], inplace=True)`), and an input read through it moves nothing. The
+reference interpreter and the simulator alias the same way; outputs are compared with numpy exactly (the
+data is only moved or doubled). Uses that the compiler cannot order (the bytes written under one name and
+used under the other) are refused at the reshape's line.
+"""
+import unittest
+
+import numpy as np
+
+import pypto
+
+RNG = np.random.default_rng(20261125)
+T, HEADS, DIM = 4, 8, 64
+
+
+@pypto.frontend.jit
+def rows_into_output(x: pypto.Tensor([T * HEADS, DIM], pypto.DT_FP32),
+                     out: pypto.Tensor([T, HEADS, DIM], pypto.DT_FP32)):
+    out_rows = pypto.reshape(out, [T * HEADS, DIM], inplace=True)
+    pypto.set_vec_tile_shapes(HEADS, DIM)
+    for t in pypto.loop(0, T, 1, name="token", idx_name="t"):
+        rows = pypto.view(x, [HEADS, DIM], [t * HEADS, 0])
+        pypto.assemble(rows * 2.0, [t * HEADS, 0], out_rows)
+
+
+@pypto.frontend.jit
+def read_through_alias(x: pypto.Tensor([T, HEADS, DIM], pypto.DT_FP32),
+                       out: pypto.Tensor([T * HEADS, DIM], pypto.DT_FP32)):
+    x_rows = pypto.reshape(x, [T * HEADS, DIM], inplace=True)
+    pypto.set_vec_tile_shapes(HEADS, DIM)
+    out[:] = x_rows * 2.0
+
+
+@pypto.frontend.jit
+def both_names_written(x: pypto.Tensor([T * HEADS, DIM], pypto.DT_FP32),
+                       out: pypto.Tensor([T, HEADS, DIM], pypto.DT_FP32)):
+    out_rows = pypto.reshape(out, [T * HEADS, DIM], inplace=True)
+    pypto.set_vec_tile_shapes(HEADS, DIM)
+    pypto.assemble(x * 2.0, [0, 0], out_rows)
+    pypto.set_vec_tile_shapes(1, HEADS, DIM)
+    out[0:1, :, :] = pypto.full([1, HEADS, DIM], 1.0)
+
+
+class InPlaceReshape(unittest.TestCase):
+    def test_an_output_written_through_its_alias(self):
+        x = RNG.standard_normal((T * HEADS, DIM)).astype(np.float32)
+        out = np.zeros((T, HEADS, DIM), np.float32)
+        rows_into_output(x, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        self.assertEqual(report["outputs_from"], "functional")
+        self.assertEqual([o["name"] for o in report["outputs"]], ["out"])
+        np.testing.assert_array_equal(out, (x * 2).reshape(T, HEADS, DIM))
+        self.assertEqual(report["tasks"], T)  # the reshape itself is no task
+
+    def test_an_input_read_through_its_alias(self):
+        x = RNG.standard_normal((T, HEADS, DIM)).astype(np.float32)
+        out = np.zeros((T * HEADS, DIM), np.float32)
+        read_through_alias(x, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        np.testing.assert_array_equal(out, (x * 2).reshape(T * HEADS, DIM))
+
+    def test_writing_under_both_names_is_refused_at_the_reshape(self):
+        x = RNG.standard_normal((T * HEADS, DIM)).astype(np.float32)
+        out = np.zeros((T, HEADS, DIM), np.float32)
+        with self.assertWarns(RuntimeWarning) as caught:
+            both_names_written(x, out)
+        message = str(caught.warning)
+        self.assertIn("reshape(inplace=True)", message)
+        self.assertIn("test_inplace_reshape.py:", message)
+        self.assertIn("use one of the two names", message)
+        # The reference interpreter still gives the kernel's meaning: row 0 ones, the rest doubled.
+        expected = (x * 2).reshape(T, HEADS, DIM)
+        expected[0] = 1.0
+        np.testing.assert_array_equal(out, expected)
+
+
+if __name__ == "__main__":
+    unittest.main()
