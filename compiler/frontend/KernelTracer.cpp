@@ -180,10 +180,11 @@ std::optional<TensorGraph> traceKernel(const TraceRequest& request, DiagnosticEn
 
 void checkArgumentsUsed(const TensorGraph& graph, DiagnosticEngine& diags) {
   std::set<TensorId> read, written;
+  // Through views and in-place reshapes: writing reshape(out, ..., inplace=True) writes out.
   for (const TensorOp& op : graph.ops()) {
-    for (TensorId input : op.inputs) read.insert(graph.storageOf(input));
-    if (op.kind == TensorOpKind::View) continue;
-    for (TensorId output : op.outputs) written.insert(graph.storageOf(output));
+    for (TensorId input : op.inputs) read.insert(graph.aliasRootOf(input));
+    if (op.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(op)) continue;
+    for (TensorId output : op.outputs) written.insert(graph.aliasRootOf(output));
   }
   // Elements read as scalars (act_seq[b]) are reads too; a kernel that also
   // writes such an argument would see its launch values in those reads.

@@ -136,6 +136,25 @@ TEST(RunOptions, LightningIndexerRunsAtItsFullShape) {
   EXPECT_LT(wholeHeads["makespan_us"].get<double>(), nbuffer["makespan_us"].get<double>());
 }
 
+// The other DeepSeek-V3.2 examples at their full default shapes in timing mode (the numpy goldens run at
+// reduced shapes in tests/python/test_example_*.py): each traces, compiles and simulates, with the task
+// counts their READMEs describe.
+TEST(RunOptions, DeepSeekExamplesRunAtTheirFullShapes) {
+  const std::map<std::string, std::pair<int, int>> expected = {
+      {"sparse_flash_attention", {768, 2496}}, {"mla_prolog", {289, 288}}, {"indexer_prolog", {81, 39}}};
+  for (const auto& [name, tasks] : expected) {
+    const fs::path report = fs::temp_directory_path() / ("pto-ds-" + std::to_string(std::random_device{}()) + ".json");
+    Result result = runPto("run " + example(name) + " --mode timing --no-check --json " + report.string());
+    EXPECT_EQ(result.exitCode, 0) << name << ": " << result.out << result.err;
+    const nlohmann::json json = nlohmann::json::parse(slurp(report), nullptr, false);
+    fs::remove(report);
+    ASSERT_FALSE(json.is_discarded()) << name;
+    EXPECT_EQ(json["tasks_by_core_type"]["AIC"], tasks.first) << name;
+    EXPECT_EQ(json["tasks_by_core_type"]["AIV"], tasks.second) << name;
+    EXPECT_GT(json["makespan_us"].get<double>(), 0.0) << name;
+  }
+}
+
 TEST(RunOptions, MachineOverrideChangesTheChip) {
   const fs::path report = fs::temp_directory_path() / ("pto-run-tiny-" + std::to_string(std::random_device{}()) + ".json");
   Result result = runPto("run " + example("softmax") + " --machine tiny --json " + report.string());
