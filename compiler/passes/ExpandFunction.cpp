@@ -232,8 +232,12 @@ private:
 
   bool expand(const TensorOp& op) {
     if (TensorGraph::isInPlaceReshape(op)) {
-      m_tiles.setTilesOf(op.id, {});
-      return aliasInPlaceReshape(op);
+      bool asCopy = false;
+      if (!inPlaceReshape(op, asCopy)) return false;
+      if (!asCopy) {
+        m_tiles.setTilesOf(op.id, {});
+        return true;
+      }
     }
     std::vector<TileOpId> ids;
     auto emit = [&](TileOp tile) { ids.push_back(m_tiles.addTileOp(std::move(tile))); };
@@ -578,27 +582,24 @@ private:
     return true;
   }
 
-  // reshape(x, ..., inplace=True) moves nothing: its result is x's bytes
-  // (TensorValue::reshapeOf), in the simulators as in the reference
-  // interpreter. Dependencies are found per tensor, so the kernel must reach
-  // those bytes through one name only: x or its reshaped alias.
-  bool aliasInPlaceReshape(const TensorOp& op) {
+  // reshape(x, ..., inplace=True) of a kernel argument moves nothing: its
+  // result is the argument's bytes (TensorValue::reshapeOf), in the
+  // simulators as in the reference interpreter, so an output can be written
+  // through it. Dependencies are found per tensor, so a kernel that writes
+  // those bytes must reach them through one name only: the argument or its
+  // reshaped alias. Of a computed tensor (or a part of one), an in-place
+  // reshape that is only read is the same as a copy, and is expanded as one
+  // (`asCopy`); writing through it is refused.
+  bool inPlaceReshape(const TensorOp& op, bool& asCopy) {
+    asCopy = false;
     const TensorId source = op.inputs[0], result = op.outputs[0];
     const TensorValue& sourceValue = m_graph.tensor(source);
-    if (sourceValue.role == TensorRole::View)
-      return m_diags.error(op.location) << "reshape(inplace=True) of a part of a tensor ('" << sourceValue.name
-                                        << "' is a view): reshape the whole tensor in place, then view the result";
     const TensorId root = sourceValue.reshapeOf != kNoId ? sourceValue.reshapeOf : source;
     const TensorValue& rootValue = m_graph.tensor(root);
-    if (rootValue.role == TensorRole::Temporary && rootValue.loop != kNoId)
-      return m_diags.error(op.location) << "reshape(inplace=True) of '" << rootValue.name
-                                        << "', which is made anew in every iteration of its loop: not supported yet; "
-                                           "reshape it without inplace (a copy) or create it outside the loop";
-    // Reading the bytes under both names is harmless; a write under either
-    // name would not order against an access under the other.
     const TensorOp* direct = nullptr;
     const TensorOp* throughAlias = nullptr;
-    bool written = false;
+    const TensorOp* writer = nullptr;  // of the bytes, under either name
+    const TensorOp* aliasWriter = nullptr;
     for (const TensorOp& other : m_graph.ops()) {
       if (other.id == op.id || other.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(other)) continue;
       bool usesRoot = false, usesAlias = false;
@@ -608,14 +609,28 @@ private:
       }
       for (TensorId t : other.outputs) {
         const TensorId storage = m_graph.storageOf(t);
-        written = written || storage == root || storage == result;
+        if ((storage == root || storage == result) && !writer) writer = &other;
+        if (storage == result && !aliasWriter) aliasWriter = &other;
         usesRoot = usesRoot || storage == root;
         usesAlias = usesAlias || storage == result;
       }
       if (usesRoot && !direct) direct = &other;
       if (usesAlias && !throughAlias) throughAlias = &other;
     }
-    if (written && direct && throughAlias)
+    if (sourceValue.role == TensorRole::View || rootValue.role != TensorRole::Argument) {
+      if (aliasWriter)
+        return m_diags.error(op.location)
+               << "reshape(inplace=True) of '" << sourceValue.name << "', "
+               << (sourceValue.role == TensorRole::View ? "a part of a tensor" : "a computed tensor")
+               << ", written through the reshape (" << opWhere(*aliasWriter)
+               << "): not supported yet (only a kernel argument is aliased); write the result where it is used, or "
+                  "reshape an argument in place";
+      asCopy = true;  // read only: a copy reads the same values
+      return true;
+    }
+    // Reading the bytes under both names is harmless; a write under either
+    // name would not be ordered against an access under the other.
+    if (writer && direct && throughAlias)
       return m_diags.error(op.location)
              << "reshape(inplace=True): the kernel reaches the bytes of '" << rootValue.name << "' both directly ("
              << opWhere(*direct) << ") and through this reshape (" << opWhere(*throughAlias)

@@ -314,8 +314,9 @@ bool Interpreter::runView(const TensorOp& op) {
 }
 
 // reshape(x, ..., inplace=True): the result shares x's storage, so writes
-// through it land in x (the compiler aliases it the same way). A part of a
-// tensor (a view) is not one run of memory and cannot be reshaped in place.
+// through it land in x (the compiler aliases an argument the same way). A
+// part of a tensor (a view) is not one run of memory: reshapedView copies it,
+// which reads the same (the compiler refuses writes through such a reshape).
 bool Interpreter::runInPlaceReshape(const TensorOp& op) {
   std::optional<HostTensor> source = buffer(op.inputs.at(0), op.location);
   if (!source) return false;
@@ -329,11 +330,6 @@ bool Interpreter::runInPlaceReshape(const TensorOp& op) {
     return m_diags.error(op.location) << "cannot reshape '" << sourceValue.name << "' " << source->shape().str()
                                       << " (" << source->elementCount() << " elements) to " << shape.str() << " ("
                                       << shape.elementCount() << " elements)";
-  if (!source->isContiguous())
-    return m_diags.error(op.location) << "reshape(inplace=True) of '" << sourceValue.name << "' "
-                                      << source->shape().str()
-                                      << ": a part of a tensor is not one run of memory; reshape the whole tensor "
-                                         "in place and view the result, or reshape without inplace (a copy)";
   m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = source->reshapedView(shape);
   return true;
 }
