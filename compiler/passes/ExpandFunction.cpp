@@ -272,6 +272,10 @@ private:
         ok = expandPermutation(op, emit);
         break;
       }
+      if (op.kind == TensorOpKind::Concat && configuredVecTileRank(op) > 0) {
+        ok = expandConcat(op, emit);
+        break;
+      }
       if ((op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::Unsqueeze) && configuredVecTileRank(op) > 0 &&
           !shapeOf(op.outputs[0]).empty()) {
         ok = expandReshape(op, emit);
@@ -637,6 +641,41 @@ private:
              << ") and writes them; PTO Studio orders tasks by the tensor they name, so use one of the two names "
                 "throughout";
     m_graph.tensor(result).reshapeOf = root;
+    return true;
+  }
+
+  // A concat cut by the vec tile: each output tile is copied from the
+  // inputs it overlaps along the concat dim, one copy per input piece, so no
+  // tile holds a whole input (PyPTO's RoPE concatenates [t, heads, 64]
+  // halves of a projection).
+  bool expandConcat(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const TensorId output = op.outputs[0];
+    const Dims outShape = shapeOf(output);
+    const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+    auto tile = vecTile(op, outShape, /*dataMovement=*/true, /*wholeTrailingDims=*/true);
+    if (!tile) return false;
+    forEachTile(outShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      std::int64_t start = 0;  // of the current input along dim
+      for (TensorId input : op.inputs) {
+        const std::int64_t extent = shapeOf(input)[dim];
+        const std::int64_t from = std::max(offsets[dim], start);
+        const std::int64_t to = std::min(offsets[dim] + sizes[dim], start + extent);
+        if (from < to) {
+          Dims inOffsets = offsets, pieceSizes = sizes, outOffsets = offsets;
+          inOffsets[dim] = from - start;
+          outOffsets[dim] = from;
+          pieceSizes[dim] = to - from;
+          TileOp t = tileOp(op);
+          t.kind = TensorOpKind::Copy;
+          t.attrs.clear();
+          t.inputs.push_back(region(input, constants(inOffsets), pieceSizes));
+          t.outputs.push_back(region(output, constants(outOffsets), pieceSizes));
+          t.tileShape = *tile;
+          emit(std::move(t));
+        }
+        start += extent;
+      }
+    });
     return true;
   }
 

@@ -1,4 +1,4 @@
-"""Reshapes of computed tensors cut into tiles, as PyPTO's DeepSeek-V3.2 prologs use them: a [t, 64 * 128]
+"""Reshapes and concats of computed tensors cut into tiles, as PyPTO's DeepSeek-V3.2 prologs use them: a [t, 64 * 128]
 projection seen as [t, 64, 128] heads, the interleaved-RoPE round trip [t, h, 64] -> [t, h, 32, 2] ->
 transpose -> [t, h, 64], heads merged into rows. Each would be one whole-tensor tile of 256 KiB or more in the
 unified buffer (192 KiB on a2) without the cut, so every case here must be simulated (not fall back to the
@@ -53,6 +53,18 @@ def interleaved_pairs(x: pypto.Tensor([T, HEADS, 64], pypto.DT_FP32), out: pypto
     out[:] = pypto.reshape(swapped, [T, HEADS, 64]) + 1.0
 
 
+@pypto.frontend.jit
+def rope_halves(x: pypto.Tensor([T, HEADS, 64], pypto.DT_FP32), out: pypto.Tensor([T, HEADS, 64], pypto.DT_FP32)):
+    # rotate_half: concat(-x2, x1) along the last dim, cut by tiles 48 wide that straddle the two halves.
+    pypto.set_vec_tile_shapes(1, HEADS, 32)
+    first = pypto.view(x, [T, HEADS, 32], [0, 0, 0]) * 1.0
+    second = pypto.view(x, [T, HEADS, 32], [0, 0, 32]) * -1.0
+    pypto.set_vec_tile_shapes(1, HEADS, 48)
+    rotated = pypto.concat([second, first], dim=-1)
+    pypto.set_vec_tile_shapes(1, HEADS, 64)
+    out[:] = rotated + 1.0
+
+
 class ReshapeTiles(unittest.TestCase):
     def test_split_a_projection_into_heads(self):
         x = RNG.standard_normal((T, HEADS * DIM)).astype(np.float32)
@@ -76,6 +88,13 @@ class ReshapeTiles(unittest.TestCase):
         simulated(self)
         expected = (x * 2).reshape(T, HEADS, 32, 2).transpose(0, 1, 3, 2).reshape(T, HEADS, 64) + 1
         np.testing.assert_array_equal(out, expected)
+
+    def test_concat_cut_by_tiles_across_its_inputs(self):
+        x = RNG.standard_normal((T, HEADS, 64)).astype(np.float32)
+        out = np.zeros((T, HEADS, 64), np.float32)
+        rope_halves(x, out)
+        simulated(self)
+        np.testing.assert_array_equal(out, np.concatenate([-x[..., 32:], x[..., :32]], axis=-1) + 1)
 
 
 if __name__ == "__main__":
