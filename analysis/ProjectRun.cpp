@@ -85,6 +85,18 @@ bool readsElementsOf(const TensorGraph& graph, std::size_t argument) {
 
 } // namespace
 
+// A group of the kernel's own options (its jit decorator) with the project's
+// entries over them: the project file is where a kernel is tuned.
+static nlohmann::ordered_json withKernelOptions(const TensorGraph& graph, const std::string& group,
+                                                const nlohmann::ordered_json& projectOptions) {
+  const auto found = graph.kernelOptions.find(group);
+  if (found == graph.kernelOptions.end() || !found->is_object()) return projectOptions;
+  nlohmann::ordered_json merged = *found;
+  if (projectOptions.is_object())
+    for (const auto& [key, value] : projectOptions.items()) merged[key] = value;
+  return merged;
+}
+
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                                   const std::vector<HostTensor>& arguments, DiagnosticEngine& diags) {
   auto machine = machineFor(project, {}, diags);
@@ -98,7 +110,7 @@ CompileSettings compileSettingsFor(const OperatorProject& project, const TensorG
   settings.target = machine.targetInfo();
   settings.bindings = dynamicDimBindings(graph, arguments);
   settings.tileSettings = project.tileSettings;
-  settings.passOptions = project.passOptions;
+  settings.passOptions = withKernelOptions(graph, "pass_options", project.passOptions);
   settings.partitionOverrides = project.partitionOverrides;
   settings.partitionOverrideLocations = project.partitionOverrideLocations;
   settings.settingLocations = project.settingLocations;
@@ -250,7 +262,8 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
     };
   }
   auto machine = machineFor(project, options.machineOverride, diags);
-  auto runtime = runtimeSettingsFrom(project.runtimeOptions, project.locationOf("runtime_options"), diags);
+  auto runtime = runtimeSettingsFrom(withKernelOptions(traced, "runtime_options", project.runtimeOptions),
+                                     project.locationOf("runtime_options"), diags);
   if (!machine || !runtime) return std::nullopt;
   result.compiled =
       compileKernel(traced, compileSettingsFor(project, traced, result.arguments, *machine), diags, compileOptions);

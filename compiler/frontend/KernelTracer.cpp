@@ -169,7 +169,10 @@ std::optional<TensorGraph> traceKernel(const TraceRequest& request, DiagnosticEn
       reportException(error, request, watchdog.fired(), diags);
       return std::nullopt;
     }
-    TensorGraph graph = std::move(traced.cast<TracedKernel&>().graph);
+    py::tuple result = traced.cast<py::tuple>();
+    TensorGraph graph = std::move(result[0].cast<TracedKernel&>().graph);
+    graph.kernelOptions = nlohmann::ordered_json::parse(result[1].cast<std::string>(), nullptr, false);
+    if (graph.kernelOptions.is_discarded()) graph.kernelOptions = nlohmann::ordered_json::object();
     checkArgumentsUsed(graph, diags);
     return graph;
   } catch (py::error_already_set& error) {

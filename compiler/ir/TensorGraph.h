@@ -194,6 +194,10 @@ public:
   // scalars (SymbolicScalar::element, keyed by the argument's name), sorted:
   // their values at launch are bound before the graph runs (ElementBindings.h).
   std::vector<int> elementReadArguments;
+  // The kernel's own option groups ({"pass_options": {...}, "runtime_options":
+  // {...}}), from its @pypto.frontend.jit(...) decorator: PyPTO kernels
+  // configure themselves there. A project's settings override them key by key.
+  nlohmann::ordered_json kernelOptions = nlohmann::ordered_json::object();
 
   TensorId addTensor(TensorValue value);
   OpId addOp(TensorOp op);

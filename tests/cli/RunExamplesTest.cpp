@@ -155,6 +155,33 @@ TEST(RunOptions, DeepSeekExamplesRunAtTheirFullShapes) {
   }
 }
 
+// A kernel configured in its decorator, as PyPTO's are (@pypto.frontend.jit(pass_options={...})): pto run
+// compiles with those options, and the project's own pass_options override them key by key. The softmax
+// example's 256 vector tasks become 64 with vec_nbuffer_setting 4 from the decorator, and 128 when the
+// project says 2.
+TEST(RunOptions, KernelDecoratorOptionsApplyUnderTheProjects) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-decorator-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  std::string kernel = slurp(example("softmax") + "/kernel.py");
+  const std::string plain = "@pypto.frontend.jit\ndef softmax(";
+  ASSERT_NE(kernel.find(plain), std::string::npos);
+  kernel.replace(kernel.find(plain), plain.size(),
+                 "@pypto.frontend.jit(pass_options={\"vec_nbuffer_setting\": {-1: 4}})\ndef softmax(");
+  std::ofstream(dir / "kernel.py") << kernel;
+  nlohmann::json project = nlohmann::json::parse(slurp(example("softmax") + "/pto-project.json"));
+  auto tasksWith = [&](const nlohmann::json& passOptions) {
+    project["pass_options"] = passOptions;
+    std::ofstream(dir / "pto-project.json") << project.dump(2);
+    const fs::path report = dir / "report.json";
+    Result result = runPto("run " + dir.string() + " --json " + report.string());
+    EXPECT_EQ(result.exitCode, 0) << result.out << result.err;
+    return nlohmann::json::parse(slurp(report))["tasks"].get<int>();
+  };
+  EXPECT_EQ(tasksWith(nlohmann::json::object()), 64);
+  EXPECT_EQ(tasksWith({{"vec_nbuffer_setting", {{"DEFAULT", 2}}}}), 128);
+  fs::remove_all(dir);
+}
+
 TEST(RunOptions, MachineOverrideChangesTheChip) {
   const fs::path report = fs::temp_directory_path() / ("pto-run-tiny-" + std::to_string(std::random_device{}()) + ".json");
   Result result = runPto("run " + example("softmax") + " --machine tiny --json " + report.string());

@@ -1,9 +1,11 @@
 """Entry points the PTO Studio engine (pto, pto-studio) calls through the
 embedded interpreter: load a kernel file fresh, trace it, explain failures."""
+import json
 import os
 import sys
 import types
 
+from . import _options
 from ._errors import KernelError, KernelTimeout
 from ._jit import JitKernel
 from ._location import user_frames
@@ -37,7 +39,10 @@ def trace_file(path, source, entry, tensor_types, max_elements):
             raise KernelError(f"'{entry}' is not a kernel; decorate it with @pypto.frontend.jit (or @pypto.jit)",
                               path, line)
         traced, _ = kernel.trace(tensor_types, (), max_elements)
-        return traced
+        # The decorator's option groups travel with the graph (pto run merges the project's over them).
+        options = _options.plain(kernel.effective_options())
+        groups = {group: options[group] for group in ("pass_options", "runtime_options") if options.get(group)}
+        return traced, json.dumps(groups, default=str)
     finally:
         sys.path.remove(folder)
         for name in set(sys.modules) - before:
