@@ -2,7 +2,6 @@
 simulator at a small shape, agrees with the example's numpy golden (check.py), and check.py's comparisons
 reject wrong answers, so a passing run means something.
 """
-import importlib.util
 import os
 import unittest
 
@@ -10,18 +9,10 @@ import numpy as np
 
 import pypto
 
-EXAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "examples",
-                           "lightning_indexer")
+from example_checks import example_dir, load_check
 
-
-def load_check():
-    spec = importlib.util.spec_from_file_location("lightning_indexer_check", os.path.join(EXAMPLE_DIR, "check.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-check = load_check()
+EXAMPLE_DIR = example_dir("lightning_indexer")
+check = load_check("lightning_indexer")
 
 
 class LightningIndexerExampleTest(unittest.TestCase):

@@ -3,26 +3,16 @@ shape (2 tokens, the model's full widths), agrees with the example's float64 num
 check.py's comparisons reject wrong answers, so a passing run means something.
 """
 import contextlib
-import importlib.util
 import io
-import os
 import unittest
 from unittest import mock
 
 import numpy as np
 
-EXAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "examples",
-                           "mla_prolog")
+from example_checks import example_dir, load_check
 
-
-def load_check():
-    spec = importlib.util.spec_from_file_location("mla_prolog_check", os.path.join(EXAMPLE_DIR, "check.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-check = load_check()
+EXAMPLE_DIR = example_dir("mla_prolog")
+check = load_check("mla_prolog")
 
 
 class MlaPrologExampleTest(unittest.TestCase):

@@ -2,25 +2,14 @@
 simulator at a small shape, agrees with the example's numpy golden (check.py), and check.py's comparison
 rejects wrong answers, including ones a kernel with a subtle bug would give, so a passing run means something.
 """
-import importlib.util
-import os
 import unittest
 
 import numpy as np
 
-EXAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "examples",
-                           "sparse_flash_attention")
+from example_checks import example_dir, load_check
 
-
-def load_check():
-    spec = importlib.util.spec_from_file_location("sparse_flash_attention_check",
-                                                  os.path.join(EXAMPLE_DIR, "check.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-check = load_check()
+EXAMPLE_DIR = example_dir("sparse_flash_attention")
+check = load_check("sparse_flash_attention")
 
 TOPK = 192          # three steps of 64 slots
 LENGTHS = [3000, 100]

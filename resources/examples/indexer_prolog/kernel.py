@@ -145,8 +145,8 @@ def indexer_prolog(x: pypto.Tensor([pypto.STATIC, HIDDEN], pypto.DT_FP16),
         scale = pypto.reshape(pypto.view(k_scales, [1, 1], [t, 0]), [1, 1, 1])
         pypto.assemble(scale, [block, row, 0], k_scale_cache)
 
-    # Queries: one token's 64 heads at a time, as 64 rows of 128. q's row t seen as [64, 128] is a copy of
-    # 16 KB here (a reshape of a computed tensor); a whole-q reshape would be one tile of T * 16 KB.
+    # Queries: one token's 64 heads at a time, as 64 rows of 128 (q's row t seen as [64, 128]: a 16 KB copy,
+    # since q is computed), so each token's RoPE, Hadamard and quantisation are tasks of their own.
     for t in pypto.loop(0, tokens, 1, name="q_token", idx_name="t"):
         pypto.set_semantic_label("q_rope")
         pypto.set_vec_tile_shapes(HEADS, DIM)
