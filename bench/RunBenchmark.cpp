@@ -46,6 +46,16 @@ BENCHMARK_CAPTURE(runExample, matmul, std::string("matmul"))->Unit(benchmark::kM
 BENCHMARK_CAPTURE(runExample, muls_add_matmul_rowsum, std::string("muls_add_matmul_rowsum"))
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+// The DeepSeek-V3.2 examples at their default shapes (issue 14's budgets: DIA <= 3 s to compile and
+// simulate; their precision checks are skipped at these sizes, as pto run skips them).
+BENCHMARK_CAPTURE(runExample, sparse_flash_attention, std::string("sparse_flash_attention"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
+BENCHMARK_CAPTURE(runExample, deepseek_indexer_attention, std::string("deepseek_indexer_attention"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 
 // The Lightning Indexer example (resources/examples/lightning_indexer) as
 // `pto run --mode timing` takes it, at B = 4 requests of 2 query tokens and
