@@ -83,12 +83,10 @@ bool readsElementsOf(const TensorGraph& graph, std::size_t argument) {
   return std::binary_search(graph.elementReadArguments.begin(), graph.elementReadArguments.end(), static_cast<int>(argument));
 }
 
-} // namespace
-
 // A group of the kernel's own options (its jit decorator) with the project's
 // entries over them: the project file is where a kernel is tuned.
-static nlohmann::ordered_json withKernelOptions(const TensorGraph& graph, const std::string& group,
-                                                const nlohmann::ordered_json& projectOptions) {
+nlohmann::ordered_json withKernelOptions(const TensorGraph& graph, const std::string& group,
+                                         const nlohmann::ordered_json& projectOptions) {
   const auto found = graph.kernelOptions.find(group);
   if (found == graph.kernelOptions.end() || !found->is_object()) return projectOptions;
   nlohmann::ordered_json merged = *found;
@@ -96,6 +94,8 @@ static nlohmann::ordered_json withKernelOptions(const TensorGraph& graph, const 
     for (const auto& [key, value] : projectOptions.items()) merged[key] = value;
   return merged;
 }
+
+} // namespace
 
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                                   const std::vector<HostTensor>& arguments, DiagnosticEngine& diags) {

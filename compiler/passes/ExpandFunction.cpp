@@ -265,18 +265,19 @@ private:
       ok = expandCreation(op, emit);
       break;
     case OpCategory::Layout:
-      // Transposes are cut by the vec tile in force, as PyPTO cuts them (an
-      // attention kernel transposes whole K blocks); without one, and for the
-      // other layout ops, one tile covers the whole tensor.
+      // Transposes, concats and reshapes are cut by the vec tile in force, as
+      // PyPTO cuts them (an attention kernel transposes whole K blocks, a
+      // prolog views a projection as heads); without one, one tile covers the
+      // whole tensor.
       if ((op.kind == TensorOpKind::Transpose || op.kind == TensorOpKind::Permute) && hasVecTile(op)) {
         ok = expandPermutation(op, emit);
         break;
       }
-      if (op.kind == TensorOpKind::Concat && configuredVecTileRank(op) > 0) {
+      if (op.kind == TensorOpKind::Concat && hasVecTile(op)) {
         ok = expandConcat(op, emit);
         break;
       }
-      if ((op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::Unsqueeze) && configuredVecTileRank(op) > 0 &&
+      if ((op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::Unsqueeze) && hasVecTile(op) &&
           !shapeOf(op.outputs[0]).empty()) {
         ok = expandReshape(op, emit);
         break;
@@ -379,16 +380,22 @@ private:
 
   // An fp32 (or int32) twin of `output` that partial results accumulate in.
   TensorId addAccumulator(const TensorOp& op, TensorId output, DataType dtype) {
-    TensorValue acc;
-    acc.name = m_graph.tensor(output).name + "_acc";
-    acc.dtype = dtype;
-    acc.shape = m_graph.tensor(output).shape;
-    acc.role = TensorRole::Temporary;
-    acc.producer = op.id;
-    acc.location = op.location;
-    Dims shape = shapeOf(output);
-    TensorId id = m_graph.addTensor(std::move(acc));
-    m_tiles.setShape(id, std::move(shape));
+    const TensorValue& value = m_graph.tensor(output);
+    return addTemporary(op, value.name + "_acc", dtype, value.shape, shapeOf(output));
+  }
+
+  // A tensor the tiling of `op` adds (an accumulator, a top-k level's
+  // candidate lists), made by `op`.
+  TensorId addTemporary(const TensorOp& op, std::string name, DataType dtype, SymbolicShape shape, Dims concrete) {
+    TensorValue temporary;
+    temporary.name = std::move(name);
+    temporary.dtype = dtype;
+    temporary.shape = std::move(shape);
+    temporary.role = TensorRole::Temporary;
+    temporary.producer = op.id;
+    temporary.location = op.location;
+    TensorId id = m_graph.addTensor(std::move(temporary));
+    m_tiles.setShape(id, std::move(concrete));
     return id;
   }
 
@@ -538,14 +545,6 @@ private:
       emit(std::move(t));
     });
     return true;
-  }
-
-  // The rank of the vec tile `op` would take (0 when none is set).
-  std::size_t configuredVecTileRank(const TensorOp& op) const {
-    if (const auto* setting = projectTile("vec", op)) return setting->is_array() ? setting->size() : 0;
-    if (!op.tiles.vec.empty()) return op.tiles.vec.size();
-    if (const auto* fallback = projectDefault("vec")) return fallback->is_array() ? fallback->size() : 0;
-    return 0;
   }
 
   bool hasVecTile(const TensorOp& op) const {
@@ -806,8 +805,13 @@ private:
       Dims shape = inShape;
       shape[dim] = (groups - 1) * k + std::min(k, tail);
       const int index = static_cast<int>(levels.size()) - 1;
-      TensorId values = addTemporary(op, op.outputs[0], shape, index, "values");
-      TensorId indices = addTemporary(op, op.outputs[1], shape, index, "indices");
+      auto candidates = [&](TensorId like, const char* what) {
+        const TensorValue& value = m_graph.tensor(like);
+        return addTemporary(op, value.name + "_" + what + "_l" + std::to_string(index), value.dtype, constants(shape),
+                            shape);
+      };
+      TensorId values = candidates(op.outputs[0], "values");
+      TensorId indices = candidates(op.outputs[1], "indices");
       levels.push_back({values, indices, shape[dim], 0});
     }
 
@@ -848,20 +852,6 @@ private:
       select(levels.size() - 1, 0);
     });
     return true;
-  }
-
-  // A temporary of `shape` that a multi-level expansion of `op` writes between levels.
-  TensorId addTemporary(const TensorOp& op, TensorId like, const Dims& shape, int level, const char* what) {
-    TensorValue temporary;
-    temporary.name = m_graph.tensor(like).name + "_" + what + "_l" + std::to_string(level);
-    temporary.dtype = m_graph.tensor(like).dtype;
-    temporary.shape = constants(shape);
-    temporary.role = TensorRole::Temporary;
-    temporary.producer = op.id;
-    temporary.location = op.location;
-    TensorId id = m_graph.addTensor(std::move(temporary));
-    m_tiles.setShape(id, shape);
-    return id;
   }
 
   bool expandWhole(const TensorOp& op, const std::function<void(TileOp)>& emit) {

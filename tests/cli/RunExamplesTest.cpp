@@ -137,21 +137,33 @@ TEST(RunOptions, LightningIndexerRunsAtItsFullShape) {
 }
 
 // The other DeepSeek-V3.2 examples at their full default shapes in timing mode (the numpy goldens run at
-// reduced shapes in tests/python/test_example_*.py): each traces, compiles and simulates, with the task
-// counts their READMEs describe.
+// reduced shapes in tests/python/test_example_*.py): each traces, compiles and simulates. Sparse flash
+// attention's task counts follow from its structure: 8 tokens x 32 steps of 64 slots, each step one qk and
+// two pv cube tasks (768) and a gather and a softmax vector task (512), plus 8 update tasks (16-head row
+// groups) for each of the 31 steps after the first (1 984). The prologs only stream their weights once, so
+// neither can beat the time a2's global memory (1.6 TB/s at 0.8 efficiency) takes to read them: MLA's
+// 61.3 M fp16 weights (7168x1536, 1536x24576, 7168x576, 128x128x512) take 95.8 us, the indexer's 13.97 M
+// (1536x8192, 7168x128, 7168x64, 128x128) 21.8 us.
 TEST(RunOptions, DeepSeekExamplesRunAtTheirFullShapes) {
-  const std::map<std::string, std::pair<int, int>> expected = {
-      {"sparse_flash_attention", {768, 2496}}, {"mla_prolog", {289, 288}}, {"indexer_prolog", {81, 39}}};
-  for (const auto& [name, tasks] : expected) {
+  auto run = [&](const std::string& name) {
     const fs::path report = fs::temp_directory_path() / ("pto-ds-" + std::to_string(std::random_device{}()) + ".json");
     Result result = runPto("run " + example(name) + " --mode timing --no-check --json " + report.string());
     EXPECT_EQ(result.exitCode, 0) << name << ": " << result.out << result.err;
-    const nlohmann::json json = nlohmann::json::parse(slurp(report), nullptr, false);
+    nlohmann::json json = nlohmann::json::parse(slurp(report), nullptr, false);
     fs::remove(report);
+    return json;
+  };
+  const nlohmann::json attention = run("sparse_flash_attention");
+  ASSERT_FALSE(attention.is_discarded());
+  EXPECT_EQ(attention["tasks_by_core_type"]["AIC"], 8 * 32 * 3);
+  EXPECT_EQ(attention["tasks_by_core_type"]["AIV"], 8 * 32 * 2 + 8 * 31 * 8);
+  const double bytesPerUs = 1.6e12 * 0.8 / 1e6;
+  for (const auto& [name, weightElements] :
+       std::map<std::string, double>{{"mla_prolog", 7168.0 * 1536 + 1536.0 * 24576 + 7168.0 * 576 + 128.0 * 128 * 512},
+                                     {"indexer_prolog", 1536.0 * 8192 + 7168.0 * 128 + 7168.0 * 64 + 128.0 * 128}}) {
+    const nlohmann::json json = run(name);
     ASSERT_FALSE(json.is_discarded()) << name;
-    EXPECT_EQ(json["tasks_by_core_type"]["AIC"], tasks.first) << name;
-    EXPECT_EQ(json["tasks_by_core_type"]["AIV"], tasks.second) << name;
-    EXPECT_GT(json["makespan_us"].get<double>(), 0.0) << name;
+    EXPECT_GE(json["makespan_us"].get<double>(), 2 * weightElements / bytesPerUs) << name;
   }
 }
 
