@@ -225,6 +225,8 @@ struct OpModel {
   // Matmul.
   bool aTrans = false, bTrans = false;
   TensorId accumulator = kNoId;  // the output itself, or its fp32/int32 accumulator
+  // index_select along dim 0: an MGATHER, its source left in GM.
+  bool gathersRows = false;
 };
 
 // The shape a vec tile cuts for this op (ExpandFunction: reductions and
@@ -352,6 +354,11 @@ TileBufferChecker::TileBufferChecker(const TensorGraph& graph, const TileSite& s
       if ((op.kind == TensorOpKind::Sum || op.kind == TensorOpKind::Prod) && (out == DataType::Fp16 || out == DataType::Bf16))
         model.wideAccumulator = addTensor(DataType::Fp32);
     }
+    if (op.kind == TensorOpKind::IndexSelect) {
+      const auto* dim = op.attr<std::int64_t>("dim");
+      model.gathersRows = (!dim || *dim == 0 || *dim == -static_cast<std::int64_t>(model.inputShapes[0].size())) &&
+                          model.inputShapes[1].size() == 1 && !model.outputShape.empty();
+    }
     if (category(op.kind) == OpCategory::Matmul) {
       if (const auto* t = op.attr<bool>("a_trans")) model.aTrans = *t;
       if (const auto* t = op.attr<bool>("b_trans")) model.bTrans = *t;
@@ -422,6 +429,15 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
       t.inputs.push_back(Impl::region(op.inputs[0], sizes));
       TensorId target = partial && op.wideAccumulator != kNoId ? op.wideAccumulator : op.output;
       t.outputs.push_back(Impl::region(target, outSizes));
+    } else if (op.gathersRows) {
+      // ExpandFunction's MGATHER tiles: every source row of the tile's
+      // columns (read in place, no buffer), the index slice, the rows.
+      Dims sourceSizes = sizes;
+      sourceSizes[0] = op.inputShapes[0][0];
+      t.inputs.push_back(Impl::region(op.inputs[0], sourceSizes));
+      t.inputs.push_back(Impl::region(op.inputs[1], {sizes[0]}));
+      t.outputs.push_back(Impl::region(op.output, sizes));
+      t.attrs[kGatherRowsFromGm] = true;
     } else if (op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy) {
       t.kind = TensorOpKind::Copy;
       t.inputs.push_back(Impl::region(op.inputs[0], sizes));

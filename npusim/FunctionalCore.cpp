@@ -1,6 +1,7 @@
 // Implementation of FunctionalCore: the instructions on real data.
 #include "npusim/FunctionalCore.h"
 
+#include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
 
 #include <Eigen/Dense>
@@ -228,6 +229,7 @@ private:
   bool runInstruction(const PtoInstruction& instruction, const InstructionLayout& layout) {
     switch (instruction.opcode) {
     case PtoOpcode::TLOAD: return load(instruction, layout);
+    case PtoOpcode::MGATHER: return gatherRows(instruction, layout);
     case PtoOpcode::TSTORE:
     case PtoOpcode::TSTORE_ACC: return storeToGm(instruction, layout);
     case PtoOpcode::TMOV:
@@ -244,6 +246,26 @@ private:
     std::optional<HostTensor> region = gmRegion(true, instruction.srcs[0].gmRegion);
     if (!region) return false;
     return store(layout.dst[0], *region, instruction.accumulate);
+  }
+
+  // Row i of the destination is row index[i] of the GM region (its leading
+  // dims flattened), as an MGATHER copies them. An index outside the region
+  // is the kernel's error (the device would read another tensor's bytes).
+  bool gatherRows(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    if (instruction.srcs.size() != 2 || layout.srcs.size() != 2 || layout.dst.size() != 1 ||
+        instruction.srcs[0].memory != MemoryKind::GM)
+      return fail() << "a gather needs a GM source, an index tile and one on-chip destination";
+    std::optional<HostTensor> table = gmRegion(true, instruction.srcs[0].gmRegion);
+    if (!table) return false;
+    const OperandLayout& dst = layout.dst[0];
+    std::optional<HostTensor> index;
+    if (instruction.srcs[1].memory == MemoryKind::GM) index = gmRegion(true, instruction.srcs[1].gmRegion);
+    else index = source(layout.srcs[1]);
+    if (!index) return false;
+    HostTensor picked(table->dtype(), Shape(dst.shape));
+    if (std::string problem = pto::gatherRows(*table, *index, picked); !problem.empty())
+      return fail() << problem;
+    return store(dst, picked, TileAccumulate::None);
   }
 
   bool storeToGm(const PtoInstruction& instruction, const InstructionLayout& layout) {

@@ -122,6 +122,14 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   hits.clear();
   missed.clear();
   for (const ConcreteRegion& region : task.reads) {
+    // A gather moves a few rows of a large region (a KV cache): which lines
+    // they fall in is data-dependent, so they are taken as misses and the
+    // cache is left as it was (touching the whole region would flush it).
+    if (region.gathered) {
+      hits.push_back(0.0);
+      missed.push_back(-1);
+      continue;
+    }
     L2CacheModel::Lines lines = m_l2.accessLines(region);
     hits.push_back(lines.hitFraction);
     missed.push_back(lines.missedBytes);

@@ -12,7 +12,12 @@
 //   bandwidth among them (NpuExecutor). A GM step carries its path's rate and
 //   start-up latency (K / peak: transferCycles = latency + bytes / rate when
 //   the transfer runs alone), whether it reads or writes, and which of the
-//   task's regions it touches. TLOAD GM->L0C is priced like GM->L1.
+//   task's regions it touches. TLOAD GM->L0C is priced like GM->L1. An
+//   MGATHER is priced as one transfer of the rows it picks, as PyPTO's cost
+//   model prices GATHER_IN_UB / GATHER_IN_L1 (a copy-in of those bytes); its
+//   rows always come from HBM (NpuExecutor leaves gathered regions out of
+//   the L2 model). What row-by-row DMA costs beyond that on the chip has no
+//   public figure, so nothing is added for it.
 // - SET_FLAG, WAIT_FLAG and BARRIER take no time.
 //
 // Flags are renumbered per program: every (source pipe, destination pipe,

@@ -70,6 +70,11 @@ struct Subgraph {
   std::vector<TileOpId> ops;      // execution order
   std::vector<TileRegion> copyIns;   // GM regions read (storage tensors)
   std::vector<TileRegion> copyOuts;  // GM regions written
+  // GM regions an MGATHER picks rows from by index (index_select tiles):
+  // read in place, row by row, never loaded whole. Tasks read them after
+  // their copy-ins (Task::reads[copyIns.size() + j]), so dependencies see
+  // the whole region while only the picked rows move.
+  std::vector<TileRegion> gatherSources;
   int programId = -1;             // isomorphism class
   std::string label;              // semantic label of its first op
   // A user override or sg_set_scope pinned this grouping.

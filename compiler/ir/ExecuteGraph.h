@@ -35,6 +35,9 @@ struct ConcreteRegion {
   // iteration's own copy of a temporary the loop body makes (its workspace
   // in PyPTO's terms): regions of different instances never overlap.
   std::uint64_t instance = 0;
+  // Read by an MGATHER (Subgraph::gatherSources): only the rows its index
+  // picks move, so a cache model must not count the whole region as touched.
+  bool gathered = false;
 };
 
 struct Task {

@@ -6,7 +6,11 @@
 // through the subgraph's copy lists: a GM operand carries an index into
 // `copyIns` (the source of a TLOAD) or `copyOuts` (the destination of a
 // TSTORE or TSTORE_ACC), which each task evaluates to its own region
-// (Task::reads[i] / Task::writes[j]).
+// (Task::reads[i] / Task::writes[j]). The source of an MGATHER is the
+// region it picks rows from, `gatherSources[j]`, numbered after the copy-ins
+// (gmRegion = copyIns.size() + j): MGATHER dst, srcs = {GM rows, index tile}
+// copies row index[i] of the GM region into row i of dst, one row transfer
+// per index (bytes: the rows moved, not the region's size).
 //
 // Units. On-chip operands are byte ranges [offsetBytes, offsetBytes + bytes)
 // of one memory of the core (the buffers AllocateBuffers placed; a sub-tile
@@ -77,6 +81,7 @@ inline constexpr std::size_t kPipeCount = 0
 #define PTO_FOR_EACH_PTO_OPCODE(X)                                                  \
   /* transfers */                                                                   \
   X(TLOAD, MTE2, "GM -> UB, GM -> L1; GM -> L0C resumes a split-k accumulation")    \
+  X(MGATHER, MTE2, "GM rows picked by an on-chip index tile -> UB or L1")            \
   X(TSTORE, MTE3, "UB -> GM")                                                       \
   X(TMOV, MTE1, "L1 -> L0A or L1 -> L0B")                                           \
   X(TSTORE_ACC, FIXPIPE, "L0C -> GM, converting")                                   \
@@ -155,7 +160,7 @@ std::optional<PtoOpcode> parsePtoOpcode(std::string_view text);
 // The pipe the opcode runs on (SCALAR for the flags: see above).
 Pipe pipeOf(PtoOpcode opcode);
 bool isSync(PtoOpcode opcode);      // SET_FLAG, WAIT_FLAG, BARRIER
-bool isTransfer(PtoOpcode opcode);  // TLOAD, TSTORE, TMOV, TSTORE_ACC, TMOV_ACC
+bool isTransfer(PtoOpcode opcode);  // TLOAD, MGATHER, TSTORE, TMOV, TSTORE_ACC, TMOV_ACC
 
 struct PtoOperand {
   MemoryKind memory = MemoryKind::UB;

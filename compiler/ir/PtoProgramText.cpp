@@ -48,8 +48,12 @@ const Subgraph* sourceSubgraph(const Compilation& compilation, const PtoProgram&
 const TileRegion* gmRegion(const Subgraph* subgraph, const PtoOperand& operand, bool isDestination) {
   if (!subgraph || operand.gmRegion < 0) return nullptr;
   const auto& list = isDestination ? subgraph->copyOuts : subgraph->copyIns;
-  if (static_cast<std::size_t>(operand.gmRegion) >= list.size()) return nullptr;
-  return &list[static_cast<std::size_t>(operand.gmRegion)];
+  auto index = static_cast<std::size_t>(operand.gmRegion);
+  if (index < list.size()) return &list[index];
+  // An MGATHER's source: numbered after the copy-ins.
+  if (!isDestination && index - list.size() < subgraph->gatherSources.size())
+    return &subgraph->gatherSources[index - list.size()];
+  return nullptr;
 }
 
 std::string operandText(const Compilation& compilation, const Subgraph* subgraph, const PtoOperand& operand,

@@ -57,6 +57,24 @@ void TileGraph::renumber(const std::vector<bool>& keep) {
   }
 }
 
+bool gathersRowsFromGm(const TileOp& op) {
+  if (op.kind != TensorOpKind::IndexSelect) return false;
+  auto found = op.attrs.find(kGatherRowsFromGm);
+  const bool* value = found == op.attrs.end() ? nullptr : std::get_if<bool>(&found->second);
+  return value && *value;
+}
+
+bool gathersIntoL1(const TileOp& op) {
+  if (!gathersRowsFromGm(op)) return false;
+  auto found = op.attrs.find(kGatherIntoL1);
+  const bool* value = found == op.attrs.end() ? nullptr : std::get_if<bool>(&found->second);
+  return value && *value;
+}
+
+bool readsInPlace(const TileOp& op, std::size_t input) {
+  return (input == 0 && gathersRowsFromGm(op)) || (input == 1 && gathersIntoL1(op));
+}
+
 std::string regionString(const TileGraph& graph, const TileRegion& region) {
   std::string text = graph.graph.tensor(region.tensor).name + "[";
   for (std::size_t d = 0; d < region.shape.size(); ++d) {

@@ -89,6 +89,21 @@ template <typename Predicate> void TileGraph::removeTileOpsIf(Predicate reject) 
   renumber(keep);
 }
 
+// The attribute ExpandFunction sets on an index_select tile whose source
+// stays in global memory: input 0 is the whole source (the tile's columns
+// of every row), read in place by an MGATHER that moves only the rows input
+// 1 names. Buffer planning skips that input; GenerateMoveOp lists it in
+// Subgraph::gatherSources instead of the copy-ins.
+inline constexpr const char* kGatherRowsFromGm = "gather_rows_from_gm";
+// experimental.gather_in_l1's tiles also carry this (when only matmuls read
+// the rows): the rows land in L1 as a matmul operand, on the cube core
+// (AIC), which has no UB, so the index (input 1) is read in place from GM
+// as well.
+inline constexpr const char* kGatherIntoL1 = "into_l1";
+bool readsInPlace(const TileOp& op, std::size_t input);
+bool gathersRowsFromGm(const TileOp& op);
+bool gathersIntoL1(const TileOp& op);
+
 // "y[b, 0:64]" style text of a region, for dumps and messages.
 std::string regionString(const TileGraph& graph, const TileRegion& region);
 

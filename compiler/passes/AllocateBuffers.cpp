@@ -192,6 +192,7 @@ private:
     for (TileOpId id : m_subgraph.ops) {
       const TileOp& op = m_tiles.tileOp(id);
       for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        if (readsInPlace(op, i)) continue;  // the MGATHER's rows land in its output buffer
         const TileRegion& input = op.inputs[i];
         // A tile produced earlier in this subgraph is read from its buffer
         // (the same region: a hash hit; part of one: the produced tiles it
@@ -217,13 +218,32 @@ private:
     }
   }
 
+  // A matmul operand in L1: inside the rows a gather of this subgraph put
+  // there (its tile may hold several operand tiles), or a tile of its own
+  // that a copy-in fills.
+  void useL1Operand(const TileRegion& operand, int position, OpId tensorOp, int index) {
+    BufferKey key = keyOf(MemoryKind::L1, operand);
+    if (m_byKey.find(key) == m_byKey.end()) {
+      for (Planned& entry : m_planned)
+        if (entry.buffer.memory == MemoryKind::L1 && entry.buffer.producer != kNoId &&
+            containsBox(m_boxes.box(entry.buffer.region), key.box)) {
+          entry.buffer.lastUse = std::max(entry.buffer.lastUse, position);
+          return;
+        }
+    }
+    use(MemoryKind::L1, operand, position, kNoId, tensorOp, {position, false, index});
+  }
+
   void planCube() {
     int position = 0;
     for (TileOpId id : m_subgraph.ops) {
       const TileOp& op = m_tiles.tileOp(id);
-      if (op.kind == TensorOpKind::Matmul) {
-        use(MemoryKind::L1, op.inputs[0], position, kNoId, op.tensorOp, {position, false, 0});
-        use(MemoryKind::L1, op.inputs[1], position, kNoId, op.tensorOp, {position, false, 1});
+      if (gathersIntoL1(op)) {
+        // The picked rows land in L1; source and index stay in GM.
+        use(MemoryKind::L1, op.outputs[0], position, id, op.tensorOp, {position, true, 0});
+      } else if (op.kind == TensorOpKind::Matmul) {
+        useL1Operand(op.inputs[0], position, op.tensorOp, 0);
+        useL1Operand(op.inputs[1], position, op.tensorOp, 1);
         use(MemoryKind::L0A, op.inputs[0], position, kNoId, op.tensorOp, {position, false, 0});
         use(MemoryKind::L0B, op.inputs[1], position, kNoId, op.tensorOp, {position, false, 1});
         use(MemoryKind::L0C, op.outputs[0], position, id, op.tensorOp, {position, true, 0});

@@ -673,10 +673,14 @@ public:
           return internalError(op) << "loop index '" << symbol << "' is not bound where subgraph " << id << " runs";
         task.loopIndices.emplace_back(symbol, found->second);
       }
-      task.reads.reserve(subgraph.copyIns.size());
+      task.reads.reserve(subgraph.copyIns.size() + subgraph.gatherSources.size());
       task.writes.reserve(subgraph.copyOuts.size());
       for (const TileRegion& region : subgraph.copyIns)
         if (!evaluate(region, bindings, subgraph, task.reads)) return false;
+      for (const TileRegion& region : subgraph.gatherSources) {
+        if (!evaluate(region, bindings, subgraph, task.reads)) return false;
+        task.reads.back().gathered = true;
+      }
       for (const TileRegion& region : subgraph.copyOuts)
         if (!evaluate(region, bindings, subgraph, task.writes)) return false;
       m_tasks.push_back(std::move(task));

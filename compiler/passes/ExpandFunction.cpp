@@ -284,7 +284,7 @@ private:
       }
       [[fallthrough]];
     case OpCategory::Indexing:
-      ok = expandWhole(op, emit);
+      ok = op.kind == TensorOpKind::IndexSelect && hasVecTile(op) ? expandIndexSelect(op, emit) : expandWhole(op, emit);
       break;
     case OpCategory::Sort:
       ok = op.kind == TensorOpKind::TopK && hasVecTile(op) ? expandTopK(op, emit) : expandWhole(op, emit);
@@ -605,6 +605,8 @@ private:
     const TensorOp* aliasWriter = nullptr;
     for (const TensorOp& other : m_graph.ops()) {
       if (other.id == op.id || other.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(other)) continue;
+      // Such a gather reads the argument itself (gatherSource), so it is ordered against its writers.
+      if (gathersRowsOfAlias(other, result, root)) continue;
       bool usesRoot = false, usesAlias = false;
       for (TensorId t : other.inputs) {
         usesRoot = usesRoot || m_graph.storageOf(t) == root;
@@ -850,6 +852,81 @@ private:
         emit(std::move(t));
       };
       select(levels.size() - 1, 0);
+    });
+    return true;
+  }
+
+  // Whether every op reading `tensor` (or a view of it) is a matmul.
+  bool onlyMatmulsRead(TensorId tensor) const {
+    bool read = false;
+    for (const TensorOp& other : m_graph.ops())
+      for (TensorId input : other.inputs)
+        if (input == tensor || (m_graph.tensor(input).role == TensorRole::View && m_graph.storageOf(input) == tensor)) {
+          if (other.kind != TensorOpKind::Matmul && other.kind != TensorOpKind::View) return false;
+          read = read || other.kind == TensorOpKind::Matmul;
+        }
+    return read;
+  }
+
+  // Whether `op` is an MGATHER (expandIndexSelect) from `alias`, an in-place
+  // reshape of `root` that only merges root's leading dims ([blocks, 128, 1,
+  // d] seen as [blocks * 128, d], how a paged cache is gathered from). Such a
+  // gather takes every row of root, so it can name root itself.
+  bool gathersRowsOfAlias(const TensorOp& op, TensorId alias, TensorId root) const {
+    if (op.kind != TensorOpKind::IndexSelect || op.inputs.size() != 2 || op.inputs[0] != alias || !hasVecTile(op))
+      return false;
+    const std::int64_t* dim = op.attr<std::int64_t>("dim");
+    const Dims& aliasShape = shapeOf(alias);
+    const Dims& rootShape = shapeOf(root);
+    return (!dim || *dim == 0 || *dim == -2) && shapeOf(op.inputs[1]).size() == 1 && aliasShape.size() == 2 &&
+           rootShape.size() >= 2 && rootShape.back() == aliasShape[1];
+  }
+
+  // index_select along dim 0 under a vec tile, as an MGATHER runs it on the
+  // chip: each output tile takes the rows its slice of the index names
+  // straight from global memory. Input 0 of a tile is the source's columns
+  // of that tile over every row (what the gather may touch, for the
+  // dependencies); only the picked rows move (readsInPlace). A paged KV
+  // cache never fits in the unified buffer, the rows of one tile do. Other
+  // dims, sources of another rank than 2 (a row is then more than the last
+  // dim) and no vec tile keep one whole tile.
+  bool expandIndexSelect(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const TensorId source = op.inputs[0], index = op.inputs[1], output = op.outputs[0];
+    const Dims outShape = shapeOf(output);
+    const Dims& sourceShape = shapeOf(source);
+    const std::int64_t* dimAttr = op.attr<std::int64_t>("dim");
+    std::int64_t dim = dimAttr ? *dimAttr : 0;
+    if (dim < 0) dim += static_cast<std::int64_t>(sourceShape.size());
+    // A row is the last dim (GatherRows.h): rank-2 sources, or an aliased cache (below).
+    if (dim != 0 || sourceShape.size() != 2 || shapeOf(index).size() != 1) return expandWhole(op, emit);
+    auto tile = vecTile(op, outShape, /*dataMovement=*/true);
+    if (!tile) return false;
+    // gather_in_l1's rows land in L1 only when matmuls alone read them (L1 has no way back to GM or to
+    // a vector core); otherwise they are gathered into UB like gather_in_ub's, which computes the same.
+    const bool* intoL1 = op.attr<bool>(kGatherIntoL1);
+    const bool l1 = intoL1 && *intoL1 && onlyMatmulsRead(output);
+    // From an aliased paged cache: the rows are root's leading dims flattened (GatherRows.h).
+    const TensorId root = m_graph.tensor(source).reshapeOf;
+    const bool fromRoot = root != kNoId && gathersRowsOfAlias(op, source, root);
+    forEachTile(outShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      if (fromRoot) {
+        Dims rootOffsets(shapeOf(root).size(), 0), rootSizes = shapeOf(root);
+        rootOffsets.back() = offsets.back();
+        rootSizes.back() = sizes.back();
+        t.inputs.push_back(region(root, constants(rootOffsets), rootSizes));
+      } else {
+        Dims sourceOffsets = offsets, sourceSizes = sizes;
+        sourceOffsets[0] = 0;
+        sourceSizes[0] = sourceShape[0];
+        t.inputs.push_back(region(source, constants(sourceOffsets), sourceSizes));
+      }
+      t.inputs.push_back(region(index, constants({offsets[0]}), {sizes[0]}));
+      t.outputs.push_back(region(output, constants(offsets), sizes));
+      t.attrs[kGatherRowsFromGm] = true;
+      t.attrs[kGatherIntoL1] = l1;
+      t.tileShape = *tile;
+      emit(std::move(t));
     });
     return true;
   }

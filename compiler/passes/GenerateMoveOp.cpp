@@ -48,6 +48,7 @@ private:
     const TileRegion* region = nullptr;  // on its storage tensor
     TileOpId op = kNoId;
     bool fromGlobal = false;  // reads: not produced earlier in the subgraph
+    bool inPlace = false;     // reads: rows an MGATHER picks in GM (readsInPlace)
   };
 
   // The region itself, or (on a view) a copy on its storage tensor that lives as long as this pass.
@@ -79,10 +80,10 @@ private:
         m_writeStart.push_back(m_writes.size());
         continue;
       }
-      for (const TileRegion& input : op.inputs) {
-        const TileRegion& region = storage(input);
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        const TileRegion& region = storage(op.inputs[i]);
         note(region);
-        m_reads.push_back(Access{m_boxes.box(region), &region, op.id, false});
+        m_reads.push_back(Access{m_boxes.box(region), &region, op.id, false, readsInPlace(op, i)});
       }
       for (const TileRegion& output : op.outputs) {
         const TileRegion& region = storage(output);
@@ -152,12 +153,19 @@ private:
   void findCopyIns(Subgraph& subgraph) {
     RegionIndex written(OverlapMode::SameIteration);
     std::unordered_set<TensorId> prepared;
-    std::unordered_set<RegionBox, RegionBoxHash> listed;
+    std::unordered_set<RegionBox, RegionBoxHash> listed, gathered;
     for (TileOpId op : subgraph.ops) {
       auto o = static_cast<std::size_t>(op);
       for (std::size_t r = m_readStart[o]; r < m_readStart[o + 1]; ++r) {
         Access& read = m_reads[r];
         if (read.box.empty()) continue;
+        // Gathered rows always come from GM, even when this subgraph wrote
+        // them: a write earlier here then goes out first (findCopyOuts).
+        if (read.inPlace) {
+          read.fromGlobal = true;
+          if (gathered.insert(read.box).second) subgraph.gatherSources.push_back(*read.region);
+          continue;
+        }
         bool covered = false;
         std::vector<const RegionBox*> parts;
         written.visitOverlapping(read.box, [&](std::int32_t, const RegionBox& earlier) {
@@ -255,6 +263,7 @@ void splitProgramsByCopies(Compilation& compilation) {
     };
     for (const TileRegion& region : subgraph.copyIns) describe('i', region);
     for (const TileRegion& region : subgraph.copyOuts) describe('o', region);
+    for (const TileRegion& region : subgraph.gatherSources) describe('g', region);
     auto [it, inserted] = programs.try_emplace({subgraph.programId, copies}, static_cast<int>(programs.size()));
     subgraph.programId = it->second;
   }
@@ -273,6 +282,7 @@ bool generateMoveOp(Compilation& compilation, DiagnosticEngine& diags) {
   for (Subgraph& subgraph : compilation.blocks.subgraphs) {
     subgraph.copyIns.clear();
     subgraph.copyOuts.clear();
+    subgraph.gatherSources.clear();
   }
   if (!MoveGenerator(compilation, diags).run()) return false;
   splitProgramsByCopies(compilation);

@@ -17,6 +17,9 @@
 //         the last write of a region in the subgraph counts, so an
 //         accumulation (partial reductions, matmul k-steps) copies out once,
 //         after its last partial.
+//       - gatherSources: the regions its MGATHERs pick rows from in place
+//         (readsInPlace: index_select tiles), each once; always from GM,
+//         so a write to them inside the subgraph is also a copy-out.
 //       Temporaries made and used only inside one subgraph stay on chip.
 //       Subgraphs of one programId also agree on their copies (which of
 //       their tensors, what shape): a class whose members copy differently

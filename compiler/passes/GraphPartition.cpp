@@ -399,7 +399,7 @@ private:
     visit(m_graph.body);
     m_core.resize(m_tiles.tileOps().size());
     for (const TileOp& op : m_tiles.tileOps()) {
-      bool cube = op.kind == TensorOpKind::Matmul ||
+      bool cube = op.kind == TensorOpKind::Matmul || gathersIntoL1(op) ||
                   (op.kind == TensorOpKind::Cast && m_graph.op(op.tensorOp).kind == TensorOpKind::Matmul);
       m_core[static_cast<std::size_t>(op.id)] = cube ? CoreType::AIC : CoreType::AIV;
     }
@@ -438,6 +438,17 @@ private:
       m_regionBytes.push_back(bytes);
     }
     return it->second;
+  }
+
+  // The rows an MGATHER picks (readsInPlace) are its own copy-in: as many
+  // bytes as its result, whatever region they come from, so that gathers
+  // count against the copy-in bound like the loads they replace.
+  std::int32_t gatheredRegion(const TileOp& op) {
+    const TileRegion& result = op.outputs.at(0);
+    std::int64_t bytes = static_cast<std::int64_t>(sizeOf(m_graph.tensor(result.tensor).dtype));
+    for (std::int64_t extent : result.shape) bytes *= extent;
+    m_regionBytes.push_back(bytes);
+    return static_cast<std::int32_t>(m_regionBytes.size() - 1);
   }
 
   // A region's box on its storage tensor (RemoveRedundantOp may have been disabled).
@@ -532,7 +543,8 @@ private:
       auto opReads = reads(i);
       auto opWrites = writes(i);
       for (std::size_t k = 0; k < opReads.size(); ++k) {
-        m_readRegions.push_back(internRegion(opReads[k]));
+        const TileOp& reader = m_tiles.tileOp(m_ops[i]);
+        m_readRegions.push_back(readsInPlace(reader, k) ? gatheredRegion(reader) : internRegion(opReads[k]));
         writeIndex.visitOverlapping(opReads[k], [&](std::int32_t from, const RegionBox&) {
           found.push_back(Pred{from, static_cast<std::int32_t>(k)});
           return RegionIndex::Visit::Keep;

@@ -12,8 +12,9 @@
 //         from one scope and are listed in tile-op id order. Ops of a scope on
 //         either side of a nested loop never share a subgraph: its task runs
 //         where its first op is, and the later ops may need the loop's data.
-//       - Core type: matmul tiles, and the cast of a matmul's accumulator
-//         (the fixpipe's conversion), are AIC; all other tile ops are AIV.
+//       - Core type: matmul tiles, gathers into L1 (gathersIntoL1) and the
+//         cast of a matmul's accumulator (the fixpipe's conversion), are AIC;
+//         all other tile ops are AIV.
 //         Data stays on chip only along paths the machine has: AIV -> AIV,
 //         AIC -> AIC and, with `machine_has_l0c_to_ub`, AIC -> AIV. A
 //         subgraph with any AIC op is AIC.

@@ -340,6 +340,7 @@ private:
     }
     for (const TileRegion& region : m_subgraph.copyIns) m_copyIns.push_back(place(region));
     for (const TileRegion& region : m_subgraph.copyOuts) m_copyOuts.push_back(place(region));
+    for (const TileRegion& region : m_subgraph.gatherSources) m_gatherSources.push_back(place(region));
     for (const BufferAllocation& buffer : m_subgraph.buffers) {
       bool holdsData = buffer.producer == kNoId || m_tiles.tileOp(buffer.producer).kind != TensorOpKind::View;
       addBuffer(buffer, place(buffer.region).box, holdsData);
@@ -381,6 +382,7 @@ private:
     std::vector<const Placed*> regions;
     for (const Placed& placed : m_copyIns) regions.push_back(&placed);
     for (const Placed& placed : m_copyOuts) regions.push_back(&placed);
+    for (const Placed& placed : m_gatherSources) regions.push_back(&placed);
     std::vector<std::size_t> parent(regions.size());
     std::iota(parent.begin(), parent.end(), std::size_t{0});
     auto find = [&](std::size_t x) {
@@ -401,8 +403,10 @@ private:
       if (number[root] < 0) number[root] = next++;
       alias[i] = number[root];
     }
-    m_inAlias.assign(alias.begin(), alias.begin() + static_cast<std::ptrdiff_t>(m_copyIns.size()));
-    m_outAlias.assign(alias.begin() + static_cast<std::ptrdiff_t>(m_copyIns.size()), alias.end());
+    auto ins = static_cast<std::ptrdiff_t>(m_copyIns.size()), outs = static_cast<std::ptrdiff_t>(m_copyOuts.size());
+    m_inAlias.assign(alias.begin(), alias.begin() + ins);
+    m_outAlias.assign(alias.begin() + ins, alias.begin() + ins + outs);
+    m_gatherAlias.assign(alias.begin() + ins + outs, alias.end());
   }
 
   PtoOperand gmOperand(bool copyIn, int index) const {
@@ -414,6 +418,19 @@ private:
     operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
     operand.gmRegion = index;
     operand.gmAlias = (copyIn ? m_inAlias : m_outAlias)[static_cast<std::size_t>(index)];
+    return operand;
+  }
+
+  // Gather source j: read after the copy-ins (Task::reads[copyIns + j]).
+  PtoOperand gatherSourceOperand(int j) const {
+    const TileRegion& region = m_gatherSources[static_cast<std::size_t>(j)].region;
+    PtoOperand operand;
+    operand.memory = MemoryKind::GM;
+    operand.shape = region.shape;
+    operand.dtype = dtypeOf(region);
+    operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
+    operand.gmRegion = static_cast<int>(m_copyIns.size()) + j;
+    operand.gmAlias = m_gatherAlias[static_cast<std::size_t>(j)];
     return operand;
   }
 
@@ -536,7 +553,9 @@ private:
       const Op& entry = m_ops[static_cast<std::size_t>(p)];
       const TileOp& op = *entry.op;
       for (auto [copyIn, b] : loadsAt[static_cast<std::size_t>(p)]) emitLoad(copyIn, b, op);
-      if (std::optional<PtoOpcode> opcode = vectorOpcode(op, m_tiles.graph.op(op.tensorOp))) {
+      if (gathersRowsFromGm(op)) {
+        if (!lowerGather(p, entry, MemoryKind::UB)) return false;
+      } else if (std::optional<PtoOpcode> opcode = vectorOpcode(op, m_tiles.graph.op(op.tensorOp))) {
         PtoInstruction compute = instruction(*opcode, op);
         compute.accumulate = op.accumulate;
         for (const Placed& input : entry.inputs) {
@@ -595,6 +614,39 @@ private:
     return true;
   }
 
+  // An index_select tile whose source stays in GM: MGATHER on MTE2 copies
+  // the rows its index tile names straight into the result's buffer (UB;
+  // L1 for gather_in_l1, whose index is then read from GM as well).
+  bool lowerGather(int p, const Op& entry, MemoryKind into) {
+    const TileOp& op = *entry.op;
+    if (entry.inputs.size() != 2 || entry.outputs.size() != 1)
+      return internalError(locationOf(op)) << "gather tile op " << op.id << " needs a source, an index and one result";
+    auto gatherSource = [&](const Placed& placed) {
+      for (std::size_t j = 0; j < m_gatherSources.size(); ++j)
+        if (m_gatherSources[j].box == placed.box) return static_cast<int>(j);
+      return -1;
+    };
+    const int source = gatherSource(entry.inputs[0]);
+    const Placed& index = entry.inputs[1];
+    const bool indexInGm = readsInPlace(op, 1);
+    int indexAt = indexInGm ? gatherSource(index) : findBuffer(MemoryKind::UB, index.box, [&](int b) {
+      return contains(m_bufferBoxes[static_cast<std::size_t>(b)], index.box) &&
+             (buffer(b).producer == kNoId || buffer(b).firstUse < p);
+    });
+    int result = findBuffer(into, entry.outputs[0].box);
+    if (source < 0 || indexAt < 0 || result < 0)
+      return internalError(locationOf(op)) << "gather tile op " << op.id << " lacks its "
+                                           << (source < 0 ? "GM source" : indexAt < 0 ? "index" : "result buffer");
+    PtoInstruction gather = instruction(PtoOpcode::MGATHER, op);
+    gather.dst.push_back(bufferOperand(result, entry.outputs[0]));
+    gather.srcs.push_back(gatherSourceOperand(source));
+    gather.srcs.push_back(indexInGm ? gatherSourceOperand(indexAt) : bufferOperand(indexAt, index));
+    gather.elements = elementCount(entry.outputs[0].region.shape);
+    gather.bytes = gather.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(entry.outputs[0].region)));
+    m_program.instructions.push_back(std::move(gather));
+    return true;
+  }
+
   // ---- cube subgraphs ------------------------------------------------------
 
   // The first op position reading what may overlap `box`; -1 when none.
@@ -642,7 +694,10 @@ private:
       }
       loaded.resize(m_buffers.size(), false);
       bool ok = true;
-      if (op.kind == TensorOpKind::Matmul)
+      if (gathersIntoL1(op)) {
+        ok = lowerGather(p, entry, MemoryKind::L1);
+        if (int b = findBuffer(MemoryKind::L1, entry.outputs[0].box); b >= 0) loaded[static_cast<std::size_t>(b)] = true;
+      } else if (op.kind == TensorOpKind::Matmul)
         ok = lowerMatmul(p, entry, loaded);
       else if (op.kind == TensorOpKind::Cast)
         ok = lowerFixpipeCast(p, entry);
@@ -759,6 +814,11 @@ private:
   bool lowerCubeStore(int j, const Op& writer) {
     const Placed& placed = m_copyOuts[static_cast<std::size_t>(j)];
     const TileOp& op = *writer.op;
+    if (gathersIntoL1(op))
+      return m_diags.error(locationOf(op))
+             << "gather_in_l1's rows are needed outside the cube task that gathers them (" << text(placed.region)
+             << " goes to global memory), but L1 has no path back to global memory; use gather_in_ub for rows "
+                "that vector ops or later tasks read, and gather_in_l1 only for the matmul operand right after it";
     bool fromUb = op.kind != TensorOpKind::Matmul && op.kind != TensorOpKind::Cast;
     // A converted result leaves the accumulator its Cast reads.
     const Placed& held = op.kind == TensorOpKind::Cast && !writer.inputs.empty() ? writer.inputs[0] : placed;
@@ -788,7 +848,8 @@ private:
   // Buffers that hold data, per memory: by exact box (in index order) and by overlap.
   std::array<std::unordered_map<Box, std::vector<int>, BoxHash>, kMemoryKindCount> m_exact;
   std::array<BoxGrid, kMemoryKindCount> m_grid;
-  std::vector<int> m_inAlias, m_outAlias;
+  std::vector<Placed> m_gatherSources;
+  std::vector<int> m_inAlias, m_outAlias, m_gatherAlias;
 };
 
 } // namespace

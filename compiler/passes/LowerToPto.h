@@ -13,6 +13,11 @@
 //         for kinds without an instruction of their own; views: none); a
 //         partial reduction combines into its accumulator buffer (accumulate
 //         set); after the last tile op writing a copy-out, a TSTORE UB->GM.
+//         An index_select tile that reads its source in place (readsInPlace)
+//         is an MGATHER: the GM rows its index tile names, into its result
+//         buffer, on MTE2. In cube subgraphs (gather_in_l1) the MGATHER
+//         fills the L1 buffer a matmul then moves to L0A/L0B, its index
+//         read from GM.
 //       - cube (AIC) subgraphs: a TLOAD GM->L1 of each A/B tile and a TMOV
 //         L1->L0A / L1->L0B at the first use of each buffer, then TMATMUL for
 //         a chain's first k-step and TMATMUL_ACC for the others, into L0C;

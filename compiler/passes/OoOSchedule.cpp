@@ -31,7 +31,8 @@ std::int64_t estimatedCycles(const PtoInstruction& instruction) {
   // Rough rates in bytes per cycle (machine-model.md: GM->UB ~58, UB->GM
   // ~109, L1->L0 ~128-256, L0C->GM ~40 at 1.85 GHz) and start-up costs.
   switch (instruction.opcode) {
-  case PtoOpcode::TLOAD: return 30 + ceilDiv(instruction.bytes, 64);
+  case PtoOpcode::TLOAD:
+  case PtoOpcode::MGATHER: return 30 + ceilDiv(instruction.bytes, 64);
   case PtoOpcode::TSTORE: return 30 + ceilDiv(instruction.bytes, 128);
   case PtoOpcode::TMOV: return 10 + ceilDiv(instruction.bytes, 192);
   case PtoOpcode::TSTORE_ACC: return 30 + ceilDiv(instruction.bytes, 40);

@@ -3,6 +3,7 @@
 
 #include "compiler/ir/ProgramWalker.h"
 #include "compiler/passes/RemoveRedundantOp.h"
+#include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
 
 #include <cmath>
@@ -89,6 +90,7 @@ private:
     if (m_options.cancelled && m_options.cancelled()) return m_diags.error(op.location) << "cancelled";
     // A view tile moves no data: regions on the view are resolved to its storage.
     if (tile.kind == TensorOpKind::View) return true;
+    if (gathersRowsFromGm(tile)) return gatherRows(op, tile, bindings);
     std::vector<HostTensor> inputs;
     for (const TileRegion& region : tile.inputs) {
       auto input = view(region, bindings, op.location);
@@ -124,6 +126,21 @@ private:
     for (std::size_t i = 0; i < targets.size(); ++i) {
       reference::accumulateInto(targets[i], call.outputs[i], tile.accumulate);
     }
+    return true;
+  }
+
+  // An MGATHER tile: the rows its index slice names, copied one by one from
+  // the source (which is every row: copying it whole per tile would cost
+  // the size of a KV cache for each tile of a few rows).
+  bool gatherRows(const TensorOp& op, const TileOp& tile, const Bindings& bindings) {
+    auto source = view(tile.inputs[0], bindings, op.location);
+    auto index = view(tile.inputs[1], bindings, op.location);
+    auto target = view(tile.outputs[0], bindings, op.location);
+    if (!source || !index || !target) return false;
+    if (std::string problem = pto::gatherRows(*source, *index, *target); !problem.empty())
+      return m_diags.error(op.location) << "index_select from '"
+                                        << m_graph.tensor(resolveViews(m_graph, tile.inputs[0]).tensor).name
+                                        << "': " << problem;
     return true;
   }
 

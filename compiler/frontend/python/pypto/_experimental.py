@@ -76,9 +76,11 @@ def gather_in_ub(param, indices, block_table, block_size, axis=-2):
 
 
 def gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix=False, is_trans=False):
-    """gather_in_ub's rows, keeping only their first `size` columns: [k, size]. PyPTO gathers them into L1
-    as a matmul operand; is_b_matrix and is_trans describe that operand's layout there, which the logical
-    [k, size] result does not depend on, so they are checked and otherwise unused."""
+    """gather_in_ub's rows, keeping only their first `size` columns: [k, size], gathered into L1 as a matmul
+    operand, as PyPTO does: under a vec tile the rows go from GM straight into the cube core's L1 (its index
+    read from GM), so they must be consumed by a matmul in the same cube task. is_b_matrix and is_trans
+    describe that operand's layout in L1, which the logical [k, size] result does not depend on, so they are
+    checked and otherwise unused."""
     what = "experimental.gather_in_l1"
     for flag, name in ((is_b_matrix, "is_b_matrix"), (is_trans, "is_trans")):
         if not isinstance(flag, bool):
@@ -90,7 +92,9 @@ def gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix=False,
         _fail(f"{what}: size {size} is more than the {width.concrete()} columns of src {_shape_text(src)}")
     columns = src if width.is_concrete() and size == width.concrete() else _ops.view(src, [src.shape[0], size],
                                                                                      [0, 0])
-    return _ops.index_select(columns, 0, rows)
+    # into_l1: the compiler gathers the rows into L1 on the cube core (an MGATHER feeding the matmul that
+    # reads them), not into UB.
+    return _ops._one("index_select", [columns, rows], {"dim": 0, "into_l1": True})
 
 
 def transposed_batchmatmul(tensor_a, tensor_b, out_dtype):
