@@ -894,9 +894,10 @@ private:
   }
 
   // Marks the ops of every unpinned group that overflows a memory, so that
-  // the next placement checks their merges; false when nothing new is marked
-  // (pinned groups and a lone op too big for the machine stay as they are:
-  // AllocateBuffers reports them at their kernel line).
+  // the next placement checks their merges; false when nothing new is marked.
+  // Pinned groups, and groups with an op too big for the machine on its own
+  // (no cut would help; the tile shape must change), stay as they are for
+  // AllocateBuffers to report at the kernel line.
   bool markOverfullGroups() {
     bool marked = false;
     std::uint32_t seen = ++m_markStamp;
@@ -906,6 +907,10 @@ private:
       m_mark[static_cast<std::size_t>(root)] = seen;
       const Group& g = group(root);
       if (g.pin >= 0 || fitsOnChip(g.members, g.cube, g.operandBytes)) continue;
+      bool eachFits = std::all_of(g.members.begin(), g.members.end(), [&](std::int32_t member) {
+        return fitsOnChip({member}, g.cube, m_operandBytes[static_cast<std::size_t>(member)]);
+      });
+      if (!eachFits) continue;
       for (std::int32_t member : g.members)
         if (!m_capacityChecked[static_cast<std::size_t>(member)]) {
           m_capacityChecked[static_cast<std::size_t>(member)] = true;

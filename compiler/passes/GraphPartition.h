@@ -27,8 +27,9 @@
 //         what fits on chip. Ops are grouped freely first; the ops of a
 //         group that overflows are placed again joining only the producer
 //         groups they fit with (a long chain is cut into runs that fit).
-//         Exceptions, left for AllocateBuffers to report at the kernel line:
-//         sg_set_scope groups, and one tile op too big on its own.
+//         Exceptions, left whole for AllocateBuffers to report at the kernel
+//         line: sg_set_scope groups, and groups with a tile op too big on its
+//         own (no cut helps; the tile shape must change).
 //       - Ordering rule: ordering edges between tile ops of a scope (read
 //         after write, write after read, write after write on regions that
 //         may overlap; offsets compared with the scope's loop indices equal)
