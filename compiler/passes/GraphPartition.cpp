@@ -3,6 +3,7 @@
 #include "compiler/passes/GraphPartition.h"
 
 #include "compiler/ir/TensorGraphJson.h"
+#include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/SymbolicSimplify.h"
 
@@ -261,6 +262,10 @@ namespace {
 // k-chain stays in one subgraph instead of accumulating through GM.
 constexpr std::int64_t kDefaultCopyInUpperBound = std::int64_t{100} << 20;
 
+// Placements of a scope at most: the first without capacity checks, then
+// with the ops of each group that overflowed checked.
+constexpr int kCapacityRounds = 4;
+
 struct Options {
   std::int64_t copyInUpperBound = kDefaultCopyInUpperBound;
   std::int64_t parallelLowerBound = 1;
@@ -342,6 +347,8 @@ struct Group {
   bool cube = false, vector = false;
   std::unordered_set<std::int32_t> copyIns;  // region ids
   std::int64_t copyInBytes = 0;
+  std::vector<std::int32_t> members;  // its ops (local indices, unordered)
+  std::int64_t operandBytes = 0;      // its ops' operand tiles summed: bounds every buffer plan's peak
 };
 
 // One finished subgraph of a scope.
@@ -588,6 +595,8 @@ private:
       if (home < 0) home = newGroup(-1, view);
       group(home).first = std::min(group(home).first, view);
       group(home).size += 1;
+      group(home).members.push_back(view);
+      group(home).operandBytes += m_operandBytes[v];
       group(home).vector = true;
       m_groupOf[v] = home;
     }
@@ -687,7 +696,7 @@ private:
       std::string groupName = "sg_set_scope (" + m_pinNames[static_cast<std::size_t>(pin)] + ")";
       bool cube = group(target).cube || type == CoreType::AIC, vector = group(target).vector || type == CoreType::AIV;
       if (cube && vector && !m_options.cubeVectorMayShare) {
-        auto error = m_diags.error(op.location);
+        auto error = m_placeDiags->error(op.location);
         error << groupName << " puts " << name(op.kind) << " (" << name(type) << ") into one subgraph with "
               << (type == CoreType::AIC ? "vector" : "cube") << " ops, but this machine cannot pass data between "
               << "cube and vector cores on chip; give the " << (type == CoreType::AIC ? "cube" : "vector")
@@ -696,7 +705,7 @@ private:
         return false;
       }
       if (std::int32_t producer = offChipProducer(target); producer >= 0) {
-        auto error = m_diags.error(op.location);
+        auto error = m_placeDiags->error(op.location);
         error << groupName << " puts " << name(op.kind) << " into one subgraph with the "
               << name(tileOf(producer).kind) << " that produces its input, but data cannot move from the vector "
               << "unit to the cube on chip; give the cube ops their own sg_set_scope id";
@@ -706,7 +715,7 @@ private:
       for (std::int32_t h : m_predGroups) {
         if (h == target || group(h).first < group(target).first) continue;
         const TensorOp& other = m_graph.op(tileOf(group(h).first).tensorOp);
-        auto error = m_diags.error(op.location);
+        auto error = m_placeDiags->error(op.location);
         error << groupName << " cannot keep " << name(op.kind) << " in the group's subgraph: it needs data from a "
               << "subgraph that starts after the group's first op, so neither subgraph could run first; add that "
               << "subgraph's ops (from " << name(other.kind) << ") to the group, or start a new sg_set_scope id here";
@@ -775,6 +784,7 @@ private:
         });
         std::int64_t total = groupsBytes + ownTrialBytes;
         if (total > m_options.copyInUpperBound && total > std::max(largestPart, g.copyInBytes)) break;
+        if (m_capacityChecked[vi] && !fitsWith(chosen, candidate, v)) break;
 
         chosen.push_back(candidate);
         inside = std::move(trialInside);
@@ -820,11 +830,16 @@ private:
         merged.maxInFirst = std::max(merged.maxInFirst, other.maxInFirst);
         merged.cube = merged.cube || other.cube;
         merged.vector = merged.vector || other.vector;
+        merged.members.insert(merged.members.end(), other.members.begin(), other.members.end());
+        merged.operandBytes += other.operandBytes;
         std::unordered_set<std::int32_t>().swap(other.copyIns);
+        std::vector<std::int32_t>().swap(other.members);
       }
     }
     Group& g = group(home);
     g.size += 1;
+    g.members.push_back(v);
+    g.operandBytes += m_operandBytes[vi];
     (type == CoreType::AIC ? g.cube : g.vector) = true;
     m_groupOf[vi] = home;
     for (std::int32_t h : m_predGroups) {
@@ -834,30 +849,141 @@ private:
     return true;
   }
 
+  // ---- on-chip capacity ----
+  // Operand tile bytes of each op of the scope, as AllocateBuffers sizes
+  // buffers: a group's sum bounds its plan's peak in every memory (each
+  // buffer holds one operand's tile, and first fit never places a buffer
+  // above the sum of the others).
+  void measureOperands() {
+    const TargetInfo& target = m_compilation.settings.target;
+    m_operandBytes.assign(m_ops.size(), 0);
+    for (std::size_t v = 0; v < m_ops.size(); ++v) {
+      const TileOp& op = m_tiles.tileOp(m_ops[v]);
+      for (const auto* list : {&op.inputs, &op.outputs})
+        for (const TileRegion& region : *list)
+          m_operandBytes[v] += tileBytes(region.shape, m_graph.tensor(region.tensor).dtype,
+                                         target.allocationGranularityBytes);
+    }
+  }
+
+  // The smallest on-chip memory a subgraph of this kind plans buffers in.
+  std::int64_t smallestCapacity(bool cube) const {
+    const TargetInfo& target = m_compilation.settings.target;
+    if (!cube) return target.capacity(MemoryKind::UB);
+    return std::min({target.capacity(MemoryKind::L1), target.capacity(MemoryKind::L0A),
+                     target.capacity(MemoryKind::L0B), target.capacity(MemoryKind::L0C)});
+  }
+
+  // Whether a subgraph of these ops (local indices) keeps every memory
+  // within the machine, buffers reused as soon as they are dead (the most
+  // AllocateBuffers can fall back to).
+  bool fitsOnChip(std::vector<std::int32_t> locals, bool cube, std::int64_t operandBytes) const {
+    if (operandBytes <= smallestCapacity(cube)) return true;
+    std::sort(locals.begin(), locals.end());
+    Subgraph trial;
+    trial.coreType = cube ? CoreType::AIC : CoreType::AIV;
+    trial.ops.reserve(locals.size());
+    for (std::int32_t v : locals) trial.ops.push_back(m_ops[static_cast<std::size_t>(v)]);
+    const TargetInfo& target = m_compilation.settings.target;
+    return fitsCapacities(planSubgraphBuffers(m_tiles, target, trial, BufferOverlap::Single), target);
+  }
+
+  // Whether op `v` fits on chip together with the groups `chosen` and `extra`.
+  bool fitsWith(const std::vector<std::int32_t>& chosen, std::int32_t extra, std::int32_t v) {
+    bool cube = coreOf(v) == CoreType::AIC;
+    std::int64_t bytes = m_operandBytes[static_cast<std::size_t>(v)];
+    std::vector<std::int32_t> locals{v};
+    for (std::int32_t id : chosen) {
+      cube = cube || group(id).cube;
+      bytes += group(id).operandBytes;
+    }
+    cube = cube || group(extra).cube;
+    bytes += group(extra).operandBytes;
+    if (bytes <= smallestCapacity(cube)) return true;
+    for (std::int32_t id : chosen) locals.insert(locals.end(), group(id).members.begin(), group(id).members.end());
+    locals.insert(locals.end(), group(extra).members.begin(), group(extra).members.end());
+    return fitsOnChip(std::move(locals), cube, bytes);
+  }
+
+  // Marks the ops of every unpinned group that overflows a memory, so that
+  // the next placement checks their merges; false when nothing new is marked.
+  // Pinned groups, and groups with an op too big for the machine on its own
+  // (no cut would help; the tile shape must change), stay as they are for
+  // AllocateBuffers to report at the kernel line.
+  bool markOverfullGroups() {
+    bool marked = false;
+    std::uint32_t seen = ++m_markStamp;
+    for (std::size_t v = 0; v < m_ops.size(); ++v) {
+      std::int32_t root = groupOfOp(static_cast<std::int32_t>(v));
+      if (m_mark[static_cast<std::size_t>(root)] == seen) continue;
+      m_mark[static_cast<std::size_t>(root)] = seen;
+      const Group& g = group(root);
+      if (g.pin >= 0 || fitsOnChip(g.members, g.cube, g.operandBytes)) continue;
+      bool eachFits = std::all_of(g.members.begin(), g.members.end(), [&](std::int32_t member) {
+        return fitsOnChip({member}, g.cube, m_operandBytes[static_cast<std::size_t>(member)]);
+      });
+      if (!eachFits) continue;
+      for (std::int32_t member : g.members)
+        if (!m_capacityChecked[static_cast<std::size_t>(member)]) {
+          m_capacityChecked[static_cast<std::size_t>(member)] = true;
+          marked = true;
+        }
+    }
+    return marked;
+  }
+
   // ---- one scope ----
-  bool partitionScope(const std::vector<TileOpId>& ops, std::vector<Part>& parts) {
-    m_ops = ops;
-    buildEdges();
+  // Places every op of the scope into groups; errors go to `diags`.
+  bool placeScope(DiagnosticEngine& diags) {
+    m_placeDiags = &diags;
     m_groups.clear();
     m_mark.clear();
     m_pinGroup.clear();
-    m_groupOf.assign(ops.size(), -1);
-    for (std::size_t v = 0; v < ops.size(); ++v)
+    m_groupOf.assign(m_ops.size(), -1);
+    for (std::size_t v = 0; v < m_ops.size(); ++v)
       if (tileOf(static_cast<std::int32_t>(v)).kind != TensorOpKind::View && !place(static_cast<std::int32_t>(v)))
         return false;
     placeViews();
+    return true;
+  }
 
-    // Dense group numbers in order of first op.
+  // Dense group numbers in order of first op.
+  void numberGroups(std::vector<std::int32_t>& partOf, std::vector<bool>& pinned) {
     std::vector<std::int32_t> dense(m_groups.size(), -1);
-    std::vector<std::int32_t> partOf(ops.size());
-    std::vector<bool> pinned;
-    for (std::size_t v = 0; v < ops.size(); ++v) {
+    partOf.assign(m_ops.size(), 0);
+    pinned.clear();
+    for (std::size_t v = 0; v < m_ops.size(); ++v) {
       std::int32_t root = find(m_groupOf[v]);
       if (dense[static_cast<std::size_t>(root)] < 0) {
         dense[static_cast<std::size_t>(root)] = static_cast<std::int32_t>(pinned.size());
         pinned.push_back(group(root).pin >= 0);
       }
       partOf[v] = dense[static_cast<std::size_t>(root)];
+    }
+  }
+
+  bool partitionScope(const std::vector<TileOpId>& ops, std::vector<Part>& parts) {
+    m_ops = ops;
+    buildEdges();
+    measureOperands();
+    m_capacityChecked.assign(ops.size(), false);
+    if (!placeScope(m_diags)) return false;
+    std::vector<std::int32_t> partOf;
+    std::vector<bool> pinned;
+    numberGroups(partOf, pinned);
+    // A group whose buffers overflow a memory is placed again with every
+    // merge of its ops checked against the machine: such an op joins only
+    // the producers' groups it fits with, else starts a group of its own
+    // (a new group starts after every group it needs, so the ordering rule
+    // holds as before). Placing anew keeps the rule for all groups at once;
+    // an unchecked op that then fills a group gets checked in the next
+    // round. Should a round fail (the groups around a pinned group moved),
+    // the last partition made stands and AllocateBuffers reports what is
+    // too big.
+    for (int round = 1; round < kCapacityRounds && markOverfullGroups(); ++round) {
+      DiagnosticEngine ignored;
+      if (!placeScope(ignored)) break;
+      numberGroups(partOf, pinned);
     }
     if (static_cast<std::int64_t>(pinned.size()) < m_options.parallelLowerBound) splitForParallelism(partOf, pinned);
     return orderParts(partOf, pinned, parts);
@@ -1170,6 +1296,9 @@ private:
   std::vector<std::int32_t> m_predGroups;  // of the op being placed
   std::vector<std::int32_t> m_producers;   // of the op being placed: data producers per read
   std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> m_pinGroup;  // (pin, segment) -> group
+  DiagnosticEngine* m_placeDiags = nullptr;  // where place() reports
+  std::vector<std::int64_t> m_operandBytes;  // by local op: its operand tiles' bytes
+  std::vector<bool> m_capacityChecked;       // by local op: its merges are checked against the machine
 };
 
 } // namespace

@@ -22,6 +22,15 @@
 //         successive partials of one accumulation) share a subgraph when the
 //         data may stay on chip, unless the merge would push the subgraph's
 //         copy-in over `mg_copyin_upper_bound` or break the ordering rule.
+//       - Capacity: a subgraph's buffers fit every on-chip memory of the
+//         machine (planSubgraphBuffers with buffers reused once dead, the
+//         least AllocateBuffers falls back to), as PyPTO bounds a subgraph by
+//         what fits on chip. Ops are grouped freely first; the ops of a
+//         group that overflows are placed again joining only the producer
+//         groups they fit with (a long chain is cut into runs that fit).
+//         Exceptions, left whole for AllocateBuffers to report at the kernel
+//         line: sg_set_scope groups, and groups with a tile op too big on its
+//         own (no cut helps; the tile shape must change).
 //       - Ordering rule: ordering edges between tile ops of a scope (read
 //         after write, write after read, write after write on regions that
 //         may overlap; offsets compared with the scope's loop indices equal)
@@ -64,7 +73,11 @@
 //
 // Cost: about linear in tile ops plus edges for the usual tilings (regions
 // are found through grids; groups are a union-find; the ordering rule is an
-// O(1) check per merge).
+// O(1) check per merge). Groups that overflow cost more: one buffer plan
+// per group, and per merge of a re-placed op a plan of the merged group when
+// its operand tiles together exceed the memory (quadratic in the length of
+// the runs such a group is cut into, which the capacity keeps short for
+// large tiles); at most 4 placements of a scope.
 #pragma once
 
 #include "compiler/passes/Compilation.h"

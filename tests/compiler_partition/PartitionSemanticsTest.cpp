@@ -12,6 +12,8 @@
 #include "PartitionTestSupport.h"
 
 #include "compiler/ir/ProgramWalker.h"
+#include "compiler/passes/AllocateBuffers.h"
+#include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 
 #include <gtest/gtest.h>
@@ -338,6 +340,39 @@ TEST(PartitionSemantics, RandomKernelsWithoutRemoveRedundantOpRunLikeSequentialE
     ASSERT_TRUE(result) << "seed " << seed << ": " << messages(diags);
     EXPECT_TRUE(VersionCheck(result->compilation, false).run()) << "seed " << seed;
   }
+}
+
+// With a unified buffer of 6 KiB (three of the largest vector tiles, 8 x 64 float32), free grouping
+// overflows it in many kernels; GraphPartition must cut those groups so that AllocateBuffers accepts every
+// subgraph (compiling succeeds) and the cut partition still runs like sequential execution. The same tile
+// graphs partitioned for an unbounded buffer show that free grouping overflows 6 KiB in some of them.
+TEST(PartitionSemantics, RandomKernelsCutToASmallUnifiedBufferRunLikeSequentialExecution) {
+  int cut = 0;
+  for (std::uint64_t seed = 300; seed <= 400; ++seed) {
+    TensorGraph graph = RandomKernel(seed).build();
+    CompileSettings settings;
+    settings.passOptions = {{"machine_has_l0c_to_ub", seed % 2 == 0}};
+    settings.target.capacityBytes[static_cast<std::size_t>(MemoryKind::UB)] = 6 * 1024;
+    CompileOptions options;
+    options.disabledPasses.insert("ForwardAssemble");
+    DiagnosticEngine diags;
+    auto result = compileKernel(graph, settings, diags, options);
+    ASSERT_TRUE(result) << "seed " << seed << ": " << messages(diags);
+    EXPECT_TRUE(VersionCheck(result->compilation, seed % 2 == 0).run()) << "seed " << seed;
+    for (const Subgraph& subgraph : result->compilation.blocks.subgraphs)
+      EXPECT_LE(subgraph.peakBytes[static_cast<std::size_t>(MemoryKind::UB)], 6 * 1024) << "seed " << seed;
+    // The same tile graph partitioned for an unbounded buffer: does some group overflow 6 KiB?
+    Compilation unbounded = result->compilation;
+    unbounded.settings.target.capacityBytes[static_cast<std::size_t>(MemoryKind::UB)] = std::int64_t{1} << 40;
+    ASSERT_TRUE(graphPartition(unbounded, diags)) << "seed " << seed;
+    for (const Subgraph& subgraph : unbounded.blocks.subgraphs)
+      if (plannedPeakBytes(unbounded.tiles, settings.target, subgraph)[static_cast<std::size_t>(MemoryKind::UB)] >
+          6 * 1024) {
+        ++cut;
+        break;
+      }
+  }
+  EXPECT_GE(cut, 10);
 }
 
 } // namespace

@@ -199,6 +199,76 @@ TEST(GraphPartition, CopyInUpperBoundKeepsAMergeFromLoadingTooMuch) {
             "  out y[0:1, 0:64]\n");
 }
 
+// a = exp(x); b = exp(a); s = sum(b, dim 1); y = s. x [1, 128] float32 in vec tiles [1, 64] (256 bytes);
+// s and y [1, 1] (one 32-byte block). Tile ops: #0 #1 exp, #2 #3 exp, #4 #5 sum (the second accumulates),
+// #6 copy. The sum ties both tiles' chains into one subgraph.
+TensorGraph twoChainsSummed() {
+  TensorGraphBuilder builder("chains", kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dimsOf({1, 128}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dimsOf({1, 1}), kernelLine(1));
+  builder.beginPath();
+  builder.setVecTile({1, 64}, kernelLine(2));
+  const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
+  const TensorId b = addOp(builder, TensorOpKind::Exp, {a}, {}, 4);
+  const TensorId s = addOp(builder, TensorOpKind::Sum, {b}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, 5);
+  addOp(builder, TensorOpKind::Copy, {s}, {}, 6, {y});
+  builder.endPath();
+  TensorGraph graph = builder.finish();
+  graph.tensor(a).name = "a";
+  graph.tensor(b).name = "b";
+  graph.tensor(s).name = "s";
+  return graph;
+}
+
+std::optional<CompileResult> compileWithUnifiedBuffer(const TensorGraph& graph, std::int64_t bytes,
+                                                      DiagnosticEngine& diags) {
+  CompileSettings settings;
+  settings.projectFile = "pto-project.json";
+  settings.target.capacityBytes[static_cast<std::size_t>(MemoryKind::UB)] = bytes;
+  CompileOptions options;
+  options.disabledPasses.insert("ForwardAssemble");
+  return compileKernel(graph, settings, diags, options);
+}
+
+TEST(GraphPartition, AGroupThatOverflowsTheUnifiedBufferIsCutIntoSubgraphsThatFit) {
+  // One subgraph holds a0 and a1 while b0 is made (or a1, b0, b1 while b1 is): 3 x 256 = 768 bytes at the
+  // peak, first fit reusing the dead x tiles' bytes. With 640 bytes each tile's chain is its own
+  // subgraph, 2 x 256 at its peak: x -> a -> b, then the sum; the second chain's partial sum reads the
+  // first's s (written by sg0, which starts earlier) and the copy joins it; s, now written by two
+  // subgraphs, is stored by the later one too (GenerateMoveOp).
+  DiagnosticEngine diags;
+  auto whole = compileWithUnifiedBuffer(twoChainsSummed(), 768, diags);
+  ASSERT_TRUE(whole) << messages(diags);
+  ASSERT_EQ(whole->compilation.blocks.subgraphs.size(), 1u) << describeAll(whole->compilation);
+  EXPECT_EQ(whole->compilation.blocks.subgraphs[0].peakBytes[static_cast<std::size_t>(MemoryKind::UB)], 768);
+  auto cut = compileWithUnifiedBuffer(twoChainsSummed(), 640, diags);
+  ASSERT_TRUE(cut) << messages(diags);
+  EXPECT_EQ(describeAll(cut->compilation),
+            "sg0 scope 0 AIV program 0\n"
+            "  ops #0 exp, #2 exp, #4 sum\n"
+            "  in x[0:1, 0:64]\n"
+            "  out s[0:1, 0:1]\n"
+            "sg1 scope 0 AIV program 1\n"
+            "  ops #1 exp, #3 exp, #5 sum, #6 copy\n"
+            "  in x[0:1, 64:128]; s[0:1, 0:1]\n"
+            "  out s[0:1, 0:1]; y[0:1, 0:1]\n");
+  for (const Subgraph& subgraph : cut->compilation.blocks.subgraphs)
+    EXPECT_LE(subgraph.peakBytes[static_cast<std::size_t>(MemoryKind::UB)], 640) << "sg" << subgraph.id;
+}
+
+TEST(GraphPartition, ATileOpTooBigForTheUnifiedBufferOnItsOwnStaysALocatedError) {
+  // Every exp needs its input and output tile, 512 bytes: no cut helps, so the subgraph stays whole (768
+  // bytes at its peak) and the error names the line of its largest tile, the first exp's.
+  DiagnosticEngine diags;
+  EXPECT_FALSE(compileWithUnifiedBuffer(twoChainsSummed(), 500, diags));
+  ASSERT_EQ(diags.diagnostics().size(), 1u) << messages(diags);
+  EXPECT_EQ(diags.diagnostics()[0].location.file, "kernel.py");
+  EXPECT_EQ(diags.diagnostics()[0].location.line, 3);
+  EXPECT_EQ(diags.diagnostics()[0].message,
+            "subgraph 0 (AIV) needs 768 bytes of unified buffer but a2 has 500 per core; the largest tile is exp's "
+            "[1, 64] float32 (256 bytes) here — use smaller vec tile shapes (pypto.set_vec_tile_shapes)");
+}
+
 // Labelled "grp": a = exp(x); y1 = a; b = abs(w); y2 = b. Unlabelled: n = neg(a); y3 = n. All [1, 64].
 // `scoped` instead tags the "grp" ops with the kernel's own pass option sg_set_scope = 7.
 TensorGraph labelledOps(bool scoped) {
