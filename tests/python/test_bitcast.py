@@ -48,6 +48,36 @@ def cast_int8_to_fp16(x: pypto.Tensor([ROWS, 128], pypto.DT_FP32), out: pypto.Te
 
 
 @pypto.frontend.jit
+def scales_per_token(x: pypto.Tensor([T * 8, 32], pypto.DT_INT8), out: pypto.Tensor([T * 8, 8], pypto.DT_FP32)):
+    # A bitcast of an argument that nothing writes is the argument's own bytes (no copy, no task).
+    scales = pypto.view(x, dtype=pypto.DT_FP32)
+    pypto.set_vec_tile_shapes(8, 8)
+    for t in pypto.loop(0, T, 1, name="token", idx_name="t"):
+        pypto.assemble(pypto.view(scales, [8, 8], [t * 8, 0]) * 2.0, [t * 8, 0], out)
+
+
+@pypto.frontend.jit
+def int8_to_bf16(x: pypto.Tensor([ROWS, 128], pypto.DT_INT8), out: pypto.Tensor([ROWS, 64], pypto.DT_BF16)):
+    pypto.set_vec_tile_shapes(16, 128)
+    out[:] = pypto.view(input=x, dtype=pypto.DT_BF16)
+
+
+@pypto.frontend.jit
+def fp32_computed_to_int32(x: pypto.Tensor([ROWS, 64], pypto.DT_FP32), out: pypto.Tensor([ROWS, 64], pypto.DT_INT32)):
+    pypto.set_vec_tile_shapes(8, 64)
+    doubled = x * 2.0
+    out[:] = pypto.view(doubled, dtype=pypto.DT_INT32)
+
+
+@pypto.frontend.jit
+def fp16_cast_to_int8(x: pypto.Tensor([ROWS, 64], pypto.DT_FP32), out: pypto.Tensor([ROWS, 128], pypto.DT_INT8)):
+    # fp16 -> int8 gives two elements per input element (ratio < 1 the other way round).
+    pypto.set_vec_tile_shapes(8, 32)
+    halves = pypto.cast(x, pypto.DT_FP16)
+    out[:] = pypto.view(halves, dtype=pypto.DT_INT8)
+
+
+@pypto.frontend.jit
 def antiquant_rows(cache: pypto.Tensor([64, 192], pypto.DT_INT8), rows: pypto.Tensor([16], pypto.DT_INT32),
                    kn: pypto.Tensor([16, 8], pypto.DT_FP32), kr: pypto.Tensor([16, 64], pypto.DT_BF16)):
     # The shape of PyPTO's sparse_attention_antiquant_impl.py: gathered int8 cache rows hold 32 bytes of fp32
@@ -98,6 +128,22 @@ class Bitcast(unittest.TestCase):
         cast_int8_to_fp16(x, out)
         self.assertSimulated()
         np.testing.assert_array_equal(bits(out), bits(x.astype(np.int8).view(np.float16)))
+
+    def test_an_argument_read_through_its_bitcast_moves_nothing(self):
+        scales = RNG.uniform(-4, 4, size=(T * 8, 8)).astype(np.float32)
+        out = np.zeros((T * 8, 8), np.float32)
+        scales_per_token(scales.view(np.int8), out)
+        report = self.assertSimulated()
+        np.testing.assert_array_equal(out, scales * np.float32(2))
+        self.assertEqual(report["tasks"], T)  # one per token: the bitcast itself is no task
+
+    def test_int8_argument_as_bf16(self):
+        x = random_bytes((ROWS, 128))
+        out = torch.zeros((ROWS, 64), dtype=torch.bfloat16)
+        int8_to_bf16(x, out)
+        self.assertSimulated()
+        # bf16 has no numpy dtype: its bytes are compared as uint16, numpy's view of the same int8 bytes.
+        np.testing.assert_array_equal(out.view(torch.int16).numpy().view(np.uint16), x.view(np.uint16))
 
     def test_computed_fp32_as_int32(self):
         x = RNG.standard_normal((ROWS, 64)).astype(np.float32)
