@@ -116,7 +116,8 @@ ShapeInferenceResult inferView(TensorOpKind kind, const TensorType& input, Attri
       return Failure(kind) << "region [" << *offset << ", " << *offset + *size << ") of dim " << d
                            << " lies outside " << typeString(input);
   }
-  if (!findAttr<SymbolicShape>(attrs, "valid_shape")) attrs["valid_shape"] = *shape;
+  // No "valid_shape" here: its absence means "what of the input's valid part the region covers", which
+  // only the run can tell (the reference interpreter; TensorValue::validShape records the given one).
   return single(input.dtype, *shape);
 }
 

@@ -170,7 +170,8 @@ TensorGraphBuilder::OpResult TensorGraphBuilder::addOp(TensorOpKind kind, std::v
         value.role = TensorRole::View;
         value.base = recorded.inputs[0];
         value.offsets = *recorded.attr<SymbolicShape>("offsets");
-        value.validShape = *recorded.attr<SymbolicShape>("valid_shape");
+        const auto* valid = recorded.attr<SymbolicShape>("valid_shape");
+        value.validShape = valid ? *valid : value.shape;
       }
       TensorId output = m_graph.addTensor(std::move(value));
       m_graph.op(id).outputs.push_back(output);

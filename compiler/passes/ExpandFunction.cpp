@@ -1,6 +1,8 @@
 // Implementation of ExpandFunction.
 #include "compiler/passes/ExpandFunction.h"
 
+#include "compiler/ir/PartialValidUse.h"
+
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
@@ -61,6 +63,7 @@ public:
       : m_compilation(compilation), m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_diags(diags) {}
 
   bool run() {
+    if (!refusePartialValidUses()) return false;
     if (!concretiseShapes()) return false;
     std::size_t opCount = m_graph.ops().size();  // matmul accumulators add tensors, not ops
     for (std::size_t i = 0; i < opCount; ++i)
@@ -70,6 +73,26 @@ public:
   }
 
 private:
+  // Tiles cover whole tensors: an op computing on a tensor whose valid_shape
+  // leaves part of it without data would compute on that part too (a
+  // softmax over padding), so such kernels stop here, at the op, and run on
+  // the reference interpreter, which computes on valid parts.
+  bool refusePartialValidUses() {
+    const std::optional<PartialValidUse> use = firstPartialValidUse(m_graph);
+    if (!use) return true;
+    const TensorOp& consumer = m_graph.op(use->consumer);
+    const TensorOp& source = m_graph.op(use->source);
+    const TensorValue& tensor = m_graph.tensor(use->tensor);
+    const bool named = !tensor.name.empty() && !(tensor.name[0] == 't' && tensor.name.find_first_not_of("0123456789", 1) == std::string::npos);
+    return m_diags.error(consumer.location)
+           << name(consumer.kind) << " here reads " << (named ? "'" + tensor.name + "' " : std::string("a "))
+           << shapeString(tensor.shape) << " tensor that holds data only in part (valid_shape "
+           << shapeString(*source.attr<SymbolicShape>("valid_shape")) << " of the " << name(source.kind) << " at "
+           << source.location.str()
+           << "); the compiler does not tile run-time valid parts yet, so this kernel runs on the reference "
+              "interpreter, which computes on valid parts (a valid_shape equal to the shape compiles)";
+  }
+
   // Every tensor shape under the dynamic-dim bindings; a shape that still
   // depends on a loop index cannot be tiled at compile time.
   bool concretiseShapes() {

@@ -5,6 +5,7 @@
 
 #include "compiler/ir/ShapeInference.h"
 #include "compiler/reference/ReferenceKernels.h"
+#include "compiler/reference/ValidParts.h"
 
 #include <map>
 #include <optional>
@@ -13,6 +14,7 @@
 namespace pto {
 namespace {
 
+using reference::Dims;
 using reference::KernelCall;
 using Bindings = std::map<std::string, std::int64_t>;
 
@@ -31,7 +33,7 @@ public:
   Interpreter(const TensorGraph& graph, std::vector<HostTensor>& arguments, DiagnosticEngine& diags,
               const ReferenceOptions& options)
       : m_graph(graph), m_arguments(arguments), m_diags(diags), m_options(options),
-        m_buffers(graph.tensors().size()) {}
+        m_buffers(graph.tensors().size()), m_valid(graph.tensors().size()) {}
 
   bool run() { return validateIds() && bindArguments() && runRegion(m_graph.body, m_graph.kernelLocation); }
 
@@ -64,8 +66,26 @@ private:
   // Output shapes re-derived from the run-time input shapes, for ops that write into existing tensors.
   std::optional<std::vector<std::vector<std::int64_t>>> inferOutputDims(const TensorOp& op,
                                                                         const std::vector<HostTensor>& inputs);
-  // Writes `value` into the region of `target` at the op's "offsets" (zeros when absent).
-  bool writeRegion(const TensorOp& op, TensorId target, const HostTensor& value);
+  // Writes `value`'s leading box `valid` (all of it when empty) into the region of `target` at the op's
+  // "offsets" (zeros when absent).
+  bool writeRegion(const TensorOp& op, TensorId target, const HostTensor& value, const Dims& valid = {});
+  // Runs op's kernel on its inputs cut to `boxes` (ValidParts.h); the results fill the leading boxes of its
+  // outputs, which become their valid parts.
+  bool runOnValidParts(const TensorOp& op, std::vector<HostTensor> inputs, const std::vector<Dims>& boxes,
+                       bool writesInto);
+  bool runKernelOp(const TensorOp& op, std::vector<HostTensor> inputs, std::vector<HostTensor> outputs,
+                   std::vector<HostTensor>& results);
+
+  // Valid parts (ValidParts.h): the leading box of a tensor's current value that holds data.
+  Dims validOf(TensorId id, const HostTensor& value) const {
+    const Dims& valid = m_valid.at(static_cast<std::size_t>(id));
+    return valid.empty() ? value.shape().dims() : valid;
+  }
+  void setValid(TensorId id, const Dims& valid, const Shape& shape) {
+    m_valid.at(static_cast<std::size_t>(id)) = valid == shape.dims() ? Dims{} : valid;
+  }
+  // The op's "valid_shape" attribute evaluated and clamped to `shape`, or nullopt when it has none.
+  std::optional<std::optional<Dims>> givenValid(const TensorOp& op, const Shape& shape);
 
   const TensorGraph& m_graph;
   std::vector<HostTensor>& m_arguments;
@@ -73,6 +93,7 @@ private:
   const ReferenceOptions& m_options;
   Bindings m_bindings;
   std::vector<std::optional<HostTensor>> m_buffers;  // by TensorId
+  std::vector<Dims> m_valid;                          // by TensorId; empty: the whole tensor
 };
 
 bool Interpreter::validateIds() {
@@ -256,7 +277,7 @@ std::optional<std::vector<std::vector<std::int64_t>>> Interpreter::inferOutputDi
   return result;
 }
 
-bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTensor& value) {
+bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTensor& value, const Dims& valid) {
   std::optional<HostTensor> destination = buffer(target, op.location);
   if (!destination) return false;
   const TensorValue& targetValue = m_graph.tensor(target);
@@ -267,23 +288,38 @@ bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTen
     if (!evaluated) return false;
     offsets = std::move(*evaluated);
   }
-  const Shape& size = value.shape();
+  // Only the valid part is written: a pad whose shape reaches past the target but whose valid part fits is
+  // PyPTO's way of filling a run-time tail.
+  const Shape size(valid.empty() ? value.shape().dims() : valid);
   if (offsets.size() != rank || size.rank() != rank)
     return m_diags.error(op.location) << name(op.kind) << ": a value of shape " << size.str() << " at offsets "
                                       << dimsString(offsets) << " does not match the rank of '" << targetValue.name
                                       << "' " << destination->shape().str();
-  if (op.kind == TensorOpKind::Copy && !(size == destination->shape()))
+  if (op.kind == TensorOpKind::Copy && !(value.shape() == destination->shape()))
     return m_diags.error(op.location) << "copy: shapes differ at run time: '" << targetValue.name << "' is "
-                                      << destination->shape().str() << ", the value is " << size.str();
+                                      << destination->shape().str() << ", the value is " << value.shape().str();
   for (std::size_t d = 0; d < rank; ++d) {
     if (offsets[d] < 0 || offsets[d] > destination->shape()[d] - size[d])
       return m_diags.error(op.location)
              << name(op.kind) << ": region " << rangeText(offsets[d], size[d]) << " of dim " << d
              << " lies outside '" << targetValue.name << "' " << destination->shape().str() << " (offsets "
-             << dimsString(offsets) << ", value shape " << size.str() << ")";
+             << dimsString(offsets) << ", value " << (valid.empty() ? "shape " : "valid part ") << size.str()
+             << ")";
   }
-  destination->view(offsets, size.dims()).copyFrom(value);
+  if (size.elementCount() == 0) return true;
+  destination->view(offsets, size.dims()).copyFrom(valid.empty() ? value : value.view(Dims(rank, 0), size.dims()));
   return true;
+}
+
+std::optional<std::optional<Dims>> Interpreter::givenValid(const TensorOp& op, const Shape& shape) {
+  const auto* given = op.attr<SymbolicShape>("valid_shape");
+  if (!given) return std::optional<Dims>();
+  std::optional<Dims> dims = evaluateDims(*given, op.location, "the valid_shape");
+  if (!dims) return std::nullopt;
+  if (dims->size() != shape.rank())
+    return m_diags.error(op.location) << name(op.kind) << ": valid_shape " << dimsString(*dims) << " does not match the rank of "
+                                      << shape.str();
+  return std::optional<Dims>(reference::clampedBox(std::move(*dims), shape.dims()));
 }
 
 bool Interpreter::runView(const TensorOp& op) {
@@ -310,6 +346,16 @@ bool Interpreter::runView(const TensorOp& op) {
                                         << ")";
   }
   m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = base->view(*offsets, *sizes);
+  // The given valid_shape, else what of the base's valid part the region covers.
+  const std::optional<std::optional<Dims>> given = givenValid(op, Shape(*sizes));
+  if (!given) return false;
+  Dims valid = *given ? **given : Dims(sizes->size());
+  if (!*given) {
+    const Dims baseValid = validOf(op.inputs[0], *base);
+    for (std::size_t d = 0; d < valid.size(); ++d) valid[d] = baseValid[d] - (*offsets)[d];
+    valid = reference::clampedBox(std::move(valid), *sizes);
+  }
+  setValid(op.outputs[0], valid, Shape(*sizes));
   return true;
 }
 
@@ -331,6 +377,11 @@ bool Interpreter::runInPlaceReshape(const TensorOp& op) {
                                       << " (" << source->elementCount() << " elements) to " << shape.str() << " ("
                                       << shape.elementCount() << " elements)";
   m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = source->reshapedView(shape);
+  const std::optional<std::optional<Dims>> given = givenValid(op, shape);
+  if (!given) return false;
+  setValid(op.outputs[0],
+           *given ? **given : reference::reshapedValid(source->shape().dims(), validOf(op.inputs[0], *source), *dims),
+           shape);
   return true;
 }
 
@@ -358,15 +409,25 @@ bool Interpreter::runOp(const TensorOp& op) {
   const bool isMove = op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy;
 
   if (isMove) {
+    const Dims valid = validOf(op.inputs[0], inputs[0]);
     if (!writesInto) {
-      // clone(): a fresh tensor of the source's shape.
+      // clone(): a fresh tensor of the source's shape, valid where the source is.
       std::optional<HostTensor> out = allocate(m_graph.tensor(op.outputs[0]).dtype, inputs[0].shape().dims(),
                                                op.location, "the output of " + std::string(name(op.kind)));
       if (!out) return false;
       m_buffers.at(static_cast<std::size_t>(op.outputs[0])) = *out;
+      setValid(op.outputs[0], valid, inputs[0].shape());
     }
-    return writeRegion(op, op.outputs[0], inputs[0]);
+    return writeRegion(op, op.outputs[0], inputs[0], reference::isWhole(valid, inputs[0].shape().dims()) ? Dims{} : valid);
   }
+
+  std::vector<Dims> shapes, valids;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    shapes.push_back(inputs[i].shape().dims());
+    valids.push_back(validOf(op.inputs[i], inputs[i]));
+  }
+  if (std::optional<std::vector<Dims>> boxes = reference::cutInputs(op, shapes, valids))
+    return runOnValidParts(op, std::move(inputs), *boxes, writesInto);
 
   std::vector<HostTensor> outputs;
   if (writesInto) {
@@ -385,6 +446,34 @@ bool Interpreter::runOp(const TensorOp& op) {
       outputs.push_back(std::move(*out));
     }
   }
+  std::vector<HostTensor> results;
+  if (!runKernelOp(op, std::move(inputs), std::move(outputs), results)) return false;
+  for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+    if (writesInto) {
+      if (!writeRegion(op, op.outputs[i], results[i])) return false;
+      continue;
+    }
+    const TensorId id = op.outputs[i];
+    const Shape shape = results[i].shape();
+    m_buffers.at(static_cast<std::size_t>(id)) = std::move(results[i]);
+    // Whole inputs make a whole result, but for the ops that say or map their valid part.
+    Dims valid = shape.dims();
+    if (op.kind == TensorOpKind::Full || op.kind == TensorOpKind::Reshape) {
+      const std::optional<std::optional<Dims>> given = givenValid(op, shape);
+      if (!given) return false;
+      if (*given) valid = **given;
+      else if (op.kind == TensorOpKind::Reshape) valid = reference::reshapedValid(shapes[0], valids[0], shape.dims());
+    } else if (op.kind == TensorOpKind::Bitcast) {
+      valid = reference::bitcastValid(valids[0], sizeOf(m_graph.tensor(op.inputs[0]).dtype),
+                                      sizeOf(m_graph.tensor(id).dtype));
+    }
+    setValid(id, valid, shape);
+  }
+  return true;
+}
+
+bool Interpreter::runKernelOp(const TensorOp& op, std::vector<HostTensor> inputs, std::vector<HostTensor> outputs,
+                              std::vector<HostTensor>& results) {
   if (outputs.size() != op.outputs.size())
     return m_diags.error(op.location) << "internal error: " << name(op.kind) << " makes " << outputs.size()
                                       << " outputs, the graph has " << op.outputs.size();
@@ -395,12 +484,52 @@ bool Interpreter::runOp(const TensorOp& op) {
   }
   KernelCall call{bound ? *bound : op, std::move(inputs), std::move(outputs), m_diags};
   if (!runKernel(call)) return false;
-  for (std::size_t i = 0; i < op.outputs.size(); ++i) {
-    if (writesInto) {
-      if (!writeRegion(op, op.outputs[i], call.outputs[i])) return false;
-    } else {
-      m_buffers.at(static_cast<std::size_t>(op.outputs[i])) = std::move(call.outputs[i]);
+  results = std::move(call.outputs);
+  return true;
+}
+
+bool Interpreter::runOnValidParts(const TensorOp& op, std::vector<HostTensor> inputs, const std::vector<Dims>& boxes,
+                                  bool writesInto) {
+  bool empty = false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!(inputs[i].shape().dims() == boxes[i])) inputs[i] = inputs[i].view(Dims(boxes[i].size(), 0), boxes[i]);
+    empty = empty || inputs[i].elementCount() == 0;
+  }
+  std::optional<std::vector<Dims>> resultDims = inferOutputDims(op, inputs);
+  if (!resultDims) return false;
+  std::vector<HostTensor> results;
+  if (!empty) {
+    std::vector<HostTensor> scratch;
+    for (std::size_t i = 0; i < op.outputs.size() && i < resultDims->size(); ++i) {
+      std::optional<HostTensor> out = allocate(m_graph.tensor(op.outputs[i]).dtype, (*resultDims)[i], op.location,
+                                               "the result of " + std::string(name(op.kind)));
+      if (!out) return false;
+      scratch.push_back(std::move(*out));
     }
+    if (!runKernelOp(op, std::move(inputs), std::move(scratch), results)) return false;
+  }
+  for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+    const TensorId id = op.outputs[i];
+    if (writesInto) {
+      if (!empty && !writeRegion(op, id, results[i])) return false;
+      continue;
+    }
+    // The result fills the leading box of a fresh output of the op's own shape; the rest holds no data
+    // (zeros here, whatever the buffer held on the device).
+    const TensorValue& tensor = m_graph.tensor(id);
+    std::optional<Dims> dims = evaluateDims(tensor.shape, op.location, "the shape of " + std::string(name(op.kind)) + "'s output");
+    if (!dims) return false;
+    const Dims& part = (*resultDims)[i];
+    bool fits = part.size() == dims->size();
+    for (std::size_t d = 0; fits && d < part.size(); ++d) fits = part[d] <= (*dims)[d];
+    if (!fits)
+      return m_diags.error(op.location) << "internal error: " << name(op.kind) << " on valid parts made "
+                                        << dimsString(part) << ", more than its output " << dimsString(*dims);
+    std::optional<HostTensor> out = allocate(tensor.dtype, *dims, op.location, "the output of " + std::string(name(op.kind)));
+    if (!out) return false;
+    if (!empty) out->view(Dims(part.size(), 0), part).copyFrom(results[i]);
+    m_buffers.at(static_cast<std::size_t>(id)) = std::move(*out);
+    setValid(id, part, Shape(*dims));
   }
   return true;
 }

@@ -9,7 +9,11 @@
 //  - a temporary no op produces (pypto.tensor) starts as zeros on first use and keeps its contents across
 //    loop iterations;
 //  - a view aliases its base's storage at the offsets evaluated when the view op runs (loop-dependent
-//    offsets work); valid_shape does not change results, the whole view shape is read and written;
+//    offsets work);
+//  - a tensor may hold data only in a leading box, its valid part (PyPTO's validShape; ValidParts.h): a
+//    view's valid_shape, else what of its base's valid part it covers; full's and reshape's valid_shape;
+//    ops run on their inputs cut to their valid parts and make a result whose valid part is what they
+//    computed; assemble and copy write only the source's valid part;
 //  - assemble writes its source into the region of its output tensor at "offsets", copy into the whole
 //    output; any other op recorded to write into an existing tensor (`out=`) writes its result there the
 //    same way. Writes go through views into the caller's tensors.

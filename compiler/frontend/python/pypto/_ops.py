@@ -322,7 +322,8 @@ def _dims_from_args(shape):
 def reshape(x, *shape, valid_shape=None, inplace=False):
     """Reshapes to `shape` (same element count; one -1 dim is inferred). With inplace=True the result is
     x's own bytes in the new shape, as in PyPTO: writing it writes x (an output written through it is an
-    output). valid_shape is accepted as PyPTO spells it and does not change the result."""
+    output). valid_shape says how much of the result holds data when that is not what x's own valid part
+    gives (see view); the data is the same."""
     dims = _dims_from_args(shape)
     if any(isinstance(d, int) and d == -1 for d in dims):
         known = 1
@@ -337,6 +338,8 @@ def reshape(x, *shape, valid_shape=None, inplace=False):
     attrs = {"shape": dims}
     if inplace:
         attrs["inplace"] = True
+    if valid_shape is not None:
+        attrs["valid_shape"] = _valid_shape(valid_shape, len(dims), "reshape")
     return _one("reshape", [x], attrs)
 
 
@@ -459,17 +462,29 @@ def clone(x):
 
 def full(shape, value, dtype=DataType.DT_FP32, name=None, valid_shape=None):
     """A new tensor of `shape` filled with `value` (a number, or a symbolic scalar known when the kernel
-    runs). valid_shape is accepted as PyPTO spells it; the whole shape is filled."""
-    return _one("full", [], {"shape": list(shape), "value": _scalar_value(value, "full", run_time=True),
-                             "dtype": _checked_dtype(dtype, "full")})
+    runs). With valid_shape (sizes known when the kernel runs) only that leading part holds data: an
+    assemble of the result writes just that part, as in PyPTO, where such a full pads a run-time tail."""
+    attrs = {"shape": list(shape), "value": _scalar_value(value, "full", run_time=True),
+             "dtype": _checked_dtype(dtype, "full")}
+    if valid_shape is not None:
+        attrs["valid_shape"] = _valid_shape(valid_shape, len(attrs["shape"]), "full")
+    return _one("full", [], attrs)
 
 
 def zeros(shape, dtype=DataType.DT_FP32, name=None, valid_shape=None):
-    return full(shape, 0.0, dtype)
+    return full(shape, 0.0, dtype, valid_shape=valid_shape)
 
 
 def ones(shape, dtype=DataType.DT_FP32, name=None, valid_shape=None):
-    return full(shape, 1.0, dtype)
+    return full(shape, 1.0, dtype, valid_shape=valid_shape)
+
+
+def _valid_shape(valid_shape, rank, what):
+    """valid_shape as a list of its rank-many sizes (ints or symbolic scalars)."""
+    sizes = list(valid_shape)
+    if len(sizes) != rank:
+        _fail(f"{what}: valid_shape {[str(v) for v in sizes]} has {len(sizes)} dims, the shape has {rank}")
+    return sizes
 
 
 def arange(start, end=None, step=1, dtype=None):
@@ -514,7 +529,10 @@ def tensor(shape=None, dtype=None, name=None, format=None):  # noqa: A002 - PyPT
 # --- views, slicing, assembling -------------------------------------------------
 
 def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):  # noqa: A002 - PyPTO's names
-    """A region of input (no copy): `shape` elements starting at `offsets`. As in PyPTO, a region reaching
+    """A region of input (no copy): `shape` elements starting at `offsets`. Its valid part (the leading
+    elements that hold data; PyPTO's validShape) is valid_shape, evaluated when the kernel runs, or else what
+    of input's valid part the region covers. Ops compute on valid parts only: a reduction or a matmul's
+    contraction spans the valid elements, an assemble writes the valid part. As in PyPTO, a region reaching
     past the end of input is allowed when its known sizes say so: the part inside input (further limited by
     valid_shape) holds its data and the rest is zero; such a view is a new tensor, so writing into it leaves
     input alone. With dtype=, input's bytes read as that dtype (numpy's x.view(dtype)), see _bitcast."""
@@ -537,7 +555,7 @@ def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):  # n
         return padded
     attrs = {"shape": list(shape), "offsets": offsets}
     if valid_shape is not None:
-        attrs["valid_shape"] = list(valid_shape)
+        attrs["valid_shape"] = _valid_shape(valid_shape, len(shape), "view")
     return _one("view", [x], attrs)
 
 
