@@ -191,9 +191,9 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   const bool dataMayWait =
       options.mode == SimulationMode::Timing && !verify && options.check != PrecisionCheck::Always;
   std::vector<bool> generatedLater(project.args.size(), false);
-  SourceLocation projectLocation{project.file.string()};
   for (std::size_t i = 0; i < project.args.size(); ++i) {
     const KernelArgument& arg = project.args[i];
+    const SourceLocation projectLocation = project.locationOf("args[" + std::to_string(i) + "]");
     auto shape = *project.concreteShape(arg);
     // Elements read as scalars steer the schedule (loop trips, offsets), so
     // their tensors are always made.
@@ -202,7 +202,11 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
                            !readsElementsOf(traced, i);
     std::optional<HostTensor> data;
     if (dataMayWait && generated) {
-      data = HostTensor::tryCreate(arg.dtype, Shape(shape), diags, projectLocation);
+      DiagnosticEngine scratch;  // so that the message names the argument
+      data = HostTensor::tryCreate(arg.dtype, Shape(shape), scratch, projectLocation);
+      if (!data)
+        return diags.error(projectLocation) << argumentLabel(arg, static_cast<int>(i)) << ": "
+                                            << scratch.diagnostics().front().message;
       generatedLater[i] = true;
     } else {
       data = makeArgumentData(arg, shape, project.directory(), diags, projectLocation, static_cast<int>(i));
@@ -303,8 +307,8 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
       for (std::size_t i = 0; i < project.args.size(); ++i) {
         if (!generatedLater[i]) continue;
         const KernelArgument& arg = project.args[i];
-        auto data = makeArgumentData(arg, *project.concreteShape(arg), project.directory(), diags, projectLocation,
-                                     static_cast<int>(i));
+        auto data = makeArgumentData(arg, *project.concreteShape(arg), project.directory(), diags,
+                                     project.locationOf("args[" + std::to_string(i) + "]"), static_cast<int>(i));
         if (!data) return std::nullopt;
         result.arguments[i] = std::move(*data);
       }

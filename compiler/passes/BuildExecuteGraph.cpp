@@ -676,13 +676,13 @@ public:
       task.reads.reserve(subgraph.copyIns.size() + subgraph.gatherSources.size());
       task.writes.reserve(subgraph.copyOuts.size());
       for (const TileRegion& region : subgraph.copyIns)
-        if (!evaluate(region, bindings, subgraph, task.reads)) return false;
+        if (!evaluate(region, bindings, subgraph, task, task.reads)) return false;
       for (const TileRegion& region : subgraph.gatherSources) {
-        if (!evaluate(region, bindings, subgraph, task.reads)) return false;
+        if (!evaluate(region, bindings, subgraph, task, task.reads)) return false;
         task.reads.back().gathered = true;
       }
       for (const TileRegion& region : subgraph.copyOuts)
-        if (!evaluate(region, bindings, subgraph, task.writes)) return false;
+        if (!evaluate(region, bindings, subgraph, task, task.writes)) return false;
       m_tasks.push_back(std::move(task));
     }
     return true;
@@ -695,7 +695,20 @@ private:
     return builder;
   }
 
-  bool evaluate(const TileRegion& given, const Bindings& bindings, const Subgraph& subgraph,
+  // The tensor op of the subgraph's first tile op that reads (or writes) `tensor`: the kernel line a
+  // region of a task comes from.
+  OpId accessOf(const Subgraph& subgraph, TensorId tensor, bool write) const {
+    for (TileOpId id : subgraph.ops) {
+      const TileOp& op = m_tiles.tileOp(id);
+      for (const TileRegion& region : write ? op.outputs : op.inputs)
+        if (region.tensor == tensor || (m_graph.tensor(region.tensor).role == TensorRole::View &&
+                                        resolveViews(m_graph, region).tensor == tensor))
+          return op.tensorOp;
+    }
+    return m_tiles.tileOp(subgraph.ops.front()).tensorOp;
+  }
+
+  bool evaluate(const TileRegion& given, const Bindings& bindings, const Subgraph& subgraph, const Task& task,
                 std::vector<ConcreteRegion>& into) {
     const OpId source = m_tiles.tileOp(subgraph.ops.front()).tensorOp;
     if (given.tensor < 0 || static_cast<std::size_t>(given.tensor) >= m_graph.tensors().size())
@@ -724,6 +737,29 @@ private:
                << "cannot evaluate offset '" << offset.str() << "' of " << regionString(m_tiles, region)
                << ", which subgraph " << subgraph.id << " moves: " << value.error;
       concrete.offsets.push_back(*value.value);
+    }
+    // Offsets from values read at run time (a sequence length past the
+    // cache, a block id past the table) can move a tile outside its tensor;
+    // found here, every mode stops at the op's line before anything runs.
+    const std::vector<std::int64_t>& extent = m_tiles.shapeOf(concrete.tensor);
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t offset = concrete.offsets[d], size = concrete.shape[d];
+      if (offset >= 0 && size >= 0 && offset <= extent[d] - size) continue;
+      const bool write = &into == &task.writes;
+      DiagnosticBuilder error = m_diags.error(m_graph.op(accessOf(subgraph, concrete.tensor, write)).location);
+      error << "task " << task.id << " of subgraph " << subgraph.id;
+      for (std::size_t i = 0; i < task.loopIndices.size(); ++i)
+        error << (i ? ", " : " (") << task.loopIndices[i].first << " = " << task.loopIndices[i].second
+              << (i + 1 == task.loopIndices.size() ? ")" : "");
+      error << (write ? " writes " : " reads ") << "'" << m_graph.tensor(concrete.tensor).name << "' [";
+      for (std::size_t e = 0; e < rank; ++e)
+        error << (e ? ", " : "") << concrete.offsets[e] << ":" << concrete.offsets[e] + concrete.shape[e];
+      error << "], outside its shape [";
+      for (std::size_t e = 0; e < rank; ++e) error << (e ? ", " : "") << extent[e];
+      error << "] in dim " << d
+            << "; the offsets come from loop indices and values the kernel reads (sequence lengths, block ids): "
+               "check those inputs against the tensor's size";
+      return false;
     }
     into.push_back(std::move(concrete));
     return true;

@@ -34,6 +34,11 @@ struct CompileSettings {
   // not read from a file have none, and diagnostics then name the file.
   std::string projectFile;
   std::map<std::string, SourceLocation> settingLocations;
+  // Where `key`'s value starts ("pass_options"), else the file.
+  SourceLocation locationOf(const std::string& key) const {
+    auto found = settingLocations.find(key);
+    return found != settingLocations.end() ? found->second : SourceLocation{projectFile, 0, 0};
+  }
   // The machine's buffers and data paths.
   TargetInfo target;
 };

@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <tuple>
 
 namespace pto {
@@ -69,6 +70,7 @@ public:
     for (std::size_t i = 0; i < opCount; ++i)
       if (!expand(m_graph.op(static_cast<OpId>(i)))) return false;
     noteClampedTiles();
+    warnUnusedTileSettings();
     return true;
   }
 
@@ -228,6 +230,41 @@ private:
   }
 
   // A note per tile setting that is larger than all it cut, where the user sets it.
+  // A tile setting whose key names no call site or label of the kernel (a
+  // line that moved, a typo) would be ignored without a word, and the run
+  // would not show the change its author expects.
+  void warnUnusedTileSettings() {
+    const nlohmann::ordered_json& settings = m_compilation.settings.tileSettings;
+    if (!settings.is_object()) return;
+    for (const char* section : {"vec", "cube"}) {
+      auto entries = settings.find(section);
+      if (entries == settings.end() || !entries->is_object()) continue;
+      std::set<std::string> used;
+      for (const TensorOp& op : m_graph.ops()) {
+        if (op.kind == TensorOpKind::View || (std::string_view(section) == "cube") != (op.kind == TensorOpKind::Matmul)) continue;
+        TileShapeSource source = tileShapeSource(settings, section, op);
+        if (source.origin == TileShapeOrigin::CallSite || source.origin == TileShapeOrigin::Label) used.insert(source.key);
+      }
+      for (const auto& [key, value] : entries->items()) {
+        const bool cube = std::string_view(section) == "cube";
+        if (used.count(key) || (!cube && key == "DEFAULT")) continue;
+        const std::string path = std::string("tile_settings.") + section + "." + key;
+        DiagnosticBuilder warning = m_diags.warning(m_compilation.settings.locationOf(path));
+        warning << path << ": ";
+        if (cube && key == "DEFAULT")
+          warning << "cube tiles take no DEFAULT (a matmul's tile is the kernel's set_cube_tile_shapes or an entry "
+                     "for its call site or label); the entry is ignored";
+        else if (key.find(".py:") != std::string::npos)
+          warning << "governs no " << (cube ? "matmul" : "op") << ": no set_" << section
+                  << "_tile_shapes call of the kernel is at " << key
+                  << " (`pto settings` lists the keys in use); the entry is ignored";
+        else
+          warning << "governs no " << (cube ? "matmul" : "op") << ": no " << (cube ? "matmul" : "op")
+                  << " has the label '" << key << "' (`pto settings` lists the keys in use); the entry is ignored";
+      }
+    }
+  }
+
   void noteClampedTiles() {
     for (const TileSetting& setting : m_settingsUsed) {
       std::string text = tileClampNote(setting.section, setting.tile, setting.cuts);

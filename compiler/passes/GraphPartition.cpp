@@ -279,7 +279,7 @@ std::optional<Options> readOptions(const CompileSettings& settings, DiagnosticEn
   options.cubeVectorMayShare = settings.target.hasL0cToUb;
   const nlohmann::ordered_json& json = settings.passOptions;
   if (!json.is_object()) return options;
-  SourceLocation where{settings.projectFile, 0, 0};
+  const SourceLocation where = settings.locationOf("pass_options");
   auto integer = [&](const char* key, std::int64_t& value, std::int64_t minimum) -> bool {
     if (!json.contains(key)) return true;
     const auto& given = json[key];

@@ -16,7 +16,7 @@ std::optional<int> readMode(const CompileSettings& settings, DiagnosticEngine& d
   if (!json.is_object() || !json.contains("ooo_sched_mode")) return 1;
   const auto& given = json["ooo_sched_mode"];
   if (!given.is_number_integer() || given.get<std::int64_t>() < 0 || given.get<std::int64_t>() > 1)
-    return diags.error(SourceLocation{settings.projectFile, 0, 0})
+    return diags.error(settings.locationOf("pass_options"))
            << "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), got " << given.dump();
   return static_cast<int>(given.get<std::int64_t>());
 }

@@ -48,7 +48,7 @@ std::optional<MergeCountSetting> readMergeCountSetting(const CompileSettings& se
   if (!json.is_object() || !json.contains(key)) return setting;
   setting.given = true;
   // The project's options are in its file; a jit kernel's at its decorator.
-  const SourceLocation where = settings.projectFile.empty() ? graph.kernelLocation : SourceLocation{settings.projectFile, 0, 0};
+  const SourceLocation where = settings.projectFile.empty() ? graph.kernelLocation : settings.locationOf("pass_options");
   const auto& given = json[key];
   if (given.is_number_integer()) {
     setting.defaultCount = parseCount(given);

@@ -47,10 +47,6 @@ private:
   std::uint64_t m_state[4] = {};
 };
 
-std::string argumentLabel(const KernelArgument& arg, int argIndex) {
-  if (argIndex < 0) return "argument '" + arg.name + "'";
-  return "args[" + std::to_string(argIndex) + "] '" + arg.name + "'";
-}
 
 void fillUniform(HostTensor& tensor, const UniformInit& init) {
   Xoshiro256StarStar random(init.seed);
@@ -88,6 +84,11 @@ std::optional<HostTensor> readArgumentNpy(const KernelArgument& arg, const NpyIn
 }
 
 } // namespace
+
+std::string argumentLabel(const KernelArgument& arg, int argIndex) {
+  if (argIndex < 0) return "argument '" + arg.name + "'";
+  return "args[" + std::to_string(argIndex) + "] '" + arg.name + "'";
+}
 
 std::optional<HostTensor> makeArgumentData(const KernelArgument& arg, const std::vector<std::int64_t>& concreteShape,
                                            const std::filesystem::path& projectDir, DiagnosticEngine& diags,

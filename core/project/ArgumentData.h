@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace pto {
@@ -36,5 +37,8 @@ namespace pto {
 std::optional<HostTensor> makeArgumentData(const KernelArgument& arg, const std::vector<std::int64_t>& concreteShape,
                                            const std::filesystem::path& projectDir, DiagnosticEngine& diags,
                                            const SourceLocation& where, int argIndex = -1);
+
+// How messages name an argument: "args[<argIndex>] '<name>'", or "argument '<name>'" when argIndex < 0.
+std::string argumentLabel(const KernelArgument& arg, int argIndex);
 
 } // namespace pto

@@ -154,9 +154,9 @@ private:
         continue;
       }
       auto number = readInteger(bound, entry);
-      if (!number) continue;
-      if (*number <= 0) {
-        error(entry) << "a dimension must be positive, got " << *number;
+      if (!number || *number <= 0) {
+        if (number) error(entry) << "a dimension must be positive, got " << *number;
+        m_badBindings.insert(symbol);  // reported here; the shapes using it say nothing more
         continue;
       }
       project.bindings[symbol] = *number;
@@ -173,6 +173,7 @@ private:
     for (std::size_t i = 0; i < value.size(); ++i) {
       KeyPath argPath = path / i;
       const Json& entry = value[i];
+      project.settingLocations["args[" + std::to_string(i) + "]"] = valueLocation(argPath);
       if (!expectType(entry, argPath, Json::value_t::object)) continue;
       static constexpr std::array<std::string_view, 4> kArgKeys = {"name", "shape", "dtype", "init"};
       warnUnknownKeys(entry, argPath, kArgKeys);
@@ -208,7 +209,8 @@ private:
         parsed.symbol = dim.get<std::string>();
         auto bound = project.bindings.find(parsed.symbol);
         if (bound == project.bindings.end()) {
-          error(dimPath) << "dimension '" << parsed.symbol << "' has no value; add it to \"bindings\", e.g. \"bindings\": {\""
+          if (!m_badBindings.count(parsed.symbol))
+            error(dimPath) << "dimension '" << parsed.symbol << "' has no value; add it to \"bindings\", e.g. \"bindings\": {\""
                          << parsed.symbol << "\": 32}";
           known = false;
         } else {
@@ -370,6 +372,8 @@ private:
     for (const KernelArgument& arg : project.args) names.push_back(arg.name);
     warning(path) << "no argument named '" << argName << "'" << suggestion(argName, names);
   }
+
+  std::set<std::string> m_badBindings;  // bindings given with a bad value (already reported)
 };
 
 // --- writing ---------------------------------------------------------------
