@@ -15,11 +15,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using pto::test::example;
 using pto::test::Result;
 using pto::test::runPto;
 using pto::test::slurp;
 
-std::string example(const std::string& name) { return std::string(PTO_SOURCE_DIR) + "/resources/examples/" + name; }
 
 // A copy of an example whose project file `edit` changes; removed when the test ends.
 class EditedExample {

@@ -38,4 +38,9 @@ inline Result runPto(const std::string& args) {
   return result;
 }
 
+// A bundled example project's folder in the source tree.
+inline std::string example(const std::string& name) {
+  return std::string(PTO_SOURCE_DIR) + "/resources/examples/" + name;
+}
+
 } // namespace pto::test
