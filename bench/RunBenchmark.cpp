@@ -56,6 +56,15 @@ BENCHMARK_CAPTURE(runExample, deepseek_indexer_attention, std::string("deepseek_
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
+// The DIA gather story's two forms (resources/examples/sparse_attention_gather_tuning) at the same shape.
+BENCHMARK_CAPTURE(runExample, gather_through_workspace, std::string("sparse_attention_gather_tuning/workspace"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
+BENCHMARK_CAPTURE(runExample, gather_into_l1, std::string("sparse_attention_gather_tuning/gather_in_l1"))
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 
 // The Lightning Indexer example (resources/examples/lightning_indexer) as
 // `pto run --mode timing` takes it, at B = 4 requests of 2 query tokens and

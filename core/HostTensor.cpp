@@ -366,6 +366,22 @@ HostTensor HostTensor::reshapedView(const Shape& shape) const {
   return result;
 }
 
+HostTensor HostTensor::reinterpretedView(DataType dtype, const Shape& shape) const {
+  const auto item = static_cast<std::int64_t>(sizeOf(dtype));
+  if (shape.elementCount() * item != static_cast<std::int64_t>(byteCount()))
+    throw std::logic_error("HostTensor::reinterpretedView: " + std::string(name(dtype)) + " " + shape.str() +
+                           " does not hold the " + std::to_string(byteCount()) + " bytes of " +
+                           std::string(name(m_dtype)) + " " + m_shape.str());
+  // The first byte must start a whole element of the new dtype to share the storage.
+  const bool shareable = isContiguous() && m_offsetElements * static_cast<std::int64_t>(itemBytes()) % item == 0;
+  HostTensor result = shareable ? *this : contiguous();
+  result.m_offsetElements = result.m_offsetElements * static_cast<std::int64_t>(itemBytes()) / item;
+  result.m_dtype = dtype;
+  result.m_shape = shape;
+  result.m_strides = shape.contiguousStrides();
+  return result;
+}
+
 HostTensor HostTensor::contiguous() const {
   HostTensor result(m_dtype, m_shape);
   if (result.elementCount() == 0) return result;

@@ -146,6 +146,10 @@ public:
   // The same elements in `shape` (same count), C order: sharing the storage
   // when this tensor is contiguous, else a contiguous copy reshaped.
   HostTensor reshapedView(const Shape& shape) const;
+  // The same bytes in C order read as `dtype` elements of `shape` (the same
+  // byte count): sharing the storage when this tensor is contiguous, else a
+  // contiguous copy reinterpreted. reshapedView when `dtype` is this dtype.
+  HostTensor reinterpretedView(DataType dtype, const Shape& shape) const;
   // Writes `source`'s elements into this tensor's (shared) storage, converting
   // dtypes as astype does. Shapes must be equal; overlapping storage is fine.
   void copyFrom(const HostTensor& source);

@@ -39,8 +39,8 @@ std::unique_ptr<FunctionalExecutor> FunctionalExecutor::create(const Compilation
     if (value.role != TensorRole::Temporary) continue;
     if (value.reshapeOf != kNoId) {  // the argument's own bytes (RemoveRedundantOp)
       executor->m_storage[static_cast<std::size_t>(value.id)] =
-          executor->m_storage[static_cast<std::size_t>(value.reshapeOf)].reshapedView(
-              Shape(compilation.tiles.shapeOf(value.id)));
+          executor->m_storage[static_cast<std::size_t>(value.reshapeOf)].reinterpretedView(
+              value.dtype, Shape(compilation.tiles.shapeOf(value.id)));
       continue;
     }
     auto buffer = HostTensor::tryCreate(value.dtype, Shape(compilation.tiles.shapeOf(value.id)), diags, value.location);

@@ -4,6 +4,7 @@
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -227,6 +228,35 @@ ShapeInferenceResult inferLayout(TensorOpKind kind, const std::vector<TensorType
           simplify(shape[static_cast<std::size_t>(*axis)] + inputs[i].shape[static_cast<std::size_t>(*axis)]);
     }
     return single(x.dtype, std::move(shape));
+  }
+  case TensorOpKind::Bitcast: {
+    // Row-major bytes read as another dtype: only the innermost dim changes,
+    // by the ratio of the element sizes (PyPTO's view(x, dtype=) rule).
+    const auto* dtype = findAttr<DataType>(attrs, "dtype");
+    if (!dtype) return Failure(kind) << "needs a target dtype";
+    if (*dtype == DataType::Bool)
+      return Failure(kind) << "cannot read bytes as bool (a bool is 0 or 1, any other byte is no bool); compare "
+                              "with pypto.ne(x, 0) instead";
+    if (x.shape.empty())
+      return Failure(kind) << "cannot reinterpret the single element of " << typeString(x)
+                           << ": the last dim takes the change in element count; reshape it to [1] first";
+    const auto from = static_cast<std::int64_t>(sizeOf(x.dtype)), to = static_cast<std::int64_t>(sizeOf(*dtype));
+    SymbolicShape shape = x.shape;
+    SymbolicScalar& last = shape.back();
+    if (from >= to && from % to == 0) {
+      last = simplify(last * (from / to));
+    } else {
+      auto known = simplify(last).constantValue();
+      if (!known)
+        return Failure(kind) << "the last dim of " << typeString(x) << " must be known while tracing to be read as "
+                             << name(*dtype) << " (" << to << "-byte elements)";
+      if (*known * from % to != 0)
+        return Failure(kind) << "the last dim of " << typeString(x) << " holds " << *known * from
+                             << " bytes, not a whole number of " << to << "-byte " << name(*dtype)
+                             << " elements; use a last dim that is a multiple of " << to / std::gcd(from, to);
+      last = SymbolicScalar(*known * from / to);
+    }
+    return single(*dtype, std::move(shape));
   }
   default:
     return Failure(kind) << "is not a layout op";

@@ -76,8 +76,9 @@ struct TensorValue {
   // so iterations need not share its storage (BuildExecuteGraph).
   LoopId loop = kNoId;
   // A temporary that holds the same bytes as this argument in another shape
-  // (a reshape of an argument nothing writes, folded by RemoveRedundantOp):
-  // executors give it the argument's storage instead of a buffer of its own.
+  // or dtype (a reshape or bitcast of an argument nothing writes, folded by
+  // RemoveRedundantOp): executors give it the argument's storage instead of a
+  // buffer of its own.
   TensorId reshapeOf = kNoId;
 };
 

@@ -18,7 +18,7 @@ enum class OpCategory : unsigned char {
   CompareScalar,  // y = x <op> scalar -> bool
   Select,         // where(cond, a, b)
   Reduce,         // over attr "dims", attr "keepdim"
-  Layout,         // reshape, transpose, permute, unsqueeze, concat
+  Layout,         // reshape, transpose, permute, unsqueeze, concat, bitcast
   Memory,         // view, assemble, copy: move or alias data
   Creation,       // full, arange: no inputs
   Indexing,       // gather, scatter families
@@ -105,6 +105,10 @@ enum class OpCategory : unsigned char {
   X(Permute, "permute", Layout, 1, 1)                    \
   X(Unsqueeze, "unsqueeze", Layout, 1, 1)                \
   X(Concat, "concat", Layout, -1, 1)                     \
+  /* the same bytes read as attr "dtype" (PyPTO's */     \
+  /* view(x, dtype=), OP_VIEW_TYPE): the last dim */     \
+  /* scales by the ratio of the element sizes */         \
+  X(Bitcast, "bitcast", Layout, 1, 1)                    \
   X(Cast, "cast", Unary, 1, 1)                           \
   /* memory: views alias, assemble/copy write */         \
   X(View, "view", Memory, 1, 1)                          \

@@ -225,7 +225,8 @@ private:
   // that a copy-in fills.
   void useL1Operand(const TileRegion& operand, int position, OpId tensorOp, int index) {
     BufferKey key = keyOf(MemoryKind::L1, operand);
-    if (m_byKey.find(key) == m_byKey.end()) {
+    // Only gathers produce L1 tiles: without one, skip the scan (a merged cube subgraph has many operands).
+    if (m_gathersIntoL1 && m_byKey.find(key) == m_byKey.end()) {
       for (Planned& entry : m_planned)
         if (entry.buffer.memory == MemoryKind::L1 && entry.buffer.producer != kNoId &&
             containsBox(m_boxes.box(entry.buffer.region), key.box)) {
@@ -243,6 +244,7 @@ private:
       if (gathersIntoL1(op)) {
         // The picked rows land in L1; source and index stay in GM.
         use(MemoryKind::L1, op.outputs[0], position, id, op.tensorOp, {position, true, 0});
+        m_gathersIntoL1 = true;
       } else if (op.kind == TensorOpKind::Matmul) {
         useL1Operand(op.inputs[0], position, op.tensorOp, 0);
         useL1Operand(op.inputs[1], position, op.tensorOp, 1);
@@ -266,6 +268,7 @@ private:
   std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
   std::deque<RegionBox> m_producedBoxes;  // the index refers to these
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
+  bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
 };
 
 // The first memory whose peak exceeds the machine, with the tile to blame.

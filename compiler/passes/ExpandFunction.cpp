@@ -265,16 +265,20 @@ private:
       ok = expandCreation(op, emit);
       break;
     case OpCategory::Layout:
-      // Transposes, concats and reshapes are cut by the vec tile in force, as
-      // PyPTO cuts them (an attention kernel transposes whole K blocks, a
-      // prolog views a projection as heads); without one, one tile covers the
-      // whole tensor.
+      // Transposes, concats, reshapes and bitcasts are cut by the vec tile in
+      // force, as PyPTO cuts them (an attention kernel transposes whole K
+      // blocks, a prolog views a projection as heads); without one, one tile
+      // covers the whole tensor.
       if ((op.kind == TensorOpKind::Transpose || op.kind == TensorOpKind::Permute) && hasVecTile(op)) {
         ok = expandPermutation(op, emit);
         break;
       }
       if (op.kind == TensorOpKind::Concat && hasVecTile(op)) {
         ok = expandConcat(op, emit);
+        break;
+      }
+      if (op.kind == TensorOpKind::Bitcast && hasVecTile(op)) {
+        ok = expandBitcast(op, emit);
         break;
       }
       if ((op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::Unsqueeze) && hasVecTile(op) &&
@@ -756,6 +760,36 @@ private:
       t.attrs["shape"] = constants(sizes);
       t.inputs.push_back(region(input, constants(inOffsets), inSizes));
       t.outputs.push_back(region(output, constants(offsets), sizes));
+      t.tileShape = *tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  // A bitcast cut by the vec tile over its input, as PyPTO cuts its
+  // OP_VIEW_TYPE: each input tile's bytes become the output tile in the same
+  // rows, its last-dim offset and size scaled by the ratio of the element
+  // sizes. An input tile must then hold whole output elements, so its last
+  // dim is rounded up to a multiple of the output element's size in input
+  // elements (the input's last dim is one: shape inference checked it).
+  bool expandBitcast(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const TensorId input = op.inputs[0], output = op.outputs[0];
+    const Dims inShape = shapeOf(input);
+    if (inShape.empty()) return expandWhole(op, emit);
+    auto tile = vecTile(op, inShape, /*dataMovement=*/true);
+    if (!tile) return false;
+    const auto from = static_cast<std::int64_t>(sizeOf(m_graph.tensor(input).dtype));
+    const auto to = static_cast<std::int64_t>(sizeOf(m_graph.tensor(output).dtype));
+    const std::int64_t perOutput = to / std::gcd(from, to);  // input elements per whole output element
+    std::int64_t& last = tile->back();
+    last = std::min(inShape.back(), (last + perOutput - 1) / perOutput * perOutput);
+    forEachTile(inShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      Dims outOffsets = offsets, outSizes = sizes;
+      outOffsets.back() = offsets.back() * from / to;
+      outSizes.back() = sizes.back() * from / to;
+      TileOp t = tileOp(op);
+      t.inputs.push_back(region(input, constants(offsets), sizes));
+      t.outputs.push_back(region(output, constants(outOffsets), outSizes));
       t.tileShape = *tile;
       emit(std::move(t));
     });

@@ -244,7 +244,8 @@ std::optional<PtoOpcode> vectorOpcode(const TileOp& op, const TensorOp& tensorOp
   case K::Copy:
   case K::Assemble:
   case K::Reshape:
-  case K::Unsqueeze: return P::TCOPY;
+  case K::Unsqueeze:
+  case K::Bitcast: return P::TCOPY;  // the same bytes, read as another dtype
   case K::Transpose:
   case K::Permute: return P::TTRANS;
   case K::Full: return P::TEXPANDS;

@@ -93,9 +93,9 @@ std::int64_t elementCount(const std::vector<std::int64_t>& shape) {
   return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
 }
 
-// Reshapes of read-only arguments become aliases (see the header): the
-// reshape copied the argument at the start of its life, and since no one
-// writes either tensor the copy always equals the argument.
+// Reshapes and bitcasts of read-only arguments become aliases (see the
+// header): the op copied the argument's bytes at the start of its life, and
+// since no one writes either tensor the copy always equals the argument.
 void foldReadOnlyReshapes(TileGraph& tiles) {
   TensorGraph& graph = tiles.graph;
   std::map<TensorId, int> writers;  // tile ops writing each storage tensor
@@ -103,7 +103,7 @@ void foldReadOnlyReshapes(TileGraph& tiles) {
     for (const TileRegion& region : op.outputs) ++writers[region.tensor];
   bool folded = false;
   for (const TensorOp& op : graph.ops()) {
-    if (op.kind != TensorOpKind::Reshape) continue;
+    if (op.kind != TensorOpKind::Reshape && op.kind != TensorOpKind::Bitcast) continue;
     const std::vector<TileOpId>& ids = tiles.tilesOf(op.id);
     if (ids.empty()) continue;
     // One tile, or tiles (ExpandFunction cuts reshapes by the vec tile) that
@@ -130,7 +130,7 @@ void foldReadOnlyReshapes(TileGraph& tiles) {
     TensorId argument = graph.tensor(from).reshapeOf != kNoId ? graph.tensor(from).reshapeOf : from;
     if (graph.tensor(argument).role != TensorRole::Argument || writers.count(argument)) continue;
     if (graph.tensor(to).role != TensorRole::Temporary || writers[to] != static_cast<int>(ids.size())) continue;
-    if (graph.tensor(to).dtype != graph.tensor(argument).dtype) continue;
+    if (op.kind == TensorOpKind::Reshape && graph.tensor(to).dtype != graph.tensor(argument).dtype) continue;
     if (inputElements != elementCount(tiles.shapeOf(from)) || outputElements != elementCount(tiles.shapeOf(to)))
       continue;
     graph.tensor(to).reshapeOf = argument;

@@ -1,14 +1,16 @@
 // RemoveRedundantOp: views move no data, so they become nothing; nor does a
 // reshape of a kernel argument that nothing writes (a paged cache seen as
 // rows, a scale vector seen as a column): its result is the argument's own
-// bytes in another shape (TensorValue::reshapeOf), as PyPTO's reshape is.
+// bytes in another shape (TensorValue::reshapeOf), as PyPTO's reshape is. A
+// bitcast (view(x, dtype=)) of such an argument is folded the same way: its
+// result is the argument's bytes read as another dtype.
 //
 // Pre:  ExpandFunction has run.
 // Post: no tile op is a view; every region names a storage tensor (an
 //       argument or a temporary), its offsets composed through the views it
-//       was taken from. A reshape of a whole argument that no tile op writes,
-//       whose result only that reshape writes, has no tile ops and its result
-//       has reshapeOf set. Tensor ops left without tile ops make no
+//       was taken from. A reshape or bitcast of a whole argument that no tile
+//       op writes, whose result only that op writes, has no tile ops and its
+//       result has reshapeOf set. Tensor ops left without tile ops make no
 //       subgraphs and no tasks.
 #pragma once
 

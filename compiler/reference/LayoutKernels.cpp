@@ -1,5 +1,5 @@
-// Layout kernels: reshape, unsqueeze, transpose, permute and concat. They move element bytes, so they are
-// exact for every dtype.
+// Layout kernels: reshape, unsqueeze, transpose, permute, concat and bitcast. They move element bytes, so
+// they are exact for every dtype.
 #include "compiler/reference/ElementAccess.h"
 #include "compiler/reference/ReferenceKernels.h"
 
@@ -17,6 +17,24 @@ bool runReshape(KernelCall& call) {
     return call.fail() << "cannot reshape " << x.shape().str() << " (" << x.elementCount() << " elements) to "
                        << out.shape().str() << " (" << out.elementCount() << " elements)";
   if (out.elementCount() == 0) return true;
+  const HostTensor packed = x.isContiguous() ? x : x.contiguous();
+  std::memcpy(out.data(), packed.data(), out.byteCount());
+  return true;
+}
+
+// bitcast: x's bytes in C order read as out's dtype; the shapes differ only
+// in the last dim, so the byte counts agree.
+bool runBitcast(KernelCall& call) {
+  const HostTensor& x = call.inputs[0];
+  HostTensor& out = call.outputs[0];
+  std::vector<std::int64_t> expected = x.shape().dims();
+  const auto rowBytes = expected.empty() ? 0 : expected.back() * static_cast<std::int64_t>(x.itemBytes());
+  if (expected.empty() || rowBytes % static_cast<std::int64_t>(out.itemBytes()) != 0)
+    return call.fail() << "the last dim of " << x.shape().str() << " " << name(x.dtype())
+                       << " is not a whole number of " << name(out.dtype()) << " elements";
+  expected.back() = rowBytes / static_cast<std::int64_t>(out.itemBytes());
+  if (!call.expectOutputShape(0, Shape(expected))) return false;
+  if (out.byteCount() == 0) return true;
   const HostTensor packed = x.isContiguous() ? x : x.contiguous();
   std::memcpy(out.data(), packed.data(), out.byteCount());
   return true;
@@ -98,6 +116,8 @@ bool runLayout(KernelCall& call) {
   }
   case TensorOpKind::Concat:
     return runConcat(call);
+  case TensorOpKind::Bitcast:
+    return runBitcast(call);
   default:
     return call.fail() << "internal error: not a layout kernel";
   }

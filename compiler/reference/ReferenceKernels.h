@@ -47,7 +47,7 @@ bool runWhere(KernelCall& call);
 bool runCast(KernelCall& call);
 bool runQuantize(KernelCall& call);       // quantize, dequantize
 bool runReduction(KernelCall& call);
-bool runLayout(KernelCall& call);         // reshape, transpose, permute, unsqueeze, concat
+bool runLayout(KernelCall& call);         // reshape, transpose, permute, unsqueeze, concat, bitcast
 bool runCreation(KernelCall& call);       // full, arange
 bool runIndexing(KernelCall& call);       // gather, index_select, scatter, scatter_update
 bool runSort(KernelCall& call);           // topk, argsort

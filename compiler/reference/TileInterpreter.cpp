@@ -41,7 +41,7 @@ public:
       const Dims& shape = m_tiles.shapeOf(tensor.id);
       if (tensor.reshapeOf != kNoId) {  // the argument's own bytes (RemoveRedundantOp)
         m_storage[static_cast<std::size_t>(tensor.id)] =
-            m_storage[static_cast<std::size_t>(tensor.reshapeOf)].reshapedView(Shape(shape));
+            m_storage[static_cast<std::size_t>(tensor.reshapeOf)].reinterpretedView(tensor.dtype, Shape(shape));
         continue;
       }
       auto buffer = HostTensor::tryCreate(tensor.dtype, Shape(shape), m_diags, tensor.location);

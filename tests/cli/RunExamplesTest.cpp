@@ -144,15 +144,18 @@ TEST(RunOptions, LightningIndexerRunsAtItsFullShape) {
 // neither can beat the time a2's global memory (1.6 TB/s at 0.8 efficiency) takes to read them: MLA's
 // 61.3 M fp16 weights (7168x1536, 1536x24576, 7168x576, 128x128x512) take 95.8 us, the indexer's 13.97 M
 // (1536x8192, 7168x128, 7168x64, 128x128) 21.8 us.
+// `pto run EXAMPLE --mode timing --no-check --json`'s report (discarded when the run wrote none).
+nlohmann::json runTiming(const std::string& name) {
+  const fs::path report = fs::temp_directory_path() / ("pto-ds-" + std::to_string(std::random_device{}()) + ".json");
+  Result result = runPto("run " + example(name) + " --mode timing --no-check --json " + report.string());
+  EXPECT_EQ(result.exitCode, 0) << name << ": " << result.out << result.err;
+  nlohmann::json json = nlohmann::json::parse(slurp(report), nullptr, false);
+  fs::remove(report);
+  return json;
+}
+
 TEST(RunOptions, DeepSeekExamplesRunAtTheirFullShapes) {
-  auto run = [&](const std::string& name) {
-    const fs::path report = fs::temp_directory_path() / ("pto-ds-" + std::to_string(std::random_device{}()) + ".json");
-    Result result = runPto("run " + example(name) + " --mode timing --no-check --json " + report.string());
-    EXPECT_EQ(result.exitCode, 0) << name << ": " << result.out << result.err;
-    nlohmann::json json = nlohmann::json::parse(slurp(report), nullptr, false);
-    fs::remove(report);
-    return json;
-  };
+  const auto run = runTiming;
   const nlohmann::json attention = run("sparse_flash_attention");
   ASSERT_FALSE(attention.is_discarded());
   EXPECT_EQ(attention["tasks_by_core_type"]["AIC"], 8 * 32 * 3);
@@ -165,6 +168,25 @@ TEST(RunOptions, DeepSeekExamplesRunAtTheirFullShapes) {
     ASSERT_FALSE(json.is_discarded()) << name;
     EXPECT_GE(json["makespan_us"].get<double>(), 2 * weightElements / bytesPerUs) << name;
   }
+}
+
+// DIA tuning story (b) (resources/examples/sparse_attention_gather_tuning) at the sparse attention example's
+// full shape: the same attention, each step's 64 selected KV rows gathered by tensor index. Through the GM
+// workspace a step has one qk and two pv cube tasks, as in the example; gathered straight into L1, the pv
+// gather's rows serve both pv tiles, so each step has one qk and one pv cube task (8 x 32 x 2), and the run is
+// faster. And the fused DIA at 64K keys per request: it traces, compiles and simulates.
+TEST(RunOptions, GatherTuningStoryAndFusedAttentionRunAtTheirFullShapes) {
+  const auto run = runTiming;
+  const nlohmann::json workspace = run("sparse_attention_gather_tuning/workspace");
+  const nlohmann::json intoL1 = run("sparse_attention_gather_tuning/gather_in_l1");
+  ASSERT_FALSE(workspace.is_discarded());
+  ASSERT_FALSE(intoL1.is_discarded());
+  EXPECT_EQ(workspace["tasks_by_core_type"]["AIC"], 8 * 32 * 3);
+  EXPECT_EQ(intoL1["tasks_by_core_type"]["AIC"], 8 * 32 * 2);
+  EXPECT_LT(intoL1["makespan_us"].get<double>(), workspace["makespan_us"].get<double>());
+  const nlohmann::json fused = run("deepseek_indexer_attention");
+  ASSERT_FALSE(fused.is_discarded());
+  EXPECT_GT(fused["tasks"].get<int>(), 0);
 }
 
 // A kernel configured in its decorator, as PyPTO's are (@pypto.frontend.jit(pass_options={...})): pto run

@@ -453,11 +453,12 @@ class ViewTest(unittest.TestCase):
         assert_simulated(self)
         np.testing.assert_array_equal(out, (x[2:6, 32:] + x[:4, :32]) + x[2:6, 32:])
 
-    def test_bitcast_is_refused_at_the_call(self):
+    def test_bitcast_of_a_region_is_refused_at_the_call(self):
+        # PyPTO drops shape and offsets when dtype= is given; tests/python/test_bitcast.py covers bitcasts.
         with self.assertRaises(pypto.KernelError) as caught:
             view_as_other_dtype(np.zeros((8, 128), np.int8), np.zeros((4, 32), np.float32))
         message = str(caught.exception)
-        self.assertIn("view(dtype=) bitcast is not supported yet", message)
+        self.assertIn("PyPTO reinterprets the whole input and ignores them", message)
         self.assertIn("test_deepseek_features.py", message)
 
 

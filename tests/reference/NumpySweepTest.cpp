@@ -297,6 +297,15 @@ TEST(NumpySweep, LayoutCastAndCreation) {
   cases.push_back({"concat_dim0", TensorOpKind::Concat,
                    {randomTensor(kF32, Shape{2, 37}, -9, 9, seed++), randomTensor(kF32, Shape{3, 37}, -9, 9, seed++)},
                    {{"dim", std::int64_t{0}}}});
+  // Bitcasts: inputs whose bytes read as finite values in the new dtype (the comparison is numeric).
+  cases.push_back({"bitcast_f32_to_i32", TensorOpKind::Bitcast, {randomTensor(kF32, Shape{3, 37}, -9, 9, seed++)},
+                   {{"dtype", kI32}}});
+  cases.push_back({"bitcast_f16_to_i8_doubles_last_dim", TensorOpKind::Bitcast,
+                   {randomTensor(kF16, Shape{3, 5, 37}, -9, 9, seed++)}, {{"dtype", DataType::Int8}}});
+  cases.push_back({"bitcast_i8_to_f32_quarters_last_dim", TensorOpKind::Bitcast,
+                   {randomTensor(DataType::Int8, Shape{3, 36}, 0, 63, seed++)}, {{"dtype", kF32}}});
+  cases.push_back({"bitcast_i32_to_f16", TensorOpKind::Bitcast, {randomTensor(kI32, Shape{3, 37}, 0, 30000, seed++)},
+                   {{"dtype", kF16}}});
   for (const char* mode : {"rint", "round", "floor", "ceil", "trunc"})
     cases.push_back({std::string("cast_f32_to_i32_") + mode, TensorOpKind::Cast, {halves(kF32)},
                      {{"dtype", kI32}, {"mode", std::string(mode)}}});

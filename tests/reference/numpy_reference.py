@@ -240,6 +240,8 @@ def compute(case, xs):
         return [np.expand_dims(xs[0], attrs["dim"])]
     if op == "concat":
         return [np.concatenate(xs, axis=attrs["dim"])]
+    if op == "bitcast":  # the same C-order bytes read as the output dtype
+        return [np.ascontiguousarray(xs[0]).view(np.dtype(out_dtypes[0]))]
     if op == "cast":
         return [cast_op(xs[0], attrs, out_dtypes[0])]
     if op == "full":

@@ -62,8 +62,7 @@ Q_RANK, IDX_HEADS, IDX_DIM = KERNEL.Q_RANK, KERNEL.IDX_HEADS, KERNEL.IDX_DIM
 
 MLA_ARGS = ("x", "w_dq", "gamma_cq", "w_uq", "w_uk", "w_dkv", "gamma_ckv")
 IP_ARGS = ("w_qb", "w_k", "w_proj", "ln_gamma", "ln_beta", "hadamard")
-INDEX_ARGS = ("cos", "sin", "cache_index", "kv_lengths", "block_table", "sfa_slots", "sfa_block_table", "sfa_lengths",
-              "key_positions")
+INDEX_ARGS = ("cos", "sin", "cache_index", "kv_lengths", "block_table", "sfa_slots", "sfa_block_table", "sfa_lengths")
 CACHES = ("kv_cache", "k_cache", "k_scale_cache")
 
 
@@ -116,7 +115,6 @@ def make_inputs(kv_lengths, tokens_per_request=1, max_blocks=None, seed=0):
     inputs.update({name: ip[name] for name in IP_ARGS + ("k_cache", "k_scale_cache")})
     inputs.update(cache_index=cache_index, kv_lengths=kv_lengths, block_table=block_table)
     inputs.update(sfa_index_arguments(kv_lengths, tokens_per_request, attention_slots(kv_lengths)))
-    inputs["key_positions"] = np.arange(max_blocks * BLOCK, dtype=np.int32).reshape(-1, 1)
     return inputs
 
 

@@ -15,7 +15,7 @@ by stages 1 and 2 are among the keys stages 3 and 4 read.
 
 Stages 1 to 3 compose as they are. Stage 4 does not: the sparse attention kernel reads its top-k positions as
 scalars (topk_indices[t, i]), and a scalar read sees the argument as it was when the kernel launched, not what
-stage 3 wrote into it. So the fused kernel first copies each token's selected cache rows into the
+stage 3 wrote into it. So the fused kernel first gathers each token's selected cache rows into the
 selected_cache workspace (token t's slot i at row t * SLOTS + i), reading stage 3's result as tensor data, and
 hands the sparse attention body that workspace as its cache plus three index arguments the host fills, whose
 values are known at launch:
@@ -29,18 +29,17 @@ i >= min(L, SLOTS), which is where the indexer wrote -1. SLOTS is TOPK (2048) in
 multiple of 128) is exact as long as no request has more than SLOTS keys, since the indexer's entries past
 min(L, 2048) are -1 (check.py uses that to keep short runs short).
 
-The copy is a one-hot matmul: one_hot[i, p] = (topk_indices[t, i] == p) over the request's positions p < KV
-(key_positions [KV, 1] is the host's arange), times the request's cache rows in position order. A row of the
-product has one nonzero term, so it is the cache row bit for bit (a -1 slot gives a zero row, masked anyway).
-The compiler's own gathers by tensor index (gather, index_select) hold the whole source tensor in the unified
-buffer, which a paged cache never fits. The cost is SLOTS x KV x 576 multiply-adds per token: the project uses
-4K-key requests for that reason (README.md).
+The copy is PyPTO's gather_in_ub: the rows the indexer chose, picked by index straight from the paged cache in
+global memory (an MGATHER per tile of 64 rows, one row transfer per slot). This is the "through a GM
+workspace" form of PyPTO's DIA tuning story: gathered rows go to UB, out to the workspace, and the attention
+body loads them again for each of its two matmuls (README.md).
 """
 import importlib.util
 import os
 from contextlib import contextmanager
 
 import pypto
+from pypto.experimental import gather_in_ub
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -69,7 +68,8 @@ IDX_DIM = IP.DIM             # 128
 BLOCK = MLA.BLOCK            # 128 slots per cache block (the same in all four)
 TOPK = LI.TOPK               # 2048
 TILE = SFA.TILE              # 64 selected slots per attention step
-PIECE = 32                   # selected rows per copy into the workspace
+PIECE = 128                  # selected rows per copy into the workspace: a block, cut into 64 columns per tile,
+                             # the tiles in which the attention body reads the workspace back
 
 assert BLOCK == IP.BLOCK == LI.BLOCK == SFA.BLOCK
 assert OUT == SFA.DIM and HEADS == SFA.HEADS and IDX_HEADS == LI.HEADS and IDX_DIM == LI.DIM
@@ -113,7 +113,6 @@ def deepseek_indexer_attention(
         sfa_slots: pypto.Tensor([pypto.STATIC, pypto.STATIC], pypto.DT_INT32),
         sfa_block_table: pypto.Tensor([pypto.STATIC, pypto.STATIC], pypto.DT_INT32),
         sfa_lengths: pypto.Tensor([pypto.STATIC], pypto.DT_INT32),
-        key_positions: pypto.Tensor([pypto.STATIC, 1], pypto.DT_INT32),
         # caches, read and written (only the new tokens' slots change)
         kv_cache: pypto.Tensor([pypto.DYNAMIC, BLOCK, 1, OUT], pypto.DT_FP16),
         k_cache: pypto.Tensor([pypto.DYNAMIC, BLOCK, 1, IDX_DIM], pypto.DT_INT8),
@@ -154,29 +153,20 @@ def deepseek_indexer_attention(
 
     # Stage 3 -> 4: each token's selected cache rows into the selected_cache workspace, picked on the cube by
     # a one-hot matmul (module docstring).
-    width = max_blocks * BLOCK
+    # The cache as rows, without moving it: a gather from this alias reads kv_cache itself (every row of it),
+    # so it waits for stage 1's writes into kv_cache.
+    cache_rows = pypto.reshape(kv_cache, [kv_cache.shape[0] * BLOCK, OUT], inplace=True)
     for b in range(batch):   # unrolled while tracing
-        # The request's rows in position order, one block at a time (block_table is an input: read as a scalar).
-        pypto.set_semantic_label("dia.stage_rows")
-        rows = pypto.tensor([width, OUT], pypto.DT_FP16, "request_rows")
-        for i in range(max_blocks):
-            block = block_table[b, i]
-            pypto.set_vec_tile_shapes(TILE, OUT)   # a tile of the [128, 576] result: two copies per block
-            cached = pypto.reshape(pypto.view(kv_cache, [1, BLOCK, 1, OUT], [block, 0, 0, 0]), [BLOCK, OUT])
-            pypto.assemble(cached, [i * BLOCK, 0], rows)
+        request_table = pypto.view(block_table, [1, max_blocks], [b, 0])
         for s in range(per_request):
             t = b * per_request + s
-            # Transposed, [KV, SLOTS]: both operands are kernel arguments, so no computed tile is shared by
-            # the comparison's tiles (a shared producer would pull them all into one unified buffer).
-            pypto.set_semantic_label("dia.one_hot")
-            pypto.set_vec_tile_shapes(512, 64)
+            pypto.set_semantic_label("dia.gather")
+            pypto.set_vec_tile_shapes(TILE, OUT)
             chosen = pypto.view(topk_indices, [1, slots], [t, 0])
-            one_hot_t = pypto.cast(key_positions == chosen, pypto.DT_FP16)
-            pypto.set_semantic_label("dia.select")
-            pypto.set_cube_tile_shapes([128, 128], [128, 256], [192, 192])
-            selected = pypto.matmul(one_hot_t, rows, pypto.DT_FP16, a_trans=True)
-            # Into the workspace by its own name, 32 rows at a time (a reshape of computed rows is a copy).
-            pypto.set_vec_tile_shapes(1, PIECE, 1, OUT)
+            # A slot without a key (-1) reads position 0; the attention body masks it.
+            selected = gather_in_ub(cache_rows, pypto.clip(chosen, min=0), request_table, BLOCK)   # [slots, 576]
+            pypto.set_semantic_label("dia.to_workspace")
+            pypto.set_vec_tile_shapes(1, PIECE, 1, 64)
             for c in range(slots // PIECE):
                 row = t * slots + c * PIECE
                 piece = pypto.reshape(pypto.view(selected, [PIECE, OUT], [c * PIECE, 0]), [1, PIECE, 1, OUT])

@@ -25,7 +25,7 @@ SFA = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(SFA)
 
 BLOCK, HEADS, NOPE, ROPE, DIM, TILE = SFA.BLOCK, SFA.HEADS, SFA.NOPE, SFA.ROPE, SFA.DIM, SFA.TILE
-SCALE, MASKED, ROW_GROUP = SFA.SCALE, SFA.MASKED, SFA.ROW_GROUP
+MASKED = SFA.MASKED
 
 
 def attention(query, kv_cache, block_table, kv_lengths, topk_indices, attention_out, into_l1):
@@ -65,15 +65,7 @@ def attention(query, kv_cache, block_table, kv_lengths, topk_indices, attention_
             pypto.set_cube_tile_shapes([128, 128], [192, 576], [64, 64])
             scores = pypto.matmul(q_t, keys, pypto.DT_FP32, b_trans=True)             # [128, 64]
 
-            pypto.set_semantic_label("softmax")
-            pypto.set_pass_options(sg_set_scope=j)
-            pypto.set_vec_tile_shapes(HEADS, TILE)
-            scores = scores * SCALE + bias
-            step_max = pypto.amax(scores, dim=-1, keepdim=True)                       # [128, 1]
-            weights = pypto.exp(scores - step_max)
-            step_sum = pypto.sum(weights, dim=-1, keepdim=True)
-            weights = pypto.cast(weights, pypto.DT_FP16)
-            pypto.set_pass_options(sg_set_scope=-1)
+            step_max, step_sum, weights = SFA.step_softmax(scores, bias, j)
 
             if into_l1:
                 pypto.set_semantic_label("gather")
@@ -85,18 +77,9 @@ def attention(query, kv_cache, block_table, kv_lengths, topk_indices, attention_
             pypto.set_cube_tile_shapes([128, 128], [64, 64], [256, 512])
             step_out = pypto.matmul(weights, values, pypto.DT_FP32)                   # [128, 512]
 
-            pypto.set_semantic_label("update")
-            pypto.set_vec_tile_shapes(ROW_GROUP, NOPE)
-            if j == 0:
-                run_max, run_sum, acc = step_max, step_sum, step_out
-            else:
-                new_max = pypto.maximum(run_max, step_max)
-                old_factor = pypto.exp(run_max - new_max)
-                step_factor = pypto.exp(step_max - new_max)
-                run_sum = run_sum * old_factor + step_sum * step_factor
-                acc = acc * old_factor + step_out * step_factor
-                run_max = new_max
+            running = SFA.fold_step(None if j == 0 else running, step_max, step_sum, step_out)
 
+        _, run_sum, acc = running
         pypto.set_semantic_label("normalize")
         pypto.assemble(pypto.cast(acc / run_sum, pypto.DT_FP16), [t * HEADS, 0], out_rows)
 

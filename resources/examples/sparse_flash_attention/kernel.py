@@ -32,6 +32,35 @@ MASKED = -1e30
 ROW_GROUP = 16              # heads per vector tile of the [128, 512] accumulator; 32 needs 1 KiB more than UB has
 
 
+def step_softmax(scores, bias, scope):
+    """One step's scaled and masked scores [128, 64] -> (row max, row sum, fp16 weights for P @ V), in a
+    subgraph of its own (sg_set_scope `scope`)."""
+    pypto.set_semantic_label("softmax")
+    pypto.set_pass_options(sg_set_scope=scope)
+    pypto.set_vec_tile_shapes(HEADS, TILE)
+    scores = scores * SCALE + bias
+    step_max = pypto.amax(scores, dim=-1, keepdim=True)                       # [128, 1]
+    weights = pypto.exp(scores - step_max)
+    step_sum = pypto.sum(weights, dim=-1, keepdim=True)
+    weights = pypto.cast(weights, pypto.DT_FP16)
+    pypto.set_pass_options(sg_set_scope=-1)
+    return step_max, step_sum, weights
+
+
+def fold_step(running, step_max, step_sum, step_out):
+    """The online softmax's fold: the running (max, sum, accumulator) after one more step, rescaled to the new
+    maximum; `running` is None before the first step."""
+    pypto.set_semantic_label("update")
+    pypto.set_vec_tile_shapes(ROW_GROUP, NOPE)
+    if running is None:
+        return step_max, step_sum, step_out
+    run_max, run_sum, acc = running
+    new_max = pypto.maximum(run_max, step_max)
+    old_factor = pypto.exp(run_max - new_max)
+    step_factor = pypto.exp(step_max - new_max)
+    return new_max, run_sum * old_factor + step_sum * step_factor, acc * old_factor + step_out * step_factor
+
+
 @pypto.frontend.jit
 def sparse_flash_attention(query: pypto.Tensor([pypto.STATIC, HEADS, DIM], pypto.DT_FP16),
                            kv_cache: pypto.Tensor([pypto.DYNAMIC, BLOCK, 1, DIM], pypto.DT_FP16),
@@ -83,32 +112,15 @@ def sparse_flash_attention(query: pypto.Tensor([pypto.STATIC, HEADS, DIM], pypto
             pypto.set_cube_tile_shapes([128, 128], [192, 576], [64, 64])
             scores = pypto.matmul(q_t, keys, pypto.DT_FP32, b_trans=True)             # [128, 64]
 
-            pypto.set_semantic_label("softmax")
-            pypto.set_pass_options(sg_set_scope=softmax_scope)
-            pypto.set_vec_tile_shapes(HEADS, TILE)
-            scores = scores * SCALE + bias
-            step_max = pypto.amax(scores, dim=-1, keepdim=True)                       # [128, 1]
-            weights = pypto.exp(scores - step_max)
-            step_sum = pypto.sum(weights, dim=-1, keepdim=True)
-            weights = pypto.cast(weights, pypto.DT_FP16)
-            pypto.set_pass_options(sg_set_scope=-1)
+            step_max, step_sum, weights = step_softmax(scores, bias, softmax_scope)
 
             pypto.set_semantic_label("pv")
             pypto.set_cube_tile_shapes([128, 128], [64, 64], [256, 512])
             values = pypto.view(keys, [TILE, NOPE], [0, 0])
             step_out = pypto.matmul(weights, values, pypto.DT_FP32)                   # [128, 512]
 
-            pypto.set_semantic_label("update")
-            pypto.set_vec_tile_shapes(ROW_GROUP, NOPE)
-            if j == 0:
-                run_max, run_sum, acc = step_max, step_sum, step_out
-            else:
-                new_max = pypto.maximum(run_max, step_max)
-                old_factor = pypto.exp(run_max - new_max)
-                step_factor = pypto.exp(step_max - new_max)
-                run_sum = run_sum * old_factor + step_sum * step_factor
-                acc = acc * old_factor + step_out * step_factor
-                run_max = new_max
+            running = fold_step(None if j == 0 else running, step_max, step_sum, step_out)
 
+        _, run_sum, acc = running
         pypto.set_semantic_label("normalize")
         pypto.assemble(pypto.cast(acc / run_sum, pypto.DT_FP16), [t * HEADS, 0], out_rows)

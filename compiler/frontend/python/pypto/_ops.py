@@ -517,12 +517,16 @@ def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):  # n
     """A region of input (no copy): `shape` elements starting at `offsets`. As in PyPTO, a region reaching
     past the end of input is allowed when its known sizes say so: the part inside input (further limited by
     valid_shape) holds its data and the rest is zero; such a view is a new tensor, so writing into it leaves
-    input alone. dtype= (PyPTO's reinterpretation of the bytes as another dtype) is refused: no op of PTO
-    Studio's IR reinterprets bytes, and a value conversion in its place would give different numbers."""
+    input alone. With dtype=, input's bytes read as that dtype (numpy's x.view(dtype)), see _bitcast."""
     x = input
     if dtype is not None and _checked_dtype(dtype, "view") != x.dtype:
-        _fail(f"view(dtype=) bitcast is not supported yet: reinterpreting {x.dtype.name} data as {dtype.name} "
-              f"needs a bitcast op, which PTO Studio's IR does not have. pypto.cast converts values instead")
+        if shape is not None or offsets is not None or valid_shape is not None:
+            # PyPTO's view(dtype=) drops them without a word; a region the kernel asked for and did not get
+            # would give wrong numbers, so the two steps are asked for one by one.
+            _fail(f"view(dtype={dtype.name}) with shape, offsets or valid_shape: PyPTO reinterprets the whole "
+                  f"input and ignores them; take the region with pypto.view(x, shape, offsets) first, then "
+                  f"pypto.view(region, dtype={dtype.name})")
+        return _bitcast(x, dtype)
     if shape is None:
         if offsets is not None or valid_shape is not None:
             _fail("view: offsets and valid_shape need a shape")
@@ -535,6 +539,23 @@ def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):  # n
     if valid_shape is not None:
         attrs["valid_shape"] = list(valid_shape)
     return _one("view", [x], attrs)
+
+
+def _bitcast(x, dtype):
+    """x's bytes, row-major, read as `dtype` (PyPTO's view(x, dtype=), numpy's x.view(dtype)): the last dim
+    scales by x.dtype.itemsize / dtype.itemsize and must hold a whole number of the new elements. The result
+    is a copy made by the kernel (a tiled TCOPY), not an alias: writing it leaves x alone."""
+    if len(x.shape) == 0:
+        _fail(f"view(dtype={dtype.name}): a 0-d {x.dtype.name} tensor has no last dim to scale; reshape it to [1] "
+              f"first")
+    last = _known_int(x.shape[-1])
+    if last is not None and (last * x.dtype.itemsize) % dtype.itemsize != 0:
+        whole = dtype.itemsize // math.gcd(x.dtype.itemsize, dtype.itemsize)
+        dims = ", ".join(str(d) for d in x.shape)
+        _fail(f"view(dtype={dtype.name}): the last dim of {x.dtype.name} [{dims}] is {last} elements = "
+              f"{last * x.dtype.itemsize} bytes, not a whole number of {dtype.itemsize}-byte {dtype.name} "
+              f"elements; view a region whose last dim is a multiple of {whole} first")
+    return _one("bitcast", [x], {"dtype": dtype})
 
 
 def _known_int(value):
