@@ -114,6 +114,106 @@ class ScatterRowsToGlobalMemory(unittest.TestCase):
         np.testing.assert_array_equal(cache, want)
         np.testing.assert_array_equal(out, want[where])
 
+    def test_one_array_passed_for_the_cache_input_and_output_is_one_tensor(self):
+        # PyPTO's lightning indexer prolog (lightning_indexer_prolog_quant_impl.py:529) declares its key cache
+        # twice, k_in and k_out, writes `k_out.move(scatter_update(k_in, ...))` per token tile, and its caller
+        # passes one tensor for both: the cache is updated in place and nothing copies it. A block of k_in read
+        # before the scatter (one of its slots is scattered) is written back through k_out after it, as
+        # `pypto.assemble(..., k_out)`.
+        blocks, width, t, tile = 64, 64, 32, 8
+        cache_rows = blocks * BLOCK
+
+        @pypto.frontend.jit
+        def step(k_in: pypto.Tensor([blocks, BLOCK, 1, width], pypto.DT_FP32),
+                 index: pypto.Tensor([t, 1], pypto.DT_INT32), k: pypto.Tensor([t, 1, 1, width], pypto.DT_FP32),
+                 k_out: pypto.Tensor([blocks, BLOCK, 1, width], pypto.DT_FP32)):
+            pypto.set_vec_tile_shapes(1, 32, 1, width)
+            first = pypto.add(pypto.view(k_in, [1, BLOCK, 1, width], [0, 0, 0, 0]), 1.0)
+            for t_idx in pypto.loop(0, t, tile, name="tokens", idx_name="t_idx"):
+                pypto.set_vec_tile_shapes(tile, 1, 1, width)
+                slots = pypto.view(index, [tile, 1], [t_idx, 0])
+                rows = pypto.view(k, [tile, 1, 1, width], [t_idx, 0, 0, 0])
+                k_out.move(pypto.scatter_update(k_in, -2, slots, rows))
+            pypto.set_vec_tile_shapes(1, 32, 1, width)
+            pypto.assemble(first, [blocks - 1, 0, 0, 0], k_out)
+
+        def want(cache, index, k):
+            rows = cache.reshape(cache_rows, width).copy()
+            first = rows[:BLOCK] + 1.0
+            rows[index.reshape(-1)] = k.reshape(t, width)
+            rows[cache_rows - BLOCK:] = first
+            return rows.reshape(blocks, BLOCK, 1, width)
+
+        index = RNG.choice(np.arange(BLOCK, cache_rows - BLOCK), (t, 1), replace=False).astype(np.int32)
+        index[0, 0] = 5  # a slot of the block read before the scatter
+        k = RNG.standard_normal((t, 1, 1, width)).astype(np.float32)
+
+        # The same numpy array for both parameters.
+        cache = RNG.standard_normal((blocks, BLOCK, 1, width)).astype(np.float32)
+        expected = want(cache, index, k)
+        report = run(step, cache, index, k, cache)
+        self.assert_simulated(report)
+        np.testing.assert_array_equal(cache, expected)
+        # One tensor, written in place: the only output is the cache under its first name, and nothing copies
+        # it. A copy of the cache cut by the loop's vec tile [8, 1, 1, width] is blocks * 128 / 8 = 1024 tiles
+        # of a TLOAD and a TSTORE each, per iteration; the scatters, the block's add and its write-back take
+        # fewer instructions than that copy has tiles.
+        copy_tiles = cache_rows // tile
+        self.assertEqual([output["name"] for output in report["outputs"]], ["k_in"])
+        self.assertLess(report["instructions"], copy_tiles)
+
+        # The same torch tensor for both, as PyPTO's test passes it.
+        import torch
+        tensor = torch.from_numpy(RNG.standard_normal((blocks, BLOCK, 1, width)).astype(np.float32))
+        expected = want(tensor.numpy(), index, k)
+        report = run(step, tensor, torch.from_numpy(index), torch.from_numpy(k), tensor)
+        self.assert_simulated(report)
+        np.testing.assert_array_equal(tensor.numpy(), expected)
+        self.assertLess(report["instructions"], copy_tiles)
+
+        # Distinct arrays after the aliased calls: the kernel is traced again, k_in is updated in place (PyPTO's
+        # scatter_update) and k_out receives the whole updated cache at every iteration, then the block read
+        # before the loop (its write-back must come after the loop's copies).
+        cache = RNG.standard_normal((blocks, BLOCK, 1, width)).astype(np.float32)
+        out = np.zeros_like(cache)
+        scattered = cache.reshape(cache_rows, width).copy()
+        scattered[index.reshape(-1)] = k.reshape(t, width)
+        expected = want(cache, index, k)
+        report = run(step, cache, index, k, out)
+        self.assert_simulated(report)
+        np.testing.assert_array_equal(cache.reshape(cache_rows, width), scattered)
+        np.testing.assert_array_equal(out, expected)
+        self.assertEqual([output["name"] for output in report["outputs"]], ["k_in", "k_out"])
+        self.assertGreater(report["instructions"], 2 * copy_tiles * t // tile)
+
+    def test_overlapping_views_of_one_buffer_are_refused_when_the_kernel_writes_one(self):
+        rows, width = 256, 32
+
+        @pypto.frontend.jit
+        def update(x: pypto.Tensor([rows, width], pypto.DT_FP32), out: pypto.Tensor([rows, width], pypto.DT_FP32)):
+            pypto.set_vec_tile_shapes(64, 32)
+            out[:] = pypto.add(x, 1.0)
+
+        buffer = np.zeros((2 * rows, width), np.float32)
+        with self.assertRaises(pypto.KernelError) as raised:
+            update(buffer[:rows], buffer[rows // 2:rows // 2 + rows])
+        self.assertIn("arguments 'x' (float32[256, 32]) and 'out' (float32[256, 32], at +16384 bytes from it) are "
+                      "overlapping views of one buffer, and the kernel writes 'out'", str(raised.exception))
+        self.assertIn("test_scatter_rows.py", str(raised.exception))
+
+        # Overlapping views that the kernel only reads are fine (each is its own copy).
+        @pypto.frontend.jit
+        def total(x: pypto.Tensor([rows, width], pypto.DT_FP32), y: pypto.Tensor([rows, width], pypto.DT_FP32),
+                  out: pypto.Tensor([rows, width], pypto.DT_FP32)):
+            pypto.set_vec_tile_shapes(64, 32)
+            out[:] = pypto.add(x, y)
+
+        buffer = RNG.standard_normal((2 * rows, width)).astype(np.float32)
+        out = np.zeros((rows, width), np.float32)
+        report = run(total, buffer[:rows], buffer[rows // 2:rows // 2 + rows], out)
+        self.assert_simulated(report)
+        np.testing.assert_allclose(out, buffer[:rows] + buffer[rows // 2:rows // 2 + rows], rtol=1e-6, atol=0)
+
     def test_an_index_outside_the_cache_is_an_error_naming_the_line(self):
         blocks, width = 4, 32
 
