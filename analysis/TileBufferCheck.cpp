@@ -227,6 +227,8 @@ struct OpModel {
   TensorId accumulator = kNoId;  // the output itself, or its fp32/int32 accumulator
   // index_select along dim 0: an MGATHER, its source left in GM.
   bool gathersRows = false;
+  // scatter_update's paged-cache form in place: an MSCATTER, its target left in GM.
+  bool scattersRows = false;
 };
 
 // The shape a vec tile cuts for this op (ExpandFunction: reductions and
@@ -234,6 +236,7 @@ struct OpModel {
 const Dims& vecTiledShape(const OpModel& op) {
   const bool cutsInput = category(op.kind) == OpCategory::Reduce || op.kind == TensorOpKind::Assemble ||
                          op.kind == TensorOpKind::Copy;
+  if (op.scattersRows) return op.inputShapes[2];  // src's rows are cut
   return cutsInput && !op.inputs.empty() ? op.inputShapes[0] : op.outputShape;
 }
 
@@ -359,6 +362,11 @@ TileBufferChecker::TileBufferChecker(const TensorGraph& graph, const TileSite& s
       model.gathersRows = (!dim || *dim == 0 || *dim == -static_cast<std::int64_t>(model.inputShapes[0].size())) &&
                           model.inputShapes[1].size() == 1 && !model.outputShape.empty();
     }
+    if (op.kind == TensorOpKind::ScatterUpdate) {
+      const auto* rows = op.attr<bool>("rows");
+      model.scattersRows = rows && *rows && op.inputs.size() == 3 && op.outputs.size() == 1 &&
+                           op.outputs[0] == op.inputs[0] && model.inputShapes[1].size() == 1;
+    }
     if (category(op.kind) == OpCategory::Matmul) {
       if (const auto* t = op.attr<bool>("a_trans")) model.aTrans = *t;
       if (const auto* t = op.attr<bool>("b_trans")) model.bTrans = *t;
@@ -438,6 +446,15 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
       t.inputs.push_back(Impl::region(op.inputs[1], {sizes[0]}));
       t.outputs.push_back(Impl::region(op.output, sizes));
       t.attrs[kGatherRowsFromGm] = true;
+    } else if (op.scattersRows) {
+      // ExpandFunction's MSCATTER tiles: the index slice and the rows in
+      // UB, the target's columns of every row written in place (no buffer).
+      t.inputs.push_back(Impl::region(op.inputs[1], {sizes[0]}));
+      t.inputs.push_back(Impl::region(op.inputs[2], sizes));
+      Dims targetSizes = op.outputShape;
+      targetSizes.back() = sizes.back();
+      t.outputs.push_back(Impl::region(op.output, targetSizes));
+      t.attrs[kScatterRowsToGm] = true;
     } else if (op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy) {
       t.kind = TensorOpKind::Copy;
       t.inputs.push_back(Impl::region(op.inputs[0], sizes));

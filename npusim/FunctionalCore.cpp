@@ -3,6 +3,7 @@
 
 #include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
+#include "compiler/reference/ScatterRows.h"
 
 #include <Eigen/Dense>
 
@@ -188,7 +189,8 @@ private:
       for (const SourcePiece& piece : source.pieces)
         if (!check(piece.layout)) return false;
     if (layout.dst.size() != instruction.dst.size() ||
-        (layout.srcs.size() != instruction.srcs.size() && isTransfer(instruction.opcode)))
+        (layout.srcs.size() != instruction.srcs.size() && isTransfer(instruction.opcode) &&
+         instruction.opcode != PtoOpcode::MSCATTER))  // its index and rows may come in pieces
       return fail() << "internal error: the operand layouts do not match the instruction";
     return true;
   }
@@ -230,6 +232,7 @@ private:
     switch (instruction.opcode) {
     case PtoOpcode::TLOAD: return load(instruction, layout);
     case PtoOpcode::MGATHER: return gatherRows(instruction, layout);
+    case PtoOpcode::MSCATTER: return scatterRows(instruction, layout);
     case PtoOpcode::TSTORE:
     case PtoOpcode::TSTORE_ACC: return storeToGm(instruction, layout);
     case PtoOpcode::TMOV:
@@ -266,6 +269,21 @@ private:
     if (std::string problem = pto::gatherRows(*table, *index, picked); !problem.empty())
       return fail() << problem;
     return store(dst, picked, TileAccumulate::None);
+  }
+
+  // Row index[i] of the GM region (its leading dims flattened) takes row i
+  // of the rows tile, as an MSCATTER writes them; the region's other rows
+  // keep their bytes. An index outside the region is the kernel's error (the
+  // device would overwrite another tensor's bytes).
+  bool scatterRows(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    if (instruction.dst.size() != 1 || instruction.dst[0].memory != MemoryKind::GM || layout.srcs.size() != 2)
+      return fail() << "a scatter needs a rows tile, an index tile and one GM destination";
+    std::optional<HostTensor> region = gmRegion(false, instruction.dst[0].gmRegion);
+    if (!region) return false;
+    HostTensor index = source(layout.srcs[0]);
+    HostTensor rows = packedAs(source(layout.srcs[1]), region->dtype());
+    if (std::string problem = pto::scatterRows(*region, index, rows); !problem.empty()) return fail() << problem;
+    return true;
   }
 
   bool storeToGm(const PtoInstruction& instruction, const InstructionLayout& layout) {

@@ -224,7 +224,9 @@ private:
       layout.dst.push_back(std::move(*resolved));
     }
     const TileOp* tile = instruction.tileOp == kNoId ? nullptr : &m_tiles.tileOp(instruction.tileOp);
-    bool grouped = !isTransfer(instruction.opcode) && tile && instruction.srcs.size() != tile->inputs.size();
+    // An MSCATTER reads its index and rows like a compute op reads its inputs (in pieces).
+    bool grouped = (!isTransfer(instruction.opcode) || instruction.opcode == PtoOpcode::MSCATTER) && tile &&
+                   instruction.srcs.size() != tile->inputs.size();
     if (grouped) {
       std::size_t next = 0;
       for (const TileRegion& input : tile->inputs) {

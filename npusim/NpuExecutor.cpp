@@ -181,7 +181,8 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
         intervals.push_back({std::string(name(static_cast<Pipe>(pipe))), from, std::min(to, endCycle)});
     if (run.program >= 0) m_instructions += m_programs[static_cast<std::size_t>(run.program)]->instructionCount;
     if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size())
-      for (const ConcreteRegion& region : m_graph->tasks[static_cast<std::size_t>(task)].writes) m_l2.access(region);
+      for (const ConcreteRegion& region : m_graph->tasks[static_cast<std::size_t>(task)].writes)
+        if (!region.scattered) m_l2.access(region);  // a scatter's few rows: as for gathers, left out
     // Drop whatever is left of it (nothing, unless the report was early).
     std::vector<Event>& events = m_state.events;
     events.erase(std::remove_if(events.begin(), events.end(),

@@ -17,7 +17,8 @@
 //   model prices GATHER_IN_UB / GATHER_IN_L1 (a copy-in of those bytes); its
 //   rows always come from HBM (NpuExecutor leaves gathered regions out of
 //   the L2 model). What row-by-row DMA costs beyond that on the chip has no
-//   public figure, so nothing is added for it.
+//   public figure, so nothing is added for it. An MSCATTER is priced the
+//   same way on the UB -> GM path: one transfer of the rows it writes.
 // - SET_FLAG, WAIT_FLAG and BARRIER take no time.
 //
 // Flags are renumbered per program: every (source pipe, destination pipe,

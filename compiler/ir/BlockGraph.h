@@ -75,6 +75,14 @@ struct Subgraph {
   // their copy-ins (Task::reads[copyIns.size() + j]), so dependencies see
   // the whole region while only the picked rows move.
   std::vector<TileRegion> gatherSources;
+  // GM regions an MSCATTER writes rows into by index (scatter_update tiles
+  // of the paged-cache form): written in place, row by row, never loaded or
+  // stored whole. Tasks write them after their copy-outs
+  // (Task::writes[copyOuts.size() + j]). Dependencies take the whole region
+  // as written, which is conservative: a later reader of any row waits for
+  // the scatter, since which rows it writes is data. The write is partial
+  // (rows not named keep their values), so it is never a copy-out.
+  std::vector<TileRegion> scatterTargets;
   int programId = -1;             // isomorphism class
   std::string label;              // semantic label of its first op
   // A user override or sg_set_scope pinned this grouping.

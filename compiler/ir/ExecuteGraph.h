@@ -38,6 +38,10 @@ struct ConcreteRegion {
   // Read by an MGATHER (Subgraph::gatherSources): only the rows its index
   // picks move, so a cache model must not count the whole region as touched.
   bool gathered = false;
+  // Written by an MSCATTER (Subgraph::scatterTargets): only the rows its
+  // index names move; the rest of the region keeps its bytes, so a cache
+  // model must not count the whole region as touched either.
+  bool scattered = false;
 };
 
 struct Task {

@@ -70,7 +70,8 @@ bool isSync(PtoOpcode opcode) {
 }
 
 bool isTransfer(PtoOpcode opcode) {
-  return opcode == PtoOpcode::TLOAD || opcode == PtoOpcode::MGATHER || opcode == PtoOpcode::TSTORE || opcode == PtoOpcode::TMOV ||
+  return opcode == PtoOpcode::TLOAD || opcode == PtoOpcode::MGATHER || opcode == PtoOpcode::TSTORE ||
+         opcode == PtoOpcode::MSCATTER || opcode == PtoOpcode::TMOV ||
          opcode == PtoOpcode::TSTORE_ACC || opcode == PtoOpcode::TMOV_ACC;
 }
 

@@ -10,7 +10,13 @@
 // region it picks rows from, `gatherSources[j]`, numbered after the copy-ins
 // (gmRegion = copyIns.size() + j): MGATHER dst, srcs = {GM rows, index tile}
 // copies row index[i] of the GM region into row i of dst, one row transfer
-// per index (bytes: the rows moved, not the region's size).
+// per index (bytes: the rows moved, not the region's size). Mirroring it,
+// the destination of an MSCATTER is the region it writes rows into,
+// `scatterTargets[j]`, numbered after the copy-outs (gmRegion =
+// copyOuts.size() + j): MSCATTER dst = {GM rows}, srcs = {index tile, rows
+// tile} (each in the UB pieces that hold it, in that order) copies row i of
+// the rows tile over row index[i] of the GM region; the other rows of the
+// region keep their bytes (bytes: the rows moved).
 //
 // Units. On-chip operands are byte ranges [offsetBytes, offsetBytes + bytes)
 // of one memory of the core (the buffers AllocateBuffers placed; a sub-tile
@@ -83,6 +89,7 @@ inline constexpr std::size_t kPipeCount = 0
   X(TLOAD, MTE2, "GM -> UB, GM -> L1; GM -> L0C resumes a split-k accumulation")    \
   X(MGATHER, MTE2, "GM rows picked by an on-chip index tile -> UB or L1")            \
   X(TSTORE, MTE3, "UB -> GM")                                                       \
+  X(MSCATTER, MTE3, "UB rows -> GM rows named by an on-chip index tile")            \
   X(TMOV, MTE1, "L1 -> L0A or L1 -> L0B")                                           \
   X(TSTORE_ACC, FIXPIPE, "L0C -> GM, converting")                                   \
   X(TMOV_ACC, FIXPIPE, "L0C -> UB, converting (machines with that path)")           \
@@ -160,7 +167,7 @@ std::optional<PtoOpcode> parsePtoOpcode(std::string_view text);
 // The pipe the opcode runs on (SCALAR for the flags: see above).
 Pipe pipeOf(PtoOpcode opcode);
 bool isSync(PtoOpcode opcode);      // SET_FLAG, WAIT_FLAG, BARRIER
-bool isTransfer(PtoOpcode opcode);  // TLOAD, MGATHER, TSTORE, TMOV, TSTORE_ACC, TMOV_ACC
+bool isTransfer(PtoOpcode opcode);  // TLOAD, MGATHER, TSTORE, MSCATTER, TMOV, TSTORE_ACC, TMOV_ACC
 
 struct PtoOperand {
   MemoryKind memory = MemoryKind::UB;

@@ -53,6 +53,9 @@ const TileRegion* gmRegion(const Subgraph* subgraph, const PtoOperand& operand, 
   // An MGATHER's source: numbered after the copy-ins.
   if (!isDestination && index - list.size() < subgraph->gatherSources.size())
     return &subgraph->gatherSources[index - list.size()];
+  // An MSCATTER's destination: numbered after the copy-outs.
+  if (isDestination && index - list.size() < subgraph->scatterTargets.size())
+    return &subgraph->scatterTargets[index - list.size()];
   return nullptr;
 }
 

@@ -296,6 +296,18 @@ ShapeInferenceResult inferIndexing(TensorOpKind kind, const std::vector<TensorTy
   case TensorOpKind::ScatterUpdate: {
     const TensorType& src = inputs[2];
     if (index.shape.size() != 1) return Failure(kind) << "index must be 1-D, got " << typeString(index);
+    if (const auto* rows = findAttr<bool>(attrs, "rows"); rows && *rows) {
+      // The paged-cache form: row index[i] of x (one index over all dims but
+      // the last) takes row i of src, [n, 1, ..., d] or [n, d].
+      if (src.dtype != x.dtype || src.shape.size() < 2 || x.shape.size() < 2 ||
+          !provablyEqual(src.shape[0], index.shape[0]) || !provablyEqual(src.shape.back(), x.shape.back()))
+        return Failure(kind) << "src " << typeString(src) << " must be " << index.shape[0].str() << " rows of "
+                             << typeString(x) << "'s last dim";
+      for (std::size_t d = 1; d + 1 < src.shape.size(); ++d)
+        if (!provablyEqual(src.shape[d], SymbolicScalar(std::int64_t{1})))
+          return Failure(kind) << "src " << typeString(src) << " must be [n, 1, ..., d]";
+      return single(x.dtype, x.shape);
+    }
     if (src.dtype != x.dtype || src.shape.size() != x.shape.size())
       return Failure(kind) << "src " << typeString(src) << " must match " << typeString(x) << " in dtype and rank";
     for (std::size_t d = 0; d < x.shape.size(); ++d) {

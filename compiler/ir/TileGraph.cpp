@@ -75,6 +75,15 @@ bool readsInPlace(const TileOp& op, std::size_t input) {
   return (input == 0 && gathersRowsFromGm(op)) || (input == 1 && gathersIntoL1(op));
 }
 
+bool scattersRowsToGm(const TileOp& op) {
+  if (op.kind != TensorOpKind::ScatterUpdate) return false;
+  auto found = op.attrs.find(kScatterRowsToGm);
+  const bool* value = found == op.attrs.end() ? nullptr : std::get_if<bool>(&found->second);
+  return value && *value;
+}
+
+bool writesInPlace(const TileOp& op, std::size_t output) { return output == 0 && scattersRowsToGm(op); }
+
 std::string regionString(const TileGraph& graph, const TileRegion& region) {
   std::string text = graph.graph.tensor(region.tensor).name + "[";
   for (std::size_t d = 0; d < region.shape.size(); ++d) {

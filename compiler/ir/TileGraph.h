@@ -101,6 +101,18 @@ inline constexpr const char* kGatherRowsFromGm = "gather_rows_from_gm";
 // as well.
 inline constexpr const char* kGatherIntoL1 = "into_l1";
 bool readsInPlace(const TileOp& op, std::size_t input);
+// The attribute ExpandFunction sets on a scatter_update tile of the
+// paged-cache form (attribute rows): inputs are the index slice and the
+// rows of src; output 0 is the destination's columns of the tile over every
+// row, written in place by an MSCATTER that moves only the rows the index
+// names. The write is partial: rows not named keep their values, so nothing
+// may take the output as overwriting the region (a later read of it is not
+// covered by it, an earlier write to it is not made dead by it). Buffer
+// planning gives the output no buffer; GenerateMoveOp lists it in
+// Subgraph::scatterTargets instead of the copy-outs.
+inline constexpr const char* kScatterRowsToGm = "scatter_rows_to_gm";
+bool scattersRowsToGm(const TileOp& op);
+bool writesInPlace(const TileOp& op, std::size_t output);
 bool gathersRowsFromGm(const TileOp& op);
 bool gathersIntoL1(const TileOp& op);
 

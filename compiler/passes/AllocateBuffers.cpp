@@ -212,8 +212,10 @@ private:
         });
         if (!found) use(MemoryKind::UB, input, position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
       }
-      for (std::size_t o = 0; o < op.outputs.size(); ++o)
+      for (std::size_t o = 0; o < op.outputs.size(); ++o) {
+        if (writesInPlace(op, o)) continue;  // the MSCATTER's rows go from its input buffer to GM
         use(MemoryKind::UB, op.outputs[o], position, id, op.tensorOp, {position, true, static_cast<int>(o)});
+      }
       ++position;
     }
   }

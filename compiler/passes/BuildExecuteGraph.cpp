@@ -674,7 +674,7 @@ public:
         task.loopIndices.emplace_back(symbol, found->second);
       }
       task.reads.reserve(subgraph.copyIns.size() + subgraph.gatherSources.size());
-      task.writes.reserve(subgraph.copyOuts.size());
+      task.writes.reserve(subgraph.copyOuts.size() + subgraph.scatterTargets.size());
       for (const TileRegion& region : subgraph.copyIns)
         if (!evaluate(region, bindings, subgraph, task, task.reads)) return false;
       for (const TileRegion& region : subgraph.gatherSources) {
@@ -683,6 +683,11 @@ public:
       }
       for (const TileRegion& region : subgraph.copyOuts)
         if (!evaluate(region, bindings, subgraph, task, task.writes)) return false;
+      // Written whole as far as dependencies go (see Subgraph::scatterTargets).
+      for (const TileRegion& region : subgraph.scatterTargets) {
+        if (!evaluate(region, bindings, subgraph, task, task.writes)) return false;
+        task.writes.back().scattered = true;
+      }
       m_tasks.push_back(std::move(task));
     }
     return true;

@@ -348,7 +348,9 @@ private:
       }
       [[fallthrough]];
     case OpCategory::Indexing:
-      ok = op.kind == TensorOpKind::IndexSelect && hasVecTile(op) ? expandIndexSelect(op, emit) : expandWhole(op, emit);
+      if (op.kind == TensorOpKind::IndexSelect && hasVecTile(op)) ok = expandIndexSelect(op, emit);
+      else if (scattersRows(op) && hasVecTile(op)) ok = expandScatterRows(op, emit);
+      else ok = expandWhole(op, emit);
       break;
     case OpCategory::Sort:
       ok = op.kind == TensorOpKind::TopK && hasVecTile(op) ? expandTopK(op, emit) : expandWhole(op, emit);
@@ -1019,6 +1021,41 @@ private:
       t.outputs.push_back(region(output, constants(offsets), sizes));
       t.attrs[kGatherRowsFromGm] = true;
       t.attrs[kGatherIntoL1] = l1;
+      t.tileShape = *tile;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  // scatter_update's paged-cache form written into its own cache (the
+  // frontend records it with `into`): a row scatter in place.
+  bool scattersRows(const TensorOp& op) const {
+    const bool* rows = op.attr<bool>("rows");
+    return op.kind == TensorOpKind::ScatterUpdate && rows && *rows && op.inputs.size() == 3 &&
+           op.outputs.size() == 1 && op.outputs[0] == op.inputs[0] && shapeOf(op.inputs[1]).size() == 1;
+  }
+
+  // The mirror of expandIndexSelect, as an MSCATTER runs on the chip: src's
+  // rows are cut by the vec tile in force, and each tile's rows go straight
+  // to the cache rows its slice of the index names. Output 0 of a tile is
+  // the cache's columns of that tile over every row (what the scatter may
+  // touch, for the dependencies); only the named rows move (writesInPlace).
+  // The cache (a KV cache of tens of MiB) is never loaded or held on chip.
+  bool expandScatterRows(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const TensorId cache = op.inputs[0], index = op.inputs[1], rows = op.inputs[2];
+    const Dims rowShape = shapeOf(rows);
+    const Dims cacheShape = shapeOf(cache);
+    auto tile = vecTile(op, rowShape, /*dataMovement=*/true);
+    if (!tile) return false;
+    forEachTile(rowShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      t.inputs.push_back(region(index, constants({offsets[0]}), {sizes[0]}));
+      t.inputs.push_back(region(rows, constants(offsets), sizes));
+      Dims cacheOffsets(cacheShape.size(), 0), cacheSizes = cacheShape;
+      cacheOffsets.back() = offsets.back();
+      cacheSizes.back() = sizes.back();
+      t.outputs.push_back(region(cache, constants(cacheOffsets), cacheSizes));
+      t.attrs[kScatterRowsToGm] = true;
       t.tileShape = *tile;
       emit(std::move(t));
     });

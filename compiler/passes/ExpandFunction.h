@@ -15,6 +15,10 @@
 //         tile, k in steps of kL0 accumulated in an fp32 accumulator (L0C),
 //         then converted into the output when its dtype is not fp32;
 //       - views become one `view` tile op each (RemoveRedundantOp folds them);
+//       - scatter_update's paged-cache form written into its own cache
+//         (attribute rows) is cut by the vec tile over src's rows: each tile
+//         an MSCATTER of its rows to the cache rows its index slice names
+//         (kScatterRowsToGm); the cache is neither loaded nor a tile;
 //       - ops that do not tile (sort, gather/scatter, concat, general
 //         reshape) get one tile op over the whole tensor.
 //       A vector op without any tile shape, or with one of the wrong rank, is

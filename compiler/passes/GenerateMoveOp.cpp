@@ -48,7 +48,9 @@ private:
     const TileRegion* region = nullptr;  // on its storage tensor
     TileOpId op = kNoId;
     bool fromGlobal = false;  // reads: not produced earlier in the subgraph
-    bool inPlace = false;     // reads: rows an MGATHER picks in GM (readsInPlace)
+    // reads: rows an MGATHER picks in GM (readsInPlace); writes: rows an
+    // MSCATTER writes in GM (writesInPlace), a partial write.
+    bool inPlace = false;
   };
 
   // The region itself, or (on a view) a copy on its storage tensor that lives as long as this pass.
@@ -85,12 +87,12 @@ private:
         note(region);
         m_reads.push_back(Access{m_boxes.box(region), &region, op.id, false, readsInPlace(op, i)});
       }
-      for (const TileRegion& output : op.outputs) {
-        const TileRegion& region = storage(output);
+      for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+        const TileRegion& region = storage(op.outputs[i]);
         note(region);
         RegionBox box = m_boxes.box(region);
         if (op.accumulate != TileAccumulate::None) m_reads.push_back(Access{box, &region, op.id, false});
-        m_writes.push_back(Access{box, &region, op.id, false});
+        m_writes.push_back(Access{box, &region, op.id, false, writesInPlace(op, i)});
       }
       m_readStart.push_back(m_reads.size());
       m_writeStart.push_back(m_writes.size());
@@ -152,8 +154,12 @@ private:
   // Reads not covered by earlier writes of the subgraph come from GM.
   void findCopyIns(Subgraph& subgraph) {
     RegionIndex written(OverlapMode::SameIteration);
-    std::unordered_set<TensorId> prepared;
-    std::unordered_set<RegionBox, RegionBoxHash> listed, gathered;
+    // What this subgraph's MSCATTERs wrote so far: a read overlapping it
+    // comes from GM, where the rows went, even when an earlier write here
+    // covers it (that write then goes out first, findCopyOuts).
+    RegionIndex scattered(OverlapMode::SameIteration);
+    std::unordered_set<TensorId> prepared, preparedScattered;
+    std::unordered_set<RegionBox, RegionBoxHash> listed, gathered, targets;
     for (TileOpId op : subgraph.ops) {
       auto o = static_cast<std::size_t>(op);
       for (std::size_t r = m_readStart[o]; r < m_readStart[o + 1]; ++r) {
@@ -166,20 +172,34 @@ private:
           if (gathered.insert(read.box).second) subgraph.gatherSources.push_back(*read.region);
           continue;
         }
+        bool afterScatter = false;
+        scattered.visitOverlapping(read.box, [&](std::int32_t, const RegionBox&) {
+          afterScatter = true;
+          return RegionIndex::Visit::Stop;
+        });
         bool covered = false;
         std::vector<const RegionBox*> parts;
-        written.visitOverlapping(read.box, [&](std::int32_t, const RegionBox& earlier) {
-          covered = containsBox(earlier, read.box);
-          parts.push_back(&earlier);
-          return covered ? RegionIndex::Visit::Stop : RegionIndex::Visit::Keep;
-        });
-        if (covered || coveredTogether(read.box, parts)) continue;
+        if (!afterScatter)
+          written.visitOverlapping(read.box, [&](std::int32_t, const RegionBox& earlier) {
+            covered = containsBox(earlier, read.box);
+            parts.push_back(&earlier);
+            return covered ? RegionIndex::Visit::Stop : RegionIndex::Visit::Keep;
+          });
+        if (covered || (!afterScatter && coveredTogether(read.box, parts))) continue;
         read.fromGlobal = true;
         if (listed.insert(read.box).second) subgraph.copyIns.push_back(*read.region);
       }
       for (std::size_t w = m_writeStart[o]; w < m_writeStart[o + 1]; ++w) {
-        prepare(written, prepared, m_writes[w].box.tensor);
-        written.insert(m_writes[w].box, static_cast<std::int32_t>(w));
+        const Access& write = m_writes[w];
+        if (write.inPlace) {
+          // A partial write: it covers nothing, and only the rows move.
+          prepare(scattered, preparedScattered, write.box.tensor);
+          scattered.insert(write.box, static_cast<std::int32_t>(w));
+          if (!write.box.empty() && targets.insert(write.box).second) subgraph.scatterTargets.push_back(*write.region);
+          continue;
+        }
+        prepare(written, prepared, write.box.tensor);
+        written.insert(write.box, static_cast<std::int32_t>(w));
       }
     }
   }
@@ -195,7 +215,7 @@ private:
       auto o = static_cast<std::size_t>(*op);
       for (std::size_t w = m_writeStart[o + 1]; w-- > m_writeStart[o];) {
         const Access& write = m_writes[w];
-        if (write.box.empty()) continue;
+        if (write.box.empty() || write.inPlace) continue;  // an MSCATTER's rows are in GM already
         bool last = true;
         later.visitOverlapping(write.box, [&](std::int32_t, const RegionBox& after) {
           if (!containsBox(after, write.box)) return RegionIndex::Visit::Keep;
@@ -217,6 +237,8 @@ private:
         outs.push_back(*write.region);
       }
       for (std::size_t w = m_writeStart[o]; w < m_writeStart[o + 1]; ++w) {
+        // A scatter overwrites some rows only: an earlier write stays the last one for the others.
+        if (m_writes[w].inPlace) continue;
         prepare(later, prepared, m_writes[w].box.tensor);
         later.insert(m_writes[w].box, static_cast<std::int32_t>(w));
       }
@@ -264,6 +286,7 @@ void splitProgramsByCopies(Compilation& compilation) {
     for (const TileRegion& region : subgraph.copyIns) describe('i', region);
     for (const TileRegion& region : subgraph.copyOuts) describe('o', region);
     for (const TileRegion& region : subgraph.gatherSources) describe('g', region);
+    for (const TileRegion& region : subgraph.scatterTargets) describe('s', region);
     auto [it, inserted] = programs.try_emplace({subgraph.programId, copies}, static_cast<int>(programs.size()));
     subgraph.programId = it->second;
   }
@@ -283,6 +306,7 @@ bool generateMoveOp(Compilation& compilation, DiagnosticEngine& diags) {
     subgraph.copyIns.clear();
     subgraph.copyOuts.clear();
     subgraph.gatherSources.clear();
+    subgraph.scatterTargets.clear();
   }
   if (!MoveGenerator(compilation, diags).run()) return false;
   splitProgramsByCopies(compilation);

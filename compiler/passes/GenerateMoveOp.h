@@ -20,6 +20,12 @@
 //       - gatherSources: the regions its MGATHERs pick rows from in place
 //         (readsInPlace: index_select tiles), each once; always from GM,
 //         so a write to them inside the subgraph is also a copy-out.
+//       - scatterTargets: the regions its MSCATTERs write rows into in place
+//         (writesInPlace: scatter_update tiles of the paged-cache form),
+//         each once. Such a write is partial: it is never a copy-out, it
+//         covers no later read (a read of the region after it in the
+//         subgraph comes from GM) and it does not make an earlier write of
+//         the region stop being the last one.
 //       Temporaries made and used only inside one subgraph stay on chip.
 //       Subgraphs of one programId also agree on their copies (which of
 //       their tensors, what shape): a class whose members copy differently

@@ -342,6 +342,7 @@ private:
     for (const TileRegion& region : m_subgraph.copyIns) m_copyIns.push_back(place(region));
     for (const TileRegion& region : m_subgraph.copyOuts) m_copyOuts.push_back(place(region));
     for (const TileRegion& region : m_subgraph.gatherSources) m_gatherSources.push_back(place(region));
+    for (const TileRegion& region : m_subgraph.scatterTargets) m_scatterTargets.push_back(place(region));
     for (const BufferAllocation& buffer : m_subgraph.buffers) {
       bool holdsData = buffer.producer == kNoId || m_tiles.tileOp(buffer.producer).kind != TensorOpKind::View;
       addBuffer(buffer, place(buffer.region).box, holdsData);
@@ -384,6 +385,7 @@ private:
     for (const Placed& placed : m_copyIns) regions.push_back(&placed);
     for (const Placed& placed : m_copyOuts) regions.push_back(&placed);
     for (const Placed& placed : m_gatherSources) regions.push_back(&placed);
+    for (const Placed& placed : m_scatterTargets) regions.push_back(&placed);
     std::vector<std::size_t> parent(regions.size());
     std::iota(parent.begin(), parent.end(), std::size_t{0});
     auto find = [&](std::size_t x) {
@@ -407,7 +409,9 @@ private:
     auto ins = static_cast<std::ptrdiff_t>(m_copyIns.size()), outs = static_cast<std::ptrdiff_t>(m_copyOuts.size());
     m_inAlias.assign(alias.begin(), alias.begin() + ins);
     m_outAlias.assign(alias.begin() + ins, alias.begin() + ins + outs);
-    m_gatherAlias.assign(alias.begin() + ins + outs, alias.end());
+    auto gathers = static_cast<std::ptrdiff_t>(m_gatherSources.size());
+    m_gatherAlias.assign(alias.begin() + ins + outs, alias.begin() + ins + outs + gathers);
+    m_scatterAlias.assign(alias.begin() + ins + outs + gathers, alias.end());
   }
 
   PtoOperand gmOperand(bool copyIn, int index) const {
@@ -432,6 +436,19 @@ private:
     operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
     operand.gmRegion = static_cast<int>(m_copyIns.size()) + j;
     operand.gmAlias = m_gatherAlias[static_cast<std::size_t>(j)];
+    return operand;
+  }
+
+  // Scatter target j: written after the copy-outs (Task::writes[copyOuts + j]).
+  PtoOperand scatterTargetOperand(int j) const {
+    const TileRegion& region = m_scatterTargets[static_cast<std::size_t>(j)].region;
+    PtoOperand operand;
+    operand.memory = MemoryKind::GM;
+    operand.shape = region.shape;
+    operand.dtype = dtypeOf(region);
+    operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
+    operand.gmRegion = static_cast<int>(m_copyOuts.size()) + j;
+    operand.gmAlias = m_scatterAlias[static_cast<std::size_t>(j)];
     return operand;
   }
 
@@ -500,6 +517,8 @@ private:
     BoxGrid writes;
     for (int p = 0; p < opCount(); ++p) {
       if (m_ops[static_cast<std::size_t>(p)].op->kind == TensorOpKind::View) continue;  // moves no data
+      // An MSCATTER writes GM itself: a copy-out of the region goes after the write that made it.
+      if (scattersRowsToGm(*m_ops[static_cast<std::size_t>(p)].op)) continue;
       for (const Placed& output : m_ops[static_cast<std::size_t>(p)].outputs) writes.insert(output.box, p);
     }
     storesAfter.assign(m_ops.size(), {});
@@ -545,42 +564,49 @@ private:
 
   // ---- vector subgraphs ----------------------------------------------------
 
+  // The UB buffers op position p reads `input` from. Data made earlier in
+  // this subgraph is read where it was made (from every piece, when it was
+  // made in several); anything else from the buffer it was loaded into.
+  std::vector<int> ubPieces(int p, const Placed& input) const {
+    auto produced = [&](int b) { return buffer(b).producer != kNoId; };
+    auto madeBefore = [&](int b) { return produced(b) && buffer(b).firstUse < p; };
+    std::vector<int> pieces;
+    int whole = findBuffer(MemoryKind::UB, input.box, [&](int b) {
+      return madeBefore(b) && contains(m_bufferBoxes[static_cast<std::size_t>(b)], input.box);
+    });
+    if (whole >= 0) {
+      pieces.push_back(whole);
+    } else {
+      m_grid[static_cast<std::size_t>(MemoryKind::UB)].visitOverlapping(input.box, [&](int b) {
+        if (madeBefore(b)) pieces.push_back(b);
+      });
+      std::sort(pieces.begin(), pieces.end());
+    }
+    if (pieces.empty()) {
+      int loaded = findBuffer(MemoryKind::UB, input.box, [&](int b) { return !produced(b); });
+      if (loaded < 0) loaded = findBuffer(MemoryKind::UB, input.box);
+      if (loaded >= 0) pieces.push_back(loaded);
+    }
+    return pieces;
+  }
+
   bool lowerVector() {
     std::vector<std::vector<std::pair<int, int>>> loadsAt;
     std::vector<std::vector<int>> storesAfter;
     if (!loadsByFirstUse(MemoryKind::UB, loadsAt, nullptr) || !storesByWriter(storesAfter)) return false;
-    auto produced = [&](int b) { return buffer(b).producer != kNoId; };
     for (int p = 0; p < opCount(); ++p) {
       const Op& entry = m_ops[static_cast<std::size_t>(p)];
       const TileOp& op = *entry.op;
       for (auto [copyIn, b] : loadsAt[static_cast<std::size_t>(p)]) emitLoad(copyIn, b, op);
       if (gathersRowsFromGm(op)) {
         if (!lowerGather(p, entry, MemoryKind::UB)) return false;
+      } else if (scattersRowsToGm(op)) {
+        if (!lowerScatter(p, entry)) return false;
       } else if (std::optional<PtoOpcode> opcode = vectorOpcode(op, m_tiles.graph.op(op.tensorOp))) {
         PtoInstruction compute = instruction(*opcode, op);
         compute.accumulate = op.accumulate;
         for (const Placed& input : entry.inputs) {
-          // Data made earlier in this subgraph is read where it was made
-          // (from every piece, when it was made in several); anything else
-          // from the buffer it was loaded into.
-          auto madeBefore = [&](int b) { return produced(b) && buffer(b).firstUse < p; };
-          std::vector<int> pieces;
-          int whole = findBuffer(MemoryKind::UB, input.box, [&](int b) {
-            return madeBefore(b) && contains(m_bufferBoxes[static_cast<std::size_t>(b)], input.box);
-          });
-          if (whole >= 0) {
-            pieces.push_back(whole);
-          } else {
-            m_grid[static_cast<std::size_t>(MemoryKind::UB)].visitOverlapping(input.box, [&](int b) {
-              if (madeBefore(b)) pieces.push_back(b);
-            });
-            std::sort(pieces.begin(), pieces.end());
-          }
-          if (pieces.empty()) {
-            int loaded = findBuffer(MemoryKind::UB, input.box, [&](int b) { return !produced(b); });
-            if (loaded < 0) loaded = findBuffer(MemoryKind::UB, input.box);
-            if (loaded >= 0) pieces.push_back(loaded);
-          }
+          std::vector<int> pieces = ubPieces(p, input);
           if (pieces.empty())
             return internalError(locationOf(op)) << "input " << text(input.region) << " of tile op " << op.id << " ("
                                                  << name(op.kind) << ") is in no UB buffer";
@@ -645,6 +671,34 @@ private:
     gather.elements = elementCount(entry.outputs[0].region.shape);
     gather.bytes = gather.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(entry.outputs[0].region)));
     m_program.instructions.push_back(std::move(gather));
+    return true;
+  }
+
+  // A scatter_update tile of the paged-cache form: MSCATTER on MTE3 writes
+  // row i of its rows tile (in UB, loaded or made earlier here) over row
+  // index[i] of the GM region; the other rows stay as they are. Its sources
+  // are in the tile op's input order, index then rows, each in the pieces
+  // that hold it (a computed index may be made in tiles of another cut).
+  bool lowerScatter(int p, const Op& entry) {
+    const TileOp& op = *entry.op;
+    if (entry.inputs.size() != 2 || entry.outputs.size() != 1)
+      return internalError(locationOf(op)) << "scatter tile op " << op.id << " needs an index, rows and one target";
+    int target = -1;
+    for (std::size_t j = 0; j < m_scatterTargets.size() && target < 0; ++j)
+      if (m_scatterTargets[j].box == entry.outputs[0].box) target = static_cast<int>(j);
+    if (target < 0) return internalError(locationOf(op)) << "scatter tile op " << op.id << " lacks its GM target";
+    PtoInstruction scatter = instruction(PtoOpcode::MSCATTER, op);
+    scatter.dst.push_back(scatterTargetOperand(target));
+    for (const Placed& input : entry.inputs) {
+      std::vector<int> pieces = ubPieces(p, input);
+      if (pieces.empty())
+        return internalError(locationOf(op)) << "input " << text(input.region) << " of scatter tile op " << op.id
+                                             << " is in no UB buffer";
+      for (int b : pieces) scatter.srcs.push_back(bufferOperand(b, input));
+    }
+    scatter.elements = elementCount(entry.inputs[1].region.shape);
+    scatter.bytes = scatter.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(entry.inputs[1].region)));
+    m_program.instructions.push_back(std::move(scatter));
     return true;
   }
 
@@ -849,8 +903,8 @@ private:
   // Buffers that hold data, per memory: by exact box (in index order) and by overlap.
   std::array<std::unordered_map<Box, std::vector<int>, BoxHash>, kMemoryKindCount> m_exact;
   std::array<BoxGrid, kMemoryKindCount> m_grid;
-  std::vector<Placed> m_gatherSources;
-  std::vector<int> m_inAlias, m_outAlias, m_gatherAlias;
+  std::vector<Placed> m_gatherSources, m_scatterTargets;
+  std::vector<int> m_inAlias, m_outAlias, m_gatherAlias, m_scatterAlias;
 };
 
 } // namespace

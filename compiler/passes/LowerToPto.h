@@ -18,6 +18,11 @@
 //         buffer, on MTE2. In cube subgraphs (gather_in_l1) the MGATHER
 //         fills the L1 buffer a matmul then moves to L0A/L0B, its index
 //         read from GM.
+//         A scatter_update tile that writes its target in place
+//         (writesInPlace) is an MSCATTER on MTE3: the rows of its rows
+//         buffer over the GM rows its index buffer names (dst: the scatter
+//         target, numbered after the copy-outs); nothing else of the target
+//         moves.
 //       - cube (AIC) subgraphs: a TLOAD GM->L1 of each A/B tile and a TMOV
 //         L1->L0A / L1->L0B at the first use of each buffer, then TMATMUL for
 //         a chain's first k-step and TMATMUL_ACC for the others, into L0C;

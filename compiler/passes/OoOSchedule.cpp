@@ -33,7 +33,8 @@ std::int64_t estimatedCycles(const PtoInstruction& instruction) {
   switch (instruction.opcode) {
   case PtoOpcode::TLOAD:
   case PtoOpcode::MGATHER: return 30 + ceilDiv(instruction.bytes, 64);
-  case PtoOpcode::TSTORE: return 30 + ceilDiv(instruction.bytes, 128);
+  case PtoOpcode::TSTORE:
+  case PtoOpcode::MSCATTER: return 30 + ceilDiv(instruction.bytes, 128);
   case PtoOpcode::TMOV: return 10 + ceilDiv(instruction.bytes, 192);
   case PtoOpcode::TSTORE_ACC: return 30 + ceilDiv(instruction.bytes, 40);
   case PtoOpcode::TMATMUL:

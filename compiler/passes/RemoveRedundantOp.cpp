@@ -5,6 +5,7 @@
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -25,6 +26,39 @@ namespace {
 
 void dropUnlistedTileOps(TileGraph& tiles);
 
+// Where each tensor op stands: the path listing it and its statement there.
+struct Place {
+  const Path* path = nullptr;
+  std::size_t statement = 0;
+};
+
+std::vector<Place> placesOfOps(const TensorGraph& graph) {
+  std::vector<Place> places(graph.ops().size());
+  std::function<void(const Region&)> visit = [&](const Region& region) {
+    for (const Path& path : region.paths)
+      for (std::size_t s = 0; s < path.statements.size(); ++s) {
+        const Statement& statement = path.statements[s];
+        if (statement.kind == Statement::Kind::Op)
+          places[static_cast<std::size_t>(statement.id)] = Place{&path, s};
+        else
+          for (const LoopBody& body : graph.loop(statement.id).bodies) visit(body.region);
+      }
+  };
+  visit(graph.body);
+  return places;
+}
+
+// Whether `touches` holds for the op of `statement` or, for a loop, for any
+// op inside it (every body and path, nested loops too).
+bool anyOpIn(const TensorGraph& graph, const Statement& statement, const std::function<bool(OpId)>& touches) {
+  if (statement.kind == Statement::Kind::Op) return touches(statement.id);
+  for (const LoopBody& body : graph.loop(statement.id).bodies)
+    for (const Path& path : body.region.paths)
+      for (const Statement& inner : path.statements)
+        if (anyOpIn(graph, inner, touches)) return true;
+  return false;
+}
+
 // `out[...] = expr` and `out.move(expr)` copy a temporary that exists only to
 // be copied. When nothing else reads the temporary and nothing touches the
 // destination between the producer and the copy, the producer's tiles write
@@ -32,8 +66,7 @@ void dropUnlistedTileOps(TileGraph& tiles);
 // no round trip through global memory).
 void forwardMovesIntoProducers(TileGraph& tiles) {
   const TensorGraph& graph = tiles.graph;
-  std::vector<ScopeId> scopeOfOp;
-  std::vector<Scope> scopes = collectScopes(graph, scopeOfOp);
+  const std::vector<Place> places = placesOfOps(graph);
   // Which tensor ops read / write each storage tensor (through tile regions).
   std::map<TensorId, std::set<OpId>> readers, writers;
   for (const TileOp& op : tiles.tileOps()) {
@@ -51,16 +84,18 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
     if (readers[source] != std::set<OpId>{move.id} || writers[source].size() != 1) continue;
     OpId producer = *writers[source].begin();
     if (forwarded.count(producer)) continue;
-    ScopeId scope = scopeOfOp[static_cast<std::size_t>(producer)];
-    if (scope == kNoId || scope != scopeOfOp[static_cast<std::size_t>(move.id)]) continue;
     if (tiles.shapeOf(source).size() != tiles.shapeOf(target).size()) continue;
-    // Nothing between producer and copy may read or write the destination.
-    const std::vector<OpId>& order = scopes[static_cast<std::size_t>(scope)].ops;
-    auto from = std::find(order.begin(), order.end(), producer), to = std::find(order.begin(), order.end(), move.id);
-    if (from == order.end() || to == order.end() || from > to) continue;
+    // Producer and copy in one path (one loop body, one condition path), and
+    // nothing between them may read or write the destination, loops between
+    // them included (a loop writing it would otherwise come after the
+    // forwarded write, which the copy made the last).
+    const Place& from = places[static_cast<std::size_t>(producer)];
+    const Place& to = places[static_cast<std::size_t>(move.id)];
+    if (!from.path || from.path != to.path || from.statement > to.statement) continue;
+    auto touchesTarget = [&](OpId op) { return readers[target].count(op) || writers[target].count(op); };
     bool clear = true;
-    for (auto it = from + 1; it != to && clear; ++it)
-      clear = !readers[target].count(*it) && !writers[target].count(*it);
+    for (std::size_t s = from.statement + 1; s < to.statement && clear; ++s)
+      clear = !anyOpIn(graph, from.path->statements[s], touchesTarget);
     if (!clear || readers[target].count(producer)) continue;
     // The destination region starts where the copy puts the temporary's first element.
     const TileOp& firstMove = tiles.tileOp(tiles.tilesOf(move.id).front());

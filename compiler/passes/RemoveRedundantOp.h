@@ -24,7 +24,8 @@ bool removeRedundantOp(Compilation& compilation, DiagnosticEngine& diags);
 // a temporary that nothing else reads is folded into the temporary's
 // producer, which then writes the destination directly, so `y[b] = f(x)`
 // and `c[:] = matmul(a, b)` cost no extra copy, tile or task. Only when no
-// op between producer and copy touches the destination.
+// op between producer and copy touches the destination, the ops of loops
+// between them included.
 bool forwardAssemble(Compilation& compilation, DiagnosticEngine& diags);
 
 // A region on a view, rewritten onto the view's storage tensor.

@@ -2,6 +2,7 @@
 // Every index is checked against its dim before any element moves; elements move as bytes.
 #include "compiler/reference/ElementAccess.h"
 #include "compiler/reference/ReferenceKernels.h"
+#include "compiler/reference/ScatterRows.h"
 
 namespace pto::reference {
 namespace {
@@ -179,9 +180,25 @@ bool runScatterUpdate(KernelCall& call, const IndexingSetup& s) {
   return true;
 }
 
+// The paged-cache form (attribute rows): out = x, then row index[i] of out
+// (one index over all dims but the last) = row i of src.
+bool runScatterRows(KernelCall& call) {
+  const HostTensor& x = call.inputs[0];
+  HostTensor& out = call.outputs[0];
+  if (!call.expectOutputShape(0, x.shape())) return false;
+  if (isFloatingPoint(call.inputs[1].dtype()) || call.inputs[1].dtype() == DataType::Bool)
+    return call.fail() << "index must be an integer tensor, got " << name(call.inputs[1].dtype());
+  if (!out.sharesStorageWith(x)) out.copyFrom(x);
+  if (std::string problem = scatterRows(out, call.inputs[1], call.inputs[2]); !problem.empty())
+    return call.fail() << problem;
+  return true;
+}
+
 } // namespace
 
 bool runIndexing(KernelCall& call) {
+  if (const auto* rows = call.attr<bool>("rows"); rows && *rows && call.op.kind == TensorOpKind::ScatterUpdate)
+    return runScatterRows(call);
   const std::optional<IndexingSetup> s = setup(call);
   if (!s) return false;
   switch (call.op.kind) {

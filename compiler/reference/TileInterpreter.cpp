@@ -5,6 +5,7 @@
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
+#include "compiler/reference/ScatterRows.h"
 
 #include <cmath>
 
@@ -91,6 +92,7 @@ private:
     // A view tile moves no data: regions on the view are resolved to its storage.
     if (tile.kind == TensorOpKind::View) return true;
     if (gathersRowsFromGm(tile)) return gatherRows(op, tile, bindings);
+    if (scattersRowsToGm(tile)) return scatterRows(op, tile, bindings);
     std::vector<HostTensor> inputs;
     for (const TileRegion& region : tile.inputs) {
       auto input = view(region, bindings, op.location);
@@ -140,6 +142,21 @@ private:
     if (std::string problem = pto::gatherRows(*source, *index, *target); !problem.empty())
       return m_diags.error(op.location) << "index_select from '"
                                         << m_graph.tensor(resolveViews(m_graph, tile.inputs[0]).tensor).name
+                                        << "': " << problem;
+    return true;
+  }
+
+  // An MSCATTER tile: its rows written one by one over the rows its index
+  // slice names; the target's other rows are left as they are (the target
+  // is every row of the cache, which is never copied).
+  bool scatterRows(const TensorOp& op, const TileOp& tile, const Bindings& bindings) {
+    auto index = view(tile.inputs[0], bindings, op.location);
+    auto rows = view(tile.inputs[1], bindings, op.location);
+    auto target = view(tile.outputs[0], bindings, op.location);
+    if (!index || !rows || !target) return false;
+    if (std::string problem = pto::scatterRows(*target, *index, *rows); !problem.empty())
+      return m_diags.error(op.location) << "scatter_update into '"
+                                        << m_graph.tensor(resolveViews(m_graph, tile.outputs[0]).tensor).name
                                         << "': " << problem;
     return true;
   }

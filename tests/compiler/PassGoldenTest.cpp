@@ -94,5 +94,7 @@ TEST(PassGolden, ViewsInALoopFoldIntoOffsetsWithTheLoopIndex) { checkGolden("vie
 
 TEST(PassGolden, DynamicDimIsTiledAtItsBoundValue) { checkGolden("dynamic_dim"); }
 
+TEST(PassGolden, AssembleIsNotForwardedAcrossALoopWritingItsDestination) { checkGolden("forward_across_loop"); }
+
 } // namespace
 } // namespace pto::testing

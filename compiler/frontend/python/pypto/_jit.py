@@ -110,6 +110,14 @@ def _linear_in_one_symbol(expression):
     return symbol, scale, offset
 
 
+def _argument_indices(aliases):
+    """position -> index among the traced graph's arguments of the tensor bound there (see JitKernel.trace)."""
+    indices = []
+    for source in aliases:
+        indices.append(indices[source] if source is not None else len(set(indices)))
+    return indices
+
+
 class JitKernel:
     """A kernel: calling it traces the body into a Tensor graph and runs it."""
 
@@ -165,10 +173,17 @@ class JitKernel:
             return Tensor(None, None)
         return None
 
-    def trace(self, tensor_types, scalars=(), max_elements=DEFAULT_MAX_ELEMENTS):
+    def trace(self, tensor_types, scalars=(), max_elements=DEFAULT_MAX_ELEMENTS, aliases=None):
         """Traces the kernel for tensors of the given (dtype, concrete shape)s.
         Returns (TracedKernel, return specs) where return specs lists the
-        (dtype, shape) of tensors the kernel returns (functional style)."""
+        (dtype, shape) of tensors the kernel returns (functional style).
+
+        `aliases[i]`, when given and not None, is the position of an earlier tensor parameter that parameter i
+        is bound to (the caller passed one array for both, see _aliases): parameter i is then that parameter's
+        tensor, not an argument of its own, so a write through either name is seen by reads through the other
+        and `out.move(scatter_update(cache, ...))` with out and cache one array moves nothing. The graph's
+        arguments are the tensors that are no alias, in order. The traced graph depends on the aliasing as it
+        does on the types: whatever keeps traced kernels for reuse must key them on both."""
         parameters = self._parameters()
         if len(tensor_types) + len(scalars) > len(parameters):
             raise KernelError(f"{self.__name__} takes {len(parameters)} parameters, got "
@@ -177,14 +192,22 @@ class JitKernel:
         state = _state.TraceState(builder, max_elements)
         _, scoped_tiles = _options.merged()
         tensors = []
+        argument_of = _argument_indices(aliases or [None] * len(tensor_types))
         bound = {}  # symbol name -> (value, argument name)
         by_value = {}  # DYNAMIC dims: value -> symbol, so equal sizes share one symbol
         for position, (dtype, shape) in enumerate(tensor_types):
             parameter = parameters[position]
             spec = self._declared_spec(parameter)
-            dims = self._argument_dims(parameter.name, position, spec, dtype, shape, bound, by_value, builder)
-            tensor_id = builder.add_argument(parameter.name, dtype, dims, self.source_file, self.source_line)
-            tensors.append(Tensor._traced(state, tensor_id))
+            source = aliases[position] if aliases else None
+            # An alias's declaration is checked (and binds its dynamic dims) as any parameter's, from its
+            # source's argument: the two are one array.
+            dims = self._argument_dims(parameter.name, argument_of[position], spec, dtype, shape, bound, by_value,
+                                       builder)
+            if source is None:
+                tensor_id = builder.add_argument(parameter.name, dtype, dims, self.source_file, self.source_line)
+                tensors.append(Tensor._traced(state, tensor_id))
+            else:
+                tensors.append(tensors[source])
         previous = _state.active()
         _state.set_current(state)
         returned_specs = None
@@ -319,7 +342,12 @@ class JitKernel:
                 types.append((dtype, list(array.shape)))
             else:
                 scalars.append(value)
-        traced, returns = self.trace(types, scalars)
+        aliases = self._aliases(arrays, types)
+        traced, returns = self.trace(types, scalars, aliases=aliases)
+        self._check_overlaps(traced, arrays, types, aliases)
+        # One buffer per graph argument: an alias's array is its source's.
+        arrays = [array for array, source in zip(arrays, aliases) if source is None]
+        types = [t for t, source in zip(types, aliases) if source is None]
         outputs = []
         bindings = self._bindings(traced, types)
         for _, dtype, shape in returns:
@@ -349,6 +377,51 @@ class JitKernel:
             return None
         results = [self._like_inputs(args, out, dtype) for out, (_, dtype, _) in zip(outputs, returns)]
         return results[0] if len(results) == 1 else tuple(results)
+
+    @staticmethod
+    def _aliases(arrays, types):
+        """For each tensor argument, the position of an earlier one that is the same array (the same memory
+        viewed with the same shape and dtype: the same object, or torch tensors / numpy views of one storage),
+        else None. PyPTO's kernels pass one cache as input and output (`k_out.move(scatter_update(k_in,
+        ...))`, the caller binding k_in and k_out to one tensor), and on the device the two are one buffer."""
+        first = {}
+        aliases = []
+        for position, (array, (dtype, shape)) in enumerate(zip(arrays, types)):
+            key = (array.__array_interface__["data"][0], tuple(shape), dtype)
+            source = first.get(key) if array.size else None
+            aliases.append(source)
+            if source is None and array.size:
+                first[key] = position
+        return aliases
+
+    def _check_overlaps(self, traced, arrays, types, aliases):
+        """Arrays that share memory without being the same array (two views of one buffer at different
+        offsets, shapes or dtypes) are run on copies, each its own argument: exact while the kernel only
+        reads them, but a write through one would not be seen through the other and the write-back of one
+        would overwrite the other. Refused when the kernel writes either."""
+        import numpy as np
+        names = [parameter.name for parameter in self._parameters()]
+        argument_of = _argument_indices(aliases)
+        written = set(traced.written_arguments())
+        for j in range(len(arrays)):
+            for i in range(j):
+                if argument_of[i] == argument_of[j] or not np.may_share_memory(arrays[i], arrays[j]):
+                    continue
+                if argument_of[i] in written or argument_of[j] in written:
+                    which = names[i] if argument_of[i] in written else names[j]
+                    start = arrays[i].__array_interface__["data"][0]
+                    delta = arrays[j].__array_interface__["data"][0] - start
+                    raise KernelError(f"arguments '{names[i]}' ({self._type(types[i])}) and '{names[j]}' "
+                                      f"({self._type(types[j])}, at {delta:+d} bytes from it) are overlapping "
+                                      f"views of one buffer, and the kernel writes '{which}'; one array passed for "
+                                      f"two parameters (the same shape and dtype) is one tensor, but overlapping "
+                                      f"views are not supported: pass the same array for both, or a copy for one",
+                                      self.source_file, self.source_line)
+
+    @staticmethod
+    def _type(dtype_and_shape):
+        dtype, shape = dtype_and_shape
+        return f"{dtype.numpy_name}[{', '.join(str(d) for d in shape)}]"
 
     @staticmethod
     def _bindings(traced, types):

@@ -665,6 +665,8 @@ def getitem(x, index):
 
 def setitem(x, index, value):
     offsets, sizes, kept = _region(x, index)
+    if _is_tensor(value) and value._id == x._id and all(kept) and _whole(x, offsets, sizes):
+        return  # x[:] = x (after an in-place scatter_update): nothing moves
     if not _is_tensor(value):
         value = full([s for s in sizes], _scalar_value(value, "assignment"), x.dtype)
     elif len(value.shape) != len(sizes):
@@ -674,12 +676,24 @@ def setitem(x, index, value):
 
 def assemble(src, offsets, dst):
     """Writes src into dst at offsets."""
+    if _is_tensor(src) and _is_tensor(dst) and src._id == dst._id and all(_known_int(o) == 0 for o in offsets):
+        return  # assemble(cache, [0, ...], cache), cache updated in place: nothing moves
     _record("assemble", [src], {"offsets": list(offsets)}, into=[dst])
 
 
 def move(dst, src):
     """dst.move(src): writes src into dst (same shape)."""
+    if _is_tensor(src) and _is_tensor(dst) and src._id == dst._id:
+        return  # cache.move(scatter_update(cache, ...)): the update is already in place
     _record("copy", [src], into=[dst])
+
+
+def _whole(x, offsets, sizes):
+    """Whether the region (offsets, sizes) is all of x, as far as tracing can tell."""
+    for offset, size, extent in zip(offsets, sizes, x.shape):
+        if _known_int(offset) != 0 or _known_int(size) is None or _known_int(size) != _known_int(extent):
+            return False
+    return True
 
 
 # --- indexing and sorting --------------------------------------------------
@@ -721,15 +735,16 @@ def scatter_(x, dim, index, src, *, reduce=None):
 
 
 def scatter_update(x, dim, index, src):
-    """A copy of x with src's slices written at `index` along `dim`. Two forms:
+    """x with src's slices written at `index` along `dim`. Two forms:
 
-    * torch-style, a 1-D index: out = x, then out's slice index[i] along dim = src's slice i (src is x's
-      shape with index's length at dim).
+    * torch-style, a 1-D index: a new tensor, out = x, then out's slice index[i] along dim = src's slice i
+      (src is x's shape with index's length at dim).
     * PyPTO's paged-cache form, dim -2 with a 2-D index [b, s] of flat slot numbers: x is a cache
       [blocks, block_size, 1, d] (or [blocks * block_size, d]) and src holds the new rows as [b, s, 1, d]
       (or [b * s, d]); slot n = index[i][j] is row n % block_size of block n // block_size, and takes
-      src[i][j]. PyPTO updates x in place and returns it; here the result is a new tensor, which the
-      kernels write to their output (out[:] = ..., out.move(...)) as they do in PyPTO."""
+      src[i][j]. As in PyPTO, x is updated in place and returned: only the rows named move (an MSCATTER per
+      tile of src), the cache is never loaded. Writing the result back to x (x[:] = ..., x.move(...)) moves
+      nothing; writing it to another tensor copies the whole updated cache there."""
     dim = int(dim)
     if _is_tensor(index) and len(index.shape) == 2:
         return _paged_scatter_update(x, dim, index, src)
@@ -737,9 +752,10 @@ def scatter_update(x, dim, index, src):
 
 
 def _paged_scatter_update(cache, dim, index, src):
-    """PyPTO's form as a row scatter: the cache's slots are its rows once block and block_size are merged
-    (the cache is contiguous), and src's rows are taken in index order. The rank of the cache is kept
-    ([slots, 1, 1, d] for a 4-D cache), so the vec tile the kernel gives for the 4-D form still fits."""
+    """PyPTO's form as a row scatter into the cache itself (attribute rows=True): the cache's slots are its
+    rows, one index over all its dims but the last (the cache is contiguous), and src's rows are taken in
+    index order. src keeps its rank ([n, 1, 1, d] for a 4-D cache), so the vec tile the kernel gives for the
+    4-D form cuts it."""
     what = "scatter_update (PyPTO's paged-cache form, a 2-D index)"
     rank = len(cache.shape)
     if dim not in (-2, rank - 2):
@@ -750,14 +766,17 @@ def _paged_scatter_update(cache, dim, index, src):
     if len(src.shape) not in (2, 4) or (len(src.shape) == 4 and _known_int(src.shape[2]) != 1):
         _fail(f"{what}: src must be [b, s, 1, d] or [b * s, d], got [{', '.join(str(d) for d in src.shape)}]")
     width = cache.shape[-1]
-    slots = cache.shape[0] * cache.shape[1] if rank == 4 else cache.shape[0]
     updates = index.shape[0] * index.shape[1]
     flat_index = reshape(index, [updates])
     row_shape = [updates, 1, 1, width] if rank == 4 else [updates, width]
-    rows = reshape(src, row_shape)
-    flat_cache = reshape(cache, [slots, 1, 1, width]) if rank == 4 else cache
-    updated = _one("scatter_update", [flat_cache, flat_index, rows], {"dim": 0})
-    return reshape(updated, cache.shape) if rank == 4 else updated
+    rows = src if _same_dims(src.shape, row_shape) else reshape(src, row_shape)
+    _record("scatter_update", [cache, flat_index, rows], {"dim": rank - 2, "rows": True}, into=[cache])
+    return cache
+
+
+def _same_dims(shape, dims):
+    return len(shape) == len(dims) and all(_known_int(a) is not None and _known_int(a) == _known_int(b)
+                                           for a, b in zip(shape, dims))
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
