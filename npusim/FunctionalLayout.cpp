@@ -141,9 +141,18 @@ private:
     // if that stays inside its bytes (a whole-buffer operand), else an error.
     OperandLayout own = ownTile(operand);
     if (own.endBytes() <= operand.offsetBytes + operand.bytes) return own;
-    m_error = std::string(name(operand.memory)) + " operand " + shapeText(operand.shape) + " at byte " +
-              std::to_string(operand.offsetBytes) + " (+" + std::to_string(operand.bytes) +
-              ") fits the layout of no buffer holding it";
+    m_error = std::string(name(operand.memory)) + " operand " + shapeText(operand.shape) + " " +
+              std::string(name(operand.dtype)) + " at byte " + std::to_string(operand.offsetBytes) + " (+" +
+              std::to_string(operand.bytes) + ") fits the layout of no buffer holding it (";
+    bool first = true;
+    for (const BufferAllocation& buffer : m_subgraph.buffers) {
+      if (!holds(buffer, operand)) continue;
+      m_error += (first ? "" : "; ") + regionString(m_tiles, buffer.region) + " " +
+                 std::string(name(m_tiles.graph.tensor(buffer.region.tensor).dtype)) + " at byte " +
+                 std::to_string(buffer.offsetBytes) + " (+" + std::to_string(buffer.bytes) + ")";
+      first = false;
+    }
+    m_error += ")";
     return std::nullopt;
   }
 

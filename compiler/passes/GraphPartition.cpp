@@ -801,6 +801,17 @@ private:
         largestPart = std::max(largestPart, g.copyInBytes);
         maxInFirst = std::max(maxInFirst, g.maxInFirst);
       }
+      // A read produced only in part inside the chosen groups would be
+      // copied in from GM by a subgraph that itself writes the rest of it
+      // later (a [1, 64, 64] slice of a reshape cut into [8, 1, 192] tiles):
+      // the load cannot see its own subgraph's store. Such a consumer starts
+      // a subgraph of its own and reads all of it from GM.
+      for (std::size_t k = 0; k < reads; ++k)
+        if (inside[k] > 0 && inside[k] < m_producers[k]) {
+          chosen.clear();
+          std::fill(inside.begin(), inside.end(), 0);
+          break;
+        }
     }
 
     std::int32_t home;
