@@ -144,14 +144,18 @@ private:
     m_error = std::string(name(operand.memory)) + " operand " + shapeText(operand.shape) + " " +
               std::string(name(operand.dtype)) + " at byte " + std::to_string(operand.offsetBytes) + " (+" +
               std::to_string(operand.bytes) + ") fits the layout of no buffer holding it (";
-    bool first = true;
+    int listed = 0, more = 0;  // the first few holders; a buffer reused by many tiles lists each
     for (const BufferAllocation& buffer : m_subgraph.buffers) {
       if (!holds(buffer, operand)) continue;
-      m_error += (first ? "" : "; ") + regionString(m_tiles, buffer.region) + " " +
+      if (listed == 4) {
+        ++more;
+        continue;
+      }
+      m_error += (listed++ ? "; " : "") + regionString(m_tiles, buffer.region) + " " +
                  std::string(name(m_tiles.graph.tensor(buffer.region.tensor).dtype)) + " at byte " +
                  std::to_string(buffer.offsetBytes) + " (+" + std::to_string(buffer.bytes) + ")";
-      first = false;
     }
+    if (more) m_error += "; and " + std::to_string(more) + " more";
     m_error += ")";
     return std::nullopt;
   }
