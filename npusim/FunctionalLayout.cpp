@@ -178,6 +178,17 @@ private:
           holder = &buffer;
       }
       if (!holder) {
+        // A source that is part of one buffer (an input inside a larger
+        // tile made earlier) is listed as its span of that buffer: the
+        // buffer holding the span, on the input's tensor, is the piece.
+        for (const BufferAllocation& buffer : m_subgraph.buffers) {
+          if (!holds(buffer, operand) || resolveViews(m_tiles.graph, buffer.region).tensor != input.tensor) continue;
+          bool made = buffer.producer != kNoId && buffer.firstUse < p && buffer.lastUse >= p;
+          if (!holder || (made && !(holder->producer != kNoId && holder->firstUse < p && holder->lastUse >= p)))
+            holder = &buffer;
+        }
+      }
+      if (!holder) {
         m_error = "a piece of input " + regionString(m_tiles, given) + " is in no placed buffer";
         return false;
       }

@@ -29,7 +29,33 @@ def rope_slices(q: pypto.Tensor([T, HEADS * HEAD_DIM], pypto.DT_BF16),
     pypto.assemble(pypto.cast(rope, pypto.DT_FP32), [0, 0, 0], out)
 
 
+@pypto.frontend.jit
+def scaled_heads(x: pypto.Tensor([T, 64, ROPE], pypto.DT_FP32), c: pypto.Tensor([T, ROPE], pypto.DT_FP32),
+                 out: pypto.Tensor([T, 64, ROPE], pypto.DT_FP32)):
+    # The MLA prolog's RoPE (mla_prolog_quant_impl.py:359): one operand made in [1, 32, 64] tiles and read as
+    # [1, 64, 64] (two pieces), the other a [1, 1, 64] row of a [4, 1, 64] tile made earlier (part of one
+    # buffer), in one multiply.
+    pypto.set_vec_tile_shapes(4, ROPE)
+    row = pypto.reshape(pypto.mul(c, 2.0), [T, 1, ROPE])
+    pypto.set_vec_tile_shapes(1, 32, ROPE)
+    halves = pypto.mul(x, 3.0)
+    pypto.set_vec_tile_shapes(1, 64, ROPE)
+    pypto.assemble(pypto.mul(halves, row), [0, 0, 0], out)
+
+
 class PartialReads(unittest.TestCase):
+    def test_an_operand_inside_a_larger_tile_beside_one_in_pieces(self):
+        rng = np.random.default_rng(7)
+        x = rng.standard_normal((T, 64, ROPE)).astype(np.float32)
+        c = rng.standard_normal((T, ROPE)).astype(np.float32)
+        out = np.zeros((T, 64, ROPE), np.float32)
+        scaled_heads(x, c, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        self.assertEqual(report["outputs_from"], "functional")
+        # fp32 products of exact scalings: (3x) * (2c) rounds once, as numpy's float32 does.
+        np.testing.assert_array_equal(out, (x * np.float32(3.0)) * (c * np.float32(2.0))[:, None, :])
+
     def test_a_slice_across_many_reshape_tiles_is_read_after_all_of_them(self):
         q = torch.randn(T, HEADS * HEAD_DIM).to(torch.bfloat16)
         out = torch.zeros(T, HEADS, ROPE, dtype=torch.float32)
