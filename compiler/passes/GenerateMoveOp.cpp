@@ -105,10 +105,12 @@ private:
   }
 
   // Whether boxes of one run together hold every element of `box` (tiles of
-  // another shape than the reader's). Decided on the grid of their
-  // boundaries; undecided (false) beyond 16 boxes or 4096 grid cells.
+  // another shape than the reader's: a [22, 16] read of [1, 48] row tiles, a
+  // [1, 64, 64] slice of 64 head tiles). Decided on the grid of their
+  // boundaries, each piece painting the cells it holds; undecided (false)
+  // beyond 4096 pieces or 65536 grid cells, and the read then comes from GM.
   static bool coveredTogether(const RegionBox& box, const std::vector<const RegionBox*>& parts) {
-    if (parts.size() < 2 || parts.size() > 16 || box.truncated) return false;
+    if (parts.size() < 2 || parts.size() > 4096 || box.truncated) return false;
     std::vector<RegionBox> clipped;
     for (const RegionBox* part : parts) {
       if (!part || part->rank != box.rank || part->truncated) continue;
@@ -132,23 +134,32 @@ private:
       std::sort(cuts[d].begin(), cuts[d].end());
       cuts[d].erase(std::unique(cuts[d].begin(), cuts[d].end()), cuts[d].end());
       cells *= cuts[d].size() - 1;
-      if (cells > 4096) return false;
+      if (cells > 65536) return false;
     }
-    // Every grid cell (named by its low corner) must lie in some piece.
-    std::vector<std::size_t> at(box.rank, 0);
-    while (true) {
-      bool inside = false;
-      for (const RegionBox& piece : clipped) {
-        bool holds = true;
-        for (std::size_t d = 0; d < box.rank && holds; ++d)
-          holds = piece.lo[d] <= cuts[d][at[d]] && cuts[d][at[d]] < piece.hi[d];
-        if ((inside = holds)) break;
+    // Cell strides (row-major over the grid), then each piece paints its cells.
+    std::vector<std::size_t> stride(box.rank, 1);
+    for (std::size_t d = box.rank; d-- > 1;) stride[d - 1] = stride[d] * (cuts[d].size() - 1);
+    std::vector<char> painted(cells, 0);
+    std::vector<std::size_t> from(box.rank), to(box.rank), at(box.rank);
+    for (const RegionBox& piece : clipped) {
+      for (std::size_t d = 0; d < box.rank; ++d) {
+        from[d] = static_cast<std::size_t>(std::lower_bound(cuts[d].begin(), cuts[d].end(), piece.lo[d]) - cuts[d].begin());
+        to[d] = static_cast<std::size_t>(std::lower_bound(cuts[d].begin(), cuts[d].end(), piece.hi[d]) - cuts[d].begin());
       }
-      if (!inside) return false;
-      std::size_t d = box.rank;
-      while (d > 0 && ++at[d - 1] + 1 == cuts[d - 1].size()) at[--d] = 0;
-      if (d == 0) return true;
+      at = from;
+      while (true) {
+        std::size_t cell = 0;
+        for (std::size_t d = 0; d < box.rank; ++d) cell += at[d] * stride[d];
+        painted[cell] = 1;
+        std::size_t d = box.rank;
+        while (d > 0 && ++at[d - 1] == to[d - 1]) {
+          at[d - 1] = from[d - 1];
+          --d;
+        }
+        if (d == 0) break;
+      }
     }
+    return std::all_of(painted.begin(), painted.end(), [](char cell) { return cell != 0; });
   }
 
   // Reads not covered by earlier writes of the subgraph come from GM.

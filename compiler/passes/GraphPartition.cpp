@@ -1087,6 +1087,20 @@ private:
           if (part(u) != part(v) && firstOf[static_cast<std::size_t>(part(u))] >= firstOf[static_cast<std::size_t>(part(v))])
             forward = false;
         }
+      // A read produced partly in its op's new part and partly in the head
+      // would be loaded from GM before its own part stores the rest (see place).
+      for (std::int32_t v : ops) {
+        std::map<std::int32_t, std::pair<int, int>> producersOfRead;  // read -> (in v's part, all)
+        for (std::int32_t p = m_predStart[static_cast<std::size_t>(v)]; p < m_predStart[static_cast<std::size_t>(v) + 1]; ++p) {
+          const Pred& pred = m_preds[static_cast<std::size_t>(p)];
+          if (pred.read < 0) continue;
+          auto& [mine, all] = producersOfRead[pred.read];
+          mine += part(pred.from) == part(v) ? 1 : 0;
+          ++all;
+        }
+        for (const auto& [read, counts] : producersOfRead)
+          if (counts.first > 0 && counts.first < counts.second) forward = false;
+      }
       if (!forward) {
         for (std::int32_t v : ops) partOf[static_cast<std::size_t>(v)] = id;
         firstOf[static_cast<std::size_t>(id)] = ops.front();
