@@ -168,26 +168,26 @@ private:
     std::int64_t covered = 0;
     while (next < instruction.srcs.size() && covered < needed) {
       const PtoOperand& operand = instruction.srcs[next++];
-      const BufferAllocation* holder = nullptr;
-      for (const BufferAllocation& buffer : m_subgraph.buffers) {
-        if (buffer.memory != operand.memory || buffer.offsetBytes != operand.offsetBytes ||
-            buffer.bytes != operand.bytes)
-          continue;
-        bool made = buffer.producer != kNoId && buffer.firstUse < p && buffer.lastUse >= p;
-        if (!holder || (made && !(holder->producer != kNoId && holder->firstUse < p && holder->lastUse >= p)))
-          holder = &buffer;
-      }
-      if (!holder) {
-        // A source that is part of one buffer (an input inside a larger
-        // tile made earlier) is listed as its span of that buffer: the
-        // buffer holding the span, on the input's tensor, is the piece.
-        for (const BufferAllocation& buffer : m_subgraph.buffers) {
-          if (!holds(buffer, operand) || resolveViews(m_tiles.graph, buffer.region).tensor != input.tensor) continue;
-          bool made = buffer.producer != kNoId && buffer.firstUse < p && buffer.lastUse >= p;
-          if (!holder || (made && !(holder->producer != kNoId && holder->firstUse < p && holder->lastUse >= p)))
-            holder = &buffer;
-        }
-      }
+      // The buffer `accept` takes, preferring one made earlier here and live at p.
+      const auto holderWhere = [&](auto accept) {
+        const auto madeHere = [&](const BufferAllocation& buffer) {
+          return buffer.producer != kNoId && buffer.firstUse < p && buffer.lastUse >= p;
+        };
+        const BufferAllocation* holder = nullptr;
+        for (const BufferAllocation& buffer : m_subgraph.buffers)
+          if (accept(buffer) && (!holder || (madeHere(buffer) && !madeHere(*holder)))) holder = &buffer;
+        return holder;
+      };
+      // The piece is a whole buffer, or else (an input inside a larger tile
+      // made earlier) the span of the buffer on the input's tensor holding it.
+      const BufferAllocation* holder = holderWhere([&](const BufferAllocation& buffer) {
+        return buffer.memory == operand.memory && buffer.offsetBytes == operand.offsetBytes &&
+               buffer.bytes == operand.bytes;
+      });
+      if (!holder)
+        holder = holderWhere([&](const BufferAllocation& buffer) {
+          return holds(buffer, operand) && resolveViews(m_tiles.graph, buffer.region).tensor == input.tensor;
+        });
       if (!holder) {
         m_error = "a piece of input " + regionString(m_tiles, given) + " is in no placed buffer";
         return false;

@@ -85,6 +85,7 @@ private:
     const TensorOp& consumer = m_graph.op(use->consumer);
     const TensorOp& source = m_graph.op(use->source);
     const TensorValue& tensor = m_graph.tensor(use->tensor);
+    // Temporaries the kernel did not name are "t<id>" (TensorValue::name): say "a [..] tensor" for those.
     const bool named = !tensor.name.empty() && !(tensor.name[0] == 't' && tensor.name.find_first_not_of("0123456789", 1) == std::string::npos);
     return m_diags.error(consumer.location)
            << name(consumer.kind) << " here reads " << (named ? "'" + tensor.name + "' " : std::string("a "))
@@ -288,6 +289,17 @@ private:
     tile.kind = op.kind;
     tile.attrs = op.attrs;
     return tile;
+  }
+
+  // A tile of `op` that moves one box of `input` to one box of `output`
+  // (permutes, concats, reshapes, bitcasts), the buffer holding `tile`.
+  TileOp boxTile(const TensorOp& op, TensorId input, const Dims& inOffsets, const Dims& inSizes, TensorId output,
+                 const Dims& outOffsets, const Dims& outSizes, const Dims& tile) const {
+    TileOp t = tileOp(op);
+    t.inputs.push_back(region(input, constants(inOffsets), inSizes));
+    t.outputs.push_back(region(output, constants(outOffsets), outSizes));
+    t.tileShape = tile;
+    return t;
   }
 
   bool expand(const TensorOp& op) {
@@ -642,11 +654,7 @@ private:
         inOffsets[static_cast<std::size_t>(permutation[i])] = offsets[i];
         inSizes[static_cast<std::size_t>(permutation[i])] = sizes[i];
       }
-      TileOp t = tileOp(op);
-      t.inputs.push_back(region(input, constants(inOffsets), inSizes));
-      t.outputs.push_back(region(output, constants(offsets), sizes));
-      t.tileShape = *tile;
-      emit(std::move(t));
+      emit(boxTile(op, input, inOffsets, inSizes, output, offsets, sizes, *tile));
     });
     return true;
   }
@@ -732,12 +740,9 @@ private:
           inOffsets[dim] = from - start;
           outOffsets[dim] = from;
           pieceSizes[dim] = to - from;
-          TileOp t = tileOp(op);
+          TileOp t = boxTile(op, input, inOffsets, pieceSizes, output, outOffsets, pieceSizes, *tile);
           t.kind = TensorOpKind::Copy;
           t.attrs.clear();
-          t.inputs.push_back(region(input, constants(inOffsets), pieceSizes));
-          t.outputs.push_back(region(output, constants(outOffsets), pieceSizes));
-          t.tileShape = *tile;
           emit(std::move(t));
         }
         start += extent;
@@ -816,11 +821,8 @@ private:
         inOffsets[group.inBegin] = offsets[group.outBegin] * innerOut / innerIn;
         inSizes[group.inBegin] = sizes[group.outBegin] * innerOut / innerIn;
       }
-      TileOp t = tileOp(op);
+      TileOp t = boxTile(op, input, inOffsets, inSizes, output, offsets, sizes, *tile);
       t.attrs["shape"] = constants(sizes);
-      t.inputs.push_back(region(input, constants(inOffsets), inSizes));
-      t.outputs.push_back(region(output, constants(offsets), sizes));
-      t.tileShape = *tile;
       emit(std::move(t));
     });
     return true;
@@ -847,11 +849,7 @@ private:
       Dims outOffsets = offsets, outSizes = sizes;
       outOffsets.back() = offsets.back() * from / to;
       outSizes.back() = sizes.back() * from / to;
-      TileOp t = tileOp(op);
-      t.inputs.push_back(region(input, constants(offsets), sizes));
-      t.outputs.push_back(region(output, constants(outOffsets), outSizes));
-      t.tileShape = *tile;
-      emit(std::move(t));
+      emit(boxTile(op, input, offsets, sizes, output, outOffsets, outSizes, *tile));
     });
     return true;
   }

@@ -428,27 +428,25 @@ private:
 
   // Gather source j: read after the copy-ins (Task::reads[copyIns + j]).
   PtoOperand gatherSourceOperand(int j) const {
-    const TileRegion& region = m_gatherSources[static_cast<std::size_t>(j)].region;
-    PtoOperand operand;
-    operand.memory = MemoryKind::GM;
-    operand.shape = region.shape;
-    operand.dtype = dtypeOf(region);
-    operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
-    operand.gmRegion = static_cast<int>(m_copyIns.size()) + j;
-    operand.gmAlias = m_gatherAlias[static_cast<std::size_t>(j)];
-    return operand;
+    return wholeRegionOperand(m_gatherSources[static_cast<std::size_t>(j)].region,
+                              static_cast<int>(m_copyIns.size()) + j, m_gatherAlias[static_cast<std::size_t>(j)]);
   }
 
   // Scatter target j: written after the copy-outs (Task::writes[copyOuts + j]).
   PtoOperand scatterTargetOperand(int j) const {
-    const TileRegion& region = m_scatterTargets[static_cast<std::size_t>(j)].region;
+    return wholeRegionOperand(m_scatterTargets[static_cast<std::size_t>(j)].region,
+                              static_cast<int>(m_copyOuts.size()) + j, m_scatterAlias[static_cast<std::size_t>(j)]);
+  }
+
+  // A GM region an MGATHER or MSCATTER touches row by row: the task's region `gmRegion`, whole.
+  PtoOperand wholeRegionOperand(const TileRegion& region, int gmRegion, int gmAlias) const {
     PtoOperand operand;
     operand.memory = MemoryKind::GM;
     operand.shape = region.shape;
     operand.dtype = dtypeOf(region);
     operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
-    operand.gmRegion = static_cast<int>(m_copyOuts.size()) + j;
-    operand.gmAlias = m_scatterAlias[static_cast<std::size_t>(j)];
+    operand.gmRegion = gmRegion;
+    operand.gmAlias = gmAlias;
     return operand;
   }
 

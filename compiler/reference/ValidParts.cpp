@@ -8,13 +8,17 @@ namespace {
 
 // Elementwise operands (numpy broadcasting, ranks aligned at the right): on each axis, the operands that do
 // not broadcast there (size != 1) pair their elements, so each is cut to the smallest valid size among them.
-void pairElementwise(const std::vector<Dims>& shapes, std::vector<Dims>& boxes, std::size_t leadingAxes) {
+// `matrixAxes` trailing axes of every operand take no part (a matmul's matrices: only its batch axes pair).
+void pairElementwise(const std::vector<Dims>& shapes, std::vector<Dims>& boxes, std::size_t matrixAxes = 0) {
+  const auto pairedAxes = [&](std::size_t input) {
+    return shapes[input].size() >= matrixAxes ? shapes[input].size() - matrixAxes : 0;
+  };
   std::size_t rank = 0;
-  for (const Dims& shape : shapes) rank = std::max(rank, std::min(shape.size(), leadingAxes));
+  for (std::size_t i = 0; i < shapes.size(); ++i) rank = std::max(rank, pairedAxes(i));
   for (std::size_t fromRight = 0; fromRight < rank; ++fromRight) {
     std::optional<std::int64_t> smallest;
     const auto axisOf = [&](std::size_t input) -> std::optional<std::size_t> {
-      const std::size_t used = std::min(shapes[input].size(), leadingAxes);
+      const std::size_t used = pairedAxes(input);
       if (fromRight >= used) return std::nullopt;
       const std::size_t axis = used - 1 - fromRight;
       if (shapes[input][axis] == 1) return std::nullopt;
@@ -53,11 +57,11 @@ std::optional<std::vector<Dims>> cutInputs(const TensorOp& op, const std::vector
   case OpCategory::Compare:
   case OpCategory::Select:
   case OpCategory::Quantize:
-    pairElementwise(shapes, boxes, SIZE_MAX);
+    pairElementwise(shapes, boxes);
     break;
   case OpCategory::Matmul: {
     // Batch axes pair like elementwise operands; the contraction spans the keys valid in both operands.
-    pairElementwise(shapes, boxes, shapes[0].size() - 2);
+    pairElementwise(shapes, boxes, 2);
     const auto* aTransposed = op.attr<bool>("a_trans");
     const auto* bTransposed = op.attr<bool>("b_trans");
     const std::size_t aRank = shapes[0].size(), bRank = shapes[1].size();

@@ -18,13 +18,14 @@ RNG = np.random.default_rng(20261126)
 
 
 class ValidParts(unittest.TestCase):
-    def assert_reference_run_naming_valid_shape(self, line_text):
+    def assert_reference_run_naming_valid_shape(self, consumer):
+        """The run fell back to the reference interpreter at `consumer`'s line ("amax here reads ...")."""
         report = pypto.last_run()
         self.assertFalse(report["simulated"])
         self.assertEqual(report["outputs_from"], "reference")
         reason = report.get("simulation_error", "")
-        self.assertIn("valid_shape", reason)
-        self.assertIn(line_text, reason)
+        self.assertIn(f"{consumer} here reads a ", reason)
+        self.assertIn("holds data only in part (valid_shape ", reason)
 
     def test_softmax_over_the_valid_keys_of_a_tile(self):
         rows, tile = 8, 64
@@ -51,7 +52,7 @@ class ValidParts(unittest.TestCase):
             np.testing.assert_allclose(out[:, :n], expected, rtol=1e-5, atol=1e-7, err_msg=f"n={n}")
             # Only the valid part is stored.
             np.testing.assert_array_equal(out[:, n:], -7.0, err_msg=f"n={n}")
-            self.assert_reference_run_naming_valid_shape("test_valid_parts.py")
+            self.assert_reference_run_naming_valid_shape("amax")
 
     def test_attention_contracts_over_the_valid_keys_only(self):
         heads, keys, dim = 4, 32, 16
@@ -83,6 +84,26 @@ class ValidParts(unittest.TestCase):
             p = np.exp(s - s.max(axis=-1, keepdims=True))
             p /= p.sum(axis=-1, keepdims=True)
             np.testing.assert_allclose(out, p @ v[:n], rtol=1e-5, atol=1e-6, err_msg=f"n={n}")
+
+    def test_a_batched_matmul_cuts_only_batches_and_the_contraction(self):
+        # Valid batches of a [4, 4, 16] stack times one [16, 8] matrix: the matrix's rows are its contraction
+        # axis, not a batch axis, so all 16 take part.
+        batches, rows, k, n = 4, 4, 16, 8
+
+        @pypto.frontend.jit
+        def stacked(a: pypto.Tensor([batches, rows, k], pypto.DT_FP32), b: pypto.Tensor([k, n], pypto.DT_FP32),
+                    count: pypto.Tensor([1], pypto.DT_INT32), out: pypto.Tensor([batches, rows, n], pypto.DT_FP32)):
+            pypto.set_vec_tile_shapes(1, 4, 16)
+            pypto.set_cube_tile_shapes([16, 16], [16, 16], [16, 16])
+            valid = pypto.view(a, [batches, rows, k], [0, 0, 0], valid_shape=[count[0], rows, k])
+            pypto.assemble(pypto.matmul(valid, b, pypto.DT_FP32), [0, 0, 0], out)
+
+        a = RNG.standard_normal((batches, rows, k)).astype(np.float32)
+        b = RNG.standard_normal((k, n)).astype(np.float32)
+        out = np.full((batches, rows, n), -7.0, np.float32)
+        stacked(a, b, np.array([2], np.int32), out)
+        np.testing.assert_allclose(out[:2], a[:2].astype(np.float64) @ b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(out[2:], -7.0)  # only the valid batches are stored
 
     def test_a_pad_assembled_after_a_run_time_tail_fills_the_row(self):
         # PyPTO's lightning indexer: scores of the n valid keys, then -inf up to 2048, then top-k.
