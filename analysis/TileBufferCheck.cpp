@@ -255,7 +255,7 @@ struct TileBufferChecker::Impl {
   mutable TileGraph scratch;
 
   static SymbolicShape zeros(std::size_t rank) { return SymbolicShape(rank, SymbolicScalar(std::int64_t{0})); }
-  static TileRegion region(TensorId tensor, const Dims& sizes) { return TileRegion{tensor, zeros(sizes.size()), sizes}; }
+  static TileRegion region(TensorId tensor, const Dims& sizes) { return TileRegion{tensor, zeros(sizes.size()), sizes, {}}; }
 
   // Peak bytes per memory of these tile ops placed as one subgraph, in order
   // (with `pingPong`, as AllocateBuffers places them for double buffering).

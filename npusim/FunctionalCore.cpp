@@ -1,6 +1,8 @@
 // Implementation of FunctionalCore: the instructions on real data.
 #include "npusim/FunctionalCore.h"
 
+#include "compiler/ir/ShapeInference.h"
+#include "compiler/ir/ValidParts.h"
 #include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
 #include "compiler/reference/ScatterRows.h"
@@ -117,6 +119,22 @@ HostTensor reshaped(const HostTensor& values, const std::vector<std::int64_t>& s
   HostTensor result(contiguous.dtype(), Shape(shape));
   if (result.byteCount() > 0) std::memcpy(result.data(), contiguous.data(), result.byteCount());
   return result;
+}
+
+// A zero tile of `shape` holding `part` in its leading box: a valid part placed in its tile (the rest holds
+// no data; zeros, as the reference interpreter keeps it). `part` must fit.
+HostTensor inLeadingBox(const HostTensor& part, DataType dtype, const std::vector<std::int64_t>& shape) {
+  HostTensor whole(dtype, Shape(shape));
+  if (part.elementCount() > 0) whole.view(std::vector<std::int64_t>(shape.size(), 0), part.shape().dims()).copyFrom(part);
+  return whole;
+}
+
+// Whether `part` is a leading box of `shape` (same rank, no dim larger).
+bool fitsIn(const std::vector<std::int64_t>& part, const std::vector<std::int64_t>& shape) {
+  if (part.size() != shape.size()) return false;
+  for (std::size_t d = 0; d < part.size(); ++d)
+    if (part[d] > shape[d]) return false;
+  return true;
 }
 
 // current combined with `values` by `mode`, in current's dtype (rounded once per element).
@@ -248,6 +266,13 @@ private:
       return fail() << "a load needs one GM source and one on-chip destination";
     std::optional<HostTensor> region = gmRegion(true, instruction.srcs[0].gmRegion);
     if (!region) return false;
+    // A tile of a partly valid tensor brings its valid part (the task's region); the rest of the tile is zero.
+    const std::vector<std::int64_t>& tile = instruction.srcs[0].shape;
+    if (region->shape().dims() != tile && region->elementCount() != layout.dst[0].elementCount()) {
+      if (!fitsIn(region->shape().dims(), tile))
+        return fail() << "loads a region " << region->shape().str() << " into a tile " << Shape(tile).str();
+      return store(layout.dst[0], inLeadingBox(*region, region->dtype(), tile), instruction.accumulate);
+    }
     return store(layout.dst[0], *region, instruction.accumulate);
   }
 
@@ -262,10 +287,23 @@ private:
     if (!table) return false;
     const OperandLayout& dst = layout.dst[0];
     std::optional<HostTensor> index;
-    if (instruction.srcs[1].memory == MemoryKind::GM) index = gmRegion(true, instruction.srcs[1].gmRegion);
-    else index = source(layout.srcs[1]);
+    if (instruction.srcs[1].memory == MemoryKind::GM) {
+      index = gmRegion(true, instruction.srcs[1].gmRegion);  // the task's region: the valid part already
+    } else {
+      index = source(layout.srcs[1]);
+      if (!cutToValid(*index, 1)) return false;
+    }
     if (!index) return false;
     HostTensor picked(table->dtype(), Shape(dst.shape));
+    const std::int64_t rowLength = table->rank() == 0 ? 1 : table->shape().dims().back();
+    if (rowLength > 0 && index->elementCount() * rowLength < picked.elementCount()) {
+      // Only the valid indices name rows; the rows after them hold no data.
+      HostTensor rows(table->dtype(), Shape({index->elementCount(), rowLength}));
+      if (std::string problem = pto::gatherRows(*table, *index, rows); !problem.empty()) return fail() << problem;
+      HostTensor all(table->dtype(), Shape({picked.elementCount() / rowLength, rowLength}));
+      if (rows.elementCount() > 0) all.view({0, 0}, rows.shape().dims()).copyFrom(rows);
+      return store(dst, all, TileAccumulate::None);
+    }
     if (std::string problem = pto::gatherRows(*table, *index, picked); !problem.empty())
       return fail() << problem;
     return store(dst, picked, TileAccumulate::None);
@@ -281,7 +319,14 @@ private:
     std::optional<HostTensor> region = gmRegion(false, instruction.dst[0].gmRegion);
     if (!region) return false;
     HostTensor index = source(layout.srcs[0]);
+    if (!cutToValid(index, 0)) return false;
     HostTensor rows = packedAs(source(layout.srcs[1]), region->dtype());
+    if (index.elementCount() < (rows.rank() == 0 ? 1 : rows.shape()[0]))  // the valid rows only
+      rows = rows.view(std::vector<std::int64_t>(rows.rank(), 0), [&] {
+        std::vector<std::int64_t> part = rows.shape().dims();
+        part[0] = index.elementCount();
+        return part;
+      }());
     if (std::string problem = pto::scatterRows(*region, index, rows); !problem.empty()) return fail() << problem;
     return true;
   }
@@ -292,6 +337,11 @@ private:
     std::optional<HostTensor> region = gmRegion(false, instruction.dst[0].gmRegion);
     if (!region) return false;
     HostTensor values = source(layout.srcs[0]);
+    // A tile of a partly valid tensor stores its valid part only (the task's region is that part).
+    const std::vector<std::int64_t>& tile = instruction.dst[0].shape;
+    if (values.elementCount() != region->elementCount() && fitsIn(region->shape().dims(), tile) &&
+        values.elementCount() == Shape(tile).elementCount())
+      values = reshaped(values, tile).view(std::vector<std::int64_t>(tile.size(), 0), region->shape().dims());
     if (values.elementCount() != region->elementCount())
       return fail() << "stores " << values.elementCount() << " elements into a region of " << region->elementCount()
                     << " (" << region->shape().str() << ")";
@@ -362,8 +412,8 @@ private:
     if (a.shape.size() < 2 || b.shape.size() < 2 || c.shape.size() < 2)
       return fail() << "matmul tiles must be matrices, got " << Shape(a.shape).str() << " x " << Shape(b.shape).str();
     const bool fast = isFloatTile(a.dtype) && a.dtype == b.dtype && c.dtype == DataType::Fp32 &&
-                      (accumulate == TileAccumulate::None || accumulate == TileAccumulate::Add);
-    if (!fast) return compute(instruction, layout);
+                      (accumulate == TileAccumulate::None || accumulate == TileAccumulate::Add) && !hasValidParts(tile);
+    if (!fast) return compute(instruction, layout, accumulate);
     const std::size_t ra = a.shape.size(), rb = b.shape.size(), rc = c.shape.size();
     const std::int64_t m = aTrans ? a.shape[ra - 1] : a.shape[ra - 2];
     const std::int64_t k = aTrans ? a.shape[ra - 2] : a.shape[ra - 1];
@@ -407,6 +457,9 @@ private:
   // A vector instruction (or anything else with a tile op): the reference
   // kernel of the tile op's kind on the assembled sources.
   bool compute(const PtoInstruction& instruction, const InstructionLayout& layout) {
+    return compute(instruction, layout, instruction.accumulate);
+  }
+  bool compute(const PtoInstruction& instruction, const InstructionLayout& layout, TileAccumulate accumulate) {
     const TileOp* tile = tileOf(instruction);
     if (!tile) return fail() << "the instruction names no tile op, so what it computes is unknown";
     std::vector<HostTensor> inputs;
@@ -418,7 +471,7 @@ private:
     const TensorOpKind kind = tile->kind;
     if (kind == TensorOpKind::Copy || kind == TensorOpKind::Assemble) {
       if (inputs.size() != 1 || layout.dst.size() != 1) return fail() << "a copy needs one source and one destination";
-      return store(layout.dst[0], inputs[0], instruction.accumulate);
+      return store(layout.dst[0], inputs[0], accumulate);
     }
     TensorOp tileAsOp = m_compilation.tiles.graph.op(tile->tensorOp);
     tileAsOp.kind = kind;
@@ -428,12 +481,115 @@ private:
       if (!bound) return fail() << "a scalar operand cannot be evaluated for this task";
       tileAsOp = std::move(*bound);
     }
+    if (hasValidParts(tile)) return computeOnValidParts(*tile, tileAsOp, std::move(inputs), layout, accumulate);
     std::vector<HostTensor> results;
     for (const OperandLayout& dst : layout.dst) results.emplace_back(dst.dtype, Shape(dst.shape));
     reference::KernelCall call{tileAsOp, std::move(inputs), std::move(results), m_diags};
     if (!reference::runKernel(call)) return fail() << "the " << name(kind) << " kernel failed on this tile (see above)";
     for (std::size_t i = 0; i < layout.dst.size(); ++i)
-      if (!store(layout.dst[i], call.outputs[i], instruction.accumulate)) return false;
+      if (!store(layout.dst[i], call.outputs[i], accumulate)) return false;
+    return true;
+  }
+
+  // ---- valid parts (TileRegion::valid, compiler/ir/ValidParts.h) ----
+
+  static bool hasValidParts(const TileOp* tile) {
+    if (!tile) return false;
+    for (const TileRegion& region : tile->inputs)
+      if (!region.valid.empty()) return true;
+    return false;
+  }
+
+  // The valid part of input `input` of the instruction's tile op for this task (its whole shape when the
+  // tensor is whole). The program's tile op stands for its subgraph class, whose members share these
+  // expressions (GraphPartition's canonical form), so the task's bindings give its own sizes.
+  std::optional<std::vector<std::int64_t>> validOf(const TileRegion& region) {
+    std::vector<std::int64_t> valid = region.shape;
+    for (std::size_t d = 0; d < region.valid.size() && d < valid.size(); ++d) {
+      SymbolicEvaluation value = region.valid[d].evaluate(m_task.bindings);
+      if (!value.ok()) {
+        fail() << "cannot evaluate the valid size '" << region.valid[d].str() << "' of this tile: " << value.error;
+        return std::nullopt;
+      }
+      valid[d] = std::clamp<std::int64_t>(*value.value, 0, region.shape[d]);
+    }
+    return valid;
+  }
+
+  // `values` (input `input` of the current tile op, any shape of its element count) cut to its valid part.
+  bool cutToValid(HostTensor& values, std::size_t input) {
+    const TileOp* tile = tileOf(m_program.instructions[static_cast<std::size_t>(m_index)]);
+    if (!tile || input >= tile->inputs.size() || tile->inputs[input].valid.empty()) return true;
+    const TileRegion& region = tile->inputs[input];
+    std::optional<std::vector<std::int64_t>> valid = validOf(region);
+    if (!valid) return false;
+    if (values.elementCount() != Shape(region.shape).elementCount())
+      return fail() << "internal error: operand " << input << " holds " << values.elementCount()
+                    << " elements for a tile of " << Shape(region.shape).str();
+    values = reshaped(values, region.shape).view(std::vector<std::int64_t>(valid->size(), 0), *valid);
+    return true;
+  }
+
+  // The tile op's kernel on its inputs cut to their valid parts, as the reference interpreter runs the
+  // tensor op (ValidParts.h); each result fills the leading box of its zeroed destination tile. An empty
+  // cut contributes nothing to an accumulation and zeros otherwise.
+  bool computeOnValidParts(const TileOp& tile, TensorOp tileAsOp, std::vector<HostTensor> inputs,
+                           const InstructionLayout& layout, TileAccumulate accumulate) {
+    if (inputs.size() != tile.inputs.size() || layout.dst.size() != tile.outputs.size())
+      return fail() << "internal error: " << inputs.size() << " sources and " << layout.dst.size()
+                    << " destinations for a tile op of " << tile.inputs.size() << " inputs and " << tile.outputs.size()
+                    << " outputs";
+    std::vector<std::vector<std::int64_t>> shapes, valids;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const TileRegion& region = tile.inputs[i];
+      if (inputs[i].elementCount() != Shape(region.shape).elementCount())
+        return fail() << "internal error: source " << i << " holds " << inputs[i].elementCount()
+                      << " elements for a tile of " << Shape(region.shape).str();
+      inputs[i] = reshaped(inputs[i], region.shape);
+      std::optional<std::vector<std::int64_t>> valid = validOf(region);
+      if (!valid) return false;
+      shapes.push_back(region.shape);
+      valids.push_back(std::move(*valid));
+    }
+    std::optional<std::vector<std::vector<std::int64_t>>> boxes = validparts::cutInputs(tileAsOp, shapes, valids);
+    bool empty = false;
+    std::vector<TensorType> types;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (boxes && (*boxes)[i] != shapes[i])
+        inputs[i] = inputs[i].view(std::vector<std::int64_t>(shapes[i].size(), 0), (*boxes)[i]);
+      empty = empty || inputs[i].elementCount() == 0;
+      const std::vector<std::int64_t>& dims = inputs[i].shape().dims();
+      types.push_back(TensorType{inputs[i].dtype(), SymbolicShape(dims.begin(), dims.end())});
+    }
+    if (empty && accumulate != TileAccumulate::None) return true;
+    std::vector<HostTensor> results;
+    if (!empty) {
+      Attributes attrs = tileAsOp.attrs;
+      const ShapeInferenceResult inferred = inferShapes(tileAsOp.kind, types, attrs);
+      if (!inferred.ok() || inferred.outputs.size() != layout.dst.size())
+        return fail() << "the valid parts of this tile give no result shape: " << inferred.error;
+      for (std::size_t i = 0; i < layout.dst.size(); ++i) {
+        std::vector<std::int64_t> dims;
+        for (const SymbolicScalar& dim : inferred.outputs[i].shape) dims.push_back(dim.constantValue().value_or(0));
+        results.emplace_back(layout.dst[i].dtype, Shape(dims));
+      }
+      reference::KernelCall call{tileAsOp, std::move(inputs), std::move(results), m_diags};
+      if (!reference::runKernel(call))
+        return fail() << "the " << name(tileAsOp.kind) << " kernel failed on the valid part of this tile (see above)";
+      results = std::move(call.outputs);
+    }
+    for (std::size_t i = 0; i < layout.dst.size(); ++i) {
+      const std::vector<std::int64_t>& tileShape = tile.outputs[i].shape;
+      if (Shape(tileShape).elementCount() != layout.dst[i].elementCount())
+        return fail() << "internal error: destination " << i << " holds " << layout.dst[i].elementCount()
+                      << " elements for a tile of " << Shape(tileShape).str();
+      HostTensor part = empty ? HostTensor(layout.dst[i].dtype, Shape(std::vector<std::int64_t>(tileShape.size(), 0)))
+                              : results[i];
+      if (!fitsIn(part.shape().dims(), tileShape))
+        return fail() << "the valid part's result " << part.shape().str() << " does not fit its tile "
+                      << Shape(tileShape).str();
+      if (!store(layout.dst[i], inLeadingBox(part, layout.dst[i].dtype, tileShape), accumulate)) return false;
+    }
     return true;
   }
 

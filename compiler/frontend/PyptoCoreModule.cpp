@@ -220,6 +220,8 @@ void defineBuilder(py::module_& m) {
              b.setVecTile(std::move(dims), toLocation(file, line, 0));
            })
       .def("vec_tile", [](const TensorGraphBuilder& b) { return b.tiles().vec; })
+      .def("vec_tile_site",  // (file, line) of the call that set it, to set it back after an override
+           [](const TensorGraphBuilder& b) { return py::make_tuple(b.tiles().vecSite.file, b.tiles().vecSite.line); })
       .def("set_cube_tile",
            [](TensorGraphBuilder& b, std::vector<std::int64_t> m_, std::vector<std::int64_t> k, std::vector<std::int64_t> n,
               bool splitK, std::string file, int line) {

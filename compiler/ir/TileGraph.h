@@ -34,6 +34,11 @@ struct TileRegion {
   TensorId tensor = kNoId;
   SymbolicShape offsets;            // elements, per dim of `tensor`
   std::vector<std::int64_t> shape;  // the valid data of this tile, per dim of `tensor`
+  // When the tensor may hold data only in part (a run-time valid_shape, compiler/ir/ValidShapes.h): the
+  // leading part of `shape` that holds data, per dim, as expressions of loop indices and values the kernel
+  // reads, each in [0, shape[d]]; evaluated per task. Empty: all of `shape`. Ops compute on these parts
+  // (ValidParts.h) and moves to and from global memory move only them.
+  SymbolicShape valid;
 };
 
 // How a tile op's result meets what its output region already holds.

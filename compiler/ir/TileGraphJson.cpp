@@ -23,6 +23,11 @@ Json regionJson(const TileGraph& graph, const TileRegion& region) {
   Json offsets = Json::array();
   for (const SymbolicScalar& offset : region.offsets) offsets.push_back(attributeToJson(offset));
   entry["offset"] = std::move(offsets);
+  if (!region.valid.empty()) {  // the part holding data, evaluated per task (TileRegion::valid)
+    Json valid = Json::array();
+    for (const SymbolicScalar& size : region.valid) valid.push_back(attributeToJson(size));
+    entry["valid_shape"] = std::move(valid);
+  }
   entry["mem_type"] = "GM";
   return entry;
 }

@@ -743,6 +743,15 @@ private:
                << ", which subgraph " << subgraph.id << " moves: " << value.error;
       concrete.offsets.push_back(*value.value);
     }
+    // A tile of a partly valid tensor moves only its valid part (TileRegion::valid).
+    for (std::size_t d = 0; d < region.valid.size() && d < rank; ++d) {
+      SymbolicEvaluation value = region.valid[d].evaluate(bindings);
+      if (!value.ok())
+        return m_diags.error(m_graph.op(source).location)
+               << "cannot evaluate the valid size '" << region.valid[d].str() << "' of " << regionString(m_tiles, region)
+               << ", which subgraph " << subgraph.id << " moves: " << value.error;
+      concrete.shape[d] = std::clamp<std::int64_t>(*value.value, 0, concrete.shape[d]);
+    }
     // Offsets from values read at run time (a sequence length past the
     // cache, a block id past the table) can move a tile outside its tensor;
     // found here, every mode stops at the op's line before anything runs.

@@ -1,7 +1,7 @@
 // Implementation of ExpandFunction.
 #include "compiler/passes/ExpandFunction.h"
 
-#include "compiler/ir/PartialValidUse.h"
+#include "compiler/ir/ValidShapes.h"
 
 #include "core/SymbolicSimplify.h"
 
@@ -64,36 +64,59 @@ public:
       : m_compilation(compilation), m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_diags(diags) {}
 
   bool run() {
-    if (!refusePartialValidUses()) return false;
     if (!concretiseShapes()) return false;
+    if (!inferValidParts()) return false;
     std::size_t opCount = m_graph.ops().size();  // matmul accumulators add tensors, not ops
     for (std::size_t i = 0; i < opCount; ++i)
       if (!expand(m_graph.op(static_cast<OpId>(i)))) return false;
+    assignTileValidParts();
     noteClampedTiles();
     warnUnusedTileSettings();
     return true;
   }
 
 private:
-  // Tiles cover whole tensors: an op computing on a tensor whose valid_shape
-  // leaves part of it without data would compute on that part too (a
-  // softmax over padding), so such kernels stop here, at the op, and run on
-  // the reference interpreter, which computes on valid parts.
-  bool refusePartialValidUses() {
-    const std::optional<PartialValidUse> use = firstPartialValidUse(m_graph);
-    if (!use) return true;
-    const TensorOp& consumer = m_graph.op(use->consumer);
-    const TensorOp& source = m_graph.op(use->source);
-    const TensorValue& tensor = m_graph.tensor(use->tensor);
-    // Temporaries the kernel did not name are "t<id>" (TensorValue::name): say "a [..] tensor" for those.
-    const bool named = !tensor.name.empty() && !(tensor.name[0] == 't' && tensor.name.find_first_not_of("0123456789", 1) == std::string::npos);
-    return m_diags.error(consumer.location)
-           << name(consumer.kind) << " here reads " << (named ? "'" + tensor.name + "' " : std::string("a "))
-           << shapeString(tensor.shape) << " tensor that holds data only in part (valid_shape "
-           << shapeString(*source.attr<SymbolicShape>("valid_shape")) << " of the " << name(source.kind) << " at "
-           << source.location.str()
-           << "); the compiler does not tile run-time valid parts yet, so this kernel runs on the reference "
-              "interpreter, which computes on valid parts (a valid_shape equal to the shape compiles)";
+  // A tensor that holds data only in part (a run-time valid_shape) is tiled whole and each tile carries
+  // its own valid part; the few cases whose valid part no expression follows stop here, at the op, and the
+  // kernel runs on the reference interpreter.
+  bool inferValidParts() {
+    m_valid = inferValidShapes(m_tiles);
+    if (m_valid.ok()) return true;
+    const TensorOp& op = m_graph.op(m_valid.unsupported);
+    return m_diags.error(op.location) << name(op.kind) << " here " << m_valid.reason
+                                      << "; the compiler cannot tile this valid part, so this kernel runs on the "
+                                         "reference interpreter, which computes on valid parts";
+  }
+
+  // Each tile region of a partly valid tensor gets the part of it that holds data (TileRegion::valid); a
+  // move's destination holds what its source tile does.
+  void assignTileValidParts() {
+    auto tileValid = [&](const TileRegion& region) {
+      const SymbolicShape* tensorValid = m_valid.partial(region.tensor);
+      if (!tensorValid || tensorValid->size() != region.shape.size()) return SymbolicShape{};
+      // Kernels have many tiles and long valid expressions: build clamp(V - offset, 0, size) without
+      // simplifying, but for the common tile that spans its dim (the tensor's own size).
+      const Dims& dims = shapeOf(region.tensor);
+      SymbolicShape valid;
+      bool whole = true;
+      for (std::size_t d = 0; d < region.shape.size(); ++d) {
+        const SymbolicScalar& size = (*tensorValid)[d];
+        const std::optional<std::int64_t> offset = region.offsets[d].constantValue();
+        if (offset == 0 && region.shape[d] == dims[d]) valid.push_back(size);
+        else if (auto constant = size.constantValue()) valid.push_back(clampedValid(*constant - region.offsets[d], region.shape[d]));
+        else valid.push_back(min(max(size - region.offsets[d], SymbolicScalar(0)), SymbolicScalar(region.shape[d])));
+        whole = whole && valid.back().constantValue() == region.shape[d];
+      }
+      return whole ? SymbolicShape{} : valid;
+    };
+    for (std::size_t i = 0; i < m_tiles.tileOps().size(); ++i) {
+      TileOp& op = m_tiles.tileOp(static_cast<TileOpId>(i));
+      for (TileRegion& region : op.inputs) region.valid = tileValid(region);
+      const bool move = op.kind == TensorOpKind::Assemble || op.kind == TensorOpKind::Copy;
+      for (TileRegion& region : op.outputs)
+        region.valid = move && op.inputs.size() == 1 && op.inputs[0].shape == region.shape ? op.inputs[0].valid
+                                                                                           : tileValid(region);
+    }
   }
 
   // Every tensor shape under the dynamic-dim bindings; a shape that still
@@ -119,7 +142,7 @@ private:
   const Dims& shapeOf(TensorId id) const { return m_tiles.shapeOf(id); }
 
   TileRegion region(TensorId tensor, SymbolicShape offsets, Dims sizes) const {
-    return TileRegion{tensor, std::move(offsets), std::move(sizes)};
+    return TileRegion{tensor, std::move(offsets), std::move(sizes), {}};
   }
   TileRegion whole(TensorId tensor) const {
     return region(tensor, constants(Dims(shapeOf(tensor).size(), 0)), shapeOf(tensor));
@@ -1073,6 +1096,7 @@ private:
   TileGraph& m_tiles;
   TensorGraph& m_graph;
   DiagnosticEngine& m_diags;
+  ValidShapes m_valid;  // of the traced tensors
   std::vector<TileSetting> m_settingsUsed;  // in order of first use
   std::map<std::tuple<std::string, std::string, std::string, Dims>, std::size_t> m_settingIndex;
 };

@@ -3,6 +3,7 @@
 
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/RemoveRedundantOp.h"
+#include "core/SymbolicSimplify.h"
 
 #include <algorithm>
 #include <deque>
@@ -162,6 +163,18 @@ private:
     return std::all_of(painted.begin(), painted.end(), [](char cell) { return cell != 0; });
   }
 
+  // One copy-in serves every read of its box: it moves what any of them needs. Two views of one box
+  // with different valid_shapes are rare; the copy then moves the larger part.
+  static void widenValid(TileRegion& copy, const TileRegion& read) {
+    if (copy.valid.empty()) return;
+    if (read.valid.size() != copy.valid.size()) {
+      copy.valid.clear();
+      return;
+    }
+    for (std::size_t d = 0; d < copy.valid.size(); ++d)
+      if (!provablyEqual(copy.valid[d], read.valid[d])) copy.valid[d] = simplify(max(copy.valid[d], read.valid[d]));
+  }
+
   // Reads not covered by earlier writes of the subgraph come from GM.
   void findCopyIns(Subgraph& subgraph) {
     RegionIndex written(OverlapMode::SameIteration);
@@ -170,7 +183,8 @@ private:
     // covers it (that write then goes out first, findCopyOuts).
     RegionIndex scattered(OverlapMode::SameIteration);
     std::unordered_set<TensorId> prepared, preparedScattered;
-    std::unordered_set<RegionBox, RegionBoxHash> listed, gathered, targets;
+    std::unordered_map<RegionBox, std::size_t, RegionBoxHash> listed;  // copy-in of each box
+    std::unordered_set<RegionBox, RegionBoxHash> gathered, targets;
     for (TileOpId op : subgraph.ops) {
       auto o = static_cast<std::size_t>(op);
       for (std::size_t r = m_readStart[o]; r < m_readStart[o + 1]; ++r) {
@@ -198,7 +212,9 @@ private:
           });
         if (covered || (!afterScatter && coveredTogether(read.box, parts))) continue;
         read.fromGlobal = true;
-        if (listed.insert(read.box).second) subgraph.copyIns.push_back(*read.region);
+        auto [at, inserted] = listed.try_emplace(read.box, subgraph.copyIns.size());
+        if (inserted) subgraph.copyIns.push_back(*read.region);
+        else widenValid(subgraph.copyIns[at->second], *read.region);
       }
       for (std::size_t w = m_writeStart[o]; w < m_writeStart[o + 1]; ++w) {
         const Access& write = m_writes[w];
@@ -293,6 +309,7 @@ void splitProgramsByCopies(Compilation& compilation) {
       copies += direction + (found == slot.end() ? std::string("?") : std::to_string(found->second)) + "[";
       for (std::int64_t dim : region.shape) copies += std::to_string(dim) + ",";
       copies += "]";
+      if (!region.valid.empty()) copies += "v" + shapeString(region.valid);
     };
     for (const TileRegion& region : subgraph.copyIns) describe('i', region);
     for (const TileRegion& region : subgraph.copyOuts) describe('o', region);

@@ -1187,6 +1187,9 @@ private:
         }
         text += ":" + std::to_string(r.shape[d]) + ",";
       }
+      // A program evaluates its tiles' valid parts per task from the first subgraph's expressions
+      // (FunctionalCore), so only subgraphs with the same expressions share one.
+      if (!r.valid.empty()) text += "v" + shapeString(r.valid);
     };
     for (TileOpId id : subgraph.ops) {
       const TileOp& op = m_tiles.tileOp(id);

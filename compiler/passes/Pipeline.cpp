@@ -83,6 +83,7 @@ std::size_t fingerprint(const Compilation& compilation) {
         mix(static_cast<std::size_t>(region.tensor));
         for (const SymbolicScalar& offset : region.offsets) mix(offset.hash());
         for (std::int64_t size : region.shape) mix(static_cast<std::size_t>(size));
+        for (const SymbolicScalar& size : region.valid) mix(size.hash());
       }
   }
   return hash;

@@ -5,7 +5,7 @@
 
 #include "compiler/ir/ShapeInference.h"
 #include "compiler/reference/ReferenceKernels.h"
-#include "compiler/reference/ValidParts.h"
+#include "compiler/ir/ValidParts.h"
 
 #include <map>
 #include <optional>
@@ -14,7 +14,7 @@
 namespace pto {
 namespace {
 
-using reference::Dims;
+using validparts::Dims;
 using reference::KernelCall;
 using Bindings = std::map<std::string, std::int64_t>;
 
@@ -319,7 +319,7 @@ std::optional<std::optional<Dims>> Interpreter::givenValid(const TensorOp& op, c
   if (dims->size() != shape.rank())
     return m_diags.error(op.location) << name(op.kind) << ": valid_shape " << dimsString(*dims) << " does not match the rank of "
                                       << shape.str();
-  return std::optional<Dims>(reference::clampedBox(std::move(*dims), shape.dims()));
+  return std::optional<Dims>(validparts::clampedBox(std::move(*dims), shape.dims()));
 }
 
 bool Interpreter::runView(const TensorOp& op) {
@@ -353,7 +353,7 @@ bool Interpreter::runView(const TensorOp& op) {
   if (!*given) {
     const Dims baseValid = validOf(op.inputs[0], *base);
     for (std::size_t d = 0; d < valid.size(); ++d) valid[d] = baseValid[d] - (*offsets)[d];
-    valid = reference::clampedBox(std::move(valid), *sizes);
+    valid = validparts::clampedBox(std::move(valid), *sizes);
   }
   setValid(op.outputs[0], valid, Shape(*sizes));
   return true;
@@ -380,7 +380,7 @@ bool Interpreter::runInPlaceReshape(const TensorOp& op) {
   const std::optional<std::optional<Dims>> given = givenValid(op, shape);
   if (!given) return false;
   setValid(op.outputs[0],
-           *given ? **given : reference::reshapedValid(source->shape().dims(), validOf(op.inputs[0], *source), *dims),
+           *given ? **given : validparts::reshapedValid(source->shape().dims(), validOf(op.inputs[0], *source), *dims),
            shape);
   return true;
 }
@@ -418,7 +418,7 @@ bool Interpreter::runOp(const TensorOp& op) {
       m_buffers.at(static_cast<std::size_t>(op.outputs[0])) = *out;
       setValid(op.outputs[0], valid, inputs[0].shape());
     }
-    return writeRegion(op, op.outputs[0], inputs[0], reference::isWhole(valid, inputs[0].shape().dims()) ? Dims{} : valid);
+    return writeRegion(op, op.outputs[0], inputs[0], validparts::isWhole(valid, inputs[0].shape().dims()) ? Dims{} : valid);
   }
 
   std::vector<Dims> shapes, valids;
@@ -426,7 +426,7 @@ bool Interpreter::runOp(const TensorOp& op) {
     shapes.push_back(inputs[i].shape().dims());
     valids.push_back(validOf(op.inputs[i], inputs[i]));
   }
-  if (std::optional<std::vector<Dims>> boxes = reference::cutInputs(op, shapes, valids))
+  if (std::optional<std::vector<Dims>> boxes = validparts::cutInputs(op, shapes, valids))
     return runOnValidParts(op, std::move(inputs), *boxes, writesInto);
 
   std::vector<HostTensor> outputs;
@@ -462,9 +462,9 @@ bool Interpreter::runOp(const TensorOp& op) {
       const std::optional<std::optional<Dims>> given = givenValid(op, shape);
       if (!given) return false;
       if (*given) valid = **given;
-      else if (op.kind == TensorOpKind::Reshape) valid = reference::reshapedValid(shapes[0], valids[0], shape.dims());
+      else if (op.kind == TensorOpKind::Reshape) valid = validparts::reshapedValid(shapes[0], valids[0], shape.dims());
     } else if (op.kind == TensorOpKind::Bitcast) {
-      valid = reference::bitcastValid(valids[0], sizeOf(m_graph.tensor(op.inputs[0]).dtype),
+      valid = validparts::bitcastValid(valids[0], sizeOf(m_graph.tensor(op.inputs[0]).dtype),
                                       sizeOf(m_graph.tensor(id).dtype));
     }
     setValid(id, valid, shape);

@@ -27,7 +27,7 @@ protected:
   }
 
   static TileRegion region(TensorId tensor, SymbolicShape offsets, Dims shape) {
-    return TileRegion{tensor, std::move(offsets), std::move(shape)};
+    return TileRegion{tensor, std::move(offsets), std::move(shape), {}};
   }
   static TileRegion rows(TensorId tensor, std::int64_t first, std::int64_t count) {
     return region(tensor, SymbolicShape{SymbolicScalar(first), SymbolicScalar(0)}, {count, 8});

@@ -327,6 +327,35 @@ class MatmulExtendParams(unittest.TestCase):
         expected = np.clip(np.rint(product), -128, 127).astype(np.int8)
         np.testing.assert_array_equal(got, expected)
 
+    def test_the_fixpipe_steps_take_the_cube_tile_whatever_vec_tile_is_set(self):
+        # PyPTO's lightning indexer sets a rank-3 vec tile (2, 1, 64) before a [128, 128] int8 matmul with
+        # scale and ReLU: cut by that tile's (2, 1) the fixpipe steps made 8 192 tiles per matmul. On the
+        # chip they run in the fixpipe on the cube's output tile, and so do they here; the tile set for the
+        # vector ops after the matmul (and the call that set it) is in force again.
+        a = RNG.integers(-8, 8, (128, 128)).astype(np.int8)  # small enough for fp16 after the scale
+        b = RNG.integers(-8, 8, (128, 128)).astype(np.int8)
+
+        @pypto.frontend.jit
+        def scaled(x: pypto.Tensor(), y: pypto.Tensor(), o: pypto.Tensor()):
+            pypto.set_vec_tile_shapes(2, 1, 64)
+            pypto.set_cube_tile_shapes([128, 128], [128, 128], [128, 128])
+            product = pypto.matmul(x, y, pypto.DT_FP16, b_trans=True,
+                                   extend_params={"scale": 0.5, "relu_type": pypto.ReLuType.RELU})
+            o[:] = pypto.mul(product, 2.0)  # a vector op: under the kernel's own tile again
+
+        out = np.zeros((128, 128), np.float16)
+        scaled(a, b, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        # The mul alone is 8 192 tiles of (2, 1), two instructions each (the kernel's tile is back); the
+        # fixpipe steps cut the same way would add four times as many.
+        self.assertGreater(report["instructions"], 8192)
+        self.assertLess(report["instructions"], 20000)
+        accumulator = a.astype(np.int64) @ b.astype(np.int64).T  # exact in fp32 (|sum| < 2^24)
+        expected = (np.maximum(accumulator.astype(np.float32) * fixpipe_scale(0.5), 0).astype(np.float16)
+                    .astype(np.float32) * 2).astype(np.float16)
+        np.testing.assert_array_equal(out, expected)
+
     def test_unsupported_extend_params_are_named(self):
         a = np.zeros((8, 32), np.float32)
         b = np.zeros((32, 16), np.float32)

@@ -856,9 +856,9 @@ def _matmul_fixpipe(a, b, attrs, extend):
     if scale is not None and integral:
         accumulator_dtype = DataType.DT_FP32  # dequantisation works on the accumulator as float
     result = _one("matmul", [a, b], dict(attrs, out_dtype=DataType.DT_INT32 if integral else DataType.DT_FP32))
-    if accumulator_dtype != result.dtype:
-        result = cast(result, accumulator_dtype)
     with _fixpipe_tile(_state.current(), result):
+        if accumulator_dtype != result.dtype:
+            result = cast(result, accumulator_dtype)
         bias = extend.get("bias_tensor")
         if bias is not None:
             result = add(result, bias if bias.dtype == result.dtype else cast(bias, result.dtype))
@@ -870,32 +870,30 @@ def _matmul_fixpipe(a, b, attrs, extend):
 
 
 class _fixpipe_tile:  # noqa: N801
-    """On the chip the matmul's bias, scale, relu and output cast happen in the cube's fixpipe, so a kernel
-    needs no vec tile for them; here they are vector ops. With no vec tile set they are tiled like the cube's
-    output tile ([mL0, nL0], the innermost rounded up to a 32-byte block), for these ops only."""
+    """On the chip the matmul's bias, scale, relu and output cast happen in the cube's fixpipe, on the cube's
+    output tile, whatever vec tile the kernel set for its vector ops; here they are vector ops, tiled like
+    the cube's output tile ([mL0, nL0], the innermost rounded up to a 32-byte block). The kernel's vec tile
+    (and the call that set it) is in force again after them."""
 
     def __init__(self, state, result):
         self._state = state
         self._result = result
-        self._set = False
+        self._saved = None
 
     def __enter__(self):
         builder = self._state.builder
-        if list(builder.vec_tile()):
-            return self
+        self._saved = (list(builder.vec_tile()), *builder.vec_tile_site())
         m, _, n, _ = builder.cube_tile()
         per_block = builtins.max(1, 32 // bytes_of(self._result.dtype))
         n_tile = -(-n[0] // per_block) * per_block
         rank = len(self._result.shape)
         file, line, _ = user_location()
         builder.set_vec_tile([1] * (rank - 2) + [m[0], n_tile], file, line)
-        self._set = True
         return self
 
     def __exit__(self, *exc):
-        if self._set:
-            file, line, _ = user_location()
-            self._state.builder.set_vec_tile([], file, line)
+        tile, file, line = self._saved
+        self._state.builder.set_vec_tile(tile, file, line)
         return False
 
 
