@@ -38,6 +38,26 @@ inline Result runPto(const std::string& args) {
   return result;
 }
 
+// A project folder in the temporary directory holding a kernel.py and a pto-project.json, removed when the
+// object goes.
+class ScratchProject {
+public:
+  ScratchProject(const std::string& prefix, const std::string& kernel, const std::string& project)
+      : m_dir(std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(std::random_device{}()))) {
+    std::filesystem::create_directories(m_dir);
+    std::ofstream(m_dir / "kernel.py") << kernel;
+    std::ofstream(m_dir / "pto-project.json") << project;
+  }
+  ~ScratchProject() { std::filesystem::remove_all(m_dir); }
+  ScratchProject(const ScratchProject&) = delete;
+  ScratchProject& operator=(const ScratchProject&) = delete;
+
+  const std::filesystem::path& dir() const { return m_dir; }
+
+private:
+  std::filesystem::path m_dir;
+};
+
 // A bundled example project's folder in the source tree.
 inline std::string example(const std::string& name) {
   return std::string(PTO_SOURCE_DIR) + "/resources/examples/" + name;

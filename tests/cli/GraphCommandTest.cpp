@@ -45,14 +45,8 @@ using Edges = std::set<std::pair<int, int>>;
 
 class TileGraphOutput : public ::testing::Test {
 protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("pto-graph-cli-" + std::to_string(std::random_device{}()));
-    fs::create_directories(m_dir);
-    std::ofstream(m_dir / "kernel.py") << kKernel;
-    std::ofstream(m_dir / "pto-project.json") << kProject;
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-  fs::path m_dir;
+  pto::test::ScratchProject m_project{"pto-graph-cli", kKernel, kProject};
+  const fs::path& m_dir = m_project.dir();
 };
 
 // "  n0 -> n2;" lines of a DOT text.
