@@ -1,11 +1,10 @@
 // Implementation of FunctionalCore: the instructions on real data.
 #include "npusim/FunctionalCore.h"
 
-#include "compiler/ir/ShapeInference.h"
-#include "compiler/ir/ValidParts.h"
 #include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
 #include "compiler/reference/ScatterRows.h"
+#include "compiler/reference/ValidTileKernels.h"
 
 #include <Eigen/Dense>
 
@@ -119,14 +118,6 @@ HostTensor reshaped(const HostTensor& values, const std::vector<std::int64_t>& s
   HostTensor result(contiguous.dtype(), Shape(shape));
   if (result.byteCount() > 0) std::memcpy(result.data(), contiguous.data(), result.byteCount());
   return result;
-}
-
-// A zero tile of `shape` holding `part` in its leading box: a valid part placed in its tile (the rest holds
-// no data; zeros, as the reference interpreter keeps it). `part` must fit.
-HostTensor inLeadingBox(const HostTensor& part, DataType dtype, const std::vector<std::int64_t>& shape) {
-  HostTensor whole(dtype, Shape(shape));
-  if (part.elementCount() > 0) whole.view(std::vector<std::int64_t>(shape.size(), 0), part.shape().dims()).copyFrom(part);
-  return whole;
 }
 
 // Whether `part` is a leading box of `shape` (same rank, no dim larger).
@@ -271,7 +262,7 @@ private:
     if (region->shape().dims() != tile && region->elementCount() != layout.dst[0].elementCount()) {
       if (!fitsIn(region->shape().dims(), tile))
         return fail() << "loads a region " << region->shape().str() << " into a tile " << Shape(tile).str();
-      return store(layout.dst[0], inLeadingBox(*region, region->dtype(), tile), instruction.accumulate);
+      return store(layout.dst[0], reference::inLeadingBox(*region, region->dtype(), tile), instruction.accumulate);
     }
     return store(layout.dst[0], *region, instruction.accumulate);
   }
@@ -504,15 +495,9 @@ private:
   // tensor is whole). The program's tile op stands for its subgraph class, whose members share these
   // expressions (GraphPartition's canonical form), so the task's bindings give its own sizes.
   std::optional<std::vector<std::int64_t>> validOf(const TileRegion& region) {
-    std::vector<std::int64_t> valid = region.shape;
-    for (std::size_t d = 0; d < region.valid.size() && d < valid.size(); ++d) {
-      SymbolicEvaluation value = region.valid[d].evaluate(m_task.bindings);
-      if (!value.ok()) {
-        fail() << "cannot evaluate the valid size '" << region.valid[d].str() << "' of this tile: " << value.error;
-        return std::nullopt;
-      }
-      valid[d] = std::clamp<std::int64_t>(*value.value, 0, region.shape[d]);
-    }
+    std::string problem;
+    std::optional<std::vector<std::int64_t>> valid = reference::evaluateValidPart(region, m_task.bindings, problem);
+    if (!valid) fail() << problem << " (this tile's valid part)";
     return valid;
   }
 
@@ -539,7 +524,7 @@ private:
       return fail() << "internal error: " << inputs.size() << " sources and " << layout.dst.size()
                     << " destinations for a tile op of " << tile.inputs.size() << " inputs and " << tile.outputs.size()
                     << " outputs";
-    std::vector<std::vector<std::int64_t>> shapes, valids;
+    std::vector<std::vector<std::int64_t>> valids;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const TileRegion& region = tile.inputs[i];
       if (inputs[i].elementCount() != Shape(region.shape).elementCount())
@@ -548,36 +533,15 @@ private:
       inputs[i] = reshaped(inputs[i], region.shape);
       std::optional<std::vector<std::int64_t>> valid = validOf(region);
       if (!valid) return false;
-      shapes.push_back(region.shape);
       valids.push_back(std::move(*valid));
     }
-    std::optional<std::vector<std::vector<std::int64_t>>> boxes = validparts::cutInputs(tileAsOp, shapes, valids);
-    bool empty = false;
-    std::vector<TensorType> types;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (boxes && (*boxes)[i] != shapes[i])
-        inputs[i] = inputs[i].view(std::vector<std::int64_t>(shapes[i].size(), 0), (*boxes)[i]);
-      empty = empty || inputs[i].elementCount() == 0;
-      const std::vector<std::int64_t>& dims = inputs[i].shape().dims();
-      types.push_back(TensorType{inputs[i].dtype(), SymbolicShape(dims.begin(), dims.end())});
-    }
-    if (empty && accumulate != TileAccumulate::None) return true;
+    std::vector<DataType> dtypes;
+    for (const OperandLayout& dst : layout.dst) dtypes.push_back(dst.dtype);
     std::vector<HostTensor> results;
-    if (!empty) {
-      Attributes attrs = tileAsOp.attrs;
-      const ShapeInferenceResult inferred = inferShapes(tileAsOp.kind, types, attrs);
-      if (!inferred.ok() || inferred.outputs.size() != layout.dst.size())
-        return fail() << "the valid parts of this tile give no result shape: " << inferred.error;
-      for (std::size_t i = 0; i < layout.dst.size(); ++i) {
-        std::vector<std::int64_t> dims;
-        for (const SymbolicScalar& dim : inferred.outputs[i].shape) dims.push_back(dim.constantValue().value_or(0));
-        results.emplace_back(layout.dst[i].dtype, Shape(dims));
-      }
-      reference::KernelCall call{tileAsOp, std::move(inputs), std::move(results), m_diags};
-      if (!reference::runKernel(call))
-        return fail() << "the " << name(tileAsOp.kind) << " kernel failed on the valid part of this tile (see above)";
-      results = std::move(call.outputs);
-    }
+    if (!reference::runOnValidParts(tileAsOp, std::move(inputs), valids, dtypes, results, m_diags))
+      return fail() << "the " << name(tileAsOp.kind) << " kernel failed on the valid part of this tile (see above)";
+    const bool empty = results.empty();
+    if (empty && accumulate != TileAccumulate::None) return true;
     for (std::size_t i = 0; i < layout.dst.size(); ++i) {
       const std::vector<std::int64_t>& tileShape = tile.outputs[i].shape;
       if (Shape(tileShape).elementCount() != layout.dst[i].elementCount())
@@ -588,7 +552,7 @@ private:
       if (!fitsIn(part.shape().dims(), tileShape))
         return fail() << "the valid part's result " << part.shape().str() << " does not fit its tile "
                       << Shape(tileShape).str();
-      if (!store(layout.dst[i], inLeadingBox(part, layout.dst[i].dtype, tileShape), accumulate)) return false;
+      if (!store(layout.dst[i], reference::inLeadingBox(part, layout.dst[i].dtype, tileShape), accumulate)) return false;
     }
     return true;
   }

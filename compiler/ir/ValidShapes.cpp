@@ -99,7 +99,8 @@ private:
           validparts::reshapedValid(shapeOf(op.inputs[0]), validOf(op.inputs[0]), shapeOf(output));
       if (!valid)
         return refuse(op, "reshapes a tensor valid in " + shapeString(validOf(op.inputs[0])) +
-                              " of its shape, which is not a row-major prefix for every value");
+                              " of its shape, which is not a row-major prefix for every value (give the reshape "
+                              "its own valid_shape=[...] to say which part of the result holds data)");
       return set(op, output, *valid, false);
     }
     case TensorOpKind::Bitcast: {

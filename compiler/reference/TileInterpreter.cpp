@@ -2,12 +2,11 @@
 #include "compiler/reference/TileInterpreter.h"
 
 #include "compiler/ir/ProgramWalker.h"
-#include "compiler/ir/ShapeInference.h"
-#include "compiler/ir/ValidParts.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
 #include "compiler/reference/ScatterRows.h"
+#include "compiler/reference/ValidTileKernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,22 +57,12 @@ public:
   }
 
 private:
-  // The region's valid part for these bindings (TileRegion::valid), or its whole shape.
-  std::optional<Dims> validOf(const TileRegion& region, const Bindings& bindings, const SourceLocation& where) {
-    Dims valid = region.shape;
-    for (std::size_t d = 0; d < region.valid.size() && d < valid.size(); ++d) {
-      SymbolicEvaluation value = region.valid[d].evaluate(bindings);
-      if (!value.ok()) return m_diags.error(where) << "valid size '" << region.valid[d].str() << "': " << value.error;
-      valid[d] = std::clamp<std::int64_t>(*value.value, 0, region.shape[d]);
-    }
-    return valid;
-  }
-
   // The storage under a tile's region, limited to its valid part: a tile of a partly valid tensor reads
   // and writes only that (a pad's region may reach past its target; its valid part does not).
   std::optional<HostTensor> view(const TileRegion& given, const Bindings& bindings, const SourceLocation& where) {
-    std::optional<Dims> valid = validOf(given, bindings, where);
-    if (!valid) return std::nullopt;
+    std::string problem;
+    std::optional<Dims> valid = reference::evaluateValidPart(given, bindings, problem);
+    if (!valid) return m_diags.error(where) << problem;
     TileRegion region = resolveViews(m_graph, given);
     region.shape = *valid;
     const HostTensor& storage = m_storage.at(static_cast<std::size_t>(region.tensor));
@@ -114,14 +103,14 @@ private:
     if (scattersRowsToGm(tile)) return scatterRows(op, tile, bindings);
     // Inputs whole as the tile's shape (what lies past a valid part is zero), with their valid parts.
     std::vector<HostTensor> inputs;
-    std::vector<Dims> shapes, valids;
+    std::vector<Dims> valids;
     bool partial = false;
     for (const TileRegion& region : tile.inputs) {
       auto input = view(region, bindings, op.location);
       if (!input) return false;
       partial = partial || input->shape().dims() != region.shape;
-      inputs.push_back(inLeadingBox(*input, region.shape));
-      shapes.push_back(region.shape);
+      inputs.push_back(input->shape().dims() == region.shape ? input->contiguous()
+                                                             : reference::inLeadingBox(*input, input->dtype(), region.shape));
       valids.push_back(input->shape().dims());
     }
     std::vector<HostTensor> targets;
@@ -145,41 +134,20 @@ private:
     }
     // As the functional simulator does (and the reference per tensor op): the kernel runs on the inputs
     // cut to their valid parts (ValidParts.h), and the leading box of each result is written.
-    std::vector<Dims> resultDims;
-    if (partial) {
-      if (const std::optional<std::vector<Dims>> boxes = validparts::cutInputs(tileAsOp, shapes, valids)) {
-        std::vector<TensorType> types;
-        for (std::size_t i = 0; i < inputs.size(); ++i) {
-          if ((*boxes)[i] != shapes[i]) inputs[i] = inputs[i].view(Dims((*boxes)[i].size(), 0), (*boxes)[i]).contiguous();
-          if (inputs[i].elementCount() == 0) return true;  // nothing valid: the tile adds and writes nothing
-          const Dims& dims = inputs[i].shape().dims();
-          types.push_back(TensorType{inputs[i].dtype(), SymbolicShape(dims.begin(), dims.end())});
-        }
-        Attributes attrs = tileAsOp.attrs;
-        const ShapeInferenceResult inferred = inferShapes(tileAsOp.kind, types, attrs);
-        if (!inferred.ok()) return m_diags.error(op.location) << "the valid parts of a tile give no result: " << inferred.error;
-        for (const TensorType& type : inferred.outputs) {
-          Dims dims;
-          for (const SymbolicScalar& dim : type.shape) dims.push_back(dim.constantValue().value_or(0));
-          resultDims.push_back(std::move(dims));
-        }
-      }
-    }
     std::vector<HostTensor> results;
-    for (std::size_t i = 0; i < tile.outputs.size(); ++i)
-      results.emplace_back(targets[i].dtype(), Shape(i < resultDims.size() ? resultDims[i] : tile.outputs[i].shape));
-    reference::KernelCall call{tileAsOp, std::move(inputs), results, m_diags};
-    if (!reference::runKernel(call)) return false;
-    for (std::size_t i = 0; i < targets.size(); ++i) writeLeading(targets[i], call.outputs[i], tile.accumulate);
+    if (partial) {
+      std::vector<DataType> dtypes;
+      for (const HostTensor& target : targets) dtypes.push_back(target.dtype());
+      if (!reference::runOnValidParts(tileAsOp, std::move(inputs), valids, dtypes, results, m_diags)) return false;
+    } else {
+      for (const HostTensor& target : targets) results.emplace_back(target.dtype(), target.shape());
+      reference::KernelCall call{tileAsOp, std::move(inputs), std::move(results), m_diags};
+      if (!reference::runKernel(call)) return false;
+      results = std::move(call.outputs);
+    }
+    for (std::size_t i = 0; i < results.size() && i < targets.size(); ++i)
+      writeLeading(targets[i], results[i], tile.accumulate);
     return true;
-  }
-
-  // `values` as the leading box of a zero tensor of `shape`.
-  static HostTensor inLeadingBox(const HostTensor& values, const Dims& shape) {
-    if (values.shape().dims() == shape) return values.contiguous();
-    HostTensor whole(values.dtype(), Shape(shape));
-    if (values.elementCount() > 0) whole.view(Dims(shape.size(), 0), values.shape().dims()).copyFrom(values);
-    return whole;
   }
 
   // The part of `values` and `target` both hold, from their first elements, written into `target`.
