@@ -2,11 +2,13 @@
 #include "compiler/passes/AllocateBuffers.h"
 
 #include "compiler/passes/GraphPartition.h"
+#include "compiler/passes/SubgraphOpOrder.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <queue>
 #include <unordered_map>
@@ -53,7 +55,28 @@ public:
 
   // Sets every buffer's offset; `membersApart` keeps buffers reserved until
   // the member after their last use ends, `pingPong` until one op after it.
-  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart, bool pingPong) {
+  // `bySize` places the largest buffers first, each at the lowest offset
+  // free over its whole live range (greedy by size): slower than first fit in
+  // order of use, but it leaves fewer gaps too small for a later large tile
+  // (a pinned scope's row chains alternate 32 KB and 64 KB tiles), so it is
+  // the fallback when first fit overflows.
+  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart, bool pingPong, bool bySize = false) {
+    setReleases(membersApart, pingPong);
+    return bySize ? placeBySize() : placeFirstFit();
+  }
+
+  // Whether some placement under these releases could fit every memory (the
+  // live bytes at each position do).
+  bool mayFit(bool membersApart, bool pingPong) {
+    setReleases(membersApart, pingPong);
+    const std::array<std::int64_t, kMemoryKindCount> bound = liveBytesBound();
+    for (std::size_t m = 0; m < kMemoryKindCount; ++m)
+      if (static_cast<MemoryKind>(m) != MemoryKind::GM && bound[m] > m_target.capacity(static_cast<MemoryKind>(m)))
+        return false;
+    return true;
+  }
+
+  void setReleases(bool membersApart, bool pingPong) {
     const std::vector<int> memberEnd = memberEnds();
     const std::vector<int> memberOf = memberOfPositions();
     for (Planned& entry : m_planned) {
@@ -64,6 +87,9 @@ public:
           entry.releaseAfter = std::max(entry.releaseAfter, memberEnd[static_cast<std::size_t>(member) + 1]);
       }
     }
+  }
+
+  std::array<std::int64_t, kMemoryKindCount> placeFirstFit() {
     std::array<std::int64_t, kMemoryKindCount> peak{};
     // Per memory: free byte ranges (offset -> end; the last runs to "infinity")
     // and the live buffers by release position. First fit = the lowest free
@@ -90,6 +116,65 @@ public:
       if (buffer.offsetBytes + buffer.bytes < end) ranges.emplace(buffer.offsetBytes + buffer.bytes, end);
       live[memory].emplace(m_planned[i].releaseAfter, i);
       peak[memory] = std::max(peak[memory], buffer.offsetBytes + buffer.bytes);
+    }
+    return peak;
+  }
+
+  // Per memory, the most bytes live at one position under the releases set:
+  // no placement needs less.
+  std::array<std::int64_t, kMemoryKindCount> liveBytesBound() const {
+    std::array<std::vector<std::pair<int, std::int64_t>>, kMemoryKindCount> events;  // (position, +bytes / -bytes)
+    for (const Planned& entry : m_planned) {
+      auto& list = events[static_cast<std::size_t>(entry.buffer.memory)];
+      list.emplace_back(entry.buffer.firstUse, entry.buffer.bytes);
+      list.emplace_back(entry.releaseAfter + 1, -entry.buffer.bytes);
+    }
+    std::array<std::int64_t, kMemoryKindCount> bound{};
+    for (std::size_t m = 0; m < kMemoryKindCount; ++m) {
+      std::sort(events[m].begin(), events[m].end());  // at one position, releases (negative) first
+      std::int64_t live = 0;
+      for (const auto& [position, bytes] : events[m]) bound[m] = std::max(bound[m], live += bytes);
+    }
+    return bound;
+  }
+
+  std::array<std::int64_t, kMemoryKindCount> placeBySize() {
+    std::vector<std::size_t> order(m_planned.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return m_planned[a].buffer.bytes > m_planned[b].buffer.bytes;
+    });
+    int positions = 0;
+    for (const Planned& entry : m_planned) positions = std::max(positions, entry.releaseAfter + 1);
+    // The placed buffers live at each position; a buffer conflicts with those
+    // of its memory at any position from its first use to its release.
+    std::vector<std::vector<std::uint32_t>> liveAt(static_cast<std::size_t>(positions));
+    std::vector<std::uint32_t> seen(m_planned.size(), 0);
+    std::uint32_t stamp = 0;
+    std::vector<std::pair<std::int64_t, std::int64_t>> taken;  // [offset, end) of the conflicting buffers
+    std::array<std::int64_t, kMemoryKindCount> peak{};
+    for (std::size_t i : order) {
+      BufferAllocation& buffer = m_planned[i].buffer;
+      const int from = buffer.firstUse, to = m_planned[i].releaseAfter;
+      ++stamp;
+      taken.clear();
+      for (int p = from; p <= to; ++p)
+        for (std::uint32_t other : liveAt[static_cast<std::size_t>(p)]) {
+          const BufferAllocation& placed = m_planned[other].buffer;
+          if (seen[other] == stamp || placed.memory != buffer.memory) continue;
+          seen[other] = stamp;
+          taken.emplace_back(placed.offsetBytes, placed.offsetBytes + placed.bytes);
+        }
+      std::sort(taken.begin(), taken.end());
+      std::int64_t offset = 0;
+      for (const auto& [begin, end] : taken) {
+        if (begin - offset >= buffer.bytes) break;
+        offset = std::max(offset, end);
+      }
+      buffer.offsetBytes = offset;
+      for (int p = from; p <= to; ++p) liveAt[static_cast<std::size_t>(p)].push_back(static_cast<std::uint32_t>(i));
+      const auto memory = static_cast<std::size_t>(buffer.memory);
+      peak[memory] = std::max(peak[memory], offset + buffer.bytes);
     }
     return peak;
   }
@@ -328,7 +413,7 @@ bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target) {
 }
 
 SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
-                                       BufferOverlap most) {
+                                       BufferOverlap most, bool bySizeFallback) {
   Planner planner(tiles, target, subgraph);
   planner.plan();
   std::optional<SubgraphBufferPlan> pingPong;
@@ -339,8 +424,16 @@ SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo&
   SubgraphBufferPlan plan;
   if (most != BufferOverlap::Single && planner.hasMembers())
     plan = planner.result(planner.place(true, false), BufferOverlap::MembersApart);
-  if (plan.overlap != BufferOverlap::MembersApart || !fitsCapacities(plan, target))
+  if (plan.overlap != BufferOverlap::MembersApart || !fitsCapacities(plan, target)) {
     plan = planner.result(planner.place(false, false), BufferOverlap::Single);
+    // Greedy by size costs a scan of the buffers live beside each one: only when it can help.
+    if (bySizeFallback && !fitsCapacities(plan, target) && planner.mayFit(false, false)) {
+      SubgraphBufferPlan bySize = planner.result(planner.place(false, false, true), BufferOverlap::Single);
+      if (bySize.peakBytes[static_cast<std::size_t>(MemoryKind::UB)] + bySize.peakBytes[static_cast<std::size_t>(MemoryKind::L1)] <
+          plan.peakBytes[static_cast<std::size_t>(MemoryKind::UB)] + plan.peakBytes[static_cast<std::size_t>(MemoryKind::L1)])
+        plan = std::move(bySize);
+    }
+  }
   if (pingPong) {
     // Say which memory ping-pong overflowed and what it would have needed.
     for (std::size_t m = 0; m < kMemoryKindCount; ++m) {
@@ -383,14 +476,48 @@ SubgraphBufferPlan planLike(const SubgraphBufferPlan& plan, const TileGraph& til
   return moved;
 }
 
+// The subgraph's ops in `order` (positions into them).
+void reorderOps(Subgraph& subgraph, const std::vector<int>& order) {
+  std::vector<TileOpId> ops;
+  ops.reserve(order.size());
+  for (int position : order) ops.push_back(subgraph.ops[static_cast<std::size_t>(position)]);
+  subgraph.ops = std::move(ops);
+}
+
+// When the ops in the order they were made overflow a buffer, the depth-first
+// order (SubgraphOpOrder.h), if it needs less of the memory that overflowed.
+// Sets `order` to the permutation taken (left empty otherwise).
+void tryDepthFirstOrder(const TileGraph& tiles, const TargetInfo& target, Subgraph& subgraph,
+                        SubgraphBufferPlan& plan, std::vector<int>& order) {
+  if (fitsCapacities(plan, target) || !subgraph.memberStarts.empty()) return;
+  std::vector<int> candidate = depthFirstOpOrder(tiles, subgraph);
+  if (candidate.size() != subgraph.ops.size() || std::is_sorted(candidate.begin(), candidate.end())) return;
+  Subgraph trial = subgraph;
+  reorderOps(trial, candidate);
+  SubgraphBufferPlan reordered = planSubgraphBuffers(tiles, target, trial, BufferOverlap::PingPong, true);
+  auto overflow = [&](const SubgraphBufferPlan& p) {
+    std::int64_t total = 0;
+    for (std::size_t m = 0; m < kMemoryKindCount; ++m)
+      if (static_cast<MemoryKind>(m) != MemoryKind::GM)
+        total += std::max<std::int64_t>(0, p.peakBytes[m] - target.capacity(static_cast<MemoryKind>(m)));
+    return total;
+  };
+  if (overflow(reordered) >= overflow(plan)) return;
+  subgraph.ops = std::move(trial.ops);
+  plan = std::move(reordered);
+  order = std::move(candidate);
+}
+
 } // namespace
 
 bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
   // Isomorphic subgraphs (one program) get one placement, planned once: a
-  // GEMM's 1152 output tiles are one plan, not 1152.
+  // GEMM's 1152 output tiles are one plan, not 1152. A program whose ops
+  // were reordered to fit has each of its subgraphs reordered alike.
   struct Planned {
     const Subgraph* subgraph;
     SubgraphBufferPlan plan;
+    std::vector<int> order;  // empty: as made
   };
   std::map<int, Planned> byProgram;
   for (Subgraph& subgraph : compilation.blocks.subgraphs) {
@@ -398,11 +525,18 @@ bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
     const bool alike = found != byProgram.end() && found->second.subgraph->ops.size() == subgraph.ops.size() &&
                        found->second.subgraph->coreType == subgraph.coreType &&
                        found->second.subgraph->memberStarts == subgraph.memberStarts;
-    SubgraphBufferPlan plan =
-        alike ? planLike(found->second.plan, compilation.tiles, subgraph)
-              : planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph, BufferOverlap::PingPong);
+    SubgraphBufferPlan plan;
+    std::vector<int> order;
+    if (alike) {
+      if (!found->second.order.empty()) reorderOps(subgraph, found->second.order);
+      plan = planLike(found->second.plan, compilation.tiles, subgraph);
+    } else {
+      plan = planSubgraphBuffers(compilation.tiles, compilation.settings.target, subgraph, BufferOverlap::PingPong,
+                                 /*bySizeFallback=*/true);
+      tryDepthFirstOrder(compilation.tiles, compilation.settings.target, subgraph, plan, order);
+    }
     if (!alike && subgraph.programId >= 0 && found == byProgram.end())
-      byProgram.emplace(subgraph.programId, Planned{&subgraph, plan});
+      byProgram.emplace(subgraph.programId, Planned{&subgraph, plan, std::move(order)});
     subgraph.peakBytes = plan.peakBytes;
     subgraph.buffers = plan.buffers;
     subgraph.overlap = plan.overlap;

@@ -21,6 +21,10 @@
 //       as soon as they are dead (correct; the loads then wait for the
 //       bytes they reuse). Below PingPong the subgraph records the memory
 //       that could not take it and the bytes it would have needed.
+//       A subgraph whose ops, in the order they were made, overflow a
+//       memory runs them depth first instead when that needs less of it
+//       (SubgraphOpOrder.h: a pinned scope's row chains one after the other;
+//       every subgraph of its program alike).
 //       A subgraph whose peak use of a memory exceeds the machine's capacity
 //       is an error naming the subgraph, the memory, the bytes needed and
 //       available, and the kernel line of the largest tile live at the peak.
@@ -67,8 +71,11 @@ struct SubgraphBufferPlan {
 };
 // `most` caps the overlap tried: the merge passes plan with MembersApart, so
 // what they decide fits does not depend on the optional ping-pong room.
+// `bySizeFallback` (AllocateBuffers' final plan only) places the buffers
+// greedily by size when first fit in order of use overflows: the passes that
+// group ops keep judging by first fit, so their groupings do not depend on it.
 SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
-                                       BufferOverlap most = BufferOverlap::MembersApart);
+                                       BufferOverlap most = BufferOverlap::MembersApart, bool bySizeFallback = false);
 // Whether every on-chip peak of `plan` is within `target`'s capacities.
 bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target);
 

@@ -648,6 +648,14 @@ private:
     return true;
   }
 
+  // The rank of the vec tile in force for `op` as set (0 when none is).
+  std::size_t vecTileRankAsSet(const TensorOp& op) const {
+    if (const auto* setting = projectTile("vec", op)) return setting->size();
+    if (!op.tiles.vec.empty()) return op.tiles.vec.size();
+    if (const auto* fallback = projectDefault("vec")) return fallback->size();
+    return 0;
+  }
+
   bool hasVecTile(const TensorOp& op) const {
     return projectTile("vec", op) != nullptr || !op.tiles.vec.empty() || projectDefault("vec") != nullptr;
   }
@@ -781,8 +789,9 @@ private:
   // number on both sides ([t | 8192] -> [t | 64, 128]); within a group C
   // order is kept when a tile cuts only the group's first dim on each side,
   // so the vec tile in force is widened to whole extents in a group's other
-  // output dims, and its first dim is rounded up so that the flattened chunk
-  // is a whole number of the input group's inner rows. A tile with fewer dims
+  // output dims (its first dim shrunk to keep the tile's element count), and
+  // its first dim is rounded up so that the flattened chunk is a whole number
+  // of the input group's inner rows. A tile with fewer dims
   // than the output (set for the reshape's input, as PyPTO's prologs do)
   // leaves the output's trailing dims whole.
   bool expandReshape(const TensorOp& op, const std::function<void(TileOp)>& emit) {
@@ -823,7 +832,36 @@ private:
       for (std::size_t d = begin; d < end; ++d) value *= shape[d];
       return value;
     };
-    auto tile = vecTile(op, outShape, /*dataMovement=*/true, /*wholeTrailingDims=*/true);
+    // A tile with the input's rank (not the output's) was set for the input,
+    // as PyPTO's indexer sets [128, 128] before viewing a [128, 16K] score
+    // block as [2, 64, 16K]: it cuts the input, and each group's output tile
+    // holds the same elements as the input tile's (the group's inner input
+    // dims whole). Taken over the output it would leave 16K columns whole.
+    std::optional<Dims> tile;
+    if (vecTileRankAsSet(op) == inShape.size() && inShape.size() != outShape.size()) {
+      auto inTile = vecTile(op, inShape, /*dataMovement=*/true);
+      if (!inTile) return false;
+      tile = Dims(outShape.size(), 1);
+      for (const Group& group : groups) {
+        if (group.outBegin == group.outEnd || group.inBegin == group.inEnd) continue;
+        const std::int64_t elements =
+            (*inTile)[group.inBegin] * product(inShape, group.inBegin + 1, group.inEnd);
+        const std::int64_t innerOut = product(outShape, group.outBegin + 1, group.outEnd);
+        (*tile)[group.outBegin] = std::max<std::int64_t>(1, (elements + innerOut - 1) / innerOut);
+      }
+    } else {
+      tile = vecTile(op, outShape, /*dataMovement=*/true, /*wholeTrailingDims=*/true);
+      // A group's inner output dims become whole; its first dim shrinks so the tile keeps about the elements
+      // the vec tile gives the group (sparse attention sets [128, 128] to view [1024, 128] as [128, 1024]:
+      // 16 rows of 1 024, not 128).
+      if (tile)
+        for (const Group& group : groups) {
+          if (group.outBegin == group.outEnd || group.outEnd - group.outBegin < 2) continue;
+          const std::int64_t elements = product(*tile, group.outBegin, group.outEnd);
+          (*tile)[group.outBegin] =
+              std::max<std::int64_t>(1, elements / product(outShape, group.outBegin + 1, group.outEnd));
+        }
+    }
     if (!tile) return false;
     for (const Group& group : groups) {
       if (group.outBegin == group.outEnd) continue;

@@ -899,6 +899,8 @@ private:
     return fitsCapacities(planSubgraphBuffers(m_tiles, target, trial, BufferOverlap::Single), target);
   }
 
+  static constexpr std::size_t kMaxCheckedGroupOps = 1024;
+
   // Whether op `v` fits on chip together with the groups `chosen` and `extra`.
   bool fitsWith(const std::vector<std::int32_t>& chosen, std::int32_t extra, std::int32_t v) {
     bool cube = coreOf(v) == CoreType::AIC;
@@ -911,6 +913,12 @@ private:
     cube = cube || group(extra).cube;
     bytes += group(extra).operandBytes;
     if (bytes <= smallestCapacity(cube)) return true;
+    std::size_t size = 1 + group(extra).members.size();
+    for (std::int32_t id : chosen) size += group(id).members.size();
+    // Planning costs the group's size, and a scope's ops are checked one by one: past a bound, a merge of
+    // ops whose group overflowed once is refused unplanned, so the checks stay linear in the scope (PyPTO's
+    // sparse attention places 18 000 such ops in one scope).
+    if (size > kMaxCheckedGroupOps) return false;
     for (std::int32_t id : chosen) locals.insert(locals.end(), group(id).members.begin(), group(id).members.end());
     locals.insert(locals.end(), group(extra).members.begin(), group(extra).members.end());
     return fitsOnChip(std::move(locals), cube, bytes);

@@ -5,6 +5,7 @@
 #include "compiler/reference/ReferenceKernels.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace pto::reference {
 
@@ -30,13 +31,52 @@ HostTensor inLeadingBox(const HostTensor& part, DataType dtype, const Dims& shap
   return whole;
 }
 
+namespace {
+
+// A top-k tile of ExpandFunction's selection tree (it carries `index_base`, or its candidates' indices as a
+// second input) may hold fewer valid entries along its dim than it keeps: the last chunk of a row valid in
+// part. Cut there, it would give fewer than k candidates, and the next level's whole lists would read
+// entries no tile wrote. Instead its invalid entries take a value that loses every comparison (-inf when
+// selecting the largest; when the smallest, NaN, which sorts above every number) and the index -1, so the
+// tile still yields k candidates with every real one first. The op's own valid part holds at least k
+// entries (else the reference interpreter refuses it), and ties go to the lower position, so no padding
+// entry reaches the result.
+void padTreeTopKAlongDim(const TensorOp& op, std::vector<HostTensor>& inputs, std::vector<Dims>& boxes,
+                         const std::vector<Dims>& shapes) {
+  if (op.kind != TensorOpKind::TopK || inputs.empty() || !isFloatingPoint(inputs[0].dtype())) return;
+  if (!op.attr<std::int64_t>("index_base") && inputs.size() < 2) return;
+  const auto* dimAttr = op.attr<std::int64_t>("dim");
+  const auto* k = op.attr<std::int64_t>("k");
+  if (!dimAttr || !k || *dimAttr < 0 || static_cast<std::size_t>(*dimAttr) >= shapes[0].size()) return;
+  const auto dim = static_cast<std::size_t>(*dimAttr);
+  if (boxes[0][dim] >= *k || shapes[0][dim] < *k) return;
+  const auto* largest = op.attr<bool>("largest");
+  const double loser = !largest || *largest ? -std::numeric_limits<double>::infinity()
+                                            : std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t i = 0; i < inputs.size() && i < 2; ++i) {
+    Dims padded = boxes[i];
+    padded[dim] = shapes[i][dim];
+    HostTensor whole(inputs[i].dtype(), Shape(padded));
+    for (std::int64_t e = 0; e < whole.elementCount(); ++e) {
+      if (i == 0) whole.setFromDouble(e, loser);
+      else whole.setFromInt64(e, -1);
+    }
+    whole.view(Dims(padded.size(), 0), boxes[i]).copyFrom(inputs[i].view(Dims(padded.size(), 0), boxes[i]));
+    inputs[i] = std::move(whole);
+    boxes[i] = std::move(padded);
+  }
+}
+
+} // namespace
+
 bool runOnValidParts(const TensorOp& op, std::vector<HostTensor> inputs, const std::vector<Dims>& valids,
                      const std::vector<DataType>& outputDtypes, std::vector<HostTensor>& results,
                      DiagnosticEngine& diags) {
   results.clear();
   std::vector<Dims> shapes;
   for (const HostTensor& input : inputs) shapes.push_back(input.shape().dims());
-  const std::optional<std::vector<Dims>> boxes = validparts::cutInputs(op, shapes, valids);
+  std::optional<std::vector<Dims>> boxes = validparts::cutInputs(op, shapes, valids);
+  if (boxes) padTreeTopKAlongDim(op, inputs, *boxes, shapes);
   std::vector<TensorType> types;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (boxes && (*boxes)[i] != shapes[i]) inputs[i] = inputs[i].view(Dims(shapes[i].size(), 0), (*boxes)[i]);

@@ -109,6 +109,29 @@ class InPlaceReshape(unittest.TestCase):
         self.assertTrue(report["simulated"], report.get("simulation_error"))
         np.testing.assert_array_equal(out, (x * 2 + 1).reshape(T, HEADS, DIM))
 
+    def test_a_tile_set_for_the_input_cuts_the_copy_of_a_computed_tensor(self):
+        # PyPTO's lightning indexer sets [128, 128] and views a [128, 16K] score block as [2, 64, 16K]: the
+        # tile is the input's. Taken over the output it would leave the last dim whole, one 512 KB tile here
+        # (more than a unified buffer holds, so the kernel fell back to the reference interpreter).
+        rows, width = 128, 1024
+
+        @pypto.frontend.jit
+        def score_heads(x: pypto.Tensor([rows, width], pypto.DT_FP32),
+                        out: pypto.Tensor([2, 1, width], pypto.DT_FP32)):
+            pypto.set_vec_tile_shapes(rows, 128)
+            scores = pypto.exp(x)
+            heads = pypto.reshape(scores, [2, rows // 2, width], inplace=True)
+            pypto.set_vec_tile_shapes(1, rows // 2, 128)
+            pypto.assemble(pypto.sum(heads, dim=1, keepdim=True), [0, 0, 0], out)
+
+        x = RNG.standard_normal((rows, width)).astype(np.float32)
+        out = np.zeros((2, 1, width), np.float32)
+        score_heads(x, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        expected = np.exp(x.astype(np.float64)).reshape(2, rows // 2, width).sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(out, expected, rtol=1e-5)  # fp32 sums of 64 positive terms
+
     def test_writing_a_computed_tensor_through_its_reshape_is_refused(self):
         x = RNG.standard_normal((T * HEADS, DIM)).astype(np.float32)
         out = np.zeros((T * HEADS, DIM), np.float32)

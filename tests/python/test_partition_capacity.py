@@ -75,6 +75,32 @@ class PartitionCapacity(unittest.TestCase):
         # More than one vector subgraph per loop body: the block's tokens do not all fit at once.
         self.assertGreater(report["subgraphs"], 2)
 
+    def test_a_pinned_scope_too_large_op_by_op_runs_its_row_chains_one_after_the_other(self):
+        # PyPTO's sparse attention pins its whole key gather (2 048 keys in row tiles of 16, a dozen ops each)
+        # into one subgraph with sg_set_scope. Listed op by op, every op's tiles would be live at once (here
+        # 32 row tiles of 16 KiB per op: 512 KiB each); depth first, one row's chain finishes before the next.
+        rows, width = 512, 256
+
+        @pypto.frontend.jit
+        def pinned_chain(x: pypto.Tensor([rows, width], pypto.DT_FP32), out: pypto.Tensor([rows, width], pypto.DT_FP32)):
+            pypto.set_vec_tile_shapes(16, width)
+            pypto.set_pass_options(sg_set_scope=7)
+            e = pypto.exp(x)
+            scaled = e * 0.5 + x
+            pypto.assemble(pypto.mul(scaled, e), [0, 0], out)
+            pypto.set_pass_options(sg_set_scope=-1)
+
+        x = RNG.uniform(-2.0, 2.0, (rows, width)).astype(np.float32)
+        out = np.zeros((rows, width), np.float32)
+        pinned_chain(x, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        self.assertEqual(report["subgraphs"], 1)  # the scope stays whole
+        e = np.exp(x.astype(np.float64))
+        # A handful of fp32 roundings of terms below ~8 (about 2e-6 absolute after the last product; e * 0.5 + x
+        # cancels near x = -0.35, so relative error alone does not bound it).
+        np.testing.assert_allclose(out, (e * 0.5 + x) * e, rtol=1e-5, atol=1e-5)
+
 
 if __name__ == "__main__":
     unittest.main()

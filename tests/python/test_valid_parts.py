@@ -157,6 +157,38 @@ class ValidParts(unittest.TestCase):
             self.assert_simulated(f"n={n}")
             np.testing.assert_array_equal(order[0], np.argsort(-scores[0, :n])[:k], err_msg=f"n={n}")
 
+    def test_a_top_k_tree_over_a_row_whose_last_chunks_hold_fewer_than_k_valid_scores(self):
+        # PyPTO's lightning indexer takes the top 2 048 of a 64K row valid up to the request's length, in
+        # chunks of 8K: the chunk holding the tail, and those after it, hold fewer than k valid scores. Here
+        # chunks of 128 with k = 32.
+        width, k, chunk = 1024, 32, 128
+
+        def make(largest):
+            @pypto.frontend.jit
+            def top(scores: pypto.Tensor([1, width], pypto.DT_FP32), lengths: pypto.Tensor([1], pypto.DT_INT32),
+                    order: pypto.Tensor([1, k], pypto.DT_INT32)):
+                pypto.set_vec_tile_shapes(1, chunk)
+                valid = pypto.view(scores, [1, width], [0, 0], valid_shape=[1, lengths[0]])
+                _, index = pypto.topk(valid, k=k, dim=-1, largest=largest)
+                pypto.assemble(index, [0, 0], order)
+            return top
+
+        for largest in (True, False):
+            top = make(largest)
+            sign = -1.0 if largest else 1.0
+            for n, note in ((k, "one partial chunk, the rest empty"), (150, "22 valid in the second chunk"),
+                            (700, "60 valid in the sixth chunk"), (40, "ties at the losing extreme")):
+                scores = RNG.standard_normal((1, width)).astype(np.float32)
+                scores[0, n:] = -sign * 1e6  # invalid scores that would win
+                if note.startswith("ties"):
+                    scores[0, 30:n] = np.inf * sign  # real scores as bad as the padding: the lower index wins
+                order = np.full((1, k), -5, np.int32)
+                top(scores, np.array([n], np.int32), order)
+                case = f"largest={largest}, n={n} ({note})"
+                self.assert_simulated(case)
+                expected = np.argsort(sign * scores[0, :n].astype(np.float64), kind="stable")[:k]
+                np.testing.assert_array_equal(order[0], expected, err_msg=case)
+
     def test_rows_gathered_by_a_partly_valid_index_keep_the_valid_count_through_reshapes(self):
         rows, picked, width = 64, 16, 8
 
