@@ -168,14 +168,17 @@ private:
     std::int64_t covered = 0;
     while (next < instruction.srcs.size() && covered < needed) {
       const PtoOperand& operand = instruction.srcs[next++];
-      // The buffer `accept` takes, preferring one made earlier here and live at p.
+      // The buffer `accept` takes, preferring one made earlier here and live
+      // at p, then one live at p: bytes reused over the subgraph hold several
+      // buffers of one size at one offset, one at a time.
       const auto holderWhere = [&](auto accept) {
-        const auto madeHere = [&](const BufferAllocation& buffer) {
-          return buffer.producer != kNoId && buffer.firstUse < p && buffer.lastUse >= p;
+        const auto rank = [&](const BufferAllocation& buffer) {
+          const bool live = buffer.firstUse <= p && buffer.lastUse >= p;
+          return buffer.producer != kNoId && buffer.firstUse < p && live ? 2 : live ? 1 : 0;
         };
         const BufferAllocation* holder = nullptr;
         for (const BufferAllocation& buffer : m_subgraph.buffers)
-          if (accept(buffer) && (!holder || (madeHere(buffer) && !madeHere(*holder)))) holder = &buffer;
+          if (accept(buffer) && (!holder || rank(buffer) > rank(*holder))) holder = &buffer;
         return holder;
       };
       // The piece is a whole buffer, or else (an input inside a larger tile
