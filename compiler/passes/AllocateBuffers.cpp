@@ -412,6 +412,20 @@ bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target) {
   return true;
 }
 
+namespace {
+
+// The bytes by which `plan` overflows the on-chip memories, summed: which of
+// two plans that both overflow comes closer.
+std::int64_t overflowBytes(const SubgraphBufferPlan& plan, const TargetInfo& target) {
+  std::int64_t total = 0;
+  for (std::size_t m = 0; m < kMemoryKindCount; ++m)
+    if (static_cast<MemoryKind>(m) != MemoryKind::GM)
+      total += std::max<std::int64_t>(0, plan.peakBytes[m] - target.capacity(static_cast<MemoryKind>(m)));
+  return total;
+}
+
+} // namespace
+
 SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
                                        BufferOverlap most, bool bySizeFallback) {
   Planner planner(tiles, target, subgraph);
@@ -429,9 +443,7 @@ SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo&
     // Greedy by size costs a scan of the buffers live beside each one: only when it can help.
     if (bySizeFallback && !fitsCapacities(plan, target) && planner.mayFit(false, false)) {
       SubgraphBufferPlan bySize = planner.result(planner.place(false, false, true), BufferOverlap::Single);
-      if (bySize.peakBytes[static_cast<std::size_t>(MemoryKind::UB)] + bySize.peakBytes[static_cast<std::size_t>(MemoryKind::L1)] <
-          plan.peakBytes[static_cast<std::size_t>(MemoryKind::UB)] + plan.peakBytes[static_cast<std::size_t>(MemoryKind::L1)])
-        plan = std::move(bySize);
+      if (overflowBytes(bySize, target) < overflowBytes(plan, target)) plan = std::move(bySize);
     }
   }
   if (pingPong) {
@@ -494,15 +506,9 @@ void tryDepthFirstOrder(const TileGraph& tiles, const TargetInfo& target, Subgra
   if (candidate.size() != subgraph.ops.size() || std::is_sorted(candidate.begin(), candidate.end())) return;
   Subgraph trial = subgraph;
   reorderOps(trial, candidate);
-  SubgraphBufferPlan reordered = planSubgraphBuffers(tiles, target, trial, BufferOverlap::PingPong, true);
-  auto overflow = [&](const SubgraphBufferPlan& p) {
-    std::int64_t total = 0;
-    for (std::size_t m = 0; m < kMemoryKindCount; ++m)
-      if (static_cast<MemoryKind>(m) != MemoryKind::GM)
-        total += std::max<std::int64_t>(0, p.peakBytes[m] - target.capacity(static_cast<MemoryKind>(m)));
-    return total;
-  };
-  if (overflow(reordered) >= overflow(plan)) return;
+  SubgraphBufferPlan reordered =
+      planSubgraphBuffers(tiles, target, trial, BufferOverlap::PingPong, /*bySizeFallback=*/true);
+  if (overflowBytes(reordered, target) >= overflowBytes(plan, target)) return;
   subgraph.ops = std::move(trial.ops);
   plan = std::move(reordered);
   order = std::move(candidate);

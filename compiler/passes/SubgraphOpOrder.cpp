@@ -23,19 +23,13 @@ std::vector<std::vector<int>> predecessorsOf(const TileGraph& tiles, const Subgr
   // Bytes shared under two names (an in-place reshape's alias and its
   // source): every op touching them follows every earlier one that did.
   std::vector<int> sharedBytesUsers;
-  auto sharesBytes = [&](TensorId tensor) {
-    const TensorValue& value = graph.tensor(tensor);
-    if (value.reshapeOf != kNoId) return true;
-    for (const TensorValue& other : graph.tensors())
-      if (other.reshapeOf == tensor) return true;
-    return false;
-  };
-  std::vector<signed char> shared(graph.tensors().size(), -1);  // memo of sharesBytes
-  auto isShared = [&](TensorId tensor) {
-    signed char& known = shared[static_cast<std::size_t>(tensor)];
-    if (known < 0) known = sharesBytes(tensor) ? 1 : 0;
-    return known == 1;
-  };
+  std::vector<char> shared(graph.tensors().size(), 0);  // by tensor: an alias, or the source of one
+  for (const TensorValue& value : graph.tensors())
+    if (value.reshapeOf != kNoId) {
+      shared[static_cast<std::size_t>(value.id)] = 1;
+      shared[static_cast<std::size_t>(value.reshapeOf)] = 1;
+    }
+  auto isShared = [&](TensorId tensor) { return shared[static_cast<std::size_t>(tensor)] != 0; };
 
   for (std::size_t position = 0; position < count; ++position) {
     const TileOp& op = tiles.tileOp(subgraph.ops[position]);
