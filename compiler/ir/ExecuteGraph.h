@@ -11,8 +11,10 @@
 // task when it reads what that task writes (read after write), writes what
 // it reads (write after read), or writes what it writes (write after write),
 // where "what" is a box of elements of one storage tensor, compared with the
-// loop indices of both tasks bound. Redundant edges implied by others may be
-// kept; no edge is missing.
+// loop indices of both tasks bound. A tensor that is another's bytes in
+// another shape (a reshape folded into an alias, TensorValue::reshapeOf) is
+// compared as the box of those bytes that holds its region (ByteAlias).
+// Redundant edges implied by others may be kept; no edge is missing.
 #pragma once
 
 #include "compiler/ir/BlockGraph.h"
@@ -56,9 +58,19 @@ struct Task {
   std::vector<TaskId> successors;    // ascending, no duplicates
 };
 
+// `alias` holds the bytes of `storage` (both row-major, of these concrete
+// shapes and element sizes): dependencies on it are found on `storage`.
+struct ByteAlias {
+  TensorId alias = kNoId;
+  TensorId storage = kNoId;
+  std::vector<std::int64_t> aliasShape, storageShape;
+  std::int64_t aliasElementBytes = 1, storageElementBytes = 1;
+};
+
 struct ExecuteGraph {
   std::vector<Task> tasks;
   std::size_t edgeCount = 0;
+  std::vector<ByteAlias> aliases;  // at most one per alias tensor
 };
 
 } // namespace pto

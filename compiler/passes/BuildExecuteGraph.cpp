@@ -407,6 +407,8 @@ public:
           m_next = std::max(m_next, region.tensor + 1);
           if (region.instance != 0) lastTask[{region.tensor, region.instance}] = task.id;
         }
+    // An alias's accesses are keyed by its storage, which no region may name.
+    for (const ByteAlias& alias : graph.aliases) m_next = std::max(m_next, alias.storage + 1);
     m_freeSlots.resize(static_cast<std::size_t>(m_next));
     // Instances that die after each task, grouped by task (ids ascending).
     m_endingFirst.assign(graph.tasks.size() + 1, 0);
@@ -462,20 +464,70 @@ private:
 };
 
 // The non-empty boxes of a task, reads first, their corners in `coords`.
-void accessesOf(const Task& task, StorageSlots& slots, std::vector<Access>& accesses, std::vector<std::int64_t>& coords) {
+// Appends to `coords` the box [lo, hi) of `alias.storage` that holds every
+// byte of the alias region at `offsets` of `sizes`. Those bytes lie between
+// the region's first and last element's in row-major order; the smallest box
+// of the storage holding that byte range is exact in the leading dims where
+// the first and last byte's coordinates agree, spans both in the first dim
+// where they differ, and is whole after it. A box that is exact for the
+// usual alias (blocks of a paged cache seen as rows: one block's rows are one
+// block) and never too small.
+void appendStorageBox(const ByteAlias& alias, const std::vector<std::int64_t>& offsets,
+                      const std::vector<std::int64_t>& sizes, std::vector<std::int64_t>& coords) {
+  std::int64_t first = 0, last = 0;
+  for (std::size_t d = 0; d < alias.aliasShape.size(); ++d) {
+    first = first * alias.aliasShape[d] + offsets[d];
+    last = last * alias.aliasShape[d] + offsets[d] + sizes[d] - 1;
+  }
+  const std::int64_t firstElement = first * alias.aliasElementBytes / alias.storageElementBytes;
+  const std::int64_t lastElement = ((last + 1) * alias.aliasElementBytes - 1) / alias.storageElementBytes;
+  const std::size_t rank = alias.storageShape.size();
+  std::vector<std::int64_t> from(rank), to(rank);
+  std::int64_t a = firstElement, b = lastElement;
+  for (std::size_t d = rank; d-- > 0;) {
+    from[d] = a % alias.storageShape[d];
+    to[d] = b % alias.storageShape[d];
+    a /= alias.storageShape[d];
+    b /= alias.storageShape[d];
+  }
+  std::vector<std::int64_t> lo(rank), hi(rank);
+  bool differed = false;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (differed) {
+      lo[d] = 0, hi[d] = alias.storageShape[d];
+    } else {
+      lo[d] = from[d], hi[d] = to[d] + 1;
+      differed = from[d] != to[d];
+    }
+  }
+  coords.insert(coords.end(), lo.begin(), lo.end());
+  coords.insert(coords.end(), hi.begin(), hi.end());
+}
+
+using AliasIndex = std::unordered_map<TensorId, const ByteAlias*>;
+
+void accessesOf(const Task& task, StorageSlots& slots, const AliasIndex& aliases, std::vector<Access>& accesses,
+                std::vector<std::int64_t>& coords) {
   accesses.clear();
   coords.clear();
   for (const auto* list : {&task.reads, &task.writes})
     for (const ConcreteRegion& region : *list) {
-      const std::size_t rank = region.shape.size();
+      std::size_t rank = region.shape.size();
       if (std::any_of(region.shape.begin(), region.shape.end(), [](std::int64_t size) { return size <= 0; })) continue;
       Access access;
       access.tensor = slots.of(region);
       access.write = list == &task.writes;
       access.coords = static_cast<std::uint32_t>(coords.size());
+      auto alias = aliases.find(region.tensor);
+      if (alias != aliases.end() && alias->second->aliasShape.size() == rank) {
+        access.tensor = alias->second->storage;
+        rank = alias->second->storageShape.size();
+        appendStorageBox(*alias->second, region.offsets, region.shape, coords);
+      } else {
+        coords.insert(coords.end(), region.offsets.begin(), region.offsets.end());
+        for (std::size_t d = 0; d < rank; ++d) coords.push_back(region.offsets[d] + region.shape[d]);
+      }
       access.rank = static_cast<std::uint32_t>(rank);
-      coords.insert(coords.end(), region.offsets.begin(), region.offsets.end());
-      for (std::size_t d = 0; d < rank; ++d) coords.push_back(region.offsets[d] + region.shape[d]);
       accesses.push_back(access);
     }
 }
@@ -552,12 +604,20 @@ void computeTaskDependencies(ExecuteGraph& graph, ImpliedEdges implied) {
   std::vector<std::int64_t> coords;
   std::vector<EntryId> covered;
   std::vector<TaskId> predecessors;
+  AliasIndex aliases;
+  auto positive = [](const std::vector<std::int64_t>& shape) {
+    return std::all_of(shape.begin(), shape.end(), [](std::int64_t extent) { return extent > 0; });
+  };
+  for (const ByteAlias& alias : graph.aliases)
+    if (positive(alias.aliasShape) && positive(alias.storageShape) && alias.aliasElementBytes > 0 &&
+        alias.storageElementBytes > 0)
+      aliases.emplace(alias.alias, &alias);
   graph.edgeCount = 0;
   for (Task& task : graph.tasks) task.successors.clear();
   for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
     Task& task = graph.tasks[t];
     assert(task.id == static_cast<TaskId>(t) && "tasks are numbered in program order");
-    accessesOf(task, slots, accesses, coords);
+    accessesOf(task, slots, aliases, accesses, coords);
     auto lo = [&](const Access& access) { return coords.data() + access.coords; };
     auto hi = [&](const Access& access) { return coords.data() + access.coords + access.rank; };
     // Query every access against the state before this task, then record
@@ -848,6 +908,14 @@ bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
     return false;
   }
   privatizeLoopTemporaries(compilation.tiles.graph, compilation.tasks);
+  for (const TensorValue& value : compilation.tiles.graph.tensors()) {
+    if (value.reshapeOf == kNoId) continue;
+    const TensorValue& storage = compilation.tiles.graph.tensor(value.reshapeOf);
+    compilation.tasks.aliases.push_back(ByteAlias{value.id, storage.id, compilation.tiles.shapeOf(value.id),
+                                                  compilation.tiles.shapeOf(storage.id),
+                                                  static_cast<std::int64_t>(sizeOf(value.dtype)),
+                                                  static_cast<std::int64_t>(sizeOf(storage.dtype))});
+  }
   computeTaskDependencies(compilation.tasks);
   return true;
 }

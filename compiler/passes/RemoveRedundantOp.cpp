@@ -128,14 +128,24 @@ std::int64_t elementCount(const std::vector<std::int64_t>& shape) {
   return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
 }
 
-// Reshapes and bitcasts of read-only arguments become aliases (see the
-// header): the op copied the argument's bytes at the start of its life, and
-// since no one writes either tensor the copy always equals the argument.
-void foldReadOnlyReshapes(TileGraph& tiles) {
+// Reshapes and bitcasts of arguments become aliases (see the header): the op
+// copies the argument's bytes when it runs, and since nothing writes them
+// after it in program order (nor writes the copy) the copy always equals the
+// argument. Writes before it are fine: the tasks that read the alias are
+// ordered after them on the argument's bytes (ExecuteGraph::aliases).
+void foldArgumentReshapes(TileGraph& tiles) {
   TensorGraph& graph = tiles.graph;
   std::map<TensorId, int> writers;  // tile ops writing each storage tensor
+  std::map<TensorId, OpId> lastWriter;  // the latest tensor op writing each argument's bytes, under any name
+  auto bytesOf = [&](TensorId tensor) {
+    return graph.tensor(tensor).reshapeOf != kNoId ? graph.tensor(tensor).reshapeOf : tensor;
+  };
   for (const TileOp& op : tiles.tileOps())
-    for (const TileRegion& region : op.outputs) ++writers[region.tensor];
+    for (const TileRegion& region : op.outputs) {
+      ++writers[region.tensor];
+      OpId& last = lastWriter.try_emplace(bytesOf(region.tensor), op.tensorOp).first->second;
+      last = std::max(last, op.tensorOp);
+    }
   bool folded = false;
   for (const TensorOp& op : graph.ops()) {
     if (op.kind != TensorOpKind::Reshape && op.kind != TensorOpKind::Bitcast) continue;
@@ -163,7 +173,8 @@ void foldReadOnlyReshapes(TileGraph& tiles) {
     if (!plainCopies) continue;
     // A reshape of a reshape already folded aliases the same argument.
     TensorId argument = graph.tensor(from).reshapeOf != kNoId ? graph.tensor(from).reshapeOf : from;
-    if (graph.tensor(argument).role != TensorRole::Argument || writers.count(argument)) continue;
+    if (graph.tensor(argument).role != TensorRole::Argument) continue;
+    if (auto written = lastWriter.find(argument); written != lastWriter.end() && written->second > op.id) continue;
     if (graph.tensor(to).role != TensorRole::Temporary || writers[to] != static_cast<int>(ids.size())) continue;
     if (op.kind == TensorOpKind::Reshape && graph.tensor(to).dtype != graph.tensor(argument).dtype) continue;
     if (inputElements != elementCount(tiles.shapeOf(from)) || outputElements != elementCount(tiles.shapeOf(to)))
@@ -186,7 +197,7 @@ bool removeRedundantOp(Compilation& compilation, DiagnosticEngine&) {
     for (TileRegion& region : op.inputs) region = resolveViews(tiles.graph, region);
     for (TileRegion& region : op.outputs) region = resolveViews(tiles.graph, region);
   }
-  foldReadOnlyReshapes(tiles);
+  foldArgumentReshapes(tiles);
   return true;
 }
 

@@ -66,6 +66,15 @@ ConcreteRegion randomBox(TensorId tensor, const TensorSpec& spec, const Workload
   return region;
 }
 
+// Appends the next task in program order.
+void appendTask(ExecuteGraph& graph, std::vector<ConcreteRegion> reads, std::vector<ConcreteRegion> writes) {
+  Task task;
+  task.id = static_cast<TaskId>(graph.tasks.size());
+  task.reads = std::move(reads);
+  task.writes = std::move(writes);
+  graph.tasks.push_back(std::move(task));
+}
+
 ExecuteGraph randomWorkload(std::uint64_t seed, const WorkloadShape& shape) {
   std::mt19937_64 random(seed);
   const std::vector<TensorSpec> specs = tensorSpecs();
@@ -134,11 +143,7 @@ TEST(TaskDependencies, AlignedTilesOnlyMatchTheBruteForceOrdering) {
 TEST(TaskDependencies, WholeTensorAndTileWritesInterleaveCorrectly) {
   ExecuteGraph graph;
   auto add = [&](std::vector<ConcreteRegion> reads, std::vector<ConcreteRegion> writes) {
-    Task task;
-    task.id = static_cast<TaskId>(graph.tasks.size());
-    task.reads = std::move(reads);
-    task.writes = std::move(writes);
-    graph.tasks.push_back(std::move(task));
+    appendTask(graph, std::move(reads), std::move(writes));
   };
   auto box = [](std::int64_t row, std::int64_t rows) { return ConcreteRegion{0, {row, 0}, {rows, 16}}; };
   add({}, {box(0, 8)});        // 0: fill
@@ -167,11 +172,7 @@ TEST(TaskDependencies, ATemporaryInstancesStorageIsReusedOnlyAfterItsLastTask) {
   enum : TensorId { T, Out, S };
   ExecuteGraph graph;
   auto add = [&](std::vector<ConcreteRegion> reads, std::vector<ConcreteRegion> writes) {
-    Task task;
-    task.id = static_cast<TaskId>(graph.tasks.size());
-    task.reads = std::move(reads);
-    task.writes = std::move(writes);
-    graph.tasks.push_back(std::move(task));
+    appendTask(graph, std::move(reads), std::move(writes));
   };
   for (std::int64_t k = 0; k < kIterations; ++k) {
     ConcreteRegion t{T, {0, 0}, {4, 16}, static_cast<std::uint64_t>(2 * k + 1)};
@@ -190,6 +191,106 @@ TEST(TaskDependencies, ATemporaryInstancesStorageIsReusedOnlyAfterItsLastTask) {
     EXPECT_EQ(graph.tasks[static_cast<std::size_t>(4 * k + 2)].predecessors, (std::vector<TaskId>{4 * k - 2, 4 * k}));
     EXPECT_EQ(graph.tasks[static_cast<std::size_t>(4 * k + 3)].predecessors, (std::vector<TaskId>{4 * k + 1, 4 * k + 2}));
   }
+}
+
+// A paged cache of 4 blocks of 8 rows x 16 fp32 (tensor 0), read as 32 rows (tensor 1, a folded reshape) and
+// as 4 x 8 x 32 fp16 (tensor 2, a folded bitcast): an access under an alias conflicts with the accesses of the
+// bytes it shares, under any name. Expected edges worked out from the blocks each access touches.
+TEST(TaskDependencies, AnAliasConflictsWithTheBytesItShares) {
+  enum : TensorId { Cache, Rows, Halves };
+  ExecuteGraph graph;
+  graph.aliases.push_back(ByteAlias{Rows, Cache, {32, 16}, {4, 8, 16}, 4, 4});
+  graph.aliases.push_back(ByteAlias{Halves, Cache, {4, 8, 32}, {4, 8, 16}, 2, 4});
+  auto add = [&](std::vector<ConcreteRegion> reads, std::vector<ConcreteRegion> writes) {
+    appendTask(graph, std::move(reads), std::move(writes));
+  };
+  auto block = [](std::int64_t b) { return ConcreteRegion{Cache, {b, 0, 0}, {1, 8, 16}}; };
+  auto rows = [](std::int64_t first, std::int64_t count) { return ConcreteRegion{Rows, {first, 0}, {count, 16}}; };
+  add({}, {block(1)});            // 0: writes block 1
+  add({}, {block(3)});            // 1: writes block 3
+  add({rows(8, 8)}, {});          // 2: block 1's rows: after 0
+  add({rows(0, 8)}, {});          // 3: block 0's rows: nothing wrote them
+  add({rows(20, 8)}, {});         // 4: the second half of block 2 and the first of block 3: after 1
+  add({}, {rows(16, 4)});         // 5: writes 4 rows of block 2 through the alias: after 4 (which read them)
+  add({block(2)}, {});            // 6: reads block 2 under its own name: after 5
+  add({ConcreteRegion{Halves, {3, 7, 0}, {1, 1, 32}}}, {});  // 7: block 3's last row as fp16: after 1
+  add({}, {ConcreteRegion{Halves, {0, 0, 0}, {1, 8, 32}}});  // 8: overwrites block 0 as fp16: after 3
+  computeTaskDependencies(graph);
+  EXPECT_EQ(graph.tasks[2].predecessors, (std::vector<TaskId>{0}));
+  EXPECT_TRUE(graph.tasks[3].predecessors.empty());
+  EXPECT_EQ(graph.tasks[4].predecessors, (std::vector<TaskId>{1}));
+  EXPECT_EQ(graph.tasks[5].predecessors, (std::vector<TaskId>{4}));
+  EXPECT_EQ(graph.tasks[6].predecessors, (std::vector<TaskId>{5}));
+  EXPECT_EQ(graph.tasks[7].predecessors, (std::vector<TaskId>{1}));
+  EXPECT_EQ(graph.tasks[8].predecessors, (std::vector<TaskId>{3}));
+}
+
+// Random boxes under three names of one storage of 6 x 10 x 12 bytes (as [6, 10, 12] int8, as [60, 12] int8 and
+// as [6, 10, 6] fp16): every pair of tasks that touch a common byte, one of them writing it, must be ordered
+// (the brute force compares byte sets, not boxes, so it does not share the code's box arithmetic).
+TEST(TaskDependencies, AccessesUnderAliasesAreOrderedWheneverTheirBytesConflict) {
+  enum : TensorId { Storage, Rows, Pairs };
+  const std::vector<std::vector<std::int64_t>> shapes = {{6, 10, 12}, {60, 12}, {6, 10, 6}};
+  const std::vector<std::int64_t> elementBytes = {1, 1, 2};
+  ExecuteGraph graph;
+  graph.aliases.push_back(ByteAlias{Rows, Storage, shapes[1], shapes[0], 1, 1});
+  graph.aliases.push_back(ByteAlias{Pairs, Storage, shapes[2], shapes[0], 2, 1});
+  std::mt19937_64 random(17);
+  std::vector<std::vector<std::pair<std::vector<bool>, bool>>> touched;  // per task: (bytes, written)
+  for (TaskId t = 0; t < 600; ++t) {
+    Task task;
+    task.id = t;
+    std::vector<std::pair<std::vector<bool>, bool>> bytes;
+    for (int a = 0; a < 2; ++a) {
+      const auto tensor = static_cast<TensorId>(random() % 3);
+      const auto& shape = shapes[static_cast<std::size_t>(tensor)];
+      ConcreteRegion region{tensor, {}, {}};
+      for (std::int64_t extent : shape) {
+        const auto offset = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(extent));
+        region.offsets.push_back(offset);
+        region.shape.push_back(1 + static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(std::min<std::int64_t>(3, extent - offset))));
+      }
+      std::vector<bool> set(720, false);
+      const std::size_t rank = shape.size();
+      std::vector<std::int64_t> index(region.offsets);
+      while (true) {
+        std::int64_t linear = 0;
+        for (std::size_t d = 0; d < rank; ++d) linear = linear * shape[d] + index[d];
+        for (std::int64_t b = 0; b < elementBytes[static_cast<std::size_t>(tensor)]; ++b)
+          set[static_cast<std::size_t>(linear * elementBytes[static_cast<std::size_t>(tensor)] + b)] = true;
+        std::size_t d = rank;
+        while (d-- > 0 && ++index[d] == region.offsets[d] + region.shape[d]) index[d] = region.offsets[d];
+        if (d == static_cast<std::size_t>(-1)) break;
+      }
+      const bool write = random() % 3 == 0;
+      bytes.emplace_back(std::move(set), write);
+      (write ? task.writes : task.reads).push_back(std::move(region));
+    }
+    touched.push_back(std::move(bytes));
+    graph.tasks.push_back(std::move(task));
+  }
+  computeTaskDependencies(graph);
+  // reachable[t]: the tasks t follows, directly or not.
+  std::vector<std::vector<bool>> reachable(graph.tasks.size(), std::vector<bool>(graph.tasks.size(), false));
+  for (const Task& task : graph.tasks)
+    for (TaskId p : task.predecessors) {
+      reachable[static_cast<std::size_t>(task.id)][static_cast<std::size_t>(p)] = true;
+      for (std::size_t q = 0; q < graph.tasks.size(); ++q)
+        if (reachable[static_cast<std::size_t>(p)][q]) reachable[static_cast<std::size_t>(task.id)][q] = true;
+    }
+  int conflicts = 0;
+  for (std::size_t later = 0; later < graph.tasks.size(); ++later)
+    for (std::size_t earlier = 0; earlier < later; ++earlier) {
+      bool conflict = false;
+      for (const auto& [a, aWrites] : touched[later])
+        for (const auto& [b, bWrites] : touched[earlier])
+          if (aWrites || bWrites)
+            for (std::size_t i = 0; i < a.size() && !conflict; ++i) conflict = a[i] && b[i];
+      if (!conflict) continue;
+      ++conflicts;
+      ASSERT_TRUE(reachable[later][earlier]) << "task " << later << " is not ordered after task " << earlier;
+    }
+  EXPECT_GT(conflicts, 100);
 }
 
 TEST(TaskDependencies, RecomputingReplacesTheLinksAndEmptyBoxesTouchNothing) {

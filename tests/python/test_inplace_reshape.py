@@ -67,6 +67,37 @@ def computed_written_through(x: pypto.Tensor([T * HEADS, DIM], pypto.DT_FP32),
     out[:] = doubled
 
 
+BLOCKS, ROWS = 4, 8
+
+
+@pypto.frontend.jit
+def fill_then_read_rows(x: pypto.Tensor([BLOCKS, DIM], pypto.DT_FP32),
+                        cache: pypto.Tensor([BLOCKS, ROWS, DIM], pypto.DT_FP32),
+                        out: pypto.Tensor([BLOCKS * ROWS, DIM], pypto.DT_FP32)):
+    # The DIA's indexer prolog writes each new key into the paged cache; the Lightning Indexer then reads the
+    # cache as rows.
+    pypto.set_vec_tile_shapes(1, 1, DIM)
+    for b in pypto.loop(0, BLOCKS, 1, name="block", idx_name="b"):
+        row = pypto.reshape(pypto.view(x, [1, DIM], [b, 0]), [1, 1, DIM])
+        pypto.assemble(row * 1.0, [b, ROWS - 1, 0], cache)
+    rows = pypto.reshape(cache, [BLOCKS * ROWS, DIM])
+    pypto.set_vec_tile_shapes(ROWS, DIM)
+    out[:] = rows * 2.0
+
+
+@pypto.frontend.jit
+def read_rows_then_overwrite(x: pypto.Tensor([BLOCKS, DIM], pypto.DT_FP32),
+                             cache: pypto.Tensor([BLOCKS, ROWS, DIM], pypto.DT_FP32),
+                             out: pypto.Tensor([BLOCKS * ROWS, DIM], pypto.DT_FP32)):
+    rows = pypto.reshape(cache, [BLOCKS * ROWS, DIM])  # the values before the writes below
+    pypto.set_vec_tile_shapes(1, 1, DIM)
+    for b in pypto.loop(0, BLOCKS, 1, name="block", idx_name="b"):
+        row = pypto.reshape(pypto.view(x, [1, DIM], [b, 0]), [1, 1, DIM])
+        pypto.assemble(row * 1.0, [b, 0, 0], cache)
+    pypto.set_vec_tile_shapes(ROWS, DIM)
+    out[:] = rows * 2.0
+
+
 class InPlaceReshape(unittest.TestCase):
     def test_an_output_written_through_its_alias(self):
         x = RNG.standard_normal((T * HEADS, DIM)).astype(np.float32)
@@ -78,6 +109,33 @@ class InPlaceReshape(unittest.TestCase):
         self.assertEqual([o["name"] for o in report["outputs"]], ["out"])
         np.testing.assert_array_equal(out, (x * 2).reshape(T, HEADS, DIM))
         self.assertEqual(report["tasks"], T)  # the reshape itself is no task
+
+    def test_a_reshape_of_an_argument_written_before_it_moves_nothing_and_reads_the_writes(self):
+        x = RNG.standard_normal((BLOCKS, DIM)).astype(np.float32)
+        cache = RNG.standard_normal((BLOCKS, ROWS, DIM)).astype(np.float32)
+        expected_cache = cache.copy()
+        expected_cache[:, ROWS - 1, :] = x
+        out = np.zeros((BLOCKS * ROWS, DIM), np.float32)
+        fill_then_read_rows(x, cache, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        np.testing.assert_array_equal(cache, expected_cache)
+        np.testing.assert_array_equal(out, expected_cache.reshape(BLOCKS * ROWS, DIM) * 2)
+        # One task per written row and per 8-row read, no copy; each read follows the write into its block
+        # (found on the cache's bytes: the two name different tensors).
+        self.assertEqual(report["tasks"], 2 * BLOCKS)
+        self.assertEqual(report["dependencies"], BLOCKS)
+
+    def test_a_reshape_of_an_argument_written_after_it_keeps_the_values_it_saw(self):
+        x = RNG.standard_normal((BLOCKS, DIM)).astype(np.float32)
+        cache = RNG.standard_normal((BLOCKS, ROWS, DIM)).astype(np.float32)
+        before = cache.copy()
+        out = np.zeros((BLOCKS * ROWS, DIM), np.float32)
+        read_rows_then_overwrite(x, cache, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        np.testing.assert_array_equal(out, before.reshape(BLOCKS * ROWS, DIM) * 2)
+        self.assertTrue(np.array_equal(cache[:, 0, :], x))
 
     def test_an_input_read_through_its_alias(self):
         x = RNG.standard_normal((T, HEADS, DIM)).astype(np.float32)

@@ -143,11 +143,9 @@ def deepseek_indexer_attention(
         IP.indexer_prolog.function(x, qr, w_qb, w_k, w_proj, ln_gamma, ln_beta, cos, sin, hadamard, cache_index,
                                    k_cache, k_scale_cache, q_int8, q_scale, weights)
     with stage("li"):
-        # The body first sees its written inputs (q_int8, k_cache, k_scale_cache) as rows: copies here,
-        # since this kernel wrote them (a reshape aliases only a read-only argument). The scale cache's
-        # [.., 128, 1] tiles take 32 bytes per element in the unified buffer, so the tile is small.
-        pypto.set_semantic_label("input_rows")
-        pypto.set_vec_tile_shapes(1, IDX_HEADS)
+        # The body sees its inputs q_int8, k_cache and k_scale_cache as rows. Stage 2 wrote them, and
+        # nothing writes them after, so the reshapes move nothing: the body's tasks read the bytes stage 2
+        # wrote and wait for those writes.
         LI.lightning_indexer.function(q_int8, q_scale, k_cache, k_scale_cache, weights, kv_lengths, block_table,
                                       scores, topk_indices)
 
@@ -173,9 +171,6 @@ def deepseek_indexer_attention(
                 pypto.assemble(piece, [row // BLOCK, row % BLOCK, 0, 0], selected_cache)
 
     with stage("sfa"):
-        # Likewise q_out and the workspace, seen as rows of 576: copies. A copy takes whole blocks of 128
-        # rows, so the tile cuts the columns: 128 x 64 per task.
-        pypto.set_semantic_label("input_rows")
-        pypto.set_vec_tile_shapes(1, 64)
+        # Likewise q_out and the workspace, seen as rows of 576.
         SFA.sparse_flash_attention.function(q_out, selected_cache, sfa_block_table, sfa_lengths, sfa_slots,
                                             attention_out)
