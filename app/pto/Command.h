@@ -29,6 +29,7 @@ void registerConfigCommands(CLI::App& app, CommandRegistry& registry);
 void registerSettingsCommand(CLI::App& app, CommandRegistry& registry);
 void registerValidateCommand(CLI::App& app, CommandRegistry& registry);
 void registerPassesCommand(CLI::App& app, CommandRegistry& registry);
+void registerReportCommand(CLI::App& app, CommandRegistry& registry);
 
 // --timeout and --max-elements, shared by the commands that trace kernels.
 void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements);

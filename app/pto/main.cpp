@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   registerCompileCommand(app, registry);
   registerPassesCommand(app, registry);
   registerRunCommand(app, registry);
+  registerReportCommand(app, registry);
   registerNewCommand(app, registry);
   registerConfigCommands(app, registry);
   registerSettingsCommand(app, registry);

@@ -1,0 +1,466 @@
+#include "analysis/HealthReport.h"
+
+#include "compiler/ir/TileDataEdges.h"
+#include "core/DataType.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <unordered_map>
+
+namespace pto {
+namespace {
+
+std::string withThousands(std::int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), " ");
+  return value < 0 ? "-" + digits : digits;
+}
+
+std::string percent(double share) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f %%", 100.0 * share);
+  return text;
+}
+
+TileGraphHealth tileGraphHealth(const TileGraph& tiles) {
+  TileGraphHealth health;
+  const std::size_t count = tiles.tileOps().size();
+  health.tileOps = static_cast<std::int64_t>(count);
+  if (count == 0) return health;
+  const std::vector<TileDataEdge> edges = tileDataEdges(tiles);
+  health.edges = static_cast<std::int64_t>(edges.size());
+  std::vector<int> fanIn(count, 0), fanOut(count, 0), level(count, 1);
+  // Edges come ordered by consumer and point forward, so a consumer's level
+  // is final once its own edges are seen.
+  for (const TileDataEdge& edge : edges) {
+    const auto from = static_cast<std::size_t>(edge.from), to = static_cast<std::size_t>(edge.to);
+    ++fanIn[to];
+    ++fanOut[from];
+    level[to] = std::max(level[to], level[from] + 1);
+  }
+  std::map<int, int> perLevel;
+  int withIn = 0, withOut = 0;
+  for (std::size_t op = 0; op < count; ++op) {
+    health.depth = std::max(health.depth, level[op]);
+    health.width = std::max(health.width, ++perLevel[level[op]]);
+    if (fanIn[op] > health.maxFanIn) health.maxFanIn = fanIn[op], health.maxFanInOp = static_cast<TileOpId>(op);
+    if (fanOut[op] > health.maxFanOut) health.maxFanOut = fanOut[op], health.maxFanOutOp = static_cast<TileOpId>(op);
+    withIn += fanIn[op] > 0;
+    withOut += fanOut[op] > 0;
+  }
+  health.meanFanIn = withIn ? static_cast<double>(edges.size()) / withIn : 0.0;
+  health.meanFanOut = withOut ? static_cast<double>(edges.size()) / withOut : 0.0;
+  return health;
+}
+
+// Busy cycles per pipe of one task (its intervals do not overlap within a pipe).
+std::map<std::string, std::int64_t> pipeCycles(const TaskRecord& record) {
+  std::map<std::string, std::int64_t> cycles;
+  for (const PipeInterval& interval : record.pipes) cycles[interval.pipe] += interval.endCycle - interval.startCycle;
+  return cycles;
+}
+
+// Scheduler-thread cycles one task costs: its dispatch, noticing its end and
+// resolving its consumers.
+std::int64_t schedulerCyclesPerTask(const SchedulerCosts& costs) {
+  return costs.dispatchCycles + costs.completionCycles + costs.resolveCycles;
+}
+
+// How long the scheduler threads take to serve every core of a type once.
+std::int64_t schedulerRoundCycles(const SchedulerCosts& costs, int cores, int threads) {
+  return schedulerCyclesPerTask(costs) * cores / std::max(1, threads);
+}
+
+Bound classifyTask(const TaskRecord& record, std::int64_t schedulerRound, int cores, const SchedulerCosts& costs,
+                   int threads) {
+  const std::int64_t duration = record.endCycle - record.startCycle;
+  if (duration < schedulerRound)
+    return {"scheduling", "runs " + withThousands(duration) + " cycles, less than one scheduler round over its " +
+                              std::to_string(cores) + " cores (" + std::to_string(cores) + " x " +
+                              withThousands(schedulerCyclesPerTask(costs)) +
+                              " scheduler cycles per task: dispatch " + withThousands(costs.dispatchCycles) +
+                              ", completion " + withThousands(costs.completionCycles) + ", resolve " +
+                              withThousands(costs.resolveCycles) + "; / " + std::to_string(threads) +
+                              (threads == 1 ? " thread" : " threads") + " = " + withThousands(schedulerRound) + ")"};
+  const auto cycles = pipeCycles(record);
+  auto busiest = std::max_element(cycles.begin(), cycles.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (busiest == cycles.end()) return {"unknown", "no pipe activity was reported for it"};
+  return {busiest->first, busiest->first + " busy " + withThousands(busiest->second) + " of " +
+                              withThousands(duration) + " cycles (" +
+                              percent(duration > 0 ? static_cast<double>(busiest->second) / duration : 0.0) + ")"};
+}
+
+// Most bytes of GM temporaries live at once (see ExecuteGraphHealth).
+std::int64_t gmWorkspacePeak(const Compilation& compilation, const Schedule& schedule) {
+  const TensorGraph& graph = compilation.tiles.graph;
+  struct Life {
+    std::int64_t first = INT64_MAX, last = 0, bytes = 0;
+  };
+  std::map<std::pair<TensorId, std::uint64_t>, Life> lives;
+  for (const Task& task : compilation.tasks.tasks) {
+    if (static_cast<std::size_t>(task.id) >= schedule.tasks.size()) continue;
+    const TaskRecord& record = schedule.tasks[static_cast<std::size_t>(task.id)];
+    for (const auto* list : {&task.reads, &task.writes})
+      for (const ConcreteRegion& region : *list) {
+        if (region.tensor < 0 || static_cast<std::size_t>(region.tensor) >= graph.tensors().size()) continue;
+        const TensorValue& value = graph.tensor(region.tensor);
+        if (value.role != TensorRole::Temporary || value.reshapeOf != kNoId) continue;
+        Life& life = lives[{region.tensor, region.instance}];
+        if (life.bytes == 0) {
+          const auto& shape = compilation.tiles.shapeOf(region.tensor);
+          life.bytes = std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>()) *
+                       static_cast<std::int64_t>(sizeOf(value.dtype));
+        }
+        life.first = std::min(life.first, record.startCycle);
+        life.last = std::max(life.last, record.endCycle);
+      }
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> events;  // (cycle, +/- bytes); ends before starts at a tie
+  for (const auto& [key, life] : lives) {
+    events.emplace_back(life.first, life.bytes);
+    events.emplace_back(life.last, -life.bytes);
+  }
+  std::sort(events.begin(), events.end());
+  std::int64_t live = 0, peak = 0;
+  for (const auto& [cycle, delta] : events) peak = std::max(peak, live += delta);
+  return peak;
+}
+
+// Idle core-cycles of one core type split by the ready queue (see CoreTypeHealth).
+void splitIdleTime(const Schedule& schedule, CoreType type, const std::vector<const TaskRecord*>& records,
+                   CoreTypeHealth& health) {
+  std::vector<std::pair<std::int64_t, int>> occupancy;  // (cycle, +1 dispatched / -1 ended)
+  for (const TaskRecord* record : records) {
+    occupancy.emplace_back(record->dispatchCycle, 1);
+    occupancy.emplace_back(record->endCycle, -1);
+  }
+  std::sort(occupancy.begin(), occupancy.end());
+  const std::vector<ReadySample>& ready = schedule.ready(type);
+  const std::int64_t end = schedule.makespanCycles;
+  std::size_t o = 0, r = 0;
+  int busy = 0, waiting = 0;
+  std::int64_t now = 0;
+  double whileReady = 0.0, whileNone = 0.0;
+  while (now < end) {
+    while (o < occupancy.size() && occupancy[o].first <= now) busy += occupancy[o++].second;
+    while (r < ready.size() && ready[r].cycle <= now) waiting = ready[r++].count;
+    std::int64_t next = end;
+    if (o < occupancy.size()) next = std::min(next, occupancy[o].first);
+    if (r < ready.size()) next = std::min(next, ready[r].cycle);
+    const int idle = std::max(0, health.cores - busy);
+    const int couldRun = std::min(idle, waiting);
+    whileReady += static_cast<double>(couldRun) * static_cast<double>(next - now);
+    whileNone += static_cast<double>(idle - couldRun) * static_cast<double>(next - now);
+    now = next;
+  }
+  const double capacity = static_cast<double>(health.cores) * static_cast<double>(end);
+  if (capacity > 0) {
+    health.idleWhileReady = whileReady / capacity;
+    health.idleWhileNoneReady = whileNone / capacity;
+  }
+}
+
+CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& schedule,
+                                const std::vector<Bound>& taskBounds) {
+  CriticalPathHealth path;
+  if (schedule.tasks.empty()) return path;
+  auto recordOf = [&](TaskId id) -> const TaskRecord& { return schedule.tasks[static_cast<std::size_t>(id)]; };
+  TaskId last = 0;
+  for (const TaskRecord& record : schedule.tasks)
+    if (record.endCycle > recordOf(last).endCycle) last = record.task;
+  // Back from the last task to finish, each time through the producer whose
+  // completion came last: the one that made the task ready.
+  for (TaskId task = last; task != kNoId;) {
+    path.tasks.push_back(task);
+    TaskId gate = kNoId;
+    for (TaskId predecessor : graph.tasks[static_cast<std::size_t>(task)].predecessors)
+      if (gate == kNoId || recordOf(predecessor).resolvedCycle > recordOf(gate).resolvedCycle) gate = predecessor;
+    task = gate;
+  }
+  std::reverse(path.tasks.begin(), path.tasks.end());
+  path.lengthCycles = recordOf(last).endCycle;
+  std::int64_t previousEnd = 0;
+  for (TaskId task : path.tasks) {
+    const TaskRecord& record = recordOf(task);
+    const std::int64_t busy = record.endCycle - record.startCycle;
+    const std::int64_t wait = std::max<std::int64_t>(0, record.startCycle - previousEnd);
+    path.busyCycles += busy;
+    path.waitCycles += wait;
+    path.cyclesByClass[taskBounds[static_cast<std::size_t>(task)].kind] += busy;
+    path.cyclesByClass["scheduling"] += wait;
+    previousEnd = record.endCycle;
+  }
+  return path;
+}
+
+} // namespace
+
+HealthReport healthReport(const Compilation& compilation, const Schedule& schedule, const MachineDescription& machine,
+                          int aicpuCount) {
+  HealthReport report;
+  report.machine = machine.name;
+  report.clockGHz = machine.clockGHz;
+  report.makespanCycles = schedule.makespanCycles;
+  report.tileGraph = tileGraphHealth(compilation.tiles);
+
+  const ExecuteGraph& graph = compilation.tasks;
+  const std::vector<Subgraph>& subgraphs = compilation.blocks.subgraphs;
+  const int threads = std::max(1, aicpuCount);
+  const std::array<int, 2> cores = {machine.aicCores, machine.aivCores};
+  auto coresOf = [&](CoreType type) { return cores[static_cast<std::size_t>(type)]; };
+
+  // Tasks: bound classes, and their records grouped by core type.
+  std::array<std::vector<const TaskRecord*>, 2> recordsByType;
+  report.taskBounds.reserve(schedule.tasks.size());
+  for (const TaskRecord& record : schedule.tasks) {
+    const CoreType type = record.core.type;
+    recordsByType[static_cast<std::size_t>(type)].push_back(&record);
+    report.taskBounds.push_back(classifyTask(record, schedulerRoundCycles(machine.scheduler, coresOf(type), threads),
+                                             coresOf(type), machine.scheduler, threads));
+  }
+
+  // Core types: utilisation, idle time by cause, dispatch latency.
+  for (CoreType type : {CoreType::AIC, CoreType::AIV}) {
+    CoreTypeHealth health;
+    health.coreType = std::string(name(type));
+    health.cores = coresOf(type);
+    health.schedulerRoundCycles = schedulerRoundCycles(machine.scheduler, health.cores, threads);
+    const auto& records = recordsByType[static_cast<std::size_t>(type)];
+    health.tasks = static_cast<int>(records.size());
+    std::int64_t busy = 0;
+    double latency = 0.0;
+    for (const TaskRecord* record : records) {
+      busy += record->endCycle - record->startCycle;
+      latency += static_cast<double>(record->startCycle - record->readyCycle);
+      health.maxDispatchLatency = std::max(health.maxDispatchLatency, record->startCycle - record->readyCycle);
+    }
+    if (!records.empty()) health.meanDispatchLatency = latency / static_cast<double>(records.size());
+    if (health.cores > 0 && schedule.makespanCycles > 0) {
+      health.utilization = static_cast<double>(busy) / (static_cast<double>(health.cores) * schedule.makespanCycles);
+      splitIdleTime(schedule, type, records, health);
+    }
+    report.coreTypes.push_back(health);
+  }
+
+  // Subgraphs, over their tasks.
+  std::vector<std::vector<const TaskRecord*>> tasksOf(subgraphs.size());
+  for (const Task& task : graph.tasks)
+    if (static_cast<std::size_t>(task.id) < schedule.tasks.size() && task.subgraph >= 0 &&
+        static_cast<std::size_t>(task.subgraph) < subgraphs.size())
+      tasksOf[static_cast<std::size_t>(task.subgraph)].push_back(&schedule.tasks[static_cast<std::size_t>(task.id)]);
+  std::map<int, int> subgraphsPerProgram;
+  for (const Subgraph& subgraph : subgraphs) ++subgraphsPerProgram[subgraph.programId];
+  for (const Subgraph& subgraph : subgraphs) {
+    SubgraphHealth health;
+    health.id = subgraph.id;
+    health.label = subgraph.label;
+    health.coreType = std::string(name(subgraph.coreType));
+    health.programId = subgraph.programId;
+    health.overlap = std::string(name(subgraph.overlap));
+    if (!subgraph.ops.empty() && static_cast<std::size_t>(subgraph.ops.front()) < compilation.tiles.tileOps().size()) {
+      const OpId op = compilation.tiles.tileOp(subgraph.ops.front()).tensorOp;
+      if (op >= 0 && static_cast<std::size_t>(op) < compilation.tiles.graph.ops().size()) {
+        const SourceLocation& location = compilation.tiles.graph.op(op).location;
+        if (location.known())
+          health.source = std::filesystem::path(location.file).lexically_normal().string() + ":" +
+                          std::to_string(location.line);
+      }
+    }
+    for (std::size_t kind = 0; kind < kMemoryKindCount; ++kind)
+      if (kind != static_cast<std::size_t>(MemoryKind::GM) && subgraph.peakBytes[kind] > 0)
+        health.buffers[std::string(name(static_cast<MemoryKind>(kind)))] = {
+            subgraph.peakBytes[kind], compilation.settings.target.capacityBytes[kind]};
+    const auto& records = tasksOf[static_cast<std::size_t>(subgraph.id)];
+    health.tasks = static_cast<int>(records.size());
+    std::map<std::string, std::int64_t> pipes, timeByClass;
+    std::int64_t total = 0;
+    double boundSum = 0.0;
+    health.minCycles = records.empty() ? 0 : INT64_MAX;
+    for (const TaskRecord* record : records) {
+      const std::int64_t duration = record->endCycle - record->startCycle;
+      health.minCycles = std::min(health.minCycles, duration);
+      health.maxCycles = std::max(health.maxCycles, duration);
+      total += duration;
+      std::int64_t busiest = 0;
+      for (const auto& [pipe, cycles] : pipeCycles(*record)) {
+        pipes[pipe] += cycles;
+        busiest = std::max(busiest, cycles);
+      }
+      boundSum += static_cast<double>(busiest);
+      timeByClass[report.taskBounds[static_cast<std::size_t>(record->task)].kind] += duration;
+    }
+    if (!records.empty()) {
+      health.meanCycles = static_cast<double>(total) / static_cast<double>(records.size());
+      health.meanBoundCycles = boundSum / static_cast<double>(records.size());
+    }
+    for (const auto& [pipe, cycles] : pipes)
+      health.pipes.push_back({pipe, cycles, total > 0 ? static_cast<double>(cycles) / static_cast<double>(total) : 0.0});
+    std::sort(health.pipes.begin(), health.pipes.end(),
+              [](const PipeBusy& a, const PipeBusy& b) { return a.cycles > b.cycles || (a.cycles == b.cycles && a.pipe < b.pipe); });
+    auto major = std::max_element(timeByClass.begin(), timeByClass.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (major != timeByClass.end()) {
+      health.bound.kind = major->first;
+      // The evidence of its longest task of that class stands for the subgraph.
+      const TaskRecord* longest = nullptr;
+      for (const TaskRecord* record : records)
+        if (report.taskBounds[static_cast<std::size_t>(record->task)].kind == major->first &&
+            (!longest || record->endCycle - record->startCycle > longest->endCycle - longest->startCycle))
+          longest = record;
+      health.bound.evidence = percent(static_cast<double>(major->second) / static_cast<double>(std::max<std::int64_t>(1, total))) +
+                              " of its task time; its longest such task " +
+                              report.taskBounds[static_cast<std::size_t>(longest->task)].evidence;
+    }
+    report.subgraphs.push_back(std::move(health));
+  }
+
+  // The execute graph.
+  ExecuteGraphHealth& execute = report.executeGraph;
+  execute.tasks = static_cast<std::int64_t>(graph.tasks.size());
+  execute.subgraphs = static_cast<std::int64_t>(subgraphs.size());
+  execute.programs = static_cast<std::int64_t>(subgraphsPerProgram.size());
+  execute.dependencies = static_cast<std::int64_t>(graph.edgeCount);
+  std::int64_t shared = 0;
+  for (const Subgraph& subgraph : subgraphs) shared += subgraphsPerProgram[subgraph.programId] > 1;
+  if (!subgraphs.empty()) execute.isomorphicRate = static_cast<double>(shared) / static_cast<double>(subgraphs.size());
+  std::int64_t total = 0;
+  execute.minTaskCycles = schedule.tasks.empty() ? 0 : INT64_MAX;
+  for (const TaskRecord& record : schedule.tasks) {
+    const std::int64_t duration = record.endCycle - record.startCycle;
+    execute.minTaskCycles = std::min(execute.minTaskCycles, duration);
+    execute.maxTaskCycles = std::max(execute.maxTaskCycles, duration);
+    total += duration;
+  }
+  if (!schedule.tasks.empty()) execute.meanTaskCycles = static_cast<double>(total) / static_cast<double>(schedule.tasks.size());
+  execute.gmWorkspacePeakBytes = gmWorkspacePeak(compilation, schedule);
+
+  // Waves per label and core type.
+  std::map<std::pair<std::string, CoreType>, WaveHealth> waves;
+  for (const Task& task : graph.tasks) {
+    if (static_cast<std::size_t>(task.id) >= schedule.tasks.size()) continue;
+    const TaskRecord& record = schedule.tasks[static_cast<std::size_t>(task.id)];
+    const std::string label = task.subgraph >= 0 && static_cast<std::size_t>(task.subgraph) < subgraphs.size()
+                                  ? subgraphs[static_cast<std::size_t>(task.subgraph)].label
+                                  : std::string();
+    WaveHealth& wave = waves[{label, record.core.type}];
+    wave.label = label;
+    wave.coreType = std::string(name(record.core.type));
+    wave.cores = coresOf(record.core.type);
+    ++wave.tasks;
+    wave.busyCycles += record.endCycle - record.startCycle;
+  }
+  for (auto& [key, wave] : waves) {
+    if (wave.cores > 0) {
+      wave.waves = static_cast<double>(wave.tasks) / wave.cores;
+      wave.lastWaveTasks = wave.tasks % wave.cores == 0 ? wave.cores : wave.tasks % wave.cores;
+    }
+    report.waves.push_back(wave);
+  }
+  std::sort(report.waves.begin(), report.waves.end(), [](const WaveHealth& a, const WaveHealth& b) {
+    return a.busyCycles > b.busyCycles || (a.busyCycles == b.busyCycles && a.label < b.label);
+  });
+
+  // The critical path and the run's class.
+  report.criticalPath = criticalPath(graph, schedule, report.taskBounds);
+  const auto& byClass = report.criticalPath.cyclesByClass;
+  auto major = std::max_element(byClass.begin(), byClass.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (major != byClass.end() && report.criticalPath.lengthCycles > 0) {
+    report.bound.kind = major->first;
+    std::string parts;
+    std::vector<std::pair<std::string, std::int64_t>> ordered(byClass.begin(), byClass.end());
+    std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [kind, cycles] : ordered) {
+      if (cycles == 0) continue;
+      parts += (parts.empty() ? "" : ", ") + kind + " " +
+               percent(static_cast<double>(cycles) / static_cast<double>(report.criticalPath.lengthCycles));
+    }
+    report.bound.evidence = "the critical path (" + std::to_string(report.criticalPath.tasks.size()) + " tasks, " +
+                            withThousands(report.criticalPath.lengthCycles) + " cycles): " + parts +
+                            " (waits between its tasks count as scheduling)";
+  }
+  return report;
+}
+
+nlohmann::ordered_json healthReportJson(const HealthReport& report, bool withTaskBounds) {
+  using json = nlohmann::ordered_json;
+  auto us = [&](double cycles) { return report.clockGHz > 0 ? cycles / (report.clockGHz * 1000.0) : 0.0; };
+  auto bound = [](const Bound& b) { return json{{"class", b.kind}, {"evidence", b.evidence}}; };
+  json out;
+  out["machine"] = report.machine;
+  out["clock_ghz"] = report.clockGHz;
+  out["makespan_cycles"] = report.makespanCycles;
+  out["makespan_us"] = us(static_cast<double>(report.makespanCycles));
+  out["bound"] = bound(report.bound);
+  const TileGraphHealth& tiles = report.tileGraph;
+  out["tile_graph"] = {{"tile_ops", tiles.tileOps},        {"edges", tiles.edges},
+                       {"depth", tiles.depth},             {"width", tiles.width},
+                       {"max_fan_in", tiles.maxFanIn},     {"max_fan_in_tile_op", tiles.maxFanInOp},
+                       {"mean_fan_in", tiles.meanFanIn},   {"max_fan_out", tiles.maxFanOut},
+                       {"max_fan_out_tile_op", tiles.maxFanOutOp}, {"mean_fan_out", tiles.meanFanOut}};
+  const ExecuteGraphHealth& execute = report.executeGraph;
+  out["execute_graph"] = {{"tasks", execute.tasks},
+                          {"subgraphs", execute.subgraphs},
+                          {"programs", execute.programs},
+                          {"dependencies", execute.dependencies},
+                          {"isomorphic_rate", execute.isomorphicRate},
+                          {"task_cycles", {{"min", execute.minTaskCycles}, {"mean", execute.meanTaskCycles}, {"max", execute.maxTaskCycles}}},
+                          {"gm_workspace_peak_bytes", execute.gmWorkspacePeakBytes}};
+  out["core_types"] = json::array();
+  for (const CoreTypeHealth& type : report.coreTypes)
+    out["core_types"].push_back({{"core_type", type.coreType},
+                                 {"cores", type.cores},
+                                 {"tasks", type.tasks},
+                                 {"utilization", type.utilization},
+                                 {"idle_while_ready", type.idleWhileReady},
+                                 {"idle_while_none_ready", type.idleWhileNoneReady},
+                                 {"mean_dispatch_latency_cycles", type.meanDispatchLatency},
+                                 {"max_dispatch_latency_cycles", type.maxDispatchLatency},
+                                 {"scheduler_round_cycles", type.schedulerRoundCycles}});
+  out["waves"] = json::array();
+  for (const WaveHealth& wave : report.waves)
+    out["waves"].push_back({{"label", wave.label},
+                            {"core_type", wave.coreType},
+                            {"tasks", wave.tasks},
+                            {"cores", wave.cores},
+                            {"waves", wave.waves},
+                            {"last_wave_tasks", wave.lastWaveTasks},
+                            {"busy_cycles", wave.busyCycles}});
+  const CriticalPathHealth& path = report.criticalPath;
+  json byClass = json::object();
+  for (const auto& [kind, cycles] : path.cyclesByClass) byClass[kind] = cycles;
+  out["critical_path"] = {{"length_cycles", path.lengthCycles}, {"busy_cycles", path.busyCycles},
+                          {"wait_cycles", path.waitCycles},     {"cycles_by_class", byClass},
+                          {"tasks", path.tasks}};
+  out["subgraphs"] = json::array();
+  for (const SubgraphHealth& subgraph : report.subgraphs) {
+    json pipes = json::array();
+    for (const PipeBusy& pipe : subgraph.pipes)
+      pipes.push_back({{"pipe", pipe.pipe}, {"busy_cycles", pipe.cycles}, {"share", pipe.share}});
+    json buffers = json::object();
+    for (const auto& [memory, use] : subgraph.buffers) buffers[memory] = {{"peak_bytes", use[0]}, {"capacity_bytes", use[1]}};
+    out["subgraphs"].push_back({{"id", subgraph.id},
+                                {"label", subgraph.label},
+                                {"core_type", subgraph.coreType},
+                                {"program", subgraph.programId},
+                                {"source", subgraph.source},
+                                {"tasks", subgraph.tasks},
+                                {"cycles", {{"min", subgraph.minCycles}, {"mean", subgraph.meanCycles}, {"max", subgraph.maxCycles}}},
+                                {"bound_cycles", subgraph.meanBoundCycles},
+                                {"pipes", pipes},
+                                {"buffers", buffers},
+                                {"overlap", subgraph.overlap},
+                                {"bound", bound(subgraph.bound)}});
+  }
+  if (withTaskBounds) {
+    out["task_bounds"] = json::array();
+    for (const Bound& b : report.taskBounds) out["task_bounds"].push_back(bound(b));
+  }
+  return out;
+}
+
+} // namespace pto

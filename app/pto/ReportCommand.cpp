@@ -1,0 +1,187 @@
+// `pto report PROJECT`: run the project in timing mode and print its health
+// report (analysis/HealthReport.h): the tile graph's shape, the execute
+// graph, each core type's use and idle time by cause, waves per label, the
+// critical path and the bound class of the run and of every subgraph.
+#include "app/pto/Command.h"
+#include "app/pto/CommandOutput.h"
+
+#include "analysis/HealthReport.h"
+#include "analysis/ProjectRun.h"
+#include "core/Version.h"
+#include "core/project/ProjectFile.h"
+#include "npusim/MachineFile.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <tuple>
+
+namespace pto::cli {
+namespace {
+
+struct ReportOptions {
+  std::string projectPath;
+  std::string jsonTarget;
+  std::string machine;
+  bool taskBounds = false;
+  int subgraphRows = 12;
+  double timeoutSeconds = 60.0;
+  std::int64_t maxElements = std::int64_t{1} << 31;
+};
+
+std::string microseconds(double cycles, double clockGHz) {
+  char buffer[32];
+  const double us = clockGHz > 0 ? cycles / (clockGHz * 1000.0) : 0.0;
+  if (us >= 1000.0) std::snprintf(buffer, sizeof buffer, "%.3f ms", us / 1000.0);
+  else if (us >= 10.0) std::snprintf(buffer, sizeof buffer, "%.1f us", us);
+  else std::snprintf(buffer, sizeof buffer, "%.2f us", us);
+  return buffer;
+}
+
+std::string bytes(std::int64_t count) {
+  char buffer[32];
+  if (count >= (std::int64_t{1} << 20)) std::snprintf(buffer, sizeof buffer, "%.1f MiB", count / 1048576.0);
+  else if (count >= 1024) std::snprintf(buffer, sizeof buffer, "%.1f KiB", count / 1024.0);
+  else std::snprintf(buffer, sizeof buffer, "%lld B", static_cast<long long>(count));
+  return buffer;
+}
+
+void printReport(const std::string& project, const HealthReport& report, int subgraphRows) {
+  const double ghz = report.clockGHz;
+  auto time = [&](double cycles) { return microseconds(cycles, ghz); };
+  std::printf("%s on %s: makespan %s (%lld cycles)\n", project.c_str(), report.machine.c_str(),
+              time(static_cast<double>(report.makespanCycles)).c_str(), static_cast<long long>(report.makespanCycles));
+  std::printf("bound: %s, from %s\n\n", report.bound.kind.c_str(), report.bound.evidence.c_str());
+
+  const TileGraphHealth& tiles = report.tileGraph;
+  std::printf("tile graph      %lld tile ops, %lld edges; depth %d, width %d; fan-in max %d (tile op #%d), mean "
+              "%.1f; fan-out max %d (tile op #%d), mean %.1f\n",
+              static_cast<long long>(tiles.tileOps), static_cast<long long>(tiles.edges), tiles.depth, tiles.width,
+              tiles.maxFanIn, tiles.maxFanInOp, tiles.meanFanIn, tiles.maxFanOut, tiles.maxFanOutOp, tiles.meanFanOut);
+  const ExecuteGraphHealth& execute = report.executeGraph;
+  std::printf("execute graph   %lld tasks from %lld subgraphs, %lld programs (isomorphic rate %.0f %%), %lld "
+              "dependencies; a task takes %s / %s / %s (min / mean / max); GM workspace peak %s\n",
+              static_cast<long long>(execute.tasks), static_cast<long long>(execute.subgraphs),
+              static_cast<long long>(execute.programs), 100.0 * execute.isomorphicRate,
+              static_cast<long long>(execute.dependencies), time(static_cast<double>(execute.minTaskCycles)).c_str(),
+              time(execute.meanTaskCycles).c_str(), time(static_cast<double>(execute.maxTaskCycles)).c_str(),
+              bytes(execute.gmWorkspacePeakBytes).c_str());
+  for (const CoreTypeHealth& type : report.coreTypes) {
+    if (type.tasks == 0) continue;
+    std::printf("%-15s %d tasks on %d cores: busy %.0f %%, idle while tasks were ready %.0f %%, idle while none "
+                "were %.0f %%; ready to start %s mean, %s max\n",
+                (type.coreType + " cores").c_str(), type.tasks, type.cores, 100.0 * type.utilization,
+                100.0 * type.idleWhileReady, 100.0 * type.idleWhileNoneReady, time(type.meanDispatchLatency).c_str(),
+                time(static_cast<double>(type.maxDispatchLatency)).c_str());
+  }
+  const CriticalPathHealth& path = report.criticalPath;
+  std::printf("critical path   %zu tasks: running %s, waiting %s of %s\n", path.tasks.size(),
+              time(static_cast<double>(path.busyCycles)).c_str(), time(static_cast<double>(path.waitCycles)).c_str(),
+              time(static_cast<double>(path.lengthCycles)).c_str());
+
+  std::printf("\nwaves (labels by busy time)\n");
+  int shown = 0;
+  for (const WaveHealth& wave : report.waves) {
+    if (shown++ == subgraphRows) break;
+    std::printf("  %-24s %s  %5d tasks on %2d cores: %.2f waves, last wave %d/%d busy; busy %s\n",
+                wave.label.empty() ? "(no label)" : wave.label.c_str(), wave.coreType.c_str(), wave.tasks, wave.cores,
+                wave.waves, wave.lastWaveTasks, wave.cores, time(static_cast<double>(wave.busyCycles)).c_str());
+  }
+
+  // Subgraphs alike (one label, program and kernel line: a loop's bodies) make one row.
+  struct Row {
+    const SubgraphHealth* first = nullptr;
+    int subgraphs = 0, tasks = 0;
+    double taskTime = 0.0;
+  };
+  std::map<std::tuple<std::string, int, std::string>, Row> rows;
+  for (const SubgraphHealth& subgraph : report.subgraphs) {
+    Row& row = rows[{subgraph.label, subgraph.programId, subgraph.source}];
+    if (!row.first) row.first = &subgraph;
+    ++row.subgraphs;
+    row.tasks += subgraph.tasks;
+    row.taskTime += subgraph.meanCycles * subgraph.tasks;
+  }
+  std::vector<const Row*> ordered;
+  for (const auto& [key, row] : rows) ordered.push_back(&row);
+  std::sort(ordered.begin(), ordered.end(), [](const Row* a, const Row* b) {
+    return a->taskTime > b->taskTime || (a->taskTime == b->taskTime && a->first->id < b->first->id);
+  });
+  std::printf("\nsubgraphs by task time (%zu in all; alike ones share a row; --json lists each)\n",
+              report.subgraphs.size());
+  shown = 0;
+  for (const Row* row : ordered) {
+    if (shown++ == subgraphRows) break;
+    const SubgraphHealth& subgraph = *row->first;
+    std::string buffers;
+    for (const auto& [memory, use] : subgraph.buffers)
+      buffers += (buffers.empty() ? "" : ", ") + memory + " " + bytes(use[0]) + " of " + bytes(use[1]);
+    const std::string ids =
+        "sg " + std::to_string(subgraph.id) + (row->subgraphs > 1 ? " +" + std::to_string(row->subgraphs - 1) : "");
+    std::printf("  %-10s %-18s %s %5d tasks, %s total, %s each (pipes alone %s); %s-bound: %s; %s; %s\n",
+                ids.c_str(), subgraph.label.empty() ? "(no label)" : subgraph.label.c_str(), subgraph.coreType.c_str(),
+                row->tasks, time(row->taskTime).c_str(), time(subgraph.meanCycles).c_str(),
+                time(subgraph.meanBoundCycles).c_str(), subgraph.bound.kind.c_str(), subgraph.bound.evidence.c_str(),
+                buffers.empty() ? "no on-chip buffers" : buffers.c_str(),
+                subgraph.source.empty() ? "(no kernel line)" : subgraph.source.c_str());
+  }
+}
+
+int runReport(const ReportOptions& options) {
+  DiagnosticEngine diags;
+  auto project = loadProject(options.projectPath, diags);
+  if (!project) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  ProjectRunOptions runOptions;
+  runOptions.trace.timeoutSeconds = options.timeoutSeconds;
+  runOptions.trace.maxElements = options.maxElements;
+  runOptions.machineOverride = options.machine;
+  runOptions.mode = SimulationMode::Timing;
+  runOptions.check = PrecisionCheck::Never;
+  auto run = runProject(*project, diags, runOptions);
+  std::optional<MachineDescription> machine;
+  if (run && run->simulation)
+    machine = findMachine(run->simulation->machine, diags, project->locationOf("machine"));
+  printDiagnostics(diags);
+  if (!run || !run->simulation || !run->compiled || !machine) return kExitUserError;
+  const Schedule& schedule = run->simulation->schedule;
+  const int threads = std::max<int>(1, static_cast<int>(schedule.aicpuBusyCycles.size()));
+  const HealthReport report = healthReport(run->compiled->compilation, schedule, *machine, threads);
+  if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
+  if (!options.jsonTarget.empty()) {
+    nlohmann::ordered_json json;
+    json["command"] = "report";
+    json["pto_version"] = kVersion;
+    json["project"] = project->name;
+    json.update(healthReportJson(report, options.taskBounds));
+    json["diagnostics"] = diagnosticsToJson(diags);
+    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+  }
+  return kExitOk;
+}
+
+} // namespace
+
+void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* command = app.add_subcommand(
+      "report", "Run a project (timing mode) and report its health: graph shapes, core use, waves, bubbles, "
+                "the critical path and what bounds each subgraph");
+  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  command->add_option("--json", options->jsonTarget, "Also write the report as JSON to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's")
+      ->type_name("MACHINE");
+  command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");
+  command->add_option("--rows", options->subgraphRows, "Subgraphs and labels the text report lists")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
+  command->callback([&registry, options] { registry.selected = [options] { return runReport(*options); }; });
+}
+
+} // namespace pto::cli

@@ -1,0 +1,76 @@
+// `pto report`: the health report of a real run, as text and JSON. The LI tuning story's L1-reuse step has a
+// structure known from its kernel (4 requests x 512 blocks of keys, 32 blocks per cube task: 64 cube tasks on
+// a2's 24 cube cores, a ragged third wave of 16), and the report must agree with `pto run --json` where both
+// give a figure.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace pto::test {
+namespace {
+
+const std::string kStory = std::string(PTO_SOURCE_DIR) + "/resources/examples/lightning_indexer_tuning/l1_reuse";
+
+TEST(ReportCommand, TheL1ReuseStepShowsItsRaggedCubeWaveAndAgreesWithRun) {
+  Result report = runPto("report '" + kStory + "' --json -");
+  ASSERT_EQ(report.exitCode, 0) << report.err;
+  const auto health = nlohmann::json::parse(report.out);
+  Result run = runPto("run '" + kStory + "' --no-check --json -");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const auto ran = nlohmann::json::parse(run.out);
+
+  EXPECT_EQ(health["command"], "report");
+  EXPECT_EQ(health["makespan_cycles"], ran["makespan_cycles"]);
+  EXPECT_EQ(health["execute_graph"]["tasks"], ran["tasks"]);
+  EXPECT_EQ(health["execute_graph"]["subgraphs"], ran["subgraphs"]);
+  EXPECT_EQ(health["execute_graph"]["programs"], ran["programs"]);
+  EXPECT_EQ(health["execute_graph"]["dependencies"], ran["dependencies"]);
+  nlohmann::json qk;
+  for (const auto& wave : health["waves"])
+    if (wave["label"] == "qk") qk = wave;
+  ASSERT_FALSE(qk.is_null()) << health["waves"].dump();
+  EXPECT_EQ(qk["core_type"], "AIC");
+  EXPECT_EQ(qk["tasks"], 64);
+  EXPECT_EQ(qk["cores"], 24);
+  EXPECT_NEAR(qk["waves"].get<double>(), 64.0 / 24.0, 1e-12);
+  EXPECT_EQ(qk["last_wave_tasks"], 16);
+
+  for (const auto& type : health["core_types"]) {
+    const std::string name = type["core_type"];
+    // The same utilisation as the run's (which the simulator sums), within rounding of the division.
+    EXPECT_NEAR(type["utilization"].get<double>(), ran["utilization"][name].get<double>(), 1e-9) << name;
+    // Busy, idle with tasks ready, idle with none ready and the dispatch landings between them cover the cores'
+    // time once: at most all of it, and the landings (200 cycles per task) are a small part.
+    const double covered = type["utilization"].get<double>() + type["idle_while_ready"].get<double>() +
+                           type["idle_while_none_ready"].get<double>();
+    EXPECT_LE(covered, 1.0 + 1e-9) << name;
+    EXPECT_GE(covered, 0.9) << name;
+  }
+  const auto& path = health["critical_path"];
+  EXPECT_EQ(path["length_cycles"], ran["makespan_cycles"]);
+  EXPECT_EQ(path["busy_cycles"].get<std::int64_t>() + path["wait_cycles"].get<std::int64_t>(),
+            path["length_cycles"].get<std::int64_t>());
+  std::int64_t byClass = 0;
+  for (const auto& [kind, cycles] : path["cycles_by_class"].items()) byClass += cycles.get<std::int64_t>();
+  EXPECT_EQ(byClass, path["length_cycles"].get<std::int64_t>());
+  // 2 048 small vector steps behind 64 long cube tasks: the waits dominate (the story's README).
+  EXPECT_EQ(health["bound"]["class"], "scheduling") << health["bound"].dump();
+
+  Result text = runPto("report '" + kStory + "'");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("qk                       AIC     64 tasks on 24 cores: 2.67 waves, last wave 16/24 busy"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("bound: scheduling, from the critical path"), std::string::npos) << text.out;
+}
+
+TEST(ReportCommand, AMissingProjectIsAnErrorNamingIt) {
+  Result result = runPto("report /nonexistent/project --json -");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("/nonexistent/project"), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+}
+
+} // namespace
+} // namespace pto::test
