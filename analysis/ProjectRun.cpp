@@ -350,4 +350,38 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   return result;
 }
 
+std::optional<TracedProject> traceForVariants(const OperatorProject& project, DiagnosticEngine& diags,
+                                              const ProjectTraceOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto graph = traceProject(project, diags, options);
+  if (!graph) return std::nullopt;
+  TracedProject traced{project, std::move(*graph), {}, 0.0};
+  traced.arguments = argumentShapes(project, traced.graph, diags);
+  if (diags.hasErrors()) return std::nullopt;
+  traced.traceMs = millisecondsSince(start);
+  return traced;
+}
+
+std::optional<VariantRun> simulateVariant(const TracedProject& traced, const OperatorProject& variant,
+                                          DiagnosticEngine& diags) {
+  CompileOptions compileOptions;
+  applyProjectPassOptions(variant, compileOptions, diags);
+  auto machine = machineFor(variant, {}, diags);
+  auto runtime = runtimeSettingsFrom(withKernelOptions(traced.graph, "runtime_options", variant.runtimeOptions),
+                                     variant.locationOf("runtime_options"), diags);
+  if (!machine || !runtime) return std::nullopt;
+  auto compiled = compileKernel(traced.graph, compileSettingsFor(variant, traced.graph, traced.arguments, *machine),
+                                diags, compileOptions);
+  if (!compiled) return std::nullopt;
+  SimulationRequest request;
+  request.machine = &*machine;
+  request.mode = SimulationMode::Timing;
+  request.runtime = *runtime;
+  std::vector<HostTensor> arguments = traced.arguments;  // timing mode leaves them alone
+  auto simulation = simulate(compiled->compilation, arguments, request, diags);
+  if (!simulation) return std::nullopt;
+  const int threads = std::max<int>(1, static_cast<int>(simulation->schedule.aicpuBusyCycles.size()));
+  return VariantRun{std::move(*compiled), std::move(*simulation), std::move(*machine), threads};
+}
+
 } // namespace pto

@@ -103,4 +103,31 @@ double multiplyAddsOf(const Compilation& compilation);
 std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
                                            const ProjectRunOptions& options = {});
 
+// A project's kernel traced once, to be compiled and simulated under other
+// settings (the advisor's predictions, the tuner's points): settings change
+// what the compiler and the runtime do, not what the kernel traces, so no
+// point traces again. `arguments` are argumentShapes (data only where the
+// kernel reads elements).
+struct TracedProject {
+  OperatorProject project;
+  TensorGraph graph;
+  std::vector<HostTensor> arguments;
+  double traceMs = 0.0;
+};
+std::optional<TracedProject> traceForVariants(const OperatorProject& project, DiagnosticEngine& diags,
+                                              const ProjectTraceOptions& options = {});
+
+// One setting variant compiled and simulated in timing mode.
+struct VariantRun {
+  CompileResult compiled;
+  Simulation simulation;
+  MachineDescription machine;
+  int schedulerThreads = 1;
+};
+// `variant` is `traced.project` with other tile_settings, pass_options,
+// runtime_options, partition_overrides or machine (what the trace does not
+// depend on). nullopt with diagnostics when it does not compile or simulate.
+std::optional<VariantRun> simulateVariant(const TracedProject& traced, const OperatorProject& variant,
+                                          DiagnosticEngine& diags);
+
 } // namespace pto

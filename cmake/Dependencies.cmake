@@ -3,6 +3,9 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+# The run ledger (analysis/RunLedger): SQLite::SQLite3 and ZLIB::ZLIB.
+find_package(SQLite3 REQUIRED)
+find_package(ZLIB REQUIRED)
 # Debian's interpreter (PTO_PYTHON_EXECUTABLE), for embedding and for the
 # importable `pypto` package.
 set(Python_EXECUTABLE "${PTO_PYTHON_EXECUTABLE}" CACHE FILEPATH "" FORCE)

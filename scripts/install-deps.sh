@@ -11,6 +11,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libqscintilla2-qt6-dev
   # engine
   nlohmann-json3-dev libspdlog-dev libeigen3-dev pybind11-dev python3-dev libgraphviz-dev libcli11-dev
+  libsqlite3-dev zlib1g-dev
   # tests
   libgtest-dev libbenchmark-dev python3-numpy python3-torch python3-pytest graphviz xvfb xauth
 )

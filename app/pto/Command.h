@@ -30,6 +30,9 @@ void registerSettingsCommand(CLI::App& app, CommandRegistry& registry);
 void registerValidateCommand(CLI::App& app, CommandRegistry& registry);
 void registerPassesCommand(CLI::App& app, CommandRegistry& registry);
 void registerReportCommand(CLI::App& app, CommandRegistry& registry);
+void registerRunsCommands(CLI::App& app, CommandRegistry& registry);  // runs, compare
+void registerAdviseCommands(CLI::App& app, CommandRegistry& registry);
+void registerTuneCommand(CLI::App& app, CommandRegistry& registry);
 
 // --timeout and --max-elements, shared by the commands that trace kernels.
 void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements);

@@ -7,6 +7,7 @@
 
 #include "analysis/HealthReport.h"
 #include "analysis/ProjectRun.h"
+#include "analysis/RunLedger.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 #include "npusim/MachineFile.h"
@@ -25,6 +26,7 @@ struct ReportOptions {
   std::string jsonTarget;
   std::string machine;
   bool taskBounds = false;
+  bool noRecord = false;
   int subgraphRows = 12;
   double timeoutSeconds = 60.0;
   std::int64_t maxElements = std::int64_t{1} << 31;
@@ -150,6 +152,12 @@ int runReport(const ReportOptions& options) {
   const Schedule& schedule = run->simulation->schedule;
   const int threads = std::max<int>(1, static_cast<int>(schedule.aicpuBusyCycles.size()));
   const HealthReport report = healthReport(run->compiled->compilation, schedule, *machine, threads);
+  if (!options.noRecord) {
+    DiagnosticEngine recordDiags;  // a warning at worst; the diagnostics above are printed already
+    recordRun(*project, *run, &report, recordDiags);
+    printDiagnostics(recordDiags);
+    for (const Diagnostic& diagnostic : recordDiags.diagnostics()) diags.report(diagnostic);
+  }
   if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
   if (!options.jsonTarget.empty()) {
     nlohmann::ordered_json json;
@@ -176,6 +184,7 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's")
       ->type_name("MACHINE");
   command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");
+  command->add_flag("--no-record", options->noRecord, "Do not record the run in the project's run ledger");
   command->add_option("--rows", options->subgraphRows, "Subgraphs and labels the text report lists")
       ->type_name("N")
       ->check(CLI::PositiveNumber)

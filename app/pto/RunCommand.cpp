@@ -4,6 +4,7 @@
 
 #include "analysis/CostModelOutput.h"
 #include "analysis/ProjectRun.h"
+#include "analysis/RunLedger.h"
 #include "runtime/trace/ChromeTraceWriter.h"
 #include "core/AtomicFile.h"
 #include "core/Npy.h"
@@ -29,6 +30,7 @@ struct RunOptions {
   std::string mode = "timing";
   bool check = false;
   bool noCheck = false;
+  bool noRecord = false;
   double timeoutSeconds = 60.0;
   std::int64_t maxElements = std::int64_t{1} << 31;
 };
@@ -130,6 +132,7 @@ int runRun(const RunOptions& options) {
   runOptions.mode = *parseSimulationMode(options.mode);  // CLI11 checked the spelling
   runOptions.check = options.check ? PrecisionCheck::Always : options.noCheck ? PrecisionCheck::Never : PrecisionCheck::Auto;
   auto run = runProject(*project, diags, runOptions);
+  if (run && !options.noRecord) recordRun(*project, *run, nullptr, diags);  // a warning at worst
   bool saved = !run || options.saveOutputsDir.empty() || saveOutputs(*run, options.saveOutputsDir, diags);
   if (run && saved && !options.traceFile.empty()) saved = writeTrace(*run, options.traceFile, diags);
   if (run && saved && options.simOutput) {
@@ -192,6 +195,8 @@ void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
                     "Also write PyPTO's simulator-mode folder: output/output_<time>_<pid>_<host>/"
                     "CostModelSimulationOutput/merged_swimlane.json (base folder: $TILE_FWK_OUTPUT_DIR, else "
                     "$ASCEND_WORK_PATH/pypto, else ./output)");
+  command->add_flag("--no-record", options->noRecord,
+                    "Do not record the run in the project's run ledger (.pto/ledger.sqlite; pto runs lists it)");
   addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
   command->callback([&registry, options] { registry.selected = [options] { return runRun(*options); }; });
 }

@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   registerPassesCommand(app, registry);
   registerRunCommand(app, registry);
   registerReportCommand(app, registry);
+  registerRunsCommands(app, registry);
+  registerAdviseCommands(app, registry);
+  registerTuneCommand(app, registry);
   registerNewCommand(app, registry);
   registerConfigCommands(app, registry);
   registerSettingsCommand(app, registry);

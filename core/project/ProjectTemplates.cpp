@@ -58,7 +58,12 @@ std::optional<fs::path> createProjectFromExample(const std::string& exampleName,
                                  "name so nothing there is overwritten";
   fs::create_directories(destination, ec);
   if (ec) return diags.error(where) << "cannot create the project folder: " << ec.message();
-  fs::copy(example->directory, destination, fs::copy_options::recursive, ec);
+  // Everything but the example's run ledger (.pto/: the example's runs, not the new project's).
+  for (const auto& entry : fs::directory_iterator(example->directory, ec)) {
+    if (entry.path().filename() == ".pto") continue;
+    fs::copy(entry.path(), destination / entry.path().filename(), fs::copy_options::recursive, ec);
+    if (ec) break;
+  }
   if (ec) return diags.error(where) << "cannot copy the example " << example->directory.string() << ": " << ec.message();
 
   // The project takes the folder's name, so two projects made from one

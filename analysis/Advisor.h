@@ -1,0 +1,77 @@
+// Advisor: rules that turn the symptoms of a run (its health report and
+// compilation) into concrete changes of the project, each proven before it is
+// proposed. A rule names its evidence, writes its change as a JSON patch
+// (RFC 6902) of pto-project.json, and the advisor compiles and simulates the
+// patched project (the kernel traced once, TracedProject) so that the
+// predicted makespan is a simulated number, not a guess. A rule proposes only
+// a change that makes the kernel faster; of the values it tries, the fastest.
+//
+// Rules (id: symptom -> change):
+//   scheduling-bound-vector: many vector tasks of one label, most shorter
+//     than a scheduler round, while vector cores sat idle with tasks ready ->
+//     vec_nbuffer_setting for the label (several tiles' work per task);
+//   l1-reuse: cube tasks of one label load the same GM region (a shared
+//     operand) again and again -> cube_l1_reuse_setting for the label;
+//   wave-tail: a label's merged tasks end in a partial last wave (at most 3/4
+//     of the cores busy) on the critical path -> the merge count that evens
+//     the waves;
+//   stitch: several device tasks while both core types sat idle with nothing
+//     ready -> a larger stitch_function_max_num.
+// `pto advise` lists them; `pto apply` applies one.
+#pragma once
+
+#include "analysis/HealthReport.h"
+#include "analysis/ProjectRun.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+struct Suggestion {
+  std::string id;        // stable for a project and its settings: "<rule>:<target>" ("l1-reuse:qk")
+  std::string rule;      // the rule's id
+  std::string title;     // one line: what to change
+  std::string evidence;  // why, with numbers from the run
+  nlohmann::json patch;  // RFC 6902 operations on pto-project.json
+  double baselineUs = 0.0;
+  double predictedUs = 0.0;  // the patched project, simulated
+  // The values tried and their simulated makespans (for the report).
+  std::vector<std::pair<std::string, double>> tried;
+  double gain() const { return baselineUs > 0 ? 1.0 - predictedUs / baselineUs : 0.0; }
+};
+
+struct AdviceOptions {
+  // A suggestion must gain at least this share of the makespan.
+  double minimumGain = 0.01;
+  // Called before each variant is simulated (progress); true cancels.
+  std::function<bool()> cancelled;
+};
+
+struct Advice {
+  double baselineUs = 0.0;
+  std::string bound;  // the run's bound class
+  std::vector<Suggestion> suggestions;  // best predicted gain first
+  int variantsSimulated = 0;
+  double adviseMs = 0.0;
+};
+
+// The baseline is `traced.project` as it stands. nullopt when the baseline
+// does not compile or simulate (diagnostics say why).
+std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diags, const AdviceOptions& options = {});
+
+// `project` with `patch` applied to its document, re-read (so the result is
+// checked as a loaded project is). nullopt with diagnostics when the patch
+// does not apply or the result is not a valid project.
+std::optional<OperatorProject> patchedProject(const OperatorProject& project, const nlohmann::json& patch,
+                                              DiagnosticEngine& diags);
+
+// `pto advise --json`: {baseline_us, bound, suggestions: [{id, rule, title,
+// evidence, patch, baseline_us, predicted_us, gain, tried}]}.
+nlohmann::ordered_json adviceJson(const Advice& advice);
+
+} // namespace pto

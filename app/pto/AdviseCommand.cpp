@@ -1,0 +1,190 @@
+// `pto advise PROJECT`: the advisor's suggestions (analysis/Advisor.h), each
+// with its evidence, its JSON patch and a predicted makespan simulated on the
+// patched project. `pto apply PROJECT --suggestion ID | --patch FILE`: applies
+// one to pto-project.json (saved atomically), reruns and reports predicted
+// against obtained, so that a script or an agent can loop run -> advise ->
+// apply without the IDE.
+#include "app/pto/Command.h"
+#include "app/pto/CommandOutput.h"
+
+#include "analysis/Advisor.h"
+#include "core/Version.h"
+#include "core/project/ProjectFile.h"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace pto::cli {
+namespace {
+
+struct AdviseOptions {
+  std::string projectPath;
+  std::string jsonTarget;
+  std::string suggestion;  // apply: the id
+  std::string patchFile;   // apply: a JSON patch file instead
+  bool dryRun = false;
+  double timeoutSeconds = 60.0;
+  std::int64_t maxElements = std::int64_t{1} << 31;
+};
+
+std::optional<TracedProject> traceOf(const AdviseOptions& options, DiagnosticEngine& diags) {
+  auto project = loadProject(options.projectPath, diags);
+  if (!project) return std::nullopt;
+  ProjectTraceOptions trace;
+  trace.timeoutSeconds = options.timeoutSeconds;
+  trace.maxElements = options.maxElements;
+  return traceForVariants(*project, diags, trace);
+}
+
+void printAdvice(const std::string& project, const Advice& advice) {
+  std::printf("%s: %.1f us, %s-bound; %zu suggestion%s (%d variants simulated in %.1f s)\n", project.c_str(),
+              advice.baselineUs, advice.bound.c_str(), advice.suggestions.size(),
+              advice.suggestions.size() == 1 ? "" : "s", advice.variantsSimulated, advice.adviseMs / 1000.0);
+  for (const Suggestion& suggestion : advice.suggestions) {
+    std::printf("\n%s\n  %s\n  predicted %.1f us (%+.1f %%)\n  why: %s\n  patch: %s\n  tried:", suggestion.id.c_str(),
+                suggestion.title.c_str(), suggestion.predictedUs, -100.0 * suggestion.gain(),
+                suggestion.evidence.c_str(), suggestion.patch.dump().c_str());
+    for (const auto& [value, us] : suggestion.tried) std::printf(" %s -> %.1f us;", value.c_str(), us);
+    std::printf("\n");
+  }
+  if (advice.suggestions.empty()) std::printf("no rule found a change that makes this kernel faster\n");
+}
+
+int runAdvise(const AdviseOptions& options) {
+  DiagnosticEngine diags;
+  auto traced = traceOf(options, diags);
+  std::optional<Advice> advice;
+  if (traced) advice = advise(*traced, diags);
+  printDiagnostics(diags);
+  if (!advice) return kExitUserError;
+  if (options.jsonTarget != "-") printAdvice(traced->project.name, *advice);
+  if (!options.jsonTarget.empty()) {
+    nlohmann::ordered_json json;
+    json["command"] = "advise";
+    json["pto_version"] = kVersion;
+    json["project"] = traced->project.name;
+    json.update(adviceJson(*advice));
+    json["diagnostics"] = diagnosticsToJson(diags);
+    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+  }
+  return kExitOk;
+}
+
+int runApply(const AdviseOptions& options) {
+  DiagnosticEngine diags;
+  auto traced = traceOf(options, diags);
+  if (!traced) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  nlohmann::json patch;
+  std::optional<double> predicted;
+  std::string id = options.suggestion;
+  if (!options.patchFile.empty()) {
+    std::ifstream in(options.patchFile);
+    patch = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!in || patch.is_discarded() || !patch.is_array()) {
+      diags.error(SourceLocation{options.patchFile})
+          << "not a JSON patch (an array of RFC 6902 operations, as `pto advise --json` lists under \"patch\")";
+      printDiagnostics(diags);
+      return kExitUserError;
+    }
+    id = options.patchFile;
+  } else {
+    auto advice = advise(*traced, diags);
+    if (!advice) {
+      printDiagnostics(diags);
+      return kExitUserError;
+    }
+    const Suggestion* chosen = nullptr;
+    std::string known;
+    for (const Suggestion& suggestion : advice->suggestions) {
+      if (suggestion.id == options.suggestion) chosen = &suggestion;
+      known += (known.empty() ? "" : ", ") + suggestion.id;
+    }
+    if (!chosen) {
+      diags.error(SourceLocation{traced->project.file.string()})
+          << "no suggestion '" << options.suggestion << "' for this project as it stands ("
+          << (known.empty() ? "the advisor has none" : "it has: " + known) << "); run `pto advise` to list them";
+      printDiagnostics(diags);
+      return kExitUserError;
+    }
+    patch = chosen->patch;
+    predicted = chosen->predictedUs;
+  }
+  auto before = simulateVariant(*traced, traced->project, diags);
+  auto patched = patchedProject(traced->project, patch, diags);
+  std::optional<VariantRun> after;
+  if (before && patched) after = simulateVariant(*traced, *patched, diags);
+  if (!before || !patched || !after) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  // Saved only once the patched project is known to compile and simulate.
+  if (!options.dryRun && !saveProject(*patched, diags)) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  printDiagnostics(diags);
+  const double beforeUs = before->simulation.stats.makespanUs, afterUs = after->simulation.stats.makespanUs;
+  if (options.jsonTarget != "-") {
+    std::printf("%s %s: %.1f us -> %.1f us (%+.1f %%)", options.dryRun ? "would apply" : "applied", id.c_str(),
+                beforeUs, afterUs, 100.0 * (afterUs / beforeUs - 1.0));
+    if (predicted) std::printf("; predicted %.1f us", *predicted);
+    std::printf("%s\n", options.dryRun ? " (dry run: the project is unchanged)" : "");
+  }
+  if (!options.jsonTarget.empty()) {
+    nlohmann::ordered_json json;
+    json["command"] = "apply";
+    json["pto_version"] = kVersion;
+    json["project"] = traced->project.name;
+    json["applied"] = !options.dryRun;
+    json["suggestion"] = id;
+    json["patch"] = patch;
+    json["before_us"] = beforeUs;
+    json["obtained_us"] = afterUs;
+    json["predicted_us"] = predicted ? nlohmann::ordered_json(*predicted) : nlohmann::ordered_json(nullptr);
+    json["diagnostics"] = diagnosticsToJson(diags);
+    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+  }
+  return kExitOk;
+}
+
+} // namespace
+
+void registerAdviseCommands(CLI::App& app, CommandRegistry& registry) {
+  auto options = std::make_shared<AdviseOptions>();
+  CLI::App* advise = app.add_subcommand(
+      "advise", "Suggest changes to a project's settings, each with its evidence, a JSON patch and a predicted "
+                "makespan (the patched project simulated)");
+  advise->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  advise->add_option("--json", options->jsonTarget, "Also write the suggestions as JSON to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  addTraceOptions(*advise, options->timeoutSeconds, options->maxElements);
+  advise->callback([&registry, options] { registry.selected = [options] { return runAdvise(*options); }; });
+
+  auto applyOptions = std::make_shared<AdviseOptions>();
+  CLI::App* apply = app.add_subcommand(
+      "apply", "Apply a suggestion (or a JSON patch) to pto-project.json, saved atomically, and report the "
+               "makespan before, predicted and obtained");
+  apply->add_option("PROJECT", applyOptions->projectPath, "Project folder or its pto-project.json")->required();
+  CLI::Option* suggestion =
+      apply->add_option("--suggestion", applyOptions->suggestion, "The id `pto advise` gave it (\"l1-reuse:qk\")")
+          ->type_name("ID");
+  CLI::Option* patch =
+      apply->add_option("--patch", applyOptions->patchFile, "A JSON patch file (RFC 6902) to apply instead")
+          ->type_name("FILE");
+  suggestion->excludes(patch);
+  apply->add_flag("--dry-run", applyOptions->dryRun, "Simulate the change but leave the project file alone");
+  apply->add_option("--json", applyOptions->jsonTarget, "Also write the result as JSON to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  addTraceOptions(*apply, applyOptions->timeoutSeconds, applyOptions->maxElements);
+  apply->callback([&registry, applyOptions, suggestion, patch] {
+    if (suggestion->count() == 0 && patch->count() == 0)
+      throw CLI::RequiredError("--suggestion or --patch");
+    registry.selected = [applyOptions] { return runApply(*applyOptions); };
+  });
+}
+
+} // namespace pto::cli

@@ -1,0 +1,170 @@
+// `pto tune PROJECT`: searches the project's settings space (analysis/Tuner.h)
+// by simulating each point, and reports every point, the best and the Pareto
+// front (makespan against busy core time). `--shard K/N` runs one share of a
+// grid or random sweep (an array job on a batch scheduler); `--merge FILES`
+// combines the shards' JSON into the unsharded result. `--apply` writes the
+// best point into pto-project.json (atomically).
+#include "app/pto/Command.h"
+#include "app/pto/CommandOutput.h"
+
+#include "analysis/Advisor.h"
+#include "analysis/Tuner.h"
+#include "core/Version.h"
+#include "core/project/ProjectFile.h"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace pto::cli {
+namespace {
+
+struct TuneCommandOptions {
+  std::string projectPath;
+  std::string jsonTarget;
+  std::string strategy = "grid";
+  std::string shard = "1/1";
+  std::vector<std::string> mergeFiles;
+  int budget = 100;
+  unsigned seed = 1;
+  int threads = 0;
+  int rows = 10;
+  bool apply = false;
+  double timeoutSeconds = 60.0;
+  std::int64_t maxElements = std::int64_t{1} << 31;
+};
+
+std::string settingsText(const TuneResult& result, const TunePoint& point) {
+  std::string text;
+  for (std::size_t d = 0; d < result.space.dimensions.size(); ++d)
+    text += (text.empty() ? "" : ", ") + result.space.dimensions[d].path + " " +
+            result.space.dimensions[d].values[static_cast<std::size_t>(point.choice[d])].dump();
+  return text;
+}
+
+void printResult(const std::string& project, const TuneResult& result, int rows) {
+  std::printf("%s: %s sweep over %s space of %.0f points (shard %d/%d): %d simulated, %d pruned, %d failed in %.2f s "
+              "(%.0f per second)\n",
+              project.c_str(), std::string(name(result.strategy)).c_str(), result.space.origin.c_str(),
+              result.space.size(), result.shardIndex + 1, result.shardCount, result.evaluated, result.pruned,
+              result.failed, result.seconds, result.seconds > 0 ? result.evaluated / result.seconds : 0.0);
+  for (const auto& [reason, count] : result.prunedReasons) std::printf("  pruned %d: %s\n", count, reason.c_str());
+  std::printf("baseline %.2f us\n", result.baselineUs);
+  if (result.best < 0) {
+    std::printf("no point compiled and simulated\n");
+    return;
+  }
+  std::vector<int> ok;
+  for (std::size_t i = 0; i < result.points.size(); ++i)
+    if (result.points[i].status == "ok") ok.push_back(static_cast<int>(i));
+  std::stable_sort(ok.begin(), ok.end(), [&](int a, int b) {
+    return result.points[static_cast<std::size_t>(a)].makespanUs < result.points[static_cast<std::size_t>(b)].makespanUs;
+  });
+  std::printf("\nfastest points\n");
+  for (int i = 0; i < std::min<int>(rows, static_cast<int>(ok.size())); ++i) {
+    const TunePoint& point = result.points[static_cast<std::size_t>(ok[static_cast<std::size_t>(i)])];
+    std::printf("  %9.2f us  busy %9.2f us  %s\n", point.makespanUs, point.busyUs, settingsText(result, point).c_str());
+  }
+  std::printf("\nPareto front (no point is both faster and less busy)\n");
+  for (int i : result.pareto) {
+    const TunePoint& point = result.points[static_cast<std::size_t>(i)];
+    std::printf("  %9.2f us  busy %9.2f us  %s\n", point.makespanUs, point.busyUs, settingsText(result, point).c_str());
+  }
+  const TunePoint& best = result.points[static_cast<std::size_t>(result.best)];
+  std::printf("\nbest: %.2f us (%+.1f %% against the baseline): %s\n", best.makespanUs,
+              100.0 * (best.makespanUs / result.baselineUs - 1.0), settingsText(result, best).c_str());
+}
+
+int runTune(const TuneCommandOptions& options) {
+  DiagnosticEngine diags;
+  auto project = loadProject(options.projectPath, diags);
+  if (!project) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  std::optional<TuneResult> result;
+  std::optional<TracedProject> traced;
+  if (!options.mergeFiles.empty()) {
+    std::vector<nlohmann::ordered_json> shards;
+    for (const std::string& file : options.mergeFiles) {
+      std::ifstream in(file);
+      shards.push_back(nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false));
+      if (!in.good() && !in.eof()) diags.error(SourceLocation{file}) << "cannot read the file";
+      else if (shards.back().is_discarded()) diags.error(SourceLocation{file}) << "not JSON";
+    }
+    if (!diags.hasErrors()) result = mergeTuneShards(shards, options.mergeFiles, diags);
+  } else {
+    TuneOptions tuneOptions;
+    tuneOptions.strategy = *parseTuneStrategy(options.strategy);  // CLI11 checked the spelling
+    tuneOptions.budget = options.budget;
+    tuneOptions.seed = options.seed;
+    tuneOptions.threads = options.threads;
+    const auto slash = options.shard.find('/');
+    try {
+      if (slash == std::string::npos) throw std::invalid_argument("no slash");
+      tuneOptions.shardIndex = std::stoi(options.shard.substr(0, slash)) - 1;
+      tuneOptions.shardCount = std::stoi(options.shard.substr(slash + 1));
+    } catch (const std::exception&) {
+      diags.error(SourceLocation{"--shard"}) << "expected K/N (shard K of N, 1 <= K <= N), got '" << options.shard << "'";
+    }
+    ProjectTraceOptions trace;
+    trace.timeoutSeconds = options.timeoutSeconds;
+    trace.maxElements = options.maxElements;
+    if (!diags.hasErrors()) traced = traceForVariants(*project, diags, trace);
+    if (traced) result = tune(*traced, tuneOptions, diags);
+  }
+  if (result && options.apply && result->best >= 0) {
+    const nlohmann::json patch = tunePatch(*project, result->space, result->points[static_cast<std::size_t>(result->best)].choice);
+    auto patched = patchedProject(*project, patch, diags);
+    if (!patched || !saveProject(*patched, diags)) result.reset();
+    else std::fprintf(stderr, "pto: wrote the best point into %s\n", project->file.string().c_str());
+  }
+  printDiagnostics(diags);
+  if (!result) return kExitUserError;
+  if (options.jsonTarget != "-") printResult(project->name, *result, options.rows);
+  if (!options.jsonTarget.empty()) {
+    nlohmann::ordered_json json;
+    json["command"] = "tune";
+    json["pto_version"] = kVersion;
+    json["project"] = project->name;
+    json.update(tuneResultJson(*result, *project));
+    json["diagnostics"] = diagnosticsToJson(diags);
+    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+  }
+  return kExitOk;
+}
+
+} // namespace
+
+void registerTuneCommand(CLI::App& app, CommandRegistry& registry) {
+  auto options = std::make_shared<TuneCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "tune", "Search a project's settings (its tune.space, else merge counts and scheduling policy) by simulating "
+              "each point; report the best and the Pareto front");
+  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  command->add_option("--budget", options->budget, "Points to simulate at most (pruned points do not count)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command->add_option("--strategy", options->strategy, "grid, random (seeded) or evolve (seeded)")
+      ->check(CLI::IsMember({"grid", "random", "evolve"}))
+      ->capture_default_str();
+  command->add_option("--shard", options->shard, "Run shard K of N of a grid or random sweep (an array job's index)")
+      ->type_name("K/N")
+      ->capture_default_str();
+  command->add_option("--merge", options->mergeFiles, "Combine the --json results of all N shards into one")
+      ->type_name("FILES")
+      ->expected(1, -1);
+  command->add_option("--seed", options->seed, "Seed of the random and evolve strategies")->capture_default_str();
+  command->add_option("--threads", options->threads, "Points simulated at once (0: one per hardware thread)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command->add_option("--rows", options->rows, "Fastest points the text lists")->check(CLI::PositiveNumber);
+  command->add_flag("--apply", options->apply, "Write the best point into pto-project.json (atomically)");
+  command->add_option("--json", options->jsonTarget, "Also write every point as JSON to FILE ('-' for stdout)")
+      ->type_name("FILE");
+  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
+  command->callback([&registry, options] { registry.selected = [options] { return runTune(*options); }; });
+}
+
+} // namespace pto::cli

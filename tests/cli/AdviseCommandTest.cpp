@@ -1,0 +1,125 @@
+// `pto advise` and `pto apply` end to end: each rule fires on a bundled kernel that shows its symptom, its patch
+// applied to a copy of the project makes the simulated kernel faster by what was predicted (within 5 %; the
+// simulator is deterministic, so in fact exactly), and the advisor stays silent on a kernel without a symptom.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace pto::test {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kExamples = fs::path(PTO_SOURCE_DIR) / "resources/examples";
+
+// A fresh copy of a bundled example folder (tuning stories share ../kernel.py, so whole folders are copied).
+fs::path copyOf(const std::string& example) {
+  const fs::path target = fs::temp_directory_path() / ("pto-advise-" + std::to_string(::getpid())) / example;
+  fs::remove_all(target);
+  fs::create_directories(target.parent_path());
+  fs::copy(kExamples / example, target, fs::copy_options::recursive);
+  return target;
+}
+
+nlohmann::json suggestionOf(const nlohmann::json& advice, const std::string& id) {
+  for (const auto& suggestion : advice["suggestions"])
+    if (suggestion["id"] == id) return suggestion;
+  return nullptr;
+}
+
+nlohmann::json runJson(const std::string& args) {
+  Result result = runPto(args + " --json -");
+  EXPECT_EQ(result.exitCode, 0) << args << "\n" << result.err;
+  return result.exitCode == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
+}
+
+// Applies `suggestion` to `project` (by its id, or by its patch written to a file, which spares a second
+// advise) and checks predicted against obtained, and obtained against a plain `pto run`.
+void applyAndCheck(const fs::path& project, const nlohmann::json& suggestion, double baseline, bool byPatch = false) {
+  const double predicted = suggestion["predicted_us"];
+  std::string how = " --suggestion " + suggestion["id"].get<std::string>();
+  if (byPatch) {
+    const fs::path patch = project.parent_path() / "suggestion.json";
+    std::ofstream(patch) << suggestion["patch"].dump();
+    how = " --patch '" + patch.string() + "'";
+  }
+  const nlohmann::json applied = runJson("apply '" + project.string() + "'" + how);
+  ASSERT_TRUE(applied.is_object());
+  EXPECT_EQ(applied["applied"], true);
+  EXPECT_NEAR(applied["before_us"].get<double>(), baseline, 1e-6);
+  EXPECT_NEAR(applied["obtained_us"].get<double>(), predicted, 0.05 * predicted);
+  EXPECT_LT(applied["obtained_us"].get<double>(), baseline);
+  const nlohmann::json run = runJson("run '" + project.string() + "' --no-check --no-record");
+  EXPECT_NEAR(run["makespan_us"].get<double>(), applied["obtained_us"].get<double>(), 1e-6);
+}
+
+TEST(AdviseCommand, ManySmallVectorTasksGetVectorMergingThatPaysAsPredicted) {
+  const fs::path project = copyOf("softmax");
+  const nlohmann::json advice = runJson("advise '" + project.string() + "'");
+  EXPECT_EQ(advice["command"], "advise");
+  const nlohmann::json suggestion = suggestionOf(advice, "scheduling-bound-vector:softmax");
+  ASSERT_FALSE(suggestion.is_null()) << advice.dump(2);
+  EXPECT_EQ(suggestion["patch"][0]["path"], "/pass_options");
+  EXPECT_NE(suggestion["evidence"].get<std::string>().find("idle"), std::string::npos);
+  EXPECT_LT(suggestion["predicted_us"].get<double>(), 0.9 * advice["baseline_us"].get<double>());
+  applyAndCheck(project, suggestion, advice["baseline_us"]);
+  const nlohmann::json saved = nlohmann::json::parse(slurp(project / "pto-project.json"));
+  EXPECT_TRUE(saved["pass_options"]["vec_nbuffer_setting"].contains("softmax")) << saved.dump(2);
+}
+
+TEST(AdviseCommand, CubeTasksLoadingOneOperandGetL1ReuseThenTheirVectorStepsGetMerged) {
+  const fs::path story = copyOf("lightning_indexer_tuning");
+  const fs::path project = story / "per_block";
+  const nlohmann::json first = runJson("advise '" + project.string() + "'");
+  const nlohmann::json reuse = suggestionOf(first, "l1-reuse:qk");
+  ASSERT_FALSE(reuse.is_null()) << first.dump(2);
+  // The query tile of a request is read by each of its 512 blocks' matmuls.
+  EXPECT_NE(reuse["evidence"].get<std::string>().find("loaded by 512"), std::string::npos) << reuse["evidence"];
+  applyAndCheck(project, reuse, first["baseline_us"], /*byPatch=*/true);
+  // With the matmuls merged, the vector steps are the many small tasks.
+  const nlohmann::json second = runJson("advise '" + project.string() + "'");
+  const nlohmann::json merge = suggestionOf(second, "scheduling-bound-vector:weigh");
+  ASSERT_FALSE(merge.is_null()) << second.dump(2);
+  EXPECT_LT(merge["predicted_us"].get<double>(), 0.9 * second["baseline_us"].get<double>());
+}
+
+TEST(AdviseCommand, ARaggedLastWaveOnTheCriticalPathGetsAnotherMergeCount) {
+  const fs::path project = copyOf("lightning_indexer_tuning") / "l1_reuse";
+  const nlohmann::json advice = runJson("advise '" + project.string() + "'");
+  const nlohmann::json tail = suggestionOf(advice, "wave-tail:qk");
+  ASSERT_FALSE(tail.is_null()) << advice.dump(2);
+  EXPECT_NE(tail["evidence"].get<std::string>().find("64 'qk' tasks on 24 cube cores: 2.67 waves, the last with 16 of 24"),
+            std::string::npos)
+      << tail["evidence"];
+  EXPECT_LT(tail["predicted_us"].get<double>(), advice["baseline_us"].get<double>());
+}
+
+TEST(AdviseCommand, AKernelWithoutASymptomGetsNoSuggestion) {
+  const nlohmann::json advice = runJson("advise '" + (kExamples / "matmul").string() + "'");
+  EXPECT_TRUE(advice["suggestions"].empty()) << advice.dump(2);
+  Result text = runPto("advise '" + (kExamples / "matmul").string() + "'");
+  EXPECT_NE(text.out.find("no rule found a change that makes this kernel faster"), std::string::npos) << text.out;
+}
+
+TEST(AdviseCommand, ApplyingWhatIsNotThereIsAnErrorAndLeavesTheProjectAlone) {
+  const fs::path project = copyOf("matmul");
+  const std::string before = slurp(project / "pto-project.json");
+  Result unknown = runPto("apply '" + project.string() + "' --suggestion l1-reuse:gemm");
+  EXPECT_EQ(unknown.exitCode, 1);
+  EXPECT_NE(unknown.err.find("no suggestion 'l1-reuse:gemm'"), std::string::npos) << unknown.err;
+  const fs::path patch = project / "bad-patch.json";
+  std::ofstream(patch) << R"({"op": "add"})";
+  Result bad = runPto("apply '" + project.string() + "' --patch '" + patch.string() + "'");
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.err.find("bad-patch.json"), std::string::npos) << bad.err;
+  std::ofstream(patch) << R"([{"op": "replace", "path": "/no_such_key", "value": 1}])";
+  Result missing = runPto("apply '" + project.string() + "' --patch '" + patch.string() + "'");
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("the patch does not apply"), std::string::npos) << missing.err;
+  Result neither = runPto("apply '" + project.string() + "'");
+  EXPECT_EQ(neither.exitCode, 2);
+  EXPECT_EQ(slurp(project / "pto-project.json"), before);
+}
+
+} // namespace
+} // namespace pto::test

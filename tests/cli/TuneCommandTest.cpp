@@ -1,0 +1,127 @@
+// `pto tune` end to end on the softmax example with a declared space of 4 tile shapes x 3 merge counts: points
+// that cannot compile are pruned with their reasons and never simulated; the best point is the fastest of
+// separate `pto run`s of every valid point (an independent path: a fresh trace per run); shards merge into the
+// unsharded result; two threads give what one gives.
+#include "CliRunner.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace pto::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::vector<int>> kTiles = {{1, 4, 1, 64}, {1, 8, 1, 64}, {1, 4, 1, 7}, {1, 32, 1, 256}};
+const std::vector<int> kMerges = {0, 1, 4};
+
+fs::path softmaxWithSpace() {
+  const fs::path folder = fs::temp_directory_path() / ("pto-tune-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const fs::path example = fs::path(PTO_SOURCE_DIR) / "resources/examples/softmax";
+  fs::copy_file(example / "kernel.py", folder / "kernel.py");
+  nlohmann::ordered_json project = nlohmann::ordered_json::parse(slurp(example / "pto-project.json"));
+  project["tune"] = {{"space",
+                      {{"tile_settings.vec.kernel.py:22", kTiles}, {"pass_options.vec_nbuffer_setting.softmax", kMerges}}}};
+  std::ofstream(folder / "pto-project.json") << project.dump(2);
+  return folder;
+}
+
+nlohmann::json runJson(const std::string& args) {
+  Result result = runPto(args + " --json -");
+  EXPECT_EQ(result.exitCode, 0) << args << "\n" << result.err;
+  return result.exitCode == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
+}
+
+// The points' settings and outcomes, without timings of the host.
+nlohmann::json outcomes(const nlohmann::json& tuned) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& point : tuned["points"]) {
+    nlohmann::json entry = point;
+    out.push_back(entry);
+  }
+  return out;
+}
+
+TEST(TuneCommand, AGridSweepPrunesWhatCannotCompileAndFindsTheFastestPoint) {
+  const fs::path project = softmaxWithSpace();
+  const nlohmann::json tuned = runJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 2");
+  ASSERT_TRUE(tuned.is_object());
+  EXPECT_EQ(tuned["space_size"], 12);
+  // The [1, 4, 1, 7] tile (its last dim is 28 bytes, not a multiple of 32) with every merge count, and the
+  // merge count 0 with the three other tiles.
+  EXPECT_EQ(tuned["pruned"], 6);
+  EXPECT_EQ(tuned["evaluated"], 6);
+  EXPECT_EQ(tuned["failed"], 0);
+  int mergeReasons = 0;
+  for (const auto& [reason, count] : tuned["pruned_reasons"].items())
+    if (reason.find("merge count") != std::string::npos) mergeReasons += count.get<int>();
+  EXPECT_EQ(mergeReasons, 3) << tuned["pruned_reasons"].dump();
+
+  // Every valid point run on its own: the tuner's best must be the fastest of them.
+  double fastest = 1e300;
+  for (const auto& tile : {kTiles[0], kTiles[1], kTiles[3]})
+    for (int merge : {1, 4}) {
+      nlohmann::ordered_json document = nlohmann::ordered_json::parse(slurp(project / "pto-project.json"));
+      document.erase("tune");
+      document["tile_settings"] = {{"vec", {{"kernel.py:22", tile}}}};
+      document["pass_options"] = {{"vec_nbuffer_setting", {{"softmax", merge}}}};
+      const fs::path point = project / "point";
+      fs::create_directories(point);
+      fs::copy_file(project / "kernel.py", point / "kernel.py", fs::copy_options::overwrite_existing);
+      std::ofstream(point / "pto-project.json") << document.dump(2);
+      const nlohmann::json run = runJson("run '" + point.string() + "' --no-check --no-record");
+      fastest = std::min(fastest, run["makespan_us"].get<double>());
+    }
+  EXPECT_NEAR(tuned["best"]["makespan_us"].get<double>(), fastest, 1e-9);
+  EXPECT_LT(tuned["best"]["makespan_us"].get<double>(), tuned["baseline_us"].get<double>());
+  ASSERT_FALSE(tuned["pareto"].empty());
+  EXPECT_EQ(tuned["pareto"][0], tuned["points"].size() > 0 ? tuned["pareto"][0] : nlohmann::json());
+
+  // One thread gives the same points.
+  const nlohmann::json single = runJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 1");
+  EXPECT_EQ(outcomes(single), outcomes(tuned));
+}
+
+TEST(TuneCommand, ShardsOfARandomSweepMergeIntoTheUnshardedSweep) {
+  const fs::path project = softmaxWithSpace();
+  const std::string common = "tune '" + project.string() + "' --strategy random --seed 7 --budget 5 --threads 1";
+  const nlohmann::json whole = runJson(common);
+  for (int k = 1; k <= 3; ++k) {
+    Result shard = runPto(common + " --shard " + std::to_string(k) + "/3 --json '" +
+                          (project / ("shard" + std::to_string(k) + ".json")).string() + "'");
+    ASSERT_EQ(shard.exitCode, 0) << shard.err;
+  }
+  const nlohmann::json merged =
+      runJson("tune '" + project.string() + "' --merge '" + (project / "shard1.json").string() + "' '" +
+              (project / "shard2.json").string() + "' '" + (project / "shard3.json").string() + "'");
+  EXPECT_EQ(whole["evaluated"], 5);
+  EXPECT_EQ(merged["evaluated"], whole["evaluated"]);
+  EXPECT_EQ(merged["pruned"], whole["pruned"]);
+  EXPECT_EQ(outcomes(merged), outcomes(whole));
+  EXPECT_EQ(merged["best"]["settings"], whole["best"]["settings"]);
+  EXPECT_EQ(merged["best"]["makespan_us"], whole["best"]["makespan_us"]);
+
+  Result missing = runPto("tune '" + project.string() + "' --merge '" + (project / "shard1.json").string() + "'");
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("only 1 of the 3 shards"), std::string::npos) << missing.err;
+  Result evolve = runPto("tune '" + project.string() + "' --strategy evolve --shard 1/2");
+  EXPECT_EQ(evolve.exitCode, 1);
+  EXPECT_NE(evolve.err.find("cannot be cut into shards"), std::string::npos) << evolve.err;
+}
+
+TEST(TuneCommand, EvolveStaysWithinItsBudgetAndApplyWritesTheBestPoint) {
+  const fs::path project = softmaxWithSpace();
+  const nlohmann::json evolved = runJson("tune '" + project.string() + "' --strategy evolve --budget 4 --seed 3");
+  EXPECT_LE(evolved["evaluated"].get<int>(), 4);
+  EXPECT_GE(evolved["evaluated"].get<int>(), 1);
+  const nlohmann::json applied = runJson("tune '" + project.string() + "' --budget 100 --apply");
+  const nlohmann::json saved = nlohmann::json::parse(slurp(project / "pto-project.json"));
+  EXPECT_EQ(saved["tile_settings"]["vec"]["kernel.py:22"], applied["best"]["settings"]["tile_settings.vec.kernel.py:22"]);
+  const nlohmann::json run = runJson("run '" + project.string() + "' --no-check --no-record");
+  EXPECT_NEAR(run["makespan_us"].get<double>(), applied["best"]["makespan_us"].get<double>(), 1e-9);
+}
+
+} // namespace
+} // namespace pto::test
