@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 
 namespace pto {
@@ -384,6 +385,23 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
                             " (waits between its tasks count as scheduling)";
   }
   return report;
+}
+
+std::vector<SubgraphGroup> subgraphGroups(const HealthReport& report) {
+  std::map<std::tuple<std::string, int, std::string>, SubgraphGroup> groups;
+  for (const SubgraphHealth& subgraph : report.subgraphs) {
+    SubgraphGroup& group = groups[{subgraph.label, subgraph.programId, subgraph.source}];
+    if (!group.first) group.first = &subgraph;
+    ++group.subgraphs;
+    group.tasks += subgraph.tasks;
+    group.taskCycles += subgraph.meanCycles * subgraph.tasks;
+  }
+  std::vector<SubgraphGroup> ordered;
+  for (const auto& [key, group] : groups) ordered.push_back(group);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const SubgraphGroup& a, const SubgraphGroup& b) {
+    return a.taskCycles > b.taskCycles || (a.taskCycles == b.taskCycles && a.first->id < b.first->id);
+  });
+  return ordered;
 }
 
 nlohmann::ordered_json healthReportJson(const HealthReport& report, bool withTaskBounds) {

@@ -141,6 +141,16 @@ struct HealthReport {
   Bound bound;                            // the run's
 };
 
+// Subgraphs alike (one label, program and kernel line: a loop's bodies) as
+// one group, most task time first: how the report's text and the IDE list them.
+struct SubgraphGroup {
+  const SubgraphHealth* first = nullptr;  // the group's lowest-id subgraph
+  int subgraphs = 0;
+  int tasks = 0;
+  double taskCycles = 0.0;  // summed over the group's tasks
+};
+std::vector<SubgraphGroup> subgraphGroups(const HealthReport& report);
+
 // The report of one simulated run of `compilation` on `machine` (the one it
 // was simulated on, with `aicpuCount` scheduler threads).
 HealthReport healthReport(const Compilation& compilation, const Schedule& schedule, const MachineDescription& machine,

@@ -91,39 +91,21 @@ void printReport(const std::string& project, const HealthReport& report, int sub
                 wave.waves, wave.lastWaveTasks, wave.cores, time(static_cast<double>(wave.busyCycles)).c_str());
   }
 
-  // Subgraphs alike (one label, program and kernel line: a loop's bodies) make one row.
-  struct Row {
-    const SubgraphHealth* first = nullptr;
-    int subgraphs = 0, tasks = 0;
-    double taskTime = 0.0;
-  };
-  std::map<std::tuple<std::string, int, std::string>, Row> rows;
-  for (const SubgraphHealth& subgraph : report.subgraphs) {
-    Row& row = rows[{subgraph.label, subgraph.programId, subgraph.source}];
-    if (!row.first) row.first = &subgraph;
-    ++row.subgraphs;
-    row.tasks += subgraph.tasks;
-    row.taskTime += subgraph.meanCycles * subgraph.tasks;
-  }
-  std::vector<const Row*> ordered;
-  for (const auto& [key, row] : rows) ordered.push_back(&row);
-  std::sort(ordered.begin(), ordered.end(), [](const Row* a, const Row* b) {
-    return a->taskTime > b->taskTime || (a->taskTime == b->taskTime && a->first->id < b->first->id);
-  });
+  const std::vector<SubgraphGroup> ordered = subgraphGroups(report);
   std::printf("\nsubgraphs by task time (%zu in all; alike ones share a row; --json lists each)\n",
               report.subgraphs.size());
   shown = 0;
-  for (const Row* row : ordered) {
+  for (const SubgraphGroup& row : ordered) {
     if (shown++ == subgraphRows) break;
-    const SubgraphHealth& subgraph = *row->first;
+    const SubgraphHealth& subgraph = *row.first;
     std::string buffers;
     for (const auto& [memory, use] : subgraph.buffers)
       buffers += (buffers.empty() ? "" : ", ") + memory + " " + bytes(use[0]) + " of " + bytes(use[1]);
     const std::string ids =
-        "sg " + std::to_string(subgraph.id) + (row->subgraphs > 1 ? " +" + std::to_string(row->subgraphs - 1) : "");
+        "sg " + std::to_string(subgraph.id) + (row.subgraphs > 1 ? " +" + std::to_string(row.subgraphs - 1) : "");
     std::printf("  %-10s %-18s %s %5d tasks, %s total, %s each (pipes alone %s); %s-bound: %s; %s; %s\n",
                 ids.c_str(), subgraph.label.empty() ? "(no label)" : subgraph.label.c_str(), subgraph.coreType.c_str(),
-                row->tasks, time(row->taskTime).c_str(), time(subgraph.meanCycles).c_str(),
+                row.tasks, time(row.taskCycles).c_str(), time(subgraph.meanCycles).c_str(),
                 time(subgraph.meanBoundCycles).c_str(), subgraph.bound.kind.c_str(), subgraph.bound.evidence.c_str(),
                 buffers.empty() ? "no on-chip buffers" : buffers.c_str(),
                 subgraph.source.empty() ? "(no kernel line)" : subgraph.source.c_str());

@@ -16,6 +16,7 @@
 #include "widgets/models/EditorDiagnostics.h"
 #include "core/project/ProjectFile.h"
 #include "core/project/ProjectTemplates.h"
+#include "widgets/HealthPanel.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/TuningPanel.h"
@@ -64,7 +65,7 @@ namespace pto::studio {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
-constexpr int kLayoutVersion = 3;  // bump when docks change, so old saved layouts are ignored
+constexpr int kLayoutVersion = 4;  // bump when docks change, so old saved layouts are ignored
 // Auto-run pauses: a settings edit is one deliberate change; typing in the
 // kernel is many, and a half-typed line should not start a run.
 constexpr int kSettingsEditDelayMs = 250;
@@ -167,6 +168,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_details, &widgets::TaskDetailsPanel::taskActivated, this, [this](trace::TaskIndex task) {
     m_swimlane->selectTask(task, true);
   });
+  // The health report's rows link to tasks (the swimlane's ids are the tasks') and kernel lines.
+  connect(m_health, &widgets::HealthPanel::taskActivated, this, [this](int task) {
+    if (m_trace && task >= 0 && static_cast<std::size_t>(task) < m_trace->trace().tasks().size())
+      m_swimlane->selectTask(static_cast<trace::TaskIndex>(task), true);
+  });
+  connect(m_health, &widgets::HealthPanel::lineActivated, this, [this](const QString& file, int line) {
+    if (!m_editor->filePath().isEmpty() && QFileInfo(file).fileName() == QFileInfo(m_editor->filePath()).fileName())
+      m_editor->showLine(line);
+  });
   connect(m_editor, &widgets::SourceEditor::lineClicked, this, &MainWindow::onEditorLineClicked);
   connect(m_editor, &QsciScintilla::modificationChanged, this, [this] { updateTitle(); });
   connect(m_editor, &QsciScintilla::textChanged, this, [this] { scheduleAutoRun(kSourceEditDelayMs); });
@@ -227,6 +237,16 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, m_tuningDock);
   tabifyDockWidget(m_detailsDock, m_tuningDock);
   m_detailsDock->raise();
+
+  // The health report shares the summary's place: the run at a glance first,
+  // why it takes that long one tab away.
+  m_health = new widgets::HealthPanel(this);
+  m_healthDock = new QDockWidget(tr("Health"), this);
+  m_healthDock->setObjectName(QStringLiteral("HealthDock"));
+  m_healthDock->setWidget(m_health);
+  addDockWidget(Qt::RightDockWidgetArea, m_healthDock);
+  tabifyDockWidget(m_summaryDock, m_healthDock);
+  m_summaryDock->raise();
 
   m_problems = new widgets::ProblemsPanel(this);
   m_problemsDock = new QDockWidget(tr("Problems"), this);
@@ -345,7 +365,7 @@ void MainWindow::createActions() {
   QAction* find = m_viewMenu->addAction(tr("Find &task…"));
   find->setShortcut(QKeySequence::Find);
   m_viewMenu->addSeparator();
-  for (QDockWidget* dock : {m_editorDock, m_detailsDock, m_tuningDock, m_summaryDock, m_problemsDock})
+  for (QDockWidget* dock : {m_editorDock, m_detailsDock, m_tuningDock, m_summaryDock, m_healthDock, m_problemsDock})
     m_viewMenu->addAction(dock->toggleViewAction());
   m_viewMenu->addSeparator();
   m_viewMenu->addAction(tr("&Reset layout"), this, [this] { restoreState(m_defaultLayout, kLayoutVersion); });
@@ -645,6 +665,7 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
     m_summary->setRun(summary, run.trace);
     m_previousRun = summary;
   }
+  if (run.health) m_health->setReport(*run.health);
   statusBar()->showMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
                                .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
                                .arg(run.makespanUs, 0, 'f', 3)
@@ -953,6 +974,10 @@ void MainWindow::showView(View view) {
     m_summaryDock->show();
     m_summaryDock->raise();
     break;
+  case View::Health:
+    m_healthDock->show();
+    m_healthDock->raise();
+    break;
   case View::Tuning:
     m_tuningDock->show();
     m_tuningDock->raise();
@@ -983,6 +1008,7 @@ void MainWindow::arrangeDocks(View view) {
     widths = {{m_editorDock, width * 50 / 100}, {m_summaryDock, width * 25 / 100}};
     break;
   case View::Summary:
+  case View::Health:  // it shares the summary's place
     widths = {{m_editorDock, width * 20 / 100}, {m_summaryDock, width * 45 / 100}};
     heights = {{m_summaryDock, columnHeight * 70 / 100}, {lower, columnHeight * 30 / 100}};
     break;

@@ -31,6 +31,7 @@ class QSpinBox;
 class QTabWidget;
 
 namespace pto::widgets {
+class HealthPanel;
 class ProblemsPanel;
 class ProjectSettingsDocument;
 class TuningPanel;
@@ -49,7 +50,7 @@ class GraphWorkbench;
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  enum class View { Swimlane, Graph, Editor, Summary, Tuning };
+  enum class View { Swimlane, Graph, Editor, Summary, Health, Tuning };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -102,6 +103,7 @@ public:
   widgets::SourceEditor* editor() const { return m_editor; }
   widgets::TaskDetailsPanel* details() const { return m_details; }
   widgets::SummaryPanel* summary() const { return m_summary; }
+  widgets::HealthPanel* health() const { return m_health; }
   widgets::ProblemsPanel* problems() const { return m_problems; }
   widgets::TaskGraphView* taskGraph() const { return m_graph; }
   // The Graphs tab: every IR level, the passes, partition editing.
@@ -183,6 +185,7 @@ private:
   widgets::SourceEditor* m_editor = nullptr;
   widgets::TaskDetailsPanel* m_details = nullptr;
   widgets::SummaryPanel* m_summary = nullptr;
+  widgets::HealthPanel* m_health = nullptr;
   widgets::ProblemsPanel* m_problems = nullptr;
   widgets::TaskGraphView* m_graph = nullptr;
   GraphWorkbench* m_workbench = nullptr;
@@ -202,6 +205,7 @@ private:
   QDockWidget* m_editorDock = nullptr;
   QDockWidget* m_detailsDock = nullptr;
   QDockWidget* m_summaryDock = nullptr;
+  QDockWidget* m_healthDock = nullptr;
   QLineEdit* m_search = nullptr;
   QComboBox* m_colorMode = nullptr;
   QSpinBox* m_depth = nullptr;

@@ -3,6 +3,7 @@
 // on a worker thread with the job's cancel flag.
 #pragma once
 
+#include "analysis/HealthReport.h"
 #include "analysis/ProjectRun.h"
 #include "core/Diagnostics.h"
 #include "core/project/OperatorProject.h"
@@ -31,6 +32,9 @@ struct ProjectRunOutcome {
   std::shared_ptr<const TensorGraph> graph;
   // The whole result (outputs, compile and simulation) when the run completed.
   std::shared_ptr<const ProjectRunResult> result;
+  // Its health report (the Health tab), made on the worker thread; null
+  // when the run did not complete or its machine file is gone.
+  std::shared_ptr<const HealthReport> health;
   std::string projectName;
   std::string machine;
   double makespanUs = 0.0;

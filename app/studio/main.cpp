@@ -1,4 +1,4 @@
-// pto-studio [PROJECT_OR_TRACE...] [--run] [--view swimlane|graph|editor|summary|tuning]
+// pto-studio [PROJECT_OR_TRACE...] [--run] [--view swimlane|graph|editor|summary|health|tuning]
 //            [--level tensor|tile|block|exec]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Project folders, pto-project.json files or swimlane traces (.json)."),
                                QStringLiteral("[PROJECT_OR_TRACE...]"));
-  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor, summary or tuning."),
+  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor, summary, health or tuning."),
                                 QStringLiteral("view"), QStringLiteral("swimlane"));
   QCommandLineOption levelOption(QStringLiteral("level"),
                                  QStringLiteral("With --view graph: the IR level to show: tensor, tile (default), block or exec."),
@@ -54,8 +54,9 @@ int main(int argc, char** argv) {
   else if (viewName == QStringLiteral("graph")) view = View::Graph;
   else if (viewName == QStringLiteral("tuning")) view = View::Tuning;
   else if (viewName == QStringLiteral("summary")) view = View::Summary;
+  else if (viewName == QStringLiteral("health")) view = View::Health;
   else if (viewName != QStringLiteral("swimlane")) {
-    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary or tuning, not '%s'\n", qPrintable(viewName));
+    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary, health or tuning, not '%s'\n", qPrintable(viewName));
     return 2;
   }
   auto level = pto::graphLevelNamed(parser.value(levelOption).toStdString());

@@ -6,6 +6,7 @@
 // of resources/examples/muls_add_matmul_rowsum/kernel.py, not from earlier runs.
 #include "app/studio/MainWindow.h"
 #include "core/Diagnostics.h"
+#include "widgets/HealthPanel.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
@@ -24,8 +25,10 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace {
@@ -182,6 +185,37 @@ private Q_SLOTS:
     pto::trace::TaskIndex selected = window.swimlane()->selectedTask();
     QCOMPARE(selected, graph->nodes[static_cast<std::size_t>(matmul)].tasks.front());
     QCOMPARE(window.editor()->shownLine(), 22);  // and the editor shows the matmul's line
+  }
+
+  // The Health tab after a run: the same report `pto report` prints (its bound class, the critical path, waves),
+  // a critical-path task row selects that task in the swimlane, a subgraph row shows its kernel line, and the
+  // run was recorded in the project's ledger.
+  void theHealthTabShowsTheReportAndItsLinksWork() {
+    pto::studio::MainWindow window;
+    QVERIFY(createAndRun(window));
+    pto::widgets::HealthPanel* health = window.health();
+    const QString text = health->text();
+    QVERIFY2(text.contains(QStringLiteral("-bound")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Critical path")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("waves, last wave")), qPrintable(text));
+    QVERIFY(window.lastRun().health);
+    const auto& path = window.lastRun().health->criticalPath.tasks;
+    QVERIFY(!path.empty());
+
+    QTreeWidgetItem* taskRow = nullptr;
+    QTreeWidgetItem* lineRow = nullptr;
+    std::function<void(QTreeWidgetItem*)> find = [&](QTreeWidgetItem* item) {
+      if (!taskRow && item->text(0) == QStringLiteral("task %1").arg(path.back())) taskRow = item;
+      if (!lineRow && item->data(0, Qt::UserRole).toInt() == 2) lineRow = item;
+      for (int i = 0; i < item->childCount(); ++i) find(item->child(i));
+    };
+    for (int i = 0; i < health->tree()->topLevelItemCount(); ++i) find(health->tree()->topLevelItem(i));
+    QVERIFY(taskRow && lineRow);
+    Q_EMIT health->tree()->itemActivated(taskRow, 0);
+    QCOMPARE(window.swimlane()->selectedTask(), static_cast<pto::trace::TaskIndex>(path.back()));
+    Q_EMIT health->tree()->itemActivated(lineRow, 0);
+    QCOMPARE(window.editor()->shownLine(), lineRow->data(0, Qt::UserRole + 3).toInt());
+    QVERIFY(QFileInfo::exists(m_dir->filePath(QStringLiteral("op/.pto/ledger.sqlite"))));
   }
 
   void theSummaryShowsTheRunAndTheDelta() {

@@ -1,0 +1,49 @@
+// HealthPanel: the run's health report (analysis/HealthReport.h, the same
+// struct `pto report` prints) as a tree: what bounds the run and why, the
+// critical path, each core type's busy and idle time by cause, waves per
+// label, the execute and tile graphs, and every subgraph group with its
+// bound class. Rows that are about a task or a kernel line link to it:
+// activating one emits taskActivated / lineActivated, which the main window
+// turns into a swimlane selection or an editor jump. A thin view: the report
+// is computed off the GUI thread with the run.
+#pragma once
+
+#include "analysis/HealthReport.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QTreeWidget;
+class QTreeWidgetItem;
+class QLabel;
+
+namespace pto::widgets {
+
+class HealthPanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit HealthPanel(QWidget* parent = nullptr);
+
+  void setReport(const HealthReport& report);
+  void clear();
+
+  // Every row's text, "figure\tvalue", one per line in tree order (for tests).
+  QString text() const;
+  QTreeWidget* tree() const { return m_tree; }
+
+Q_SIGNALS:
+  void taskActivated(int task);
+  void lineActivated(const QString& file, int line);
+
+private:
+  void activate(QTreeWidgetItem* item);
+  QTreeWidgetItem* addRow(QTreeWidgetItem* parent, const QString& figure, const QString& value,
+                          const QString& tooltip = {});
+
+  QLabel* m_headline = nullptr;
+  QTreeWidget* m_tree = nullptr;
+  std::optional<HealthReport> m_report;
+};
+
+} // namespace pto::widgets
