@@ -67,8 +67,8 @@ int mergeCountFor(const OperatorProject& project, const std::string& option, con
 class Context {
 public:
   Context(const TracedProject& traced, const VariantRun& baseline, const AdviceOptions& options, Advice& advice)
-      : traced(traced), baseline(baseline), health(healthReport(baseline.compiled.compilation, baseline.simulation.schedule,
-                                                                 baseline.machine, baseline.schedulerThreads)),
+      : traced(traced), baseline(baseline),
+        health(healthReport(baseline.compiled.compilation, baseline.simulation.schedule, baseline.machine)),
         m_options(options), m_advice(advice) {}
 
   // The makespan of the project with `patch` applied; nullopt when the patched

@@ -200,8 +200,7 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
 
 } // namespace
 
-HealthReport healthReport(const Compilation& compilation, const Schedule& schedule, const MachineDescription& machine,
-                          int aicpuCount) {
+HealthReport healthReport(const Compilation& compilation, const Schedule& schedule, const MachineDescription& machine) {
   HealthReport report;
   report.machine = machine.name;
   report.clockGHz = machine.clockGHz;
@@ -210,7 +209,7 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
 
   const ExecuteGraph& graph = compilation.tasks;
   const std::vector<Subgraph>& subgraphs = compilation.blocks.subgraphs;
-  const int threads = std::max(1, aicpuCount);
+  const int threads = std::max(1, static_cast<int>(schedule.aicpuBusyCycles.size()));
   const std::array<int, 2> cores = {machine.aicCores, machine.aivCores};
   auto coresOf = [&](CoreType type) { return cores[static_cast<std::size_t>(type)]; };
 

@@ -152,9 +152,8 @@ struct SubgraphGroup {
 std::vector<SubgraphGroup> subgraphGroups(const HealthReport& report);
 
 // The report of one simulated run of `compilation` on `machine` (the one it
-// was simulated on, with `aicpuCount` scheduler threads).
-HealthReport healthReport(const Compilation& compilation, const Schedule& schedule, const MachineDescription& machine,
-                          int aicpuCount);
+// was simulated on; the schedule says how many scheduler threads it had).
+HealthReport healthReport(const Compilation& compilation, const Schedule& schedule, const MachineDescription& machine);
 
 // The report as `pto report --json` writes it (docs/cli.md); task bounds are
 // listed only with `withTaskBounds` (one entry per task).

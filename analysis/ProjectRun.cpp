@@ -284,6 +284,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   request.cancelled = options.trace.cancelled;
   result.simulation = simulate(result.compiled->compilation, result.arguments, request, diags);
   if (!result.simulation) return std::nullopt;
+  result.machine = *machine;
   result.simulateMs = result.simulation->simulateMs;
   if (options.onSimulated) options.onSimulated(*result.compiled, *result.simulation);
   result.multiplyAdds = multiplyAddsOf(result.compiled->compilation);
@@ -380,8 +381,7 @@ std::optional<VariantRun> simulateVariant(const TracedProject& traced, const Ope
   std::vector<HostTensor> arguments = traced.arguments;  // timing mode leaves them alone
   auto simulation = simulate(compiled->compilation, arguments, request, diags);
   if (!simulation) return std::nullopt;
-  const int threads = std::max<int>(1, static_cast<int>(simulation->schedule.aicpuBusyCycles.size()));
-  return VariantRun{std::move(*compiled), std::move(*simulation), std::move(*machine), threads};
+  return VariantRun{std::move(*compiled), std::move(*simulation), std::move(*machine)};
 }
 
 } // namespace pto

@@ -63,6 +63,9 @@ struct ProjectRunResult {
   std::string executor;
   std::optional<CompileResult> compiled;
   std::optional<Simulation> simulation;
+  // The machine it was compiled and simulated for (a --machine file path
+  // included): what reports on the run must use, not a lookup by name.
+  std::optional<MachineDescription> machine;
   // The arithmetic executing the kernel takes (multiply-adds for matmuls,
   // one per element for the rest), over every task.
   double multiplyAdds = 0.0;
@@ -122,7 +125,6 @@ struct VariantRun {
   CompileResult compiled;
   Simulation simulation;
   MachineDescription machine;
-  int schedulerThreads = 1;
 };
 // `variant` is `traced.project` with other tile_settings, pass_options,
 // runtime_options, partition_overrides or machine (what the trace does not

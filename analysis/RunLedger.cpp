@@ -2,7 +2,6 @@
 #include "analysis/RunLedger.h"
 
 #include "analysis/ProjectRun.h"
-#include "npusim/MachineFile.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -419,14 +418,9 @@ bool recordRun(const OperatorProject& project, const ProjectRunResult& run, cons
                DiagnosticEngine& diags, const LedgerLimits& limits) {
   if (!run.compiled || !run.simulation) return false;
   std::optional<HealthReport> made;
-  if (!health) {
-    DiagnosticEngine ignored;  // a machine given as a file path is not found by name: no metrics then
-    if (auto machine = findMachine(run.simulation->machine, ignored, SourceLocation{})) {
-      const Schedule& schedule = run.simulation->schedule;
-      const int threads = std::max<int>(1, static_cast<int>(schedule.aicpuBusyCycles.size()));
-      made = healthReport(run.compiled->compilation, schedule, *machine, threads);
-      health = &*made;
-    }
+  if (!health && run.machine) {
+    made = healthReport(run.compiled->compilation, run.simulation->schedule, *run.machine);
+    health = &*made;
   }
   std::optional<bool> pass;
   if (run.precisionSkipped.empty())

@@ -10,7 +10,6 @@
 #include "analysis/RunLedger.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
-#include "npusim/MachineFile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -126,14 +125,9 @@ int runReport(const ReportOptions& options) {
   runOptions.mode = SimulationMode::Timing;
   runOptions.check = PrecisionCheck::Never;
   auto run = runProject(*project, diags, runOptions);
-  std::optional<MachineDescription> machine;
-  if (run && run->simulation)
-    machine = findMachine(run->simulation->machine, diags, project->locationOf("machine"));
   printDiagnostics(diags);
-  if (!run || !run->simulation || !run->compiled || !machine) return kExitUserError;
-  const Schedule& schedule = run->simulation->schedule;
-  const int threads = std::max<int>(1, static_cast<int>(schedule.aicpuBusyCycles.size()));
-  const HealthReport report = healthReport(run->compiled->compilation, schedule, *machine, threads);
+  if (!run || !run->simulation || !run->compiled || !run->machine) return kExitUserError;
+  const HealthReport report = healthReport(run->compiled->compilation, run->simulation->schedule, *run->machine);
   if (!options.noRecord) {
     DiagnosticEngine recordDiags;  // a warning at worst; the diagnostics above are printed already
     recordRun(*project, *run, &report, recordDiags);

@@ -2,7 +2,6 @@
 
 #include "analysis/RunLedger.h"
 #include "analysis/Simulation.h"
-#include "npusim/MachineFile.h"
 
 #include <cstdio>
 
@@ -51,12 +50,8 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
       // ledger that cannot be written is said once on stderr, not in the
       // Problems panel: the run itself is fine.
       DiagnosticEngine quiet;
-      if (auto machine = findMachine(outcome.result->simulation->machine, quiet, SourceLocation{})) {
-        const Schedule& schedule = outcome.result->simulation->schedule;
-        outcome.health = std::make_shared<const HealthReport>(
-            healthReport(outcome.result->compiled->compilation, schedule, *machine,
-                         std::max<int>(1, static_cast<int>(schedule.aicpuBusyCycles.size()))));
-      }
+      outcome.health = std::make_shared<const HealthReport>(healthReport(
+          outcome.result->compiled->compilation, outcome.result->simulation->schedule, *outcome.result->machine));
       if (!recordRun(request.project, *outcome.result, outcome.health.get(), quiet))
         for (const Diagnostic& diagnostic : quiet.diagnostics())
           if (diagnostic.severity == Severity::Warning) std::fprintf(stderr, "pto-studio: %s\n", diagnostic.message.c_str());

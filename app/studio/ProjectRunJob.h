@@ -33,7 +33,7 @@ struct ProjectRunOutcome {
   // The whole result (outputs, compile and simulation) when the run completed.
   std::shared_ptr<const ProjectRunResult> result;
   // Its health report (the Health tab), made on the worker thread; null
-  // when the run did not complete or its machine file is gone.
+  // when the run did not complete.
   std::shared_ptr<const HealthReport> health;
   std::string projectName;
   std::string machine;

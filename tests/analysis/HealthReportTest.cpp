@@ -106,11 +106,12 @@ protected:
         record(4, CoreType::AIV, 1, 180, 180, 190, 300, {{"VECTOR", 190, 290}, {"MTE3", 290, 300}}),
     };
     m_schedule.makespanCycles = 300;
+    m_schedule.aicpuBusyCycles = {0};  // one scheduler thread
     m_schedule.readySamples[0] = {{0, 2}, {10, 1}, {120, 0}};  // AIC: T1 and T2 wait, then T2 alone
     m_schedule.readySamples[1] = {{0, 0}, {120, 1}, {130, 0}};  // AIV: T3 waits 10 cycles; T4 is taken at once
   }
 
-  HealthReport report() const { return healthReport(m_compilation, m_schedule, m_machine, 1); }
+  HealthReport report() const { return healthReport(m_compilation, m_schedule, m_machine); }
 
   MachineDescription m_machine;
   Compilation m_compilation;
