@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
+#include <future>
 #include <map>
+#include <mutex>
 #include <variant>
 
 namespace pto {
@@ -378,10 +381,109 @@ std::optional<VariantRun> simulateVariant(const TracedProject& traced, const Ope
   request.machine = &*machine;
   request.mode = SimulationMode::Timing;
   request.runtime = *runtime;
-  std::vector<HostTensor> arguments = traced.arguments;  // timing mode leaves them alone
+  std::vector<HostTensor> arguments;  // timing mode reads no data
   auto simulation = simulate(compiled->compilation, arguments, request, diags);
   if (!simulation) return std::nullopt;
   return VariantRun{std::move(*compiled), std::move(*simulation), std::move(*machine)};
+}
+
+struct VariantSimulator::State {
+  // What compiling one set of settings gave: the result, or the errors.
+  struct Compiled {
+    std::shared_ptr<const CompileResult> result;
+    std::vector<Diagnostic> errors;
+  };
+  std::size_t kept;
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const MachineDescription>> machines;
+  std::map<std::string, std::shared_future<Compiled>> compiled;
+  std::deque<std::string> order;  // keys of `compiled`, oldest first
+  int compilations = 0;
+};
+
+VariantSimulator::VariantSimulator(const TracedProject& traced, std::size_t keptCompilations)
+    : m_traced(traced), m_state(std::make_unique<State>()) {
+  m_state->kept = std::max<std::size_t>(1, keptCompilations);
+}
+
+VariantSimulator::~VariantSimulator() = default;
+
+int VariantSimulator::compilations() const {
+  std::lock_guard lock(m_state->mutex);
+  return m_state->compilations;
+}
+
+std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorProject& variant, DiagnosticEngine& diags) {
+  State& state = *m_state;
+  std::shared_ptr<const MachineDescription> machine;
+  {
+    std::lock_guard lock(state.mutex);
+    auto found = state.machines.find(variant.machine);
+    if (found != state.machines.end()) machine = found->second;
+  }
+  if (!machine) {
+    // Read outside the lock; two threads may both read a machine the first time.
+    auto loaded = machineFor(variant, {}, diags);
+    if (!loaded) return std::nullopt;
+    machine = std::make_shared<const MachineDescription>(std::move(*loaded));
+    std::lock_guard lock(state.mutex);
+    machine = state.machines.try_emplace(variant.machine, machine).first->second;
+  }
+  auto runtime = runtimeSettingsFrom(withKernelOptions(m_traced.graph, "runtime_options", variant.runtimeOptions),
+                                     variant.locationOf("runtime_options"), diags);
+  if (!runtime) return std::nullopt;
+
+  CompileSettings settings = compileSettingsFor(variant, m_traced.graph, m_traced.arguments, *machine);
+  std::string key = variant.machine + '\n' + settings.tileSettings.dump() + '\n' + settings.passOptions.dump() + '\n' +
+                    settings.partitionOverrides.dump();
+  std::shared_future<State::Compiled> ready;
+  std::optional<std::promise<State::Compiled>> mine;
+  {
+    std::lock_guard lock(state.mutex);
+    auto found = state.compiled.find(key);
+    if (found != state.compiled.end()) {
+      ready = found->second;
+    } else {
+      mine.emplace();
+      ready = mine->get_future().share();
+      state.compiled.emplace(key, ready);
+      state.order.push_back(key);
+      ++state.compilations;
+      // Forget the oldest; a thread still waiting on one holds its future.
+      while (state.order.size() > state.kept) {
+        state.compiled.erase(state.order.front());
+        state.order.pop_front();
+      }
+    }
+  }
+  if (mine) {
+    DiagnosticEngine compileDiags;
+    CompileOptions compileOptions;
+    compileOptions.recordChanges = false;
+    applyProjectPassOptions(variant, compileOptions, compileDiags);
+    State::Compiled made;
+    if (auto result = compileKernel(m_traced.graph, std::move(settings), compileDiags, compileOptions))
+      made.result = std::make_shared<const CompileResult>(std::move(*result));
+    for (const Diagnostic& diagnostic : compileDiags.diagnostics())
+      if (diagnostic.severity == Severity::Error) made.errors.push_back(diagnostic);
+    mine->set_value(std::move(made));
+  }
+  const State::Compiled& compiled = ready.get();
+  if (!compiled.result) {
+    for (const Diagnostic& error : compiled.errors) diags.report(error);
+    if (compiled.errors.empty()) diags.error(variant.locationOf("tile_settings")) << "the variant did not compile";
+    return std::nullopt;
+  }
+
+  SimulationRequest request;
+  request.machine = machine.get();
+  request.mode = SimulationMode::Timing;
+  request.runtime = *runtime;
+  request.keepPipeIntervals = false;
+  std::vector<HostTensor> arguments;  // timing mode reads no data
+  auto simulation = simulate(compiled.result->compilation, arguments, request, diags);
+  if (!simulation) return std::nullopt;
+  return Outcome{compiled.result, std::move(machine), std::move(*simulation)};
 }
 
 } // namespace pto

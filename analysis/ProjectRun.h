@@ -10,6 +10,7 @@
 #include "core/HostTensor.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -131,5 +132,36 @@ struct VariantRun {
 // depend on). nullopt with diagnostics when it does not compile or simulate.
 std::optional<VariantRun> simulateVariant(const TracedProject& traced, const OperatorProject& variant,
                                           DiagnosticEngine& diags);
+
+// Simulates many setting variants of one traced project (the tuner's
+// points), reusing what they share: each machine is read once, and a variant
+// whose compile settings (machine, tile_settings, pass_options,
+// partition_overrides) equal a recent variant's reuses that compilation,
+// since runtime_options change the schedule, not the code. Safe to use from
+// several threads at once: a compilation another thread is making is waited
+// for, not made twice. A variant that does not compile gets the
+// compilation's errors again without compiling again.
+class VariantSimulator {
+public:
+  // `traced` outlives the simulator; it keeps the newest `keptCompilations`.
+  explicit VariantSimulator(const TracedProject& traced, std::size_t keptCompilations = 32);
+  ~VariantSimulator();
+  VariantSimulator(const VariantSimulator&) = delete;
+  VariantSimulator& operator=(const VariantSimulator&) = delete;
+
+  struct Outcome {
+    std::shared_ptr<const CompileResult> compiled;
+    std::shared_ptr<const MachineDescription> machine;
+    Simulation simulation;  // task times only: no pipe intervals (keepPipeIntervals)
+  };
+  std::optional<Outcome> run(const OperatorProject& variant, DiagnosticEngine& diags);
+
+  int compilations() const;  // made so far; the other runs reused one
+
+private:
+  struct State;
+  const TracedProject& m_traced;
+  std::unique_ptr<State> m_state;
+};
 
 } // namespace pto

@@ -75,6 +75,7 @@ public:
     m_timing.start(task, core, startCycle);
   }
   std::optional<Completion> nextCompletion() const override { return m_timing.nextCompletion(); }
+  std::optional<Completion> completionBy(std::int64_t horizon) override { return m_timing.completionBy(horizon); }
   std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) override {
     return m_timing.finish(task, endCycle);
   }
@@ -111,6 +112,7 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
   const MachineDescription& machine = *request.machine;
   std::optional<NpuExecutor> timing = NpuExecutor::create(machine, compilation.programs, gmLayoutsOf(compilation), diags);
   if (!timing || !timing->checkGraph(compilation.tasks, diags)) return std::nullopt;
+  timing->setRecordPipeIntervals(request.keepPipeIntervals);
 
   // Functional mode executes each task's instructions on the data when it
   // starts: its producers have all finished, and the timeline stays the

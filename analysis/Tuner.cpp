@@ -111,10 +111,10 @@ private:
   std::map<std::size_t, TileBufferChecker> m_checkers;
 };
 
-double busyMicroseconds(const VariantRun& run) {
+double busyMicroseconds(const Simulation& simulation) {
   std::int64_t cycles = 0;
-  for (const TaskRecord& record : run.simulation.schedule.tasks) cycles += record.endCycle - record.startCycle;
-  return static_cast<double>(cycles) / (run.simulation.clockGHz * 1000.0);
+  for (const TaskRecord& record : simulation.schedule.tasks) cycles += record.endCycle - record.startCycle;
+  return static_cast<double>(cycles) / (simulation.clockGHz * 1000.0);
 }
 
 // The project document with a point's values set.
@@ -132,8 +132,9 @@ std::optional<OperatorProject> patchedProjectFor(const OperatorProject& project,
 }
 
 // Simulates `points` (status still empty) in parallel; each point's result depends on it alone.
-void evaluate(const TracedProject& traced, const TuneSpace& space, std::vector<TunePoint>& points,
-              const std::vector<std::size_t>& which, int threads, const std::function<bool()>& cancelled) {
+void evaluate(VariantSimulator& simulator, const TracedProject& traced, const TuneSpace& space,
+              std::vector<TunePoint>& points, const std::vector<std::size_t>& which, int threads,
+              const std::function<bool()>& cancelled) {
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < which.size(); i = next++) {
@@ -144,9 +145,9 @@ void evaluate(const TracedProject& traced, const TuneSpace& space, std::vector<T
         continue;
       }
       DiagnosticEngine diags;
-      std::optional<VariantRun> run;
+      std::optional<VariantSimulator::Outcome> run;
       auto project = patchedProjectFor(traced.project, space, point.choice, diags);
-      if (project) run = simulateVariant(traced, *project, diags);
+      if (project) run = simulator.run(*project, diags);
       if (!run) {
         point.status = "failed";
         point.reason = diags.diagnostics().empty() ? "did not compile" : diags.diagnostics().front().message;
@@ -154,7 +155,7 @@ void evaluate(const TracedProject& traced, const TuneSpace& space, std::vector<T
       }
       point.status = "ok";
       point.makespanUs = run->simulation.stats.makespanUs;
-      point.busyUs = busyMicroseconds(*run);
+      point.busyUs = busyMicroseconds(run->simulation);
     }
   };
   const int count = std::max(1, std::min<int>(threads, static_cast<int>(which.size())));
@@ -295,6 +296,8 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   result.baselineUs = baseline->simulation.stats.makespanUs;
   const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   const Pruner pruner(traced, result.space, baseline->compiled.compilation.settings.target);
+  // Points that differ only in runtime options share one compilation.
+  VariantSimulator simulator(traced);
   const std::size_t size = gridSize(result.space);
   const auto budget = static_cast<std::size_t>(std::max(0, options.budget));
 
@@ -324,7 +327,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
       else mine.push_back(result.points.size());
       result.points.push_back(std::move(point));
     }
-    evaluate(traced, result.space, result.points, mine, threads, options.cancelled);
+    evaluate(simulator, traced, result.space, result.points, mine, threads, options.cancelled);
   } else {
     std::mt19937_64 random(options.seed);
     std::set<std::vector<int>> seen;
@@ -344,7 +347,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
       consider(choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random)), batch);
     while (!batch.empty() && simulated < budget) {
       if (simulated + batch.size() > budget) batch.resize(budget - simulated);
-      evaluate(traced, result.space, result.points, batch, threads, options.cancelled);
+      evaluate(simulator, traced, result.space, result.points, batch, threads, options.cancelled);
       simulated += batch.size();
       // Parents: the four fastest so far; children change one dimension each.
       std::vector<std::size_t> ok;

@@ -22,11 +22,15 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Below this share of its bytes from HBM a transfer counts as wholly an L2 hit.
 constexpr double kMissEpsilon = 1e-9;
 
-bool laterEvent(const NpuExecutor::Event& a, const NpuExecutor::Event& b) {
-  if (a.time != b.time) return a.time > b.time;
-  if (a.core != b.core) return a.core > b.core;
-  return a.pipe > b.pipe;
-}
+// The event heap's order (a function object, so the heap operations inline it).
+struct LaterEvent {
+  bool operator()(const NpuExecutor::Event& a, const NpuExecutor::Event& b) const {
+    if (a.time != b.time) return a.time > b.time;
+    if (a.core != b.core) return a.core > b.core;
+    return a.pipe > b.pipe;
+  }
+};
+constexpr LaterEvent laterEvent;
 
 std::int64_t cycleAtOrAfter(double time) { return static_cast<std::int64_t>(std::ceil(time - kTimeEpsilon)); }
 std::int64_t cycleAtOrBefore(double time) { return static_cast<std::int64_t>(std::floor(time + kTimeEpsilon)); }
@@ -142,27 +146,57 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   }
 }
 
+namespace {
+
+// The ended task with the earliest end (ties: the smaller task id).
+std::optional<Completion> firstEnded(const NpuExecutor::ChipState& state) {
+  std::optional<Completion> first;
+  for (const NpuExecutor::CoreRun& run : state.cores)
+    if (run.task != kNoId && run.ended &&
+        (!first || run.endCycle < first->endCycle || (run.endCycle == first->endCycle && run.task < first->task)))
+      first = Completion{run.task, run.endCycle};
+  return first;
+}
+
+// Whether a running task could still end before `answer`: one is running and
+// `answer` (a task that already ended) is still ahead of the state's time.
+bool mayEndEarlier(const NpuExecutor::ChipState& state, const std::optional<Completion>& answer) {
+  bool running = false;
+  for (const NpuExecutor::CoreRun& run : state.cores) running = running || (run.task != kNoId && !run.ended);
+  return running && (!answer || static_cast<double>(answer->endCycle) > state.now);
+}
+
+} // namespace
+
 std::optional<Completion> NpuExecutor::nextCompletion() const {
   if (m_cachedCompletion) return *m_cachedCompletion;
-  auto best = [](const ChipState& state) {
-    std::optional<Completion> first;
-    for (const CoreRun& run : state.cores)
-      if (run.task != kNoId && run.ended &&
-          (!first || run.endCycle < first->endCycle || (run.endCycle == first->endCycle && run.task < first->task)))
-        first = Completion{run.task, run.endCycle};
-    return first;
-  };
-  std::optional<Completion> answer = best(m_state);
-  bool running = false;
-  for (const CoreRun& run : m_state.cores) running = running || (run.task != kNoId && !run.ended);
-  // A task that already ended can only be beaten by one ending at an earlier
-  // cycle, which is in the past unless its cycle is still ahead.
-  if (running && (!answer || static_cast<double>(answer->endCycle) > m_state.now)) {
+  std::optional<Completion> answer = firstEnded(m_state);
+  if (mayEndEarlier(m_state, answer)) {
     ChipState lookahead = m_state;
     advance(lookahead, answer ? static_cast<double>(answer->endCycle) : kInfinity, true, false);
-    answer = best(lookahead);
+    answer = firstEnded(lookahead);
   }
   m_cachedCompletion = answer;
+  return answer;
+}
+
+std::optional<Completion> NpuExecutor::completionBy(std::int64_t horizon) {
+  if (m_cachedCompletion) {
+    if (*m_cachedCompletion && (*m_cachedCompletion)->endCycle > horizon) return std::nullopt;
+    return *m_cachedCompletion;
+  }
+  std::optional<Completion> answer = firstEnded(m_state);
+  if (mayEndEarlier(m_state, answer)) {
+    double limit = horizon == std::numeric_limits<std::int64_t>::max() ? kInfinity : static_cast<double>(horizon);
+    if (answer) limit = std::min(limit, static_cast<double>(answer->endCycle));
+    advance(m_state, limit, true, true);
+    answer = firstEnded(m_state);
+  }
+  // The next completion is known when one was found within the horizon or
+  // nothing runs; otherwise the state stopped at the horizon, and the next
+  // question simulates on from there.
+  if (answer && answer->endCycle > horizon) return std::nullopt;
+  if (answer || !mayEndEarlier(m_state, answer)) m_cachedCompletion = answer;
   return answer;
 }
 
@@ -209,6 +243,7 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
 }
 
 void NpuExecutor::recordInterval(int slot, int pipe, double from, double to) const {
+  if (!m_recordPipeIntervals) return;
   auto& list = m_intervals[static_cast<std::size_t>(slot)][static_cast<std::size_t>(pipe)];
   std::int64_t start = cycleAtOrBefore(from);
   std::int64_t end = std::max(start, cycleAtOrAfter(to));
@@ -282,6 +317,8 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
 
 void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, bool record) const {
   thread_local std::vector<std::int32_t> touched;
+  // A task ends no earlier than the cycle the scheduler last named.
+  const double toldCycle = std::ceil(state.now);
   while (true) {
     if (state.ratesStale) {
       // Account what moved at the old rates, then share anew.
@@ -391,7 +428,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       CoreRun& run = state.cores[static_cast<std::size_t>(slot)];
       if (run.ended || !issue(state, slot)) continue;
       run.ended = true;
-      run.endCycle = std::max(cycleAtOrAfter(state.now), static_cast<std::int64_t>(std::ceil(m_state.now)));
+      run.endCycle = std::max(cycleAtOrAfter(state.now), static_cast<std::int64_t>(toldCycle));
       if (stopAtFirstEnd) limit = std::min(limit, static_cast<double>(run.endCycle));
     }
   }

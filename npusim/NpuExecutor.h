@@ -37,8 +37,10 @@
 // cycles and merged when they touch; they lie inside [start, end] of the task.
 //
 // Cost: the state the scheduler has committed to is kept at the latest cycle
-// it named; nextCompletion() simulates a copy forward to the first task end
-// and caches the answer until the next start or finish. Deterministic: the
+// it named. completionBy(horizon) (the scheduler's question) simulates that
+// state forward, recording, to the first task end or the horizon; the
+// const nextCompletion() has to simulate a copy forward to the first task
+// end instead (and caches the answer until the next start or finish). Deterministic: the
 // same calls give the same answers (ties by core, then pipe, then task id).
 #pragma once
 
@@ -74,6 +76,9 @@ public:
   void reset(const ExecuteGraph& graph) override;
   void start(const Task& task, CoreId core, std::int64_t startCycle) override;
   std::optional<Completion> nextCompletion() const override;
+  // Commits the simulation up to the first task end or `horizon`, whichever
+  // comes first: no copy, and the stretch is simulated once.
+  std::optional<Completion> completionBy(std::int64_t horizon) override;
   std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) override;
 
   // Called in the committed simulation (never while looking ahead) each time
@@ -81,6 +86,10 @@ public:
   // transfers' rates in bytes per cycle, and how many transfers share it.
   using BandwidthObserver = std::function<void(double cycle, double bytesPerCycle, int transfers)>;
   void setBandwidthObserver(BandwidthObserver observer) { m_observer = std::move(observer); }
+
+  // Whether finish() reports each pipe's busy intervals (the swimlane's pipe
+  // rows). A caller that wants only the task times (the tuner) turns them off.
+  void setRecordPipeIntervals(bool record) { m_recordPipeIntervals = record; }
 
   // Since the last reset: non-sync instructions of finished tasks, and the L2.
   std::int64_t instructionsSimulated() const { return m_instructions; }
@@ -158,6 +167,7 @@ private:
   mutable std::vector<std::array<std::vector<std::pair<std::int64_t, std::int64_t>>, kPipeCount>> m_intervals;
   std::int64_t m_instructions = 0;
   BandwidthObserver m_observer;
+  bool m_recordPipeIntervals = true;
   mutable std::optional<std::optional<Completion>> m_cachedCompletion;
 };
 

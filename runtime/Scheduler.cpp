@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -209,7 +210,10 @@ std::optional<Schedule> Simulation::run() {
   while (true) {
     std::optional<std::int64_t> next;
     if (!m_events.empty()) next = m_events.top().cycle;
-    if (auto completion = m_executor.nextCompletion()) next = next ? std::min(*next, completion->endCycle) : completion->endCycle;
+    // Nothing starts before the next scheduler event, so the executor only
+    // needs to know whether a task ends by then.
+    if (auto completion = m_executor.completionBy(next.value_or(std::numeric_limits<std::int64_t>::max())))
+      next = next ? std::min(*next, completion->endCycle) : completion->endCycle;
     if (!next) break;
     if (*next < m_now) {
       m_diags.error({}) << "internal error: the executor reported a task ending at cycle " << *next
@@ -243,7 +247,7 @@ std::optional<Schedule> Simulation::run() {
 }
 
 bool Simulation::handleExecutorCompletions() {
-  while (auto completion = m_executor.nextCompletion()) {
+  while (auto completion = m_executor.completionBy(m_now)) {
     if (completion->endCycle != m_now) break;
     TaskId task = completion->task;
     if (!m_running.contains(task)) {

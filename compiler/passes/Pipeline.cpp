@@ -129,7 +129,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
   result.compilation.settings = std::move(settings);
   result.compilation.tiles.graph = graph;
   result.compilation.tiles.bindings = result.compilation.settings.bindings;
-  std::size_t before = fingerprint(result.compilation);
+  std::size_t before = options.recordChanges ? fingerprint(result.compilation) : 0;
   std::string lastSnapshot;
   for (const PassInfo& pass : tilePipeline()) {
     if (options.cancelled && options.cancelled()) return diags.error(graph.kernelLocation) << "cancelled";
@@ -144,9 +144,11 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     auto start = std::chrono::steady_clock::now();
     if (!pass.run(result.compilation, diags)) return std::nullopt;
     record.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::size_t after = fingerprint(result.compilation);
-    record.changed = after != before;
-    before = after;
+    if (options.recordChanges) {
+      std::size_t after = fingerprint(result.compilation);
+      record.changed = after != before;
+      before = after;
+    }
     // A pass that changed nothing has its predecessor's snapshot: copied,
     // not printed again (printing is most of a big kernel's compile time).
     if (options.keepSnapshots)

@@ -34,6 +34,10 @@ struct PassRecord {
 
 struct CompileOptions {
   bool keepSnapshots = false;
+  // Whether each pass record says if the pass changed the IR: a fingerprint
+  // of the IR after every pass, a few per cent of a compile that a caller
+  // wanting only the result (the tuner) skips.
+  bool recordChanges = true;
   std::set<std::string> disabledPasses;
   // Called after each pass with the IR it produced; returning false stops
   // compilation (verify mode reports the first pass whose result diverges).
