@@ -1,5 +1,7 @@
 #include "analysis/Advisor.h"
 
+#include "analysis/AdvisorContext.h"
+
 #include "core/project/ProjectFile.h"
 
 #include <algorithm>
@@ -10,9 +12,11 @@
 #include <set>
 
 namespace pto {
-namespace {
+namespace advisor {
 
 using json = nlohmann::json;
+
+namespace {
 
 double microseconds(const VariantRun& run) { return run.simulation.stats.makespanUs; }
 
@@ -26,14 +30,14 @@ std::string pointerToken(const std::string& key) {
   return token;
 }
 
+} // namespace
+
 std::string formatUs(double us) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f us", us);
   return text;
 }
 
-// Operations that set document[group][member][key] = value, creating the
-// objects on the way that the document lacks.
 json setMemberPatch(const json& document, const std::string& group, const std::string& member, const std::string& key,
                     const json& value) {
   json patch = json::array();
@@ -51,7 +55,6 @@ json setMemberPatch(const json& document, const std::string& group, const std::s
   return patch;
 }
 
-// The setting now in force for `label` in a merge option ({"LABEL": N}, else DEFAULT), 1 when none.
 int mergeCountFor(const OperatorProject& project, const std::string& option, const std::string& label) {
   const auto& options = project.passOptions;
   if (!options.is_object() || !options.contains(option)) return 1;
@@ -63,58 +66,53 @@ int mergeCountFor(const OperatorProject& project, const std::string& option, con
   return 1;
 }
 
-// What every rule needs: the baseline and a way to try a change.
-class Context {
-public:
-  Context(const TracedProject& traced, const VariantRun& baseline, const AdviceOptions& options, Advice& advice)
-      : traced(traced), baseline(baseline),
-        health(healthReport(baseline.compiled.compilation, baseline.simulation.schedule, baseline.machine)),
-        m_options(options), m_advice(advice) {}
+Context::Context(const TracedProject& tracedProject, const VariantRun& baselineRun, const AdviceOptions& options,
+                 Advice& advice)
+    : traced(tracedProject), baseline(baselineRun),
+      health(healthReport(baselineRun.compiled.compilation, baselineRun.simulation.schedule, baselineRun.machine)),
+      m_options(options), m_advice(advice) {}
 
-  // The makespan of the project with `patch` applied; nullopt when the patched
-  // project does not compile or simulate (its diagnostics are dropped: a
-  // value the machine cannot take is simply not proposed).
-  std::optional<double> tryPatch(const json& patch) {
-    if (m_options.cancelled && m_options.cancelled()) return std::nullopt;
-    DiagnosticEngine quiet;
-    auto variant = patchedProject(traced.project, patch, quiet);
-    if (!variant) return std::nullopt;
-    ++m_advice.variantsSimulated;
-    auto run = simulateVariant(traced, *variant, quiet);
-    if (!run) return std::nullopt;
-    return microseconds(*run);
+std::optional<double> Context::tryPatch(const json& patch) {
+  if (m_options.cancelled && m_options.cancelled()) return std::nullopt;
+  DiagnosticEngine quiet;
+  auto variant = patchedProject(traced.project, patch, quiet);
+  if (!variant) return std::nullopt;
+  ++m_advice.variantsSimulated;
+  auto run = simulateVariant(traced, *variant, quiet);
+  if (!run) return std::nullopt;
+  return microseconds(*run);
+}
+
+void Context::propose(const std::string& rule, const std::string& target, const std::string& evidence,
+                      const std::function<std::string(const std::string& value)>& title,
+                      const std::vector<std::pair<std::string, json>>& candidates) {
+  Suggestion suggestion;
+  suggestion.id = rule + ":" + target;
+  suggestion.rule = rule;
+  suggestion.evidence = evidence;
+  suggestion.baselineUs = microseconds(baseline);
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto us = tryPatch(candidates[i].second);
+    if (!us) continue;
+    suggestion.tried.emplace_back(candidates[i].first, *us);
+    if (!best || *us < suggestion.predictedUs) best = i, suggestion.predictedUs = *us;
   }
+  if (!best || suggestion.predictedUs > suggestion.baselineUs * (1.0 - m_options.minimumGain)) return;
+  suggestion.title = title(candidates[*best].first);
+  suggestion.patch = candidates[*best].second;
+  m_advice.suggestions.push_back(std::move(suggestion));
+}
 
-  // Tries each (value, patch) and proposes the fastest if it gains enough.
-  void propose(const std::string& rule, const std::string& target, const std::string& evidence,
-               const std::function<std::string(const std::string& value)>& title,
-               const std::vector<std::pair<std::string, json>>& candidates) {
-    Suggestion suggestion;
-    suggestion.id = rule + ":" + target;
-    suggestion.rule = rule;
-    suggestion.evidence = evidence;
-    suggestion.baselineUs = microseconds(baseline);
-    std::optional<std::size_t> best;
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      auto us = tryPatch(candidates[i].second);
-      if (!us) continue;
-      suggestion.tried.emplace_back(candidates[i].first, *us);
-      if (!best || *us < suggestion.predictedUs) best = i, suggestion.predictedUs = *us;
-    }
-    if (!best || suggestion.predictedUs > suggestion.baselineUs * (1.0 - m_options.minimumGain)) return;
-    suggestion.title = title(candidates[*best].first);
-    suggestion.patch = candidates[*best].second;
-    m_advice.suggestions.push_back(std::move(suggestion));
-  }
+} // namespace advisor
 
-  const TracedProject& traced;
-  const VariantRun& baseline;
-  const HealthReport health;
+namespace {
 
-private:
-  const AdviceOptions& m_options;
-  Advice& m_advice;
-};
+using json = nlohmann::json;
+using advisor::Context;
+using advisor::formatUs;
+using advisor::mergeCountFor;
+using advisor::setMemberPatch;
 
 std::vector<int> mergeCounts(int current, int limit) {
   std::vector<int> counts;
@@ -298,12 +296,17 @@ std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diag
   if (!baseline) return std::nullopt;
   Advice advice;
   Context context(traced, *baseline, options, advice);
-  advice.baselineUs = microseconds(*baseline);
+  advice.baselineUs = baseline->simulation.stats.makespanUs;
   advice.bound = context.health.bound.kind;
   adviseVectorMerging(context);
   adviseL1Reuse(context);
   adviseWaveTail(context);
   adviseStitching(context);
+  advisor::adviseSmallMMatmul(context);
+  advisor::adviseConsumerTiles(context);
+  advisor::adviseEmptySubgraphs(context);
+  advisor::adviseTileNearCapacity(context);
+  advisor::adviseLowOverlap(context);
   std::stable_sort(advice.suggestions.begin(), advice.suggestions.end(),
                    [](const Suggestion& a, const Suggestion& b) { return a.predictedUs < b.predictedUs; });
   advice.adviseMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -17,6 +17,26 @@
 //     the waves;
 //   stitch: several device tasks while both core types sat idle with nothing
 //     ready -> a larger stitch_function_max_num.
+//   small-m-matmul: the matmuls of a cube tile key are cut into blocks of
+//     fewer than 64 rows while the op has more -> a taller m in that key's
+//     cube tile (aligned, fitting L1/L0 by TileBufferChecker);
+//   consumer-finer-than-producer: a vector op reads tiles another subgraph
+//     wrote to global memory in pieces at least 2 times smaller -> its vec
+//     tile grown toward the producer's tile;
+//   empty-subgraph: subgraphs that only move data (copies, assembles,
+//     reshapes) -> copy folding back on when disable_pass turned it off, else
+//     partition_overrides merging each into a subgraph of its core type that
+//     reads or wrote the same region;
+//   tile-near-capacity: a vector subgraph using >= 90 % of UB (or L1), so
+//     not double-buffered -> a smaller vec tile;
+//   low-double-buffer-overlap: tasks longer than a scheduler round whose
+//     pipes are busy one after the other (summed 90 to 110 % of the task
+//     time, the busiest <= 75 %) -> ooo_sched_mode 1 when it was 0, or more
+//     tiles per task (vec/cube_nbuffer_setting).
+// A tile rule patches the key that decides the op's tile: its call site when
+// the project sets that, else its label. (No rule for false dependencies:
+// dependencies follow the regions tasks touch, and no setting removes one.)
+// AdvisorRules.cpp holds the rules from small-m-matmul on.
 // `pto advise` lists them; `pto apply` applies one.
 #pragma once
 

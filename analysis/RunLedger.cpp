@@ -414,9 +414,9 @@ std::optional<RunRecord> RunLedger::load(std::int64_t id, DiagnosticEngine& diag
   return record;
 }
 
-bool recordRun(const OperatorProject& project, const ProjectRunResult& run, const HealthReport* health,
-               DiagnosticEngine& diags, const LedgerLimits& limits) {
-  if (!run.compiled || !run.simulation) return false;
+std::optional<std::int64_t> recordRun(const OperatorProject& project, const ProjectRunResult& run,
+                                      const HealthReport* health, DiagnosticEngine& diags, const LedgerLimits& limits) {
+  if (!run.compiled || !run.simulation) return std::nullopt;
   std::optional<HealthReport> made;
   if (!health && run.machine) {
     made = healthReport(run.compiled->compilation, run.simulation->schedule, *run.machine);
@@ -430,7 +430,7 @@ bool recordRun(const OperatorProject& project, const ProjectRunResult& run, cons
 
   DiagnosticEngine ledgerDiags;
   auto ledger = RunLedger::open(project.directory(), ledgerDiags, limits);
-  const bool recorded = ledger && ledger->record(record, ledgerDiags);
+  const std::optional<std::int64_t> recorded = ledger ? ledger->record(record, ledgerDiags) : std::nullopt;
   for (Diagnostic diagnostic : ledgerDiags.diagnostics()) {
     if (diagnostic.severity == Severity::Error) {
       diagnostic.severity = Severity::Warning;

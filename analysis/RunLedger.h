@@ -100,9 +100,11 @@ private:
 // run` and `pto report` call. `health` may be null (it is then made from the
 // machine the run simulated, when that machine can be found). Never an
 // error: when the ledger cannot be written, one warning naming the file and
-// why goes to `diags` and false is returned. A run without a simulation is
-// not recorded (false, no warning).
-bool recordRun(const OperatorProject& project, const ProjectRunResult& run, const HealthReport* health,
-               DiagnosticEngine& diags, const LedgerLimits& limits = {});
+// why goes to `diags` and nullopt is returned. A run without a simulation is
+// not recorded (nullopt, no warning). The new run's id otherwise (the IDE
+// marks it as the current run in its Runs panel).
+std::optional<std::int64_t> recordRun(const OperatorProject& project, const ProjectRunResult& run,
+                                      const HealthReport* health, DiagnosticEngine& diags,
+                                      const LedgerLimits& limits = {});
 
 } // namespace pto

@@ -7,6 +7,10 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace pto::widgets {
 namespace {
@@ -170,6 +174,93 @@ void ProjectSettingsDocument::removePartitionOverride(std::size_t index) {
   after.erase(after.begin() + static_cast<std::ptrdiff_t>(index));
   push(Part::PartitionOverrides, {}, QStringLiteral("partition_overrides"), after,
        tr("Remove partition override %1").arg(index + 1));
+}
+
+void ProjectSettingsDocument::setPartitionOverrides(const Json& entries, const QString& text) {
+  push(Part::PartitionOverrides, {}, QStringLiteral("partition_overrides"), entries.is_array() ? entries : Json::array(), text);
+}
+
+bool ProjectSettingsDocument::applyPatch(const nlohmann::json& patch, const QString& text, QString* error) {
+  auto fail = [error](const QString& reason) {
+    if (error) *error = reason;
+    return false;
+  };
+  if (!patch.is_array()) return fail(tr("not a JSON patch: expected an array of RFC 6902 operations"));
+  // Checked before anything applies: a patch is applied whole or not at all.
+  static const std::set<std::string> kSettings = {"machine", "tile_settings", "pass_options", "runtime_options",
+                                                  "partition_overrides"};
+  for (const auto& operation : patch) {
+    if (!operation.is_object() || !operation.contains("path") || !operation["path"].is_string())
+      return fail(tr("not a JSON patch: an operation without a \"path\""));
+    for (const char* member : {"path", "from"}) {
+      if (!operation.contains(member)) continue;
+      const std::string pointer = operation[member].is_string() ? operation[member].get<std::string>() : std::string();
+      const std::string first = pointer.size() > 1 && pointer[0] == '/' ? pointer.substr(1, pointer.find('/', 1) - 1) : std::string();
+      if (!kSettings.count(first))
+        return fail(tr("the patch changes %1, which is not a setting the IDE edits (machine, tile_settings, pass_options, "
+                       "runtime_options, partition_overrides); nothing was applied")
+                        .arg(pointer.empty() ? tr("the whole project") : QString::fromStdString(pointer)));
+    }
+  }
+  Json settings = Json::object();
+  settings["machine"] = m_machine.toStdString();
+  settings["tile_settings"] = m_tileSettings;
+  settings["pass_options"] = m_passOptions;
+  settings["runtime_options"] = m_runtimeOptions;
+  settings["partition_overrides"] = m_partitionOverrides;
+  Json patched;
+  try {
+    patched = settings.patch(Json::parse(patch.dump()));
+  } catch (const Json::exception& exception) {
+    return fail(tr("the patch does not apply to the settings: %1; nothing was applied").arg(QString::fromUtf8(exception.what())));
+  }
+  // A removed part is the part at its default.
+  auto part = [&](const char* key, Json fallback) { return patched.contains(key) ? patched[key] : fallback; };
+  const Json machine = part("machine", "a2");
+  const Json tiles = part("tile_settings", Json::object());
+  const Json passes = part("pass_options", Json::object());
+  const Json runtime = part("runtime_options", Json::object());
+  const Json overrides = part("partition_overrides", Json::array());
+  if (!machine.is_string() || !tiles.is_object() || !passes.is_object() || !runtime.is_object() || !overrides.is_array())
+    return fail(tr("the patched settings have the wrong form (machine a name, tile_settings, pass_options and "
+                   "runtime_options objects, partition_overrides an array); nothing was applied"));
+  for (const auto& [section, shapes] : tiles.items())
+    if (!shapes.is_object()) return fail(tr("the patched tile_settings.%1 is not an object; nothing was applied").arg(QString::fromStdString(section)));
+
+  // The edits, gathered first so that a patch that changes nothing pushes nothing.
+  std::vector<std::function<void()>> edits;
+  auto keysOf = [](const Json& a, const Json& b) {
+    std::vector<std::string> keys;
+    for (const Json* object : {&a, &b})
+      if (object->is_object())
+        for (const auto& [key, value] : object->items())
+          if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    return keys;
+  };
+  auto at = [](const Json& object, const std::string& key) { return object.is_object() && object.contains(key) ? object[key] : Json(); };
+  if (machine.get<std::string>() != m_machine.toStdString())
+    edits.push_back([this, name = QString::fromStdString(machine.get<std::string>())] { setMachine(name); });
+  for (const std::string& section : keysOf(m_tileSettings, tiles)) {
+    const Json before = at(m_tileSettings, section), after = at(tiles, section);
+    for (const std::string& key : keysOf(before, after))
+      if (at(before, key) != at(after, key))
+        edits.push_back([this, section = QString::fromStdString(section), key = QString::fromStdString(key), value = at(after, key)] {
+          setTileShape(section, key, value);
+        });
+  }
+  for (const std::string& name : keysOf(m_passOptions, passes))
+    if (at(m_passOptions, name) != at(passes, name))
+      edits.push_back([this, name = QString::fromStdString(name), value = at(passes, name)] { setPassOption(name, value); });
+  for (const std::string& name : keysOf(m_runtimeOptions, runtime))
+    if (at(m_runtimeOptions, name) != at(runtime, name))
+      edits.push_back([this, name = QString::fromStdString(name), value = at(runtime, name)] { setRuntimeOption(name, value); });
+  if (overrides != m_partitionOverrides)
+    edits.push_back([this, overrides, text] { setPartitionOverrides(overrides, text); });
+  if (edits.empty()) return true;
+  m_undoStack->beginMacro(text);
+  for (const auto& edit : edits) edit();
+  m_undoStack->endMacro();
+  return true;
 }
 
 bool ProjectSettingsDocument::isModified() const { return !m_undoStack->isClean(); }

@@ -59,6 +59,18 @@ public:
   void addPartitionOverrides(const nlohmann::ordered_json& entries, const QString& text);
   // Removes entry `index` (the overrides list's Delete).
   void removePartitionOverride(std::size_t index);
+  // Replaces the whole partition_overrides array.
+  void setPartitionOverrides(const nlohmann::ordered_json& entries, const QString& text);
+
+  // Applies a JSON patch (RFC 6902) of pto-project.json — an advisor
+  // suggestion or a tuner point — as one undoable edit named `text`: each
+  // changed machine, tile shape, pass option, runtime option or the
+  // partition overrides becomes its setter's edit inside one undo macro, so
+  // one Ctrl+Z undoes all of it. A patch that touches anything else (the
+  // kernel's arguments, bindings, ...) or does not apply changes nothing:
+  // false with the reason in `error`. True also when the patch changes
+  // nothing (the settings already have its values).
+  bool applyPatch(const nlohmann::json& patch, const QString& text, QString* error = nullptr);
 
   QUndoStack* undoStack() const { return m_undoStack; }
   bool isModified() const;

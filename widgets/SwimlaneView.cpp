@@ -211,7 +211,18 @@ void SwimlaneView::nextMatch(bool backwards) {
 }
 
 void SwimlaneView::setColorMode(SwimlaneColorMode mode) {
+  bool changed = mode != m_state.colorMode;
   m_state.colorMode = mode;
+  update();
+  if (changed) Q_EMIT colorModeChanged(mode);
+}
+
+void SwimlaneView::setTimeExtent(std::int64_t startNs, std::int64_t endNs) {
+  double from = m_state.coords.startNs();
+  double to = m_state.coords.endNs();
+  m_state.coords.setExtent(startNs, endNs);
+  m_state.coords.showRange(from, to);
+  Q_EMIT viewChanged();
   update();
 }
 

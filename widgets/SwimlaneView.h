@@ -63,6 +63,12 @@ public:
   std::size_t idleLaneCount() const;
   void setShowLegend(bool show);
 
+  // The time span fit() shows and panning stays near: the trace's own by
+  // default (setTrace resets it). Two views compared on one time axis both
+  // take the union of their traces' spans, so their zoom limits and fits
+  // agree (SwimlanePane's comparison). Keeps the visible range.
+  void setTimeExtent(std::int64_t startNs, std::int64_t endNs);
+
   void fit();
   void zoomBy(double factor);  // about the centre
   void showRange(double fromNs, double toNs);
@@ -98,6 +104,7 @@ Q_SIGNALS:
   // setTrace() was called (the new trace is traceIndex()).
   void traceChanged();
   void idleLanesCollapsedChanged(bool collapsed);
+  void colorModeChanged(pto::widgets::SwimlaneColorMode mode);
 
 protected:
   void paintEvent(QPaintEvent* event) override;

@@ -6,14 +6,18 @@
 
 #include "analysis/RunComparison.h"
 #include "analysis/RunLedger.h"
+#include "analysis/RunRecordTrace.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
+#include "runtime/trace/ChromeTraceWriter.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace pto::cli {
 namespace {
@@ -24,6 +28,7 @@ struct RunsOptions {
   std::string projectPath;
   std::string jsonTarget;
   int limit = 20;
+  std::vector<std::string> swimlane;  // {ID, FILE}: write that run's swimlane instead of listing
 };
 
 struct CompareOptions {
@@ -76,6 +81,40 @@ std::string changesInShort(const RunRow& row, const RunRow& before, const std::v
   return text;
 }
 
+// `pto runs PROJECT --swimlane ID FILE`: run ID's swimlane, rebuilt from its
+// task table (RunRecordTrace.h), as a Chrome/Perfetto trace.
+int writeRecordedSwimlane(const std::filesystem::path& folder, const std::string& idText, const std::string& target) {
+  DiagnosticEngine diags;
+  const std::filesystem::path file = RunLedger::fileIn(folder);
+  const SourceLocation at{file.string()};
+  std::int64_t id = 0;
+  auto [end, ec] = std::from_chars(idText.data(), idText.data() + idText.size(), id);
+  std::optional<RunLedger> ledger;
+  std::optional<RunRecord> run;
+  std::error_code exists;
+  if (ec != std::errc() || end != idText.data() + idText.size() || id <= 0)
+    diags.error(at) << "--swimlane: '" << idText << "' is not a run id (pto runs lists them)";
+  else if (!std::filesystem::exists(file, exists))
+    diags.error(at) << "no runs are recorded yet (pto run records each run)";
+  else if ((ledger = RunLedger::open(folder, diags)))
+    run = ledger->load(id, diags);
+  if (run && !run->traceKept)
+    diags.error(at) << "run " << id << "'s task table was pruned from the ledger (only the newest runs keep theirs)";
+  if (!run || !run->traceKept) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
+  const trace::Trace swimlane = runRecordTrace(*run);
+  std::string error;
+  if (!trace::writeChromeTraceFile(swimlane, target, error)) {
+    std::fprintf(stderr, "error: cannot write %s: %s\n", target.c_str(), error.c_str());
+    return kExitUserError;
+  }
+  std::printf("run %lld: %zu tasks on %zu lanes, %.3f us, written to %s\n", static_cast<long long>(id),
+              swimlane.tasks().size(), swimlane.lanes().size(), run->makespanUs, target.c_str());
+  return kExitOk;
+}
+
 int runRuns(const RunsOptions& options) {
   DiagnosticEngine diags;
   auto folder = projectFolder(options.projectPath, diags);
@@ -83,6 +122,7 @@ int runRuns(const RunsOptions& options) {
     printDiagnostics(diags);
     return kExitUserError;
   }
+  if (options.swimlane.size() == 2) return writeRecordedSwimlane(*folder, options.swimlane[0], options.swimlane[1]);
   const std::filesystem::path file = RunLedger::fileIn(*folder);
   std::vector<RunRow> rows;
   std::error_code ec;
@@ -307,6 +347,11 @@ void registerRunsCommands(CLI::App& app, CommandRegistry& registry) {
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  list->add_option("--swimlane", runs->swimlane,
+                   "Write run ID's swimlane, rebuilt from its task table (lanes, times, labels), as a "
+                   "Chrome/Perfetto trace to FILE instead of listing")
+      ->expected(2)
+      ->type_name("ID FILE");
   list->callback([&registry, runs] { registry.selected = [runs] { return runRuns(*runs); }; });
 
   auto compare = std::make_shared<CompareOptions>();

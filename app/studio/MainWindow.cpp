@@ -16,7 +16,11 @@
 #include "widgets/models/EditorDiagnostics.h"
 #include "core/project/ProjectFile.h"
 #include "core/project/ProjectTemplates.h"
+#include "app/studio/AdviceController.h"
+#include "widgets/AdvicePanel.h"
 #include "widgets/HealthPanel.h"
+#include "widgets/RunsPanel.h"
+#include "app/studio/RunHistoryJob.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/TuningPanel.h"
@@ -49,6 +53,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -65,7 +70,7 @@ namespace pto::studio {
 namespace {
 
 constexpr int kMaxRecentFiles = 8;
-constexpr int kLayoutVersion = 4;  // bump when docks change, so old saved layouts are ignored
+constexpr int kLayoutVersion = 5;  // bump when docks change, so old saved layouts are ignored
 // Auto-run pauses: a settings edit is one deliberate change; typing in the
 // kernel is many, and a half-typed line should not start a run.
 constexpr int kSettingsEditDelayMs = 250;
@@ -161,6 +166,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(text, 10000);
   });
   createActions();
+  createRunsDock();
+  createAdviceDock();
   connect(m_swimlane, &widgets::SwimlaneView::taskSelected, this, &MainWindow::onTaskSelected);
   connect(m_swimlane, &widgets::SwimlaneView::statusMessage, this, [this](const QString& text) {
     statusBar()->showMessage(text, 8000);
@@ -494,6 +501,10 @@ bool MainWindow::openProject(const QString& path) {
   }
   updateLineLabels();
   addRecentFile(m_projectFile);
+  closeRunComparison();
+  m_currentRunId = 0;
+  refreshRuns();  // the runs recorded before, listed while the first run goes
+  m_adviceController->setProjectOpen(true);  // the previous project's advice goes
   m_editorDock->show();
   m_workbench->invalidate();
   updateTitle();
@@ -546,6 +557,10 @@ void MainWindow::closeProject() {
   setSettingsModified(false);
   // The settings shown are the old project's: editing them would change nothing.
   m_tuning->setEnabled(false);
+  closeRunComparison();
+  m_currentRunId = 0;
+  refreshRuns();
+  m_adviceController->setProjectOpen(false);
   m_traceFile.clear();
   setTrace(nullptr);
   m_workbench->invalidate();
@@ -921,8 +936,11 @@ void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool
 }
 
 bool MainWindow::busy() const {
-  return m_traceJobs.busy() || m_runJobs.busy() || m_graphJobs.busy() || m_workbench->busy();
+  return m_traceJobs.busy() || m_runJobs.busy() || m_graphJobs.busy() || m_workbench->busy() ||
+         m_adviceController->busy();
 }
+
+bool MainWindow::settling() const { return busy() || m_runHistoryJobs.busy() || m_comparisonJobs.busy(); }
 
 void MainWindow::showGraphLevel(GraphLevel level) {
   m_workbench->setLevel(level);
@@ -978,6 +996,14 @@ void MainWindow::showView(View view) {
     m_healthDock->show();
     m_healthDock->raise();
     break;
+  case View::Runs:
+    m_runsDock->show();
+    m_runsDock->raise();
+    break;
+  case View::Advice:
+    m_adviceDock->show();
+    m_adviceDock->raise();
+    break;
   case View::Tuning:
     m_tuningDock->show();
     m_tuningDock->raise();
@@ -1011,6 +1037,14 @@ void MainWindow::arrangeDocks(View view) {
   case View::Health:  // it shares the summary's place
     widths = {{m_editorDock, width * 20 / 100}, {m_summaryDock, width * 45 / 100}};
     heights = {{m_summaryDock, columnHeight * 70 / 100}, {lower, columnHeight * 30 / 100}};
+    break;
+  case View::Advice:  // it shares the summary's place; cards and the Pareto plot want the height
+    widths = {{m_editorDock, width * 18 / 100}, {m_summaryDock, width * 47 / 100}};
+    heights = {{m_summaryDock, columnHeight * 85 / 100}, {lower, columnHeight * 15 / 100}};
+    break;
+  case View::Runs:  // it shares the summary's place; the A/B swimlanes keep the centre
+    widths = {{m_editorDock, width * 15 / 100}, {m_summaryDock, width * 42 / 100}};
+    heights = {{m_summaryDock, columnHeight * 80 / 100}, {lower, columnHeight * 20 / 100}};
     break;
   case View::Tuning:
     widths = {{m_editorDock, width * 20 / 100}, {m_summaryDock, width * 45 / 100}};
@@ -1262,6 +1296,173 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   m_runJobs.cancel();
   m_graphJobs.cancel();
   event->accept();
+}
+
+// --- The Runs dock: recorded runs, the makespan trend, the A/B comparison ---
+
+namespace {
+constexpr int kListedRuns = 500;  // the ledger keeps every row; the panel lists the newest
+} // namespace
+
+void MainWindow::createRunsDock() {
+  // Beside the summary and the health report: the run at a glance, why it
+  // takes that long, and how it got there.
+  m_runs = new widgets::RunsPanel(this);
+  m_runsDock = new QDockWidget(tr("Runs"), this);
+  m_runsDock->setObjectName(QStringLiteral("RunsDock"));
+  m_runsDock->setWidget(m_runs);
+  addDockWidget(Qt::RightDockWidgetArea, m_runsDock);
+  tabifyDockWidget(m_healthDock, m_runsDock);
+  m_summaryDock->raise();
+  m_viewMenu->insertAction(m_viewMenu->actions().value(m_viewMenu->actions().indexOf(m_healthDock->toggleViewAction()) + 1),
+                           m_runsDock->toggleViewAction());
+  connect(m_runs, &widgets::RunsPanel::compareRequested, this, [this](qint64 id) { compareWithRun(id); });
+  connect(m_runs, &widgets::RunsPanel::closeComparisonRequested, this, &MainWindow::closeRunComparison);
+  connect(m_runs, &widgets::RunsPanel::refreshRequested, this, &MainWindow::refreshRuns);
+  connect(m_swimlanePane, &widgets::SwimlanePane::closeComparisonRequested, this, &MainWindow::closeRunComparison);
+  // Each finished run is in the ledger by now (ProjectRunJob records it):
+  // list it, and compare the new current run with the same B.
+  connect(this, &MainWindow::runFinished, this, [this](bool ok) {
+    if (ok) m_currentRunId = m_lastRun.ledgerRunId;
+    refreshRuns();
+    if (ok && m_comparedRunId != 0) {
+      if (m_currentRunId != 0 && m_currentRunId != m_comparedRunId) compareWithRun(m_comparedRunId);
+      else closeRunComparison();
+    }
+  });
+}
+
+void MainWindow::refreshRuns() {
+  if (!m_project) {
+    m_runHistoryJobs.cancel();
+    m_runs->setMessage(tr("Open a project: each run of it is recorded, and listed here."));
+    return;
+  }
+  std::filesystem::path folder = m_project->directory();
+  std::int64_t current = m_currentRunId;
+  m_runHistoryJobs.start<RunHistoryOutcome>(
+      [folder, current](const std::atomic<bool>&) { return loadRunHistory(folder, current, kListedRuns); },
+      [this](RunHistoryOutcome outcome) {
+        if (outcome.history) m_runs->setHistory(std::move(*outcome.history));
+        else m_runs->setMessage(tr("The run ledger could not be read: %1").arg(QString::fromStdString(outcome.error)));
+        Q_EMIT runsLoaded();
+      });
+}
+
+bool MainWindow::compareWithRun(std::int64_t runId) {
+  if (!m_project || m_currentRunId == 0 || !m_trace) {
+    statusBar()->showMessage(tr("Run the project first (Ctrl+R): a recorded run is compared with the current one."), 8000);
+    return false;
+  }
+  if (runId == m_currentRunId) {
+    statusBar()->showMessage(tr("Run #%1 is the current run: choose another one to compare with.").arg(runId), 8000);
+    return false;
+  }
+  m_comparedRunId = runId;
+  m_runs->setComparisonMessage(tr("Loading run #%1 from the ledger…").arg(runId));
+  std::filesystem::path folder = m_project->directory();
+  m_comparisonJobs.start<RunComparisonOutcome>(
+      [folder, idA = m_currentRunId, runId](const std::atomic<bool>& cancelled) {
+        return loadRunComparison(folder, idA, runId, cancelled);
+      },
+      [this](RunComparisonOutcome outcome) {
+        if (outcome.idB != m_comparedRunId) return;  // closed or replaced meanwhile
+        if (!outcome.comparison) {
+          m_comparedRunId = 0;
+          m_runs->setComparisonMessage(tr("Cannot compare with run #%1: %2").arg(outcome.idB).arg(QString::fromStdString(outcome.error)));
+          Q_EMIT comparisonShown();
+          return;
+        }
+        const RunComparison& comparison = *outcome.comparison;
+        int tasksA = m_trace ? static_cast<int>(m_trace->trace().tasks().size()) : 0;
+        m_swimlanePane->showComparison(outcome.traceB, widgets::RunsPanel::captionA(comparison, tasksA),
+                                       widgets::RunsPanel::captionB(comparison, outcome.tasksB, outcome.traceB != nullptr,
+                                                                    m_swimlanePane->palette()));
+        m_swimlanePane->setComparisonMatches(std::move(outcome.inBOfA), std::move(outcome.inAOfB));
+        m_runs->setComparison(comparison);
+        m_centralTabs->setCurrentWidget(m_swimlanePane);
+        statusBar()->showMessage(tr("A: current run #%1 (%2 µs) above, B: run #%3 (%4 µs) below, on one time axis; "
+                                    "B − A %5 µs")
+                                     .arg(comparison.idA)
+                                     .arg(comparison.makespanUsA, 0, 'f', 3)
+                                     .arg(comparison.idB)
+                                     .arg(comparison.makespanUsB, 0, 'f', 3)
+                                     .arg(comparison.deltaUs, 0, 'f', 3),
+                                 10000);
+        Q_EMIT comparisonShown();
+      });
+  return true;
+}
+
+void MainWindow::closeRunComparison() {
+  m_comparedRunId = 0;
+  m_comparisonJobs.cancel();
+  m_swimlanePane->closeComparison();
+  m_runs->clearComparison();
+}
+
+// --- The Advice dock: the advisor's suggestions and the tuner, applied as undoable edits ---
+
+void MainWindow::createAdviceDock() {
+  // With the summary, the health report and the runs: what the run is, why,
+  // and what to change.
+  m_advicePanel = new widgets::AdvicePanel(this);
+  m_adviceDock = new QDockWidget(tr("Advice"), this);
+  m_adviceDock->setObjectName(QStringLiteral("AdviceDock"));
+  // In a scroll area: the cards and the Pareto plot want room, but the dock
+  // shares its column with docks that do not, and must not widen the column
+  // (or keep it tall) when another view asks for the room.
+  auto* adviceScroll = new QScrollArea(m_adviceDock);
+  adviceScroll->setWidgetResizable(true);
+  adviceScroll->setFrameShape(QFrame::NoFrame);
+  adviceScroll->setMinimumSize(120, 100);
+  adviceScroll->setWidget(m_advicePanel);
+  m_adviceDock->setWidget(adviceScroll);
+  addDockWidget(Qt::RightDockWidgetArea, m_adviceDock);
+  tabifyDockWidget(m_runsDock ? m_runsDock : m_healthDock, m_adviceDock);
+  m_summaryDock->raise();
+  m_viewMenu->insertAction(m_viewMenu->actions().value(m_viewMenu->actions().indexOf(m_healthDock->toggleViewAction()) + 1),
+                           m_adviceDock->toggleViewAction());
+
+  m_adviceController = new AdviceController(m_advicePanel, m_settings, this);
+  m_adviceController->setRequestProvider([this]() -> std::optional<ProjectRunRequest> {
+    if (!m_project) return std::nullopt;
+    return runRequest();
+  });
+  // An apply runs at once (auto-run or not) and is checked against that run.
+  m_adviceController->setRunStarter([this]() -> quint64 {
+    runProject();
+    return m_runJobs.busy() ? m_runJobs.generation() : 0;
+  });
+  // Only the current run's result arrives (JobRunner drops superseded ones),
+  // so the run that finished is the current generation.
+  connect(this, &MainWindow::runFinished, m_adviceController, [this](bool ok) {
+    m_adviceController->noteRunFinished(m_runJobs.generation(), ok, m_lastRun.makespanUs);
+  });
+  connect(m_adviceController, &AdviceController::statusMessage, this, [this](const QString& text) {
+    statusBar()->showMessage(text, 10000);
+  });
+  m_advicePanel->setProjectOpen(false);
+
+  // Run > Advise / Tune, beside Run and Cancel (the menu is found by its title).
+  for (QAction* action : menuBar()->actions()) {
+    if (!action->menu() || action->menu()->title() != tr("&Run")) continue;
+    QMenu* run = action->menu();
+    run->addSeparator();
+    QAction* advise = run->addAction(tr("A&dvise"), this, [this] {
+      showView(View::Advice);
+      m_adviceController->advise();
+    });
+    advise->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    advise->setToolTip(tr("Suggest settings changes, each simulated before it is proposed"));
+    QAction* tune = run->addAction(tr("&Tune…"), this, [this] {
+      showView(View::Advice);
+      m_advicePanel->requestTune();
+    });
+    tune->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    tune->setToolTip(tr("Search the tuning space with the Advice panel's budget and strategy"));
+    break;
+  }
 }
 
 } // namespace pto::studio

@@ -31,7 +31,9 @@ class QSpinBox;
 class QTabWidget;
 
 namespace pto::widgets {
+class AdvicePanel;
 class HealthPanel;
+class RunsPanel;
 class ProblemsPanel;
 class ProjectSettingsDocument;
 class TuningPanel;
@@ -45,12 +47,13 @@ class TaskGraphView;
 
 namespace pto::studio {
 
+class AdviceController;
 class GraphWorkbench;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  enum class View { Swimlane, Graph, Editor, Summary, Health, Tuning };
+  enum class View { Swimlane, Graph, Editor, Summary, Health, Tuning, Runs, Advice };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -78,7 +81,12 @@ public:
   // column and give most of its height to that dock. The sizes become part
   // of the layout saved on quitting; View > Reset layout restores the default.
   void showView(View view);
+  // A trace, run, graph layout, advice or tuning job is in progress (what
+  // Cancel stops and what a new run waits for).
   bool busy() const;
+  // busy(), or the Runs tab still reading the ledger or comparing two runs:
+  // what a screenshot waits for before it is taken.
+  bool settling() const;
   // Compiles and simulates the open project in the background (Ctrl+R); a
   // newer run supersedes an older one; Esc cancels. The run sees the
   // editor's current text and the unsaved settings.
@@ -121,6 +129,27 @@ public:
   // The last run that finished (not cancelled or superseded), failed or not.
   const ProjectRunOutcome& lastRun() const { return m_lastRun; }
 
+  // The Runs dock (issue 15): the project's recorded runs, a makespan trend,
+  // and the A/B comparison of the current run with a recorded one.
+  widgets::RunsPanel* runs() const { return m_runs; }
+  // The swimlane with the compared run beneath it while comparing.
+  widgets::SwimlanePane* swimlanePane() const { return m_swimlanePane; }
+  // Reads the project's run ledger again (after each run; runsLoaded follows).
+  void refreshRuns();
+  // Shows run `runId` (B) beneath the current run (A) on one time axis, with
+  // the comparison in the Runs panel (comparisonShown follows); false when
+  // there is no current recorded run to compare with.
+  bool compareWithRun(std::int64_t runId);
+  void closeRunComparison();
+  // The run B shown beneath the current one; 0 when not comparing.
+  std::int64_t comparedRunId() const { return m_comparedRunId; }
+
+  // The Advice dock (issue 15): the advisor's suggestions and the tuner's
+  // Pareto front, each applied as one undoable settings edit and checked by
+  // a run (Run > Advise, Run > Tune).
+  widgets::AdvicePanel* advicePanel() const { return m_advicePanel; }
+  AdviceController* adviceController() const { return m_adviceController; }
+
 Q_SIGNALS:
   void traceLoaded();
   // The task graph view has a layout for the current trace.
@@ -129,6 +158,10 @@ Q_SIGNALS:
   // A run finished (its outcome is lastRun()); not emitted for cancelled or superseded runs.
   void runFinished(bool ok);
   void runStageChanged(const QString& stage);
+  // The Runs panel has the ledger's runs (or says why not).
+  void runsLoaded();
+  // The A/B comparison is on screen (or its error is).
+  void comparisonShown();
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -226,6 +259,21 @@ private:
   std::optional<RunSummary> m_previousRun;  // the last finished run of this project, for the summary's delta
   QString m_traceFile;
   QString m_brokenProjectFile;  // a project file with errors, open in the editor to be fixed
+
+  // The Runs dock and its ledger reads (RunHistoryJob, off the GUI thread).
+  void createRunsDock();
+  widgets::RunsPanel* m_runs = nullptr;
+  QDockWidget* m_runsDock = nullptr;
+  JobRunner m_runHistoryJobs;
+  JobRunner m_comparisonJobs;
+  std::int64_t m_comparedRunId = 0;  // B of the comparison on screen or loading; 0: none
+  std::int64_t m_currentRunId = 0;   // the ledger id of the run whose swimlane is shown (A); 0: none
+
+  // The Advice dock and its jobs (AdviceController).
+  void createAdviceDock();
+  widgets::AdvicePanel* m_advicePanel = nullptr;
+  QDockWidget* m_adviceDock = nullptr;
+  AdviceController* m_adviceController = nullptr;
 };
 
 } // namespace pto::studio

@@ -52,7 +52,8 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
       DiagnosticEngine quiet;
       outcome.health = std::make_shared<const HealthReport>(healthReport(
           outcome.result->compiled->compilation, outcome.result->simulation->schedule, *outcome.result->machine));
-      if (!recordRun(request.project, *outcome.result, outcome.health.get(), quiet))
+      if (auto id = recordRun(request.project, *outcome.result, outcome.health.get(), quiet)) outcome.ledgerRunId = *id;
+      else
         for (const Diagnostic& diagnostic : quiet.diagnostics())
           if (diagnostic.severity == Severity::Warning) std::fprintf(stderr, "pto-studio: %s\n", diagnostic.message.c_str());
     }

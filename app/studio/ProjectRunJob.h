@@ -10,6 +10,7 @@
 #include "widgets/models/TraceIndex.h"
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -35,6 +36,8 @@ struct ProjectRunOutcome {
   // Its health report (the Health tab), made on the worker thread; null
   // when the run did not complete.
   std::shared_ptr<const HealthReport> health;
+  // Its id in the project's run ledger; 0 when it was not recorded.
+  std::int64_t ledgerRunId = 0;
   std::string projectName;
   std::string machine;
   double makespanUs = 0.0;

@@ -1,12 +1,16 @@
-// pto-studio [PROJECT_OR_TRACE...] [--run] [--view swimlane|graph|editor|summary|health|tuning]
-//            [--level tensor|tile|block|exec]
+// pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET] [--view swimlane|graph|editor|summary|health|tuning|runs|advice]
+//            [--level tensor|tile|block|exec] [--compare-run ID|previous]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
 // the requested view (editor, summary and tuning also give that dock the
 // room: MainWindow::showView), and for docs and checks saves a screenshot
 // once the window has laid out and painted, then quits with --exit (exit
-// code 1 when an open or the run failed).
+// code 1 when an open or the run failed). --compare-run opens the A/B
+// comparison of the current run with a recorded one (an id, or `previous`:
+// the run recorded before the current one) once the runs are listed.
+#include "app/studio/AdviceController.h"
 #include "app/studio/MainWindow.h"
+#include "widgets/RunsPanel.h"
 #include "widgets/Theme.h"
 
 #include <QApplication>
@@ -17,7 +21,9 @@
 #include <QStyleFactory>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -31,7 +37,7 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Project folders, pto-project.json files or swimlane traces (.json)."),
                                QStringLiteral("[PROJECT_OR_TRACE...]"));
-  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor, summary, health or tuning."),
+  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor, summary, health, tuning, runs or advice."),
                                 QStringLiteral("view"), QStringLiteral("swimlane"));
   QCommandLineOption levelOption(QStringLiteral("level"),
                                  QStringLiteral("With --view graph: the IR level to show: tensor, tile (default), block or exec."),
@@ -44,7 +50,19 @@ int main(int argc, char** argv) {
   QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size WIDTHxHEIGHT."), QStringLiteral("size"));
   QCommandLineOption runOption(QStringLiteral("run"),
                                QStringLiteral("Run the project after opening it, even with auto-run off (the screenshot waits for it)."));
-  parser.addOptions({viewOption, levelOption, themeOption, screenshotOption, exitOption, sizeOption, runOption});
+  QCommandLineOption compareOption(QStringLiteral("compare-run"),
+                                   QStringLiteral("With --run: compare the run with recorded run ID (or 'previous', the run "
+                                                  "recorded before it): its swimlane beneath, time-aligned."),
+                                   QStringLiteral("id"));
+  QCommandLineOption adviseOption(QStringLiteral("advise"),
+                                  QStringLiteral("Run the advisor on the project after opening it (the Advice panel; the screenshot waits for it)."));
+  parser.addOptions({viewOption, levelOption, themeOption, screenshotOption, exitOption, sizeOption, runOption, compareOption});
+  QCommandLineOption tuneOption(QStringLiteral("tune"),
+                                QStringLiteral("Run the tuner (grid, at most BUDGET points) after opening the project, after "
+                                               "--advise if both are given (the screenshot waits for it)."),
+                                QStringLiteral("budget"));
+  parser.addOption(adviseOption);
+  parser.addOption(tuneOption);
   parser.process(app);
 
   using View = pto::studio::MainWindow::View;
@@ -55,8 +73,11 @@ int main(int argc, char** argv) {
   else if (viewName == QStringLiteral("tuning")) view = View::Tuning;
   else if (viewName == QStringLiteral("summary")) view = View::Summary;
   else if (viewName == QStringLiteral("health")) view = View::Health;
+  else if (viewName == QStringLiteral("runs")) view = View::Runs;
+  else if (viewName == QStringLiteral("advice")) view = View::Advice;
   else if (viewName != QStringLiteral("swimlane")) {
-    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary, health or tuning, not '%s'\n", qPrintable(viewName));
+    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary, health, tuning, runs or advice, not '%s'\n",
+                 qPrintable(viewName));
     return 2;
   }
   auto level = pto::graphLevelNamed(parser.value(levelOption).toStdString());
@@ -73,6 +94,15 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  QString compareRun = parser.value(compareOption);
+  bool compareRunIsId = false;
+  qint64 compareRunId = compareRun.toLongLong(&compareRunIsId);
+  if (!compareRun.isEmpty() && compareRun != QStringLiteral("previous") && (!compareRunIsId || compareRunId <= 0)) {
+    std::fprintf(stderr, "pto-studio: --compare-run must be a run id (pto runs lists them) or 'previous', not '%s'\n",
+                 qPrintable(compareRun));
+    return 2;
+  }
+
   pto::studio::MainWindow window;
   if (parser.isSet(sizeOption)) {
     QStringList parts = parser.value(sizeOption).split('x');
@@ -83,6 +113,46 @@ int main(int argc, char** argv) {
   QObject::connect(&window, &pto::studio::MainWindow::openFailed, &app, [&ok] { ok = false; });
   for (const QString& path : parser.positionalArguments()) ok = window.open(path) && ok;
   if (parser.isSet(runOption) && !window.projectFile().isEmpty() && !window.busy()) window.runProject();
+  if (parser.isSet(adviseOption) && !window.projectFile().isEmpty()) window.adviceController()->advise();
+  // The advisor and the tuner share one job: the tuner follows the advice.
+  if (parser.isSet(tuneOption) && !window.projectFile().isEmpty()) {
+    const int budget = std::max(1, parser.value(tuneOption).toInt());
+    auto tune = [&window, budget] { window.adviceController()->tune(pto::TuneStrategy::Grid, budget); };
+    if (window.adviceController()->busy())
+      QObject::connect(window.adviceController(), &pto::studio::AdviceController::adviceFinished, &window, tune,
+                       Qt::SingleShotConnection);
+    else
+      tune();
+  }
+  // The comparison once a run has finished and the runs it is among are
+  // listed (connected before the screenshot's wait below, so that wait sees
+  // the comparison loading).
+  if (!compareRun.isEmpty()) {
+    auto ranOnce = std::make_shared<bool>(false);
+    QObject::connect(&window, &pto::studio::MainWindow::runFinished, &window, [ranOnce](bool) { *ranOnce = true; });
+    QObject::connect(&window, &pto::studio::MainWindow::runsLoaded, &window, [&window, &ok, ranOnce, compareRun, compareRunId] {
+      if (!*ranOnce) return;
+      *ranOnce = false;
+      qint64 id = compareRunId;
+      if (compareRun == QStringLiteral("previous")) {
+        // The newest recorded run before the current one.
+        const auto& history = window.runs()->history();
+        id = 0;
+        bool pastCurrent = false;
+        for (const auto& entry : history.runs) {
+          if (pastCurrent) {
+            id = entry.run.id;
+            break;
+          }
+          pastCurrent = entry.current;
+        }
+      }
+      if (id <= 0 || !window.compareWithRun(id)) {
+        std::fprintf(stderr, "pto-studio: --compare-run %s: no such recorded run to compare with\n", qPrintable(compareRun));
+        ok = false;
+      }
+    });
+  }
   // A failed run is a failed check for --exit (scripts use the exit code).
   QObject::connect(&window, &pto::studio::MainWindow::runFinished, &app, [&ok](bool succeeded) { ok = ok && succeeded; });
   if (view == View::Graph) window.showGraphLevel(*level);
@@ -104,10 +174,16 @@ int main(int argc, char** argv) {
     });
   };
   if (!screenshot.isEmpty() || exitAfter) {
-    if (window.busy()) {
-      QObject::connect(&window, &pto::studio::MainWindow::traceLoaded, &window, [&] { if (!window.busy()) finish(); });
-      QObject::connect(&window, &pto::studio::MainWindow::graphLaidOut, &window, [&] { if (!window.busy()) finish(); });
-      QObject::connect(&window, &pto::studio::MainWindow::openFailed, &window, [&] { if (!window.busy()) finish(); });
+    if (window.settling()) {
+      QObject::connect(&window, &pto::studio::MainWindow::traceLoaded, &window, [&] { if (!window.settling()) finish(); });
+      QObject::connect(&window, &pto::studio::MainWindow::graphLaidOut, &window, [&] { if (!window.settling()) finish(); });
+      QObject::connect(&window, &pto::studio::MainWindow::openFailed, &window, [&] { if (!window.settling()) finish(); });
+      QObject::connect(&window, &pto::studio::MainWindow::runsLoaded, &window, [&] { if (!window.settling()) finish(); });
+      QObject::connect(&window, &pto::studio::MainWindow::comparisonShown, &window, [&] { if (!window.settling()) finish(); });
+      QObject::connect(window.adviceController(), &pto::studio::AdviceController::adviceFinished, &window,
+                       [&] { if (!window.settling()) finish(); });
+      QObject::connect(window.adviceController(), &pto::studio::AdviceController::tuneFinished, &window,
+                       [&] { if (!window.settling()) finish(); });
     } else {
       finish();
     }

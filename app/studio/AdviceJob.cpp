@@ -1,0 +1,88 @@
+// The advisor and the tuner on a worker thread.
+#include "app/studio/AdviceJob.h"
+
+#include "core/project/ProjectFile.h"
+
+#include <chrono>
+#include <exception>
+#include <memory>
+
+namespace pto::studio {
+namespace {
+
+// The snapshot as pto-project.json would hold it: the settings panel's
+// unsaved edits live in the project's fields, while the advisor and the
+// tuner patch (and diff against) its document.
+OperatorProject asSaved(const OperatorProject& project) {
+  OperatorProject saved = project;
+  saved.document = nlohmann::ordered_json::parse(serializeProject(project));
+  return saved;
+}
+
+std::optional<TracedProject> traced(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
+                                    DiagnosticEngine& diags) {
+  ProjectTraceOptions trace;
+  trace.sourceText = request.sourceText;
+  trace.cancelled = [&cancelled] { return cancelled.load(); };
+  return traceForVariants(asSaved(request.project), diags, trace);
+}
+
+// A cancellation predicate that also counts the variants started (the
+// tuner calls it from its pool threads).
+std::function<bool()> countingCancel(const std::atomic<bool>& cancelled, const VariantProgress& progress) {
+  auto started = std::make_shared<std::atomic<int>>(0);
+  return [&cancelled, progress, started] {
+    const int count = ++*started;
+    if (progress) progress(count);
+    return cancelled.load();
+  };
+}
+
+template <typename Outcome>
+void finish(Outcome& outcome, const DiagnosticEngine& diags, std::chrono::steady_clock::time_point start) {
+  outcome.diagnostics = diags.diagnostics();
+  for (const Diagnostic& diagnostic : diags.diagnostics()) outcome.problems += diags.format(diagnostic) + "\n";
+  outcome.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+AdviceOutcome adviseForViews(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
+                             const VariantProgress& progress) {
+  AdviceOutcome outcome;
+  const auto start = std::chrono::steady_clock::now();
+  DiagnosticEngine diags;
+  try {
+    if (auto kernel = traced(request, cancelled, diags)) {
+      AdviceOptions options;
+      options.cancelled = countingCancel(cancelled, progress);
+      outcome.advice = advise(*kernel, diags, options);
+    }
+  } catch (const std::exception& error) {
+    diags.error(SourceLocation{request.project.file.string()}) << "internal error while advising: " << error.what();
+  }
+  if (cancelled.load()) outcome.advice.reset();  // a cancelled advisor proposes from the variants it got to
+  finish(outcome, diags, start);
+  return outcome;
+}
+
+TuneOutcome tuneForViews(const ProjectRunRequest& request, TuneOptions options, const std::atomic<bool>& cancelled,
+                         const VariantProgress& progress) {
+  TuneOutcome outcome;
+  const auto start = std::chrono::steady_clock::now();
+  DiagnosticEngine diags;
+  try {
+    if (auto kernel = traced(request, cancelled, diags)) {
+      options.cancelled = countingCancel(cancelled, progress);
+      outcome.result = tune(*kernel, options, diags);
+      outcome.project = std::move(kernel->project);
+    }
+  } catch (const std::exception& error) {
+    diags.error(SourceLocation{request.project.file.string()}) << "internal error while tuning: " << error.what();
+  }
+  if (cancelled.load()) outcome.result.reset();
+  finish(outcome, diags, start);
+  return outcome;
+}
+
+} // namespace pto::studio
