@@ -1,8 +1,8 @@
 // The autotuner's rate: configurations simulated per second (issue 15's
 // target: >= 1 000 per second on the softmax example in timing mode on a
-// 2-core machine), on the softmax example's derived space (its merge count
-// and scheduling policy) and on the Lightning Indexer tuning story's first
-// step (per_block). The kernel is traced once, as `pto tune` does; every
+// 2-core machine), on the softmax example's declared space (tile shapes,
+// merge counts, scheduling policies: 240 points) and on the Lightning
+// Indexer tuning story's first step (per_block; its derived space). The kernel is traced once, as `pto tune` does; every
 // iteration is one whole sweep.
 #include "analysis/ProjectRun.h"
 #include "analysis/Tuner.h"
