@@ -200,6 +200,16 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
 
 } // namespace
 
+std::string subgraphSource(const Compilation& compilation, const Subgraph& subgraph) {
+  if (subgraph.ops.empty() || static_cast<std::size_t>(subgraph.ops.front()) >= compilation.tiles.tileOps().size())
+    return {};
+  const OpId op = compilation.tiles.tileOp(subgraph.ops.front()).tensorOp;
+  if (op < 0 || static_cast<std::size_t>(op) >= compilation.tiles.graph.ops().size()) return {};
+  const SourceLocation& location = compilation.tiles.graph.op(op).location;
+  if (!location.known()) return {};
+  return std::filesystem::path(location.file).lexically_normal().string() + ":" + std::to_string(location.line);
+}
+
 HealthReport healthReport(const Compilation& compilation, const Schedule& schedule, const MachineDescription& machine) {
   HealthReport report;
   report.machine = machine.name;
@@ -261,15 +271,7 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
     health.coreType = std::string(name(subgraph.coreType));
     health.programId = subgraph.programId;
     health.overlap = std::string(name(subgraph.overlap));
-    if (!subgraph.ops.empty() && static_cast<std::size_t>(subgraph.ops.front()) < compilation.tiles.tileOps().size()) {
-      const OpId op = compilation.tiles.tileOp(subgraph.ops.front()).tensorOp;
-      if (op >= 0 && static_cast<std::size_t>(op) < compilation.tiles.graph.ops().size()) {
-        const SourceLocation& location = compilation.tiles.graph.op(op).location;
-        if (location.known())
-          health.source = std::filesystem::path(location.file).lexically_normal().string() + ":" +
-                          std::to_string(location.line);
-      }
-    }
+    health.source = subgraphSource(compilation, subgraph);
     for (std::size_t kind = 0; kind < kMemoryKindCount; ++kind)
       if (kind != static_cast<std::size_t>(MemoryKind::GM) && subgraph.peakBytes[kind] > 0)
         health.buffers[std::string(name(static_cast<MemoryKind>(kind)))] = {
@@ -363,6 +365,8 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
   std::sort(report.waves.begin(), report.waves.end(), [](const WaveHealth& a, const WaveHealth& b) {
     return a.busyCycles > b.busyCycles || (a.busyCycles == b.busyCycles && a.label < b.label);
   });
+
+  report.roofline = roofline(compilation, schedule, machine);
 
   // The critical path and the run's class.
   report.criticalPath = criticalPath(graph, schedule, report.taskBounds);
@@ -473,6 +477,30 @@ nlohmann::ordered_json healthReportJson(const HealthReport& report, bool withTas
                                 {"overlap", subgraph.overlap},
                                 {"bound", bound(subgraph.bound)}});
   }
+  const Roofline& roof = report.roofline;
+  json ceilings = json::array();
+  for (const RooflineCeiling& ceiling : roof.ceilings) {
+    json entry = {{"name", ceiling.name}, {"core_type", ceiling.coreType}, {"kind", ceiling.compute ? "compute" : "memory"}};
+    if (ceiling.compute) entry["ops_per_cycle"] = ceiling.opsPerCycle;
+    else entry["bytes_per_cycle"] = ceiling.bytesPerCycle;
+    ceilings.push_back(std::move(entry));
+  }
+  json points = json::array();
+  for (const RooflinePoint& point : roof.points) {
+    json entry = {{"subgraph", point.subgraph},   {"label", point.label},       {"core_type", point.coreType},
+                  {"source", point.source},       {"tasks", point.tasks},       {"ops", point.ops},
+                  {"gm_read_bytes", point.gmReadBytes}, {"gm_write_bytes", point.gmWriteBytes},    {"mean_cycles", point.meanCycles}};
+    if (point.plottable()) {
+      entry["intensity"] = point.intensity;
+      entry["achieved_ops_per_cycle"] = point.achievedOpsPerCycle;
+      entry["compute_roof_ops_per_cycle"] = point.computeRoofOpsPerCycle;
+      entry["roof_ops_per_cycle"] = point.roofOpsPerCycle;
+      entry["limited_by"] = point.limitedBy;
+      entry["roof_share"] = point.roofShare;
+    }
+    points.push_back(std::move(entry));
+  }
+  out["roofline"] = {{"clock_ghz", roof.clockGHz}, {"ceilings", ceilings}, {"points", points}};
   if (withTaskBounds) {
     out["task_bounds"] = json::array();
     for (const Bound& b : report.taskBounds) out["task_bounds"].push_back(bound(b));

@@ -17,6 +17,7 @@
 // start: resolving, queueing, dispatching) count as scheduling.
 #pragma once
 
+#include "analysis/Roofline.h"
 #include "compiler/passes/Compilation.h"
 #include "npusim/MachineDescription.h"
 #include "runtime/Schedule.h"
@@ -139,7 +140,11 @@ struct HealthReport {
   CriticalPathHealth criticalPath;
   std::vector<Bound> taskBounds;          // by task id
   Bound bound;                            // the run's
+  Roofline roofline;                      // one point per subgraph
 };
+
+// "file:line" of the kernel line a subgraph's first tile op comes from; empty when unknown.
+std::string subgraphSource(const Compilation& compilation, const Subgraph& subgraph);
 
 // Subgraphs alike (one label, program and kernel line: a loop's bodies) as
 // one group, most task time first: how the report's text and the IDE list them.

@@ -1,6 +1,7 @@
 // The Advice dock: the advisor's suggestions as cards, the tuner's Pareto front as a table and a plot.
 #include "widgets/AdvicePanel.h"
 
+#include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/models/TunePointsModel.h"
 
@@ -633,15 +634,7 @@ void AdvicePanel::replot() {
   const QPalette& colours = palette();
   // Follow the theme: the plot paints its own background.
   const QColor text = colours.color(QPalette::Text);
-  m_plot->setBackground(colours.color(QPalette::Base));
-  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-    axis->setBasePen(QPen(text));
-    axis->setTickPen(QPen(text));
-    axis->setSubTickPen(QPen(text));
-    axis->setTickLabelColor(text);
-    axis->setLabelColor(text);
-    axis->grid()->setPen(QPen(mutedColour(colours), 0, Qt::DotLine));
-  }
+  stylePlot(m_plot, colours);
   QColor legendBackground = colours.color(QPalette::Base);
   legendBackground.setAlpha(210);  // points behind the legend stay visible
   m_plot->legend->setBrush(legendBackground);

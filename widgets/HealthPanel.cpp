@@ -1,10 +1,12 @@
 // The run's health report as a linked tree.
 #include "widgets/HealthPanel.h"
 
+#include "widgets/RooflinePlot.h"
 #include "widgets/models/TimeFormat.h"
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -18,10 +20,12 @@ namespace {
 
 // What a row links to (Qt::UserRole): nothing, a task or a kernel line.
 enum LinkKind { kNoLink = 0, kTaskLink = 1, kLineLink = 2 };
+// A subgraph group's row also names its first subgraph, whose roofline point it rings.
 constexpr int kLinkKindRole = Qt::UserRole;
 constexpr int kLinkTaskRole = Qt::UserRole + 1;
 constexpr int kLinkFileRole = Qt::UserRole + 2;
 constexpr int kLinkLineRole = Qt::UserRole + 3;
+constexpr int kSubgraphRole = Qt::UserRole + 4;
 
 QString percent(double share) { return QString::number(100.0 * share, 'f', 0) + QStringLiteral(" %"); }
 
@@ -47,14 +51,24 @@ HealthPanel::HealthPanel(QWidget* parent) : QWidget(parent) {
   m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   m_tree->setUniformRowHeights(true);
   m_tree->setWordWrap(false);
-  layout->addWidget(m_tree, 1);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  // Collapsible, so that the dock it shares a column with can still take the room a view asks for.
+  splitter->addWidget(m_tree);
+  m_roofline = new RooflinePlot(splitter);
+  splitter->addWidget(m_roofline);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 2);
+  layout->addWidget(splitter, 1);
   connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { activate(item); });
+  connect(m_roofline, &RooflinePlot::subgraphActivated, this, &HealthPanel::onRooflinePointActivated);
   clear();
 }
 
 void HealthPanel::clear() {
   m_report.reset();
+  m_groupRowOf.clear();
   m_tree->clear();
+  m_roofline->clear();
   m_headline->setText(tr("No run yet: the health report appears after a run."));
 }
 
@@ -72,7 +86,9 @@ QTreeWidgetItem* HealthPanel::addRow(QTreeWidgetItem* parent, const QString& fig
 
 void HealthPanel::setReport(const HealthReport& report) {
   m_report = report;
+  m_groupRowOf.clear();
   m_tree->clear();
+  m_roofline->setRoofline(report.roofline);
   const double ghz = report.clockGHz > 0 ? report.clockGHz : 1.0;
   auto time = [&](double cycles) { return QString::fromStdString(formatDurationNs(cycles / ghz)); };
   auto linkTask = [](QTreeWidgetItem* item, TaskId task) {
@@ -149,6 +165,7 @@ void HealthPanel::setReport(const HealthReport& report) {
   const std::vector<SubgraphGroup> ordered = subgraphGroups(report);
   QTreeWidgetItem* subgraphs =
       addRow(nullptr, tr("Subgraphs"), tr("%1 in %2 groups, most task time first").arg(report.subgraphs.size()).arg(ordered.size()));
+  std::map<std::tuple<std::string, int, std::string>, QTreeWidgetItem*> groupRows;  // as subgraphGroups keys them
   for (const SubgraphGroup& group : ordered) {
     const SubgraphHealth& subgraph = *group.first;
     QTreeWidgetItem* row = addRow(
@@ -161,6 +178,8 @@ void HealthPanel::setReport(const HealthReport& report) {
             .arg(time(subgraph.meanCycles), time(subgraph.meanBoundCycles)),
         QString::fromStdString(subgraph.bound.evidence));
     linkLine(row, subgraph.source);
+    row->setData(0, kSubgraphRole, subgraph.id);
+    groupRows[{subgraph.label, subgraph.programId, subgraph.source}] = row;
     if (!subgraph.source.empty()) addRow(row, tr("Kernel line"), QString::fromStdString(subgraph.source));
     addRow(row, tr("Subgraphs"), tr("%1 (first: sg %2, program %3)").arg(group.subgraphs).arg(subgraph.id).arg(subgraph.programId));
     for (const PipeBusy& pipe : subgraph.pipes)
@@ -170,6 +189,9 @@ void HealthPanel::setReport(const HealthReport& report) {
              tr("%1 of %2 bytes (%3)").arg(use[0]).arg(use[1]).arg(percent(use[1] > 0 ? static_cast<double>(use[0]) / use[1] : 0.0)));
     addRow(row, tr("Overlap"), QString::fromStdString(subgraph.overlap));
   }
+
+  for (const SubgraphHealth& member : report.subgraphs)
+    m_groupRowOf[member.id] = groupRows.at({member.label, member.programId, member.source});
 
   // The graphs.
   const ExecuteGraphHealth& execute = report.executeGraph;
@@ -195,6 +217,7 @@ void HealthPanel::setReport(const HealthReport& report) {
 
 void HealthPanel::activate(QTreeWidgetItem* item) {
   if (!item) return;
+  if (item->data(0, kSubgraphRole).isValid()) m_roofline->selectSubgraph(item->data(0, kSubgraphRole).toInt());
   switch (item->data(0, kLinkKindRole).toInt()) {
     case kTaskLink: Q_EMIT taskActivated(item->data(0, kLinkTaskRole).toInt()); break;
     case kLineLink:
@@ -202,6 +225,19 @@ void HealthPanel::activate(QTreeWidgetItem* item) {
       break;
     default: break;
   }
+}
+
+void HealthPanel::onRooflinePointActivated(int subgraph) {
+  if (!m_report || subgraph < 0 || static_cast<std::size_t>(subgraph) >= m_report->roofline.points.size()) return;
+  const RooflinePoint& point = m_report->roofline.points[static_cast<std::size_t>(subgraph)];
+  auto row = m_groupRowOf.find(subgraph);
+  if (row != m_groupRowOf.end()) {
+    m_tree->setCurrentItem(row->second);
+    m_tree->scrollToItem(row->second);
+  }
+  if (point.longestTask != kNoId) Q_EMIT taskActivated(point.longestTask);
+  const auto [file, line] = fileAndLine(point.source);
+  if (line > 0) Q_EMIT lineActivated(file, line);
 }
 
 QString HealthPanel::text() const {

@@ -1,6 +1,7 @@
 // The ReadyCount step plot under the swimlane.
 #include "widgets/ReadyCountStrip.h"
 
+#include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/models/TimeFormat.h"
 
@@ -135,19 +136,7 @@ void ReadyCountStrip::changeEvent(QEvent* event) {
 void ReadyCountStrip::applyPalette() {
   QPalette pal = palette();
   // The margin left of the plot continues the lane headers' column.
-  m_plot->setBackground(pal.color(QPalette::Window));
-  m_plot->axisRect()->setBackground(pal.color(QPalette::Base));
-  QColor ink = pal.color(QPalette::WindowText);
-  QColor grid = pal.color(QPalette::Text);
-  grid.setAlpha(30);
-  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-    axis->setBasePen(QPen(pal.color(QPalette::Mid)));
-    axis->setTickPen(QPen(pal.color(QPalette::Mid)));
-    axis->setSubTickPen(QPen(pal.color(QPalette::Mid)));
-    axis->setTickLabelColor(ink);
-    axis->setLabelColor(ink);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-  }
+  stylePlot(m_plot, pal, QPalette::Window);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

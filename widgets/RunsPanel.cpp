@@ -1,6 +1,7 @@
 // The project's recorded runs: trend plot, table, A/B comparison summary.
 #include "widgets/RunsPanel.h"
 
+#include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/models/RunListModel.h"
 
@@ -451,19 +452,8 @@ void RunsPanel::changeEvent(QEvent* event) {
 
 void RunsPanel::applyPalette() {
   const QPalette pal = palette();
-  m_plot->setBackground(pal.color(QPalette::Base));
-  m_plot->axisRect()->setBackground(pal.color(QPalette::Base));
-  QColor ink = pal.color(QPalette::WindowText);
-  QColor grid = pal.color(QPalette::Text);
-  grid.setAlpha(30);
-  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-    axis->setBasePen(QPen(pal.color(QPalette::Mid)));
-    axis->setTickPen(QPen(pal.color(QPalette::Mid)));
-    axis->setSubTickPen(QPen(Qt::NoPen));
-    axis->setTickLabelColor(ink);
-    axis->setLabelColor(ink);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-  }
+  stylePlot(m_plot, pal);
+  const QColor ink = pal.color(QPalette::WindowText);
   m_plot->xAxis->grid()->setVisible(false);
   QColor trend = trendColour(pal);
   m_trend->setPen(QPen(trend, 1.6));

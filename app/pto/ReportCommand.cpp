@@ -109,6 +109,29 @@ void printReport(const std::string& project, const HealthReport& report, int sub
                 buffers.empty() ? "no on-chip buffers" : buffers.c_str(),
                 subgraph.source.empty() ? "(no kernel line)" : subgraph.source.c_str());
   }
+
+  // The same rows on the roofline: rates per core, in GOP/s at the machine's clock.
+  const Roofline& roof = report.roofline;
+  std::printf("\nroofline per core (ops per GM byte; GOP/s achieved and the roof it is under)\n");
+  for (const RooflineCeiling& ceiling : roof.ceilings)
+    std::printf("  ceiling  %-28s %s\n", ceiling.name.c_str(),
+                (ceiling.compute ? std::to_string(static_cast<long long>(ceiling.opsPerCycle * roof.clockGHz)) + " GOP/s"
+                                 : std::to_string(static_cast<long long>(ceiling.bytesPerCycle * roof.clockGHz)) + " GB/s")
+                    .c_str());
+  shown = 0;
+  for (const SubgraphGroup& row : ordered) {
+    if (shown++ == subgraphRows) break;
+    const RooflinePoint& point = roof.points.at(static_cast<std::size_t>(row.first->id));
+    const std::string name = "sg " + std::to_string(point.subgraph) + " " + (point.label.empty() ? "(no label)" : point.label);
+    if (!point.plottable()) {
+      std::printf("  %-28s %s no %s\n", name.c_str(), point.coreType.c_str(),
+                  point.ops > 0 ? "GM traffic" : "arithmetic: it only moves data");
+      continue;
+    }
+    std::printf("  %-28s %s %8.2f ops/B  %9.1f GOP/s of %9.1f (%s roof): %3.0f %%\n", name.c_str(),
+                point.coreType.c_str(), point.intensity, point.achievedOpsPerCycle * roof.clockGHz,
+                point.roofOpsPerCycle * roof.clockGHz, point.limitedBy.c_str(), 100.0 * point.roofShare);
+  }
 }
 
 int runReport(const ReportOptions& options) {

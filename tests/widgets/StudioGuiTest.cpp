@@ -7,6 +7,8 @@
 #include "app/studio/MainWindow.h"
 #include "core/Diagnostics.h"
 #include "widgets/HealthPanel.h"
+#include "widgets/RooflinePlot.h"
+#include "widgets/QCustomPlot.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
@@ -216,6 +218,58 @@ private Q_SLOTS:
     Q_EMIT health->tree()->itemActivated(lineRow, 0);
     QCOMPARE(window.editor()->shownLine(), lineRow->data(0, Qt::UserRole + 3).toInt());
     QVERIFY(QFileInfo::exists(m_dir->filePath(QStringLiteral("op/.pto/ledger.sqlite"))));
+  }
+
+  // The roofline under the Health tree: one point per subgraph that computes and loads from GM, none above its
+  // roof; clicking a point selects that subgraph's longest task in the swimlane, shows its kernel line, and
+  // describes it; activating a subgraph row rings that row's point.
+  void theRooflinePlotsEachSubgraphAndAClickSelectsIt() {
+    pto::studio::MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(createAndRun(window));
+    window.showView(pto::studio::MainWindow::View::Health);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    pto::widgets::RooflinePlot* plot = window.health()->roofline();
+    const pto::Roofline& roof = window.lastRun().health->roofline;
+    int plottable = 0;
+    const pto::RooflinePoint* target = nullptr;
+    for (const pto::RooflinePoint& point : roof.points) {
+      if (!point.plottable()) continue;
+      ++plottable;
+      QVERIFY2(point.roofShare <= 1.0 + 1e-9, qPrintable(QString::fromStdString(point.label)));
+      if (!target || point.ops > target->ops) target = &point;  // the matmul: the most arithmetic
+    }
+    QVERIFY(target);
+    QCOMPARE(plot->plottedCount(), plottable);
+    QCOMPARE(plot->plottedCount(), static_cast<int>(roof.points.size()));  // every subgraph here computes
+
+    plot->plot()->replot();  // lay the axes out at the window's size
+    const std::optional<QPointF> at = plot->pointPosition(target->subgraph);
+    QVERIFY(at);
+    QVERIFY(plot->plot()->axisRect()->rect().contains(at->toPoint()));
+    QTest::mouseClick(plot->plot(), Qt::LeftButton, {}, at->toPoint());
+    QCOMPARE(plot->selectedSubgraph(), target->subgraph);
+    QCOMPARE(window.swimlane()->selectedTask(), static_cast<pto::trace::TaskIndex>(target->longestTask));
+    const int line = std::atoi(target->source.substr(target->source.rfind(':') + 1).c_str());
+    QVERIFY(line > 0);
+    QCOMPARE(window.editor()->shownLine(), line);
+    QVERIFY2(plot->caption().contains(QStringLiteral("sg %1").arg(target->subgraph)), qPrintable(plot->caption()));
+    QVERIFY2(plot->caption().contains(QString::fromStdString(target->limitedBy)), qPrintable(plot->caption()));
+
+    // A click on empty plot area keeps the selection; activating another subgraph's row moves the ring there.
+    QTest::mouseClick(plot->plot(), Qt::LeftButton, {}, plot->plot()->axisRect()->rect().topLeft() + QPoint(3, 3));
+    QCOMPARE(plot->selectedSubgraph(), target->subgraph);
+    QTreeWidgetItem* otherRow = nullptr;
+    std::function<void(QTreeWidgetItem*)> find = [&](QTreeWidgetItem* item) {
+      const QVariant subgraph = item->data(0, Qt::UserRole + 4);
+      if (!otherRow && subgraph.isValid() && subgraph.toInt() != target->subgraph) otherRow = item;
+      for (int i = 0; i < item->childCount(); ++i) find(item->child(i));
+    };
+    for (int i = 0; i < window.health()->tree()->topLevelItemCount(); ++i) find(window.health()->tree()->topLevelItem(i));
+    QVERIFY(otherRow);
+    Q_EMIT window.health()->tree()->itemActivated(otherRow, 0);
+    QCOMPARE(plot->selectedSubgraph(), otherRow->data(0, Qt::UserRole + 4).toInt());
   }
 
   void theSummaryShowsTheRunAndTheDelta() {
