@@ -72,6 +72,21 @@ Context::Context(const TracedProject& tracedProject, const VariantRun& baselineR
       health(healthReport(baselineRun.compiled.compilation, baselineRun.simulation.schedule, baselineRun.machine)),
       m_options(options), m_advice(advice) {}
 
+std::optional<double> Context::tryGraph(const TensorGraph& graph) {
+  if (m_options.cancelled && m_options.cancelled()) return std::nullopt;
+  DiagnosticEngine quiet;
+  TracedProject variant{traced.project, graph, traced.arguments, traced.traceMs};
+  ++m_advice.variantsSimulated;
+  auto run = simulateVariant(variant, variant.project, quiet);
+  if (!run) return std::nullopt;
+  return microseconds(*run);
+}
+
+void Context::proposeSuggestion(Suggestion suggestion) {
+  if (suggestion.predictedUs > suggestion.baselineUs * (1.0 - m_options.minimumGain)) return;
+  m_advice.suggestions.push_back(std::move(suggestion));
+}
+
 std::optional<double> Context::tryPatch(const json& patch) {
   if (m_options.cancelled && m_options.cancelled()) return std::nullopt;
   DiagnosticEngine quiet;
@@ -307,10 +322,25 @@ std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diag
   advisor::adviseEmptySubgraphs(context);
   advisor::adviseTileNearCapacity(context);
   advisor::adviseLowOverlap(context);
+  advisor::adviseLoopBarriers(context);
   std::stable_sort(advice.suggestions.begin(), advice.suggestions.end(),
                    [](const Suggestion& a, const Suggestion& b) { return a.predictedUs < b.predictedUs; });
   advice.adviseMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return advice;
+}
+
+std::optional<std::string> applyKernelEdit(const std::string& source, const KernelEdit& edit) {
+  if (edit.line < 1 || edit.before.empty()) return std::nullopt;
+  std::size_t start = 0;
+  for (int line = 1; line < edit.line; ++line) {
+    start = source.find('\n', start);
+    if (start == std::string::npos) return std::nullopt;
+    ++start;
+  }
+  const std::size_t end = std::min(source.find('\n', start), source.size());
+  const std::size_t at = source.find(edit.before, start);
+  if (at == std::string::npos || at + edit.before.size() > end) return std::nullopt;
+  return source.substr(0, at) + edit.after + source.substr(at + edit.before.size());
 }
 
 nlohmann::ordered_json adviceJson(const Advice& advice) {
@@ -326,11 +356,17 @@ nlohmann::ordered_json adviceJson(const Advice& advice) {
                                   {"rule", suggestion.rule},
                                   {"title", suggestion.title},
                                   {"evidence", suggestion.evidence},
-                                  {"patch", suggestion.patch},
-                                  {"baseline_us", suggestion.baselineUs},
-                                  {"predicted_us", suggestion.predictedUs},
-                                  {"gain", suggestion.gain()},
-                                  {"tried", tried}});
+                                  {"patch", suggestion.patch}});
+    nlohmann::ordered_json& entry = out["suggestions"].back();
+    if (suggestion.kernelEdit)
+      entry["kernel_edit"] = {{"file", suggestion.kernelEdit->file},
+                              {"line", suggestion.kernelEdit->line},
+                              {"before", suggestion.kernelEdit->before},
+                              {"after", suggestion.kernelEdit->after}};
+    entry["baseline_us"] = suggestion.baselineUs;
+    entry["predicted_us"] = suggestion.predictedUs;
+    entry["gain"] = suggestion.gain();
+    entry["tried"] = tried;
   }
   return out;
 }

@@ -33,10 +33,16 @@
 //     pipes are busy one after the other (summed 90 to 110 % of the task
 //     time, the busiest <= 75 %) -> ooo_sched_mode 1 when it was 0, or more
 //     tiles per task (vec/cube_nbuffer_setting).
+//   loop-barrier: a loop entered behind PyPTO's loop barrier
+//     (submit_before_loop=True) although no task after the barrier shares
+//     data with one before it, so the barrier only holds independent work
+//     back -> a kernel edit, submit_before_loop=False (the one change that
+//     lives in the kernel, not in pto-project.json).
 // A tile rule patches the key that decides the op's tile: its call site when
-// the project sets that, else its label. (No rule for false dependencies:
-// dependencies follow the regions tasks touch, and no setting removes one.)
-// AdvisorRules.cpp holds the rules from small-m-matmul on.
+// the project sets that, else its label. Dependencies themselves follow the
+// regions tasks touch, so the only ordering without data is a barrier.
+// AdvisorRules.cpp holds the rules from small-m-matmul on but the barrier's,
+// which is in AdvisorBarrierRule.cpp.
 // `pto advise` lists them; `pto apply` applies one.
 #pragma once
 
@@ -52,12 +58,31 @@
 
 namespace pto {
 
+// A change of the kernel's source, for what only the kernel says (a loop's
+// submit_before_loop): on line `line` of `file` (as the kernel's location
+// names it), the first occurrence of `before` becomes `after`.
+struct KernelEdit {
+  std::string file;
+  int line = 0;
+  std::string before, after;
+};
+
+// `source` with the edit made; nullopt when its line does not hold `before`
+// (the kernel changed since the advice).
+std::optional<std::string> applyKernelEdit(const std::string& source, const KernelEdit& edit);
+
+// The traced program as the kernel traces with `edit` made, for the edits
+// the advisor proposes (a loop's submit_before_loop=True turned off, at or
+// just below the loop's line); nullopt for any other edit.
+std::optional<TensorGraph> graphWithKernelEdit(const TensorGraph& graph, const KernelEdit& edit);
+
 struct Suggestion {
   std::string id;        // stable for a project and its settings: "<rule>:<target>" ("l1-reuse:qk")
   std::string rule;      // the rule's id
   std::string title;     // one line: what to change
   std::string evidence;  // why, with numbers from the run
-  nlohmann::json patch;  // RFC 6902 operations on pto-project.json
+  nlohmann::json patch;  // RFC 6902 operations on pto-project.json (empty with a kernel edit)
+  std::optional<KernelEdit> kernelEdit;
   double baselineUs = 0.0;
   double predictedUs = 0.0;  // the patched project, simulated
   // The values tried and their simulated makespans (for the report).
@@ -91,7 +116,8 @@ std::optional<OperatorProject> patchedProject(const OperatorProject& project, co
                                               DiagnosticEngine& diags);
 
 // `pto advise --json`: {baseline_us, bound, suggestions: [{id, rule, title,
-// evidence, patch, baseline_us, predicted_us, gain, tried}]}.
+// evidence, patch, kernel_edit (only with one), baseline_us, predicted_us,
+// gain, tried}]}.
 nlohmann::ordered_json adviceJson(const Advice& advice);
 
 } // namespace pto

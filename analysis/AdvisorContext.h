@@ -31,6 +31,11 @@ public:
   // project does not compile or simulate (its diagnostics are dropped: a
   // value the machine cannot take is simply not proposed).
   std::optional<double> tryPatch(const nlohmann::json& patch);
+  // The makespan of the project with its traced kernel replaced by `graph` (a
+  // kernel edit made on the traced program); nullopt as for tryPatch.
+  std::optional<double> tryGraph(const TensorGraph& graph);
+  // Adds a suggestion built by hand if it gains enough.
+  void proposeSuggestion(Suggestion suggestion);
 
   // Tries each (value, patch) and proposes the fastest if it gains enough.
   void propose(const std::string& rule, const std::string& target, const std::string& evidence,
@@ -55,5 +60,7 @@ void adviseConsumerTiles(Context& context);
 void adviseEmptySubgraphs(Context& context);
 void adviseTileNearCapacity(Context& context);
 void adviseLowOverlap(Context& context);
+// AdvisorBarrierRule.cpp.
+void adviseLoopBarriers(Context& context);
 
 } // namespace pto::advisor

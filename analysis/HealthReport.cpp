@@ -173,13 +173,32 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
   TaskId last = 0;
   for (const TaskRecord& record : schedule.tasks)
     if (record.endCycle > recordOf(last).endCycle) last = record.task;
-  // Back from the last task to finish, each time through the producer whose
-  // completion came last: the one that made the task ready.
+  // A loop barrier gates the tasks after it on the last task before it to
+  // resolve (the one that opened it).
+  std::vector<TaskId> latestResolvedUpTo(schedule.tasks.size(), 0);  // of tasks [0, t]
+  for (std::size_t t = 1; t < schedule.tasks.size(); ++t) {
+    const TaskId previous = latestResolvedUpTo[t - 1];
+    latestResolvedUpTo[t] = schedule.tasks[t].resolvedCycle > recordOf(previous).resolvedCycle ? static_cast<TaskId>(t) : previous;
+  }
+  std::vector<TaskId> barrierGate(graph.barriers.size(), kNoId);
+  for (std::size_t b = 0; b < graph.barriers.size(); ++b) {
+    const auto before = static_cast<std::size_t>(graph.barriers[b].firstTask);
+    if (before > 0 && before <= schedule.tasks.size()) barrierGate[b] = latestResolvedUpTo[before - 1];
+  }
+  // Back from the last task to finish, each time through the producer (or
+  // the barrier's last task) whose completion came last: the one that made
+  // the task ready.
   for (TaskId task = last; task != kNoId;) {
     path.tasks.push_back(task);
     TaskId gate = kNoId;
     for (TaskId predecessor : graph.tasks[static_cast<std::size_t>(task)].predecessors)
       if (gate == kNoId || recordOf(predecessor).resolvedCycle > recordOf(gate).resolvedCycle) gate = predecessor;
+    auto after = std::upper_bound(graph.barriers.begin(), graph.barriers.end(), task,
+                                  [](TaskId t, const LoopBarrier& barrier) { return t < barrier.firstTask; });
+    if (after != graph.barriers.begin()) {
+      const TaskId opener = barrierGate[static_cast<std::size_t>(after - graph.barriers.begin()) - 1];
+      if (opener != kNoId && (gate == kNoId || recordOf(opener).resolvedCycle > recordOf(gate).resolvedCycle)) gate = opener;
+    }
     task = gate;
   }
   std::reverse(path.tasks.begin(), path.tasks.end());

@@ -12,7 +12,9 @@
 // scheduler cannot refill the cores as fast as such tasks finish. Otherwise it is bound by its busiest pipe (MTE2, CUBE,
 // VECTOR, FIXPIPE, MTE3, MTE1, SCALAR), the pipe whose busy cycles bound the
 // task from below. A subgraph takes the class of most of its task time. The
-// run's class is the class holding most of the critical path, where the
+// run's class is the class holding most of the critical path (through
+// producers, and through the last task before a loop barrier to the tasks it
+// held), where the
 // waits between the path's tasks (a finished producer to its consumer's
 // start: resolving, queueing, dispatching) count as scheduling.
 #pragma once

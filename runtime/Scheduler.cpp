@@ -95,6 +95,12 @@ bool validateGraph(const ExecuteGraph& graph, const SchedulerConfig& config,
       consumers[static_cast<std::size_t>(p)].push_back(static_cast<TaskId>(i));
     }
   }
+  for (std::size_t b = 0; b < graph.barriers.size(); ++b) {
+    const TaskId first = graph.barriers[b].firstTask;
+    if (first <= 0 || static_cast<std::size_t>(first) >= n || (b > 0 && first <= graph.barriers[b - 1].firstTask))
+      return diags.error({}) << "loop barrier " << b << " stands before task " << first
+                             << "; barriers must stand strictly inside the task list, in ascending order";
+  }
   bool ok = true;
   for (CoreType type : kCoreTypes) {
     if (config.cores(type) > 0) continue;
@@ -144,6 +150,9 @@ private:
   bool handleExecutorCompletions();
   void handle(const Event& event);
   void makeReady(TaskId task);
+  // Pushes the arrivals of device tasks [first, end), submitted one after another from cycle `from` on.
+  void submitDeviceTasks(std::size_t first, std::size_t end, std::int64_t from);
+  void openBarrier();
   void sampleReady(CoreType type);
   void assignJobs();
   bool takeCompletion(int aicpu);
@@ -171,6 +180,8 @@ private:
   std::vector<int> m_deviceTaskOf;
   std::vector<std::vector<TaskId>> m_tasksOfDeviceTask;
   std::vector<bool> m_arrived;
+  std::size_t m_nextBarrier = 0;              // the first barrier not yet open
+  std::size_t m_unfinishedBeforeBarrier = 0;  // tasks before it still to finish
   std::vector<std::int64_t> m_aicpuFreeAt;
   std::size_t m_resolved = 0;
   Schedule m_schedule;
@@ -199,12 +210,12 @@ std::optional<Schedule> Simulation::run() {
   }
   m_schedule.deviceTaskCount = static_cast<int>(m_tasksOfDeviceTask.size());
   m_arrived.assign(m_tasksOfDeviceTask.size(), false);
-  const AicpuCosts& costs = m_config.costs;
-  for (std::size_t k = 0; k < m_tasksOfDeviceTask.size(); ++k) {
-    auto index = static_cast<std::int64_t>(k);
-    push({(index + 1) * costs.deviceTaskSubmitCycles + index * costs.stitchCycles, EventKind::DeviceTaskArrives,
-          static_cast<int>(k)});
-  }
+  // Device tasks before the first barrier arrive as the host submits them; the rest when their barrier opens.
+  const std::size_t held = m_graph.barriers.empty()
+                               ? m_tasksOfDeviceTask.size()
+                               : static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(m_graph.barriers.front().firstTask)]);
+  submitDeviceTasks(0, held, 0);
+  if (!m_graph.barriers.empty()) m_unfinishedBeforeBarrier = static_cast<std::size_t>(m_graph.barriers.front().firstTask);
 
   m_executor.reset(m_graph);
   while (true) {
@@ -272,6 +283,9 @@ void Simulation::handle(const Event& event) {
     m_schedule.tasks[task].resolvedCycle = m_now;
     m_counters[task] = -1;  // finished
     ++m_resolved;
+    if (m_nextBarrier < m_graph.barriers.size() &&
+        static_cast<TaskId>(task) < m_graph.barriers[m_nextBarrier].firstTask && --m_unfinishedBeforeBarrier == 0)
+      openBarrier();
     for (TaskId consumer : m_consumers[task]) {
       auto c = static_cast<std::size_t>(consumer);
       if (--m_counters[c] == 0 && m_arrived[static_cast<std::size_t>(m_deviceTaskOf[c])]) makeReady(consumer);
@@ -290,6 +304,34 @@ void Simulation::handle(const Event& event) {
       if (m_counters[static_cast<std::size_t>(task)] == 0) makeReady(task);
     break;
   }
+}
+
+void Simulation::submitDeviceTasks(std::size_t first, std::size_t end, std::int64_t from) {
+  // The host submits one after another: the j-th arrives (j+1) submits and j stitches after `from`, and
+  // never before the host, unhindered, would have submitted it.
+  const AicpuCosts& costs = m_config.costs;
+  for (std::size_t k = first; k < end; ++k) {
+    const auto index = static_cast<std::int64_t>(k), j = static_cast<std::int64_t>(k - first);
+    const std::int64_t unhindered = (index + 1) * costs.deviceTaskSubmitCycles + index * costs.stitchCycles;
+    const std::int64_t afterFrom = from + (j + 1) * costs.deviceTaskSubmitCycles + j * costs.stitchCycles;
+    push({std::max(unhindered, afterFrom), EventKind::DeviceTaskArrives, static_cast<int>(k)});
+  }
+}
+
+void Simulation::openBarrier() {
+  // Every task before the barrier has finished: submit the device tasks up to the next barrier, whose
+  // count starts with the tasks between the two (none of which can have run: they were held).
+  const std::vector<LoopBarrier>& barriers = m_graph.barriers;
+  const TaskId first = barriers[m_nextBarrier].firstTask;
+  ++m_nextBarrier;
+  const std::size_t begin = static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(first)]);
+  const std::size_t end =
+      m_nextBarrier < barriers.size()
+          ? static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(barriers[m_nextBarrier].firstTask)])
+          : m_tasksOfDeviceTask.size();
+  submitDeviceTasks(begin, end, m_now);
+  if (m_nextBarrier < barriers.size())
+    m_unfinishedBeforeBarrier = static_cast<std::size_t>(barriers[m_nextBarrier].firstTask - first);
 }
 
 void Simulation::makeReady(TaskId task) {
@@ -395,16 +437,26 @@ bool Simulation::takeDispatch(int aicpu) {
 std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxIterations) {
   std::vector<int> result(graph.tasks.size(), 0);
   int iteration = -1;
+  int deviceTask = -1;
+  int firstIteration = 0;  // of the device task being filled
   const std::pair<std::string, std::int64_t>* previousKey = nullptr;
   bool previousHasKey = false;
+  auto barrier = graph.barriers.begin();
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
     const auto& indices = graph.tasks[i].loopIndices;
     bool hasKey = !indices.empty();
     bool same = i > 0 && hasKey == previousHasKey && (!hasKey || indices.front() == *previousKey);
-    if (!same) ++iteration;
+    const bool atBarrier = barrier != graph.barriers.end() && barrier->firstTask == static_cast<TaskId>(i);
+    if (atBarrier) ++barrier;
+    if (!same || atBarrier) ++iteration;
     previousHasKey = hasKey;
     previousKey = hasKey ? &indices.front() : nullptr;
-    result[i] = iteration / std::max(1, maxIterations);
+    // A barrier submits what came before: the device task ends there.
+    if (deviceTask < 0 || atBarrier || iteration - firstIteration >= std::max(1, maxIterations)) {
+      ++deviceTask;
+      firstIteration = iteration;
+    }
+    result[i] = deviceTask;
   }
   return result;
 }

@@ -13,6 +13,11 @@
 //   k arrives at (k+1)*deviceTaskSubmitCycles + k*stitchCycles (every device
 //   task after the first is stitched onto the running graph). A task is ready
 //   once its counter is zero and its device task has arrived.
+// - Loop barriers (ExecuteGraph::barriers, PyPTO's submit_before_loop): a
+//   barrier ends the device task before it, and the device tasks after it
+//   are held until every task before it has finished (resolved); then the
+//   host submits them one after another from that cycle, each no earlier than
+//   it would have arrived unhindered, until the next barrier holds the rest.
 // - Ready tasks wait in the FIFO of their core type, ordered by (ready cycle,
 //   task id); the AIC and AIV queues are independent.
 // - `aicpuCount` scheduler threads are serial resources. A free thread takes,

@@ -398,9 +398,16 @@ void AdvicePanel::rebuildCards() {
     grid->addWidget(card->title, 0, 1);
 
     card->apply = new QPushButton(tr("Apply"), card->frame);
-    card->apply->setToolTip(tr("Make this change to the settings (one undoable edit: Ctrl+Z) and rerun to check the "
-                               "prediction.\nPatch: %1")
-                                .arg(QString::fromStdString(suggestion.patch.dump())));
+    if (suggestion.kernelEdit)
+      card->apply->setToolTip(tr("Make this change to the kernel in the editor (one undoable edit: Ctrl+Z there) and "
+                                 "rerun to check the prediction.\nEdit: line %1: %2 \u2192 %3")
+                                  .arg(suggestion.kernelEdit->line)
+                                  .arg(QString::fromStdString(suggestion.kernelEdit->before),
+                                       QString::fromStdString(suggestion.kernelEdit->after)));
+    else
+      card->apply->setToolTip(tr("Make this change to the settings (one undoable edit: Ctrl+Z) and rerun to check the "
+                                 "prediction.\nPatch: %1")
+                                  .arg(QString::fromStdString(suggestion.patch.dump())));
     connect(card->apply, &QPushButton::clicked, this, [this, index] { Q_EMIT applySuggestionRequested(index); });
     grid->addWidget(card->apply, 0, 2, Qt::AlignTop);
 

@@ -1,19 +1,22 @@
 // `pto advise PROJECT`: the advisor's suggestions (analysis/Advisor.h), each
 // with its evidence, its JSON patch and a predicted makespan simulated on the
 // patched project. `pto apply PROJECT --suggestion ID | --patch FILE`: applies
-// one to pto-project.json (saved atomically), reruns and reports predicted
-// against obtained, so that a script or an agent can loop run -> advise ->
-// apply without the IDE.
+// one to pto-project.json (saved atomically; a suggestion that lives in the
+// kernel, a loop barrier, edits the kernel file instead), reruns and reports
+// predicted against obtained, so that a script or an agent can loop run ->
+// advise -> apply without the IDE.
 #include "app/pto/Command.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/Advisor.h"
+#include "core/AtomicFile.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 namespace pto::cli {
 namespace {
@@ -42,9 +45,13 @@ void printAdvice(const std::string& project, const Advice& advice) {
               advice.baselineUs, advice.bound.c_str(), advice.suggestions.size(),
               advice.suggestions.size() == 1 ? "" : "s", advice.variantsSimulated, advice.adviseMs / 1000.0);
   for (const Suggestion& suggestion : advice.suggestions) {
-    std::printf("\n%s\n  %s\n  predicted %.1f us (%+.1f %%)\n  why: %s\n  patch: %s\n  tried:", suggestion.id.c_str(),
+    const std::string change =
+        suggestion.kernelEdit ? "kernel edit: " + suggestion.kernelEdit->file + ":" + std::to_string(suggestion.kernelEdit->line) +
+                                    ": " + suggestion.kernelEdit->before + " -> " + suggestion.kernelEdit->after
+                              : "patch: " + suggestion.patch.dump();
+    std::printf("\n%s\n  %s\n  predicted %.1f us (%+.1f %%)\n  why: %s\n  %s\n  tried:", suggestion.id.c_str(),
                 suggestion.title.c_str(), suggestion.predictedUs, -100.0 * suggestion.gain(),
-                suggestion.evidence.c_str(), suggestion.patch.dump().c_str());
+                suggestion.evidence.c_str(), change.c_str());
     for (const auto& [value, us] : suggestion.tried) std::printf(" %s -> %.1f us;", value.c_str(), us);
     std::printf("\n");
   }
@@ -71,6 +78,47 @@ int runAdvise(const AdviseOptions& options) {
   return kExitOk;
 }
 
+// Makes a suggestion's kernel edit and simulates the result. A dry run
+// simulates the traced program as the edit would trace (the file is left
+// alone); otherwise the kernel is rewritten atomically and traced again, and
+// put back as it was when the edited kernel does not trace.
+std::optional<VariantRun> applyKernelEditAndRun(const TracedProject& traced, const KernelEdit& edit,
+                                                const AdviseOptions& options, DiagnosticEngine& diags) {
+  const SourceLocation where{edit.file, edit.line, 0};
+  std::ifstream in(edit.file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::optional<std::string> edited = in ? applyKernelEdit(text.str(), edit) : std::nullopt;
+  if (!edited) {
+    diags.error(where) << "the kernel no longer says '" << edit.before << "' here; run `pto advise` again";
+    return std::nullopt;
+  }
+  if (options.dryRun) {
+    std::optional<TensorGraph> graph = graphWithKernelEdit(traced.graph, edit);
+    if (!graph) {
+      diags.error(where) << "internal error: the advisor's edit matches no loop barrier of the traced kernel";
+      return std::nullopt;
+    }
+    TracedProject variant{traced.project, std::move(*graph), traced.arguments, traced.traceMs};
+    return simulateVariant(variant, variant.project, diags);
+  }
+  std::string error;
+  if (!writeFileAtomically(edit.file, *edited, error)) {
+    diags.error(where) << "cannot save the edited kernel: " << error << "; the file is unchanged";
+    return std::nullopt;
+  }
+  auto retraced = traceOf(options, diags);
+  std::optional<VariantRun> run;
+  if (retraced) run = simulateVariant(*retraced, retraced->project, diags);
+  if (!run) {
+    if (!writeFileAtomically(edit.file, text.str(), error))
+      diags.error(where) << "the edited kernel does not run, and putting the old one back failed: " << error;
+    else
+      diags.note(where) << "the edited kernel does not run; the old kernel is back";
+  }
+  return run;
+}
+
 int runApply(const AdviseOptions& options) {
   DiagnosticEngine diags;
   auto traced = traceOf(options, diags);
@@ -80,6 +128,7 @@ int runApply(const AdviseOptions& options) {
   }
   nlohmann::json patch;
   std::optional<double> predicted;
+  std::optional<KernelEdit> kernelEdit;
   std::string id = options.suggestion;
   if (!options.patchFile.empty()) {
     std::ifstream in(options.patchFile);
@@ -112,17 +161,19 @@ int runApply(const AdviseOptions& options) {
     }
     patch = chosen->patch;
     predicted = chosen->predictedUs;
+    kernelEdit = chosen->kernelEdit;
   }
   auto before = simulateVariant(*traced, traced->project, diags);
-  auto patched = patchedProject(traced->project, patch, diags);
   std::optional<VariantRun> after;
-  if (before && patched) after = simulateVariant(*traced, *patched, diags);
-  if (!before || !patched || !after) {
-    printDiagnostics(diags);
-    return kExitUserError;
+  if (kernelEdit) {
+    after = applyKernelEditAndRun(*traced, *kernelEdit, options, diags);
+  } else {
+    auto patched = patchedProject(traced->project, patch, diags);
+    if (before && patched) after = simulateVariant(*traced, *patched, diags);
+    // Saved only once the patched project is known to compile and simulate.
+    if (after && !options.dryRun && !saveProject(*patched, diags)) after.reset();
   }
-  // Saved only once the patched project is known to compile and simulate.
-  if (!options.dryRun && !saveProject(*patched, diags)) {
+  if (!before || !after) {
     printDiagnostics(diags);
     return kExitUserError;
   }
@@ -142,6 +193,9 @@ int runApply(const AdviseOptions& options) {
     json["applied"] = !options.dryRun;
     json["suggestion"] = id;
     json["patch"] = patch;
+    if (kernelEdit)
+      json["kernel_edit"] = {{"file", kernelEdit->file}, {"line", kernelEdit->line}, {"before", kernelEdit->before},
+                             {"after", kernelEdit->after}};
     json["before_us"] = beforeUs;
     json["obtained_us"] = afterUs;
     json["predicted_us"] = predicted ? nlohmann::ordered_json(*predicted) : nlohmann::ordered_json(nullptr);

@@ -5,6 +5,7 @@
 #include "widgets/AdvicePanel.h"
 #include "widgets/ProjectSettingsDocument.h"
 
+#include <QFileInfo>
 #include <QPointer>
 #include <QThread>
 
@@ -41,6 +42,12 @@ void AdviceController::setRequestProvider(std::function<std::optional<ProjectRun
 }
 
 void AdviceController::setRunStarter(std::function<quint64()> starter) { m_runStarter = std::move(starter); }
+
+void AdviceController::setKernelEditor(std::function<QString()> text,
+                                       std::function<void(const QString&, const QString&)> replace) {
+  m_kernelText = std::move(text);
+  m_replaceKernel = std::move(replace);
+}
 
 void AdviceController::setProjectOpen(bool open) {
   m_jobs.cancel();
@@ -155,6 +162,19 @@ bool AdviceController::applyPatch(const nlohmann::json& patch, const QString& un
   return true;
 }
 
+bool AdviceController::applyKernelEdit(const KernelEdit& edit, const QString& undoText) {
+  if (!m_kernelText || !m_replaceKernel) return false;
+  const std::optional<std::string> edited = pto::applyKernelEdit(m_kernelText().toStdString(), edit);
+  if (!edited) {
+    const QString where = QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(edit.file)).fileName()).arg(edit.line);
+    m_panel->setIdle(tr("Cannot apply: %1 no longer says \u201C%2\u201D; advise again.")
+                         .arg(where, QString::fromStdString(edit.before)));
+    return false;
+  }
+  m_replaceKernel(QString::fromStdString(*edited), undoText);
+  return true;
+}
+
 void AdviceController::startCheck(PendingCheck check) {
   m_lastPredictedUs = check.predictedUs;
   m_lastObtainedUs.reset();
@@ -167,10 +187,13 @@ void AdviceController::startCheck(PendingCheck check) {
 bool AdviceController::applySuggestion(int index) {
   if (!m_advice || index < 0 || static_cast<std::size_t>(index) >= m_advice->suggestions.size()) return false;
   const Suggestion& suggestion = m_advice->suggestions[static_cast<std::size_t>(index)];
-  if (!applyPatch(suggestion.patch, tr("Apply advice: %1").arg(QString::fromStdString(suggestion.title)))) return false;
+  const QString undoText = tr("Apply advice: %1").arg(QString::fromStdString(suggestion.title));
+  if (suggestion.kernelEdit ? !applyKernelEdit(*suggestion.kernelEdit, undoText) : !applyPatch(suggestion.patch, undoText))
+    return false;
   m_panel->setSuggestionApplied(index);
-  m_panel->setIdle(tr("Applied \u201C%1\u201D (Ctrl+Z undoes it); running to check the prediction")
-                       .arg(QString::fromStdString(suggestion.title)));
+  m_panel->setIdle(tr("Applied \u201C%1\u201D (Ctrl+Z in the %2 undoes it); running to check the prediction")
+                       .arg(QString::fromStdString(suggestion.title),
+                            suggestion.kernelEdit ? tr("editor") : tr("settings")));
   startCheck({PendingCheck::Kind::Suggestion, index, suggestion.predictedUs, 0});
   return true;
 }

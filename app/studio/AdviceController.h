@@ -1,7 +1,8 @@
 // AdviceController: what the Advice dock does. Runs the advisor or the tuner
 // (app/studio/AdviceJob) on a JobRunner — one job at a time, a new request
 // supersedes the one in flight, Cancel drops it — applies a suggestion or a
-// tuner point to the settings document as one undoable edit, starts the run
+// tuner point to the settings document (or, for a loop barrier, the kernel in
+// the editor) as one undoable edit, starts the run
 // that checks it, and when that run finishes shows predicted against
 // obtained. The panel (widgets/AdvicePanel) only shows; the window provides
 // the project snapshot and the run.
@@ -35,6 +36,9 @@ public:
   // Starts a run of the project as it now stands and returns its generation
   // (0 when none started); the run's end comes back through noteRunFinished.
   void setRunStarter(std::function<quint64()> starter);
+  // The kernel as the editor holds it, and how to replace it as one undo
+  // step (with a status line): for suggestions that edit the kernel.
+  void setKernelEditor(std::function<QString()> text, std::function<void(const QString&, const QString&)> replace);
 
   void advise();
   void tune(TuneStrategy strategy, int budget);
@@ -75,6 +79,7 @@ private:
     quint64 generation = 0;
   };
   bool applyPatch(const nlohmann::json& patch, const QString& undoText);
+  bool applyKernelEdit(const KernelEdit& edit, const QString& undoText);
   void startCheck(PendingCheck check);
   // Forwards worker progress to the panel while job `generation` is current.
   std::function<void(int)> progressFor(const QString& what, int total);
@@ -83,6 +88,8 @@ private:
   widgets::ProjectSettingsDocument* m_settings = nullptr;
   std::function<std::optional<ProjectRunRequest>()> m_requestProvider;
   std::function<quint64()> m_runStarter;
+  std::function<QString()> m_kernelText;
+  std::function<void(const QString&, const QString&)> m_replaceKernel;
   JobRunner m_jobs;
   std::optional<Advice> m_advice;
   std::optional<TuneResult> m_tune;

@@ -1434,6 +1434,10 @@ void MainWindow::createAdviceDock() {
     runProject();
     return m_runJobs.busy() ? m_runJobs.generation() : 0;
   });
+  m_adviceController->setKernelEditor([this] { return m_editor->text(); },
+                                      [this](const QString& source, const QString& summary) {
+                                        replaceKernelText(source, summary);
+                                      });
   // Only the current run's result arrives (JobRunner drops superseded ones),
   // so the run that finished is the current generation.
   connect(this, &MainWindow::runFinished, m_adviceController, [this](bool ok) {

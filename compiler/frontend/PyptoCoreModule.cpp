@@ -263,6 +263,7 @@ void defineBuilder(py::module_& m) {
              return py::make_tuple(loop.start, loop.stop, loop.step, loop.indexSymbol);
            })
       .def("begin_loop_body", &TensorGraphBuilder::beginLoopBody)
+      .def("set_submit_before_loop", &TensorGraphBuilder::setSubmitBeforeLoop)
       .def("end_loop", &TensorGraphBuilder::endLoop)
       .def("open_loops", &TensorGraphBuilder::openLoops)
       .def("begin_path", &TensorGraphBuilder::beginPath)

@@ -67,10 +67,27 @@ struct ByteAlias {
   std::int64_t aliasElementBytes = 1, storageElementBytes = 1;
 };
 
+// A loop barrier (Loop::submitBeforeLoop) where the walk entered such a
+// loop: tasks from `firstTask` on start only after every earlier task has
+// finished. It is not a set of edges (every task before it to every task
+// after would be a product of the two); the scheduler holds the device tasks
+// from `firstTask` on until the tasks before it are done.
+struct LoopBarrier {
+  TaskId firstTask = 0;  // it stands between [0, firstTask) and the rest
+  LoopId loop = kNoId;
+  // Whether a dependency edge crosses it: some task from firstTask on reads
+  // or writes data a task before it touched. Without one it only keeps apart
+  // work that shares no data.
+  bool ordersData = false;
+};
+
 struct ExecuteGraph {
   std::vector<Task> tasks;
   std::size_t edgeCount = 0;
   std::vector<ByteAlias> aliases;  // at most one per alias tensor
+  // Ascending firstTask, one per position, none at 0 or at the end (where
+  // there is nothing to hold apart).
+  std::vector<LoopBarrier> barriers;
 };
 
 } // namespace pto

@@ -91,6 +91,16 @@ Json executeGraphToJson(const Compilation& compilation) {
     tasks.push_back(std::move(entry));
   }
   root["tasks"] = std::move(tasks);
+  // Loop barriers (pypto.loop(submit_before_loop=True)): tasks from first_task on wait for every earlier one.
+  Json barriers = Json::array();
+  for (const LoopBarrier& barrier : graph.barriers) {
+    const Loop& loop = compilation.tiles.graph.loop(barrier.loop);
+    barriers.push_back({{"first_task", barrier.firstTask},
+                        {"loop", loop.name},
+                        {"source", Json{{"file", loop.location.file}, {"line", loop.location.line}}},
+                        {"orders_data", barrier.ordersData}});
+  }
+  root["barriers"] = std::move(barriers);
   return root;
 }
 

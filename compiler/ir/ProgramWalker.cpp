@@ -50,6 +50,7 @@ private:
     auto step = evaluate(loop.step, loop.location, "the loop step");
     if (!start || !stop || !step) return false;
     if (*step <= 0) return m_diags.error(loop.location) << "loop '" << loop.name << "' has step " << *step << "; it must be positive";
+    if (m_visitor.enterLoop) m_visitor.enterLoop(loop);
     std::optional<std::int64_t> saved;
     if (auto found = m_bindings.find(loop.indexSymbol); found != m_bindings.end()) saved = found->second;
     bool ok = true;

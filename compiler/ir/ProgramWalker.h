@@ -18,6 +18,9 @@ struct ProgramVisitor {
   // Called for each op statement; `bindings` hold the dynamic dims and the
   // indices of the loops around it. Returning false stops the walk.
   std::function<bool(OpId op, const Bindings& bindings)> visitOp;
+  // Called each time the walk reaches a loop statement, before its first
+  // iteration (optional).
+  std::function<void(const Loop& loop)> enterLoop;
   // Called before each iteration of a loop body (optional).
   std::function<void(const Loop& loop, std::int64_t index, std::int64_t unrollFactor)> enterIteration;
   // Polled between statements; true stops the walk with a "cancelled" error.

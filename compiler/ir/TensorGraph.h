@@ -154,6 +154,10 @@ struct Loop {
   std::string indexSymbol;   // the symbol the index is bound to while the body runs
   SymbolicScalar start, stop, step;
   bool parallel = false;
+  // pypto.loop(submit_before_loop=True): PyPTO submits what came before and
+  // waits for it (a loop barrier) each time the loop is entered, so nothing
+  // from here on starts before everything earlier has finished.
+  bool submitBeforeLoop = false;
   std::vector<LoopBody> bodies;  // one, or one per unroll factor in descending order
   LoopId parent = kNoId;
   SourceLocation location;

@@ -231,6 +231,8 @@ void TensorGraphBuilder::beginLoopBody(LoopId loop, std::int64_t unrollFactor) {
   m_open.push_back(std::move(open));
 }
 
+void TensorGraphBuilder::setSubmitBeforeLoop(LoopId loop) { m_graph.loop(loop).submitBeforeLoop = true; }
+
 void TensorGraphBuilder::endLoop(LoopId loop) {
   if (m_open.back().loop == loop) m_open.pop_back();
   if (!m_loopStack.empty() && m_loopStack.back() == loop) m_loopStack.pop_back();

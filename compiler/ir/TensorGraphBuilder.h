@@ -62,6 +62,8 @@ public:
   LoopId beginLoop(std::string loopName, std::string indexName, SymbolicScalar start, SymbolicScalar stop,
                    SymbolicScalar step, bool parallel, SourceLocation location);
   void beginLoopBody(LoopId loop, std::int64_t unrollFactor);
+  // Puts a loop barrier before the loop (Loop::submitBeforeLoop).
+  void setSubmitBeforeLoop(LoopId loop);
   void endLoop(LoopId loop);
   const Loop& loop(LoopId id) const { return m_graph.loop(id); }
 

@@ -41,6 +41,7 @@ Json statementJson(const TensorGraph& graph, const Statement& statement) {
   entry["stop"] = loop.stop.str();
   entry["step"] = loop.step.str();
   if (loop.parallel) entry["parallel"] = true;
+  if (loop.submitBeforeLoop) entry["submit_before_loop"] = true;
   entry["source"] = locationJson(loop.location);
   entry["bodies"] = Json::array();
   for (const LoopBody& body : loop.bodies) {

@@ -895,6 +895,23 @@ void privatizeLoopTemporaries(const TensorGraph& graph, ExecuteGraph& tasks) {
       }
 }
 
+// Drops a barrier with no task after it, and sets ordersData: whether some
+// task at or after it has a predecessor before it. The earliest predecessor
+// of the tasks from each position on, swept from the end, answers that for
+// every barrier at once.
+void markBarriersThatOrderData(ExecuteGraph& graph) {
+  const auto count = static_cast<TaskId>(graph.tasks.size());
+  std::erase_if(graph.barriers, [&](const LoopBarrier& barrier) { return barrier.firstTask >= count; });
+  std::vector<TaskId> earliestFrom(graph.tasks.size() + 1, count);
+  for (TaskId t = count; t-- > 0;) {
+    const Task& task = graph.tasks[static_cast<std::size_t>(t)];
+    const TaskId earliest = task.predecessors.empty() ? count : task.predecessors.front();
+    earliestFrom[static_cast<std::size_t>(t)] = std::min(earliest, earliestFrom[static_cast<std::size_t>(t) + 1]);
+  }
+  for (LoopBarrier& barrier : graph.barriers)
+    barrier.ordersData = earliestFrom[static_cast<std::size_t>(barrier.firstTask)] < barrier.firstTask;
+}
+
 } // namespace
 
 bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
@@ -903,6 +920,12 @@ bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
   if (!maker.prepare()) return false;
   ProgramVisitor visitor;
   visitor.visitOp = [&](OpId op, const Bindings& bindings) { return maker.visitOp(op, bindings); };
+  std::vector<LoopBarrier>& barriers = compilation.tasks.barriers;
+  visitor.enterLoop = [&](const Loop& loop) {
+    const auto position = static_cast<TaskId>(compilation.tasks.tasks.size());
+    if (loop.submitBeforeLoop && position > 0 && (barriers.empty() || barriers.back().firstTask < position))
+      barriers.push_back({position, loop.id, false});
+  };
   if (!walkProgram(compilation.tiles.graph, compilation.tiles.bindings, visitor, diags)) {
     compilation.tasks = ExecuteGraph{};
     return false;
@@ -917,6 +940,7 @@ bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
                                                   static_cast<std::int64_t>(sizeOf(storage.dtype))});
   }
   computeTaskDependencies(compilation.tasks);
+  markBarriersThatOrderData(compilation.tasks);
   return true;
 }
 

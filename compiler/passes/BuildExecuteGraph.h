@@ -24,7 +24,11 @@
 //       - predecessors/successors: read-after-write, write-after-read and
 //         write-after-write between overlapping boxes of one tensor, less the
 //         edges other paths imply (computeTaskDependencies); edgeCount counts
-//         them.
+//         them;
+//       - barriers: where the walk entered a loop with submitBeforeLoop
+//         (each entry: an inner loop's barrier stands once per outer
+//         iteration), at the count of tasks made so far; none at 0 or at the
+//         end, one per position; ordersData says whether an edge crosses it.
 // Errors: an offset that cannot be evaluated is a user error at the kernel
 //       line of the subgraph's first tile op; a block graph that breaks the
 //       preconditions is an internal error.

@@ -1,4 +1,4 @@
-// The advisor's tile and subgraph rules (analysis/AdvisorRules.cpp), each on a small kernel that shows its
+// The advisor's tile, subgraph and loop-barrier rules (analysis/AdvisorRules.cpp, AdvisorBarrierRule.cpp), each on a small kernel that shows its
 // symptom (tests/data/advisor/<rule>): the rule fires with evidence from the run; its patch, applied to the
 // project file, traced, compiled and simulated again from scratch (runProject, not the advisor's traced-once
 // shortcut), gives the predicted makespan within 5 % and beats the baseline; and the rule stays silent on
@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -191,6 +192,72 @@ TEST(AdvisorRules, TasksWhosePipesRunOneAfterTheOtherGetSeveralTilesPerTask) {
 TEST(AdvisorRules, LowDoubleBufferOverlapIsSilentWherePipesOverlap) {
   expectSilent(kMatmulExample, "low-double-buffer-overlap");
   expectSilent(kData / "small-m-matmul", "low-double-buffer-overlap");
+}
+
+// The makespan of `folder`'s project with `edit` made to a fresh copy of its kernel, run from scratch.
+double makespanWithKernelEdit(const fs::path& folder, const KernelEdit& edit) {
+  const fs::path copy = fs::temp_directory_path() / ("pto-advisor-rules-" + std::to_string(::getpid())) /
+                        folder.filename();
+  fs::remove_all(copy);
+  fs::create_directories(copy.parent_path());
+  fs::copy(folder, copy, fs::copy_options::recursive);
+  const fs::path kernel = copy / fs::path(edit.file).filename();
+  std::ifstream in(kernel);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::optional<std::string> edited = applyKernelEdit(text.str(), edit);
+  EXPECT_TRUE(edited) << kernel;
+  if (!edited) return 0.0;
+  std::ofstream(kernel, std::ios::trunc) << *edited;
+  DiagnosticEngine diags;
+  auto project = loadProject(copy, diags);
+  EXPECT_TRUE(project) << printed(diags);
+  if (!project) return 0.0;
+  ProjectRunOptions options;
+  options.check = PrecisionCheck::Always;  // the edit must not change the results
+  auto run = runProject(*project, diags, options);
+  EXPECT_TRUE(run && run->simulation && run->pass()) << printed(diags);
+  return run && run->simulation ? run->simulation->stats.makespanUs : 0.0;
+}
+
+// The second of two loops that share no data sits behind PyPTO's loop barrier: the rule proposes the kernel
+// edit that drops it; the edited kernel, traced afresh, runs in the predicted time with the same outputs.
+TEST(AdvisorRules, ABarrierBetweenLoopsThatShareNoDataIsDroppedByAKernelEdit) {
+  const fs::path folder = kData / "loop-barrier";
+  const Advised& project = advised(folder);
+  const Suggestion* suggestion = suggestionOf(project.advice, "loop-barrier");
+  ASSERT_NE(suggestion, nullptr) << listed(project.advice);
+  EXPECT_EQ(suggestion->id, "loop-barrier:SCALE");
+  EXPECT_TRUE(suggestion->patch.empty());
+  ASSERT_TRUE(suggestion->kernelEdit);
+  EXPECT_EQ(suggestion->kernelEdit->line, 21);  // the keyword's line, below the loop's
+  EXPECT_EQ(suggestion->kernelEdit->before, "submit_before_loop=True");
+  EXPECT_EQ(suggestion->kernelEdit->after, "submit_before_loop=False");
+  EXPECT_NE(suggestion->evidence.find("loop 'SCALE' (kernel.py:20) is entered behind a loop barrier once (first "
+                                      "before task 32 of 64)"),
+            std::string::npos)
+      << suggestion->evidence;
+  // Two loops of 32 tasks on 48 vector cores: without the barrier they run side by side.
+  EXPECT_LT(suggestion->predictedUs, 0.8 * project.advice.baselineUs);
+  const double obtained = makespanWithKernelEdit(folder, *suggestion->kernelEdit);
+  EXPECT_NEAR(obtained, suggestion->predictedUs, 0.05 * suggestion->predictedUs);
+  EXPECT_LT(obtained, project.advice.baselineUs);
+}
+
+TEST(AdvisorRules, ABarrierThatOrdersDataIsLeftAlone) {
+  // The second loop reads the first one's output: the barrier is what PyPTO's loop guide asks for.
+  expectSilent(kData / "loop-barrier-needed", "loop-barrier");
+  expectSilent(kMatmulExample, "loop-barrier");
+  expectSilent(kData / "small-m-matmul", "loop-barrier");
+}
+
+TEST(AdvisorRules, AKernelEditAppliesOnlyWhereItsLineStillSaysWhatItReplaces) {
+  const std::string source = "for j in loop(0, 4,\n    submit_before_loop=True):\n  pass\n";
+  const KernelEdit edit{"kernel.py", 2, "submit_before_loop=True", "submit_before_loop=False"};
+  EXPECT_EQ(applyKernelEdit(source, edit), "for j in loop(0, 4,\n    submit_before_loop=False):\n  pass\n");
+  EXPECT_FALSE(applyKernelEdit(source, KernelEdit{"kernel.py", 1, edit.before, edit.after}));  // not on line 1
+  EXPECT_FALSE(applyKernelEdit(source, KernelEdit{"kernel.py", 9, edit.before, edit.after}));  // no line 9
+  EXPECT_FALSE(applyKernelEdit("submit_before_loop=False", edit));
 }
 
 } // namespace

@@ -121,5 +121,36 @@ TEST(AdviseCommand, ApplyingWhatIsNotThereIsAnErrorAndLeavesTheProjectAlone) {
   EXPECT_EQ(slurp(project / "pto-project.json"), before);
 }
 
+// A loop barrier between loops that share no data: the suggestion is a kernel edit; `pto apply` makes it in
+// the kernel file (the project file stays as it was), obtains the prediction, and a dry run leaves both alone.
+TEST(AdviseCommand, ABarrierBetweenIndependentLoopsIsDroppedInTheKernel) {
+  const fs::path project = fs::temp_directory_path() / ("pto-advise-" + std::to_string(::getpid())) / "loop-barrier";
+  fs::remove_all(project);
+  fs::create_directories(project.parent_path());
+  fs::copy(fs::path(PTO_SOURCE_DIR) / "tests/data/advisor/loop-barrier", project, fs::copy_options::recursive);
+  const std::string kernel = slurp(project / "kernel.py"), settings = slurp(project / "pto-project.json");
+  const nlohmann::json advice = runJson("advise '" + project.string() + "'");
+  const nlohmann::json suggestion = suggestionOf(advice, "loop-barrier:SCALE");
+  ASSERT_TRUE(suggestion.is_object()) << advice.dump(2);
+  EXPECT_TRUE(suggestion["patch"].empty());
+  EXPECT_EQ(suggestion["kernel_edit"]["line"], 21);
+  EXPECT_EQ(suggestion["kernel_edit"]["after"], "submit_before_loop=False");
+
+  const nlohmann::json dry = runJson("apply '" + project.string() + "' --suggestion loop-barrier:SCALE --dry-run");
+  EXPECT_EQ(dry["applied"], false);
+  EXPECT_NEAR(dry["obtained_us"].get<double>(), suggestion["predicted_us"].get<double>(), 1e-9);
+  EXPECT_EQ(slurp(project / "kernel.py"), kernel);
+
+  applyAndCheck(project, suggestion, advice["baseline_us"]);
+  const std::string edited = slurp(project / "kernel.py");
+  EXPECT_EQ(edited.find("submit_before_loop=True"), std::string::npos);
+  EXPECT_NE(edited.find("submit_before_loop=False"), std::string::npos);
+  EXPECT_EQ(slurp(project / "pto-project.json"), settings);
+  // Applied: the advisor has nothing more to say about it, and the old id names nothing.
+  Result again = runPto("apply '" + project.string() + "' --suggestion loop-barrier:SCALE");
+  EXPECT_EQ(again.exitCode, 1);
+  EXPECT_NE(again.err.find("no suggestion 'loop-barrier:SCALE'"), std::string::npos) << again.err;
+}
+
 } // namespace
 } // namespace pto::test

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <regex>
@@ -92,6 +93,39 @@ TEST_F(TileGraphOutput, DotEdgesLinkEachReaderToTheWriterOfItsHalf) {
   ASSERT_EQ(dot.exitCode, 0) << dot.err;
   EXPECT_EQ(dotEdges(dot.out), expected) << dot.out;
   EXPECT_EQ(producers, expected) << json.out;
+}
+
+// PyPTO's loop barrier through the frontend: the tensor graph marks the loop, and the Execute graph puts the
+// barrier before the loop's first task, saying whether it orders data (it does only when the loop reads what
+// came before).
+TEST(LoopBarrierGraph, TheTracedLoopAndTheExecuteGraphCarryTheBarrier) {
+  const std::string folder = std::string(PTO_SOURCE_DIR) + "/tests/data/advisor/";
+  Result tensor = runPto("graph '" + folder + "loop-barrier' --stage tensor --format json");
+  ASSERT_EQ(tensor.exitCode, 0) << tensor.err;
+  std::map<std::string, bool> barrierOf;
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& node) {
+    if (node.is_object() && node.contains("loop") && node.contains("bodies"))
+      barrierOf[node["name"]] = node.value("submit_before_loop", false);
+    if (node.is_structured())
+      for (const auto& child : node) walk(child);
+  };
+  walk(nlohmann::json::parse(tensor.out));
+  EXPECT_EQ(barrierOf, (std::map<std::string, bool>{{"ACTIVATE", false}, {"SCALE", true}}));
+
+  for (const auto& [project, ordersData] : {std::pair{"loop-barrier", false}, std::pair{"loop-barrier-needed", true}}) {
+    Result exec = runPto("graph '" + folder + project + "' --stage exec --format json");
+    ASSERT_EQ(exec.exitCode, 0) << exec.err;
+    const nlohmann::json graph = nlohmann::json::parse(exec.out);
+    ASSERT_EQ(graph["barriers"].size(), 1u) << project;
+    const nlohmann::json& barrier = graph["barriers"][0];
+    EXPECT_EQ(barrier["loop"], "SCALE");
+    EXPECT_EQ(barrier["orders_data"], ordersData) << project;
+    // 8 blocks of 16x1024 in 16x256 tiles: 32 tasks per loop, the barrier between the two loops.
+    EXPECT_EQ(barrier["first_task"], 32);
+    EXPECT_EQ(graph["task_count"], 64);
+    for (const auto& task : graph["tasks"])
+      if (task["id"].get<int>() >= 32) EXPECT_EQ(task["label"], "scale");
+  }
 }
 
 } // namespace

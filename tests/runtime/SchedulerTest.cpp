@@ -195,6 +195,65 @@ TEST(Scheduler, TasksOutsideLoopsFormOneIteration) {
   EXPECT_EQ(deviceTasksOf(graph, 2), (std::vector<int>{0, 0, 0, 0, 1, 1}));
 }
 
+// A loop barrier holds what follows it until everything before it has finished, data or not: two
+// independent loops of two iterations each on 8 vector cores, with and without a barrier before the second.
+// Each task runs 30 000 cycles; one scheduler thread with A2's costs (submit 100, stitch 10 000), all four
+// iterations stitched into one device task unless a barrier cuts it.
+TEST(Scheduler, ALoopBarrierHoldsTheTasksAfterItUntilEveryEarlierTaskHasFinished) {
+  ExecuteGraph graph;
+  for (const char* loop : {"i", "j"})
+    for (int k = 0; k < 2; ++k) {
+      const TaskId id = addTask(graph, CoreType::AIV);
+      graph.tasks[static_cast<std::size_t>(id)].loopIndices = {{loop, k}};
+    }
+  SchedulerConfig cfg = config(0, 8, 1, a2Costs());
+  cfg.stitchFunctionMaxNum = 4;
+  FakeExecutor free(30000, 30000);
+  const Schedule unhindered = runOrFail(graph, cfg, free);
+  EXPECT_EQ(unhindered.deviceTaskCount, 1);
+  for (const TaskRecord& record : unhindered.tasks) EXPECT_EQ(record.readyCycle, 100);  // all at once
+
+  graph.barriers = {LoopBarrier{2, 1, false}};
+  FakeExecutor held(30000, 30000);
+  const Schedule schedule = runOrFail(graph, cfg, held);
+  expectWellFormed(graph, cfg, schedule);
+  EXPECT_EQ(schedule.deviceTaskCount, 2);
+  EXPECT_EQ(schedule.tasks[0].readyCycle, 100);
+  EXPECT_EQ(schedule.tasks[1].readyCycle, 100);
+  // The second device task is submitted once tasks 0 and 1 have resolved: one submit later. Unhindered it
+  // would have come at 2 x 100 + 10 000, long before (the tasks take 30 000).
+  const std::int64_t released = std::max(schedule.tasks[0].resolvedCycle, schedule.tasks[1].resolvedCycle);
+  EXPECT_GT(released, 30000);
+  EXPECT_EQ(schedule.tasks[2].readyCycle, released + 100);
+  EXPECT_EQ(schedule.tasks[3].readyCycle, released + 100);
+  EXPECT_GT(schedule.makespanCycles, unhindered.makespanCycles + 30000);
+}
+
+TEST(Scheduler, ALoopBarrierEndsTheDeviceTaskBeforeIt) {
+  ExecuteGraph graph = independentTasks(4, CoreType::AIV);  // one iteration: one device task
+  EXPECT_EQ(deviceTasksOf(graph, 4), (std::vector<int>{0, 0, 0, 0}));
+  graph.barriers = {LoopBarrier{1, 0, false}, LoopBarrier{3, 0, false}};
+  EXPECT_EQ(deviceTasksOf(graph, 4), (std::vector<int>{0, 1, 1, 2}));
+  // Held across two barriers: each opens when the tasks before it have finished, with free submission.
+  FakeExecutor executor(500, 500);
+  const SchedulerConfig cfg = config(0, 4, 1, a2Costs());
+  const Schedule schedule = runOrFail(graph, cfg, executor);
+  expectWellFormed(graph, cfg, schedule);
+  EXPECT_GE(schedule.tasks[1].startCycle, schedule.tasks[0].resolvedCycle);
+  EXPECT_GE(schedule.tasks[2].startCycle, schedule.tasks[0].resolvedCycle);
+  EXPECT_GE(schedule.tasks[3].startCycle, std::max(schedule.tasks[1].resolvedCycle, schedule.tasks[2].resolvedCycle));
+  EXPECT_LT(schedule.tasks[2].startCycle, schedule.tasks[1].endCycle);  // 1 and 2 run side by side
+}
+
+TEST(Scheduler, ABarrierOutsideTheTaskListIsRefused) {
+  ExecuteGraph graph = independentTasks(2, CoreType::AIV);
+  graph.barriers = {LoopBarrier{2, 0, false}};
+  FakeExecutor executor(10, 10);
+  DiagnosticEngine diags;
+  EXPECT_FALSE(Scheduler(config(0, 2, 1)).run(graph, executor, diags));
+  EXPECT_NE(messages(diags).find("loop barrier 0 stands before task 2"), std::string::npos) << messages(diags);
+}
+
 TEST(Scheduler, ZeroLengthTasksAndZeroCostsFinish) {
   ExecuteGraph graph = randomDag(3, 50, 0.1);
   SchedulerConfig cfg = config(2, 2, 2);

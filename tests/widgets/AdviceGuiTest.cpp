@@ -4,7 +4,8 @@
 // makespan the advisor predicted (the prediction is the advisor's own
 // simulation of the patched project; the obtained one is the IDE's full run,
 // a separate path through tracing, compiling and simulating). Ctrl+Z puts
-// the setting back. The tuner's best row is the fastest point it evaluated,
+// the setting back; a kernel-edit suggestion (a loop barrier) edits the
+// editor instead and undoes there. The tuner's best row is the fastest point it evaluated,
 // and applying it obtains that point's makespan. A patch that reaches
 // outside the settings applies nothing.
 #include "app/studio/AdviceController.h"
@@ -12,6 +13,7 @@
 #include "core/project/ProjectFile.h"
 #include "widgets/AdvicePanel.h"
 #include "widgets/ProjectSettingsDocument.h"
+#include "widgets/SourceEditor.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/models/TunePointsModel.h"
 
@@ -21,6 +23,8 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -241,6 +245,55 @@ private Q_SLOTS:
     QVERIFY(settings.runtimeOption(QStringLiteral("device_sched_mode")).is_null());
     QVERIFY(settings.tileShape(QStringLiteral("vec"), QStringLiteral("DEFAULT")).is_null());
     QCOMPARE(settings.machine(), QStringLiteral("a2"));
+  }
+
+  // A suggestion that lives in the kernel (a loop barrier between loops that share no data): Apply edits the
+  // kernel in the editor as one undo step there, the rerun obtains the prediction, and Undo in the editor puts
+  // the barrier back.
+  void aKernelEditSuggestionEditsTheEditorAndUndoesThere() {
+    const QString folder = m_dir->filePath(QStringLiteral("loop-barrier"));
+    QVERIFY(QDir().mkpath(folder));
+    for (const char* name : {"kernel.py", "pto-project.json"})
+      QVERIFY(QFile::copy(QStringLiteral(PTO_SOURCE_DIR "/tests/data/advisor/loop-barrier/") + QLatin1String(name),
+                          folder + QLatin1Char('/') + QLatin1String(name)));
+    pto::studio::MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.open(folder));
+    window.runProject();
+    QVERIFY(finished.wait(kRunTimeoutMs) && finished.first().first().toBool());
+    const double runUs = window.lastRun().makespanUs;
+
+    pto::studio::AdviceController* controller = window.adviceController();
+    pto::widgets::AdvicePanel* panel = window.advicePanel();
+    QSignalSpy advised(controller, &pto::studio::AdviceController::adviceFinished);
+    QTest::mouseClick(panel->adviseButton(), Qt::LeftButton);
+    QVERIFY(advised.wait(kRunTimeoutMs));
+    QVERIFY(controller->advice());
+    int index = -1;
+    for (std::size_t i = 0; i < controller->advice()->suggestions.size(); ++i)
+      if (controller->advice()->suggestions[i].rule == "loop-barrier") index = static_cast<int>(i);
+    QVERIFY(index >= 0);
+    const pto::Suggestion suggestion = controller->advice()->suggestions[static_cast<std::size_t>(index)];
+    QVERIFY(suggestion.kernelEdit);
+    QVERIFY(suggestion.predictedUs < 0.8 * runUs);
+
+    const QString before = window.editor()->text();
+    QVERIFY(before.contains(QStringLiteral("submit_before_loop=True")));
+    QSignalSpy checked(controller, &pto::studio::AdviceController::applyChecked);
+    QTest::mouseClick(panel->applyButton(index), Qt::LeftButton);
+    QVERIFY(window.editor()->text().contains(QStringLiteral("submit_before_loop=False")));
+    QVERIFY(!window.editor()->text().contains(QStringLiteral("submit_before_loop=True")));
+    QVERIFY(checked.wait(kRunTimeoutMs));
+    const double predicted = checked.first().at(0).toDouble(), obtained = checked.first().at(1).toDouble();
+    QVERIFY2(within(obtained, predicted, 0.01),
+             qPrintable(QStringLiteral("predicted %1 us, obtained %2 us").arg(predicted).arg(obtained)));
+    QVERIFY(obtained < runUs);
+
+    window.editor()->undo();  // one step puts the whole edit back
+    QCOMPARE(window.editor()->text(), before);
   }
 
 private:

@@ -21,7 +21,7 @@ def _loop_range(args):
                       file, line)
 
 
-def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor):
+def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor, submit_before_loop=False):
     state = _state.current()
     builder = state.builder
     start, stop, step = _loop_range(args)
@@ -30,6 +30,8 @@ def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor):
     if step_value.is_concrete() and step_value.concrete() <= 0:
         raise KernelError(f"pypto.loop: step must be positive, got {step_value.concrete()}", file, line)
     loop_id, index = builder.begin_loop(name or "", idx_name or "", start, stop, step, bool(parallel), file, line)
+    if submit_before_loop:
+        builder.set_submit_before_loop(loop_id)
     state.loop_stack.append((loop_id, index, _core.to_symbolic(start), _core.to_symbolic(stop), step_value))
     try:
         for factor in unroll_factors:
@@ -81,8 +83,9 @@ def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=Fal
     for the remainder. That computes the same iterations, each with the same body, as the plain loop, so
     tracing the body once with an index covering every iteration gives the same results (only the task
     graph's grouping differs). pypto.loop_unroll is the form whose body is told its factor and must differ.
-    submit_before_loop (PyPTO's barrier before submitting the loop to the device) is accepted and has no
-    effect here."""
+    submit_before_loop=True puts PyPTO's loop barrier before the loop: each time the loop is entered, what
+    came before is submitted and finishes before anything from the loop on starts. (A loop traced once per
+    iteration because its body carries a Python value has no loop left to put it on.)"""
     if unknown:
         _notice_ignored("pypto.loop", unknown)
     if unroll_list is not None:
@@ -90,7 +93,7 @@ def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=Fal
     unrolled = _unrolled_if_carrying(args)
     if unrolled is not None:
         return unrolled
-    return _run_loop(args, name, idx_name, parallel, [1], False)
+    return _run_loop(args, name, idx_name, parallel, [1], False, submit_before_loop)
 
 
 def _unrolled_if_carrying(args):
@@ -131,7 +134,7 @@ def loop_unroll(*args, unroll_list=None, name=None, idx_name=None, parallel=Fals
     if unknown:
         _notice_ignored("pypto.loop_unroll", unknown)
     factors = _unroll_factors(unroll_list, "pypto.loop_unroll")
-    return _run_loop(args, name, idx_name, parallel, factors, True)
+    return _run_loop(args, name, idx_name, parallel, factors, True, submit_before_loop)
 
 
 def cond(predicate):
