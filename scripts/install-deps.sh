@@ -5,8 +5,8 @@
 set -euo pipefail
 
 packages=(
-  # build
-  cmake ninja-build g++
+  # build, and the Debian package (dpkg-shlibdeps; lintian checks it)
+  cmake ninja-build g++ dpkg-dev lintian
   # GUI
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libqscintilla2-qt6-dev
   # engine

@@ -466,8 +466,9 @@ void AdvicePanel::rebuildCards() {
     m_cards.push_back(std::move(card));
     ++index;
   }
-  m_cardsHint->setText(span(tr("Apply makes the change one settings edit (Edit > Undo, Ctrl+Z, takes it back) and "
-                               "reruns the project; the card then shows the predicted makespan against the one obtained."),
+  m_cardsHint->setText(span(tr("Apply makes the change one undoable edit, of the settings or, for a loop barrier, of "
+                               "the kernel in the editor (Ctrl+Z takes it back), and reruns the project; the card then "
+                               "shows the predicted makespan against the one obtained."),
                             mutedColour(colours)));
   m_cardsHint->setVisible(!m_cards.empty());
   updateButtons();

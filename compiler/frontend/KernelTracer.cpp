@@ -131,7 +131,7 @@ std::filesystem::path pyptoPackageDirectory() {
   if (const char* fromEnvironment = std::getenv("PTO_PYTHON_PATH"); fromEnvironment && *fromEnvironment)
     return fromEnvironment;
   std::filesystem::path bin = executableDirectory();
-  for (const auto& candidate : {bin / ".." / "python", bin / ".." / "lib" / "pto-studio" / "python"}) {
+  for (const auto& candidate : {bin / ".." / "python", bin / ".." / "lib" / "python3" / "dist-packages"}) {
     std::error_code ec;
     if (std::filesystem::exists(candidate / "pypto" / "__init__.py", ec))
       return std::filesystem::weakly_canonical(candidate, ec);

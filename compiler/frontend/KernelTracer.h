@@ -43,7 +43,8 @@ std::optional<TensorGraph> traceKernel(const TraceRequest& request, DiagnosticEn
 void checkArgumentsUsed(const TensorGraph& graph, DiagnosticEngine& diags);
 
 // Where the `pypto` package is found: $PTO_PYTHON_PATH, else beside the
-// executable (../python in a build tree, ../lib/pto-studio/python installed).
+// executable (../python in a build tree, ../lib/python3/dist-packages
+// installed, where Debian's python3 imports it from too).
 std::filesystem::path pyptoPackageDirectory();
 
 } // namespace pto
