@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <random>
 #include <unistd.h>
 
@@ -12,6 +13,12 @@ namespace pto {
 
 bool writeFileAtomically(const std::filesystem::path& path, std::string_view contents, std::string& error) {
   std::filesystem::path target = path;
+  // Through a symbolic link to the file it names: the link stays a link.
+  std::error_code linkError;
+  if (std::filesystem::is_symlink(target, linkError)) {
+    std::filesystem::path resolved = std::filesystem::canonical(target, linkError);
+    if (!linkError) target = resolved;
+  }
   std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::random_device entropy;
   std::filesystem::path temporary =
@@ -22,6 +29,9 @@ bool writeFileAtomically(const std::filesystem::path& path, std::string_view con
     error = std::strerror(errno);
     return false;
   }
+  // The new file keeps the old one's permissions (an executable script stays executable).
+  struct stat existing {};
+  if (::stat(target.c_str(), &existing) == 0) (void)::fchmod(fd, existing.st_mode & 07777);
   const char* data = contents.data();
   std::size_t remaining = contents.size();
   while (remaining > 0) {

@@ -390,11 +390,19 @@ std::optional<NpyHeader> parseHeader(std::string_view headerText, const Preamble
     if (dim < 0)
       return diags.error(where) << "invalid shape " << pythonShapeStr(header.shape) << " at byte offset "
                                 << shapeValue.offset << ": negative dimension " << dim;
-  const std::optional<std::int64_t> count = header.shape.checkedElementCount();
+  // The bytes of the nonzero dimensions must fit in 64 bits even when a zero
+  // dimension makes the array empty: strides multiply them all the same
+  // (numpy refuses such a shape as "array is too big" for this reason).
   const auto itemBytes = static_cast<std::int64_t>(sizeOf(header.dtype));
-  if (!count || *count > std::numeric_limits<std::int64_t>::max() / itemBytes)
-    return diags.error(where) << "invalid shape " << pythonShapeStr(header.shape) << " at byte offset "
-                              << shapeValue.offset << ": too many elements to address";
+  std::int64_t addressedBytes = itemBytes;
+  for (std::int64_t dim : header.shape) {
+    if (dim == 0) continue;
+    if (addressedBytes > std::numeric_limits<std::int64_t>::max() / dim)
+      return diags.error(where) << "invalid shape " << pythonShapeStr(header.shape) << " at byte offset "
+                                << shapeValue.offset << ": too many elements to address";
+    addressedBytes *= dim;
+  }
+  const std::int64_t count = header.shape.elementCount();
 
   const PyValue& fortranValue = *findKey(*dict, "fortran_order");
   const bool* fortran = std::get_if<bool>(&fortranValue.value);
@@ -405,7 +413,7 @@ std::optional<NpyHeader> parseHeader(std::string_view headerText, const Preamble
   if (*fortran && longAxes > 1)
     return diags.error(where) << "Fortran-order .npy is not supported; save with np.ascontiguousarray";
 
-  const auto expectedBytes = static_cast<std::uint64_t>(*count * itemBytes);
+  const auto expectedBytes = static_cast<std::uint64_t>(count * itemBytes);
   const std::uint64_t foundBytes = totalBytes - header.dataOffsetBytes;
   if (expectedBytes != foundBytes)
     return diags.error(where) << "expected " << expectedBytes << " bytes of data for shape "

@@ -39,6 +39,28 @@ constexpr std::array<std::string_view, 4> kL2Keys = {"bytes", "line_bytes", "hit
 constexpr std::array<DataPath, 6> kRequiredPaths = {DataPath::GmToL1,  DataPath::GmToUb,  DataPath::L1ToL0A,
                                                     DataPath::L1ToL0B, DataPath::L0CToGm, DataPath::UbToGm};
 
+// Plausible ranges: orders of magnitude beyond any chip in both directions
+// (A2: 1.85 GHz, 24 cube cores, 512 KiB L1, 64 GB HBM, 135 GiB/s GM->L1,
+// 200-cycle dispatch), and tight enough that the cost formulas and the
+// simulator's sums over millions of tasks stay inside 64-bit integers. A
+// value outside is a typo or a unit mistake: refused here, with the range,
+// rather than overflowing in the simulator.
+constexpr std::int64_t kMaxCores = 4096;
+constexpr std::int64_t kMaxAicpus = 64;  // as runtime_options.launch_sched_aicpu_num
+constexpr std::int64_t kMaxCycles = 1'000'000'000;
+constexpr std::int64_t kMaxBytes = std::int64_t{1} << 44;  // 16 TiB
+constexpr std::int64_t kMaxFractalDim = 4096;              // m0, k0, n0: 16 or 32 on real chips
+constexpr std::int64_t kMaxMacsPerCycle = std::int64_t{1} << 20;
+struct NumberRange {
+  double min;
+  double max;
+};
+constexpr NumberRange kClockGHz{1e-3, 1e3};
+constexpr NumberRange kRate{1e-2, 1e6};  // GiB/s, TB/s, bytes per cycle
+constexpr NumberRange kCostFactor{1e-2, 1e2};
+constexpr NumberRange kBytesRange{0.0, static_cast<double>(kMaxBytes)};
+constexpr double kMinEfficiency = 1e-3;
+
 // On-chip buffers appear in the file as "<memory>_bytes"; GM's size is
 // "global_memory.hbm_bytes".
 std::vector<MemoryKind> onChipMemories() {
@@ -86,10 +108,10 @@ public:
     readRequiredString(document, root / "description", machine.description);
     if (const Json* notes = member(document, root / "notes")) readNotes(*notes, root / "notes", machine);
     if (const Json* cores = requiredObject(document, root / "cores", kCoreKeys)) {
-      machine.aicCores = readCount(*cores, root / "cores" / "aic");
-      machine.aivCores = readCount(*cores, root / "cores" / "aiv");
+      machine.aicCores = readCount(*cores, root / "cores" / "aic", kMaxCores);
+      machine.aivCores = readCount(*cores, root / "cores" / "aiv", kMaxCores);
     }
-    machine.clockGHz = readPositiveNumber(document, root / "clock_ghz");
+    machine.clockGHz = readPositiveNumber(document, root / "clock_ghz", kClockGHz);
     if (const Json* scheduler = requiredObject(document, root / "scheduler", kSchedulerKeys))
       readScheduler(*scheduler, root / "scheduler", machine.scheduler);
     if (const Json* buffers = required(document, root / "buffers")) readBuffers(*buffers, root / "buffers", machine);
@@ -101,10 +123,10 @@ public:
       readGlobalMemory(*memory, root / "global_memory", machine);
     if (const Json* l2 = requiredObject(document, root / "l2_cache", kL2Keys)) {
       KeyPath path = root / "l2_cache";
-      machine.l2.bytes = readPositiveInteger(*l2, path / "bytes");
-      machine.l2.lineBytes = readPositiveInteger(*l2, path / "line_bytes");
-      machine.l2.hitLatencyCycles = readNonNegativeInteger(*l2, path / "hit_latency_cycles");
-      machine.l2.missPenaltyCycles = readNonNegativeInteger(*l2, path / "miss_penalty_cycles");
+      machine.l2.bytes = readPositiveInteger(*l2, path / "bytes", kMaxBytes);
+      machine.l2.lineBytes = readPositiveInteger(*l2, path / "line_bytes", kMaxBytes);
+      machine.l2.hitLatencyCycles = readNonNegativeInteger(*l2, path / "hit_latency_cycles", kMaxCycles);
+      machine.l2.missPenaltyCycles = readNonNegativeInteger(*l2, path / "miss_penalty_cycles", kMaxCycles);
     }
 
     if (diags().errorCount() > errorsBefore) return std::nullopt;
@@ -123,49 +145,63 @@ private:
 
   // Range checks report at the value and return 0 so the caller can go on;
   // the load fails anyway because an error was recorded.
-  std::int64_t readPositiveInteger(const Json& object, const KeyPath& path) {
+  std::int64_t readPositiveInteger(const Json& object, const KeyPath& path, std::int64_t max) {
     auto value = readRequiredInteger(object, path);
     if (!value) return 0;
     if (*value <= 0) {
       error(path) << "must be positive, got " << *value;
       return 0;
     }
-    return *value;
+    return atMost(*value, max, path);
   }
-  std::int64_t readNonNegativeInteger(const Json& object, const KeyPath& path) {
+  std::int64_t readNonNegativeInteger(const Json& object, const KeyPath& path, std::int64_t max) {
     auto value = readRequiredInteger(object, path);
     if (!value) return 0;
     if (*value < 0) {
       error(path) << "must not be negative, got " << *value;
       return 0;
     }
-    return *value;
+    return atMost(*value, max, path);
   }
-  int readCount(const Json& object, const KeyPath& path) {
-    std::int64_t value = readPositiveInteger(object, path);
-    if (value > std::numeric_limits<int>::max()) {
-      error(path) << "must be at most " << std::numeric_limits<int>::max() << ", got " << value;
+  std::int64_t atMost(std::int64_t value, std::int64_t max, const KeyPath& path) {
+    if (value > max) {
+      error(path) << "must be at most " << max << ", got " << value;
       return 0;
     }
-    return static_cast<int>(value);
+    return value;
   }
-  double readPositiveNumber(const Json& object, const KeyPath& path) {
+  int readCount(const Json& object, const KeyPath& path, std::int64_t max) {
+    static_assert(kMaxCores <= std::numeric_limits<int>::max() && kMaxAicpus <= std::numeric_limits<int>::max());
+    return static_cast<int>(readPositiveInteger(object, path, max));
+  }
+  double readPositiveNumber(const Json& object, const KeyPath& path, NumberRange range) {
     auto value = readRequiredNumber(object, path);
     if (!value) return 0.0;
     if (!(*value > 0.0)) {
       error(path) << "must be positive, got " << *value;
       return 0.0;
     }
-    return *value;
+    return inRange(*value, range, path);
   }
-  double readNonNegativeNumber(const Json& object, const KeyPath& path) {
+  double readNonNegativeNumber(const Json& object, const KeyPath& path, NumberRange range) {
     auto value = readRequiredNumber(object, path);
     if (!value) return 0.0;
     if (*value < 0.0) {
       error(path) << "must not be negative, got " << *value;
       return 0.0;
     }
-    return *value;
+    return inRange(*value, range, path);
+  }
+  double inRange(double value, NumberRange range, const KeyPath& path) {
+    if (value < range.min) {
+      error(path) << "must be at least " << range.min << ", got " << value;
+      return 0.0;
+    }
+    if (value > range.max) {
+      error(path) << "must be at most " << range.max << ", got " << value;
+      return 0.0;
+    }
+    return value;
   }
 
   void readNotes(const Json& value, const KeyPath& path, MachineDescription& machine) {
@@ -178,12 +214,12 @@ private:
 
   // Costs may be 0 (to ask "what if dispatch were free?"), the thread count may not.
   void readScheduler(const Json& object, const KeyPath& path, SchedulerCosts& scheduler) {
-    scheduler.aicpuCount = readCount(object, path / "aicpu_count");
-    scheduler.dispatchCycles = readNonNegativeInteger(object, path / "dispatch_cycles");
-    scheduler.resolveCycles = readNonNegativeInteger(object, path / "resolve_cycles");
-    scheduler.completionCycles = readNonNegativeInteger(object, path / "completion_cycles");
-    scheduler.deviceTaskSubmitCycles = readNonNegativeInteger(object, path / "device_task_submit_cycles");
-    scheduler.stitchCycles = readNonNegativeInteger(object, path / "stitch_cycles");
+    scheduler.aicpuCount = readCount(object, path / "aicpu_count", kMaxAicpus);
+    scheduler.dispatchCycles = readNonNegativeInteger(object, path / "dispatch_cycles", kMaxCycles);
+    scheduler.resolveCycles = readNonNegativeInteger(object, path / "resolve_cycles", kMaxCycles);
+    scheduler.completionCycles = readNonNegativeInteger(object, path / "completion_cycles", kMaxCycles);
+    scheduler.deviceTaskSubmitCycles = readNonNegativeInteger(object, path / "device_task_submit_cycles", kMaxCycles);
+    scheduler.stitchCycles = readNonNegativeInteger(object, path / "stitch_cycles", kMaxCycles);
   }
 
   void readBuffers(const Json& object, const KeyPath& path, MachineDescription& machine) {
@@ -195,8 +231,8 @@ private:
     warnUnknownKeys(object, path, known);
 
     for (MemoryKind kind : onChipMemories())
-      machine.capacities[static_cast<std::size_t>(kind)] = readPositiveInteger(object, path / bufferKey(kind));
-    machine.allocationGranularityBytes = readPositiveInteger(object, path / "granularity_bytes");
+      machine.capacities[static_cast<std::size_t>(kind)] = readPositiveInteger(object, path / bufferKey(kind), kMaxBytes);
+    machine.allocationGranularityBytes = readPositiveInteger(object, path / "granularity_bytes", kMaxBytes);
 
     std::int64_t granularity = machine.allocationGranularityBytes;
     for (MemoryKind kind : onChipMemories()) {
@@ -230,14 +266,14 @@ private:
       if (!entry || !expectType(*entry, entryPath, Json::value_t::object)) continue;
       warnUnknownKeys(*entry, entryPath, kPathKeys);
       PathRate rate;
-      rate.peakGiBps = readPositiveNumber(*entry, entryPath / "peak_gib_per_s");
-      rate.saturationBytes = readNonNegativeNumber(*entry, entryPath / "saturation_bytes");
+      rate.peakGiBps = readPositiveNumber(*entry, entryPath / "peak_gib_per_s", kRate);
+      rate.saturationBytes = readNonNegativeNumber(*entry, entryPath / "saturation_bytes", kBytesRange);
       machine.paths[i] = rate;
     }
   }
 
   void readCube(const Json& object, const KeyPath& path, MachineDescription& machine) {
-    machine.cubeOverheadCycles = readNonNegativeInteger(object, path / "instruction_overhead_cycles");
+    machine.cubeOverheadCycles = readNonNegativeInteger(object, path / "instruction_overhead_cycles", kMaxCycles);
     KeyPath dtypesPath = path / "dtypes";
     const Json* dtypes = required(object, dtypesPath);
     if (!dtypes || !expectType(*dtypes, dtypesPath, Json::value_t::object)) return;
@@ -251,10 +287,10 @@ private:
       if (!expectType(entry, entryPath, Json::value_t::object)) continue;
       warnUnknownKeys(entry, entryPath, kCubeRateKeys);
       CubeRate rate;
-      rate.macsPerCycle = readPositiveInteger(entry, entryPath / "macs_per_cycle");
-      rate.m0 = readPositiveInteger(entry, entryPath / "m0");
-      rate.k0 = readPositiveInteger(entry, entryPath / "k0");
-      rate.n0 = readPositiveInteger(entry, entryPath / "n0");
+      rate.macsPerCycle = readPositiveInteger(entry, entryPath / "macs_per_cycle", kMaxMacsPerCycle);
+      rate.m0 = readPositiveInteger(entry, entryPath / "m0", kMaxFractalDim);
+      rate.k0 = readPositiveInteger(entry, entryPath / "k0", kMaxFractalDim);
+      rate.n0 = readPositiveInteger(entry, entryPath / "n0", kMaxFractalDim);
       machine.cube[static_cast<std::size_t>(*dtype)] = rate;
     }
     // fp16 is what every matmul kernel uses; a cube without it is a typo.
@@ -263,8 +299,8 @@ private:
   }
 
   void readVector(const Json& object, const KeyPath& path, VectorUnit& vector) {
-    vector.bytesPerCycle = readPositiveNumber(object, path / "bytes_per_cycle");
-    vector.startupCycles = readNonNegativeInteger(object, path / "startup_cycles");
+    vector.bytesPerCycle = readPositiveNumber(object, path / "bytes_per_cycle", kRate);
+    vector.startupCycles = readNonNegativeInteger(object, path / "startup_cycles", kMaxCycles);
     KeyPath factorsPath = path / "cost_factors";
     const Json* factors = required(object, factorsPath);
     if (!factors || !expectType(*factors, factorsPath, Json::value_t::object)) return;
@@ -272,15 +308,19 @@ private:
     for (std::size_t i = 0; i < kVectorOpClassCount; ++i) known.push_back(name(static_cast<VectorOpClass>(i)));
     warnUnknownKeys(*factors, factorsPath, known);
     for (std::size_t i = 0; i < kVectorOpClassCount; ++i)
-      vector.costFactors[i] = readPositiveNumber(*factors, factorsPath / name(static_cast<VectorOpClass>(i)));
+      vector.costFactors[i] =
+          readPositiveNumber(*factors, factorsPath / name(static_cast<VectorOpClass>(i)), kCostFactor);
   }
 
   void readGlobalMemory(const Json& object, const KeyPath& path, MachineDescription& machine) {
-    machine.capacities[static_cast<std::size_t>(MemoryKind::GM)] = readPositiveInteger(object, path / "hbm_bytes");
-    machine.memory.bandwidthTBps = readPositiveNumber(object, path / "bandwidth_tb_per_s");
+    machine.capacities[static_cast<std::size_t>(MemoryKind::GM)] =
+        readPositiveInteger(object, path / "hbm_bytes", kMaxBytes);
+    machine.memory.bandwidthTBps = readPositiveNumber(object, path / "bandwidth_tb_per_s", kRate);
     if (auto efficiency = readRequiredNumber(object, path / "efficiency")) {
       if (!(*efficiency > 0.0 && *efficiency <= 1.0))
         error(path / "efficiency") << "must be greater than 0 and at most 1, got " << *efficiency;
+      else if (*efficiency < kMinEfficiency)
+        error(path / "efficiency") << "must be at least " << kMinEfficiency << ", got " << *efficiency;
       else machine.memory.efficiency = *efficiency;
     }
   }

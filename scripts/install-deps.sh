@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   # build, and the Debian package (dpkg-shlibdeps; lintian checks it)
   cmake ninja-build g++ dpkg-dev lintian
+  # fuzzing (libFuzzer comes with clang)
+  clang libclang-rt-14-dev
   # GUI
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libqscintilla2-qt6-dev
   # engine

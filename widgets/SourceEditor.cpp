@@ -1,6 +1,8 @@
 // The kernel source editor.
 #include "widgets/SourceEditor.h"
 
+#include "core/AtomicFile.h"
+
 #include "widgets/SwimlaneRenderer.h"
 #include "widgets/models/LabelPalette.h"
 
@@ -11,7 +13,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QSaveFile>
 #include <QToolTip>
 
 #include <algorithm>
@@ -309,9 +310,11 @@ bool SourceEditor::save(QString* error) {
     if (error) *error = tr("No file to save to.");
     return false;
   }
-  QSaveFile file(m_path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(text().toUtf8()) < 0 || !file.commit()) {
-    if (error) *error = tr("%1: cannot write: %2").arg(m_path, file.errorString());
+  // Not QSaveFile: it commits a file cut short when a write stops part way
+  // (a full disk, a file-size limit); writeFileAtomically checks every byte.
+  std::string reason;
+  if (!writeFileAtomically(m_path.toStdString(), text().toUtf8().toStdString(), reason)) {
+    if (error) *error = tr("%1: cannot write: %2; the file on disk is unchanged").arg(m_path, QString::fromStdString(reason));
     return false;
   }
   setModified(false);

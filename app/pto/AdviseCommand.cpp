@@ -6,6 +6,7 @@
 // predicted against obtained, so that a script or an agent can loop run ->
 // advise -> apply without the IDE.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/Advisor.h"
@@ -32,7 +33,7 @@ struct AdviseOptions {
 };
 
 std::optional<TracedProject> traceOf(const AdviseOptions& options, DiagnosticEngine& diags) {
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return std::nullopt;
   ProjectTraceOptions trace;
   trace.timeoutSeconds = options.timeoutSeconds;

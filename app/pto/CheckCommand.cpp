@@ -1,5 +1,6 @@
 // `pto check PROJECT`: validate an operator project and print what it holds.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "compiler/frontend/ProjectTrace.h"
@@ -100,7 +101,7 @@ void printSummary(const OperatorProject& project) {
 
 int runCheck(const CheckOptions& options) {
   DiagnosticEngine diags;
-  std::optional<OperatorProject> project = loadProject(options.projectPath, diags);
+  std::optional<OperatorProject> project = loadTrustedProject(options.projectPath, diags);
   const bool valid = project && checkKernelNames(*project, options, diags);
   printDiagnostics(diags);
 

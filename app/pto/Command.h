@@ -33,8 +33,9 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry);
 void registerRunsCommands(CLI::App& app, CommandRegistry& registry);  // runs, compare
 void registerAdviseCommands(CLI::App& app, CommandRegistry& registry);
 void registerTuneCommand(CLI::App& app, CommandRegistry& registry);
+void registerTrustCommand(CLI::App& app, CommandRegistry& registry);
 
-// --timeout and --max-elements, shared by the commands that trace kernels.
+// --timeout, --max-elements and --trust, shared by the commands that trace kernels.
 void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements);
 
 } // namespace pto::cli

@@ -1,6 +1,7 @@
 // `pto compile PROJECT [--dump-passes DIR]`: run the pass pipeline, report
 // each pass, and dump the IR after every pass.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/ProjectRun.h"
@@ -29,7 +30,7 @@ struct CompileCommandOptions {
 
 int runCompile(const CompileCommandOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) {
     printDiagnostics(diags);
     return kExitUserError;

@@ -2,6 +2,7 @@
 // With --group (and --after PASS) it prints what the IDE's graph view shows:
 // nodes collapsed into groups by subgraph, loop scope or label, after any pass.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "compiler/frontend/ProjectTrace.h"
@@ -74,7 +75,7 @@ std::string viewText(const IrGraph& graph, const GraphOptions& options) {
 
 int runGraph(const GraphOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) {
     printDiagnostics(diags);
     return kExitUserError;

@@ -2,6 +2,7 @@
 // changed (nodes added, removed, changed per IR level), and the node-by-node
 // difference between the IR after two passes.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/PassDiff.h"
@@ -43,7 +44,7 @@ int passIndex(const std::vector<PassRecord>& passes, const std::string& given) {
 
 int runPasses(const PassesOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) {
     printDiagnostics(diags);
     return kExitUserError;

@@ -3,6 +3,7 @@
 // graph, each core type's use and idle time by cause, waves per label, the
 // critical path and the bound class of the run and of every subgraph.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/HealthReport.h"
@@ -136,7 +137,7 @@ void printReport(const std::string& project, const HealthReport& report, int sub
 
 int runReport(const ReportOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) {
     printDiagnostics(diags);
     return kExitUserError;

@@ -1,5 +1,6 @@
 // `pto run PROJECT`: trace, execute, compare with the golden, report.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/CostModelOutput.h"
@@ -120,7 +121,7 @@ bool writeTrace(const ProjectRunResult& run, const std::string& file, Diagnostic
 
 int runRun(const RunOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) {
     printDiagnostics(diags);
     return kExitUserError;
@@ -166,6 +167,7 @@ void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& ma
       ->type_name("N")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  addTrustOption(command);
 }
 
 void registerRunCommand(CLI::App& app, CommandRegistry& registry) {

@@ -3,6 +3,7 @@
 // buffer use on the machine, and every pass and runtime option with its
 // current value, default and meaning.
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/OptionCatalog.h"
@@ -89,7 +90,7 @@ void noteClampedTile(const TileSite& site, const TileBufferChecker& checker, con
 
 int runSettings(const SettingsOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) {
     printDiagnostics(diags);
     return kExitUserError;

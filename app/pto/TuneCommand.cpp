@@ -5,6 +5,7 @@
 // combines the shards' JSON into the unsharded result. `--apply` writes the
 // best point into pto-project.json (atomically).
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/Advisor.h"
@@ -77,7 +78,7 @@ void printResult(const std::string& project, const TuneResult& result, int rows)
 
 int runTune(const TuneCommandOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadProject(options.projectPath, diags);
+  auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) {
     printDiagnostics(diags);
     return kExitUserError;

@@ -1,6 +1,7 @@
 // `pto validate`: the timing validation table (simulated vs published
 // measurements and first-principles bounds).
 #include "app/pto/Command.h"
+#include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/Validation.h"
@@ -65,6 +66,11 @@ int runValidate(const ValidateOptions& options) {
     printDiagnostics(diags);
     return kExitUserError;
   }
+  // The bundled suite ships with the program; another folder's kernels run only when trusted.
+  if (!options.list && !options.suiteFolder.empty() && !requireTrustedFolder(folder, folder / "validation.json", diags)) {
+    printDiagnostics(diags);
+    return kExitUserError;
+  }
   if (options.list) {
     for (const ValidationCase& validation : suite->cases)
       std::printf("%-36s %-7s %-9s %s\n", validation.name.c_str(), validation.machine.c_str(), validation.kind.c_str(),
@@ -119,6 +125,7 @@ void registerValidateCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_option("--suite", options->suiteFolder, "Read the suite from FOLDER/validation.json")
       ->type_name("FOLDER");
   command->add_flag("--list", options->list, "List the cases and their sources without running them");
+  addTrustOption(*command);
   command->callback([&registry, options] { registry.selected = [options] { return runValidate(*options); }; });
 }
 

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   registerAdviseCommands(app, registry);
   registerTuneCommand(app, registry);
   registerNewCommand(app, registry);
+  registerTrustCommand(app, registry);
   registerConfigCommands(app, registry);
   registerSettingsCommand(app, registry);
   registerValidateCommand(app, registry);

@@ -14,9 +14,12 @@
 #include "core/Diagnostics.h"
 #include "runtime/trace/ChromeTraceWriter.h"
 #include "widgets/models/EditorDiagnostics.h"
+#include "core/project/FolderTrust.h"
 #include "core/project/ProjectFile.h"
 #include "core/project/ProjectTemplates.h"
 #include "app/studio/AdviceController.h"
+#include "app/studio/EditRecoveryController.h"
+#include "widgets/NoticeBar.h"
 #include "widgets/AdvicePanel.h"
 #include "widgets/HealthPanel.h"
 #include "widgets/RunsPanel.h"
@@ -41,7 +44,9 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDateTime>
 #include <QDir>
+#include <QLocale>
 #include <QDockWidget>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -55,10 +60,12 @@
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <QVBoxLayout>
 #include <QPointer>
 #include <QToolBar>
 
@@ -127,7 +134,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_swimlane = m_swimlanePane->view();
   m_graph = new widgets::TaskGraphView(this);
   m_centralTabs->addTab(m_swimlanePane, tr("Swimlane"));
-  setCentralWidget(m_centralTabs);
+  // Decisions that must not block (recovered work, another window on the
+  // project, an untrusted folder) sit in bars above the central views.
+  auto* centre = new QWidget(this);
+  auto* centreLayout = new QVBoxLayout(centre);
+  centreLayout->setContentsMargins(0, 0, 0, 0);
+  centreLayout->setSpacing(0);
+  m_notices = new widgets::NoticeArea(centre);
+  m_recovery = new EditRecoveryController([this] { return unsavedEdits(); }, this);
+  connect(m_recovery, &EditRecoveryController::autosaveFailed, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+  centreLayout->addWidget(m_notices);
+  centreLayout->addWidget(m_centralTabs, 1);
+  setCentralWidget(centre);
   connect(m_graph, &widgets::TaskGraphView::taskActivated, this, [this](trace::TaskIndex task) {
     m_swimlane->selectTask(task, true);
   });
@@ -136,7 +155,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_workbench = new GraphWorkbench(m_graph, m_settings, this);
   m_centralTabs->addTab(m_workbench, tr("Graphs"));
   m_workbench->setRequestProvider([this]() -> std::optional<ProjectRunRequest> {
-    if (!m_project) return std::nullopt;
+    if (!m_project || !m_projectTrusted) return std::nullopt;
     return runRequest();
   });
   connect(m_centralTabs, &QTabWidget::currentChanged, this, [this] {
@@ -185,8 +204,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       m_editor->showLine(line);
   });
   connect(m_editor, &widgets::SourceEditor::lineClicked, this, &MainWindow::onEditorLineClicked);
-  connect(m_editor, &QsciScintilla::modificationChanged, this, [this] { updateTitle(); });
-  connect(m_editor, &QsciScintilla::textChanged, this, [this] { scheduleAutoRun(kSourceEditDelayMs); });
+  connect(m_editor, &QsciScintilla::modificationChanged, this, [this] {
+    updateTitle();
+    m_recovery->editsChanged();
+  });
+  connect(m_editor, &QsciScintilla::textChanged, this, [this] {
+    scheduleAutoRun(kSourceEditDelayMs);
+    m_recovery->editsChanged();
+  });
+
   connect(m_problems, &widgets::ProblemsPanel::locationActivated, this, &MainWindow::onProblemActivated);
   connect(m_settings, &widgets::ProjectSettingsDocument::settingsChanged, this, &MainWindow::onSettingsChanged);
   connect(m_settings, &widgets::ProjectSettingsDocument::modifiedChanged, this, &MainWindow::setSettingsModified);
@@ -285,6 +311,10 @@ void MainWindow::createActions() {
     if (save() && !m_brokenProjectFile.isEmpty() && m_editor->filePath() == m_brokenProjectFile) reloadProject();
   });
   saveAction->setShortcut(QKeySequence::Save);
+  m_trustAction = file->addAction(tr("&Trust this folder"), this, [this] { setProjectTrusted(!m_projectTrusted); });
+  m_trustAction->setCheckable(true);
+  m_trustAction->setEnabled(false);
+  m_trustAction->setToolTip(tr("Whether the open project's Python may run; remembered per folder (pto trust lists them)"));
   QAction* reloadAction = file->addAction(tr("Re&load the project"), this, &MainWindow::reloadProject);
   reloadAction->setShortcut(QKeySequence(Qt::Key_F5));
   reloadAction->setToolTip(tr("Read the project file again (after fixing it, or editing it elsewhere)"));
@@ -480,6 +510,9 @@ bool MainWindow::openProject(const QString& path) {
     return false;
   }
   if (!confirmDiscardEdits()) return false;
+  m_recovery->close();
+  m_notices->dismiss(QStringLiteral("recovery"));
+  m_notices->dismiss(QStringLiteral("instance"));
   m_brokenProjectFile.clear();
   m_projectFile = QString::fromStdString(project->file.string());
   m_project = std::move(project);
@@ -501,6 +534,11 @@ bool MainWindow::openProject(const QString& path) {
   }
   updateLineLabels();
   addRecentFile(m_projectFile);
+  guardProject();
+  m_projectTrusted = isFolderTrusted(m_project->directory());
+  m_notices->dismiss(QStringLiteral("trust"));
+  if (!m_projectTrusted) offerTrust();
+  updateTrustAction();
   closeRunComparison();
   m_currentRunId = 0;
   refreshRuns();  // the runs recorded before, listed while the first run goes
@@ -510,7 +548,8 @@ bool MainWindow::openProject(const QString& path) {
   updateTitle();
   // Opening shows the project's swimlane at once unless the user turned
   // auto-run off (a slow kernel then waits for Ctrl+R).
-  if (autoRun()) runProject();
+  if (autoRun() && m_projectTrusted) runProject();
+  else if (!m_projectTrusted) statusBar()->showMessage(tr("Opened %1 without running it: its folder is not trusted.").arg(QString::fromStdString(m_project->name)));
   else statusBar()->showMessage(tr("Opened %1; Ctrl+R runs it.").arg(QString::fromStdString(m_project->name)));
   return true;
 }
@@ -545,10 +584,152 @@ bool MainWindow::showBrokenProject(const QString& file, const DiagnosticEngine& 
   return true;
 }
 
+EditRecovery MainWindow::unsavedEdits() const {
+  EditRecovery edits;
+  if (m_editor->isModified() && !m_editor->filePath().isEmpty())
+    edits.editor = RecoveredFile{m_editor->filePath().toStdString(), m_editor->text().toStdString()};
+  if (m_project && m_settingsModified) edits.project = RecoveredFile{m_project->file, serializeProject(*m_project)};
+  return edits;
+}
+
+void MainWindow::guardProject() {
+  DiagnosticEngine diags;
+  std::optional<EditRecovery> recovered =
+      m_recovery->open(QString::fromStdString(m_project->directory().string()), diags);
+  if (diags.hasErrors()) {
+    widgets::NoticeBar* bar = m_notices->show(QStringLiteral("recovery"), widgets::NoticeBar::Kind::Warning,
+                                              tr("Unsaved edits from an earlier session could not be read: %1")
+                                                  .arg(QString::fromStdString(diags.format(diags.diagnostics().front()))));
+    (void)bar;
+  }
+  if (!m_recovery->otherInstance().isEmpty()) {
+    m_notices->show(QStringLiteral("instance"), widgets::NoticeBar::Kind::Warning,
+                    tr("This project is already open in another PTO Studio (%1). Saving in both windows makes one "
+                       "overwrite the other, and this window does not autosave; close one of them.")
+                        .arg(m_recovery->otherInstance()));
+  } else if (!m_recovery->autosaveError().isEmpty()) {
+    statusBar()->showMessage(m_recovery->autosaveError(), 10000);
+  }
+  if (recovered) offerRecovery(*recovered);
+}
+
+void MainWindow::offerRecovery(const EditRecovery& recovered) {
+  QStringList what;
+  if (recovered.editor) what << QFileInfo(QString::fromStdString(recovered.editor->file.string())).fileName();
+  if (recovered.project) what << tr("the settings (%1)").arg(QFileInfo(QString::fromStdString(recovered.project->file.string())).fileName());
+  QString when = QString::fromStdString(recovered.writtenAt);
+  QDateTime written = QDateTime::fromString(when, Qt::ISODate);
+  if (written.isValid()) when = QLocale().toString(written.toLocalTime(), QLocale::ShortFormat);
+  widgets::NoticeBar* bar = m_notices->show(
+      QStringLiteral("recovery"), widgets::NoticeBar::Kind::Information,
+      tr("PTO Studio closed with unsaved edits to %1 (autosaved %2). Restore them into the editor and settings (they "
+         "stay unsaved until you save), or discard them?")
+          .arg(what.join(tr(" and ")), when));
+  bar->addAction(tr("Restore"), [this, recovered] { restoreRecovery(recovered); });
+  bar->addAction(tr("Discard"), [this] { m_recovery->discard(); });
+  raiseEditor();
+}
+
+bool MainWindow::restoreRecovery(const EditRecovery& recovered) {
+  QStringList restored;
+  QStringList failed;
+  if (recovered.editor) {
+    if (sameFile(QString::fromStdString(recovered.editor->file.string()), m_editor->filePath())) {
+      replaceKernelText(QString::fromStdString(recovered.editor->text), QString());
+      restored << QFileInfo(m_editor->filePath()).fileName();
+    } else {
+      failed << tr("%1 is not the file in the editor").arg(QString::fromStdString(recovered.editor->file.string()));
+    }
+  }
+  if (recovered.project && m_project) {
+    // The recovered settings become one undoable settings edit: a patch from
+    // the settings as loaded to the settings as they were being edited.
+    DiagnosticEngine diags;
+    std::optional<OperatorProject> edited = parseProject(recovered.project->text, m_project->file, diags);
+    QString error;
+    if (edited) {
+      auto settingsOf = [](const OperatorProject& project) {
+        nlohmann::json whole = nlohmann::json::parse(serializeProject(project));
+        nlohmann::json settings = nlohmann::json::object();
+        for (const char* key : {"machine", "tile_settings", "pass_options", "runtime_options", "partition_overrides"})
+          if (whole.contains(key)) settings[key] = whole[key];
+        return settings;
+      };
+      nlohmann::json patch = nlohmann::json::diff(settingsOf(*m_project), settingsOf(*edited));
+      if (m_settings->applyPatch(patch, tr("Restore unsaved settings"), &error))
+        restored << QFileInfo(m_projectFile).fileName();
+      else
+        failed << error;
+    } else {
+      failed << formatted(diags);
+    }
+  }
+  m_recovery->autosaveNow();  // the restored edits are the unsaved edits now
+  if (!failed.isEmpty()) reportError(tr("Some recovered edits were not restored: %1").arg(failed.join(QStringLiteral("; "))));
+  if (!restored.isEmpty())
+    statusBar()->showMessage(tr("Restored the unsaved edits to %1; Ctrl+S saves them, Ctrl+Z undoes them.")
+                                 .arg(restored.join(tr(" and "))),
+                             10000);
+  return failed.isEmpty();
+}
+
+void MainWindow::offerTrust() {
+  if (!m_project || m_projectTrusted || m_notices->bar(QStringLiteral("trust"))) return;
+  QString folder = QString::fromStdString(std::filesystem::absolute(m_project->directory()).lexically_normal().string());
+  widgets::NoticeBar* bar = m_notices->show(
+      QStringLiteral("trust"), widgets::NoticeBar::Kind::Warning,
+      tr("%1 is not a trusted folder. Running the project runs its Python (%2), which can do anything your account "
+         "can. Trust the folder only if you trust where it came from; until then you can read and edit it, but "
+         "nothing runs.")
+          .arg(folder, QString::fromStdString(m_project->source)));
+  bar->addAction(tr("Trust and run"), [this] {
+    if (setProjectTrusted(true)) runProject();
+  });
+}
+
+bool MainWindow::setProjectTrusted(bool trusted) {
+  if (!m_project) return false;
+  std::string error;
+  bool ok = trusted ? trustFolder(m_project->directory(), error) : revokeFolderTrust(m_project->directory(), error);
+  if (!ok) {
+    reportError(tr("Cannot change the folder's trust: %1").arg(QString::fromStdString(error)));
+    updateTrustAction();
+    return false;
+  }
+  m_projectTrusted = isFolderTrusted(m_project->directory());
+  if (m_projectTrusted) m_notices->dismiss(QStringLiteral("trust"));
+  else if (!trusted) {
+    m_runJobs.cancel();
+    m_autoRunTimer.stop();
+    statusBar()->showMessage(tr("No longer trusted: the project will not run until you trust its folder again."), 8000);
+  }
+  if (trusted == m_projectTrusted) updateTrustAction();
+  else {
+    // Still trusted after a revoke: PTO_TRUST or a bundled example says so.
+    statusBar()->showMessage(tr("The folder stays trusted: %1.")
+                                 .arg(trustGrantedByEnvironment() ? tr("PTO_TRUST is set") : tr("it is a bundled example or inside a trusted folder")),
+                             8000);
+    updateTrustAction();
+  }
+  return m_projectTrusted == trusted;
+}
+
+void MainWindow::updateTrustAction() {
+  QSignalBlocker quiet(m_trustAction);
+  m_trustAction->setEnabled(m_project.has_value());
+  m_trustAction->setChecked(m_project && m_projectTrusted);
+}
+
 void MainWindow::closeProject() {
+  m_recovery->close();
+  m_notices->dismiss(QStringLiteral("recovery"));
+  m_notices->dismiss(QStringLiteral("instance"));
+  m_notices->dismiss(QStringLiteral("trust"));
+  m_projectTrusted = false;
   m_autoRunTimer.stop();
   m_runJobs.cancel();
   m_project.reset();
+  updateTrustAction();
   m_projectFile.clear();
   m_brokenProjectFile.clear();
   m_lastRun = {};
@@ -590,6 +771,11 @@ void MainWindow::runProject() {
                                8000);
     else
       statusBar()->showMessage(tr("Open a project to run it (Ctrl+O), or start one with Ctrl+N."), 8000);
+    return;
+  }
+  if (!m_projectTrusted) {
+    offerTrust();
+    statusBar()->showMessage(tr("Not run: this folder is not trusted (see the bar above the swimlane)."), 8000);
     return;
   }
   // Progress comes from the worker thread; it is shown only while the run
@@ -1188,6 +1374,9 @@ bool MainWindow::save() {
   }
   if (!saved.isEmpty()) statusBar()->showMessage(tr("Saved %1").arg(saved.join(QStringLiteral(", "))), 5000);
   updateTitle();
+  // What was saved leaves the recovery file (all of it: the file goes); after
+  // a failed save the edits stay in it.
+  if (ok) m_recovery->autosaveNow();
   return ok;
 }
 
@@ -1252,11 +1441,13 @@ bool MainWindow::confirmDiscardEdits() {
                                       QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
   if (answer == QMessageBox::Cancel) return false;
   if (answer == QMessageBox::Save) return save();
+  m_recovery->discard();
   return true;
 }
 
 void MainWindow::setSettingsModified(bool modified) {
   m_settingsModified = modified;
+  m_recovery->editsChanged();
   updateTitle();
 }
 
@@ -1289,6 +1480,7 @@ void MainWindow::showHelp() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (!confirmDiscardEdits()) return event->ignore();
+  m_recovery->close();
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
@@ -1426,7 +1618,10 @@ void MainWindow::createAdviceDock() {
 
   m_adviceController = new AdviceController(m_advicePanel, m_settings, this);
   m_adviceController->setRequestProvider([this]() -> std::optional<ProjectRunRequest> {
-    if (!m_project) return std::nullopt;
+    if (!m_project || !m_projectTrusted) {
+      if (m_project) offerTrust();
+      return std::nullopt;
+    }
     return runRequest();
   });
   // An apply runs at once (auto-run or not) and is checked against that run.

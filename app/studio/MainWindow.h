@@ -13,6 +13,7 @@
 #include "analysis/RunSummary.h"
 #include "app/studio/ProjectRunJob.h"
 #include "core/Diagnostics.h"
+#include "core/project/EditRecovery.h"
 #include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"
 
@@ -33,6 +34,7 @@ class QTabWidget;
 namespace pto::widgets {
 class AdvicePanel;
 class HealthPanel;
+class NoticeArea;
 class RunsPanel;
 class ProblemsPanel;
 class ProjectSettingsDocument;
@@ -48,6 +50,7 @@ class TaskGraphView;
 namespace pto::studio {
 
 class AdviceController;
+class EditRecoveryController;
 class GraphWorkbench;
 
 class MainWindow : public QMainWindow {
@@ -132,6 +135,21 @@ public:
   // The Runs dock (issue 15): the project's recorded runs, a makespan trend,
   // and the A/B comparison of the current run with a recorded one.
   widgets::RunsPanel* runs() const { return m_runs; }
+  // The bars above the central views (recovered work, another window on the
+  // project, an untrusted folder).
+  widgets::NoticeArea* notices() const { return m_notices; }
+  EditRecoveryController* recovery() const { return m_recovery; }
+  // Puts recovered edits into the editor and the settings as undoable,
+  // unsaved edits (the Restore of the recovery bar); false when a part
+  // could not be restored (the reason is reported).
+  bool restoreRecovery(const EditRecovery& recovered);
+  // Opening a project runs its Python, so a folder not yet trusted
+  // (core/project/FolderTrust) opens for reading and editing only, with a
+  // bar offering to trust it; File > Trust this folder grants and revokes.
+  bool projectTrusted() const { return m_projectTrusted; }
+  // Grants (or revokes) trust for the open project's folder in the store
+  // pto shares; false when that fails or the folder stays as it was.
+  bool setProjectTrusted(bool trusted);
   // The swimlane with the compared run beneath it while comparing.
   widgets::SwimlanePane* swimlanePane() const { return m_swimlanePane; }
   // Reads the project's run ledger again (after each run; runsLoaded follows).
@@ -212,6 +230,15 @@ private:
   // Asks to save unsaved kernel or settings edits; false when the user cancels.
   bool confirmDiscardEdits();
   void setSettingsModified(bool modified);
+  // The unsaved kernel text and settings, for the recovery file.
+  EditRecovery unsavedEdits() const;
+  // After a project opens: takes its lock (warns about another window on
+  // it) and offers back what a crashed session left unsaved.
+  void guardProject();
+  void offerRecovery(const EditRecovery& recovered);
+  // The bar that asks to trust the open project's folder (nothing runs until then).
+  void offerTrust();
+  void updateTrustAction();
 
   widgets::SwimlanePane* m_swimlanePane = nullptr;
   widgets::SwimlaneView* m_swimlane = nullptr;
@@ -274,6 +301,11 @@ private:
   widgets::AdvicePanel* m_advicePanel = nullptr;
   QDockWidget* m_adviceDock = nullptr;
   AdviceController* m_adviceController = nullptr;
+
+  widgets::NoticeArea* m_notices = nullptr;
+  EditRecoveryController* m_recovery = nullptr;
+  bool m_projectTrusted = false;
+  QAction* m_trustAction = nullptr;
 };
 
 } // namespace pto::studio

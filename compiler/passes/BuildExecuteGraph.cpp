@@ -1,6 +1,8 @@
 // Implementation of BuildExecuteGraph and of the dependency index.
 #include "compiler/passes/BuildExecuteGraph.h"
 
+#include "core/Limits.h"
+
 #include "compiler/ir/ProgramWalker.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 
@@ -652,7 +654,7 @@ class TaskMaker {
 public:
   TaskMaker(Compilation& compilation, DiagnosticEngine& diags)
       : m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_blocks(compilation.blocks),
-        m_tasks(compilation.tasks.tasks), m_diags(diags) {}
+        m_tasks(compilation.tasks.tasks), m_diags(diags), m_taskLimit(limitValue(kTaskLimit)) {}
 
   // Finds where each subgraph starts; false after an internal error.
   bool prepare() {
@@ -721,6 +723,10 @@ public:
 
   bool visitOp(OpId op, const Bindings& bindings) {
     for (SubgraphId id : m_startingAt[static_cast<std::size_t>(op)]) {
+      if (static_cast<std::int64_t>(m_tasks.size()) >= m_taskLimit)
+        return m_diags.error(m_graph.op(op).location)
+               << "the program makes " << limitExceeded(kTaskLimit)
+               << " (this op's loop is where it went over): give it bigger tile shapes, or fewer loop iterations";
       const Subgraph& subgraph = m_blocks.subgraph(id);
       Task task;
       task.id = static_cast<TaskId>(m_tasks.size());
@@ -844,6 +850,7 @@ private:
   const BlockGraph& m_blocks;
   std::vector<Task>& m_tasks;
   DiagnosticEngine& m_diags;
+  std::int64_t m_taskLimit;
   std::vector<std::vector<SubgraphId>> m_startingAt;     // by tensor op: subgraphs whose task it makes
   std::vector<std::vector<std::string>> m_loopSymbols;  // by scope
 };

@@ -1,6 +1,8 @@
 // Implementation of ExpandFunction.
 #include "compiler/passes/ExpandFunction.h"
 
+#include "core/Limits.h"
+
 #include "compiler/ir/ValidShapes.h"
 
 #include "core/SymbolicSimplify.h"
@@ -58,17 +60,28 @@ void forEachTile(const Dims& shape, const Dims& tile, const std::function<void(c
   }
 }
 
+struct TileOpLimitReached {};
+
 class Expander {
 public:
   Expander(Compilation& compilation, DiagnosticEngine& diags)
-      : m_compilation(compilation), m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_diags(diags) {}
+      : m_compilation(compilation), m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_diags(diags),
+        m_tileOpLimit(limitValue(kTileOpLimit)) {}
 
   bool run() {
     if (!concretiseShapes()) return false;
     if (!inferValidParts()) return false;
     std::size_t opCount = m_graph.ops().size();  // matmul accumulators add tensors, not ops
-    for (std::size_t i = 0; i < opCount; ++i)
-      if (!expand(m_graph.op(static_cast<OpId>(i)))) return false;
+    for (std::size_t i = 0; i < opCount; ++i) {
+      const TensorOp& op = m_graph.op(static_cast<OpId>(i));
+      try {
+        if (!expand(op)) return false;
+      } catch (const TileOpLimitReached&) {
+        return m_diags.error(op.location)
+               << "cutting the program into tiles makes " << limitExceeded(kTileOpLimit) << "; this " << name(op.kind)
+               << " went over it: give it (or the ops before it) bigger tile shapes";
+      }
+    }
     assignTileValidParts();
     noteClampedTiles();
     warnUnusedTileSettings();
@@ -335,7 +348,12 @@ private:
       }
     }
     std::vector<TileOpId> ids;
-    auto emit = [&](TileOp tile) { ids.push_back(m_tiles.addTileOp(std::move(tile))); };
+    // Every tile op comes through here, so this is where a runaway expansion
+    // stops: the throw leaves the tile loops at once.
+    auto emit = [&](TileOp tile) {
+      if (static_cast<std::int64_t>(m_tiles.tileOps().size()) >= m_tileOpLimit) throw TileOpLimitReached{};
+      ids.push_back(m_tiles.addTileOp(std::move(tile)));
+    };
     bool ok = true;
     switch (category(op.kind)) {
     case OpCategory::Unary:
@@ -1134,6 +1152,7 @@ private:
   TileGraph& m_tiles;
   TensorGraph& m_graph;
   DiagnosticEngine& m_diags;
+  std::int64_t m_tileOpLimit;
   ValidShapes m_valid;  // of the traced tensors
   std::vector<TileSetting> m_settingsUsed;  // in order of first use
   std::map<std::tuple<std::string, std::string, std::string, Dims>, std::size_t> m_settingIndex;

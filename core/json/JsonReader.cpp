@@ -1,8 +1,11 @@
 // Located parsing and validation helpers shared by the JSON file loaders.
 #include "core/json/JsonReader.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <system_error>
 #include <vector>
 
 namespace pto {
@@ -39,6 +42,57 @@ std::size_t parseErrorOffset(std::string_view text, std::size_t lastRead) {
   return offset;
 }
 
+// Files people write nest a few levels; far deeper nesting is refused before
+// parsing, because the locator, copies and comparisons of a document recurse
+// once per level and a file of brackets would overflow the stack.
+constexpr int kMaxNestingDepth = 256;
+
+// Offset of the first '[' or '{' (outside strings) that opens a level deeper
+// than kMaxNestingDepth, or npos.
+std::size_t tooDeepOffset(std::string_view text) {
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string_view::npos;
+}
+
+constexpr std::string_view kNumberCharacters = "-+.eE0123456789";
+
+// nlohmann reports a number too large for a double ("1e400") as an
+// out_of_range error without a position; this finds the first such number
+// outside strings so the error can point at it. npos when there is none.
+std::size_t overflowingNumberOffset(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      continue;
+    }
+    if (text[i] != '-' && !std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    const std::size_t end = std::min(text.find_first_not_of(kNumberCharacters, i), text.size());
+    const std::string_view number = text.substr(i, end - i);
+    // from_chars, unlike strtod, ignores the locale (the IDE runs in the
+    // user's). It also calls underflow out of range, which the parser
+    // accepts (as 0): that needs a negative exponent.
+    double value = 0.0;
+    const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (result.ec == std::errc::result_out_of_range && number.find("e-") == std::string_view::npos &&
+        number.find("E-") == std::string_view::npos)
+      return i;
+    i = end - 1;
+  }
+  return std::string_view::npos;
+}
+
 } // namespace
 
 std::size_t editDistance(std::string_view a, std::string_view b) {
@@ -70,6 +124,11 @@ std::optional<nlohmann::ordered_json> parseJsonDocument(std::string_view text, c
   diags.setSourceText(file.string(), std::string(text));
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return diags.error(SourceLocation{file.string(), 1, 1}) << emptyFileMessage;
+  if (const std::size_t deep = tooDeepOffset(text); deep != std::string_view::npos) {
+    const LineColumn position = lineColumnAt(text, deep);
+    return diags.error(SourceLocation{file.string(), position.line, position.column})
+           << "invalid JSON: arrays and objects nested more than " << kMaxNestingDepth << " levels deep";
+  }
   try {
     return nlohmann::ordered_json::parse(text.begin(), text.end());
   } catch (const nlohmann::ordered_json::parse_error& e) {
@@ -82,15 +141,33 @@ std::optional<nlohmann::ordered_json> parseJsonDocument(std::string_view text, c
                              : parseErrorOffset(text, e.byte > 0 ? e.byte - 1 : 0);
     LineColumn position = lineColumnAt(text, offset);
     return diags.error(SourceLocation{file.string(), position.line, position.column}) << parseErrorMessage(what);
+  } catch (const nlohmann::ordered_json::out_of_range&) {
+    // The only out_of_range the parser throws: a number beyond double's range.
+    const std::size_t offset = overflowingNumberOffset(text);
+    const LineColumn position = lineColumnAt(text, offset == std::string_view::npos ? 0 : offset);
+    DiagnosticBuilder error = diags.error(SourceLocation{file.string(), position.line, position.column});
+    error << "invalid JSON: number out of range";
+    if (offset != std::string_view::npos) {
+      const std::size_t end = std::min(text.find_first_not_of(kNumberCharacters, offset), text.size());
+      error << " (" << text.substr(offset, end - offset) << " is beyond the largest double, about 1.8e308)";
+    }
+    return error;
   }
 }
 
 JsonReader::JsonReader(std::string_view text, std::filesystem::path file, DiagnosticEngine& diags)
-    : m_text(text), m_file(std::move(file)), m_locator(text), m_diags(diags) {}
+    : m_text(text), m_file(std::move(file)), m_locator(text), m_lineStarts{0}, m_diags(diags) {
+  for (std::size_t i = 0; i < m_text.size(); ++i)
+    if (m_text[i] == '\n') m_lineStarts.push_back(i + 1);
+}
 
 SourceLocation JsonReader::locationOf(std::size_t offset) const {
-  LineColumn position = lineColumnAt(m_text, offset);
-  return SourceLocation{m_file.string(), position.line, position.column};
+  // As lineColumnAt() counts: the line holding `offset`, 1-based.
+  offset = std::min(offset, m_text.size());
+  const auto after = std::upper_bound(m_lineStarts.begin(), m_lineStarts.end(), offset);
+  const auto line = static_cast<int>(after - m_lineStarts.begin());
+  const auto column = static_cast<int>(offset - *(after - 1)) + 1;
+  return SourceLocation{m_file.string(), line, column};
 }
 
 SourceLocation JsonReader::valueLocation(const KeyPath& path) const {

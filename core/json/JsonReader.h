@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pto {
 
@@ -120,6 +121,9 @@ private:
   std::string_view m_text;
   std::filesystem::path m_file;
   JsonLocator m_locator;
+  // Offsets where each line starts: a file with many problems (thousands of
+  // unknown keys) gets each location by binary search, not by a rescan.
+  std::vector<std::size_t> m_lineStarts;
   DiagnosticEngine& m_diags;
 };
 

@@ -1,5 +1,7 @@
 #include "core/project/ProjectTemplates.h"
 
+#include "core/project/FolderTrust.h"
+
 #include "core/InstallPaths.h"
 #include "core/json/JsonReader.h"
 #include "core/project/ProjectFile.h"
@@ -75,6 +77,10 @@ std::optional<fs::path> createProjectFromExample(const std::string& exampleName,
   std::string folderName = (absolute.filename().empty() ? absolute.parent_path() : absolute).filename().string();
   project->name = folderName;
   if (!saveProject(*project, diags, projectFile)) return std::nullopt;
+  // Its Python is the bundled example's, which is trusted: so is the copy.
+  if (std::string error; !trustFolder(destination, error))
+    diags.warning(where) << "the new project could not be marked trusted (" << error
+                         << "); trust it with `pto trust " << destination.string() << "` before running it";
   return projectFile;
 }
 

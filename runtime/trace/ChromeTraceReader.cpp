@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <unordered_map>
 
 namespace pto::trace {
@@ -78,6 +79,17 @@ std::optional<std::int64_t> integerOf(const JsonValue& value) {
   if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
   return result;
 }
+
+// a + b, or nullopt when the sum leaves int64 (times near ±9.2e18 ns).
+std::optional<std::int64_t> checkedSum(std::int64_t a, std::int64_t b) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  if ((b > 0 && a > kMax - b) || (b < 0 && a < kMin - b)) return std::nullopt;
+  return a + b;
+}
+
+// Trace::addTask keeps at most this many pipe intervals and args per task.
+constexpr std::size_t kMaxPerTask = std::numeric_limits<std::uint16_t>::max();
 
 bool isDigits(std::string_view text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
@@ -283,8 +295,9 @@ private:
       if (at == std::string_view::npos || plus == std::string_view::npos) return false;
       auto start = microsTextToNs(item.substr(at + 1, plus - at - 1));
       auto dur = microsTextToNs(item.substr(plus + 1));
-      if (!start || !dur) return false;
-      m_pipeScratch.push_back(PipeInterval{*start, *start + *dur, m_trace.intern(item.substr(0, at))});
+      std::optional<std::int64_t> endNs = start && dur ? checkedSum(*start, *dur) : std::nullopt;
+      if (!endNs) return false;
+      m_pipeScratch.push_back(PipeInterval{*start, *endNs, m_trace.intern(item.substr(0, at))});
       text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
     }
     return true;
@@ -295,7 +308,9 @@ private:
     task.startNs = requireMicros("ts");
     std::int64_t durNs = requireMicros("dur");
     if (durNs < 0) failEvent("field 'dur' is negative");
-    task.endNs = task.startNs + durNs;
+    std::optional<std::int64_t> endNs = checkedSum(task.startNs, durNs);
+    if (!endNs) failEvent("'ts' + 'dur' is out of range: the task would end after 2^63 ns (292 years)");
+    task.endNs = *endNs;
     task.lane = laneOf();
     std::string_view taskName = stringField("name");
     task.name = m_trace.intern(taskName);
@@ -368,6 +383,12 @@ private:
     for (std::size_t i = 0; i < m_memberCount; ++i)
       if (std::find(std::begin(kEventFields), std::end(kEventFields), m_members[i].key) == std::end(kEventFields))
         keepArg(m_members[i]);
+    if (m_pipeScratch.size() > kMaxPerTask)
+      failEvent("args.pipes lists " + std::to_string(m_pipeScratch.size()) + " intervals; a task holds at most " +
+                std::to_string(kMaxPerTask));
+    if (m_argScratch.size() > kMaxPerTask)
+      failEvent("the event has " + std::to_string(m_argScratch.size()) +
+                " fields and args besides the task's own; a task keeps at most " + std::to_string(kMaxPerTask));
     m_trace.addTask(task, m_pipeScratch, m_argScratch);
     ++m_completeCount;
   }
@@ -387,6 +408,9 @@ private:
       if ((value.kind != JsonValue::Kind::Number && value.kind != JsonValue::Kind::String) || ec != std::errc() ||
           ptr != value.text.data() + value.text.size())
         failEvent("counter value args." + m_args[i].key + " must be a number, got " + std::string(name(value.kind)));
+      // from_chars reads "nan" and "inf" in strings; JSON (and our export) has no such numbers.
+      if (!std::isfinite(number))
+        failEvent("counter value args." + m_args[i].key + " must be a finite number, got \"" + value.text + "\"");
       m_trace.addCounterSample(m_argCount == 1 ? counterName : counterName + "." + m_args[i].key, tsNs, number);
     }
   }

@@ -3,6 +3,7 @@
 
 #include "core/AtomicFile.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ostream>
@@ -137,8 +138,7 @@ private:
       const Task& to = m_trace.tasks()[consumer];
       for (TaskIndex producer : m_trace.predecessors(static_cast<TaskIndex>(consumer))) {
         const Task& from = m_trace.tasks()[producer];
-        // Perfetto binds "s" to the slice open at ts: stay strictly inside the producer.
-        std::int64_t sourceNs = std::max(from.startNs, from.endNs - 1);
+        const std::int64_t sourceNs = flowSourceNs(producer);
         ++flowId;
         beginEvent();
         m_out << R"({"ph":"s","id":)" << flowId << R"(,"cat":"dep","name":"dep","pid":)" << kMachineViewPid
@@ -148,6 +148,19 @@ private:
               << ",\"tid\":" << to.lane << ",\"ts\":" << formatMicros(to.startNs) << '}';
       }
     }
+  }
+
+  // Where the "s" of an edge from `producer` goes. Perfetto, and our reader
+  // (Trace::enclosingTask), bind it to the innermost slice open at its time:
+  // the producer's last nanosecond, unless a nested task covers it or more
+  // finished tasks lie in between than the reader looks back over; then its
+  // start, which always binds to a task starting with the producer, so the
+  // written trace reads back.
+  std::int64_t flowSourceNs(TaskIndex producer) const {
+    const Task& from = m_trace.tasks()[producer];
+    const std::int64_t lastNs = std::max(from.startNs, from.endNs - 1);
+    if (m_trace.enclosingTask(from.lane, lastNs) == producer) return lastNs;
+    return from.startNs;
   }
 
   void writeCounters() {

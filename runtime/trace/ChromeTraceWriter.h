@@ -18,8 +18,8 @@ namespace pto::trace {
 //   ("file:line"), inputs, outputs, dispatchTs, pipes ("PIPE@ts+dur;…" in
 //   µs), then the task's extra args;
 // - per dependency edge one v1 flow pair with a unique id: "s" on the
-//   producer's lane at max(start, end - 1 ns), "f" with "bp":"e" at the
-//   consumer's start;
+//   producer's lane at max(start, end - 1 ns) (at its start when that
+//   would not bind back to it), "f" with "bp":"e" at the consumer's start;
 // - counters as C events with args {"value": v}.
 // Times are microseconds with exactly three fractional digits (exact ns).
 // Preconditions: `trace` is finalized.

@@ -9,6 +9,25 @@ namespace {
 // Deeper nesting than this inside one event is rejected instead of
 // recursing until the stack overflows.
 constexpr int kMaxDepth = 256;
+
+// Appends `text` as a JSON string literal, escaping what JSON requires.
+void appendQuoted(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (char ch : text) {
+    auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out.push_back('\\');
+      out.push_back(ch);
+    } else if (u < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", u);
+      out += escaped;
+    } else {
+      out.push_back(ch);
+    }
+  }
+  out.push_back('"');
+}
 } // namespace
 
 std::string_view name(JsonValue::Kind kind) {
@@ -238,12 +257,7 @@ void JsonEventStream::readComposite(std::string* out, int depth) {
       std::string key;
       readStringInto(&key);
       if (out) {
-        out->push_back('"');
-        for (char ch : key) {
-          if (ch == '"' || ch == '\\') out->push_back('\\');
-          out->push_back(ch);
-        }
-        out->push_back('"');
+        appendQuoted(*out, key);
         out->push_back(':');
       }
       expect(':', "':' after member name");
@@ -255,16 +269,7 @@ void JsonEventStream::readComposite(std::string* out, int depth) {
     } else if (c == '"') {
       std::string text;
       readStringInto(out ? &text : nullptr);
-      if (out) {
-        out->push_back('"');
-        for (char ch : text) {
-          auto u = static_cast<unsigned char>(ch);
-          if (ch == '"' || ch == '\\') { out->push_back('\\'); out->push_back(ch); }
-          else if (u < 0x20) { char esc[8]; std::snprintf(esc, sizeof esc, "\\u%04x", u); *out += esc; }
-          else out->push_back(ch);
-        }
-        out->push_back('"');
-      }
+      if (out) appendQuoted(*out, text);
     } else {
       readValue(scalar);
       if (out) *out += scalar.text;

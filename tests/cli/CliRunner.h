@@ -21,12 +21,11 @@ inline std::string slurp(const std::filesystem::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Runs `pto ARGS` through the shell; stdout and stderr captured separately.
-inline Result runPto(const std::string& args) {
+// Runs a shell command; stdout and stderr captured separately.
+inline Result runShell(const std::string& command) {
   std::filesystem::path errFile = std::filesystem::temp_directory_path() / ("pto-cli-err-" + std::to_string(std::random_device{}()));
-  std::string command = std::string("'") + PTO_CLI + "' " + args + " 2>'" + errFile.string() + "'";
   Result result;
-  FILE* pipe = ::popen(command.c_str(), "r");
+  FILE* pipe = ::popen((command + " 2>'" + errFile.string() + "'").c_str(), "r");
   if (!pipe) return result;
   char buffer[4096];
   std::size_t got = 0;
@@ -37,6 +36,9 @@ inline Result runPto(const std::string& args) {
   std::filesystem::remove(errFile);
   return result;
 }
+
+// Runs `pto ARGS` through the shell; stdout and stderr captured separately.
+inline Result runPto(const std::string& args) { return runShell(std::string("'") + PTO_CLI + "' " + args); }
 
 // A project folder in the temporary directory holding a kernel.py and a pto-project.json, removed when the
 // object goes.

@@ -2,10 +2,13 @@
 // source-line lookup — each against a hand-built trace whose answers are
 // known by construction.
 #include "widgets/models/TraceIndex.h"
+#include "widgets/models/TraceLoading.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <set>
 
 namespace pto::widgets {
@@ -133,3 +136,21 @@ TEST(TraceIndex, EmptyTrace) {
 
 } // namespace
 } // namespace pto::widgets
+
+// A trace file bigger than PTO_MAX_TRACE_BYTES is refused before it is read,
+// with the limit and how to raise it in the error.
+TEST(TraceLoading, AFileOverTheTraceSizeLimitIsRefusedNamingTheLimit) {
+  const std::string fixture = std::string(PTO_SOURCE_DIR) + "/tests/trace/fixtures/merged_swimlane.json";
+  ASSERT_TRUE(std::filesystem::exists(fixture)) << fixture;
+  ASSERT_EQ(::setenv("PTO_MAX_TRACE_BYTES", "100", 1), 0);
+  pto::widgets::TraceLoadResult refused = pto::widgets::loadTraceFile(fixture);
+  ::unsetenv("PTO_MAX_TRACE_BYTES");
+  EXPECT_FALSE(refused.index);
+  EXPECT_NE(refused.error.find(fixture), std::string::npos) << refused.error;
+  EXPECT_NE(refused.error.find("more than the limit of 100 trace bytes (PTO_MAX_TRACE_BYTES); raise it with "
+                               "PTO_MAX_TRACE_BYTES=N"),
+            std::string::npos)
+      << refused.error;
+  pto::widgets::TraceLoadResult loaded = pto::widgets::loadTraceFile(fixture);
+  EXPECT_TRUE(loaded.index) << loaded.error;
+}

@@ -2,6 +2,7 @@
 #include "widgets/models/TraceLoading.h"
 
 #include "core/Diagnostics.h"
+#include "core/Limits.h"
 #include "runtime/trace/ChromeTraceReader.h"
 
 #include <chrono>
@@ -13,6 +14,14 @@ TraceLoadResult loadTraceFile(const std::filesystem::path& path, const std::atom
   TraceLoadResult result;
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
+  // Checked before reading: a trace the size of a disk image is a wrong file, not a long wait.
+  std::error_code sizeError;
+  const auto bytes = std::filesystem::file_size(path, sizeError);
+  if (!sizeError && static_cast<std::int64_t>(bytes) > limitValue(kTraceBytesLimit)) {
+    result.error = path.string() + ": the file has " + std::to_string(bytes) + " bytes, " +
+                   limitExceeded(kTraceBytesLimit);
+    return result;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     result.error = path.string() + ": cannot open the file for reading";

@@ -1,0 +1,100 @@
+// The lock is a QLockFile: it records the holder's pid and host, and a lock
+// left by a process that no longer runs (a crash, a kill) counts as stale
+// and is taken over.
+#include "app/studio/EditRecoveryController.h"
+
+#include <QDir>
+#include <QLockFile>
+
+namespace pto::studio {
+
+EditRecoveryController::EditRecoveryController(std::function<EditRecovery()> unsavedEdits, QObject* parent)
+    : QObject(parent), m_unsavedEdits(std::move(unsavedEdits)) {
+  m_timer.setSingleShot(true);
+  m_timer.setInterval(kAutosaveDelayMs);
+  connect(&m_timer, &QTimer::timeout, this, &EditRecoveryController::autosaveNow);
+}
+
+EditRecoveryController::~EditRecoveryController() = default;
+
+std::optional<EditRecovery> EditRecoveryController::open(const QString& folder, DiagnosticEngine& diags) {
+  close();
+  m_folder = folder;
+  m_discarded = false;
+  m_error.clear();
+  m_otherInstance.clear();
+  QString stateFolder = QDir(folder).filePath(QStringLiteral(".pto"));
+  if (!QDir().mkpath(stateFolder)) {
+    m_error = tr("cannot create %1, so unsaved edits are not autosaved").arg(stateFolder);
+  } else {
+    m_lock = std::make_unique<QLockFile>(QDir(stateFolder).filePath(QStringLiteral("studio.lock")));
+    // Only a lock whose holder died is stale; a live holder keeps it however old.
+    m_lock->setStaleLockTime(0);
+    if (!m_lock->tryLock(0)) {
+      qint64 pid = 0;
+      QString host;
+      QString application;
+      if (m_lock->error() == QLockFile::LockFailedError && m_lock->getLockInfo(&pid, &host, &application))
+        m_otherInstance = tr("process %1 on %2").arg(pid).arg(host);
+      else if (m_lock->error() == QLockFile::LockFailedError)
+        m_otherInstance = tr("another process");
+      else
+        m_error = tr("cannot write %1, so unsaved edits are not autosaved").arg(stateFolder);
+      m_lock.reset();
+    }
+  }
+  // A second window leaves the recovery to the first: it may be that
+  // window's live autosave, not a crash's leftovers.
+  if (!m_otherInstance.isEmpty()) return std::nullopt;
+  std::optional<EditRecovery> recovery = readEditRecovery(folder.toStdString(), diags);
+  if (!recovery) return std::nullopt;
+  EditRecovery unsaved = unsavedPartsOf(*recovery);
+  if (unsaved.empty()) {
+    removeEditRecovery(folder.toStdString());
+    return std::nullopt;
+  }
+  return unsaved;
+}
+
+void EditRecoveryController::close() {
+  // Unsaved edits nobody decided about stay recoverable; discarded ones do not.
+  if (autosaving() && !m_discarded) autosaveNow();  // removes the file when nothing is unsaved
+  m_timer.stop();
+  m_lock.reset();  // unlocks
+  m_folder.clear();
+  m_otherInstance.clear();
+}
+
+bool EditRecoveryController::autosaving() const { return m_lock && m_lock->isLocked(); }
+
+void EditRecoveryController::editsChanged() {
+  m_discarded = false;
+  if (autosaving()) m_timer.start();
+}
+
+void EditRecoveryController::autosaveNow() {
+  m_timer.stop();
+  if (!autosaving()) return;
+  EditRecovery edits = m_unsavedEdits();
+  if (edits.empty()) {
+    removeEditRecovery(m_folder.toStdString());
+    Q_EMIT autosaved(false);
+    return;
+  }
+  std::string error;
+  if (!writeEditRecovery(m_folder.toStdString(), edits, error)) {
+    m_error = tr("autosave failed: %1").arg(QString::fromStdString(error));
+    Q_EMIT autosaveFailed(m_error);
+    return;
+  }
+  m_error.clear();
+  Q_EMIT autosaved(true);
+}
+
+void EditRecoveryController::discard() {
+  m_timer.stop();
+  m_discarded = true;
+  if (autosaving()) removeEditRecovery(m_folder.toStdString());
+}
+
+} // namespace pto::studio

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Renders the screenshots the docs show, from the programs as they are now:
+#
+#   scripts/make-screenshots.sh OUTPUT_DIR [PTO_STUDIO] [NAME.png...]
+#
+# PTO_STUDIO defaults to build/release/bin/pto-studio; `pto` is taken from
+# beside it (it records the runs the Runs view lists). With NAME.png
+# arguments only those screenshots are made. Each one opens a copy of a
+# bundled example (without its recorded runs; no saved window layout) headless
+# (QT_QPA_PLATFORM=offscreen) in the light theme at 1600x1000, waits until the
+# run, the advice or the layout it asks for has finished, and saves a PNG.
+# The `shot NAME.png ...` and `shot_failing NAME.png ...` lines at the end
+# are the list of screenshots: the docs test (tests/docs/check_docs.py) reads
+# them, and an image the docs show must be one of them. Exit 1 when a
+# screenshot fails (or, for shot_failing, when its run does not fail).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -lt 1 ]; then
+  echo "usage: $0 OUTPUT_DIR [PTO_STUDIO] [NAME.png...]" >&2
+  exit 2
+fi
+out=$(mkdir -p "$1" && cd "$1" && pwd)
+shift
+studio="$root/build/release/bin/pto-studio"
+if [ $# -gt 0 ] && [[ "$1" != *.png ]]; then
+  studio=$1
+  shift
+fi
+only=("$@")
+if [ ! -x "$studio" ]; then
+  echo "make-screenshots: $studio is not an executable; build it first (cmake --build --preset release)" >&2
+  exit 1
+fi
+studio="$(cd "$(dirname "$studio")" && pwd)/$(basename "$studio")"
+pto="$(dirname "$studio")/pto"
+if [ ! -x "$pto" ]; then
+  echo "make-screenshots: $pto (beside pto-studio) is not an executable; build it first" >&2
+  exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pto-screenshots.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export QT_QPA_PLATFORM=offscreen
+export XDG_RUNTIME_DIR="$work/runtime"
+# The copies are of the bundled examples, which are trusted; the copies'
+# temporary folders are not in the user's trust store.
+export PTO_TRUST=1
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+examples="$root/resources/examples"
+made=0
+
+wanted() {
+  [ ${#only[@]} -eq 0 ] && return 0
+  local name
+  for name in "${only[@]}"; do [ "$name" = "$1" ] && return 0; done
+  return 1
+}
+
+# A fresh copy of an example (without the runs recorded in the source tree),
+# named relative to $work: pto-studio runs there, so the messages it shows
+# say softmax/kernel.py rather than a temporary folder's name.
+project() {
+  local example=$1 name=$2
+  rm -rf "${work:?}/$name"
+  cp -r "$examples/$example" "$work/$name"
+  find "$work/$name" -name .pto -type d -prune -exec rm -rf {} +
+  echo "$name"
+}
+
+# shot NAME.png PROJECT [pto-studio options...]: one screenshot of a run
+# that succeeds; shot_failing: of one that fails (pto-studio --exit returns 1).
+shot() { screenshot 0 "$@"; }
+shot_failing() { screenshot 1 "$@"; }
+screenshot() {
+  local expect=$1 name=$2 path=$3
+  shift 3
+  wanted "$name" || return 0
+  local status=0
+  (cd "$work" && XDG_CONFIG_HOME="$work/config-${name%.png}" \
+    "$studio" "$path" --size 1600x1000 --theme light --screenshot "$out/$name" --exit "$@" \
+    >"$work/${name%.png}.log" 2>&1) || status=$?
+  if [ "$status" -ne "$expect" ] || [ ! -s "$out/$name" ]; then
+    echo "make-screenshots: $name failed (exit $status, expected $expect):" >&2
+    cat "$work/${name%.png}.log" >&2
+    exit 1
+  fi
+  echo "make-screenshots: $out/$name"
+  made=$((made + 1))
+}
+
+softmax=$(project softmax softmax)
+mixed=$(project muls_add_matmul_rowsum muls_add_matmul_rowsum)
+indexer=$(project lightning_indexer lightning_indexer)
+per_block=$(project lightning_indexer_tuning lightning_indexer_tuning)/per_block
+
+# softmax with a wider tile set in the project (the tuning dock's edit).
+printf '[{"op": "add", "path": "/tile_settings", "value": {"vec": {"softmax": [1, 8, 1, 256]}}}]\n' >"$work/retile.json"
+retiled=$(project softmax softmax_retiled)
+if wanted tuning.png; then
+  "$pto" apply "$work/$retiled" --patch "$work/retile.json" >/dev/null
+fi
+
+# softmax run once as shipped (run 1 in its ledger), then given the wider
+# tile: the screenshot's run is run 2, compared with run 1.
+history=$(project softmax softmax_history)
+if wanted runs.png; then
+  "$pto" run "$work/$history" >/dev/null
+  "$pto" apply "$work/$history" --patch "$work/retile.json" >/dev/null
+fi
+
+# softmax with a tile the hardware rejects (the innermost dim not 32-byte aligned).
+broken=$(project softmax my_softmax)
+sed -i 's/set_vec_tile_shapes(1, 4, 1, 64)/set_vec_tile_shapes(1, 4, 1, 60)/' "$work/$broken/kernel.py"
+
+shot swimlane.png          "$softmax" --run --view swimlane
+shot summary.png           "$softmax" --run --view summary
+shot tuning.png            "$retiled" --run --view tuning
+shot runs.png              "$history" --run --view runs --compare-run 1
+shot_failing editor-problems.png "$broken" --run --view editor
+shot graphs-tile.png       "$mixed" --run --view graph --level tile
+shot graphs-block.png      "$mixed" --run --view graph --level block
+shot graphs-exec.png       "$mixed" --run --view graph --level exec
+shot health.png            "$indexer" --run --view health
+shot advice.png            "$per_block" --run --advise --view advice
+shot tuner.png             "$softmax" --run --tune 240 --view advice
+shot swimlane-dark.png     "$indexer" --run --view swimlane --theme dark
+
+if [ ${#only[@]} -gt 0 ] && [ "$made" -ne ${#only[@]} ]; then
+  echo "make-screenshots: made $made of ${#only[@]} requested screenshots; the names are the shot lines of $0" >&2
+  exit 1
+fi
+echo "make-screenshots: $made screenshots in $out"
