@@ -21,7 +21,10 @@ dpkg-deb -x "$deb" "$root"
 unset PTO_PYTHON_PATH PYTHONPATH
 cd "$root"
 "$root/usr/bin/pto" --version
-cp -r "$root/usr/share/pto-studio/examples/softmax" "$root/softmax"
+# A project made by the installed pto from the installed example, as a user
+# would (pto new records the new folder as trusted, in a store of our own).
+export XDG_CONFIG_HOME="$root/config"
+"$root/usr/bin/pto" new "$root/softmax" --example softmax > /dev/null
 # Mark the unpacked machine file (a clock no other copy has), so the run shows which one it read.
 sed -i 's/"clock_ghz": [0-9.]*/"clock_ghz": 1.234/' "$root/usr/share/pto-studio/machines/a2.json"
 "$root/usr/bin/pto" run "$root/softmax" --json "$root/run.json" > /dev/null
