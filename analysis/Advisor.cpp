@@ -75,7 +75,7 @@ Context::Context(const TracedProject& tracedProject, const VariantRun& baselineR
 std::optional<double> Context::tryGraph(const TensorGraph& graph) {
   if (m_options.cancelled && m_options.cancelled()) return std::nullopt;
   DiagnosticEngine quiet;
-  TracedProject variant{traced.project, graph, traced.arguments, traced.traceMs};
+  TracedProject variant{traced.project, graph, traced.arguments, traced.traceMs, traced.sourceText};
   ++m_advice.variantsSimulated;
   auto run = simulateVariant(variant, variant.project, quiet);
   if (!run) return std::nullopt;
@@ -182,7 +182,8 @@ void adviseVectorMerging(Context& context) {
                   formatUs(aiv.schedulerRoundCycles / (context.health.clockGHz * 1000.0)).c_str(),
                   100.0 * aiv.idleWhileReady);
     context.propose("scheduling-bound-vector", label, evidence,
-                    [&](const std::string& value) {
+                    // A copy: clang before 16 cannot capture a structured binding.
+                    [label = label](const std::string& value) {
                       return "vec_nbuffer_setting " + value + " for '" + label + "': " + value +
                              " of its tiles per vector task";
                     },
@@ -219,7 +220,7 @@ void adviseL1Reuse(Context& context) {
                                  "region is loaded by " + std::to_string(shared) +
                                  " of them, each loading it into L1 again";
     context.propose("l1-reuse", label, evidence,
-                    [&](const std::string& value) {
+                    [label = label](const std::string& value) {
                       return "cube_l1_reuse_setting " + value + " for '" + label + "': " + value +
                              " matmuls per cube task share one load of their common operand";
                     },
@@ -295,14 +296,23 @@ void adviseStitching(Context& context) {
 } // namespace
 
 std::optional<OperatorProject> patchedProject(const OperatorProject& project, const json& patch, DiagnosticEngine& diags) {
-  json document = json::parse(project.document.dump());
+  // Ordered: the project file is saved with its keys where the user put them.
+  nlohmann::ordered_json document = project.document;
   try {
-    document = document.patch(patch);
-  } catch (const json::exception& error) {
+    document = document.patch(nlohmann::ordered_json(patch));
+  } catch (const nlohmann::ordered_json::exception& error) {
     diags.error(SourceLocation{project.file.string()}) << "the patch does not apply to the project: " << error.what();
     return std::nullopt;
   }
-  return parseProject(document.dump(2), project.file, diags);
+  // The patched text exists only here, so its line numbers would point at
+  // nothing in the file, and its warnings were reported when the project was
+  // loaded: only errors go on, about the project file as a whole.
+  DiagnosticEngine reread;
+  auto patched = parseProject(document.dump(2), project.file, reread);
+  for (const Diagnostic& diagnostic : reread.diagnostics())
+    if (diagnostic.severity == Severity::Error)
+      diags.error(SourceLocation{project.file.string()}) << "with the patch applied: " << diagnostic.message;
+  return patched;
 }
 
 std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diags, const AdviceOptions& options) {

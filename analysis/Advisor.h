@@ -111,7 +111,8 @@ std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diag
 
 // `project` with `patch` applied to its document, re-read (so the result is
 // checked as a loaded project is). nullopt with diagnostics when the patch
-// does not apply or the result is not a valid project.
+// does not apply or the result is not a valid project; the project's own
+// warnings are not repeated.
 std::optional<OperatorProject> patchedProject(const OperatorProject& project, const nlohmann::json& patch,
                                               DiagnosticEngine& diags);
 

@@ -8,6 +8,7 @@
 // tracing the edited kernel gives).
 #include "analysis/AdvisorContext.h"
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -22,8 +23,16 @@ constexpr int kKeywordSearchLines = 6;
 // The kernel edit that turns the loop's barrier off: the line, at or below
 // the loop's, that spells submit_before_loop=True. nullopt when the kernel
 // says it otherwise (a variable), which an edit of one token cannot change.
-std::optional<KernelEdit> barrierEdit(const SourceLocation& loop) {
-  std::ifstream in(loop.file);
+// The kernel's text is the one traced: the IDE's unsaved editor text when
+// that is what ran, else the file.
+std::optional<KernelEdit> barrierEdit(const SourceLocation& loop, const TracedProject& traced) {
+  std::istringstream unsaved;
+  std::ifstream saved;
+  const bool tracedUnsaved = traced.sourceText && std::filesystem::path(loop.file).lexically_normal() ==
+                                                       traced.project.sourcePath().lexically_normal();
+  if (tracedUnsaved) unsaved.str(*traced.sourceText);
+  else saved.open(loop.file);
+  std::istream& in = tracedUnsaved ? static_cast<std::istream&>(unsaved) : saved;
   if (!in) return std::nullopt;
   static const std::regex keyword(R"(submit_before_loop\s*=\s*True\b)");
   std::string text;
@@ -60,7 +69,7 @@ void adviseLoopBarriers(Context& context) {
   for (const auto& [loopId, entries] : byLoop) {
     if (entries.ordersData || loopId < 0 || static_cast<std::size_t>(loopId) >= traced.loops().size()) continue;
     const Loop& loop = traced.loop(loopId);
-    std::optional<KernelEdit> edit = barrierEdit(loop.location);
+    std::optional<KernelEdit> edit = barrierEdit(loop.location, context.traced);
     if (!edit) continue;
     const std::optional<TensorGraph> without = graphWithKernelEdit(traced, *edit);
     if (!without) continue;

@@ -179,7 +179,8 @@ void adviseSmallMMatmul(Context& context) {
                                  "x" + std::to_string(shape->nL0) + " panel of B for " + std::to_string(shape->mL0) +
                                  " rows of A";
     context.propose("small-m-matmul", key, evidence,
-                    [&](const std::string& value) {
+                    // Copies: clang before 16 cannot capture a structured binding.
+                    [key = key, shape](const std::string& value) {
                       return "cube tile m " + value + " for '" + key + "' (now " + std::to_string(shape->mL0) +
                              "): fewer matmul blocks, each reusing its B panel for more rows";
                     },
@@ -440,7 +441,9 @@ void adviseLowOverlap(Context& context) {
                                  " summed, so loads, compute and stores barely overlap (the busiest, " + busiestPipe +
                                  ", alone would take " + percent(busiestShare) + ")";
     context.propose("low-double-buffer-overlap", tasks.label, evidence,
-                    [&](const std::string& value) { return value + " for '" + tasks.label + "': loads overlap compute"; },
+                    [label = tasks.label](const std::string& value) {
+                      return value + " for '" + label + "': loads overlap compute";
+                    },
                     candidates);
   }
 }

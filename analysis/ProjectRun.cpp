@@ -79,7 +79,7 @@ void applyProjectPassOptions(const OperatorProject& project, CompileOptions& opt
 std::optional<MachineDescription> machineFor(const OperatorProject& project, const std::string& machineOverride,
                                              DiagnosticEngine& diags) {
   if (!machineOverride.empty()) return findMachine(machineOverride, diags, SourceLocation{"--machine"});
-  return findMachine(project.machine, diags, project.locationOf("machine"));
+  return findMachine(project.machine, diags, project.locationOf("machine"), project.directory());
 }
 
 bool readsElementsOf(const TensorGraph& graph, std::size_t argument) {
@@ -359,7 +359,7 @@ std::optional<TracedProject> traceForVariants(const OperatorProject& project, Di
   const auto start = std::chrono::steady_clock::now();
   auto graph = traceProject(project, diags, options);
   if (!graph) return std::nullopt;
-  TracedProject traced{project, std::move(*graph), {}, 0.0};
+  TracedProject traced{project, std::move(*graph), {}, 0.0, options.sourceText};
   traced.arguments = argumentShapes(project, traced.graph, diags);
   if (diags.hasErrors()) return std::nullopt;
   traced.traceMs = millisecondsSince(start);

@@ -117,6 +117,9 @@ struct TracedProject {
   TensorGraph graph;
   std::vector<HostTensor> arguments;
   double traceMs = 0.0;
+  // The kernel text traced when it was not the file's (the IDE's unsaved
+  // editor): what suggestions that edit the kernel must read.
+  std::optional<std::string> sourceText;
 };
 std::optional<TracedProject> traceForVariants(const OperatorProject& project, DiagnosticEngine& diags,
                                               const ProjectTraceOptions& options = {});

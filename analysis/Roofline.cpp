@@ -11,8 +11,6 @@
 namespace pto {
 namespace {
 
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-
 // Vector-pipe instructions that move or fill data inside the core rather than compute on it.
 bool movesOnly(PtoOpcode opcode) {
   return opcode == PtoOpcode::TCOPY || opcode == PtoOpcode::TTRANS || opcode == PtoOpcode::TEXPANDS ||
@@ -27,17 +25,9 @@ DataType widestType(const PtoInstruction& instruction) {
   return widest;
 }
 
-std::int64_t largestOperandBytes(const PtoInstruction& instruction) {
-  std::int64_t bytes = 0;
-  for (const PtoOperand& operand : instruction.dst) bytes = std::max(bytes, operand.bytes);
-  for (const PtoOperand& operand : instruction.srcs) bytes = std::max(bytes, operand.bytes);
-  return bytes;
-}
-
-// A path's peak in bytes per cycle; 0 when the chip lacks it.
+// A path's peak in bytes per cycle; 0 when there is no path or the chip lacks it.
 double pathBytesPerCycle(const MachineDescription& machine, std::optional<DataPath> path) {
-  if (!path || !machine.hasPath(*path) || machine.clockGHz <= 0.0) return 0.0;
-  return machine.paths[static_cast<std::size_t>(*path)]->peakGiBps * kBytesPerGiB / (machine.clockGHz * 1e9);
+  return path ? peakBytesPerCycle(machine, *path) : 0.0;
 }
 
 // Cycles a transfer's data phase needs at its path's peak (no start-up).

@@ -186,7 +186,10 @@ std::string compress(const std::string& raw, std::string& reason) {
 }
 
 std::optional<std::string> decompress(const std::string& data, std::int64_t rawBytes) {
-  if (rawBytes < 0) return std::nullopt;
+  // zlib expands at most about 1032:1; a larger claim is a damaged row, and
+  // allocating it could take all memory.
+  constexpr std::int64_t kMaxInflation = 1032;
+  if (rawBytes < 0 || rawBytes > static_cast<std::int64_t>(data.size()) * kMaxInflation + 64) return std::nullopt;
   std::string out(static_cast<std::size_t>(rawBytes), '\0');
   uLongf size = static_cast<uLongf>(rawBytes);
   const int rc = uncompress(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(data.data()),

@@ -8,16 +8,25 @@
 namespace pto {
 namespace {
 
+// More cores than any chip has: a ledger that claims them is damaged, and
+// its lanes are cut here rather than allocated.
+constexpr int kMaxCores = 1 << 16;
+
 // The cores of `coreType` the run had: the health metrics' count when
-// recorded, and never fewer than the tasks used.
+// recorded, and never fewer than the tasks used (tasks on cores past
+// kMaxCores are left out of the swimlane).
 int coreCount(const RunRecord& run, const std::string& coreType) {
   int cores = 0;
   for (const LedgerTask& task : run.taskTable)
-    if (task.coreType == coreType) cores = std::max(cores, task.core + 1);
+    if (task.coreType == coreType && task.core >= 0 && task.core < kMaxCores) cores = std::max(cores, task.core + 1);
   const auto types = run.metrics.find("core_types");
   if (types != run.metrics.end() && types->is_array())
     for (const auto& type : *types)
-      if (type.value("core_type", std::string()) == coreType) cores = std::max(cores, type.value("cores", 0));
+      if (type.is_object() && type.contains("core_type") && type["core_type"] == coreType) {
+        const auto recorded = type.find("cores");
+        if (recorded != type.end() && recorded->is_number_integer())
+          cores = std::max(cores, static_cast<int>(std::clamp<std::int64_t>(recorded->get<std::int64_t>(), 0, kMaxCores)));
+      }
   return cores;
 }
 

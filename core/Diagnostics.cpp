@@ -1,6 +1,8 @@
 // Recording diagnostics and printing them in compiler style.
 #include "core/Diagnostics.h"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <ostream>
 
@@ -97,6 +99,9 @@ const char* colorOf(Severity severity) {
   return "";
 }
 
+// The widest source line quoted under a diagnostic, in bytes.
+constexpr std::size_t kQuotedLineWidth = 160;
+
 void formatInto(const DiagnosticEngine& engine, const Diagnostic& diagnostic, bool color, std::string& out) {
   const char* bold = color ? "\033[1m" : "";
   const char* reset = color ? "\033[0m" : "";
@@ -112,14 +117,29 @@ void formatInto(const DiagnosticEngine& engine, const Diagnostic& diagnostic, bo
   out += '\n';
   std::string line = engine.sourceLine(diagnostic.location.file, diagnostic.location.line);
   if (!line.empty()) {
+    // A long line (a minified or generated file) is quoted as a window
+    // around the column, not whole.
+    const std::size_t column = diagnostic.location.column > 0 ? static_cast<std::size_t>(diagnostic.location.column - 1) : 0;
+    std::size_t first = 0;
+    std::size_t last = line.size();
+    if (line.size() > kQuotedLineWidth) {
+      first = std::min(column > kQuotedLineWidth / 2 ? column - kQuotedLineWidth / 2 : 0, line.size() - kQuotedLineWidth);
+      last = first + kQuotedLineWidth;
+      // Never cut a UTF-8 character in two.
+      auto continuation = [&](std::size_t at) { return at < line.size() && (static_cast<unsigned char>(line[at]) & 0xC0) == 0x80; };
+      while (first > 0 && continuation(first)) --first;
+      while (last < line.size() && continuation(last)) ++last;
+    }
+    const char* lead = first > 0 ? "..." : "";
     out += "  ";
-    out += line;
+    out += lead;
+    out.append(line, first, last - first);
+    if (last < line.size()) out += "...";
     out += '\n';
-    if (diagnostic.location.column > 0) {
+    if (diagnostic.location.column > 0 && column >= first && column <= last) {
       // Keep tabs so the caret lines up under the same character on any tab width.
-      std::string pad;
-      for (int i = 0; i < diagnostic.location.column - 1 && i < static_cast<int>(line.size()); ++i)
-        pad += line[static_cast<std::size_t>(i)] == '\t' ? '\t' : ' ';
+      std::string pad(std::strlen(lead), ' ');
+      for (std::size_t i = first; i < column && i < line.size(); ++i) pad += line[i] == '\t' ? '\t' : ' ';
       out += "  " + pad + (color ? "\033[1;32m^\033[0m" : "^") + "\n";
     }
   }

@@ -377,12 +377,19 @@ std::vector<std::string> availableMachines() {
 }
 
 std::optional<MachineDescription> findMachine(const std::string& name, DiagnosticEngine& diags,
-                                              const SourceLocation& requestedAt) {
+                                              const SourceLocation& requestedAt,
+                                              const std::filesystem::path& relativeTo) {
   std::error_code ec;
   if (name.ends_with(".json")) {
-    if (!std::filesystem::is_regular_file(name, ec))
-      return diags.error(requestedAt) << "machine file '" << name << "' not found";
-    return loadMachine(name, diags);
+    std::filesystem::path file = name;
+    if (file.is_relative() && !relativeTo.empty()) file = relativeTo / file;
+    if (!std::filesystem::is_regular_file(file, ec)) {
+      DiagnosticBuilder missing = diags.error(requestedAt);
+      missing << "machine file '" << name << "' not found";
+      if (file.string() != name) missing << " (looked for " << file.string() << ")";
+      return missing;
+    }
+    return loadMachine(file, diags);
   }
   std::vector<std::filesystem::path> folders = machineSearchPath();
   for (const std::filesystem::path& folder : folders) {

@@ -39,10 +39,12 @@ std::vector<std::string> availableMachines();
 
 // Resolves a machine name ("a2") on the search path, the first folder that
 // has it winning, and loads it. A name ending in ".json" is taken as a file
-// path instead. An unknown name is an error at `requestedAt` (e.g. the
-// project's "machine" value) listing the available names, with a note per
-// folder searched.
+// path instead, relative to `relativeTo` when given (a project's machine
+// file is relative to the project's folder, not to where pto runs). An
+// unknown name is an error at `requestedAt` (e.g. the project's "machine"
+// value) listing the available names, with a note per folder searched.
 std::optional<MachineDescription> findMachine(const std::string& name, DiagnosticEngine& diags,
-                                              const SourceLocation& requestedAt);
+                                              const SourceLocation& requestedAt,
+                                              const std::filesystem::path& relativeTo = {});
 
 } // namespace pto

@@ -21,13 +21,6 @@ std::string where(const PtoProgram& program, int index) {
   return out.str();
 }
 
-std::int64_t largestOperandBytes(const PtoInstruction& instruction) {
-  std::int64_t bytes = 0;
-  for (const PtoOperand& operand : instruction.dst) bytes = std::max(bytes, operand.bytes);
-  for (const PtoOperand& operand : instruction.srcs) bytes = std::max(bytes, operand.bytes);
-  return bytes;
-}
-
 // Runs the step lists with every instruction taking no time: the pipes can
 // all finish iff they can with any durations (each pipe is in order and a
 // raise only ever unblocks), so a stuck state here is a deadlock of the program.
@@ -115,7 +108,6 @@ std::optional<TimedProgram> timeProgram(const PtoProgram& program, const Machine
     auto [found, inserted] = slots.emplace(key, static_cast<int>(slots.size()));
     return found->second;
   };
-  const double cyclesPerSecond = machine.clockGHz * 1e9;
   bool ok = true;
   for (std::size_t i = 0; i < program.instructions.size(); ++i) {
     const PtoInstruction& instruction = program.instructions[i];
@@ -186,7 +178,7 @@ std::optional<TimedProgram> timeProgram(const PtoProgram& program, const Machine
         step.readsGm = readsGm;
         step.gmRegion = readsGm ? instruction.srcs[0].gmRegion : instruction.dst[0].gmRegion;
         step.bytes = std::max<std::int64_t>(instruction.bytes, 0);
-        step.pathBytesPerCycle = rate.peakGiBps * kBytesPerGiB / cyclesPerSecond;
+        step.pathBytesPerCycle = peakBytesPerCycle(machine, *path);
         step.latencyCycles = rate.saturationBytes / step.pathBytesPerCycle;
         if (step.gmRegion < 0) {
           diags.error({}) << where(program, index) << " has a global-memory operand without a region index";
@@ -206,6 +198,18 @@ std::optional<TimedProgram> timeProgram(const PtoProgram& program, const Machine
   timed.flagSlots = static_cast<int>(slots.size());
   if (!ok || !completesUntimed(program, timed, diags)) return std::nullopt;
   return timed;
+}
+
+std::int64_t largestOperandBytes(const PtoInstruction& instruction) {
+  std::int64_t bytes = 0;
+  for (const PtoOperand& operand : instruction.dst) bytes = std::max(bytes, operand.bytes);
+  for (const PtoOperand& operand : instruction.srcs) bytes = std::max(bytes, operand.bytes);
+  return bytes;
+}
+
+double peakBytesPerCycle(const MachineDescription& machine, DataPath path) {
+  if (!machine.hasPath(path) || machine.clockGHz <= 0.0) return 0.0;
+  return machine.paths[static_cast<std::size_t>(path)]->peakGiBps * kBytesPerGiB / (machine.clockGHz * 1e9);
 }
 
 } // namespace pto

@@ -74,6 +74,12 @@ VectorOpClass vectorOpClassOf(PtoOpcode opcode);
 // The data path a transfer instruction uses, from its operands' memories
 // (GM->L0C is taken as GM->L1); nullopt when the list has no such path.
 std::optional<DataPath> transferPathOf(const PtoInstruction& instruction);
+// The largest operand's bytes: what a vector instruction streams through
+// the vector unit.
+std::int64_t largestOperandBytes(const PtoInstruction& instruction);
+// `path`'s peak in bytes per cycle of `machine`'s clock; 0 when the chip
+// lacks the path (or has no clock).
+double peakBytesPerCycle(const MachineDescription& machine, DataPath path);
 
 // Prepares `program` for `machine`. Errors, each naming the program and the
 // instruction: a transfer over a path the machine lacks, a matmul in a dtype

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the asan preset (AddressSanitizer + UndefinedBehaviorSanitizer, -O1)
-# and runs the C++ and GUI suites under it; the Python-label tests load the
-# extension into an uninstrumented interpreter and run only in release.
+# Builds the asan preset (clang; AddressSanitizer + UndefinedBehaviorSanitizer;
+# -O0, the compiler, simulator and runtime -O1) and runs the C++ and GUI suites under
+# it; the Python-label tests load the extension into an uninstrumented
+# interpreter and run only in release.
 # Prints how long the build and the tests took.
 #
 # Usage: scripts/run-sanitizers.sh [ctest arguments...]

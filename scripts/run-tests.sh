@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install dependencies, build the release preset, run the whole test suite,
-# check the Debian package and fuzz the file readers.
+# check the Debian package, fuzz the file readers, and run the C++ and GUI
+# suites again under AddressSanitizer and UndefinedBehaviorSanitizer.
 # This is exactly what CI runs (.ci/run); GUI tests run offscreen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +21,7 @@ QT_QPA_PLATFORM=offscreen ctest --preset release "$@"
 # Every file reader under libFuzzer (clang, ASan + UBSan) for a bounded time;
 # a crash is saved in fuzz/regressions/ and fails the run.
 ./scripts/run-fuzzers.sh 15
+# The C++ and GUI suites again, built with clang under ASan + UBSan
+# (build/asan); a leak, an out-of-bounds access or undefined behaviour fails
+# the test that caused it.
+./scripts/run-sanitizers.sh

@@ -180,6 +180,22 @@ void ProjectSettingsDocument::setPartitionOverrides(const Json& entries, const Q
   push(Part::PartitionOverrides, {}, QStringLiteral("partition_overrides"), entries.is_array() ? entries : Json::array(), text);
 }
 
+Json ProjectSettingsDocument::settingsOf(const OperatorProject& project) {
+  ProjectSettingsDocument document;
+  document.load(project);
+  return document.settings();
+}
+
+Json ProjectSettingsDocument::settings() const {
+  Json settings = Json::object();
+  settings["machine"] = m_machine.toStdString();
+  settings["tile_settings"] = m_tileSettings;
+  settings["pass_options"] = m_passOptions;
+  settings["runtime_options"] = m_runtimeOptions;
+  settings["partition_overrides"] = m_partitionOverrides;
+  return settings;
+}
+
 bool ProjectSettingsDocument::applyPatch(const nlohmann::json& patch, const QString& text, QString* error) {
   auto fail = [error](const QString& reason) {
     if (error) *error = reason;
@@ -187,8 +203,7 @@ bool ProjectSettingsDocument::applyPatch(const nlohmann::json& patch, const QStr
   };
   if (!patch.is_array()) return fail(tr("not a JSON patch: expected an array of RFC 6902 operations"));
   // Checked before anything applies: a patch is applied whole or not at all.
-  static const std::set<std::string> kSettings = {"machine", "tile_settings", "pass_options", "runtime_options",
-                                                  "partition_overrides"};
+  const Json settings = this->settings();
   for (const auto& operation : patch) {
     if (!operation.is_object() || !operation.contains("path") || !operation["path"].is_string())
       return fail(tr("not a JSON patch: an operation without a \"path\""));
@@ -196,18 +211,12 @@ bool ProjectSettingsDocument::applyPatch(const nlohmann::json& patch, const QStr
       if (!operation.contains(member)) continue;
       const std::string pointer = operation[member].is_string() ? operation[member].get<std::string>() : std::string();
       const std::string first = pointer.size() > 1 && pointer[0] == '/' ? pointer.substr(1, pointer.find('/', 1) - 1) : std::string();
-      if (!kSettings.count(first))
+      if (!settings.contains(first))
         return fail(tr("the patch changes %1, which is not a setting the IDE edits (machine, tile_settings, pass_options, "
                        "runtime_options, partition_overrides); nothing was applied")
                         .arg(pointer.empty() ? tr("the whole project") : QString::fromStdString(pointer)));
     }
   }
-  Json settings = Json::object();
-  settings["machine"] = m_machine.toStdString();
-  settings["tile_settings"] = m_tileSettings;
-  settings["pass_options"] = m_passOptions;
-  settings["runtime_options"] = m_runtimeOptions;
-  settings["partition_overrides"] = m_partitionOverrides;
   Json patched;
   try {
     patched = settings.patch(Json::parse(patch.dump()));

@@ -72,6 +72,12 @@ public:
   // nothing (the settings already have its values).
   bool applyPatch(const nlohmann::json& patch, const QString& text, QString* error = nullptr);
 
+  // The settings the IDE edits — machine, tile_settings, pass_options,
+  // runtime_options, partition_overrides — as one object keyed as in
+  // pto-project.json: of `project`, or as currently edited.
+  static nlohmann::ordered_json settingsOf(const OperatorProject& project);
+  nlohmann::ordered_json settings() const;
+
   QUndoStack* undoStack() const { return m_undoStack; }
   bool isModified() const;
   void markSaved();

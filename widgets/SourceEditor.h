@@ -91,8 +91,9 @@ public:
   // What is searched for; also what the bar shows.
   void setSearch(const QString& text, const SearchOptions& options = {});
   // Selects the next match after the selection (or the previous one before
-  // it), wrapping at the ends; false when nothing matches.
-  bool findNext();
+  // it), wrapping at the ends; false when nothing matches. Replaces
+  // QScintilla's findNext, which only continues a findFirst.
+  bool findNext() override;
   bool findPrevious();
   int matchCount() const;
   // 1-based index of the selected match; 0 when the selection is not one.

@@ -200,8 +200,10 @@ void SwimlaneRenderer::paint(QPainter& painter, QSize size, const SwimlaneState&
   if (!m_index) {
     painter.fillRect(QRect(QPoint(0, 0), size), m_palette.color(QPalette::Base));
     painter.setPen(m_palette.color(QPalette::PlaceholderText));
-    painter.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter,
-                     QCoreApplication::translate("SwimlaneRenderer", "No trace loaded.\nOpen a swimlane file or a project (Ctrl+O)."));
+    painter.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter | Qt::TextWordWrap,
+                     m_emptyMessage.isEmpty() ? QCoreApplication::translate(
+                                                    "SwimlaneRenderer", "No trace loaded.\nOpen a swimlane file or a project (Ctrl+O).")
+                                              : m_emptyMessage);
     return;
   }
   paintLanes(painter, size, state);

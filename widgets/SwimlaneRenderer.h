@@ -82,6 +82,8 @@ public:
   // Dense lanes from the LaneSummary (default on; off paints every fold
   // from the tasks, for comparisons).
   void setUseLaneSummary(bool use) { m_useSummary = use; }
+  // What the empty view says (no trace); empty restores the default.
+  void setEmptyMessage(const QString& message) { m_emptyMessage = message; }
 
   // The time area of a widget of `size`: right of the lane headers, below the ruler.
   static QRect timeArea(QSize size);
@@ -132,6 +134,7 @@ private:
   QPalette m_palette;
   bool m_collapseIdle = true;
   bool m_useSummary = true;
+  QString m_emptyMessage;
   LaneLayout m_layout;
   std::vector<QRgb> m_labelRgb;               // by label StringId
   mutable std::vector<ColumnSample> m_columns;  // scratch

@@ -39,6 +39,11 @@ SwimlaneView::SwimlaneView(QWidget* parent) : QWidget(parent) {
   m_state.coords.setWidthPx(SwimlaneRenderer::timeArea(size()).width());
 }
 
+void SwimlaneView::setEmptyMessage(const QString& message) {
+  m_renderer.setEmptyMessage(message);
+  update();
+}
+
 void SwimlaneView::setTrace(std::shared_ptr<const TraceIndex> index) {
   m_renderer.setTrace(index);
   TaskIndex previous = m_state.selected;

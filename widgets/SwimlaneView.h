@@ -33,6 +33,9 @@ public:
   // Shows a new trace (null: none), fitted, with no selection.
   void setTrace(std::shared_ptr<const TraceIndex> index);
   const std::shared_ptr<const TraceIndex>& traceIndex() const { return m_renderer.traceIndex(); }
+  // What the view says while it has no trace (why, and what to do); empty
+  // restores the default ("No trace loaded", open something).
+  void setEmptyMessage(const QString& message);
 
   TaskIndex selectedTask() const { return m_state.selected; }
   // Selects `task` (kNoTask clears), shows its dependency arrows and, with

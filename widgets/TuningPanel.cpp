@@ -448,7 +448,7 @@ void TuningPanel::refreshTarget() {
   // No project yet: nothing to check against, and nothing to complain about.
   if (m_document->machine().isEmpty()) return;
   DiagnosticEngine diags;
-  auto machine = findMachine(m_document->machine().toStdString(), diags, SourceLocation{});
+  auto machine = findMachine(m_document->machine().toStdString(), diags, SourceLocation{}, m_project.directory());
   if (!machine) {
     m_machineProblem = true;
     setMessage(tr("Unknown machine '%1'; buffer checks use A2's capacities").arg(m_document->machine()), true);

@@ -64,8 +64,8 @@ int runAdvise(const AdviseOptions& options) {
   auto traced = traceOf(options, diags);
   std::optional<Advice> advice;
   if (traced) advice = advise(*traced, diags);
+  if (!advice) return failCommand("advise", options.jsonTarget, diags);
   printDiagnostics(diags);
-  if (!advice) return kExitUserError;
   if (options.jsonTarget != "-") printAdvice(traced->project.name, *advice);
   if (!options.jsonTarget.empty()) {
     nlohmann::ordered_json json;
@@ -123,10 +123,7 @@ std::optional<VariantRun> applyKernelEditAndRun(const TracedProject& traced, con
 int runApply(const AdviseOptions& options) {
   DiagnosticEngine diags;
   auto traced = traceOf(options, diags);
-  if (!traced) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!traced) return failCommand("apply", options.jsonTarget, diags);
   nlohmann::json patch;
   std::optional<double> predicted;
   std::optional<KernelEdit> kernelEdit;
@@ -137,16 +134,12 @@ int runApply(const AdviseOptions& options) {
     if (!in || patch.is_discarded() || !patch.is_array()) {
       diags.error(SourceLocation{options.patchFile})
           << "not a JSON patch (an array of RFC 6902 operations, as `pto advise --json` lists under \"patch\")";
-      printDiagnostics(diags);
-      return kExitUserError;
+      return failCommand("apply", options.jsonTarget, diags);
     }
     id = options.patchFile;
   } else {
     auto advice = advise(*traced, diags);
-    if (!advice) {
-      printDiagnostics(diags);
-      return kExitUserError;
-    }
+    if (!advice) return failCommand("apply", options.jsonTarget, diags);
     const Suggestion* chosen = nullptr;
     std::string known;
     for (const Suggestion& suggestion : advice->suggestions) {
@@ -157,8 +150,7 @@ int runApply(const AdviseOptions& options) {
       diags.error(SourceLocation{traced->project.file.string()})
           << "no suggestion '" << options.suggestion << "' for this project as it stands ("
           << (known.empty() ? "the advisor has none" : "it has: " + known) << "); run `pto advise` to list them";
-      printDiagnostics(diags);
-      return kExitUserError;
+      return failCommand("apply", options.jsonTarget, diags);
     }
     patch = chosen->patch;
     predicted = chosen->predictedUs;
@@ -174,10 +166,7 @@ int runApply(const AdviseOptions& options) {
     // Saved only once the patched project is known to compile and simulate.
     if (after && !options.dryRun && !saveProject(*patched, diags)) after.reset();
   }
-  if (!before || !after) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!before || !after) return failCommand("apply", options.jsonTarget, diags);
   printDiagnostics(diags);
   const double beforeUs = before->simulation.stats.makespanUs, afterUs = after->simulation.stats.makespanUs;
   if (options.jsonTarget != "-") {

@@ -1,7 +1,9 @@
 // Implementation of the shared output conventions.
 #include "app/pto/CommandOutput.h"
 
+#include "app/pto/Command.h"
 #include "core/AtomicFile.h"
+#include "core/Version.h"
 #include "core/json/JsonPrinter.h"
 
 #include <iostream>
@@ -59,6 +61,19 @@ std::string countSummary(const DiagnosticEngine& diags) {
   if (diags.warningCount() == 0) return plural(diags.errorCount(), "error");
   if (diags.errorCount() == 0) return plural(diags.warningCount(), "warning");
   return plural(diags.errorCount(), "error") + " and " + plural(diags.warningCount(), "warning");
+}
+
+int failCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags) {
+  printDiagnostics(diags);
+  if (!jsonTarget.empty()) {
+    nlohmann::ordered_json report;
+    report["command"] = command;
+    report["pto_version"] = kVersion;
+    report["ok"] = false;
+    report["diagnostics"] = diagnosticsToJson(diags);
+    writeJsonReport(jsonTarget, report);
+  }
+  return kExitUserError;
 }
 
 } // namespace pto::cli

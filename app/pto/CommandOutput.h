@@ -22,6 +22,13 @@ bool writeJsonReport(const std::string& target, const nlohmann::ordered_json& re
 // Prints the diagnostics compiler-style on stderr, in colour on a terminal.
 void printDiagnostics(const DiagnosticEngine& diags);
 
+// A command that failed before it had a result (a project that does not
+// load, a kernel that does not compile): prints the diagnostics and, when
+// JSON was asked for (`jsonTarget` not empty), writes {"command",
+// "pto_version", "ok": false, "diagnostics"} there, so that a script asking
+// for JSON always gets JSON. Returns the exit code, 1.
+int failCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags);
+
 // "2 errors and 1 warning" / "1 error" / "no problems".
 std::string countSummary(const DiagnosticEngine& diags);
 

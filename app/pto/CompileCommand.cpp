@@ -31,24 +31,18 @@ struct CompileCommandOptions {
 int runCompile(const CompileCommandOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand("compile", options.jsonTarget, diags);
   ProjectTraceOptions traceOptions;
   traceOptions.timeoutSeconds = options.timeoutSeconds;
   traceOptions.maxElements = options.maxElements;
   auto graph = traceProject(*project, diags, traceOptions);
-  if (!graph) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!graph) return failCommand("compile", options.jsonTarget, diags);
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = !options.dumpDir.empty();
   auto settings = compileSettingsFor(*project, *graph, argumentShapes(*project, *graph, diags), diags);
   auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, compileOptions) : std::nullopt;
+  if (!compiled) return failCommand("compile", options.jsonTarget, diags);
   printDiagnostics(diags);
-  if (!compiled) return kExitUserError;
 
   if (!options.dumpDir.empty()) {
     std::error_code ec;

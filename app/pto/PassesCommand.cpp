@@ -45,10 +45,7 @@ int passIndex(const std::vector<PassRecord>& passes, const std::string& given) {
 int runPasses(const PassesOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand("passes", options.jsonTarget, diags);
   ProjectTraceOptions traceOptions;
   traceOptions.timeoutSeconds = options.timeoutSeconds;
   traceOptions.maxElements = options.maxElements;
@@ -57,10 +54,7 @@ int runPasses(const PassesOptions& options) {
   compileOptions.keepSnapshots = true;
   auto settings = graph ? compileSettingsFor(*project, *graph, argumentShapes(*project, *graph, diags), diags) : std::nullopt;
   auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, compileOptions) : std::nullopt;
-  if (!compiled) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!compiled) return failCommand("passes", options.jsonTarget, diags);
   const std::vector<PassRecord>& passes = compiled->passes;
   int from = -1, to = -1;
   if (!options.diff.empty()) {
@@ -73,10 +67,7 @@ int runPasses(const PassesOptions& options) {
         diags.error(SourceLocation{project->file.string()})
             << "--diff: there is no pass '" << options.diff[static_cast<std::size_t>(k)] << "' (1 to " << passes.size()
             << ", or one of " << known << ")";
-    if (diags.hasErrors()) {
-      printDiagnostics(diags);
-      return kExitUserError;
-    }
+    if (diags.hasErrors()) return failCommand("passes", options.jsonTarget, diags);
   }
   printDiagnostics(diags);
 

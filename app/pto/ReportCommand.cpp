@@ -138,10 +138,7 @@ void printReport(const std::string& project, const HealthReport& report, int sub
 int runReport(const ReportOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand("report", options.jsonTarget, diags);
   ProjectRunOptions runOptions;
   runOptions.trace.timeoutSeconds = options.timeoutSeconds;
   runOptions.trace.maxElements = options.maxElements;
@@ -149,8 +146,8 @@ int runReport(const ReportOptions& options) {
   runOptions.mode = SimulationMode::Timing;
   runOptions.check = PrecisionCheck::Never;
   auto run = runProject(*project, diags, runOptions);
+  if (!run || !run->simulation || !run->compiled || !run->machine) return failCommand("report", options.jsonTarget, diags);
   printDiagnostics(diags);
-  if (!run || !run->simulation || !run->compiled || !run->machine) return kExitUserError;
   const HealthReport report = healthReport(run->compiled->compilation, run->simulation->schedule, *run->machine);
   if (!options.noRecord) {
     DiagnosticEngine recordDiags;  // a warning at worst; the diagnostics above are printed already

@@ -122,10 +122,7 @@ bool writeTrace(const ProjectRunResult& run, const std::string& file, Diagnostic
 int runRun(const RunOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand("run", options.jsonTarget, diags);
   ProjectRunOptions runOptions;
   runOptions.trace.timeoutSeconds = options.timeoutSeconds;
   runOptions.trace.maxElements = options.maxElements;
@@ -145,8 +142,8 @@ int runRun(const RunOptions& options) {
     else
       saved = static_cast<bool>(diags.error(SourceLocation{costModelBaseFolder().string()}) << reason);
   }
+  if (!run || !saved) return failCommand("run", options.jsonTarget, diags);
   printDiagnostics(diags);
-  if (!run || !saved) return kExitUserError;
   if (options.jsonTarget != "-") printReport(*project, *run);
   if (!options.jsonTarget.empty()) {
     nlohmann::ordered_json report = reportJson(*project, *run);

@@ -118,10 +118,7 @@ int writeRecordedSwimlane(const std::filesystem::path& folder, const std::string
 int runRuns(const RunsOptions& options) {
   DiagnosticEngine diags;
   auto folder = projectFolder(options.projectPath, diags);
-  if (!folder) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!folder) return failCommand("runs", options.jsonTarget, diags);
   if (options.swimlane.size() == 2) return writeRecordedSwimlane(*folder, options.swimlane[0], options.swimlane[1]);
   const std::filesystem::path file = RunLedger::fileIn(*folder);
   std::vector<RunRow> rows;
@@ -130,10 +127,7 @@ int runRuns(const RunsOptions& options) {
     auto ledger = RunLedger::open(*folder, diags);
     // One more than shown: the last row shown is compared with the run before it.
     auto listed = ledger ? ledger->list(diags, options.limit > 0 ? options.limit + 1 : 0) : std::nullopt;
-    if (!listed) {
-      printDiagnostics(diags);
-      return kExitUserError;
-    }
+    if (!listed) return failCommand("runs", options.jsonTarget, diags);
     rows = std::move(*listed);
   }
   printDiagnostics(diags);
@@ -294,10 +288,7 @@ void printComparison(const RunRecord& a, const RunRecord& b, const RunComparison
 int runCompare(const CompareOptions& options) {
   DiagnosticEngine diags;
   auto folder = projectFolder(options.projectPath, diags);
-  if (!folder) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!folder) return failCommand("compare", options.jsonTarget, diags);
   const std::filesystem::path file = RunLedger::fileIn(*folder);
   std::error_code ec;
   std::optional<RunLedger> ledger;
@@ -316,8 +307,8 @@ int runCompare(const CompareOptions& options) {
     a = ledger->load(*idA, diags);
     b = ledger->load(*idB, diags);
   }
+  if (!a || !b) return failCommand("compare", options.jsonTarget, diags);
   printDiagnostics(diags);
-  if (!a || !b) return kExitUserError;
 
   const RunComparison comparison = compareRuns(*a, *b);
   if (options.jsonTarget != "-") printComparison(*a, *b, comparison);

@@ -91,21 +91,16 @@ void noteClampedTile(const TileSite& site, const TileBufferChecker& checker, con
 int runSettings(const SettingsOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand("settings", options.jsonTarget, diags);
   const std::string machineName = options.machine.empty() ? project->machine : options.machine;
   auto machine = findMachine(machineName, diags,
-                             options.machine.empty() ? project->locationOf("machine") : SourceLocation{"--machine"});
+                             options.machine.empty() ? project->locationOf("machine") : SourceLocation{"--machine"},
+                             options.machine.empty() ? project->directory() : std::filesystem::path());
   ProjectTraceOptions traceOptions;
   traceOptions.timeoutSeconds = options.timeoutSeconds;
   traceOptions.maxElements = options.maxElements;
   auto graph = machine ? traceProject(*project, diags, traceOptions) : std::nullopt;
-  if (!graph) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!graph) return failCommand("settings", options.jsonTarget, diags);
   const TargetInfo target = machine->targetInfo();
   const auto bindings = projectDimBindings(*project, *graph);
   std::vector<TileSite> sites = collectTileSites(*graph, project->tileSettings, bindings);

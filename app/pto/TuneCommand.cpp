@@ -79,10 +79,7 @@ void printResult(const std::string& project, const TuneResult& result, int rows)
 int runTune(const TuneCommandOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand("tune", options.jsonTarget, diags);
   std::optional<TuneResult> result;
   std::optional<TracedProject> traced;
   if (!options.mergeFiles.empty()) {
@@ -114,14 +111,19 @@ int runTune(const TuneCommandOptions& options) {
     if (!diags.hasErrors()) traced = traceForVariants(*project, diags, trace);
     if (traced) result = tune(*traced, tuneOptions, diags);
   }
-  if (result && options.apply && result->best >= 0) {
-    const nlohmann::json patch = tunePatch(*project, result->space, result->points[static_cast<std::size_t>(result->best)].choice);
+  const TunePoint* best = result && result->best >= 0 ? &result->points[static_cast<std::size_t>(result->best)] : nullptr;
+  if (options.apply && best && best->makespanUs >= result->baselineUs) {
+    // The settings as they are beat every point tried: nothing to write.
+    std::fprintf(stderr, "pto: left %s as it is: no point beat its %.3f us (the best took %.3f us)\n",
+                 project->file.string().c_str(), result->baselineUs, best->makespanUs);
+  } else if (options.apply && best) {
+    const nlohmann::json patch = tunePatch(*project, result->space, best->choice);
     auto patched = patchedProject(*project, patch, diags);
     if (!patched || !saveProject(*patched, diags)) result.reset();
     else std::fprintf(stderr, "pto: wrote the best point into %s\n", project->file.string().c_str());
   }
+  if (!result) return failCommand("tune", options.jsonTarget, diags);
   printDiagnostics(diags);
-  if (!result) return kExitUserError;
   if (options.jsonTarget != "-") printResult(project->name, *result, options.rows);
   if (!options.jsonTarget.empty()) {
     nlohmann::ordered_json json;

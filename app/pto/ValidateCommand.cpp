@@ -62,14 +62,10 @@ int runValidate(const ValidateOptions& options) {
   const std::filesystem::path folder =
       options.suiteFolder.empty() ? validationSuiteFolder() : std::filesystem::path(options.suiteFolder);
   std::optional<ValidationSuite> suite = loadValidationSuite(folder, diags);
-  if (!suite) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!suite) return failCommand("validate", options.jsonTarget, diags);
   // The bundled suite ships with the program; another folder's kernels run only when trusted.
   if (!options.list && !options.suiteFolder.empty() && !requireTrustedFolder(folder, folder / "validation.json", diags)) {
-    printDiagnostics(diags);
-    return kExitUserError;
+    return failCommand("validate", options.jsonTarget, diags);
   }
   if (options.list) {
     for (const ValidationCase& validation : suite->cases)
@@ -82,10 +78,7 @@ int runValidate(const ValidateOptions& options) {
     for (const ValidationCase& validation : suite->cases) known = known || validation.name == name;
     if (!known) diags.error(SourceLocation{(folder / "validation.json").string()}) << "no validation case '" << name << "' (pto validate --list lists them)";
   }
-  if (diags.hasErrors()) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (diags.hasErrors()) return failCommand("validate", options.jsonTarget, diags);
   ValidationOptions validationOptions;
   validationOptions.machineOverride = options.machine;
   validationOptions.only = options.only;

@@ -4,7 +4,10 @@
 #include "app/studio/EditRecoveryController.h"
 
 #include <QDir>
+#include <QFile>
 #include <QLockFile>
+
+#include <filesystem>
 
 namespace pto::studio {
 
@@ -23,6 +26,7 @@ std::optional<EditRecovery> EditRecoveryController::open(const QString& folder, 
   m_discarded = false;
   m_error.clear();
   m_otherInstance.clear();
+  m_offered.clear();
   QString stateFolder = QDir(folder).filePath(QStringLiteral(".pto"));
   if (!QDir().mkpath(stateFolder)) {
     m_error = tr("cannot create %1, so unsaved edits are not autosaved").arg(stateFolder);
@@ -46,14 +50,42 @@ std::optional<EditRecovery> EditRecoveryController::open(const QString& folder, 
   // A second window leaves the recovery to the first: it may be that
   // window's live autosave, not a crash's leftovers.
   if (!m_otherInstance.isEmpty()) return std::nullopt;
-  std::optional<EditRecovery> recovery = readEditRecovery(folder.toStdString(), diags);
-  if (!recovery) return std::nullopt;
-  EditRecovery unsaved = unsavedPartsOf(*recovery);
-  if (unsaved.empty()) {
-    removeEditRecovery(folder.toStdString());
-    return std::nullopt;
+  const std::filesystem::path project = folder.toStdString();
+  std::error_code ignored;
+  if (std::filesystem::exists(recoveryFilePath(project), ignored)) {
+    std::optional<EditRecovery> left = readEditRecovery(project, diags);
+    if (left && unsavedPartsOf(*left).empty()) {
+      removeEditRecovery(project);
+    } else if (left) {
+      std::string error;
+      if (setAsideEditRecovery(project, error).empty()) {
+        // Autosaving now would overwrite the only copy of that work.
+        diags.error(SourceLocation{recoveryFilePath(project).string()}) << error;
+        m_error = tr("unsaved edits are not autosaved, to keep the recovered ones: %1").arg(QString::fromStdString(error));
+        m_lock.reset();
+        m_otherInstance.clear();
+      }
+    }
   }
-  return unsaved;
+  // The newest recovery nobody settled yet; those whose edits were saved
+  // after all go.
+  for (const std::filesystem::path& file : setAsideEditRecoveries(project)) {
+    std::optional<EditRecovery> recovery = readEditRecoveryFile(file, project, diags);
+    if (!recovery) continue;
+    EditRecovery unsaved = unsavedPartsOf(*recovery);
+    if (unsaved.empty()) {
+      std::filesystem::remove(file, ignored);
+      continue;
+    }
+    m_offered = QString::fromStdString(file.string());
+    return unsaved;
+  }
+  return std::nullopt;
+}
+
+void EditRecoveryController::offerSettled() {
+  if (!m_offered.isEmpty()) QFile::remove(m_offered);
+  m_offered.clear();
 }
 
 void EditRecoveryController::close() {
@@ -62,6 +94,7 @@ void EditRecoveryController::close() {
   m_timer.stop();
   m_lock.reset();  // unlocks
   m_folder.clear();
+  m_offered.clear();
   m_otherInstance.clear();
 }
 

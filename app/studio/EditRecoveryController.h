@@ -47,6 +47,11 @@ public:
   void autosaveNow();
   // The user chose to throw the unsaved edits away: the recovery goes.
   void discard();
+  // The user restored or discarded the offered recovery: its set-aside
+  // copy goes.
+  void offerSettled();
+  // The set-aside file of the recovery open() offered; empty when none.
+  QString offeredFile() const { return m_offered; }
 
   // "process 1234 on host" when another PTO Studio holds the project's
   // lock; empty otherwise. That window autosaves; this one does not, so the
@@ -72,6 +77,7 @@ private:
   std::unique_ptr<QLockFile> m_lock;
   QString m_otherInstance;
   QString m_error;
+  QString m_offered;
   bool m_discarded = false;  // since the last edit: closing must not autosave again
 };
 

@@ -346,7 +346,7 @@ void MainWindow::createActions() {
                                                 suggestedExportPath(QStringLiteral("-%1.svg").arg(level)),
                                                 tr("SVG image (*.svg);;Graphviz (*.dot);;PNG image (*.png)"));
     QString error;
-    if (!path.isEmpty() && !m_workbench->exportView(path, &error)) reportError(tr("%1: %2").arg(path, error));
+    if (!path.isEmpty() && !m_workbench->exportView(path, &error)) reportError(tr("Cannot export the graph"), tr("%1: %2").arg(path, error));
   });
   file->addAction(tr("&Import tuned config…"), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Import a tuned config into the project"),
@@ -477,7 +477,7 @@ void MainWindow::createActions() {
 bool MainWindow::open(const QString& path) {
   QFileInfo info(path);
   if (!info.exists()) {
-    reportError(tr("%1: no such file or folder").arg(path));
+    reportError(tr("Cannot open"), tr("%1: no such file or folder").arg(path));
     return false;
   }
   // A folder PyPTO's simulator mode (or a Python run here) wrote holds a
@@ -494,7 +494,7 @@ bool MainWindow::open(const QString& path) {
     openTrace(path);
     return true;
   }
-  reportError(tr("%1: not a project (folder or pto-project.json) or a swimlane trace (.json)").arg(path));
+  reportError(tr("Cannot open"), tr("%1: not a project (folder or pto-project.json) or a swimlane trace (.json)").arg(path));
   return false;
 }
 
@@ -506,7 +506,7 @@ bool MainWindow::openProject(const QString& path) {
   if (!project) {
     // A project file with errors is shown to be fixed; no file, or one the
     // editor cannot take, is only reported.
-    if (!file || !showBrokenProject(QString::fromStdString(file->string()), diags)) reportError(formatted(diags));
+    if (!file || !showBrokenProject(QString::fromStdString(file->string()), diags)) reportError(tr("Cannot open"), formatted(diags));
     return false;
   }
   if (!confirmDiscardEdits()) return false;
@@ -529,7 +529,7 @@ bool MainWindow::openProject(const QString& path) {
   m_problems->setDiagnostics({});
   QString error;
   if (!m_editor->loadFile(QString::fromStdString(m_project->sourcePath().string()), &error)) {
-    reportError(error);
+    reportError(tr("Cannot open"), error);
     return false;
   }
   updateLineLabels();
@@ -623,10 +623,10 @@ void MainWindow::offerRecovery(const EditRecovery& recovered) {
   widgets::NoticeBar* bar = m_notices->show(
       QStringLiteral("recovery"), widgets::NoticeBar::Kind::Information,
       tr("PTO Studio closed with unsaved edits to %1 (autosaved %2). Restore them into the editor and settings (they "
-         "stay unsaved until you save), or discard them?")
+         "stay unsaved until you save), or discard them? Until you choose they are kept in .pto/recovered/.")
           .arg(what.join(tr(" and ")), when));
   bar->addAction(tr("Restore"), [this, recovered] { restoreRecovery(recovered); });
-  bar->addAction(tr("Discard"), [this] { m_recovery->discard(); });
+  bar->addAction(tr("Discard"), [this] { m_recovery->offerSettled(); });
   raiseEditor();
 }
 
@@ -648,14 +648,8 @@ bool MainWindow::restoreRecovery(const EditRecovery& recovered) {
     std::optional<OperatorProject> edited = parseProject(recovered.project->text, m_project->file, diags);
     QString error;
     if (edited) {
-      auto settingsOf = [](const OperatorProject& project) {
-        nlohmann::json whole = nlohmann::json::parse(serializeProject(project));
-        nlohmann::json settings = nlohmann::json::object();
-        for (const char* key : {"machine", "tile_settings", "pass_options", "runtime_options", "partition_overrides"})
-          if (whole.contains(key)) settings[key] = whole[key];
-        return settings;
-      };
-      nlohmann::json patch = nlohmann::json::diff(settingsOf(*m_project), settingsOf(*edited));
+      nlohmann::json patch = nlohmann::json::diff(nlohmann::json(m_settings->settings()),
+                                                   nlohmann::json(widgets::ProjectSettingsDocument::settingsOf(*edited)));
       if (m_settings->applyPatch(patch, tr("Restore unsaved settings"), &error))
         restored << QFileInfo(m_projectFile).fileName();
       else
@@ -665,7 +659,11 @@ bool MainWindow::restoreRecovery(const EditRecovery& recovered) {
     }
   }
   m_recovery->autosaveNow();  // the restored edits are the unsaved edits now
-  if (!failed.isEmpty()) reportError(tr("Some recovered edits were not restored: %1").arg(failed.join(QStringLiteral("; "))));
+  if (failed.isEmpty()) m_recovery->offerSettled();
+  else
+    reportError(tr("Cannot restore the unsaved edits"),
+                tr("Some recovered edits were not restored: %1. They are kept in %2.")
+                    .arg(failed.join(QStringLiteral("; ")), m_recovery->offeredFile()));
   if (!restored.isEmpty())
     statusBar()->showMessage(tr("Restored the unsaved edits to %1; Ctrl+S saves them, Ctrl+Z undoes them.")
                                  .arg(restored.join(tr(" and "))),
@@ -692,7 +690,7 @@ bool MainWindow::setProjectTrusted(bool trusted) {
   std::string error;
   bool ok = trusted ? trustFolder(m_project->directory(), error) : revokeFolderTrust(m_project->directory(), error);
   if (!ok) {
-    reportError(tr("Cannot change the folder's trust: %1").arg(QString::fromStdString(error)));
+    reportError(tr("Cannot change the folder's trust"), QString::fromStdString(error));
     updateTrustAction();
     return false;
   }
@@ -718,6 +716,14 @@ void MainWindow::updateTrustAction() {
   QSignalBlocker quiet(m_trustAction);
   m_trustAction->setEnabled(m_project.has_value());
   m_trustAction->setChecked(m_project && m_projectTrusted);
+  // Until the project runs, its empty swimlane says why and what to do.
+  if (!m_project) m_swimlane->setEmptyMessage(QString());
+  else if (m_projectTrusted)
+    m_swimlane->setEmptyMessage(tr("%1 has not run yet.\nCtrl+R runs it.").arg(QString::fromStdString(m_project->name)));
+  else
+    m_swimlane->setEmptyMessage(tr("%1 has not run: its folder is not trusted, and running it runs its Python.\n"
+                                   "Trust it in the bar above (or File > Trust this folder) to run it.")
+                                    .arg(QString::fromStdString(m_project->name)));
 }
 
 void MainWindow::closeProject() {
@@ -916,7 +922,7 @@ void MainWindow::replaceKernelText(const QString& newSource, const QString& summ
 
 bool MainWindow::importTunedConfig(const QString& path) {
   if (!m_project) {
-    reportError(tr("Open a project to import a tuned config into."));
+    reportError(tr("Cannot import a tuned config"), tr("Open a project to import a tuned config into."));
     return false;
   }
   OperatorProject imported = *m_project;
@@ -926,7 +932,7 @@ bool MainWindow::importTunedConfig(const QString& path) {
     m_problemsDock->show();
     QString message;
     for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
-    reportError(message.trimmed());
+    reportError(tr("Cannot import the tuned config"), message.trimmed());
     return false;
   }
   // Through the settings document, as one undoable edit.
@@ -974,7 +980,7 @@ void MainWindow::onProblemActivated(const QString& file, int line, int column) {
 void MainWindow::newProject() {
   std::vector<ExampleProject> examples = availableExamples();
   if (examples.empty()) {
-    reportError(tr("No bundled examples were found beside the executable (../share/pto-studio/examples) or in the "
+    reportError(tr("Cannot create a project"), tr("No bundled examples were found beside the executable (../share/pto-studio/examples) or in the "
                    "source tree; rebuild or reinstall PTO Studio, or open an existing project with Ctrl+O."));
     return;
   }
@@ -1022,7 +1028,7 @@ bool MainWindow::createProject(const QString& example, const QString& folder) {
   if (!projectFile) {
     QString message;
     for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
-    reportError(message.trimmed());
+    reportError(tr("Cannot create the project"), message.trimmed());
     return false;
   }
   return open(QString::fromStdString(projectFile->string()));
@@ -1044,7 +1050,7 @@ void MainWindow::openTrace(const QString& path) {
       [file](const std::atomic<bool>& cancelled) { return widgets::loadTraceFile(file, &cancelled); },
       [this, path](widgets::TraceLoadResult result) {
         if (!result.index) {
-          reportError(QString::fromStdString(result.error));
+          reportError(tr("Cannot open the trace"), QString::fromStdString(result.error));
           return;
         }
         setTrace(result.index);
@@ -1254,12 +1260,12 @@ void MainWindow::arrangeDocks(View view) {
   resize(heights, Qt::Vertical);
 }
 
-void MainWindow::reportError(const QString& message) {
+void MainWindow::reportError(const QString& title, const QString& message) {
   statusBar()->showMessage(message.section('\n', 0, 0), 15000);
   std::fprintf(stderr, "pto-studio: %s\n", message.toLocal8Bit().constData());
   Q_EMIT openFailed(message);
   if (isVisible() && !QApplication::arguments().contains(QStringLiteral("--exit")))
-    QMessageBox::warning(this, tr("Cannot open"), message);
+    QMessageBox::warning(this, title, message);
 }
 
 void MainWindow::addRecentFile(const QString& path) {
@@ -1355,7 +1361,7 @@ bool MainWindow::save() {
     QString error;
     if (m_editor->save(&error)) saved << QFileInfo(m_editor->filePath()).fileName();
     else {
-      reportError(error);
+      reportError(tr("Cannot save"), error);
       ok = false;
     }
   }
@@ -1368,7 +1374,7 @@ bool MainWindow::save() {
     } else {
       QString message;
       for (const Diagnostic& diagnostic : diags.diagnostics()) message += QString::fromStdString(diags.format(diagnostic)) + '\n';
-      reportError(message.trimmed());
+      reportError(tr("Cannot save"), message.trimmed());
       ok = false;
     }
   }
@@ -1388,14 +1394,14 @@ QString MainWindow::suggestedExportPath(const QString& suffix) const {
 
 bool MainWindow::exportTunedConfig(const QString& path) {
   if (!m_project) {
-    reportError(tr("Open a project to export its tuned config."));
+    reportError(tr("Cannot export the tuned config"), tr("Open a project to export its tuned config."));
     return false;
   }
   std::optional<TunedConfigMeasurement> measured;
   if (m_lastRun.trace) measured = TunedConfigMeasurement{m_lastRun.makespanUs, m_lastRun.machine, "timing"};
   std::string error;
   if (!writeFileAtomically(path.toStdString(), tunedConfig(*m_project, measured).dump(2) + "\n", error)) {
-    reportError(tr("Cannot write %1: %2").arg(path, QString::fromStdString(error)));
+    reportError(tr("Cannot export the tuned config"), tr("Cannot write %1: %2").arg(path, QString::fromStdString(error)));
     return false;
   }
   statusBar()->showMessage(tr("Exported the tuned config to %1").arg(path), 8000);
@@ -1404,13 +1410,13 @@ bool MainWindow::exportTunedConfig(const QString& path) {
 
 bool MainWindow::exportSwimlaneImage(const QString& path) {
   if (!m_trace) {
-    reportError(tr("Run a project or open a trace first: there is no swimlane to export."));
+    reportError(tr("Cannot export the swimlane"), tr("Run a project or open a trace first: there is no swimlane to export."));
     return false;
   }
   bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
   QString error = svg ? m_swimlane->exportSvg(path) : m_swimlane->exportPng(path);
   if (!error.isEmpty()) {
-    reportError(error);
+    reportError(tr("Cannot export the swimlane"), error);
     return false;
   }
   statusBar()->showMessage(tr("Exported the swimlane to %1").arg(path), 8000);
@@ -1419,12 +1425,12 @@ bool MainWindow::exportSwimlaneImage(const QString& path) {
 
 bool MainWindow::exportPerfettoTrace(const QString& path) {
   if (!m_trace) {
-    reportError(tr("Run a project or open a trace first: there is no swimlane to export."));
+    reportError(tr("Cannot export the swimlane"), tr("Run a project or open a trace first: there is no swimlane to export."));
     return false;
   }
   std::string error;
   if (!trace::writeChromeTraceFile(m_trace->trace(), path.toStdString(), error)) {
-    reportError(tr("Cannot write %1: %2").arg(path, QString::fromStdString(error)));
+    reportError(tr("Cannot export the swimlane"), tr("Cannot write %1: %2").arg(path, QString::fromStdString(error)));
     return false;
   }
   statusBar()->showMessage(tr("Exported the swimlane to %1 (open it in ui.perfetto.dev)").arg(path), 8000);

@@ -205,7 +205,8 @@ private:
   void raiseEditor();
   // The dock sizes of a view request (see showView).
   void arrangeDocks(View view);
-  void reportError(const QString& message);
+  // The status bar, stderr, openFailed and (when shown) a dialog titled `title`.
+  void reportError(const QString& title, const QString& message);
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void onTaskSelected(trace::TaskIndex task);
@@ -238,6 +239,7 @@ private:
   void offerRecovery(const EditRecovery& recovered);
   // The bar that asks to trust the open project's folder (nothing runs until then).
   void offerTrust();
+  // The Trust action's state, and what the empty swimlane says about the open project.
   void updateTrustAction();
 
   widgets::SwimlanePane* m_swimlanePane = nullptr;

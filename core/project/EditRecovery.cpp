@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
+#include <functional>
 #include <system_error>
 #include <unistd.h>
 
@@ -80,7 +83,11 @@ bool writeEditRecovery(const std::filesystem::path& projectFolder, const EditRec
 }
 
 std::optional<EditRecovery> readEditRecovery(const std::filesystem::path& projectFolder, DiagnosticEngine& diags) {
-  std::filesystem::path path = recoveryFilePath(projectFolder);
+  return readEditRecoveryFile(recoveryFilePath(projectFolder), projectFolder, diags);
+}
+
+std::optional<EditRecovery> readEditRecoveryFile(const std::filesystem::path& path,
+                                                 const std::filesystem::path& projectFolder, DiagnosticEngine& diags) {
   std::error_code missing;
   if (!std::filesystem::exists(path, missing)) return std::nullopt;
   std::string text;
@@ -104,6 +111,45 @@ std::optional<EditRecovery> readEditRecovery(const std::filesystem::path& projec
 void removeEditRecovery(const std::filesystem::path& projectFolder) {
   std::error_code ignored;
   std::filesystem::remove(recoveryFilePath(projectFolder), ignored);
+}
+
+std::filesystem::path setAsideEditRecovery(const std::filesystem::path& projectFolder, std::string& error) {
+  std::filesystem::path folder = projectFolder / ".pto" / "recovered";
+  std::error_code failed;
+  std::filesystem::create_directories(folder, failed);
+  if (failed) {
+    error = folder.string() + ": " + failed.message();
+    return {};
+  }
+  // Names sort oldest to newest: the time, then a sequence number for more
+  // than one in a second. Only the holder of the project's lock sets aside,
+  // so no other process races for a name.
+  std::string stamp = utcNow();
+  std::erase_if(stamp, [](char c) { return c == '-' || c == ':'; });
+  std::filesystem::path aside;
+  for (int sequence = 0; sequence < 1000; ++sequence) {
+    char suffix[8];
+    std::snprintf(suffix, sizeof suffix, "-%03d", sequence);
+    aside = folder / ("recovery-" + stamp + suffix + ".json");
+    if (!std::filesystem::exists(aside, failed)) break;
+  }
+  std::filesystem::rename(recoveryFilePath(projectFolder), aside, failed);
+  if (failed) {
+    error = recoveryFilePath(projectFolder).string() + ": cannot move it to " + aside.string() + ": " + failed.message();
+    return {};
+  }
+  return aside;
+}
+
+std::vector<std::filesystem::path> setAsideEditRecoveries(const std::filesystem::path& projectFolder) {
+  std::vector<std::filesystem::path> found;
+  std::error_code failed;
+  for (const auto& entry : std::filesystem::directory_iterator(projectFolder / ".pto" / "recovered", failed)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("recovery-") && entry.path().extension() == ".json") found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end(), std::greater<>());
+  return found;
 }
 
 EditRecovery unsavedPartsOf(const EditRecovery& recovery) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace pto {
 
@@ -42,8 +43,23 @@ bool writeEditRecovery(const std::filesystem::path& projectFolder, const EditRec
 // for the user to inspect: it may be their only copy of the work).
 std::optional<EditRecovery> readEditRecovery(const std::filesystem::path& projectFolder, DiagnosticEngine& diags);
 
+// Reads one recovery file (the current one or one set aside); relative
+// paths inside are resolved against `projectFolder`.
+std::optional<EditRecovery> readEditRecoveryFile(const std::filesystem::path& file,
+                                                 const std::filesystem::path& projectFolder, DiagnosticEngine& diags);
+
 // Removes the recovery file (no error when there is none).
 void removeEditRecovery(const std::filesystem::path& projectFolder);
+
+// A recovery that is offered to the user is first moved out of the way of
+// the new session's autosaves, into PROJECT_FOLDER/.pto/recovered/, and
+// stays there until the user restores or discards it: an offer that is
+// ignored, or a second crash, loses nothing. Returns the new path, or an
+// empty path with the reason in `error` (the file then stays where it was).
+std::filesystem::path setAsideEditRecovery(const std::filesystem::path& projectFolder, std::string& error);
+
+// The recoveries set aside and not yet restored or discarded, newest first.
+std::vector<std::filesystem::path> setAsideEditRecoveries(const std::filesystem::path& projectFolder);
 
 // The parts of `recovery` that differ from the files on disk: a recovery of
 // edits that were saved after all (a crash between the save and the

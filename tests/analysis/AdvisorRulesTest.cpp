@@ -244,6 +244,29 @@ TEST(AdvisorRules, ABarrierBetweenLoopsThatShareNoDataIsDroppedByAKernelEdit) {
   EXPECT_LT(obtained, project.advice.baselineUs);
 }
 
+TEST(AdvisorRules, TheBarrierEditIsFoundInTheUnsavedTextThatWasTraced) {
+  // The IDE traces its editor's unsaved text: two lines typed above the
+  // kernel move the keyword to line 23 there, while the file still has it on
+  // line 21. The edit must point into the text that ran.
+  DiagnosticEngine diags;
+  auto project = loadProject(kData / "loop-barrier", diags);
+  ASSERT_TRUE(project) << printed(diags);
+  std::ifstream file(project->sourcePath());
+  std::stringstream onDisk;
+  onDisk << file.rdbuf();
+  ProjectTraceOptions options;
+  options.sourceText = "# typed\n# not saved\n" + onDisk.str();
+  auto traced = traceForVariants(*project, diags, options);
+  ASSERT_TRUE(traced) << printed(diags);
+  auto advice = advise(*traced, diags);
+  ASSERT_TRUE(advice) << printed(diags);
+  const Suggestion* suggestion = suggestionOf(*advice, "loop-barrier");
+  ASSERT_NE(suggestion, nullptr) << listed(*advice);
+  ASSERT_TRUE(suggestion->kernelEdit);
+  EXPECT_EQ(suggestion->kernelEdit->line, 23);
+  EXPECT_EQ(suggestion->kernelEdit->before, "submit_before_loop=True");
+}
+
 TEST(AdvisorRules, ABarrierThatOrdersDataIsLeftAlone) {
   // The second loop reads the first one's output: the barrier is what PyPTO's loop guide asks for.
   expectSilent(kData / "loop-barrier-needed", "loop-barrier");

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <random>
 
 namespace pto {
@@ -114,6 +115,22 @@ TEST(RunRecordTraceTest, LanesTimesAndNamesFromTheTaskTable) {
   ASSERT_EQ(bare.lanes().size(), 2u + 4u);  // AIC_0..1 (core 1 used), AIV_0..3 (core 3 used)
   run.taskTable.clear();
   EXPECT_TRUE(runRecordTrace(run).tasks().empty());  // a pruned table
+}
+
+TEST(RunRecordTraceTest, ADamagedTableCannotAskForBillionsOfLanes) {
+  RunRecord run;
+  run.clockGHz = 1.0;
+  run.metrics = {{"core_types", Json::array({{{"core_type", "AIV"}, {"cores", 4'000'000'000LL}},
+                                             {{"core_type", 7}, {"cores", "many"}}})}};
+  run.taskTable = {
+      {"a", "a", 0, "AIV", std::numeric_limits<int>::max(), 0, 10},  // INT_MAX + 1 overflowed before
+      {"b", "b", 0, "AIC", -5, 0, 10},
+      {"c", "c", 0, "AIV", 2, 0, 10},
+  };
+  trace::Trace trace = runRecordTrace(run);
+  EXPECT_LE(trace.lanes().size(), std::size_t{1} << 16);  // bounded, not 4e9 lanes
+  ASSERT_EQ(trace.tasks().size(), 1u);  // only the task on a real core
+  EXPECT_EQ(trace.str(trace.lanes()[trace.tasks()[0].lane].name), "AIV_2");
 }
 
 } // namespace

@@ -126,6 +126,23 @@ TEST(RunLedger, RecordsARunAndLoadsItWhole) {
   EXPECT_EQ(RawDatabase(ledger->file()).single("PRAGMA journal_mode"), "wal");
 }
 
+TEST(RunLedger, ATaskTableThatClaimsAHugeSizeIsReportedDamaged) {
+  // A damaged or hostile ledger row says its task table inflates to 1 TiB:
+  // loading the run reports it instead of trying to allocate that.
+  TempFolder folder;
+  DiagnosticEngine diags;
+  auto ledger = RunLedger::open(folder.dir(), diags);
+  ASSERT_TRUE(ledger) << messages(diags);
+  auto id = ledger->record(sampleRun(1, 8), diags);
+  ASSERT_TRUE(id) << messages(diags);
+  {
+    RawDatabase raw(ledger->file());
+    ASSERT_EQ(sqlite3_exec(raw.db, "UPDATE traces SET raw_bytes = 1099511627776", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  EXPECT_FALSE(ledger->load(*id, diags));
+  EXPECT_EQ(diags.diagnostics().back().message, "the task table of run 1 is damaged");
+}
+
 TEST(RunLedger, ListsTheNewestRunFirst) {
   TempFolder folder;
   DiagnosticEngine diags;

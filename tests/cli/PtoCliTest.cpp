@@ -119,6 +119,27 @@ TEST_F(BrokenCopy, MissingKernelFile) {
   EXPECT_NE(result.err.find(":4:13: error: source: kernel file 'kernel.py' not found"), std::string::npos) << result.err;
 }
 
+TEST_F(BrokenCopy, ACommandThatStopsEarlyStillWritesJsonWhenAsked) {
+  // The kernel does not trace: run, compile, report, advise and tune have
+  // no result, and each still writes its failure as JSON for the script.
+  replaceInProject("\"entry\": \"softmax\"", "\"entry\": \"no_such_kernel\"");
+  for (const char* command : {"run", "compile", "report", "advise", "tune", "passes", "settings"}) {
+    Result result = runPto(std::string(command) + " " + m_dir.string() + " --json -");
+    EXPECT_EQ(result.exitCode, 1) << command;
+    nlohmann::json parsed = nlohmann::json::parse(result.out, nullptr, false);
+    ASSERT_TRUE(parsed.is_object()) << command << ": " << result.out;
+    EXPECT_EQ(parsed["command"], command);
+    EXPECT_EQ(parsed["ok"], false);
+    ASSERT_FALSE(parsed["diagnostics"].empty()) << command;
+    EXPECT_EQ(parsed["diagnostics"][0]["severity"], "error");
+    EXPECT_NE(result.err.find("error:"), std::string::npos) << command << ": " << result.err;  // and on stderr
+  }
+  // Not asked for JSON: nothing on stdout.
+  Result plain = runPto("run " + m_dir.string());
+  EXPECT_EQ(plain.exitCode, 1);
+  EXPECT_EQ(plain.out, "");
+}
+
 TEST(PtoCli, MissingProjectPath) {
   Result result = runPto("check /nonexistent/project");
   EXPECT_EQ(result.exitCode, 1);

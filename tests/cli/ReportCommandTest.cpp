@@ -69,7 +69,11 @@ TEST(ReportCommand, AMissingProjectIsAnErrorNamingIt) {
   Result result = runPto("report /nonexistent/project --json -");
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.err.find("/nonexistent/project"), std::string::npos) << result.err;
-  EXPECT_TRUE(result.out.empty()) << result.out;
+  // JSON was asked for: the failure comes as JSON too.
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report["ok"], false);
+  EXPECT_EQ(report["diagnostics"][0]["file"], "/nonexistent/project");
+  EXPECT_EQ(report["diagnostics"][0]["message"], "no such project file or folder");
 }
 
 } // namespace

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace pto::test {
 namespace {
 
@@ -118,11 +120,40 @@ TEST(TuneCommand, EvolveStaysWithinItsBudgetAndApplyWritesTheBestPoint) {
   const nlohmann::json evolved = runJson("tune '" + project.string() + "' --strategy evolve --budget 4 --seed 3");
   EXPECT_LE(evolved["evaluated"].get<int>(), 4);
   EXPECT_GE(evolved["evaluated"].get<int>(), 1);
+  auto keysOf = [&] {
+    std::vector<std::string> keys;
+    const nlohmann::ordered_json document = nlohmann::ordered_json::parse(slurp(project / "pto-project.json"));
+    for (const auto& [key, value] : document.items()) keys.push_back(key);
+    return keys;
+  };
+  std::vector<std::string> keysBefore = keysOf();
   const nlohmann::json applied = runJson("tune '" + project.string() + "' --budget 100 --apply");
   const nlohmann::json saved = nlohmann::json::parse(slurp(project / "pto-project.json"));
+  // The user's key order stays ("name" first, not sorted); the new tile_settings goes last.
+  std::vector<std::string> keysAfter = keysOf();
+  keysAfter.erase(std::remove(keysAfter.begin(), keysAfter.end(), "tile_settings"), keysAfter.end());
+  keysAfter.erase(std::remove(keysAfter.begin(), keysAfter.end(), "pass_options"), keysAfter.end());
+  keysBefore.erase(std::remove(keysBefore.begin(), keysBefore.end(), "pass_options"), keysBefore.end());
+  EXPECT_EQ(keysAfter, keysBefore);
+  EXPECT_EQ(keysAfter.front(), "name");
   EXPECT_EQ(saved["tile_settings"]["vec"]["kernel.py:22"], applied["best"]["settings"]["tile_settings.vec.kernel.py:22"]);
   const nlohmann::json run = runJson("run '" + project.string() + "' --no-check --no-record");
   EXPECT_NEAR(run["makespan_us"].get<double>(), applied["best"]["makespan_us"].get<double>(), 1e-9);
+}
+
+TEST(TuneCommand, ApplyLeavesTheProjectAloneWhenNoPointBeatsIt) {
+  // The space holds only the kernel's own tile shape (kernel.py:22 sets
+  // 1, 4, 1, 64): its best point is the current settings, not better.
+  const fs::path project = softmaxWithSpace();
+  nlohmann::ordered_json document = nlohmann::ordered_json::parse(slurp(project / "pto-project.json"));
+  document["tune"] = {{"space", {{"tile_settings.vec.kernel.py:22", {{1, 4, 1, 64}}}}}};
+  std::ofstream(project / "pto-project.json") << document.dump(2);
+  const std::string before = slurp(project / "pto-project.json");
+  Result result = runPto("tune '" + project.string() + "' --apply");
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("left " + (project / "pto-project.json").string() + " as it is: no point beat"), std::string::npos)
+      << result.err;
+  EXPECT_EQ(slurp(project / "pto-project.json"), before);
 }
 
 } // namespace

@@ -96,8 +96,8 @@ TEST_F(TileEdges, JsonProducersAndDotEdgesAreTheSameRelation) {
   add({rows(kT, 2, 2)}, {rows(kS, 2, 2)});
   nlohmann::ordered_json json = tileGraphToJson(m_tiles);
   EXPECT_EQ(json["operations"][0]["producers"], nlohmann::ordered_json::array());
-  EXPECT_EQ(json["operations"][2]["producers"], nlohmann::ordered_json({0}));
-  EXPECT_EQ(json["operations"][3]["producers"], nlohmann::ordered_json({1}));
+  EXPECT_EQ(json["operations"][2]["producers"], nlohmann::ordered_json::array({0}));
+  EXPECT_EQ(json["operations"][3]["producers"], nlohmann::ordered_json::array({1}));
   std::string dot = tileGraphToDot(m_tiles);
   EXPECT_NE(dot.find("  n0 -> n2;\n  n1 -> n3;\n}\n"), std::string::npos) << dot;
   EXPECT_EQ(dot.find("n1 -> n2"), std::string::npos) << dot;

@@ -30,6 +30,7 @@
 #include "compiler/passes/Pipeline.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "compiler/reference/TileInterpreter.h"
+#include "tests/RandomCases.h"
 
 #include <gtest/gtest.h>
 
@@ -571,7 +572,8 @@ void viewsInALoop(Case& c, Steering limits) {
 std::vector<std::uint64_t> seeds(std::uint64_t family, int count) {
   if (const char* only = std::getenv("PTO_TILING_SEED")) return {std::stoull(only)};
   std::vector<std::uint64_t> result;
-  for (int i = 0; i < count; ++i) result.push_back(family * 1000000 + static_cast<std::uint64_t>(i));
+  const int cases = pto::test::randomCaseCount(count);
+  for (int i = 0; i < cases; ++i) result.push_back(family * 1000000 + static_cast<std::uint64_t>(i));
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/RemoveRedundantOp.h"
+#include "tests/RandomCases.h"
 
 #include <gtest/gtest.h>
 
@@ -313,7 +314,7 @@ private:
 
 TEST(PartitionSemantics, RandomKernelsRunLikeSequentialExecution) {
   std::mt19937_64 options(7);
-  for (std::uint64_t seed = 1; seed <= 150; ++seed) {
+  for (std::uint64_t seed = 1; seed < 1 + static_cast<std::uint64_t>(pto::test::randomCaseCount(150)); ++seed) {
     TensorGraph graph = RandomKernel(seed).build();
     nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();
     bool share = options() % 2 == 0;
@@ -330,7 +331,7 @@ TEST(PartitionSemantics, RandomKernelsRunLikeSequentialExecution) {
 }
 
 TEST(PartitionSemantics, RandomKernelsWithoutRemoveRedundantOpRunLikeSequentialExecution) {
-  for (std::uint64_t seed = 200; seed <= 240; ++seed) {
+  for (std::uint64_t seed = 200; seed < 200 + static_cast<std::uint64_t>(pto::test::randomCaseCount(41)); ++seed) {
     TensorGraph graph = RandomKernel(seed).build();
     CompileSettings settings;
     CompileOptions options;
@@ -348,7 +349,7 @@ TEST(PartitionSemantics, RandomKernelsWithoutRemoveRedundantOpRunLikeSequentialE
 // graphs partitioned for an unbounded buffer show that free grouping overflows 6 KiB in some of them.
 TEST(PartitionSemantics, RandomKernelsCutToASmallUnifiedBufferRunLikeSequentialExecution) {
   int cut = 0;
-  for (std::uint64_t seed = 300; seed <= 400; ++seed) {
+  for (std::uint64_t seed = 300; seed < 300 + static_cast<std::uint64_t>(pto::test::randomCaseCount(101)); ++seed) {
     TensorGraph graph = RandomKernel(seed).build();
     CompileSettings settings;
     settings.passOptions = {{"machine_has_l0c_to_ub", seed % 2 == 0}};

@@ -286,6 +286,19 @@ TEST_F(MachineFileTest, ANameEndingInJsonIsAPath) {
   EXPECT_EQ(messages(), "2:3: error: machine file '" + (m_dir / "absent.json").string() + "' not found\n");
 }
 
+TEST_F(MachineFileTest, ARelativeMachineFileIsFoundBesideTheProjectNotTheWorkingFolder) {
+  // A project says "machine": "chip/custom.json"; pto runs from elsewhere.
+  fs::create_directories(m_dir / "chip");
+  writeText(m_dir / "chip" / "custom.json", kValid);
+  ASSERT_NE(fs::current_path(), m_dir);
+  auto machine = findMachine("chip/custom.json", m_diags, {}, m_dir);
+  ASSERT_TRUE(machine) << messages();
+  EXPECT_EQ(machine->name, "custom");
+  EXPECT_FALSE(findMachine("chip/absent.json", m_diags, SourceLocation{"p.json", 2, 3}, m_dir));
+  EXPECT_EQ(messages(), "2:3: error: machine file 'chip/absent.json' not found (looked for " +
+                            (m_dir / "chip" / "absent.json").string() + ")\n");
+}
+
 TEST_F(MachineFileTest, AvailableMachinesIncludesTheBundledOnes) {
   std::vector<std::string> names = availableMachines();
   for (const char* bundled : {"950", "a2", "a3", "tiny"})

@@ -71,6 +71,29 @@ TEST_F(EditRecoveryTest, NoFileIsNoRecoveryAndRemovingTwiceIsFine) {
   removeEditRecovery(m_folder);
 }
 
+TEST_F(EditRecoveryTest, SetAsideRecoveriesAreKeptApartAndListedNewestFirst) {
+  std::string error;
+  EXPECT_TRUE(setAsideEditRecovery(m_folder, error).empty());  // nothing to set aside
+  EXPECT_FALSE(error.empty());
+  std::vector<fs::path> aside;
+  for (const char* text : {"first\n", "second\n"}) {
+    EditRecovery recovery;
+    recovery.editor = RecoveredFile{m_folder / "kernel.py", text};
+    ASSERT_TRUE(writeEditRecovery(m_folder, recovery, error)) << error;
+    aside.push_back(setAsideEditRecovery(m_folder, error));
+    ASSERT_FALSE(aside.back().empty()) << error;
+    EXPECT_FALSE(fs::exists(recoveryFilePath(m_folder)));  // out of the autosave's way
+  }
+  EXPECT_NE(aside[0], aside[1]);  // the same second, still two files
+  std::vector<fs::path> listed = setAsideEditRecoveries(m_folder);
+  ASSERT_EQ(listed.size(), 2u);
+  DiagnosticEngine diags;
+  std::optional<EditRecovery> newest = readEditRecoveryFile(listed[0], m_folder, diags);
+  ASSERT_TRUE(newest && newest->editor);
+  EXPECT_EQ(newest->editor->text, "second\n");
+  EXPECT_EQ(newest->editor->file, m_folder / "kernel.py");  // still relative to the project, not to .pto/recovered
+}
+
 TEST_F(EditRecoveryTest, AnUnreadableRecoveryIsReportedAndKept) {
   fs::create_directories(m_folder / ".pto");
   write(recoveryFilePath(m_folder), "{ not json");

@@ -147,6 +147,53 @@ private Q_SLOTS:
     QVERIFY(window.save());
     QCOMPARE(readAll(kernel), kTypedLine + kernelOnDisk);
     QVERIFY(!QFile::exists(QString::fromStdString(pto::recoveryFilePath(project.toStdString()).string())));
+    QVERIFY(pto::setAsideEditRecoveries(project.toStdString()).empty());
+  }
+
+  // An offer nobody answers is not overwritten by the next autosave: the
+  // user ignores it, types something else, and closes; the next session
+  // offers the newer work first and, once that is settled, the older.
+  void anUnansweredOfferIsKeptAndOfferedAgain() {
+    QTemporaryDir dir;
+    const QString project = newProject(dir);
+    QVERIFY(!project.isEmpty());
+    const QString kernel = QDir(project).filePath(QStringLiteral("kernel.py"));
+    const QString kernelOnDisk = readAll(kernel);
+    const std::string folder = project.toStdString();
+    pto::EditRecovery firstCrash;
+    firstCrash.editor = pto::RecoveredFile{kernel.toStdString(), "print('first crash')\n"};
+    std::string error;
+    QVERIFY2(pto::writeEditRecovery(folder, firstCrash, error), error.c_str());
+    {
+      pto::studio::MainWindow window;
+      window.setAutoRun(false);
+      QVERIFY(window.open(project));
+      QVERIFY(window.notices()->bar(QStringLiteral("recovery")));
+      QVERIFY(window.recovery()->offeredFile().contains(QStringLiteral(".pto/recovered/")));
+      window.editor()->insertAt(QStringLiteral("# second session\n"), 0, 0);
+      window.recovery()->autosaveNow();
+      QVERIFY(readAll(QString::fromStdString(pto::recoveryFilePath(folder).string())).contains(QStringLiteral("second session")));
+      QCOMPARE(pto::setAsideEditRecoveries(folder).size(), std::size_t{1});
+    }
+    {
+      pto::studio::MainWindow window;
+      window.setAutoRun(false);
+      QVERIFY(window.open(project));
+      QCOMPARE(pto::setAsideEditRecoveries(folder).size(), std::size_t{2});
+      pto::widgets::NoticeBar* offer = window.notices()->bar(QStringLiteral("recovery"));
+      QVERIFY(offer);
+      QTest::mouseClick(offer->button(QStringLiteral("Discard")), Qt::LeftButton);  // the newer one
+      QCOMPARE(window.editor()->text(), kernelOnDisk);
+    }
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QVERIFY(window.open(project));
+    pto::widgets::NoticeBar* offer = window.notices()->bar(QStringLiteral("recovery"));
+    QVERIFY(offer);
+    QTest::mouseClick(offer->button(QStringLiteral("Restore")), Qt::LeftButton);
+    QCOMPARE(window.editor()->text(), QStringLiteral("print('first crash')\n"));
+    QVERIFY(window.editor()->isModified());
+    QVERIFY(pto::setAsideEditRecoveries(folder).empty());
   }
 
   void discardingTheOfferRemovesIt() {
@@ -166,6 +213,7 @@ private Q_SLOTS:
     QVERIFY(offer);
     QTest::mouseClick(offer->button(QStringLiteral("Discard")), Qt::LeftButton);
     QVERIFY(!QFile::exists(QString::fromStdString(pto::recoveryFilePath(project.toStdString()).string())));
+    QVERIFY(pto::setAsideEditRecoveries(project.toStdString()).empty());
     QCOMPARE(window.editor()->text(), readAll(kernel));
   }
 

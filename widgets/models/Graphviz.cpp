@@ -7,6 +7,12 @@ std::mutex& graphvizLock() {
   return mutex;
 }
 
+GVC_t* graphvizContext() {
+  // Never freed: see the header.
+  static GVC_t* context = gvContext();
+  return context;
+}
+
 std::vector<GraphPoint> edgeRoute(Agedge_t* edge, const boxf& box) {
   std::vector<GraphPoint> points;
   splines* route = ED_spl(edge);

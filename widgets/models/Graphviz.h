@@ -18,6 +18,13 @@ namespace pto::widgets {
 // dictionaries): every layout in the process takes this lock.
 std::mutex& graphvizLock();
 
+// The one Graphviz context of the process (take graphvizLock() first). One
+// context for every layout, never freed: Graphviz's text-measuring plugin
+// (pango) remembers the last font name as a pointer into the context's font
+// table, so a layout in a new context after the old one was freed read freed
+// memory (AddressSanitizer found it when a cluster title was measured).
+GVC_t* graphvizContext();
+
 // cgraph's API takes char* for names and values it does not modify.
 inline char* graphvizText(const char* text) { return const_cast<char*>(text); }
 // Sizes in points as Graphviz's inches.

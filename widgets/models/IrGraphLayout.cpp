@@ -53,7 +53,7 @@ IrGraphLayout layoutIrGraph(std::shared_ptr<const IrGraph> graph, VisibleGraph v
   if (shown.items.empty() || (cancelled && cancelled->load())) return layout;
 
   std::lock_guard lock(graphvizLock());
-  GVC_t* context = gvContext();
+  GVC_t* context = graphvizContext();
   Agraph_t* root = agopen(graphvizText("ir"), Agdirected, nullptr);
   agattr(root, AGRAPH, graphvizText("rankdir"), graphvizText("TB"));
   agattr(root, AGRAPH, graphvizText("nodesep"), graphvizText("0.2"));
@@ -111,7 +111,6 @@ IrGraphLayout layoutIrGraph(std::shared_ptr<const IrGraph> graph, VisibleGraph v
     gvFreeLayout(context, root);
   }
   agclose(root);
-  gvFreeContext(context);
   layout.layoutMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return layout;
 }

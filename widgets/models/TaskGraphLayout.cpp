@@ -391,7 +391,7 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
   if (cancelled && cancelled->load()) return {};
 
   std::lock_guard lock(graphvizLock());
-  GVC_t* context = gvContext();
+  GVC_t* context = graphvizContext();
   Agraph_t* graph = agopen(graphvizText("tasks"), Agdirected, nullptr);
   std::string nodeSep = graphvizInches(kNodeSep);
   std::string rankSep = graphvizInches(kRankSep);
@@ -449,7 +449,6 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
     if (shape.parts > 1) packParts(layout, shape);
   }
   agclose(graph);
-  gvFreeContext(context);
   layout.layoutMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return layout;
 }
