@@ -349,7 +349,8 @@ TEST(PartitionSemantics, RandomKernelsWithoutRemoveRedundantOpRunLikeSequentialE
 // graphs partitioned for an unbounded buffer show that free grouping overflows 6 KiB in some of them.
 TEST(PartitionSemantics, RandomKernelsCutToASmallUnifiedBufferRunLikeSequentialExecution) {
   int cut = 0;
-  for (std::uint64_t seed = 300; seed < 300 + static_cast<std::uint64_t>(pto::test::randomCaseCount(101)); ++seed) {
+  // Every case, also under the sanitizers: the count of cut kernels below is a property of all 101.
+  for (std::uint64_t seed = 300; seed <= 400; ++seed) {
     TensorGraph graph = RandomKernel(seed).build();
     CompileSettings settings;
     settings.passOptions = {{"machine_has_l0c_to_ub", seed % 2 == 0}};
