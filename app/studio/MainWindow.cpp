@@ -512,6 +512,7 @@ bool MainWindow::openProject(const QString& path) {
   if (!confirmDiscardEdits()) return false;
   m_recovery->close();
   m_notices->dismiss(QStringLiteral("recovery"));
+  m_notices->dismiss(QStringLiteral("recovery-problem"));
   m_notices->dismiss(QStringLiteral("instance"));
   m_brokenProjectFile.clear();
   m_projectFile = QString::fromStdString(project->file.string());
@@ -596,12 +597,12 @@ void MainWindow::guardProject() {
   DiagnosticEngine diags;
   std::optional<EditRecovery> recovered =
       m_recovery->open(QString::fromStdString(m_project->directory().string()), diags);
-  if (diags.hasErrors()) {
-    widgets::NoticeBar* bar = m_notices->show(QStringLiteral("recovery"), widgets::NoticeBar::Kind::Warning,
-                                              tr("Unsaved edits from an earlier session could not be read: %1")
-                                                  .arg(QString::fromStdString(diags.format(diags.diagnostics().front()))));
-    (void)bar;
-  }
+  // An unreadable recovery, or one that could not be set aside, stays where
+  // it is: the bar names the file and why.
+  if (diags.hasErrors())
+    m_notices->show(QStringLiteral("recovery-problem"), widgets::NoticeBar::Kind::Warning,
+                    tr("Unsaved edits from an earlier session cannot be offered back; the file is kept for you: %1")
+                        .arg(QString::fromStdString(diags.format(diags.diagnostics().front()))));
   if (!m_recovery->otherInstance().isEmpty()) {
     m_notices->show(QStringLiteral("instance"), widgets::NoticeBar::Kind::Warning,
                     tr("This project is already open in another PTO Studio (%1). Saving in both windows makes one "
@@ -729,6 +730,7 @@ void MainWindow::updateTrustAction() {
 void MainWindow::closeProject() {
   m_recovery->close();
   m_notices->dismiss(QStringLiteral("recovery"));
+  m_notices->dismiss(QStringLiteral("recovery-problem"));
   m_notices->dismiss(QStringLiteral("instance"));
   m_notices->dismiss(QStringLiteral("trust"));
   m_projectTrusted = false;

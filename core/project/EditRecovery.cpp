@@ -127,11 +127,16 @@ std::filesystem::path setAsideEditRecovery(const std::filesystem::path& projectF
   std::string stamp = utcNow();
   std::erase_if(stamp, [](char c) { return c == '-' || c == ':'; });
   std::filesystem::path aside;
-  for (int sequence = 0; sequence < 1000; ++sequence) {
+  for (int sequence = 0; aside.empty() && sequence < 1000; ++sequence) {
     char suffix[8];
     std::snprintf(suffix, sizeof suffix, "-%03d", sequence);
-    aside = folder / ("recovery-" + stamp + suffix + ".json");
-    if (!std::filesystem::exists(aside, failed)) break;
+    std::filesystem::path candidate = folder / ("recovery-" + stamp + suffix + ".json");
+    if (!std::filesystem::exists(candidate, failed)) aside = candidate;
+  }
+  // rename() replaces its target: never pick a name that holds a recovery.
+  if (aside.empty()) {
+    error = folder.string() + ": already holds 1000 recoveries from this second; move some away";
+    return {};
   }
   std::filesystem::rename(recoveryFilePath(projectFolder), aside, failed);
   if (failed) {
