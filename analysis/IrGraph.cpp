@@ -1,6 +1,7 @@
 // IR levels as graphs for the views (see IrGraph.h).
 #include "analysis/IrGraph.h"
 
+#include "core/DotText.h"
 #include "analysis/PassDiff.h"
 
 #include <algorithm>
@@ -588,19 +589,6 @@ VisibleGraph visibleGraph(const IrGraph& graph, const VisibleGraphOptions& optio
   visible.itemOfNode = std::move(itemOf);
   return visible;
 }
-
-namespace {
-
-std::string dotEscaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-} // namespace
 
 std::string visibleGraphToDot(const IrGraph& graph, const VisibleGraph& visible) {
   std::ostringstream out;

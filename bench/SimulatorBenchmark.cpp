@@ -4,6 +4,7 @@
 // PTO instructions/s (non-sync instructions of finished tasks), and the
 // simulated makespan. Target (DESIGN.md): ~10k tasks well under 1 s.
 #include "compiler/ir/TensorGraphBuilder.h"
+#include "bench/BenchMachines.h"
 #include "compiler/passes/Pipeline.h"
 #include "npusim/MachineFile.h"
 #include "npusim/NpuExecutor.h"
@@ -18,11 +19,6 @@
 
 namespace pto {
 namespace {
-
-MachineDescription a2Machine() {
-  DiagnosticEngine diags;
-  return *loadMachine(std::filesystem::path(PTO_SOURCE_DIR) / "resources" / "machines" / "a2.json", diags);
-}
 
 PtoOperand operand(MemoryKind memory, std::int64_t offset, std::int64_t bytes, int gmRegion = -1) {
   PtoOperand result;

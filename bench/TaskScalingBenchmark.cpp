@@ -7,6 +7,7 @@
 // Counters: tasks, edges (and the edges before implied ones are removed),
 // and time per task, which stays about flat when the growth is linear.
 #include "compiler/passes/BuildExecuteGraph.h"
+#include "bench/BenchMachines.h"
 #include "compiler/passes/Pipeline.h"
 #include "npusim/MachineFile.h"
 #include "npusim/TimingRun.h"
@@ -20,11 +21,6 @@
 
 namespace pto {
 namespace {
-
-MachineDescription a2Machine() {
-  DiagnosticEngine diags;
-  return *loadMachine(std::filesystem::path(PTO_SOURCE_DIR) / "resources" / "machines" / "a2.json", diags);
-}
 
 CompileSettings a2Settings() {
   CompileSettings settings;

@@ -158,4 +158,10 @@ void DiagnosticEngine::print(std::ostream& out, bool color) const {
   for (const Diagnostic& diagnostic : m_diagnostics) out << format(diagnostic, color);
 }
 
+std::string DiagnosticEngine::printed() const {
+  std::string text;
+  for (const Diagnostic& diagnostic : m_diagnostics) text += format(diagnostic);
+  return text;
+}
+
 } // namespace pto

@@ -95,6 +95,8 @@ public:
   //           ^
   // followed by its notes. `color` adds ANSI colours as compilers do on a terminal.
   void print(std::ostream& out, bool color = false) const;
+  // What print() writes, without colours, as one string.
+  std::string printed() const;
   // One diagnostic in the same format.
   std::string format(const Diagnostic& diagnostic, bool color = false) const;
 

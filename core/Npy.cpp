@@ -23,7 +23,7 @@ constexpr std::size_t kMagicAndVersionBytes = 8;
 constexpr std::size_t kArrayAlignBytes = 64;  // numpy's ARRAY_ALIGN
 // Literals nest only a couple of levels in real headers; the bound keeps a
 // hostile "((((..." from exhausting the stack.
-constexpr int kMaxNestingDepth = 16;
+constexpr int kMaxHeaderNesting = 16;
 
 std::string hexBytes(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -136,7 +136,7 @@ private:
   }
 
   std::optional<PyValue> parseValue(int depth) {
-    if (depth > kMaxNestingDepth) return fail("literals nested too deeply");
+    if (depth > kMaxHeaderNesting) return fail("literals nested too deeply");
     skipSpace();
     PyValue result;
     result.offset = m_fileOffset + m_pos;

@@ -1,9 +1,16 @@
 // Shape arithmetic and printing.
 #include "core/Shape.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace pto {
+
+std::int64_t elementCountOf(const std::vector<std::int64_t>& extents) {
+  std::int64_t count = 1;
+  for (std::int64_t extent : extents) count *= std::max<std::int64_t>(extent, 0);
+  return count;
+}
 
 std::optional<std::int64_t> Shape::checkedElementCount() const {
   std::int64_t count = 1;

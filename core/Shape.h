@@ -9,6 +9,9 @@
 
 namespace pto {
 
+// Elements of a box with these extents; a negative extent counts as empty.
+std::int64_t elementCountOf(const std::vector<std::int64_t>& extents);
+
 class Shape {
 public:
   Shape() = default;  // rank 0: a scalar with one element

@@ -12,13 +12,13 @@ struct DataPathInfo {
   std::string_view name;
 };
 
-constexpr std::array<DataPathInfo, kDataPathCount> kInfos = {{
+constexpr std::array<DataPathInfo, kDataPathCount> kDataPathInfos = {{
 #define PTO_DATA_PATH_INFO(id, from, to, name) {MemoryKind::from, MemoryKind::to, name},
     PTO_FOR_EACH_DATA_PATH(PTO_DATA_PATH_INFO)
 #undef PTO_DATA_PATH_INFO
 }};
 
-const DataPathInfo& info(DataPath path) { return kInfos[static_cast<std::size_t>(path)]; }
+const DataPathInfo& info(DataPath path) { return kDataPathInfos[static_cast<std::size_t>(path)]; }
 
 } // namespace
 
@@ -28,13 +28,13 @@ std::string_view name(DataPath path) { return info(path).name; }
 
 std::optional<DataPath> parseDataPath(std::string_view text) {
   for (std::size_t i = 0; i < kDataPathCount; ++i)
-    if (kInfos[i].name == text) return static_cast<DataPath>(i);
+    if (kDataPathInfos[i].name == text) return static_cast<DataPath>(i);
   return std::nullopt;
 }
 
 std::optional<DataPath> dataPathBetween(MemoryKind from, MemoryKind to) {
   for (std::size_t i = 0; i < kDataPathCount; ++i)
-    if (kInfos[i].from == from && kInfos[i].to == to) return static_cast<DataPath>(i);
+    if (kDataPathInfos[i].from == from && kDataPathInfos[i].to == to) return static_cast<DataPath>(i);
   return std::nullopt;
 }
 

@@ -35,6 +35,8 @@ struct SchedulerCosts {
 //   bw(bytes) = peak * bytes / (K + bytes)
 // so it takes (K + bytes) / peak: K bytes' worth of start-up latency, then the
 // peak rate. A K-byte transfer reaches half the peak, a 100K-byte one 99 %.
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
 struct PathRate {
   double peakGiBps = 0.0;
   double saturationBytes = 0.0;  // K

@@ -12,8 +12,6 @@ namespace {
 
 using P = PtoOpcode;
 
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-
 std::string where(const PtoProgram& program, int index) {
   std::ostringstream out;
   out << "program " << program.programId << " instruction " << index << " ("

@@ -11,7 +11,7 @@ struct VectorOpClassInfo {
   std::string_view members;
 };
 
-constexpr std::array<VectorOpClassInfo, kVectorOpClassCount> kInfos = {{
+constexpr std::array<VectorOpClassInfo, kVectorOpClassCount> kVectorOpClassInfos = {{
 #define PTO_VECTOR_OP_CLASS_INFO(id, name, members) {name, members},
     PTO_FOR_EACH_VECTOR_OP_CLASS(PTO_VECTOR_OP_CLASS_INFO)
 #undef PTO_VECTOR_OP_CLASS_INFO
@@ -19,12 +19,12 @@ constexpr std::array<VectorOpClassInfo, kVectorOpClassCount> kInfos = {{
 
 } // namespace
 
-std::string_view name(VectorOpClass opClass) { return kInfos[static_cast<std::size_t>(opClass)].name; }
-std::string_view members(VectorOpClass opClass) { return kInfos[static_cast<std::size_t>(opClass)].members; }
+std::string_view name(VectorOpClass opClass) { return kVectorOpClassInfos[static_cast<std::size_t>(opClass)].name; }
+std::string_view members(VectorOpClass opClass) { return kVectorOpClassInfos[static_cast<std::size_t>(opClass)].members; }
 
 std::optional<VectorOpClass> parseVectorOpClass(std::string_view text) {
   for (std::size_t i = 0; i < kVectorOpClassCount; ++i)
-    if (kInfos[i].name == text) return static_cast<VectorOpClass>(i);
+    if (kVectorOpClassInfos[i].name == text) return static_cast<VectorOpClass>(i);
   return std::nullopt;
 }
 

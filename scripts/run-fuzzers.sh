@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of fuzz/ with clang (AddressSanitizer and
-# UndefinedBehaviorSanitizer) in build/fuzz and runs each for a bounded time on
+# Builds the libFuzzer targets of fuzz/ in the asan preset (clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer, build/asan: the same build
+# the sanitizer suite runs in, so CI compiles the engine once for both) and
+# runs each for a bounded time on
 # a temporary copy of its seed corpus and past regressions, so the repository
 # never gains generated inputs. An input that crashes, trips a sanitizer,
 # leaks, times out or runs out of memory is copied into fuzz/regressions/<name>/
@@ -19,7 +21,7 @@ if [[ ! $seconds =~ ^[0-9]+$ ]] || ((seconds == 0)); then
 fi
 shift $(($# > 0 ? 1 : 0))
 
-build=build/fuzz
+build=build/asan
 # A target is a folder of seeds: fuzz/corpus/<name> is fuzzed by pto_fuzz_<name>.
 if (($# > 0)); then
   names=("$@")
@@ -36,14 +38,14 @@ if ! command -v clang++ >/dev/null 2>&1 ||
 fi
 
 launcher=()
-if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 
-# Debug keeps assertions; -O1 is libFuzzer's usual trade of speed for clear stacks.
 build_start=$SECONDS
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
-  -DPTO_FUZZ=ON -DPTO_BUILD_TESTS=OFF -DPTO_PYTHON_EXECUTABLE=/usr/bin/python3 \
-  "${launcher[@]}" >/dev/null
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  cmake --preset asan "${launcher[@]}" >/dev/null
+fi
 targets=()
 for name in "${names[@]}"; do targets+=("pto_fuzz_$name"); done
 cmake --build "$build" -j2 --target "${targets[@]}"

@@ -1,6 +1,7 @@
 // The Advice dock: the advisor's suggestions as cards, the tuner's Pareto front as a table and a plot.
 #include "widgets/AdvicePanel.h"
 
+#include "widgets/Theme.h"
 #include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/models/TunePointsModel.h"
@@ -30,9 +31,6 @@
 namespace pto::widgets {
 namespace {
 
-bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
-QColor goodColour(const QPalette& palette) { return isDark(palette) ? QColor(87, 199, 110) : QColor(26, 127, 55); }
-QColor badColour(const QPalette& palette) { return isDark(palette) ? QColor(241, 96, 96) : QColor(198, 40, 40); }
 QColor accentColour(const QPalette& palette) { return isDark(palette) ? QColor(255, 167, 38) : QColor(230, 115, 0); }
 QColor mutedColour(const QPalette& palette) {
   QColor text = palette.color(QPalette::Text);

@@ -27,7 +27,7 @@ constexpr int kLinkFileRole = Qt::UserRole + 2;
 constexpr int kLinkLineRole = Qt::UserRole + 3;
 constexpr int kSubgraphRole = Qt::UserRole + 4;
 
-QString percent(double share) { return QString::number(100.0 * share, 'f', 0) + QStringLiteral(" %"); }
+QString roundPercent(double share) { return QString::number(100.0 * share, 'f', 0) + QStringLiteral(" %"); }
 
 // "kernel.py:54" -> ("kernel.py", 54); line 0 when there is none.
 std::pair<QString, int> fileAndLine(const std::string& source) {
@@ -120,7 +120,7 @@ void HealthPanel::setReport(const HealthReport& report) {
   for (const auto& [kind, cycles] : path.cyclesByClass)
     addRow(pathItem, tr("%1").arg(QString::fromStdString(kind)),
            tr("%1 (%2)").arg(time(static_cast<double>(cycles)),
-                             percent(path.lengthCycles > 0 ? static_cast<double>(cycles) / path.lengthCycles : 0.0)));
+                             roundPercent(path.lengthCycles > 0 ? static_cast<double>(cycles) / path.lengthCycles : 0.0)));
   QTreeWidgetItem* pathTasks = addRow(pathItem, tr("Tasks"), tr("%1, first to last (activate to select)").arg(path.tasks.size()));
   for (TaskId task : path.tasks) {
     const Bound& bound = report.taskBounds.at(static_cast<std::size_t>(task));
@@ -139,7 +139,7 @@ void HealthPanel::setReport(const HealthReport& report) {
                tr("%1 tasks on %2 cores: busy %3, idle while tasks were ready %4, idle while none were %5")
                    .arg(type.tasks)
                    .arg(type.cores)
-                   .arg(percent(type.utilization), percent(type.idleWhileReady), percent(type.idleWhileNoneReady)),
+                   .arg(roundPercent(type.utilization), roundPercent(type.idleWhileReady), roundPercent(type.idleWhileNoneReady)),
                tr("Idle while tasks were ready: the scheduler was behind (fewer, larger tasks help). Idle while "
                   "none were: the cores waited for data."));
     addRow(row, tr("Ready to start"),
@@ -183,10 +183,10 @@ void HealthPanel::setReport(const HealthReport& report) {
     if (!subgraph.source.empty()) addRow(row, tr("Kernel line"), QString::fromStdString(subgraph.source));
     addRow(row, tr("Subgraphs"), tr("%1 (first: sg %2, program %3)").arg(group.subgraphs).arg(subgraph.id).arg(subgraph.programId));
     for (const PipeBusy& pipe : subgraph.pipes)
-      addRow(row, tr("Pipe %1").arg(QString::fromStdString(pipe.pipe)), tr("busy %1 of its task time").arg(percent(pipe.share)));
+      addRow(row, tr("Pipe %1").arg(QString::fromStdString(pipe.pipe)), tr("busy %1 of its task time").arg(roundPercent(pipe.share)));
     for (const auto& [memory, use] : subgraph.buffers)
       addRow(row, tr("Buffer %1").arg(QString::fromStdString(memory)),
-             tr("%1 of %2 bytes (%3)").arg(use[0]).arg(use[1]).arg(percent(use[1] > 0 ? static_cast<double>(use[0]) / use[1] : 0.0)));
+             tr("%1 of %2 bytes (%3)").arg(use[0]).arg(use[1]).arg(roundPercent(use[1] > 0 ? static_cast<double>(use[0]) / use[1] : 0.0)));
     addRow(row, tr("Overlap"), QString::fromStdString(subgraph.overlap));
   }
 
@@ -199,7 +199,7 @@ void HealthPanel::setReport(const HealthReport& report) {
       addRow(nullptr, tr("Execute graph"),
              tr("%1 tasks, %2 subgraphs, %3 programs, %4 dependencies")
                  .arg(execute.tasks).arg(execute.subgraphs).arg(execute.programs).arg(execute.dependencies));
-  addRow(executeItem, tr("Isomorphic subgraphs"), percent(execute.isomorphicRate),
+  addRow(executeItem, tr("Isomorphic subgraphs"), roundPercent(execute.isomorphicRate),
          tr("Subgraphs that share their compiled program with another."));
   addRow(executeItem, tr("Task time"),
          tr("%1 / %2 / %3 (min / mean / max)")

@@ -1,5 +1,7 @@
 #include "widgets/IrGraphView.h"
 
+#include "widgets/SwimlaneRenderer.h"
+#include "widgets/QtText.h"
 #include "widgets/GraphEdgePainter.h"
 
 #include "widgets/models/LabelPalette.h"
@@ -21,14 +23,11 @@
 namespace pto::widgets {
 namespace {
 
-constexpr double kMinScale = 0.01;
-constexpr double kMaxScale = 4.0;
-constexpr double kMargin = 16.0;
+constexpr double kIrGraphMinScale = 0.01;
+constexpr double kIrGraphMaxScale = 4.0;
+constexpr double kIrGraphMargin = 16.0;
 constexpr double kTitlePoints = 9.0;
 constexpr double kDragThreshold = 6.0;
-
-QColor qcolor(Rgb rgb) { return QColor(rgb.r, rgb.g, rgb.b); }
-QString qtext(const std::string& text) { return QString::fromStdString(text); }
 
 QRectF itemRect(const LaidOutItem& item) {
   return QRectF(item.centre.x - item.width / 2, item.centre.y - item.height / 2, item.width, item.height);
@@ -38,7 +37,7 @@ QRectF clusterRect(const LaidOutCluster& cluster) {
   return QRectF(cluster.left, cluster.top, cluster.width, cluster.height);
 }
 
-bool isDark(const QPalette& palette) { return palette.color(QPalette::Base).lightness() < 128; }
+bool isDarkBase(const QPalette& palette) { return palette.color(QPalette::Base).lightness() < 128; }
 
 } // namespace
 
@@ -109,17 +108,17 @@ void IrGraphView::setDiff(std::map<std::string, char> marks) {
 
 void IrGraphView::fit() {
   if (!m_layout || m_layout->items.empty() || width() <= 0) return;
-  double sx = (width() - 2 * kMargin) / std::max(1.0, m_layout->width);
-  double sy = (height() - 2 * kMargin) / std::max(1.0, m_layout->height);
+  double sx = (width() - 2 * kIrGraphMargin) / std::max(1.0, m_layout->width);
+  double sy = (height() - 2 * kIrGraphMargin) / std::max(1.0, m_layout->height);
   // Fit, but never blow a small graph up past its natural size. A graph a
   // little too big is shown at the smallest legible scale from its top
   // (the minimap shows the rest) rather than as unreadable specks; one far
   // too big is shown whole, in colour only, as an overview to zoom into.
   double legible = kMinTextPixels / kTitlePoints;
   double whole = std::min({sx, sy, 1.0});
-  m_scale = std::clamp(whole >= legible * 0.2 ? std::max(whole, legible) : whole, kMinScale, kMaxScale);
-  m_offset = QPointF(std::max(kMargin, (width() - m_layout->width * m_scale) / 2),
-                     std::max(kMargin, (height() - m_layout->height * m_scale) / 2));
+  m_scale = std::clamp(whole >= legible * 0.2 ? std::max(whole, legible) : whole, kIrGraphMinScale, kIrGraphMaxScale);
+  m_offset = QPointF(std::max(kIrGraphMargin, (width() - m_layout->width * m_scale) / 2),
+                     std::max(kIrGraphMargin, (height() - m_layout->height * m_scale) / 2));
   m_fitPending = false;
   update();
 }
@@ -230,7 +229,7 @@ void IrGraphView::setDropVerdict(int node, int cluster, bool legal, const QStrin
 }
 
 void IrGraphView::zoomAbout(QPointF widgetPos, double factor) {
-  double scale = std::clamp(m_scale * factor, kMinScale, kMaxScale);
+  double scale = std::clamp(m_scale * factor, kIrGraphMinScale, kIrGraphMaxScale);
   QPointF graphPoint = toGraph(widgetPos);
   m_scale = scale;
   m_offset = widgetPos - graphPoint * m_scale;
@@ -241,18 +240,18 @@ QColor IrGraphView::fillOf(int item) const {
   const VisibleItem& shown = m_layout->visible.items[static_cast<std::size_t>(item)];
   const IrGraphNode& node = m_layout->graph->nodes[static_cast<std::size_t>(shown.members.front())];
   switch (m_colorBy) {
-  case ColorBy::Label: return qcolor(labelColor(node.label));
-  case ColorBy::Subgraph: return qcolor(subgraphColor(static_cast<int>(node.subgraph)));
-  case ColorBy::Program: return node.program < 0 ? qcolor(kUnknownColor) : qcolor(paletteColor(node.program * 7 + 3));
+  case ColorBy::Label: return toQColor(labelColor(node.label));
+  case ColorBy::Subgraph: return toQColor(subgraphColor(static_cast<int>(node.subgraph)));
+  case ColorBy::Program: return node.program < 0 ? toQColor(kUnknownColor) : toQColor(paletteColor(node.program * 7 + 3));
   case ColorBy::CoreType:
-    return node.coreType == "AIC" ? QColor(192, 80, 77) : node.coreType == "AIV" ? QColor(79, 129, 189) : qcolor(kUnknownColor);
+    return node.coreType == "AIC" ? QColor(192, 80, 77) : node.coreType == "AIV" ? QColor(79, 129, 189) : toQColor(kUnknownColor);
   }
-  return qcolor(kUnknownColor);
+  return toQColor(kUnknownColor);
 }
 
 void IrGraphView::paintGraph(QPainter& painter, const QRectF& visible, double scale) const {
   const QPalette& pal = palette();
-  const bool dark = isDark(pal);
+  const bool dark = isDarkBase(pal);
   const bool text = scale * kTitlePoints >= kMinTextPixels;
   QFont titleFont = font();
   titleFont.setPointSizeF(kTitlePoints);

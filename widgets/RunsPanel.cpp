@@ -1,6 +1,7 @@
 // The project's recorded runs: trend plot, table, A/B comparison summary.
 #include "widgets/RunsPanel.h"
 
+#include "widgets/Theme.h"
 #include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/models/RunListModel.h"
@@ -23,7 +24,6 @@
 namespace pto::widgets {
 namespace {
 
-bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
 // Faster is good: a negative makespan delta is green, a positive one red.
 QColor fasterColour(const QPalette& palette) { return isDark(palette) ? QColor(87, 199, 110) : QColor(26, 127, 55); }
 QColor slowerColour(const QPalette& palette) { return isDark(palette) ? QColor(241, 96, 96) : QColor(198, 40, 40); }

@@ -1,6 +1,7 @@
 // The run at a glance.
 #include "widgets/SummaryPanel.h"
 
+#include "widgets/Theme.h"
 #include "widgets/models/TimeFormat.h"
 
 #include <QEvent>
@@ -15,9 +16,6 @@
 namespace pto::widgets {
 namespace {
 
-bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
-QColor goodColour(const QPalette& palette) { return isDark(palette) ? QColor(87, 199, 110) : QColor(26, 127, 55); }
-QColor badColour(const QPalette& palette) { return isDark(palette) ? QColor(241, 96, 96) : QColor(198, 40, 40); }
 
 QString durationUs(double us) { return QString::fromStdString(formatDurationNs(us * 1000.0)); }
 // Deltas always in µs, so successive runs' changes read on one scale.

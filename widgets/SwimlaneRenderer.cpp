@@ -1,6 +1,7 @@
 // Painting the swimlane.
 #include "widgets/SwimlaneRenderer.h"
 
+#include "widgets/QtText.h"
 #include "widgets/models/LabelPalette.h"
 #include "widgets/models/TimeFormat.h"
 
@@ -17,8 +18,6 @@
 
 namespace pto::widgets {
 namespace {
-
-QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 // Text on a slice: black on light colours, white on dark ones.
 QColor textOn(const QColor& fill) { return fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250); }

@@ -1,6 +1,7 @@
 // The interactive swimlane.
 #include "widgets/SwimlaneView.h"
 
+#include "widgets/QtText.h"
 #include "widgets/models/BoundClass.h"
 #include "widgets/models/TimeFormat.h"
 
@@ -21,8 +22,6 @@
 namespace pto::widgets {
 namespace {
 
-QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-QString qtime(double ns) { return QString::fromStdString(formatDurationNs(ns)); }
 
 // Per key press (auto-repeat makes a held key a smooth zoom or pan).
 constexpr double kKeyZoomFactor = 1.3;

@@ -1,6 +1,7 @@
 // The selected task's details.
 #include "widgets/TaskDetailsPanel.h"
 
+#include "widgets/QtText.h"
 #include "widgets/models/TimeFormat.h"
 
 #include <QHeaderView>
@@ -15,8 +16,6 @@
 namespace pto::widgets {
 namespace {
 
-QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-QString qtime(double ns) { return QString::fromStdString(formatDurationNs(ns)); }
 
 } // namespace
 

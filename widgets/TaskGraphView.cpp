@@ -1,5 +1,7 @@
 #include "widgets/TaskGraphView.h"
 
+#include "widgets/SwimlaneRenderer.h"
+#include "widgets/QtText.h"
 #include "widgets/GraphEdgePainter.h"
 
 #include "widgets/models/LabelPalette.h"
@@ -18,17 +20,13 @@
 namespace pto::widgets {
 namespace {
 
-constexpr double kMinScale = 0.02;
-constexpr double kMaxScale = 4.0;
-constexpr double kMargin = 16.0;
-
-QColor qcolor(Rgb rgb) { return QColor(rgb.r, rgb.g, rgb.b); }
+constexpr double kTaskGraphMinScale = 0.02;
+constexpr double kTaskGraphMaxScale = 4.0;
+constexpr double kTaskGraphMargin = 16.0;
 
 QRectF nodeRect(const TaskGraphNode& node) {
   return QRectF(node.centre.x - node.width / 2, node.centre.y - node.height / 2, node.width, node.height);
 }
-
-QString qtext(const std::string& text) { return QString::fromStdString(text); }
 
 } // namespace
 
@@ -56,7 +54,7 @@ void TaskGraphView::setMessage(const QString& message) {
 }
 
 void TaskGraphView::applyViewport(const GraphViewport& viewport) {
-  m_scale = std::clamp(viewport.scale, kMinScale, kMaxScale);
+  m_scale = std::clamp(viewport.scale, kTaskGraphMinScale, kTaskGraphMaxScale);
   m_offset = QPointF(viewport.offset.x, viewport.offset.y);
   m_fitPending = false;
   update();
@@ -64,13 +62,13 @@ void TaskGraphView::applyViewport(const GraphViewport& viewport) {
 
 void TaskGraphView::fit() {
   if (!m_layout || m_layout->nodes.empty() || width() <= 0) return;
-  applyViewport(readableViewport(*m_layout, width(), height(), kMargin));
+  applyViewport(readableViewport(*m_layout, width(), height(), kTaskGraphMargin));
   m_framing = Framing::Readable;
 }
 
 void TaskGraphView::fitWhole() {
   if (!m_layout || m_layout->nodes.empty() || width() <= 0) return;
-  applyViewport(wholeGraphViewport(*m_layout, width(), height(), kMargin, kMinScale));
+  applyViewport(wholeGraphViewport(*m_layout, width(), height(), kTaskGraphMargin, kTaskGraphMinScale));
   m_framing = Framing::Whole;
 }
 
@@ -105,7 +103,7 @@ void TaskGraphView::selectTask(trace::TaskIndex task) {
 }
 
 void TaskGraphView::zoomAbout(QPointF widgetPos, double factor) {
-  double scale = std::clamp(m_scale * factor, kMinScale, kMaxScale);
+  double scale = std::clamp(m_scale * factor, kTaskGraphMinScale, kTaskGraphMaxScale);
   QPointF graphPoint = toGraph(widgetPos);
   m_scale = scale;
   m_offset = widgetPos - graphPoint * m_scale;
@@ -164,7 +162,7 @@ void TaskGraphView::paintEvent(QPaintEvent*) {
     const TaskGraphNode& node = m_layout->nodes[n];
     QRectF box = nodeRect(node);
     if (!box.intersects(visible)) continue;
-    QColor fill = qcolor(labelColor(node.label));
+    QColor fill = toQColor(labelColor(node.label));
     if (dark) fill = fill.darker(160);
     else fill = fill.lighter(125);
     bool selected = static_cast<int>(n) == m_selectedNode;

@@ -38,4 +38,8 @@ QPalette darkPalette() {
   return p;
 }
 
+bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
+QColor goodColour(const QPalette& palette) { return isDark(palette) ? QColor(87, 199, 110) : QColor(26, 127, 55); }
+QColor badColour(const QPalette& palette) { return isDark(palette) ? QColor(241, 96, 96) : QColor(198, 40, 40); }
+
 } // namespace pto::widgets

@@ -2,6 +2,7 @@
 
 #include "core/AtomicFile.h"
 #include "widgets/IrGraphView.h"
+#include "widgets/QtText.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/TaskGraphView.h"
 #include "widgets/models/LabelPalette.h"
@@ -36,7 +37,7 @@
 namespace pto::studio {
 namespace {
 
-QString qtext(const std::string& text) { return QString::fromStdString(text); }
+using widgets::qtext;
 
 // "6 (+6)", "7 (+1 -2 ~3)", "" for a level that does not exist yet (as `pto passes`).
 QString countsText(const LevelCounts& counts) {

@@ -1,6 +1,7 @@
 // pto-studio's main window.
 #include "app/studio/MainWindow.h"
 
+#include "widgets/QtText.h"
 #include "app/studio/GraphWorkbench.h"
 #include "widgets/IrGraphView.h"
 
@@ -76,6 +77,8 @@
 namespace pto::studio {
 namespace {
 
+using widgets::qtext;
+
 constexpr int kMaxRecentFiles = 8;
 constexpr int kLayoutVersion = 5;  // bump when docks change, so old saved layouts are ignored
 // Auto-run pauses: a settings edit is one deliberate change; typing in the
@@ -83,7 +86,6 @@ constexpr int kLayoutVersion = 5;  // bump when docks change, so old saved layou
 constexpr int kSettingsEditDelayMs = 250;
 constexpr int kSourceEditDelayMs = 900;
 
-QString qtext(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 QString projectFileName() { return QString::fromUtf8(kProjectFileName.data(), static_cast<qsizetype>(kProjectFileName.size())); }
 

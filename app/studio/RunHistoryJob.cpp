@@ -7,7 +7,7 @@
 namespace pto::studio {
 namespace {
 
-std::string formatted(const DiagnosticEngine& diags) {
+std::string joinedMessages(const DiagnosticEngine& diags) {
   std::string text;
   for (const Diagnostic& diagnostic : diags.diagnostics()) text += (text.empty() ? "" : "\n") + diags.format(diagnostic);
   return text;
@@ -19,7 +19,7 @@ RunHistoryOutcome loadRunHistory(const std::filesystem::path& projectFolder, std
   RunHistoryOutcome outcome;
   DiagnosticEngine diags;
   outcome.history = readRunHistory(projectFolder, currentId, diags, limit);
-  if (!outcome.history) outcome.error = formatted(diags);
+  if (!outcome.history) outcome.error = joinedMessages(diags);
   return outcome;
 }
 
@@ -33,7 +33,7 @@ RunComparisonOutcome loadRunComparison(const std::filesystem::path& projectFolde
   std::optional<RunRecord> a = ledger ? ledger->load(idA, diags) : std::nullopt;
   std::optional<RunRecord> b = a && !cancelled ? ledger->load(idB, diags) : std::nullopt;
   if (!a || !b) {
-    outcome.error = cancelled ? std::string("cancelled") : formatted(diags);
+    outcome.error = cancelled ? std::string("cancelled") : joinedMessages(diags);
     return outcome;
   }
   outcome.comparison = compareRuns(*a, *b);

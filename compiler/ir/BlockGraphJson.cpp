@@ -1,6 +1,7 @@
 // JSON and DOT printing of the Block graph.
 #include "compiler/ir/BlockGraphJson.h"
 
+#include "core/DotText.h"
 #include "core/SymbolicSimplify.h"
 
 #include <map>
@@ -32,15 +33,6 @@ bool mayOverlap(const TileRegion& a, const TileRegion& b) {
     if (difference && (*difference >= b.shape[d] || -*difference >= a.shape[d])) return false;
   }
   return true;
-}
-
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 } // namespace
@@ -103,13 +95,13 @@ std::string blockGraphToDot(const Compilation& compilation) {
   const TensorGraph& graph = tiles.graph;
   const BlockGraph& blocks = compilation.blocks;
   std::ostringstream out;
-  out << "digraph \"" << escaped(graph.kernelName) << "_blocks\" {\n  compound=true;\n  rankdir=TB;\n"
+  out << "digraph \"" << dotEscaped(graph.kernelName) << "_blocks\" {\n  compound=true;\n  rankdir=TB;\n"
       << "  node [fontname=\"Helvetica\", fontsize=9, shape=box, style=rounded];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=8];\n";
   for (const Subgraph& subgraph : blocks.subgraphs) {
     out << "  subgraph cluster_sg" << subgraph.id << " {\n    label=\"sg" << subgraph.id << " "
         << name(subgraph.coreType) << " program " << subgraph.programId << " scope " << subgraph.scope;
-    if (!subgraph.label.empty()) out << "\\n" << escaped(subgraph.label);
+    if (!subgraph.label.empty()) out << "\\n" << dotEscaped(subgraph.label);
     out << "\";\n    style=rounded;\n    color=\"" << (subgraph.coreType == CoreType::AIC ? "#c0504d" : "#4f81bd")
         << "\";\n";
     for (TileOpId id : subgraph.ops)
@@ -133,7 +125,7 @@ std::string blockGraphToDot(const Compilation& compilation) {
     for (SubgraphId source : from) {
       const Subgraph& producer = blocks.subgraph(source);
       out << "  t" << producer.ops.back() << " -> t" << subgraph.ops.front() << " [ltail=cluster_sg" << source
-          << ", lhead=cluster_sg" << subgraph.id << ", label=\"" << escaped(via[source]) << "\"];\n";
+          << ", lhead=cluster_sg" << subgraph.id << ", label=\"" << dotEscaped(via[source]) << "\"];\n";
     }
     for (const TileRegion& region : subgraph.copyOuts)
       written[{subgraph.scope, region.tensor}].emplace_back(subgraph.id, &region);

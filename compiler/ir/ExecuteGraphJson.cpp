@@ -1,6 +1,7 @@
 // JSON and DOT printing of the Execute graph.
 #include "compiler/ir/ExecuteGraphJson.h"
 
+#include "core/DotText.h"
 #include <array>
 #include <sstream>
 
@@ -44,19 +45,6 @@ Json regionsJson(const Compilation& compilation, const std::vector<ConcreteRegio
     list.push_back(std::move(entry));
   }
   return list;
-}
-
-std::string dotEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 } // namespace
@@ -106,7 +94,7 @@ Json executeGraphToJson(const Compilation& compilation) {
 
 std::string executeGraphToDot(const Compilation& compilation) {
   std::ostringstream out;
-  out << "digraph \"" << dotEscape(compilation.tiles.graph.kernelName + "_tasks") << "\" {\n"
+  out << "digraph \"" << dotEscaped(compilation.tiles.graph.kernelName + "_tasks") << "\" {\n"
       << "  rankdir=TB;\n"
       << "  node [fontname=\"Helvetica\", fontsize=9, shape=box, style=\"rounded,filled\"];\n";
   for (const Task& task : compilation.tasks.tasks) {
@@ -119,7 +107,7 @@ std::string executeGraphToDot(const Compilation& compilation) {
       for (std::size_t i = 0; i < task.loopIndices.size(); ++i)
         label += (i ? ", " : "") + task.loopIndices[i].first + "=" + std::to_string(task.loopIndices[i].second);
     }
-    out << "  n" << task.id << " [label=\"" << dotEscape(label) << "\", fillcolor=\""
+    out << "  n" << task.id << " [label=\"" << dotEscaped(label) << "\", fillcolor=\""
         << (task.coreType == CoreType::AIC ? "#cfe0fc" : "#d5f0d5") << "\"];\n";
   }
   for (const Task& task : compilation.tasks.tasks)

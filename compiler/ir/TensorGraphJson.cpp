@@ -1,6 +1,7 @@
 // JSON and DOT printing of the Tensor graph.
 #include "compiler/ir/TensorGraphJson.h"
 
+#include "core/DotText.h"
 #include "core/json/JsonPrinter.h"
 
 #include <sstream>
@@ -68,15 +69,6 @@ Json regionJson(const TensorGraph& graph, const Region& region) {
     paths.push_back(std::move(pathJson));
   }
   return paths;
-}
-
-std::string dotEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 } // namespace
@@ -169,19 +161,19 @@ std::string printTensorGraphJson(const TensorGraph& graph) { return printJson(te
 
 std::string tensorGraphToDot(const TensorGraph& graph) {
   std::ostringstream out;
-  out << "digraph \"" << dotEscape(graph.kernelName) << "\" {\n"
+  out << "digraph \"" << dotEscaped(graph.kernelName) << "\" {\n"
       << "  rankdir=TB;\n  node [fontname=\"Helvetica\", fontsize=10];\n";
   // Tensors are ellipses, ops are boxes; edges follow data.
   for (const TensorValue& tensor : graph.tensors()) {
     std::string shape = shapeString(tensor.shape);
-    out << "  t" << tensor.id << " [shape=ellipse, label=\"" << dotEscape(tensor.name) << "\\n" << name(tensor.dtype)
-        << " " << dotEscape(shape) << "\""
+    out << "  t" << tensor.id << " [shape=ellipse, label=\"" << dotEscaped(tensor.name) << "\\n" << name(tensor.dtype)
+        << " " << dotEscaped(shape) << "\""
         << (tensor.role == TensorRole::Argument ? ", style=filled, fillcolor=\"#dfe8f5\"" : "") << "];\n";
   }
   for (const TensorOp& op : graph.ops()) {
     std::string file = op.location.file.substr(op.location.file.find_last_of('/') + 1);
     out << "  op" << op.id << " [shape=box, style=rounded, label=\"" << name(op.kind) << " #" << op.id << "\\n"
-        << dotEscape(file) << ":" << op.location.line << (op.label.empty() ? "" : "\\n[" + dotEscape(op.label) + "]")
+        << dotEscaped(file) << ":" << op.location.line << (op.label.empty() ? "" : "\\n[" + dotEscaped(op.label) + "]")
         << "\"];\n";
     for (TensorId input : op.inputs) out << "  t" << input << " -> op" << op.id << ";\n";
     for (TensorId output : op.outputs) out << "  op" << op.id << " -> t" << output << ";\n";

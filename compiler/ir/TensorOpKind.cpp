@@ -13,13 +13,13 @@ struct OpKindInfo {
   int outputs;
 };
 
-constexpr std::array<OpKindInfo, kTensorOpKindCount> kInfos = {{
+constexpr std::array<OpKindInfo, kTensorOpKindCount> kOpKindInfos = {{
 #define PTO_TENSOR_OP_INFO(id, name, category, inputs, outputs) {name, OpCategory::category, inputs, outputs},
     PTO_FOR_EACH_TENSOR_OP(PTO_TENSOR_OP_INFO)
 #undef PTO_TENSOR_OP_INFO
 }};
 
-const OpKindInfo& info(TensorOpKind kind) { return kInfos[static_cast<std::size_t>(kind)]; }
+const OpKindInfo& info(TensorOpKind kind) { return kOpKindInfos[static_cast<std::size_t>(kind)]; }
 
 } // namespace
 
@@ -29,8 +29,8 @@ int inputCount(TensorOpKind kind) { return info(kind).inputs; }
 int outputCount(TensorOpKind kind) { return info(kind).outputs; }
 
 std::optional<TensorOpKind> parseTensorOpKind(std::string_view text) {
-  for (std::size_t i = 0; i < kInfos.size(); ++i)
-    if (kInfos[i].name == text) return static_cast<TensorOpKind>(i);
+  for (std::size_t i = 0; i < kOpKindInfos.size(); ++i)
+    if (kOpKindInfos[i].name == text) return static_cast<TensorOpKind>(i);
   return std::nullopt;
 }
 

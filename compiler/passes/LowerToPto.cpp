@@ -16,12 +16,6 @@
 namespace pto {
 namespace {
 
-std::int64_t elementCount(const std::vector<std::int64_t>& shape) {
-  std::int64_t count = 1;
-  for (std::int64_t extent : shape) count *= std::max<std::int64_t>(extent, 0);
-  return count;
-}
-
 // A region as numbers: per dim, the id of its offset's symbolic part (0 for
 // none; equal parts are equal values within one task) and the constant
 // interval [lo, hi) that the offset's constant term and the extent give.
@@ -420,7 +414,7 @@ private:
     operand.memory = MemoryKind::GM;
     operand.shape = region.shape;
     operand.dtype = dtypeOf(region);
-    operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
+    operand.bytes = elementCountOf(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
     operand.gmRegion = index;
     operand.gmAlias = (copyIn ? m_inAlias : m_outAlias)[static_cast<std::size_t>(index)];
     return operand;
@@ -444,7 +438,7 @@ private:
     operand.memory = MemoryKind::GM;
     operand.shape = region.shape;
     operand.dtype = dtypeOf(region);
-    operand.bytes = elementCount(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
+    operand.bytes = elementCountOf(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
     operand.gmRegion = gmRegion;
     operand.gmAlias = gmAlias;
     return operand;
@@ -462,7 +456,7 @@ private:
     operand.dtype = dtypeOf(placed.region);
     operand.offsetBytes = held.offsetBytes;
     operand.bytes = held.bytes;
-    if (outer == placed.box || !contains(outer, placed.box) || elementCount(placed.region.shape) == 0) return operand;
+    if (outer == placed.box || !contains(outer, placed.box) || elementCountOf(placed.region.shape) == 0) return operand;
     std::int64_t item = static_cast<std::int64_t>(sizeOf(operand.dtype));
     std::int64_t perBlock = std::max<std::int64_t>(1, 32 / item);
     std::int64_t stride = 1, first = 0, last = 0;
@@ -555,7 +549,7 @@ private:
     PtoInstruction load = instruction(PtoOpcode::TLOAD, firstUser);
     load.dst.push_back(bufferOperand(b, placed));
     load.srcs.push_back(gmOperand(true, copyIn));
-    load.elements = elementCount(placed.region.shape);
+    load.elements = elementCountOf(placed.region.shape);
     load.bytes = load.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
     m_program.instructions.push_back(std::move(load));
   }
@@ -619,7 +613,7 @@ private:
         }
         for (const auto* operands : {&compute.dst, &compute.srcs})
           for (const PtoOperand& operand : *operands)
-            compute.elements = std::max(compute.elements, elementCount(operand.shape));
+            compute.elements = std::max(compute.elements, elementCountOf(operand.shape));
         m_program.instructions.push_back(std::move(compute));
       }
       for (int j : storesAfter[static_cast<std::size_t>(p)]) {
@@ -631,7 +625,7 @@ private:
         PtoInstruction store = instruction(PtoOpcode::TSTORE, op);
         store.dst.push_back(gmOperand(false, j));
         store.srcs.push_back(bufferOperand(b, placed));
-        store.elements = elementCount(placed.region.shape);
+        store.elements = elementCountOf(placed.region.shape);
         store.bytes = store.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
         m_program.instructions.push_back(std::move(store));
       }
@@ -666,7 +660,7 @@ private:
     gather.dst.push_back(bufferOperand(result, entry.outputs[0]));
     gather.srcs.push_back(gatherSourceOperand(source));
     gather.srcs.push_back(indexInGm ? gatherSourceOperand(indexAt) : bufferOperand(indexAt, index));
-    gather.elements = elementCount(entry.outputs[0].region.shape);
+    gather.elements = elementCountOf(entry.outputs[0].region.shape);
     gather.bytes = gather.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(entry.outputs[0].region)));
     m_program.instructions.push_back(std::move(gather));
     return true;
@@ -694,7 +688,7 @@ private:
                                              << " is in no UB buffer";
       for (int b : pieces) scatter.srcs.push_back(bufferOperand(b, input));
     }
-    scatter.elements = elementCount(entry.inputs[1].region.shape);
+    scatter.elements = elementCountOf(entry.inputs[1].region.shape);
     scatter.bytes = scatter.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(entry.inputs[1].region)));
     m_program.instructions.push_back(std::move(scatter));
     return true;
@@ -779,7 +773,7 @@ private:
       PtoInstruction mov = instruction(PtoOpcode::TMOV, op);
       mov.dst.push_back(bufferOperand(to, placed));
       mov.srcs.push_back(bufferOperand(from, placed));
-      mov.elements = elementCount(placed.region.shape);
+      mov.elements = elementCountOf(placed.region.shape);
       mov.bytes = mov.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
       m_program.instructions.push_back(std::move(mov));
     };
@@ -794,7 +788,7 @@ private:
     mac.dst.push_back(bufferOperand(c0, c));
     mac.srcs.push_back(bufferOperand(a0, a));
     mac.srcs.push_back(bufferOperand(b0, b));
-    mac.elements = elementCount(a.region.shape) * (c.region.shape.empty() ? 1 : c.region.shape.back());
+    mac.elements = elementCountOf(a.region.shape) * (c.region.shape.empty() ? 1 : c.region.shape.back());
     m_program.instructions.push_back(std::move(mac));
     return true;
   }
@@ -805,7 +799,7 @@ private:
     PtoInstruction mov = instruction(PtoOpcode::TMOV_ACC, op);
     mov.dst.push_back(bufferOperand(tile, placed));
     mov.srcs.push_back(bufferOperand(c0, from));
-    mov.elements = elementCount(placed.region.shape);
+    mov.elements = elementCountOf(placed.region.shape);
     mov.bytes = mov.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
     m_program.instructions.push_back(std::move(mov));
     return tile;
@@ -859,7 +853,7 @@ private:
     }
     for (const auto* operands : {&compute.dst, &compute.srcs})
       for (const PtoOperand& operand : *operands)
-        compute.elements = std::max(compute.elements, elementCount(operand.shape));
+        compute.elements = std::max(compute.elements, elementCountOf(operand.shape));
     m_program.instructions.push_back(std::move(compute));
     return true;
   }
@@ -882,7 +876,7 @@ private:
     PtoInstruction store = instruction(fromUb ? PtoOpcode::TSTORE : PtoOpcode::TSTORE_ACC, op);
     store.dst.push_back(gmOperand(false, j));
     store.srcs.push_back(bufferOperand(b, held));
-    store.elements = elementCount(placed.region.shape);
+    store.elements = elementCountOf(placed.region.shape);
     store.bytes = store.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
     m_program.instructions.push_back(std::move(store));
     return true;

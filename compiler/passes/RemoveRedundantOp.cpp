@@ -124,10 +124,6 @@ void dropUnlistedTileOps(TileGraph& tiles) {
   tiles.removeTileOpsIf([&](const TileOp& op) { return !live[static_cast<std::size_t>(op.id)]; });
 }
 
-std::int64_t elementCount(const std::vector<std::int64_t>& shape) {
-  return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
-}
-
 // Reshapes and bitcasts of arguments become aliases (see the header): the op
 // copies the argument's bytes when it runs, and since nothing writes them
 // after it in program order (nor writes the copy) the copy always equals the
@@ -167,8 +163,8 @@ void foldArgumentReshapes(TileGraph& tiles) {
         plainCopies = false;
         break;
       }
-      inputElements += elementCount(copy.inputs.front().shape);
-      outputElements += elementCount(copy.outputs.front().shape);
+      inputElements += elementCountOf(copy.inputs.front().shape);
+      outputElements += elementCountOf(copy.outputs.front().shape);
     }
     if (!plainCopies) continue;
     // A reshape of a reshape already folded aliases the same argument.
@@ -177,7 +173,7 @@ void foldArgumentReshapes(TileGraph& tiles) {
     if (auto written = lastWriter.find(argument); written != lastWriter.end() && written->second > op.id) continue;
     if (graph.tensor(to).role != TensorRole::Temporary || writers[to] != static_cast<int>(ids.size())) continue;
     if (op.kind == TensorOpKind::Reshape && graph.tensor(to).dtype != graph.tensor(argument).dtype) continue;
-    if (inputElements != elementCount(tiles.shapeOf(from)) || outputElements != elementCount(tiles.shapeOf(to)))
+    if (inputElements != elementCountOf(tiles.shapeOf(from)) || outputElements != elementCountOf(tiles.shapeOf(to)))
       continue;
     graph.tensor(to).reshapeOf = argument;
     writers.erase(to);

@@ -18,7 +18,6 @@ using validparts::Dims;
 using reference::KernelCall;
 using Bindings = std::map<std::string, std::int64_t>;
 
-std::string dimsString(const std::vector<std::int64_t>& dims) { return Shape(dims).str(); }
 
 // "[offset, offset + size)" for messages, without overflowing on absurd offsets.
 std::string rangeText(std::int64_t offset, std::int64_t size) {
@@ -179,7 +178,7 @@ bool Interpreter::bindArguments() {
     if (!expected || !(Shape(*expected) == given.shape()))
       return m_diags.error(locationOf(argument))
              << "argument '" << argument.name << "' must have shape " << shapeString(argument.shape)
-             << (expected ? " = " + dimsString(*expected) : std::string()) << ", got " << given.shape().str();
+             << (expected ? " = " + Shape(*expected).str() : std::string()) << ", got " << given.shape().str();
   }
   // Elements read as scalars (loop bounds, offsets) take the arguments'
   // values at launch, as the compiled kernel's schedule does.
@@ -293,7 +292,7 @@ bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTen
   const Shape size(valid.empty() ? value.shape().dims() : valid);
   if (offsets.size() != rank || size.rank() != rank)
     return m_diags.error(op.location) << name(op.kind) << ": a value of shape " << size.str() << " at offsets "
-                                      << dimsString(offsets) << " does not match the rank of '" << targetValue.name
+                                      << Shape(offsets).str() << " does not match the rank of '" << targetValue.name
                                       << "' " << destination->shape().str();
   if (op.kind == TensorOpKind::Copy && !(value.shape() == destination->shape()))
     return m_diags.error(op.location) << "copy: shapes differ at run time: '" << targetValue.name << "' is "
@@ -303,7 +302,7 @@ bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTen
       return m_diags.error(op.location)
              << name(op.kind) << ": region " << rangeText(offsets[d], size[d]) << " of dim " << d
              << " lies outside '" << targetValue.name << "' " << destination->shape().str() << " (offsets "
-             << dimsString(offsets) << ", value " << (valid.empty() ? "shape " : "valid part ") << size.str()
+             << Shape(offsets).str() << ", value " << (valid.empty() ? "shape " : "valid part ") << size.str()
              << ")";
   }
   if (size.elementCount() == 0) return true;
@@ -317,7 +316,7 @@ std::optional<std::optional<Dims>> Interpreter::givenValid(const TensorOp& op, c
   std::optional<Dims> dims = evaluateDims(*given, op.location, "the valid_shape");
   if (!dims) return std::nullopt;
   if (dims->size() != shape.rank())
-    return m_diags.error(op.location) << name(op.kind) << ": valid_shape " << dimsString(*dims) << " does not match the rank of "
+    return m_diags.error(op.location) << name(op.kind) << ": valid_shape " << Shape(*dims).str() << " does not match the rank of "
                                       << shape.str();
   return std::optional<Dims>(validparts::clampedBox(std::move(*dims), shape.dims()));
 }
@@ -334,15 +333,15 @@ bool Interpreter::runView(const TensorOp& op) {
   if (!sizes) return false;
   const TensorValue& baseValue = m_graph.tensor(op.inputs[0]);
   if (offsets->size() != base->rank() || sizes->size() != base->rank())
-    return m_diags.error(op.location) << "view: offsets " << dimsString(*offsets) << " and shape "
-                                      << dimsString(*sizes) << " do not match the rank of '" << baseValue.name
+    return m_diags.error(op.location) << "view: offsets " << Shape(*offsets).str() << " and shape "
+                                      << Shape(*sizes).str() << " do not match the rank of '" << baseValue.name
                                       << "' " << base->shape().str();
   for (std::size_t d = 0; d < base->rank(); ++d) {
     const std::int64_t offset = (*offsets)[d], size = (*sizes)[d];
     if (offset < 0 || size < 0 || offset > base->shape()[d] - size)
       return m_diags.error(op.location) << "view: region " << rangeText(offset, size) << " of dim " << d
                                         << " lies outside '" << baseValue.name << "' " << base->shape().str()
-                                        << " (offsets " << dimsString(*offsets) << ", shape " << dimsString(*sizes)
+                                        << " (offsets " << Shape(*offsets).str() << ", shape " << Shape(*sizes).str()
                                         << ")";
   }
   m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = base->view(*offsets, *sizes);
@@ -524,7 +523,7 @@ bool Interpreter::runOnValidParts(const TensorOp& op, std::vector<HostTensor> in
     for (std::size_t d = 0; fits && d < part.size(); ++d) fits = part[d] <= (*dims)[d];
     if (!fits)
       return m_diags.error(op.location) << "internal error: " << name(op.kind) << " on valid parts made "
-                                        << dimsString(part) << ", more than its output " << dimsString(*dims);
+                                        << Shape(part).str() << ", more than its output " << Shape(*dims).str();
     std::optional<HostTensor> out = allocate(tensor.dtype, *dims, op.location, "the output of " + std::string(name(op.kind)));
     if (!out) return false;
     if (!empty) out->view(Dims(part.size(), 0), part).copyFrom(results[i]);

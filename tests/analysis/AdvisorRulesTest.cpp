@@ -23,12 +23,6 @@ namespace fs = std::filesystem;
 const fs::path kData = fs::path(PTO_SOURCE_DIR) / "tests/data/advisor";
 const fs::path kMatmulExample = fs::path(PTO_SOURCE_DIR) / "resources/examples/matmul";
 
-std::string printed(const DiagnosticEngine& diags) {
-  std::ostringstream text;
-  diags.print(text);
-  return text.str();
-}
-
 // The project traced once and advised once per test process (both are deterministic).
 struct Advised {
   TracedProject traced;
@@ -41,13 +35,13 @@ const Advised& advised(const fs::path& folder) {
   if (!entry) {
     DiagnosticEngine diags;
     auto project = loadProject(folder, diags);
-    EXPECT_TRUE(project) << printed(diags);
+    EXPECT_TRUE(project) << diags.printed();
     if (!project) return *(entry = std::make_unique<Advised>());
     auto traced = traceForVariants(*project, diags);
-    EXPECT_TRUE(traced) << printed(diags);
+    EXPECT_TRUE(traced) << diags.printed();
     if (!traced) return *(entry = std::make_unique<Advised>());
     auto advice = advise(*traced, diags);
-    EXPECT_TRUE(advice) << printed(diags);
+    EXPECT_TRUE(advice) << diags.printed();
     entry = std::make_unique<Advised>(Advised{std::move(*traced), advice ? std::move(*advice) : Advice{}});
   }
   return *entry;
@@ -75,18 +69,18 @@ double makespanWithPatch(const fs::path& folder, const nlohmann::json& patch) {
   fs::copy(folder, copy, fs::copy_options::recursive);
   DiagnosticEngine diags;
   auto project = loadProject(copy, diags);
-  EXPECT_TRUE(project) << printed(diags);
+  EXPECT_TRUE(project) << diags.printed();
   if (!project) return 0.0;
   auto patched = patchedProject(*project, patch, diags);
-  EXPECT_TRUE(patched) << printed(diags);
+  EXPECT_TRUE(patched) << diags.printed();
   if (!patched || !saveProject(*patched, diags)) return 0.0;
   auto reloaded = loadProject(copy, diags);
-  EXPECT_TRUE(reloaded) << printed(diags);
+  EXPECT_TRUE(reloaded) << diags.printed();
   if (!reloaded) return 0.0;
   ProjectRunOptions options;
   options.check = PrecisionCheck::Never;
   auto run = runProject(*reloaded, diags, options);
-  EXPECT_TRUE(run && run->simulation) << printed(diags);
+  EXPECT_TRUE(run && run->simulation) << diags.printed();
   return run && run->simulation ? run->simulation->stats.makespanUs : 0.0;
 }
 
@@ -211,12 +205,12 @@ double makespanWithKernelEdit(const fs::path& folder, const KernelEdit& edit) {
   std::ofstream(kernel, std::ios::trunc) << *edited;
   DiagnosticEngine diags;
   auto project = loadProject(copy, diags);
-  EXPECT_TRUE(project) << printed(diags);
+  EXPECT_TRUE(project) << diags.printed();
   if (!project) return 0.0;
   ProjectRunOptions options;
   options.check = PrecisionCheck::Always;  // the edit must not change the results
   auto run = runProject(*project, diags, options);
-  EXPECT_TRUE(run && run->simulation && run->pass()) << printed(diags);
+  EXPECT_TRUE(run && run->simulation && run->pass()) << diags.printed();
   return run && run->simulation ? run->simulation->stats.makespanUs : 0.0;
 }
 
@@ -250,16 +244,16 @@ TEST(AdvisorRules, TheBarrierEditIsFoundInTheUnsavedTextThatWasTraced) {
   // line 21. The edit must point into the text that ran.
   DiagnosticEngine diags;
   auto project = loadProject(kData / "loop-barrier", diags);
-  ASSERT_TRUE(project) << printed(diags);
+  ASSERT_TRUE(project) << diags.printed();
   std::ifstream file(project->sourcePath());
   std::stringstream onDisk;
   onDisk << file.rdbuf();
   ProjectTraceOptions options;
   options.sourceText = "# typed\n# not saved\n" + onDisk.str();
   auto traced = traceForVariants(*project, diags, options);
-  ASSERT_TRUE(traced) << printed(diags);
+  ASSERT_TRUE(traced) << diags.printed();
   auto advice = advise(*traced, diags);
-  ASSERT_TRUE(advice) << printed(diags);
+  ASSERT_TRUE(advice) << diags.printed();
   const Suggestion* suggestion = suggestionOf(*advice, "loop-barrier");
   ASSERT_NE(suggestion, nullptr) << listed(*advice);
   ASSERT_TRUE(suggestion->kernelEdit);

@@ -31,12 +31,6 @@ OperatorProject tuned() {
   return project;
 }
 
-std::string printed(const DiagnosticEngine& diags) {
-  std::ostringstream out;
-  diags.print(out);
-  return out.str();
-}
-
 TEST(TunedConfig, ExportListsTheTunedSettingsAndTheMeasurement) {
   Json config = tunedConfig(tuned(), TunedConfigMeasurement{12.5, "a3", "timing"});
   std::vector<std::string> keys;
@@ -56,8 +50,8 @@ TEST(TunedConfig, RoundTripRestoresEverySetting) {
   std::string text = printJson(tunedConfig(source));
   OperatorProject target = softmax();  // untuned
   DiagnosticEngine diags;
-  ASSERT_TRUE(applyTunedConfig(text, "tuned.json", target, diags)) << printed(diags);
-  EXPECT_EQ(diags.diagnostics().size(), 0u) << printed(diags);
+  ASSERT_TRUE(applyTunedConfig(text, "tuned.json", target, diags)) << diags.printed();
+  EXPECT_EQ(diags.diagnostics().size(), 0u) << diags.printed();
   EXPECT_EQ(target.machine, source.machine);
   EXPECT_EQ(target.tileSettings, source.tileSettings);
   EXPECT_EQ(target.passOptions, source.passOptions);
@@ -68,7 +62,7 @@ TEST(TunedConfig, RoundTripRestoresEverySetting) {
   // The project saved after the import reads back with the same settings.
   DiagnosticEngine reload;
   auto reread = parseProject(serializeProject(target), target.file, reload);
-  ASSERT_TRUE(reread) << printed(reload);
+  ASSERT_TRUE(reread) << reload.printed();
   EXPECT_EQ(reread->tileSettings, source.tileSettings);
   EXPECT_EQ(reread->runtimeOptions, source.runtimeOptions);
   EXPECT_EQ(reread->machine, "a3");
@@ -77,7 +71,7 @@ TEST(TunedConfig, RoundTripRestoresEverySetting) {
 TEST(TunedConfig, AbsentKeysLeaveTheProjectsSettings) {
   OperatorProject project = tuned();
   DiagnosticEngine diags;
-  ASSERT_TRUE(applyTunedConfig(R"({"pass_options": {}})", "partial.json", project, diags)) << printed(diags);
+  ASSERT_TRUE(applyTunedConfig(R"({"pass_options": {}})", "partial.json", project, diags)) << diags.printed();
   EXPECT_TRUE(project.passOptions.empty());
   EXPECT_EQ(project.machine, "a3");
   EXPECT_EQ(project.runtimeOptions["device_sched_mode"], 1);
@@ -98,7 +92,7 @@ TEST_P(TunedConfigErrors, AreLocatedAndChangeNothing) {
   DiagnosticEngine diags;
   EXPECT_FALSE(applyTunedConfig(bad.text, "bad.json", project, diags));
   ASSERT_TRUE(diags.hasErrors());
-  std::string text = printed(diags);
+  std::string text = diags.printed();
   EXPECT_EQ(text.substr(0, text.find('\n')), bad.expected) << text;
   EXPECT_EQ(project.tileSettings, before.tileSettings);
   EXPECT_EQ(project.runtimeOptions, before.runtimeOptions);
@@ -132,7 +126,7 @@ TEST(TunedConfig, UnknownMachineIsAnErrorAtItsValue) {
   OperatorProject project = tuned();
   DiagnosticEngine diags;
   EXPECT_FALSE(applyTunedConfig("{\n  \"machine\": \"a99\"\n}", "bad.json", project, diags));
-  std::string text = printed(diags);
+  std::string text = diags.printed();
   EXPECT_EQ(text.rfind("bad.json:2:14: error:", 0), 0u) << text;
   EXPECT_NE(text.find("a99"), std::string::npos) << text;
   EXPECT_EQ(project.machine, "a3");
@@ -142,8 +136,8 @@ TEST(TunedConfig, UnknownKeysAndAnotherProjectAreWarnings) {
   OperatorProject project = tuned();
   DiagnosticEngine diags;
   EXPECT_TRUE(applyTunedConfig("{\"project\": \"matmul\", \"tile_setings\": {}}", "w.json", project, diags));
-  EXPECT_EQ(diags.warningCount(), 2u) << printed(diags);
-  std::string text = printed(diags);
+  EXPECT_EQ(diags.warningCount(), 2u) << diags.printed();
+  std::string text = diags.printed();
   EXPECT_NE(text.find("exported from project 'matmul', applied to 'softmax'"), std::string::npos) << text;
   EXPECT_NE(text.find("did you mean 'tile_settings'?"), std::string::npos) << text;
 }
@@ -152,7 +146,7 @@ TEST(TunedConfig, UnreadableFileIsAnError) {
   OperatorProject project = tuned();
   DiagnosticEngine diags;
   EXPECT_FALSE(applyTunedConfigFile("/nonexistent/tuned.json", project, diags));
-  EXPECT_EQ(printed(diags).rfind("/nonexistent/tuned.json: error: cannot read the tuned config", 0), 0u) << printed(diags);
+  EXPECT_EQ(diags.printed().rfind("/nonexistent/tuned.json: error: cannot read the tuned config", 0), 0u) << diags.printed();
 }
 
 } // namespace

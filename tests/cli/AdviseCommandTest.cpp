@@ -27,12 +27,6 @@ nlohmann::json suggestionOf(const nlohmann::json& advice, const std::string& id)
   return nullptr;
 }
 
-nlohmann::json runJson(const std::string& args) {
-  Result result = runPto(args + " --json -");
-  EXPECT_EQ(result.exitCode, 0) << args << "\n" << result.err;
-  return result.exitCode == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
-}
-
 // Applies `suggestion` to `project` (by its id, or by its patch written to a file, which spares a second
 // advise) and checks predicted against obtained, and obtained against a plain `pto run`.
 void applyAndCheck(const fs::path& project, const nlohmann::json& suggestion, double baseline, bool byPatch = false) {
@@ -43,19 +37,19 @@ void applyAndCheck(const fs::path& project, const nlohmann::json& suggestion, do
     std::ofstream(patch) << suggestion["patch"].dump();
     how = " --patch '" + patch.string() + "'";
   }
-  const nlohmann::json applied = runJson("apply '" + project.string() + "'" + how);
+  const nlohmann::json applied = runPtoJson("apply '" + project.string() + "'" + how);
   ASSERT_TRUE(applied.is_object());
   EXPECT_EQ(applied["applied"], true);
   EXPECT_NEAR(applied["before_us"].get<double>(), baseline, 1e-6);
   EXPECT_NEAR(applied["obtained_us"].get<double>(), predicted, 0.05 * predicted);
   EXPECT_LT(applied["obtained_us"].get<double>(), baseline);
-  const nlohmann::json run = runJson("run '" + project.string() + "' --no-check --no-record");
+  const nlohmann::json run = runPtoJson("run '" + project.string() + "' --no-check --no-record");
   EXPECT_NEAR(run["makespan_us"].get<double>(), applied["obtained_us"].get<double>(), 1e-6);
 }
 
 TEST(AdviseCommand, ManySmallVectorTasksGetVectorMergingThatPaysAsPredicted) {
   const fs::path project = copyOf("softmax");
-  const nlohmann::json advice = runJson("advise '" + project.string() + "'");
+  const nlohmann::json advice = runPtoJson("advise '" + project.string() + "'");
   EXPECT_EQ(advice["command"], "advise");
   const nlohmann::json suggestion = suggestionOf(advice, "scheduling-bound-vector:softmax");
   ASSERT_FALSE(suggestion.is_null()) << advice.dump(2);
@@ -70,14 +64,14 @@ TEST(AdviseCommand, ManySmallVectorTasksGetVectorMergingThatPaysAsPredicted) {
 TEST(AdviseCommand, CubeTasksLoadingOneOperandGetL1ReuseThenTheirVectorStepsGetMerged) {
   const fs::path story = copyOf("lightning_indexer_tuning");
   const fs::path project = story / "per_block";
-  const nlohmann::json first = runJson("advise '" + project.string() + "'");
+  const nlohmann::json first = runPtoJson("advise '" + project.string() + "'");
   const nlohmann::json reuse = suggestionOf(first, "l1-reuse:qk");
   ASSERT_FALSE(reuse.is_null()) << first.dump(2);
   // The query tile of a request is read by each of its 512 blocks' matmuls.
   EXPECT_NE(reuse["evidence"].get<std::string>().find("loaded by 512"), std::string::npos) << reuse["evidence"];
   applyAndCheck(project, reuse, first["baseline_us"], /*byPatch=*/true);
   // With the matmuls merged, the vector steps are the many small tasks.
-  const nlohmann::json second = runJson("advise '" + project.string() + "'");
+  const nlohmann::json second = runPtoJson("advise '" + project.string() + "'");
   const nlohmann::json merge = suggestionOf(second, "scheduling-bound-vector:weigh");
   ASSERT_FALSE(merge.is_null()) << second.dump(2);
   EXPECT_LT(merge["predicted_us"].get<double>(), 0.9 * second["baseline_us"].get<double>());
@@ -85,7 +79,7 @@ TEST(AdviseCommand, CubeTasksLoadingOneOperandGetL1ReuseThenTheirVectorStepsGetM
 
 TEST(AdviseCommand, ARaggedLastWaveOnTheCriticalPathGetsAnotherMergeCount) {
   const fs::path project = copyOf("lightning_indexer_tuning") / "l1_reuse";
-  const nlohmann::json advice = runJson("advise '" + project.string() + "'");
+  const nlohmann::json advice = runPtoJson("advise '" + project.string() + "'");
   const nlohmann::json tail = suggestionOf(advice, "wave-tail:qk");
   ASSERT_FALSE(tail.is_null()) << advice.dump(2);
   EXPECT_NE(tail["evidence"].get<std::string>().find("64 'qk' tasks on 24 cube cores: 2.67 waves, the last with 16 of 24"),
@@ -95,7 +89,7 @@ TEST(AdviseCommand, ARaggedLastWaveOnTheCriticalPathGetsAnotherMergeCount) {
 }
 
 TEST(AdviseCommand, AKernelWithoutASymptomGetsNoSuggestion) {
-  const nlohmann::json advice = runJson("advise '" + (kExamples / "matmul").string() + "'");
+  const nlohmann::json advice = runPtoJson("advise '" + (kExamples / "matmul").string() + "'");
   EXPECT_TRUE(advice["suggestions"].empty()) << advice.dump(2);
   Result text = runPto("advise '" + (kExamples / "matmul").string() + "'");
   EXPECT_NE(text.out.find("no rule found a change that makes this kernel faster"), std::string::npos) << text.out;
@@ -129,14 +123,14 @@ TEST(AdviseCommand, ABarrierBetweenIndependentLoopsIsDroppedInTheKernel) {
   fs::create_directories(project.parent_path());
   fs::copy(fs::path(PTO_SOURCE_DIR) / "tests/data/advisor/loop-barrier", project, fs::copy_options::recursive);
   const std::string kernel = slurp(project / "kernel.py"), settings = slurp(project / "pto-project.json");
-  const nlohmann::json advice = runJson("advise '" + project.string() + "'");
+  const nlohmann::json advice = runPtoJson("advise '" + project.string() + "'");
   const nlohmann::json suggestion = suggestionOf(advice, "loop-barrier:SCALE");
   ASSERT_TRUE(suggestion.is_object()) << advice.dump(2);
   EXPECT_TRUE(suggestion["patch"].empty());
   EXPECT_EQ(suggestion["kernel_edit"]["line"], 21);
   EXPECT_EQ(suggestion["kernel_edit"]["after"], "submit_before_loop=False");
 
-  const nlohmann::json dry = runJson("apply '" + project.string() + "' --suggestion loop-barrier:SCALE --dry-run");
+  const nlohmann::json dry = runPtoJson("apply '" + project.string() + "' --suggestion loop-barrier:SCALE --dry-run");
   EXPECT_EQ(dry["applied"], false);
   EXPECT_NEAR(dry["obtained_us"].get<double>(), suggestion["predicted_us"].get<double>(), 1e-9);
   EXPECT_EQ(slurp(project / "kernel.py"), kernel);

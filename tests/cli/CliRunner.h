@@ -1,6 +1,9 @@
 // Runs the `pto` executable for end-to-end tests, capturing its streams.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +42,14 @@ inline Result runShell(const std::string& command) {
 
 // Runs `pto ARGS` through the shell; stdout and stderr captured separately.
 inline Result runPto(const std::string& args) { return runShell(std::string("'") + PTO_CLI + "' " + args); }
+
+// Runs `pto ARGS --json -` and returns what it printed, failing the test (and returning null) unless it
+// exited 0.
+inline nlohmann::json runPtoJson(const std::string& args) {
+  Result result = runPto(args + " --json -");
+  EXPECT_EQ(result.exitCode, 0) << args << "\n" << result.err;
+  return result.exitCode == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
+}
 
 // A project folder in the temporary directory holding a kernel.py and a pto-project.json, removed when the
 // object goes.

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using pto::test::Result;
 using pto::test::runPto;
 
-constexpr const char* kKernel =
+constexpr const char* kElementReadKernel =
     "import pypto\n"
     "\n"
     "@pypto.frontend.jit\n"
@@ -48,7 +48,7 @@ protected:
   void SetUp() override {
     m_dir = fs::temp_directory_path() / ("pto-element-read-" + std::to_string(std::random_device{}()));
     fs::create_directories(m_dir);
-    std::ofstream(m_dir / "kernel.py") << kKernel;
+    std::ofstream(m_dir / "kernel.py") << kElementReadKernel;
   }
   void TearDown() override { fs::remove_all(m_dir); }
 

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 using pto::test::Result;
 using pto::test::runPto;
 
-constexpr const char* kKernel =
+constexpr const char* kGraphKernel =
     "import pypto\n"
     "\n"
     "@pypto.frontend.jit\n"
@@ -31,7 +31,7 @@ constexpr const char* kKernel =
     "    t = pypto.exp(x)\n"
     "    y[:] = t * 2.0\n";
 
-constexpr const char* kProject = R"({
+constexpr const char* kGraphProject = R"({
   "name": "halves",
   "source": "kernel.py",
   "entry": "halves",
@@ -46,7 +46,7 @@ using Edges = std::set<std::pair<int, int>>;
 
 class TileGraphOutput : public ::testing::Test {
 protected:
-  pto::test::ScratchProject m_project{"pto-graph-cli", kKernel, kProject};
+  pto::test::ScratchProject m_project{"pto-graph-cli", kGraphKernel, kGraphProject};
   const fs::path& m_dir = m_project.dir();
 };
 

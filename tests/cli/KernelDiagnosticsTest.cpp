@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 using pto::test::Result;
 using pto::test::runPto;
 
-constexpr const char* kProject = R"({
+constexpr const char* kDiagnosticsProject = R"({
   "name": "bad",
   "source": "kernel.py",
   "entry": "kernel",
@@ -37,7 +37,7 @@ protected:
   void SetUp() override {
     m_dir = fs::temp_directory_path() / ("pto-bad-kernel-" + std::to_string(std::random_device{}()));
     fs::create_directories(m_dir);
-    std::ofstream(m_dir / "pto-project.json") << kProject;
+    std::ofstream(m_dir / "pto-project.json") << kDiagnosticsProject;
   }
   void TearDown() override { fs::remove_all(m_dir); }
 

@@ -11,10 +11,10 @@ namespace {
 using pto::test::Result;
 using pto::test::runPto;
 
-const std::string kExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/muls_add_matmul_rowsum";
+const std::string kMatmulRowsumExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/muls_add_matmul_rowsum";
 
 TEST(PassesCommand, CountsMatchTheFinalIrAndAddUp) {
-  Result result = runPto("passes '" + kExample + "' --json -");
+  Result result = runPto("passes '" + kMatmulRowsumExample + "' --json -");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   const nlohmann::json report = nlohmann::json::parse(result.out);
   const nlohmann::json& passes = report["passes"];
@@ -30,9 +30,9 @@ TEST(PassesCommand, CountsMatchTheFinalIrAndAddUp) {
     }
   }
   // The final counts, by other commands.
-  const nlohmann::json compiled = nlohmann::json::parse(runPto("compile '" + kExample + "' --json -").out);
-  const nlohmann::json block = nlohmann::json::parse(runPto("graph '" + kExample + "' --stage block --format json").out);
-  const nlohmann::json exec = nlohmann::json::parse(runPto("graph '" + kExample + "' --stage exec --format json").out);
+  const nlohmann::json compiled = nlohmann::json::parse(runPto("compile '" + kMatmulRowsumExample + "' --json -").out);
+  const nlohmann::json block = nlohmann::json::parse(runPto("graph '" + kMatmulRowsumExample + "' --stage block --format json").out);
+  const nlohmann::json exec = nlohmann::json::parse(runPto("graph '" + kMatmulRowsumExample + "' --stage exec --format json").out);
   const nlohmann::json& last = passes.back()["nodes"];
   EXPECT_EQ(last["tile_ops"]["count"], compiled["tile_ops"]);
   EXPECT_EQ(last["subgraphs"]["count"].get<std::size_t>(), block["subgraphs"].size());
@@ -52,13 +52,13 @@ TEST(PassesCommand, CountsMatchTheFinalIrAndAddUp) {
 // afterwards the sums write `out` directly and the copies are gone: +2 sums into out, -2 sums into the
 // temporary, -2 copies.
 TEST(PassesCommand, DiffListsTheNodesOneStepChanged) {
-  Result result = runPto("passes '" + kExample + "' --diff RemoveRedundantOp ForwardAssemble");
+  Result result = runPto("passes '" + kMatmulRowsumExample + "' --diff RemoveRedundantOp ForwardAssemble");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.out.find("after RemoveRedundantOp -> after ForwardAssemble: 6 nodes differ"), std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("+ tile_ops   sum out[0:32, 0:1] (kernel.py:26)"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("- tile_ops   copy out[32:64, 0:1] (kernel.py:26)"), std::string::npos) << result.out;
-  Result json = runPto("passes '" + kExample + "' --diff 3 4 --json -");
+  Result json = runPto("passes '" + kMatmulRowsumExample + "' --diff 3 4 --json -");
   const nlohmann::json diff = nlohmann::json::parse(json.out)["diff"];
   EXPECT_EQ(diff["from"], "ForwardAssemble");
   EXPECT_EQ(diff["to"], "GraphPartition");
@@ -69,7 +69,7 @@ TEST(PassesCommand, DiffListsTheNodesOneStepChanged) {
 }
 
 TEST(PassesCommand, AnUnknownPassIsAnErrorListingThePasses) {
-  Result result = runPto("passes '" + kExample + "' --diff ExpandFunction Nope");
+  Result result = runPto("passes '" + kMatmulRowsumExample + "' --diff ExpandFunction Nope");
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.err.find("--diff: there is no pass 'Nope' (1 to 13, or one of ExpandFunction"), std::string::npos)
       << result.err;

@@ -15,14 +15,14 @@ using pto::test::Result;
 using pto::test::runPto;
 using pto::test::slurp;
 
-const std::string kExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/softmax";
+const std::string kSoftmaxExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/softmax";
 
 class BrokenCopy : public ::testing::Test {
 protected:
   void SetUp() override {
     m_dir = fs::temp_directory_path() / ("pto-cli-test-" + std::to_string(std::random_device{}()));
     fs::create_directories(m_dir);
-    fs::copy(kExample, m_dir, fs::copy_options::recursive);
+    fs::copy(kSoftmaxExample, m_dir, fs::copy_options::recursive);
   }
   void TearDown() override { fs::remove_all(m_dir); }
   void replaceInProject(const std::string& from, const std::string& to) {
@@ -51,20 +51,20 @@ TEST(PtoCli, UsageErrorsExitWithTwo) {
   Result missing = runPto("check");
   EXPECT_EQ(missing.exitCode, 2);
   EXPECT_NE(missing.err.find("PROJECT is required"), std::string::npos) << missing.err;
-  Result level = runPto("--log-level loud check " + kExample);
+  Result level = runPto("--log-level loud check " + kSoftmaxExample);
   EXPECT_EQ(level.exitCode, 2);
   EXPECT_EQ(level.err, "pto: --log-level: unknown log level 'loud'; use one of trace, debug, info, warn, error, off\n");
 }
 
 TEST(PtoCli, LogLevelFromEnvironmentIsValidated) {
-  Result result = runPto("check " + kExample + " 2>&1 >/dev/null; PTO_LOG=nonsense '" + std::string(PTO_CLI) +
-                         "' check " + kExample);
+  Result result = runPto("check " + kSoftmaxExample + " 2>&1 >/dev/null; PTO_LOG=nonsense '" + std::string(PTO_CLI) +
+                         "' check " + kSoftmaxExample);
   EXPECT_EQ(result.exitCode, 2);
   EXPECT_NE(result.err.find("PTO_LOG: unknown log level 'nonsense'"), std::string::npos) << result.err;
 }
 
 TEST(PtoCli, CheckAcceptsTheExample) {
-  Result result = runPto("check " + kExample);
+  Result result = runPto("check " + kSoftmaxExample);
   EXPECT_EQ(result.exitCode, 0) << result.err;
   EXPECT_EQ(result.err, "");
   EXPECT_NE(result.out.find("project   softmax"), std::string::npos) << result.out;
@@ -74,7 +74,7 @@ TEST(PtoCli, CheckAcceptsTheExample) {
 }
 
 TEST(PtoCli, CheckJsonReportOnStdout) {
-  Result result = runPto("check " + kExample + " --json -");
+  Result result = runPto("check " + kSoftmaxExample + " --json -");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   nlohmann::json report = nlohmann::json::parse(result.out);  // stdout holds only the JSON
   EXPECT_EQ(report["command"], "check");

@@ -10,10 +10,10 @@
 namespace pto::test {
 namespace {
 
-const std::string kExamples = std::string(PTO_SOURCE_DIR) + "/resources/examples/";
+const std::string kExamplesDir = std::string(PTO_SOURCE_DIR) + "/resources/examples/";
 
 TEST(SettingsCommand, TextListsSitesWithBufferUseAndOptions) {
-  Result result = runPto("settings '" + kExamples + "matmul'");
+  Result result = runPto("settings '" + kExamplesDir + "matmul'");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.out.find("matmul on a2: UB 192 KiB, L1 512 KiB, L0A 64 KiB, L0B 64 KiB, L0C 128 KiB per core"),
             std::string::npos)
@@ -31,9 +31,9 @@ TEST(SettingsCommand, JsonReportsAnOverflowAndBadOptionsOfAProject) {
   // The matmul example with kL0 = 512 (A: 128 x 512 fp16 = 128 KiB in a 64 KiB L0A) and a bad option.
   std::filesystem::path folder = std::filesystem::temp_directory_path() / "pto-settings-cli";
   std::filesystem::create_directories(folder);
-  std::filesystem::copy_file(kExamples + "matmul/kernel.py", folder / "kernel.py",
+  std::filesystem::copy_file(kExamplesDir + "matmul/kernel.py", folder / "kernel.py",
                              std::filesystem::copy_options::overwrite_existing);
-  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamples + "matmul/pto-project.json"));
+  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamplesDir + "matmul/pto-project.json"));
   project["tile_settings"] = {{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {512, 512}}, {"n", {128, 128}}}}}}};
   project["pass_options"] = {{"ooo_sched_mode", 5}, {"pypto_only_option", 1}};
   std::ofstream(folder / "pto-project.json") << project.dump(2);
@@ -72,7 +72,7 @@ TEST(SettingsCommand, JsonReportsAnOverflowAndBadOptionsOfAProject) {
 // n = 256 one B tile is 128 x 256 fp16 = 64 KiB, all of L0B: the next k-step's B has no room, so the site is
 // single-buffered and says what double buffering needs (L0B 128 KiB of 64 KiB).
 TEST(SettingsCommand, SaysWhetherASiteCanBeDoubleBuffered) {
-  Result example = runPto("settings '" + kExamples + "matmul'");
+  Result example = runPto("settings '" + kExamplesDir + "matmul'");
   ASSERT_EQ(example.exitCode, 0) << example.err;
   EXPECT_NE(example.out.find("       double-buffered: L1 64 KiB / 512 KiB, L0A 32 KiB / 64 KiB, L0B 32 KiB / 64 KiB, "
                              "L0C 64 KiB / 128 KiB\n"),
@@ -81,9 +81,9 @@ TEST(SettingsCommand, SaysWhetherASiteCanBeDoubleBuffered) {
 
   std::filesystem::path folder = std::filesystem::temp_directory_path() / "pto-settings-single-buffered";
   std::filesystem::create_directories(folder);
-  std::filesystem::copy_file(kExamples + "matmul/kernel.py", folder / "kernel.py",
+  std::filesystem::copy_file(kExamplesDir + "matmul/kernel.py", folder / "kernel.py",
                              std::filesystem::copy_options::overwrite_existing);
-  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamples + "matmul/pto-project.json"));
+  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamplesDir + "matmul/pto-project.json"));
   project["tile_settings"] = {{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {128, 256}}, {"n", {256, 256}}}}}}};
   std::ofstream(folder / "pto-project.json") << project.dump(2);
   Result result = runPto("settings '" + folder.string() + "'");
@@ -101,7 +101,7 @@ TEST(SettingsCommand, SaysWhetherASiteCanBeDoubleBuffered) {
 }
 
 TEST(SettingsCommand, UnknownMachineIsAnError) {
-  Result result = runPto("settings '" + kExamples + "softmax' --machine nosuch");
+  Result result = runPto("settings '" + kExamplesDir + "softmax' --machine nosuch");
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.err.find("nosuch"), std::string::npos) << result.err;
 }

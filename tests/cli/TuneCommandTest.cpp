@@ -30,18 +30,12 @@ fs::path softmaxWithSpace() {
   return folder;
 }
 
-nlohmann::json runJson(const std::string& args) {
-  Result result = runPto(args + " --json -");
-  EXPECT_EQ(result.exitCode, 0) << args << "\n" << result.err;
-  return result.exitCode == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
-}
-
 // The points' settings and outcomes (no host time is listed per point).
 nlohmann::json outcomes(const nlohmann::json& tuned) { return tuned["points"]; }
 
 TEST(TuneCommand, AGridSweepPrunesWhatCannotCompileAndFindsTheFastestPoint) {
   const fs::path project = softmaxWithSpace();
-  const nlohmann::json tuned = runJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 2");
+  const nlohmann::json tuned = runPtoJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 2");
   ASSERT_TRUE(tuned.is_object());
   EXPECT_EQ(tuned["space_size"], 12);
   // The [1, 4, 1, 7] tile (its last dim is 28 bytes, not a multiple of 32) with every merge count, and the
@@ -66,7 +60,7 @@ TEST(TuneCommand, AGridSweepPrunesWhatCannotCompileAndFindsTheFastestPoint) {
       fs::create_directories(point);
       fs::copy_file(project / "kernel.py", point / "kernel.py", fs::copy_options::overwrite_existing);
       std::ofstream(point / "pto-project.json") << document.dump(2);
-      const nlohmann::json run = runJson("run '" + point.string() + "' --no-check --no-record");
+      const nlohmann::json run = runPtoJson("run '" + point.string() + "' --no-check --no-record");
       fastest = std::min(fastest, run["makespan_us"].get<double>());
     }
   EXPECT_NEAR(tuned["best"]["makespan_us"].get<double>(), fastest, 1e-9);
@@ -84,21 +78,21 @@ TEST(TuneCommand, AGridSweepPrunesWhatCannotCompileAndFindsTheFastestPoint) {
   EXPECT_EQ(tuned["points"][tuned["pareto"][0].get<std::size_t>()]["makespan_us"], tuned["best"]["makespan_us"]);
 
   // One thread gives the same points.
-  const nlohmann::json single = runJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 1");
+  const nlohmann::json single = runPtoJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 1");
   EXPECT_EQ(outcomes(single), outcomes(tuned));
 }
 
 TEST(TuneCommand, ShardsOfARandomSweepMergeIntoTheUnshardedSweep) {
   const fs::path project = softmaxWithSpace();
   const std::string common = "tune '" + project.string() + "' --strategy random --seed 7 --budget 5 --threads 1";
-  const nlohmann::json whole = runJson(common);
+  const nlohmann::json whole = runPtoJson(common);
   for (int k = 1; k <= 3; ++k) {
     Result shard = runPto(common + " --shard " + std::to_string(k) + "/3 --json '" +
                           (project / ("shard" + std::to_string(k) + ".json")).string() + "'");
     ASSERT_EQ(shard.exitCode, 0) << shard.err;
   }
   const nlohmann::json merged =
-      runJson("tune '" + project.string() + "' --merge '" + (project / "shard1.json").string() + "' '" +
+      runPtoJson("tune '" + project.string() + "' --merge '" + (project / "shard1.json").string() + "' '" +
               (project / "shard2.json").string() + "' '" + (project / "shard3.json").string() + "'");
   EXPECT_EQ(whole["evaluated"], 5);
   EXPECT_EQ(merged["evaluated"], whole["evaluated"]);
@@ -117,7 +111,7 @@ TEST(TuneCommand, ShardsOfARandomSweepMergeIntoTheUnshardedSweep) {
 
 TEST(TuneCommand, EvolveStaysWithinItsBudgetAndApplyWritesTheBestPoint) {
   const fs::path project = softmaxWithSpace();
-  const nlohmann::json evolved = runJson("tune '" + project.string() + "' --strategy evolve --budget 4 --seed 3");
+  const nlohmann::json evolved = runPtoJson("tune '" + project.string() + "' --strategy evolve --budget 4 --seed 3");
   EXPECT_LE(evolved["evaluated"].get<int>(), 4);
   EXPECT_GE(evolved["evaluated"].get<int>(), 1);
   auto keysOf = [&] {
@@ -127,7 +121,7 @@ TEST(TuneCommand, EvolveStaysWithinItsBudgetAndApplyWritesTheBestPoint) {
     return keys;
   };
   std::vector<std::string> keysBefore = keysOf();
-  const nlohmann::json applied = runJson("tune '" + project.string() + "' --budget 100 --apply");
+  const nlohmann::json applied = runPtoJson("tune '" + project.string() + "' --budget 100 --apply");
   const nlohmann::json saved = nlohmann::json::parse(slurp(project / "pto-project.json"));
   // The user's key order stays ("name" first, not sorted); the new tile_settings goes last.
   std::vector<std::string> keysAfter = keysOf();
@@ -137,7 +131,7 @@ TEST(TuneCommand, EvolveStaysWithinItsBudgetAndApplyWritesTheBestPoint) {
   EXPECT_EQ(keysAfter, keysBefore);
   EXPECT_EQ(keysAfter.front(), "name");
   EXPECT_EQ(saved["tile_settings"]["vec"]["kernel.py:22"], applied["best"]["settings"]["tile_settings.vec.kernel.py:22"]);
-  const nlohmann::json run = runJson("run '" + project.string() + "' --no-check --no-record");
+  const nlohmann::json run = runPtoJson("run '" + project.string() + "' --no-check --no-record");
   EXPECT_NEAR(run["makespan_us"].get<double>(), applied["best"]["makespan_us"].get<double>(), 1e-9);
 }
 

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 using pto::test::Result;
 using pto::test::runPto;
 
-constexpr const char* kKernel =
+constexpr const char* kTailSoftmaxKernel =
     "import pypto\n"
     "\n"
     "@pypto.frontend.jit\n"
@@ -32,7 +32,7 @@ constexpr const char* kKernel =
     "        weights = pypto.exp(pypto.sub(block, pypto.amax(block, dim=-1, keepdim=True)))\n"
     "        pypto.assemble(pypto.div(weights, pypto.sum(weights, dim=-1, keepdim=True)), [i * 16, 0], out)\n";
 
-constexpr const char* kProject = R"({"name": "tail_softmax", "source": "kernel.py", "entry": "tail_softmax",
+constexpr const char* kTailSoftmaxProject = R"({"name": "tail_softmax", "source": "kernel.py", "entry": "tail_softmax",
   "machine": "a2", "bindings": {"R": 48},
   "args": [
     {"name": "x", "shape": ["R", 128], "dtype": "float32", "init": {"kind": "uniform", "low": -4, "high": 4, "seed": 1}},
@@ -43,7 +43,7 @@ constexpr const char* kProject = R"({"name": "tail_softmax", "source": "kernel.p
 })";
 
 TEST(ValidPartsProject, BothModesMatchTheReferenceAndTasksWriteOnlyTheirValidParts) {
-  const pto::test::ScratchProject project("pto-valid-parts", kKernel, kProject);
+  const pto::test::ScratchProject project("pto-valid-parts", kTailSoftmaxKernel, kTailSoftmaxProject);
   const fs::path& dir = project.dir();
   // Timing mode checks the tile graph run on the CPU, functional mode the simulated PTO programs.
   for (const auto& [mode, outputsFrom] : {std::pair{"timing", "tiles"}, std::pair{"functional", "functional"}}) {

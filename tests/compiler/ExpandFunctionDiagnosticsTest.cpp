@@ -3,6 +3,7 @@
 // set_vec_tile_shapes / set_cube_tile_shapes, then "DEFAULT", and the note on a tile larger than all it
 // cuts (once per place the tile is set, at that place).
 #include "CompilerTestSupport.h"
+#include "tests/TestDtypes.h"
 #include "compiler/passes/ExpandFunction.h"
 #include "compiler/passes/Pipeline.h"
 
@@ -11,7 +12,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 SymbolicShape dims(std::initializer_list<std::int64_t> values) {
   SymbolicShape shape;

@@ -3,6 +3,7 @@
 // consumer tiles, write after read, write after write, accumulate chains, across iterations), each worked out
 // by hand from the kernel; plus the brute-force contract check on every graph and the pass's diagnostics.
 #include "ExecTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/passes/BuildExecuteGraph.h"
 #include "compiler/passes/Pipeline.h"
@@ -12,7 +13,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 using Ids = std::vector<TaskId>;
 using LoopIndices = std::vector<std::pair<std::string, std::int64_t>>;
 

@@ -1,6 +1,7 @@
 // The Execute graph dumps: the JSON of a task written out in full, counts by core type, and DOT that Graphviz
 // accepts (dot -Tsvg), with one edge per dependency and labels that need escaping.
 #include "ExecTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/ir/ExecuteGraphJson.h"
 #include "compiler/passes/BuildExecuteGraph.h"
@@ -14,7 +15,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 using Json = nlohmann::ordered_json;
 
 // for b in range(2): y[b] = exp(x[b]) on [2, 32] with tile [1, 16] (the first kernel of BuildExecuteGraphTest),

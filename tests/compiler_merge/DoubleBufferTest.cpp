@@ -4,6 +4,7 @@
 // last VECTOR instruction. Where the buffers only fit with the members sharing bytes, the dependence is
 // there (the check is sensitive to what AllocateBuffers does).
 #include "MergeTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +13,9 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 // y = exp(x) * x over [32, 64] float32, vec tile [8, 64].
-TensorGraph rowBlocks() {
+TensorGraph expTimesRowBlocks() {
   TensorGraphBuilder builder("rows", kernelLine(1));
   const TensorId x = builder.addArgument("x", kF32, dimsOf({32, 64}), kernelLine(1));
   const TensorId y = builder.addArgument("y", kF32, dimsOf({32, 64}), kernelLine(1));
@@ -36,7 +36,7 @@ MemberInstructions compileMerged(std::int64_t ubBytes) {
   TargetInfo target;
   target.capacityBytes[static_cast<std::size_t>(MemoryKind::UB)] = ubBytes;
   DiagnosticEngine diags;
-  auto result = compileOn(rowBlocks(), {{"vec_nbuffer_setting", {{"DEFAULT", 2}}}}, target, diags);
+  auto result = compileOn(expTimesRowBlocks(), {{"vec_nbuffer_setting", {{"DEFAULT", 2}}}}, target, diags);
   EXPECT_TRUE(result) << messages(diags);
   MemberInstructions out;
   if (!result) return out;

@@ -5,6 +5,7 @@
 // interpreter on the compiled graph gives the reference interpreter's numbers (float32; relative and
 // absolute tolerance 1e-5: tiling changes only the order partial row sums are added in).
 #include "MergeTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/reference/TileInterpreter.h"
 
@@ -16,7 +17,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 class RandomMergeCase {
 public:

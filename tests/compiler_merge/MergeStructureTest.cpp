@@ -2,14 +2,13 @@
 // (input kernel, options, the expected subgraphs with their members and copies), capacity clamping, and
 // option errors.
 #include "MergeTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
-constexpr DataType kF16 = DataType::Fp16;
 
 // y = exp(x) + x over [32, 64] float32, vec tile [8, 64]: four row blocks, each one subgraph of program 0.
 TensorGraph rowBlocks() {

@@ -4,6 +4,7 @@
 // rejection's full message at its entry's line, with the entries read by the project loader from a project file;
 // and checkPartitionOverrides (`pto check`), which says the same about names before anything is compiled.
 #include "compiler/ir/TensorGraphBuilder.h"
+#include "tests/TestDtypes.h"
 #include "compiler/passes/ApplyPartitionOverrides.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/reference/ReferenceInterpreter.h"
@@ -20,7 +21,6 @@ namespace pto::testing {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr DataType kF32 = DataType::Fp32;
 
 SourceLocation kernelLine(int line) { return SourceLocation{"kernel.py", line, 0}; }
 

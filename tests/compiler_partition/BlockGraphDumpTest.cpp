@@ -1,6 +1,7 @@
 // The block graph dumps: JSON fields and the DOT text written by hand for a small kernel, and Graphviz
 // accepting the DOT of a larger one.
 #include "PartitionTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/ir/BlockGraphJson.h"
 
@@ -13,10 +14,9 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 // a = exp(x); c = a @ w; d = c + a; y = d: [64, 64] float32, one tile per op.
-TensorGraph vectorCubeVector() {
+TensorGraph labelledVectorCubeVector() {
   TensorGraphBuilder builder("vcv", kernelLine(1));
   const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
   const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
@@ -37,7 +37,7 @@ TensorGraph vectorCubeVector() {
 }
 
 TEST(BlockGraphDump, JsonListsScopesSubgraphsAndCopies) {
-  auto result = compileWith(vectorCubeVector(), {});
+  auto result = compileWith(labelledVectorCubeVector(), {});
   ASSERT_TRUE(result);
   nlohmann::ordered_json json = blockGraphToJson(result->compilation);
   EXPECT_EQ(json["stage"], "block");
@@ -80,7 +80,7 @@ TEST(BlockGraphDump, JsonOffsetsKeepTheLoopIndex) {
 }
 
 TEST(BlockGraphDump, DotHasAClusterPerSubgraphAndGlobalMemoryEdges) {
-  auto result = compileWith(vectorCubeVector(), {});
+  auto result = compileWith(labelledVectorCubeVector(), {});
   ASSERT_TRUE(result);
   EXPECT_EQ(blockGraphToDot(result->compilation),
             "digraph \"vcv_blocks\" {\n"

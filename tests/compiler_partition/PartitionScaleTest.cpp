@@ -1,6 +1,7 @@
 // Partitioning about 100 000 tile ops: the structure is checked; the passes' times (from the pass runner)
 // are printed for the record, not asserted (budgets are measured by benchmarks, not timed tests).
 #include "PartitionTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/passes/GenerateMoveOp.h"
 #include "compiler/passes/GraphPartition.h"
@@ -14,7 +15,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 // x, y: [100, 1024] float32, vec tile [1, 64]: 1600 tiles per op. 16 rounds of
 //   t = exp(t); t = t + x; s = sum(t, dim `dim`, keepdim); t = t - s

@@ -10,6 +10,7 @@
 // fixpipe cast, overwrites of temporaries, a loop with views, a loop-carried temporary and ops after it),
 // under random pass options.
 #include "PartitionTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/ir/ProgramWalker.h"
 #include "compiler/passes/AllocateBuffers.h"
@@ -26,7 +27,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 using Element = std::pair<TensorId, std::int64_t>;  // storage tensor, flat index
 
 class VersionCheck {

@@ -3,13 +3,13 @@
 // Tile op ids follow ExpandFunction's order (tensor ops in program order, each op's tiles row-major), with
 // the view tile ops removed by RemoveRedundantOp.
 #include "PartitionTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 // for b in range(2): y[b:b+1] = softmax(x[b:b+1]) over the last dim; x, y: [2, 32, 1, 256], vec tile
 // [1, 4, 1, 64]. Each of amax, sub, exp, sum, div and the assemble's copy has 32 tiles: row group g

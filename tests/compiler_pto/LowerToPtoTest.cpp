@@ -3,6 +3,7 @@
 // buffer offsets from AllocateBuffers' first-fit contract, the instructions from LowerToPto.h, the flags
 // from InsertSync.h (worked through in the comments). Listings are compared with runs of spaces folded.
 #include "PtoTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/ir/PtoProgramText.h"
 #include "compiler/passes/InsertSync.h"
@@ -16,21 +17,12 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
-constexpr DataType kF16 = DataType::Fp16;
 const nlohmann::ordered_json kProgramOrder = {{"ooo_sched_mode", 0}};
 
 std::string folded(const std::string& text) { return std::regex_replace(text, std::regex(" +"), " "); }
 
 std::string listing(const Compilation& compilation, int program = 0) {
   return folded(ptoProgramToText(compilation, compilation.programs.at(static_cast<std::size_t>(program))));
-}
-
-std::vector<PtoOpcode> opcodes(const PtoProgram& program, bool withSync = false) {
-  std::vector<PtoOpcode> list;
-  for (const PtoInstruction& instruction : program.instructions)
-    if (withSync || !isSync(instruction.opcode)) list.push_back(instruction.opcode);
-  return list;
 }
 
 // y = exp(x) + z on [4, 64] fp32, one vec tile: tile ops exp x -> t, add t, z -> y.

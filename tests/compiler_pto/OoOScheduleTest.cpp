@@ -3,6 +3,7 @@
 // tile's, the next copy-in is issued before the previous tile's compute is done; with AllocateBuffers'
 // reuse of the same bytes, it waits for the last reader.
 #include "PtoTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/InsertSync.h"
@@ -19,7 +20,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 using P = PtoOpcode;
 
 TEST(OoOSchedule, RandomProgramsKeepEveryDependence) {

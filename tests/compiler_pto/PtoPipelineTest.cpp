@@ -2,6 +2,7 @@
 // the PTO passes: every program synchronised soundly (syncIsSound), every copy-in loaded and every copy-out
 // stored exactly once, the expected instruction kinds; and the JSON dump's fields.
 #include "PtoTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "compiler/ir/PtoProgramText.h"
 #include "compiler/passes/AllocateBuffers.h"
@@ -17,8 +18,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
-constexpr DataType kF16 = DataType::Fp16;
 using P = PtoOpcode;
 
 bool pipelineHas(std::string_view pass) {

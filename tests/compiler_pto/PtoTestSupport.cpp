@@ -334,4 +334,11 @@ bool conflictByDefinition(const PtoInstruction& a, const PtoInstruction& b) {
   return ::testing::AssertionSuccess();
 }
 
+std::vector<PtoOpcode> opcodes(const PtoProgram& program, bool withSync) {
+  std::vector<PtoOpcode> list;
+  for (const PtoInstruction& instruction : program.instructions)
+    if (withSync || !isSync(instruction.opcode)) list.push_back(instruction.opcode);
+  return list;
+}
+
 } // namespace pto::testing

@@ -38,6 +38,9 @@ bool runBackEnd(Compilation& compilation, std::string* errors = nullptr);
 // The same up to LowerToPto only.
 bool allocateAndLower(Compilation& compilation, std::string* errors = nullptr);
 
+// The program's opcodes in order; flags and barriers only `withSync`.
+std::vector<PtoOpcode> opcodes(const PtoProgram& program, bool withSync = false);
+
 // Tile ops whose tensor op has kind `kind`, in id order.
 std::vector<TileOpId> tileOpsOfKind(const Compilation& compilation, TensorOpKind kind);
 

@@ -19,13 +19,6 @@ namespace pto::testing {
 namespace {
 
 constexpr std::int64_t kChunk = 32 * 1024;
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-
-double aloneCycles(const MachineDescription& machine, DataPath path, double bytes) {
-  const PathRate& rate = *machine.paths[static_cast<std::size_t>(path)];
-  return (rate.saturationBytes + bytes) / (rate.peakGiBps * kBytesPerGiB) * machine.clockGHz * 1e9;
-}
-
 double addCycles(const MachineDescription& machine, double bytes) {
   return static_cast<double>(machine.vector.startupCycles) +
          std::ceil(machine.vector.costFactors[0] * bytes / machine.vector.bytesPerCycle);

@@ -13,18 +13,10 @@
 namespace pto::testing {
 namespace {
 
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-
 // bytes / (B · e), in cycles: the chip's sustained HBM rate from the file.
 double rooflineCycles(const MachineDescription& machine, double bytes) {
   double bytesPerSecond = machine.memory.bandwidthTBps * 1e12 * machine.memory.efficiency;
   return bytes / bytesPerSecond * machine.clockGHz * 1e9;
-}
-
-// One transfer alone: (K + bytes) / peak, in cycles.
-double aloneCycles(const MachineDescription& machine, DataPath path, double bytes) {
-  const PathRate& rate = *machine.paths[static_cast<std::size_t>(path)];
-  return (rate.saturationBytes + bytes) / (rate.peakGiBps * kBytesPerGiB) * machine.clockGHz * 1e9;
 }
 
 TEST(Streaming, TwelveMegabytesOnAllCoresRunAtTheSharedCap) {

@@ -17,6 +17,12 @@ MachineDescription bundledMachine(const std::string& name) {
   return machine.value_or(MachineDescription{});
 }
 
+double aloneCycles(const MachineDescription& machine, DataPath path, double bytes) {
+  constexpr double bytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+  const PathRate& rate = *machine.paths[static_cast<std::size_t>(path)];
+  return (rate.saturationBytes + bytes) / (rate.peakGiBps * bytesPerGiB) * machine.clockGHz * 1e9;
+}
+
 std::string messages(const DiagnosticEngine& diags) {
   std::ostringstream out;
   diags.print(out);

@@ -15,6 +15,9 @@ namespace pto::testing {
 
 MachineDescription bundledMachine(const std::string& name);
 std::string messages(const DiagnosticEngine& diags);
+// One transfer alone on `path`: (K + bytes) / peak, in cycles, worked out from
+// the machine file's figures rather than by the simulator's code.
+double aloneCycles(const MachineDescription& machine, DataPath path, double bytes);
 
 // Appends instructions to one program in issue order. GM operands name the
 // task's regions by index (reads for loads, writes for stores).

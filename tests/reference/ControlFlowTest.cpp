@@ -1,13 +1,13 @@
 // Loops, views and assemble with the loop index in offsets, cond paths, unrolled bodies, dynamic symbols and
 // writes through to the caller's tensors, checked against numpy and against loops written here.
 #include "ReferenceTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 TEST(ReferenceControlFlow, SoftmaxOverRowsInALoopMatchesNumpy) {
   const TensorGraph graph = buildRowSoftmax(kF32, dimsOf({7, 3, 1, 37}));

@@ -1,6 +1,7 @@
 // The interpreter's dtype semantics on hand-computed values: rounding after every op, fp32 accumulation,
 // integer wrap and floor division, cast modes, NaN handling, ties in arg/sort ops.
 #include "ReferenceTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include "core/Float16.h"
 
@@ -12,8 +13,6 @@
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
-constexpr DataType kF16 = DataType::Fp16;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

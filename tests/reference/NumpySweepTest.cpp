@@ -13,6 +13,7 @@
 //    error bound is k * 2^-24 * sum|a||b| <= 19 * 6e-8 * 19 ~ 2e-5 in the worst case, ~1e-6 typically.
 //  - integers and bool: exact.
 #include "ReferenceTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 
@@ -73,8 +74,6 @@ void sweep(const std::string& testName, const std::vector<SweepCase>& cases) {
           << cases[i].name << " output " << k;
 }
 
-constexpr DataType kF32 = DataType::Fp32;
-constexpr DataType kF16 = DataType::Fp16;
 constexpr DataType kI32 = DataType::Int32;
 
 // 3x37 values k/2 for k in -55..55: every tie of round/rint appears.

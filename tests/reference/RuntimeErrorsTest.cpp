@@ -1,13 +1,13 @@
 // Run-time failures of the reference interpreter: each is a diagnostic at the kernel line that caused it,
 // with the full message text checked, never a crash.
 #include "ReferenceTestSupport.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 
 namespace pto::testing {
 namespace {
 
-constexpr DataType kF32 = DataType::Fp32;
 
 // for b in range(4): y[b] = exp(x[b]) with x of 3 rows (the builder cannot see it: b is symbolic).
 TensorGraph rowLoop(std::int64_t xRows, std::int64_t yRows) {

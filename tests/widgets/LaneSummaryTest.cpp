@@ -20,7 +20,7 @@ namespace {
 using trace::LaneIndex;
 using trace::TaskIndex;
 
-struct Fixture {
+struct KeyedTrace {
   trace::Trace trace;
   std::array<std::vector<std::uint32_t>, kColorModeCount> keys;
 };
@@ -28,8 +28,8 @@ struct Fixture {
 // Lane 0: disjoint tasks with gaps; lane 1: overlapping and nested tasks;
 // lane 2: empty. Keys: label = 1 + random of 4, subgraph = 1 + random of 7,
 // bound = task index % 3.
-Fixture randomTrace(std::uint32_t seed) {
-  Fixture f;
+KeyedTrace randomTrace(std::uint32_t seed) {
+  KeyedTrace f;
   std::mt19937 rng(seed);
   LaneIndex disjoint = f.trace.addLane("AIV_0", 0);
   LaneIndex nested = f.trace.addLane("AIV_1", 1);
@@ -76,7 +76,7 @@ double bruteBusy(const trace::Trace& trace, LaneIndex lane, double a, double b) 
 }
 
 TEST(LaneSummary, ColumnBusyTimeEqualsTheUnionOfTasksInTheColumn) {
-  Fixture f = randomTrace(7);
+  KeyedTrace f = randomTrace(7);
   LaneSummary summary(f.trace, f.keys);
   std::mt19937 rng(11);
   std::vector<ColumnSample> columns;
@@ -115,7 +115,7 @@ TEST(LaneSummary, ColumnBusyTimeEqualsTheUnionOfTasksInTheColumn) {
 // is the key with the most task time in it (ties: the smaller key), for
 // every colour mode.
 TEST(LaneSummary, BinWideColumnsTakeTheDominantKey) {
-  Fixture f = randomTrace(5);
+  KeyedTrace f = randomTrace(5);
   LaneSummary summary(f.trace, f.keys);
   std::vector<ColumnSample> columns;
   for (LaneIndex lane : {0u, 1u}) {
@@ -161,7 +161,7 @@ TEST(LaneSummary, BinWideColumnsTakeTheDominantKey) {
 
 // Coarser columns: the key belongs to a task within one bin of the column.
 TEST(LaneSummary, CoarseColumnsTakeAKeyFromNearby) {
-  Fixture f = randomTrace(9);
+  KeyedTrace f = randomTrace(9);
   LaneSummary summary(f.trace, f.keys);
   std::vector<ColumnSample> columns;
   for (double zoom : {3.0, 17.0, 250.0}) {

@@ -17,10 +17,10 @@ namespace {
 // Two cores. AIV_0: a [0,5), b [10,30) (after a). AIC_0: c [5,15)
 // (after a), e [15,38) (no producers), d [40,50) (after b and c). d's
 // producers end at 30 and 15, but its core is busy with e until 38.
-struct Fixture {
+struct FiveTaskTrace {
   std::shared_ptr<trace::Trace> trace = std::make_shared<trace::Trace>();
   TaskIndex a, b, c, d, e;
-  Fixture() {
+  FiveTaskTrace() {
     LaneIndex aiv = trace->addLane("AIV_0", 0);
     LaneIndex aic = trace->addLane("AIC_0", 0);
     auto add = [&](LaneIndex lane, std::int64_t id, std::int64_t start, std::int64_t end, const char* label, int line) {
@@ -49,7 +49,7 @@ struct Fixture {
 };
 
 TEST(TraceIndex, SuccessorsInvertPredecessors) {
-  Fixture f;
+  FiveTaskTrace f;
   TraceIndex index(f.trace);
   std::set<std::pair<TaskIndex, TaskIndex>> fromPreds, fromSuccs;
   for (TaskIndex t = 0; t < f.trace->tasks().size(); ++t) {
@@ -61,7 +61,7 @@ TEST(TraceIndex, SuccessorsInvertPredecessors) {
 }
 
 TEST(TraceIndex, ExtentSummaryAndLaneOrder) {
-  Fixture f;
+  FiveTaskTrace f;
   TraceIndex index(f.trace);
   EXPECT_EQ(index.startNs(), 0);
   EXPECT_EQ(index.endNs(), 50);
@@ -75,7 +75,7 @@ TEST(TraceIndex, ExtentSummaryAndLaneOrder) {
 }
 
 TEST(TraceIndex, CriticalPathFollowsWhatEachStartWaitedFor) {
-  Fixture f;
+  FiveTaskTrace f;
   TraceIndex index(f.trace);
   // d ends last; its producers end at 30 (b) and 15 (c), but its core was
   // busy with e until 38: e gated it. e's core was freed by c at 15; c
@@ -86,7 +86,7 @@ TEST(TraceIndex, CriticalPathFollowsWhatEachStartWaitedFor) {
 }
 
 TEST(TraceIndex, DependencyEdgesByDepth) {
-  Fixture f;
+  FiveTaskTrace f;
   TraceIndex index(f.trace);
   auto asSet = [](const std::vector<DependencyEdge>& edges) {
     std::set<std::pair<TaskIndex, TaskIndex>> set;
@@ -104,7 +104,7 @@ TEST(TraceIndex, DependencyEdgesByDepth) {
 }
 
 TEST(TraceIndex, FindByIdIndexLabelAndName) {
-  Fixture f;
+  FiveTaskTrace f;
   TraceIndex index(f.trace);
   EXPECT_EQ(index.find("103"), (std::vector<TaskIndex>{f.d}));
   EXPECT_EQ(index.find(" #1 "), (std::vector<TaskIndex>{1}));
@@ -117,7 +117,7 @@ TEST(TraceIndex, FindByIdIndexLabelAndName) {
 }
 
 TEST(TraceIndex, TasksAtLineMatchTheFileName) {
-  Fixture f;
+  FiveTaskTrace f;
   TraceIndex index(f.trace);
   EXPECT_EQ(index.tasksAtLine("/home/me/project/kernel.py", 9), (std::vector<TaskIndex>{f.c, f.e}));
   EXPECT_TRUE(index.tasksAtLine("other.py", 9).empty());

@@ -9,7 +9,7 @@
 namespace pto::widgets {
 namespace {
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+bool sameLetters(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
          });
@@ -53,7 +53,7 @@ std::optional<BoundClass> boundClassOfPipe(std::string_view pipe) {
       {"SCALAR", BoundClass::Scalar},  {"S", BoundClass::Scalar},
   };
   for (const Entry& entry : kPipes)
-    if (equalsIgnoreCase(pipe, entry.name)) return entry.bound;
+    if (sameLetters(pipe, entry.name)) return entry.bound;
   return std::nullopt;
 }
 

@@ -12,17 +12,13 @@ namespace {
 
 // About 6.5 points per character of a 9-point sans; dot needs sizes before
 // anything is drawn.
-constexpr double kCharWidth = 6.6;
-constexpr double kNodeHeight = 36.0;
-constexpr double kPadding = 18.0;
 constexpr std::size_t kMaxTitleChars = 48;
-
 
 } // namespace
 
 void measureItem(const VisibleItem& item, double& width, double& height) {
   std::size_t chars = std::min(kMaxTitleChars, std::max(item.title.size(), item.detail.size()));
-  width = kPadding + kCharWidth * static_cast<double>(std::max<std::size_t>(chars, 6));
+  width = kNodePadding + kNodeCharWidth * static_cast<double>(std::max<std::size_t>(chars, 6));
   height = item.group >= 0 ? kNodeHeight + 8.0 : kNodeHeight;
 }
 

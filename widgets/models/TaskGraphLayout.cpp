@@ -3,7 +3,6 @@
 #include "widgets/models/Graphviz.h"
 #include "widgets/models/TimeFormat.h"
 
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,9 +17,6 @@ namespace {
 
 // Box sizes from the text, at the view's font (about 6.5 points per
 // character of a 9-point sans): dot needs sizes before anything is drawn.
-constexpr double kCharWidth = 6.6;
-constexpr double kNodeHeight = 36.0;
-constexpr double kPadding = 18.0;
 // dot's gaps between boxes (points), as given to it below.
 constexpr double kNodeSep = 18.0;
 constexpr double kRankSep = 32.0;
@@ -31,8 +27,6 @@ constexpr std::size_t kMaxRowNodes = 16;
 // aspect (width / height), kPackGap points apart.
 constexpr double kAspect = 1.5;
 constexpr double kPackGap = 18.0;
-
-
 
 // Characters, not bytes: "·", "µ" and "–" are one glyph wide.
 std::size_t glyphs(const std::string& text) {
@@ -366,7 +360,7 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
       node.detail = "#" + std::to_string(firstId) + "–#" + std::to_string(lastId) + " · " +
                     formatDurationNs(static_cast<double>(busyNs[n])) + " busy";
     }
-    node.width = kPadding + kCharWidth * static_cast<double>(std::max(glyphs(node.title), glyphs(node.detail)));
+    node.width = kNodePadding + kNodeCharWidth * static_cast<double>(std::max(glyphs(node.title), glyphs(node.detail)));
     node.height = kNodeHeight;
   }
 

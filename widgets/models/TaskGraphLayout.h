@@ -17,6 +17,12 @@
 
 namespace pto::widgets {
 
+// A node box of the graph views: its width grows with its longest text line
+// (kNodeCharWidth per character, plus kNodePadding), its height is fixed.
+inline constexpr double kNodeCharWidth = 6.6;
+inline constexpr double kNodeHeight = 36.0;
+inline constexpr double kNodePadding = 18.0;
+
 struct GraphPoint {
   double x = 0.0;
   double y = 0.0;  // points, y grows downwards
