@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the asan preset (clang; AddressSanitizer + UndefinedBehaviorSanitizer;
-# -O0, the compiler, simulator and runtime -O1) and runs the C++ and GUI suites under
-# it; the Python-label tests load the extension into an uninstrumented
-# interpreter and run only in release.
+# -O0, the core, compiler, simulator, runtime and trace model -O1; also the
+# libFuzzer targets) and runs the C++ and GUI suites under it (run-tests.sh
+# runs the same phases, with the fuzzers between them); the python- and
+# docs-label tests load the extension into an uninstrumented interpreter and
+# run only in release.
 # Prints how long the build and the tests took.
 #
 # Usage: scripts/run-sanitizers.sh [ctest arguments...]
