@@ -1,8 +1,8 @@
 // IR levels as graphs for the views (see IrGraph.h).
 #include "analysis/IrGraph.h"
 
-#include "core/DotText.h"
 #include "analysis/PassDiff.h"
+#include "core/DotText.h"
 
 #include <algorithm>
 #include <deque>

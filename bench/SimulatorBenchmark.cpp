@@ -3,8 +3,8 @@
 // lightning-indexer-sized compiled kernel. Counters: simulated tasks/s and
 // PTO instructions/s (non-sync instructions of finished tasks), and the
 // simulated makespan. Target (DESIGN.md): ~10k tasks well under 1 s.
-#include "compiler/ir/TensorGraphBuilder.h"
 #include "bench/BenchMachines.h"
+#include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 #include "npusim/MachineFile.h"
 #include "npusim/NpuExecutor.h"

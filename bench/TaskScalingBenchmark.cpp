@@ -6,8 +6,8 @@
 // accumulation chains give the implied-edge search the most to walk.
 // Counters: tasks, edges (and the edges before implied ones are removed),
 // and time per task, which stays about flat when the growth is linear.
-#include "compiler/passes/BuildExecuteGraph.h"
 #include "bench/BenchMachines.h"
+#include "compiler/passes/BuildExecuteGraph.h"
 #include "compiler/passes/Pipeline.h"
 #include "npusim/MachineFile.h"
 #include "npusim/TimingRun.h"

@@ -1,6 +1,7 @@
-#pragma once
 // Short names for the dtypes the compiler tests write kernels in, shared so
 // that the test files of one executable can be compiled as one unit.
+#pragma once
+
 #include "core/DataType.h"
 
 namespace pto::testing {

@@ -1,9 +1,9 @@
 // The Advice dock: the advisor's suggestions as cards, the tuner's Pareto front as a table and a plot.
 #include "widgets/AdvicePanel.h"
 
-#include "widgets/Theme.h"
 #include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
+#include "widgets/Theme.h"
 #include "widgets/models/TunePointsModel.h"
 
 #include <QComboBox>

@@ -1,8 +1,8 @@
 #include "widgets/IrGraphView.h"
 
-#include "widgets/SwimlaneRenderer.h"
-#include "widgets/QtText.h"
 #include "widgets/GraphEdgePainter.h"
+#include "widgets/QtText.h"
+#include "widgets/SwimlaneRenderer.h"
 
 #include "widgets/models/LabelPalette.h"
 

@@ -1,9 +1,9 @@
 // The project's recorded runs: trend plot, table, A/B comparison summary.
 #include "widgets/RunsPanel.h"
 
-#include "widgets/Theme.h"
 #include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
+#include "widgets/Theme.h"
 #include "widgets/models/RunListModel.h"
 
 #include <QEvent>

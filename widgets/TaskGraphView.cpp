@@ -1,8 +1,8 @@
 #include "widgets/TaskGraphView.h"
 
-#include "widgets/SwimlaneRenderer.h"
-#include "widgets/QtText.h"
 #include "widgets/GraphEdgePainter.h"
+#include "widgets/QtText.h"
+#include "widgets/SwimlaneRenderer.h"
 
 #include "widgets/models/LabelPalette.h"
 

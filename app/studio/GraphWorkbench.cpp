@@ -2,8 +2,8 @@
 
 #include "core/AtomicFile.h"
 #include "widgets/IrGraphView.h"
-#include "widgets/QtText.h"
 #include "widgets/ProjectSettingsDocument.h"
+#include "widgets/QtText.h"
 #include "widgets/TaskGraphView.h"
 #include "widgets/models/LabelPalette.h"
 

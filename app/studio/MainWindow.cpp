@@ -1,9 +1,9 @@
 // pto-studio's main window.
 #include "app/studio/MainWindow.h"
 
-#include "widgets/QtText.h"
 #include "app/studio/GraphWorkbench.h"
 #include "widgets/IrGraphView.h"
+#include "widgets/QtText.h"
 
 #include "analysis/CostModelOutput.h"
 

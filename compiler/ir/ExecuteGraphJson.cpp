@@ -2,6 +2,7 @@
 #include "compiler/ir/ExecuteGraphJson.h"
 
 #include "core/DotText.h"
+
 #include <array>
 #include <sstream>
 

@@ -3,9 +3,9 @@
 // set_vec_tile_shapes / set_cube_tile_shapes, then "DEFAULT", and the note on a tile larger than all it
 // cuts (once per place the tile is set, at that place).
 #include "CompilerTestSupport.h"
-#include "tests/TestDtypes.h"
 #include "compiler/passes/ExpandFunction.h"
 #include "compiler/passes/Pipeline.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 

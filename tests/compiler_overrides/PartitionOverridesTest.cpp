@@ -4,12 +4,12 @@
 // rejection's full message at its entry's line, with the entries read by the project loader from a project file;
 // and checkPartitionOverrides (`pto check`), which says the same about names before anything is compiled.
 #include "compiler/ir/TensorGraphBuilder.h"
-#include "tests/TestDtypes.h"
 #include "compiler/passes/ApplyPartitionOverrides.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "compiler/reference/TileInterpreter.h"
 #include "core/project/ProjectFile.h"
+#include "tests/TestDtypes.h"
 
 #include <gtest/gtest.h>
 
