@@ -18,8 +18,12 @@ while (($# > 0)); do
   case $1 in
     --keep) keep=true ;;
     --budget-minutes)
+      if (($# < 2)); then
+        echo "ci-times: --budget-minutes needs a number of minutes" >&2
+        exit 2
+      fi
       shift
-      budget_minutes=${1:-}
+      budget_minutes=$1
       ;;
     *)
       echo "usage: $0 [--keep] [--budget-minutes N]" >&2

@@ -43,9 +43,9 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 
 build_start=$SECONDS
-if [[ ! -f $build/CMakeCache.txt ]]; then
-  cmake --preset asan "${launcher[@]}" >/dev/null
-fi
+# Configured every time (seconds when nothing changed): a build/asan made
+# before the preset built the fuzzers gets PTO_FUZZ=ON from it.
+cmake --preset asan "${launcher[@]}" >/dev/null
 targets=()
 for name in "${names[@]}"; do targets+=("pto_fuzz_$name"); done
 cmake --build "$build" -j2 --target "${targets[@]}"
