@@ -288,6 +288,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   result.simulation = simulate(result.compiled->compilation, result.arguments, request, diags);
   if (!result.simulation) return std::nullopt;
   result.machine = *machine;
+  result.runtime = *runtime;
   result.simulateMs = result.simulation->simulateMs;
   if (options.onSimulated) options.onSimulated(*result.compiled, *result.simulation);
   result.multiplyAdds = multiplyAddsOf(result.compiled->compilation);

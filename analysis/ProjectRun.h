@@ -67,6 +67,9 @@ struct ProjectRunResult {
   // The machine it was compiled and simulated for (a --machine file path
   // included): what reports on the run must use, not a lookup by name.
   std::optional<MachineDescription> machine;
+  // The runtime settings it was simulated with (the project's and the
+  // kernel's runtime_options): what simulating it again on another machine needs.
+  TimingRunOptions runtime;
   // The arithmetic executing the kernel takes (multiply-adds for matmuls,
   // one per element for the rest), over every task.
   double multiplyAdds = 0.0;

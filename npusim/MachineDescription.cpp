@@ -47,6 +47,15 @@ double MachineDescription::sustainedGmBytesPerCycle() const {
   return memory.bandwidthTBps * 1e12 * memory.efficiency / (clockGHz * 1e9);
 }
 
+double MachineDescription::l2BytesPerCycle() const {
+  if (!(l2.bandwidthTBps > 0.0)) return std::numeric_limits<double>::infinity();
+  return l2.bandwidthTBps * 1e12 / (clockGHz * 1e9);
+}
+
+std::int64_t L2Cache::effectiveBytes() const {
+  return static_cast<std::int64_t>(static_cast<double>(bytes) * retainedShare);
+}
+
 TargetInfo MachineDescription::targetInfo() const {
   TargetInfo target;
   target.name = name;

@@ -69,6 +69,24 @@ struct L2Cache {
   std::int64_t lineBytes = 0;
   std::int64_t hitLatencyCycles = 0;
   std::int64_t missPenaltyCycles = 0;  // added to the hit latency on a miss
+  // Chip-wide rate of the L2's ports, shared by every GM transfer (hits and
+  // misses both pass through the cache; stores are written into it). 0: not
+  // modelled (unlimited).
+  double bandwidthTBps = 0.0;
+  // The share of `bytes` that keeps one kernel's data from one use to the
+  // next, in (0, 1]: the rest holds other data (the runtime's, the other
+  // die's, lines lost to placement conflicts). The model caches in
+  // bytes x retainedShare.
+  double retainedShare = 1.0;
+  std::int64_t effectiveBytes() const;
+};
+
+// Where one machine-file figure comes from (the file's "sources" object,
+// keyed by the figure's key path, e.g. "global_memory.efficiency").
+struct ParameterSource {
+  std::string kind;    // "spec", "microbenchmark", "vendor model", "fit"
+  std::string source;  // document, repository and path, or the fit's description
+  std::vector<std::string> fittedOn;  // kind "fit": the validation cases it was fitted on
 };
 
 struct MachineDescription {
@@ -77,6 +95,7 @@ struct MachineDescription {
   int schemaVersion = 0;
   std::string description;
   std::vector<std::string> notes;  // sources and the alternatives not chosen
+  std::vector<std::pair<std::string, ParameterSource>> sources;  // in file order
 
   int aicCores = 0;  // cube cores
   int aivCores = 0;  // vector cores
@@ -117,6 +136,8 @@ struct MachineDescription {
 
   // The chip-wide GM bandwidth actually sustained, in bytes per cycle.
   double sustainedGmBytesPerCycle() const;
+  // The L2's chip-wide rate in bytes per cycle; infinite when not modelled.
+  double l2BytesPerCycle() const;
 };
 
 } // namespace pto

@@ -19,9 +19,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 12> kTopLevelKeys = {
-    "schema_version", "description", "notes",  "cores",  "clock_ghz",     "scheduler",
-    "buffers",        "paths",       "cube",   "vector", "global_memory", "l2_cache"};
+constexpr std::array<std::string_view, 13> kTopLevelKeys = {
+    "schema_version", "description", "notes",  "sources", "cores",         "clock_ghz", "scheduler",
+    "buffers",        "paths",       "cube",   "vector",  "global_memory", "l2_cache"};
 constexpr std::array<std::string_view, 2> kCoreKeys = {"aic", "aiv"};
 constexpr std::array<std::string_view, 6> kSchedulerKeys = {"aicpu_count",       "dispatch_cycles",
                                                             "resolve_cycles",    "completion_cycles",
@@ -31,8 +31,10 @@ constexpr std::array<std::string_view, 2> kCubeKeys = {"instruction_overhead_cyc
 constexpr std::array<std::string_view, 4> kCubeRateKeys = {"macs_per_cycle", "m0", "k0", "n0"};
 constexpr std::array<std::string_view, 3> kVectorKeys = {"bytes_per_cycle", "startup_cycles", "cost_factors"};
 constexpr std::array<std::string_view, 3> kMemoryKeys = {"hbm_bytes", "bandwidth_tb_per_s", "efficiency"};
-constexpr std::array<std::string_view, 4> kL2Keys = {"bytes", "line_bytes", "hit_latency_cycles",
-                                                     "miss_penalty_cycles"};
+constexpr std::array<std::string_view, 6> kL2Keys = {"bytes",          "line_bytes",         "hit_latency_cycles",
+                                                     "miss_penalty_cycles", "bandwidth_tb_per_s", "retained_share"};
+constexpr std::array<std::string_view, 3> kSourceKeys = {"kind", "source", "fitted_on"};
+constexpr std::array<std::string_view, 4> kSourceKinds = {"spec", "microbenchmark", "vendor model", "fit"};
 
 // Paths every chip the compiler targets has: without them no kernel could
 // load its inputs or store its outputs.
@@ -60,6 +62,7 @@ constexpr NumberRange kRate{1e-2, 1e6};  // GiB/s, TB/s, bytes per cycle
 constexpr NumberRange kCostFactor{1e-2, 1e2};
 constexpr NumberRange kBytesRange{0.0, static_cast<double>(kMaxBytes)};
 constexpr double kMinEfficiency = 1e-3;
+constexpr NumberRange kShare{1e-3, 1.0};
 
 // On-chip buffers appear in the file as "<memory>_bytes"; GM's size is
 // "global_memory.hbm_bytes".
@@ -127,7 +130,16 @@ public:
       machine.l2.lineBytes = readPositiveInteger(*l2, path / "line_bytes", kMaxBytes);
       machine.l2.hitLatencyCycles = readNonNegativeInteger(*l2, path / "hit_latency_cycles", kMaxCycles);
       machine.l2.missPenaltyCycles = readNonNegativeInteger(*l2, path / "miss_penalty_cycles", kMaxCycles);
+      // Optional: a file without them has an unlimited L2 that keeps all of its capacity.
+      if (member(*l2, path / "bandwidth_tb_per_s"))
+        machine.l2.bandwidthTBps = readPositiveNumber(*l2, path / "bandwidth_tb_per_s", kRate);
+      if (member(*l2, path / "retained_share")) {
+        machine.l2.retainedShare = readPositiveNumber(*l2, path / "retained_share", kShare);
+        if (machine.l2.retainedShare > 1.0)
+          error(path / "retained_share") << "must be at most 1, got " << machine.l2.retainedShare;
+      }
     }
+    if (const Json* sources = member(document, root / "sources")) readSources(*sources, root / "sources", machine);
 
     if (diags().errorCount() > errorsBefore) return std::nullopt;
     return machine;
@@ -209,6 +221,33 @@ private:
     for (std::size_t i = 0; i < value.size(); ++i) {
       std::string note;
       if (readString(value[i], path / i, note)) machine.notes.push_back(std::move(note));
+    }
+  }
+
+  // "sources": {"global_memory.efficiency": {"kind": "fit", "source": "...", "fitted_on": ["case", ...]}, ...}
+  void readSources(const Json& value, const KeyPath& path, MachineDescription& machine) {
+    if (!expectType(value, path, Json::value_t::object)) return;
+    for (const auto& [key, entry] : value.items()) {
+      const KeyPath at = path / key;
+      if (!expectType(entry, at, Json::value_t::object)) continue;
+      warnUnknownKeys(entry, at, kSourceKeys);
+      ParameterSource source;
+      readRequiredString(entry, at / "kind", source.kind);
+      readRequiredString(entry, at / "source", source.source);
+      if (!source.kind.empty() &&
+          std::find(kSourceKinds.begin(), kSourceKinds.end(), source.kind) == kSourceKinds.end())
+        error(at / "kind") << "must be one of \"spec\", \"microbenchmark\", \"vendor model\" or \"fit\", got \""
+                           << source.kind << "\"";
+      if (const Json* cases = member(entry, at / "fitted_on")) {
+        if (expectType(*cases, at / "fitted_on", Json::value_t::array))
+          for (std::size_t i = 0; i < cases->size(); ++i) {
+            std::string name;
+            if (readString((*cases)[i], at / "fitted_on" / i, name)) source.fittedOn.push_back(std::move(name));
+          }
+      }
+      if (source.kind == "fit" && source.fittedOn.empty())
+        error(at) << "a fitted figure must name the validation cases it was fitted on (\"fitted_on\")";
+      machine.sources.emplace_back(key, std::move(source));
     }
   }
 

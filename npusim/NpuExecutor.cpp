@@ -56,7 +56,9 @@ std::optional<NpuExecutor> NpuExecutor::create(const MachineDescription& machine
     else executor.m_maxFlagSlots = std::max(executor.m_maxFlagSlots, executor.m_programs[id]->flagSlots);
   }
   if (!ok) return std::nullopt;
-  executor.m_l2 = L2CacheModel(machine.l2.bytes, machine.l2.lineBytes, std::move(layouts), L2Replacement::Random);
+  executor.m_l2Cap = machine.l2BytesPerCycle();
+  executor.m_l2 =
+      L2CacheModel(machine.l2.effectiveBytes(), machine.l2.lineBytes, std::move(layouts), L2Replacement::Random);
   return executor;
 }
 
@@ -333,6 +335,15 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       shareBandwidth(hbmLimits, m_capBytesPerCycle, hbmRates);
       for (std::size_t i = 0; i < state.moving.size(); ++i)
         state.rates[i] = state.missFractions[i] > kMissEpsilon ? hbmRates[i] / state.missFractions[i] : state.limits[i];
+      // Then the L2's ports, which every GM transfer passes (hits, misses on
+      // their way in, stores): the rates HBM left are the limits. A transfer
+      // the L2 slows leaves HBM share unused rather than passing it on; the
+      // two caps rarely bind at once (a miss-heavy phase is HBM-bound, a
+      // hit-heavy one L2-bound).
+      if (m_l2Cap != kInfinity) {
+        hbmLimits.assign(state.rates.begin(), state.rates.end());
+        shareBandwidth(hbmLimits, m_l2Cap, state.rates);
+      }
       state.sharedAt = state.now;
       state.endTimes.resize(state.moving.size());
       state.firstTransferEnd = kInfinity;

@@ -23,8 +23,11 @@
 //   from the cap the whole lines that missed per byte it moves (so a load of
 //   256-byte rows fetches 512-byte lines; a store draws all of its bytes:
 //   the lines are written back), so a cache-resident panel read by every
-//   core is limited by each core's path, not by HBM. The L2's own bandwidth
-//   is not modelled (public figures exceed what the cores' paths can draw).
+//   core is limited by each core's path, not by HBM.
+// - the L2's own bandwidth (the machine's l2_cache.bandwidth_tb_per_s, when
+//   given) caps the sum of every GM transfer's rate after the HBM share: all
+//   of them pass through the cache. The cache holds l2.effectiveBytes()
+//   (the capacity times the share that keeps one kernel's data).
 // - the L2 cache (L2CacheModel.h) decides at a task's start which fraction of
 //   each region it loads is present; a TLOAD's start-up latency shrinks by
 //   missPenaltyCycles times that fraction (a machine file's start-up latency
@@ -95,6 +98,7 @@ public:
   std::int64_t instructionsSimulated() const { return m_instructions; }
   const L2CacheModel& l2() const { return m_l2; }
   double gmCapBytesPerCycle() const { return m_capBytesPerCycle; }
+  double l2CapBytesPerCycle() const { return m_l2Cap; }
 
   // The simulation state; public only so that the .cpp's helpers can name it.
   struct PipeRun {
@@ -154,6 +158,7 @@ private:
   MachineDescription m_machine;
   std::vector<std::optional<TimedProgram>> m_programs;  // by programId; nullopt: no such program
   double m_capBytesPerCycle = 0.0;
+  double m_l2Cap = std::numeric_limits<double>::infinity();  // bytes per cycle
   int m_maxFlagSlots = 0;
 
   const ExecuteGraph* m_graph = nullptr;

@@ -1,7 +1,6 @@
-// `pto validate`: the timing validation table. The whole suite runs here, so CI holds the simulator to it:
-// every measured case within its stated tolerance of the published time (+-15 % unless the suite gives a
-// reason for a side), every bound respected (simulated >= the machine's first-principles bound, and within
-// the case's stated ratio of it). Also --list, --case and a malformed suite.
+// `pto validate`: the timing validation tables. The whole suite runs here, so CI holds the simulator to
+// it (the criteria below), and to the split between what fits the model and what tests it. Also --list,
+// --case, a malformed suite and a delta case that misses.
 #include "CliRunner.h"
 
 #include <gtest/gtest.h>
@@ -9,7 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <map>
+#include <set>
 #include <random>
 
 namespace {
@@ -21,13 +22,20 @@ using pto::test::slurp;
 
 const fs::path kSuite = fs::path(PTO_SOURCE_DIR) / "resources/validation";
 
-TEST(ValidateCommand, EveryCaseMeetsItsStatedTolerance) {
+// The criteria live in the suite (validation.json), not here: measured cases
+// at +-15 % on both sides (no widened tolerances), delta cases within their
+// tolerance_points of the chip's change and in the chip's order, bounds
+// between the machine's first-principles figure and max_ratio times it. A
+// case that misses must carry its measured cause ("known_gap", also in
+// docs/validation.md), and at most one in five measured and delta cases may.
+TEST(ValidateCommand, EveryCaseMeetsItsCriterionOrIsADocumentedKnownGap) {
   Result result = runPto("validate --suite " + kSuite.string() + " --json -");
   const nlohmann::json report = nlohmann::json::parse(result.out);
   const nlohmann::json suite = nlohmann::json::parse(slurp(kSuite / "validation.json"));
+  const std::string docs = slurp(fs::path(PTO_SOURCE_DIR) / "docs/validation.md");
   std::map<std::string, nlohmann::json> stated;
   for (const auto& entry : suite["cases"]) stated[entry["name"].get<std::string>()] = entry;
-  int measured = 0, bounds = 0;
+  int measured = 0, deltas = 0, bounds = 0, knownGaps = 0, calibration = 0, test = 0;
   for (const auto& entry : report["cases"]) {
     const std::string name = entry["name"];
     const nlohmann::json& spec = stated.at(name);
@@ -36,29 +44,80 @@ TEST(ValidateCommand, EveryCaseMeetsItsStatedTolerance) {
       EXPECT_TRUE(entry["pass"].is_null()) << name;
       continue;
     }
-    ASSERT_TRUE(entry.contains("simulated_us")) << name << ": " << entry.dump();
-    const double simulated = entry["simulated_us"];
+    ASSERT_TRUE(entry["pass"].is_boolean()) << name << ": " << entry.dump();
+    bool meets = false;
     if (kind == "measured") {
       ++measured;
-      const double published = spec["published_us"];
-      const double below = spec["tolerance"].value("below", 0.15), above = spec["tolerance"].value("above", 0.15);
-      // A side wider than +-15 % must say why.
-      if (below > 0.15 || above > 0.15) EXPECT_FALSE(spec.value("tolerance_reason", "").empty()) << name;
-      EXPECT_GE(simulated, published * (1.0 - below)) << name;
-      EXPECT_LE(simulated, published * (1.0 + above)) << name;
+      (entry["set"] == "calibration" ? calibration : test) += 1;
+      EXPECT_EQ(spec["tolerance"].value("below", 0.15), 0.15) << name << ": tolerances are not widened";
+      EXPECT_EQ(spec["tolerance"].value("above", 0.15), 0.15) << name << ": tolerances are not widened";
+      const double error = entry["simulated_us"].get<double>() / spec["published_us"].get<double>() - 1.0;
+      meets = error >= -0.15 && error <= 0.15;
+    } else if (kind == "delta") {
+      ++deltas;
+      (entry["set"] == "calibration" ? calibration : test) += 1;
+      const double points = spec.value("tolerance_points", 0.10);
+      EXPECT_LE(points, 0.10) << name << ": tolerances are not widened";
+      const auto& configurations = entry["configurations"];
+      ASSERT_GE(configurations.size(), 2u) << name;
+      meets = entry["order_matches"].get<bool>();
+      const double first = configurations[0]["simulated_us"];
+      for (const auto& item : configurations) {
+        const double change = item["simulated_us"].get<double>() / first - 1.0;
+        EXPECT_NEAR(change, item["simulated_change"].get<double>(), 1e-9) << name;
+        meets = meets && std::abs(change - item["measured_change"].get<double>()) <= points + 1e-12;
+      }
     } else {
       ++bounds;
-      const double bound = entry["bound_us"];
+      const double simulated = entry["simulated_us"], bound = entry["bound_us"];
       EXPECT_GT(bound, 0.0) << name;
-      EXPECT_GE(simulated, bound) << name << ": faster than the machine's own peak figures";
-      EXPECT_LE(simulated, bound * spec["max_ratio"].get<double>()) << name;
+      EXPECT_GE(simulated, bound) << name << ": faster than the machine's own figures allow";
+      meets = simulated >= bound && simulated <= bound * spec["max_ratio"].get<double>();
+      EXPECT_TRUE(meets) << name << ": bounds have no known gaps";
     }
-    EXPECT_EQ(entry["pass"], true) << name;
+    EXPECT_EQ(entry["pass"].get<bool>(), meets) << name;
+    if (!meets) {
+      ++knownGaps;
+      EXPECT_FALSE(spec.value("known_gap", "").empty()) << name << " misses and says nothing of why";
+      EXPECT_NE(docs.find(name), std::string::npos) << name << " misses and docs/validation.md does not list it";
+    }
   }
-  EXPECT_GE(measured, 7);
+  EXPECT_GE(calibration, 4);
+  EXPECT_GE(test, 4);
+  EXPECT_GE(deltas, 3);
   EXPECT_GE(bounds, 6);
+  EXPECT_LE(knownGaps * 5, measured + deltas) << "more than one in five measured and delta cases miss";
   EXPECT_EQ(report["pass"], true);
   EXPECT_EQ(result.exitCode, 0) << result.err;
+}
+
+// What sets the model and what tests it stay apart: every fitted figure was
+// fitted on calibration cases only, the machine file holds what the recorded
+// fit found, and every figure of the machines the suite runs on has a source.
+TEST(ValidateCommand, FittedFiguresComeFromTheCalibrationSetOnly) {
+  Result result = runPto("validate --suite " + kSuite.string() + " --case indexer_prolog_linear_int8 --json -");
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  const nlohmann::json suite = nlohmann::json::parse(slurp(kSuite / "validation.json"));
+  std::set<std::string> calibrationSet;
+  for (const auto& entry : suite["cases"])
+    if (entry.value("set", "") == "calibration") calibrationSet.insert(entry["name"].get<std::string>());
+  int fitted = 0;
+  for (const auto& [machine, parameters] : report["parameters"].items())
+    for (const auto& parameter : parameters) {
+      EXPECT_NE(parameter["kind"], "unsourced") << machine << ": " << parameter["key"];
+      if (parameter["kind"] != "fit") continue;
+      ++fitted;
+      for (const auto& name : parameter["fitted_on"])
+        EXPECT_TRUE(calibrationSet.count(name.get<std::string>())) << parameter["key"] << " was fitted on " << name;
+    }
+  EXPECT_GE(fitted, 2);
+  ASSERT_TRUE(report.contains("fit")) << "resources/validation/fit.json records the fit";
+  const nlohmann::json& fit = report["fit"];
+  ASSERT_EQ(fit["fitted_values"].size(), fit["machine_values"].size());
+  for (std::size_t k = 0; k < fit["keys"].size(); ++k)
+    EXPECT_DOUBLE_EQ(fit["fitted_values"][k].get<double>(), fit["machine_values"][k].get<double>())
+        << fit["keys"][k] << ": the machine file does not hold the recorded fit; rerun pto validate --fit";
+  for (const auto& item : fit["cases"]) EXPECT_TRUE(calibrationSet.count(item["name"].get<std::string>()));
 }
 
 TEST(ValidateCommand, ListsCasesAndRunsOneByName) {
@@ -68,7 +127,7 @@ TEST(ValidateCommand, ListsCasesAndRunsOneByName) {
   EXPECT_NE(list.out.find("gemm_performance"), std::string::npos) << "sources are listed";
   Result one = runPto("validate --suite " + kSuite.string() + " --case indexer_prolog_linear_int8");
   EXPECT_EQ(one.exitCode, 0) << one.out << one.err;
-  EXPECT_NE(one.out.find("1 passed, 0 failed, 0 pending of 1 cases"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("1 passed, 0 failed, 0 known gaps"), std::string::npos) << one.out;
   Result unknown = runPto("validate --suite " + kSuite.string() + " --case no_such_case");
   EXPECT_EQ(unknown.exitCode, 1);
   EXPECT_NE(unknown.err.find("no validation case 'no_such_case'"), std::string::npos) << unknown.err;
@@ -86,6 +145,40 @@ TEST(ValidateCommand, AMalformedSuiteIsAnErrorAtItsFileAndLine) {
   Result garbage = runPto("validate --suite " + dir.string());
   EXPECT_EQ(garbage.exitCode, 1);
   EXPECT_NE(garbage.err.find("not a validation suite"), std::string::npos) << garbage.err;
+  fs::remove_all(dir);
+}
+
+TEST(ValidateCommand, ADeltaCaseInTheWrongOrderFailsAndSaysSo) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-validate-delta-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  fs::copy_file(kSuite / "gemm.py", dir / "gemm.py");
+  // Four times the size in each dimension is slower, not 50 % faster.
+  auto project = [](int n) {
+    const std::string shape = "[" + std::to_string(n) + ", " + std::to_string(n) + "]";
+    return "{\"source\": \"gemm.py\", \"entry\": \"gemm\", \"args\": [{\"name\": \"a\", \"shape\": " + shape +
+           ", \"dtype\": \"float16\"}, {\"name\": \"b\", \"shape\": " + shape +
+           ", \"dtype\": \"float16\"}, {\"name\": \"c\", \"shape\": " + shape + ", \"dtype\": \"float32\"}]}";
+  };
+  std::ofstream(dir / "validation.json")
+      << "{\"cases\": [{\"name\": \"bigger_is_faster\", \"kind\": \"delta\", \"set\": \"test\", \"machine\": \"a3\",\n"
+      << "  \"configurations\": [{\"label\": \"small\", \"project\": " << project(256) << "},\n"
+      << "                     {\"label\": \"large\", \"measured_change\": -0.5, \"project\": " << project(1024) << "}]}]}\n";
+  Result result = runPto("validate --trust --suite " + dir.string() + " --json -");
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  const nlohmann::json& entry = report["cases"][0];
+  EXPECT_EQ(entry["pass"], false);
+  EXPECT_EQ(entry["order_matches"], false);
+  EXPECT_GT(entry["configurations"][1]["simulated_change"].get<double>(), 0.0);
+  Result table = runPto("validate --trust --suite " + dir.string());
+  EXPECT_NE(table.out.find("order differs from the chip's"), std::string::npos) << table.out;
+  // A delta case needs its measured change unless every configuration has a published time.
+  std::ofstream(dir / "validation.json")
+      << "{\"cases\": [{\"name\": \"no_change\", \"kind\": \"delta\", \"set\": \"test\",\n"
+      << "  \"configurations\": [{\"label\": \"x\", \"project\": {}}, {\"label\": \"y\", \"project\": {}}]}]}\n";
+  Result missing = runPto("validate --trust --suite " + dir.string());
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("needs \"measured_change\""), std::string::npos) << missing.err;
   fs::remove_all(dir);
 }
 

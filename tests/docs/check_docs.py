@@ -657,7 +657,7 @@ class Runner:
         self.json_of("trust", ["--list"])
         self.json_of("trust", [softmax, "--revoke"])
         self.json_of("validate", ["--case", "indexer_prolog_linear_int8", "--case", "exp_chain_64_fp32_vector_bound_a2",
-                                  "--case", "indexer_prolog_hadamard"])
+                                  "--case", "indexer_prolog_hadamard", "--case", "gdn_inverse_blocks_to_one_tile"])
         self.json_of("export-config", [softmax, "--run"], stdout_is_json=True)
 
 
