@@ -153,5 +153,30 @@ void runFullSizeGemm(benchmark::State& state) {
 
 BENCHMARK(runFullSizeGemm)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 
+// `pto validate` as CI runs it: every case of the bundled suite (trace,
+// compile and simulate each, delta cases once per configuration). Target
+// (issue 32): under 60 s on two cores.
+void validateSuite(benchmark::State& state) {
+  ::setenv("PTO_PYTHON_PATH", PTO_PYTHON_PACKAGE_DIR, 1);
+  DiagnosticEngine diags;
+  auto suite = loadValidationSuite(std::string(PTO_SOURCE_DIR) + "/resources/validation", diags);
+  if (!suite) {
+    state.SkipWithError("the validation suite does not load");
+    return;
+  }
+  double passed = 0, cases = 0;
+  for (auto _ : state) {
+    DiagnosticEngine runDiags;
+    std::vector<ValidationResult> results = runValidation(*suite, {}, runDiags);
+    cases = static_cast<double>(results.size());
+    passed = 0;
+    for (const ValidationResult& result : results) passed += result.pass ? 1 : 0;
+  }
+  state.counters["cases"] = cases;
+  state.counters["passed"] = passed;
+}
+
+BENCHMARK(validateSuite)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+
 } // namespace
 } // namespace pto
