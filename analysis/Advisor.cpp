@@ -1,6 +1,7 @@
 #include "analysis/Advisor.h"
 
 #include "analysis/AdvisorContext.h"
+#include "analysis/PredictionConfidence.h"
 
 #include "core/project/ProjectFile.h"
 
@@ -335,6 +336,8 @@ std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diag
   advisor::adviseLoopBarriers(context);
   std::stable_sort(advice.suggestions.begin(), advice.suggestions.end(),
                    [](const Suggestion& a, const Suggestion& b) { return a.predictedUs < b.predictedUs; });
+  for (Suggestion& suggestion : advice.suggestions)
+    suggestion.confidence = confidenceOfRule(suggestion.rule, recordedConfidence());
   advice.adviseMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return advice;
 }
@@ -376,6 +379,7 @@ nlohmann::ordered_json adviceJson(const Advice& advice) {
     entry["baseline_us"] = suggestion.baselineUs;
     entry["predicted_us"] = suggestion.predictedUs;
     entry["gain"] = suggestion.gain();
+    entry["confidence"] = suggestion.confidence;
     entry["tried"] = tried;
   }
   return out;

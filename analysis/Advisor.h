@@ -87,6 +87,10 @@ struct Suggestion {
   double predictedUs = 0.0;  // the patched project, simulated
   // The values tried and their simulated makespans (for the report).
   std::vector<std::pair<std::string, double>> tried;
+  // How sure the predicted gain is: the validated kind of change that backs
+  // it, with how close the simulator came to the chip on it, or that no
+  // validated case is of this kind (PredictionConfidence.h).
+  std::string confidence;
   double gain() const { return baselineUs > 0 ? 1.0 - predictedUs / baselineUs : 0.0; }
 };
 
@@ -118,7 +122,7 @@ std::optional<OperatorProject> patchedProject(const OperatorProject& project, co
 
 // `pto advise --json`: {baseline_us, bound, suggestions: [{id, rule, title,
 // evidence, patch, kernel_edit (only with one), baseline_us, predicted_us,
-// gain, tried}]}.
+// gain, confidence, tried}]}.
 nlohmann::ordered_json adviceJson(const Advice& advice);
 
 } // namespace pto

@@ -226,6 +226,7 @@ std::optional<ValidationSuite> loadValidationSuite(const std::filesystem::path& 
     validation.tolerancePoints = entry.value("tolerance_points", 0.10);
     validation.toleranceReason = entry.value("tolerance_reason", "");
     validation.knownGap = entry.value("known_gap", "");
+    validation.validates = entry.value("validates", "");
     validation.bound = entry.value("bound", "");
     validation.maxRatio = entry.value("max_ratio", 1.0);
     if (entry.contains("vector_ops"))
@@ -318,6 +319,7 @@ std::vector<ValidationResult> runValidation(const ValidationSuite& suite, const 
     result.source = validation.source;
     result.toleranceReason = validation.toleranceReason;
     result.knownGap = validation.knownGap;
+    result.validates = validation.validates;
     if (validation.kind == "measured") {
       result.referenceUs = validation.publishedUs;
       result.criterion = percent(-validation.toleranceBelow) + " .. " + percent(validation.toleranceAbove);
@@ -441,6 +443,7 @@ Json validationResultJson(const ValidationResult& result) {
   if (!result.criterion.empty()) entry["criterion"] = result.criterion;
   if (!result.toleranceReason.empty()) entry["tolerance_reason"] = result.toleranceReason;
   if (!result.knownGap.empty()) entry["known_gap"] = result.knownGap;
+  if (!result.validates.empty()) entry["validates"] = result.validates;
   return entry;
 }
 

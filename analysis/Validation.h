@@ -20,6 +20,8 @@
 //                     bound <= simulated <= bound x max_ratio
 //         "pending"   listed with its published figure and what it waits for
 //   source             where the figure comes from (printed with the result)
+//   validates          the kind of prediction the case checks, for the advisor's
+//                      confidence (PredictionConfidence.h): "cube-bound GEMM time", ...
 //   project            an operator project (source, entry, args, pass_options, ...)
 //                      relative to the suite folder
 // Bounds use the machine's peak figures, never the simulator:
@@ -75,6 +77,7 @@ struct ValidationCase {
   std::vector<std::pair<std::string, int>> vectorOps;  // cost class, count
   std::string pending;
   std::string knownGap;  // why a case that fails fails (docs/validation.md has the measurements)
+  std::string validates;  // the kind of prediction it checks (PredictionConfidence.h)
   nlohmann::ordered_json project;  // the operator project, as a project file holds it
   std::vector<ValidationConfiguration> configurations;  // delta cases
   SourceLocation location;         // the case in validation.json
@@ -125,6 +128,7 @@ struct ValidationResult {
   std::string criterion;     // "-15% .. +15%", "bound .. 1.6x bound", "+-10 points, same order"
   std::string toleranceReason;
   std::string knownGap;
+  std::string validates;
   std::string failure;       // why the case did not run
   std::vector<ConfigurationResult> configurations;  // delta cases
   bool orderMatches = true;                         // delta cases

@@ -439,6 +439,18 @@ void AdvicePanel::rebuildCards() {
     card->evidence->setText(tr("<i>Why:</i> %1").arg(QString::fromStdString(suggestion.evidence).toHtmlEscaped()));
     grid->addWidget(card->evidence, 3, 1, 1, 2);
 
+    if (!suggestion.confidence.empty()) {
+      auto* confidence = new QLabel(card->frame);
+      confidence->setWordWrap(true);
+      confidence->setTextFormat(Qt::RichText);
+      confidence->setTextInteractionFlags(Qt::TextSelectableByMouse);
+      confidence->setText(span(tr("How sure: %1").arg(QString::fromStdString(suggestion.confidence).toHtmlEscaped()),
+                               mutedColour(colours)));
+      confidence->setToolTip(tr("The validated kind of change behind this prediction and how close the simulator came "
+                                "to the chip on it (pto validate, docs/validation.md)"));
+      grid->addWidget(confidence, 4, 1, 1, 2);
+    }
+
     if (!suggestion.tried.empty()) {
       // The values tried, the chosen one bold: how sharp the optimum is.
       QStringList tried;
@@ -451,13 +463,13 @@ void AdvicePanel::rebuildCards() {
       card->tried->setWordWrap(true);
       card->tried->setTextFormat(Qt::RichText);
       card->tried->setText(span(tr("tried (\u00B5s): %1").arg(tried.join(QStringLiteral(" &middot; "))), mutedColour(colours)));
-      grid->addWidget(card->tried, 4, 1, 1, 2);
+      grid->addWidget(card->tried, 5, 1, 1, 2);
     }
 
     card->outcome = new QLabel(card->frame);
     card->outcome->setTextFormat(Qt::RichText);
     card->outcome->setVisible(false);
-    grid->addWidget(card->outcome, 5, 1, 1, 2);
+    grid->addWidget(card->outcome, 6, 1, 1, 2);
     grid->setColumnStretch(1, 1);
 
     m_cardsLayout->insertWidget(m_cardsLayout->count() - 2, card->frame);  // above the hint and the stretch

@@ -9,6 +9,7 @@
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/Advisor.h"
+#include "analysis/PredictionConfidence.h"
 #include "analysis/Tuner.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
@@ -74,6 +75,7 @@ void printResult(const std::string& project, const TuneResult& result, int rows)
   const TunePoint& best = result.points[static_cast<std::size_t>(result.best)];
   std::printf("\nbest: %.2f us (%+.1f %% against the baseline): %s\n", best.makespanUs,
               100.0 * (best.makespanUs / result.baselineUs - 1.0), settingsText(result, best).c_str());
+  std::printf("how sure: %s\n", confidenceOfRanking(recordedConfidence()).c_str());
 }
 
 int runTune(const TuneCommandOptions& options) {
@@ -131,6 +133,7 @@ int runTune(const TuneCommandOptions& options) {
     json["pto_version"] = kVersion;
     json["project"] = project->name;
     json.update(tuneResultJson(*result, *project));
+    json["confidence"] = confidenceOfRanking(recordedConfidence());
     json["diagnostics"] = diagnosticsToJson(diags);
     if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
   }

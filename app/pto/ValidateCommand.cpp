@@ -6,6 +6,7 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
+#include "analysis/PredictionConfidence.h"
 #include "analysis/Validation.h"
 #include "core/Version.h"
 #include "npusim/MachineFile.h"
@@ -30,6 +31,7 @@ struct ValidateOptions {
   bool list = false;
   bool fit = false;
   bool recordFit = false;
+  bool record = false;
 };
 
 // A failing case may stand only when it is documented as a known gap, and
@@ -287,6 +289,10 @@ int runValidate(const ValidateOptions& options) {
     fitNote += ")";
   }
   const bool allMachinesOwn = options.machine.empty();
+  // What each kind of prediction is validated on: only a whole run on the
+  // cases' own machines says that.
+  const bool wholeSuite = allMachinesOwn && options.only.empty();
+  const PredictionConfidence confidence = confidenceFromResults(results);
   nlohmann::ordered_json parameters = printParameters(results, false, diags);
   printDiagnostics(diags);
   const Tally counts = tally(results);
@@ -295,6 +301,23 @@ int runValidate(const ValidateOptions& options) {
     printTables(results, fitNote);
     if (allMachinesOwn) printParameters(results, true, diags);
     if (fit && allMachinesOwn) printFit(*fit, ("recorded in " + (folder / "fit.json").string() + "; rerun with pto validate --fit").c_str());
+    if (wholeSuite) {
+      std::printf("\nwhat backs the advisor's and the tuner's predictions, by kind of change:\n");
+      for (const ValidatedKind& kind : confidence.kinds) std::printf("  %s\n", kind.summary().c_str());
+    }
+  }
+  if (options.record) {
+    if (!wholeSuite) {
+      diags.error({}) << "--record records the whole suite on its own machines; drop --case and --machine";
+      return failCommand("validate", options.jsonTarget, diags);
+    }
+    std::ofstream out(folder / "confidence.json");
+    out << confidenceJson(confidence).dump(1) << "\n";
+    if (!out) {
+      diags.error(SourceLocation{(folder / "confidence.json").string()}) << "cannot write the confidence record";
+      return failCommand("validate", options.jsonTarget, diags);
+    }
+    if (toStdout) std::printf("  recorded in %s\n", (folder / "confidence.json").string().c_str());
   }
   if (!options.jsonTarget.empty()) {
     nlohmann::ordered_json report;
@@ -308,6 +331,7 @@ int runValidate(const ValidateOptions& options) {
     for (const ValidationResult& result : results) report["cases"].push_back(validationResultJson(result));
     report["parameters"] = parameters;
     if (fit) report["fit"] = fitResultJson(*fit);
+    if (wholeSuite) report["confidence"] = confidenceJson(confidence);
     report["diagnostics"] = diagnosticsToJson(diags);
     if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
   }
@@ -332,6 +356,9 @@ void registerValidateCommand(CLI::App& app, CommandRegistry& registry) {
                     "Fit the suite's global parameters over the calibration set (a grid search) and print the "
                     "leave-one-out errors");
   command->add_flag("--record-fit", options->recordFit, "With --fit: record the grid in FOLDER/fit.json");
+  command->add_flag("--record", options->record,
+                    "Record the results by kind of prediction in FOLDER/confidence.json (what the advisor and the "
+                    "tuner cite)");
   addTrustOption(*command);
   command->callback([&registry, options] {
     registry.selected = [options]() -> int {

@@ -2,6 +2,7 @@
 // leave-one-out errors against answers worked by hand, machine files varied
 // at a key path, and every figure of the bundled A2 and A3 files traced to a
 // source.
+#include "analysis/PredictionConfidence.h"
 #include "analysis/Validation.h"
 #include "npusim/MachineFile.h"
 
@@ -108,6 +109,28 @@ TEST(ValidationFit, AFittedFigureMustNameTheCasesItWasFittedOn) {
   for (const Diagnostic& diagnostic : diags.diagnostics())
     named = named || diagnostic.message.find("fitted_on") != std::string::npos;
   EXPECT_TRUE(named);
+}
+
+TEST(PredictionConfidence, ARuleCitesItsValidatedKindOrSaysThereIsNone) {
+  PredictionConfidence confidence;
+  confidence.kinds.push_back(ValidatedKind{"vector work merged into fewer, larger tasks",
+                                           {ValidatedCase{"gdn", "test", true, -0.022, true, true}}});
+  confidence.kinds.push_back(ValidatedKind{"cube-bound GEMM time",
+                                           {ValidatedCase{"a", "calibration", false, 0.05, true, true},
+                                            ValidatedCase{"b", "test", false, -0.169, false, true}}});
+  EXPECT_EQ(confidenceOfRule("scheduling-bound-vector", confidence),
+            "vector work merged into fewer, larger tasks: simulated gain within 2.2 points of the chip's on 1 case "
+            "(held out of the fit)");
+  EXPECT_EQ(confidence.kinds[1].summary(),
+            "cube-bound GEMM time: within +-17 % of the chip on 2 cases (1 held out of the fit); 1 outside the "
+            "suite's criterion (known gap)");
+  EXPECT_NE(confidenceOfRule("wave-tail", confidence).find("no validated case of this kind"), std::string::npos);
+  EXPECT_NE(confidenceOfRule("scheduling-bound-vector", std::nullopt).find("no validation record"), std::string::npos);
+  EXPECT_EQ(confidenceOfRanking(confidence).rfind("what a change gains is validated on 1 delta case: 1 within", 0), 0u);
+  // The record reads back to the same summaries.
+  std::optional<PredictionConfidence> back = confidenceFromJson(nlohmann::json::parse(confidenceJson(confidence).dump()));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->kinds[1].summary(), confidence.kinds[1].summary());
 }
 
 } // namespace

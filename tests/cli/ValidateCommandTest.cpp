@@ -87,6 +87,19 @@ TEST(ValidateCommand, EveryCaseMeetsItsCriterionOrIsADocumentedKnownGap) {
   EXPECT_GE(deltas, 3);
   EXPECT_GE(bounds, 6);
   EXPECT_LE(knownGaps * 5, measured + deltas) << "more than one in five measured and delta cases miss";
+  // What the advisor and the tuner cite is this run, not an older one.
+  const nlohmann::json recorded = nlohmann::json::parse(slurp(kSuite / "confidence.json"));
+  ASSERT_TRUE(report.contains("confidence"));
+  ASSERT_EQ(report["confidence"].size(), recorded.size()) << "rerun pto validate --suite resources/validation --record";
+  for (std::size_t k = 0; k < recorded.size(); ++k) {
+    EXPECT_EQ(report["confidence"][k]["summary"], recorded[k]["summary"])
+        << "resources/validation/confidence.json is stale: rerun pto validate --suite resources/validation --record";
+    ASSERT_EQ(report["confidence"][k]["cases"].size(), recorded[k]["cases"].size());
+    for (std::size_t c = 0; c < recorded[k]["cases"].size(); ++c)
+      EXPECT_NEAR(report["confidence"][k]["cases"][c]["error"].get<double>(),
+                  recorded[k]["cases"][c]["error"].get<double>(), 1e-6)
+          << recorded[k]["cases"][c]["name"];
+  }
   EXPECT_EQ(report["pass"], true);
   EXPECT_EQ(result.exitCode, 0) << result.err;
 }
