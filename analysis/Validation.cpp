@@ -127,6 +127,20 @@ std::vector<std::string> keyParts(const std::string& key) {
   return parts;
 }
 
+constexpr std::string_view kPyptoPrefix = "${PYPTO}/";
+
+bool usesPypto(const Json& project) {
+  return project.is_object() && project.contains("source") && project["source"].is_string() &&
+         project["source"].get<std::string>().rfind(kPyptoPrefix, 0) == 0;
+}
+
+// The project with a "${PYPTO}/" source pointed into `checkout`.
+Json withCheckout(Json project, const std::filesystem::path& checkout) {
+  if (usesPypto(project))
+    project["source"] = (checkout / project["source"].get<std::string>().substr(kPyptoPrefix.size())).string();
+  return project;
+}
+
 // The case's project run in timing mode on `machineName`, as if it were a
 // project file in the suite folder. Diagnostics go to `diags`.
 struct CaseRun {
@@ -188,6 +202,13 @@ double squaredLogError(double simulated, double published) {
 }
 
 } // namespace
+
+bool needsPyptoCheckout(const ValidationCase& validation) {
+  if (usesPypto(validation.project)) return true;
+  for (const ValidationConfiguration& configuration : validation.configurations)
+    if (usesPypto(configuration.project)) return true;
+  return false;
+}
 
 std::filesystem::path validationSuiteFolder() {
   std::vector<std::filesystem::path> folders =
@@ -336,12 +357,20 @@ std::vector<ValidationResult> runValidation(const ValidationSuite& suite, const 
       results.push_back(std::move(result));
       continue;
     }
+    if (needsPyptoCheckout(validation) && options.pyptoCheckout.empty()) {
+      result.referenceUs = validation.publishedUs;
+      result.waiting = true;
+      result.failure = "runs PyPTO's own kernel: give a PyPTO checkout (pto validate --pypto DIR, or PTO_PYPTO_CHECKOUT)";
+      results.push_back(std::move(result));
+      continue;
+    }
     if (validation.kind == "delta") {
       std::vector<double> measured, simulated;
       bool ran = true;
       for (const ValidationConfiguration& configuration : validation.configurations) {
-        CaseRun caseRun = runCaseProject(suite, validation.name + " (" + configuration.label + ")", configuration.project,
-                                         result.machine, validation.location, diags);
+        CaseRun caseRun = runCaseProject(suite, validation.name + " (" + configuration.label + ")",
+                                         withCheckout(configuration.project, options.pyptoCheckout), result.machine,
+                                         validation.location, diags);
         if (!caseRun.run) {
           ran = false;
           result.failure = "configuration '" + configuration.label + "' did not compile or simulate (see the diagnostics)";
@@ -375,7 +404,8 @@ std::vector<ValidationResult> runValidation(const ValidationSuite& suite, const 
       results.push_back(std::move(result));
       continue;
     }
-    CaseRun caseRun = runCaseProject(suite, validation.name, validation.project, result.machine, validation.location, diags);
+    CaseRun caseRun = runCaseProject(suite, validation.name, withCheckout(validation.project, options.pyptoCheckout),
+                                     result.machine, validation.location, diags);
     if (!caseRun.run) {
       result.failure = "the case did not compile or simulate (see the diagnostics)";
       results.push_back(std::move(result));
@@ -439,6 +469,7 @@ Json validationResultJson(const ValidationResult& result) {
   } else {
     entry["pass"] = nullptr;
     entry["not_run"] = result.failure;
+    if (result.waiting) entry["waiting_for"] = "pypto_checkout";
   }
   if (!result.criterion.empty()) entry["criterion"] = result.criterion;
   if (!result.toleranceReason.empty()) entry["tolerance_reason"] = result.toleranceReason;

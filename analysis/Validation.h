@@ -23,7 +23,9 @@
 //   validates          the kind of prediction the case checks, for the advisor's
 //                      confidence (PredictionConfidence.h): "cube-bound GEMM time", ...
 //   project            an operator project (source, entry, args, pass_options, ...)
-//                      relative to the suite folder
+//                      relative to the suite folder; a source "${PYPTO}/..." is a
+//                      kernel of a PyPTO checkout (PyPTO's own kernels are not
+//                      bundled): without one the case waits, listed as pending
 // Bounds use the machine's peak figures, never the simulator:
 //   cube    sum of M*N*K over the kernel's matmuls / (AIC cores x MACs per cycle x clock)
 //   hbm     bytes of every argument (inputs read once, outputs written once) / sustained
@@ -124,7 +126,8 @@ struct ValidationResult {
   double simulatedUs = 0.0;
   double error = 0.0;        // simulated / reference - 1; delta: the largest |points| off
   bool pass = false;
-  bool ran = false;          // false: pending, or the run failed (see failure)
+  bool ran = false;          // false: pending, waiting for a PyPTO checkout, or the run failed (see failure)
+  bool waiting = false;      // needs a PyPTO checkout that was not given
   std::string criterion;     // "-15% .. +15%", "bound .. 1.6x bound", "+-10 points, same order"
   std::string toleranceReason;
   std::string knownGap;
@@ -140,7 +143,12 @@ struct ValidationOptions {
   std::string machineOverride;  // run every case on this machine instead of its own
   std::vector<std::string> only;  // case names; empty: all
   std::function<void(const ValidationCase&)> onCase;  // called as each case starts
+  // The PyPTO checkout "${PYPTO}/" sources resolve against; empty: such cases wait.
+  std::filesystem::path pyptoCheckout;
 };
+
+// Whether the case runs a kernel of a PyPTO checkout ("${PYPTO}/..." sources).
+bool needsPyptoCheckout(const ValidationCase& validation);
 
 // Runs the cases; a case that cannot run is a failed result with its reason
 // (its diagnostics are added to `diags` too), not an early stop.

@@ -12,6 +12,7 @@
 #include "npusim/MachineFile.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -32,6 +33,7 @@ struct ValidateOptions {
   bool fit = false;
   bool recordFit = false;
   bool record = false;
+  std::string pypto;
 };
 
 // A failing case may stand only when it is documented as a known gap, and
@@ -64,7 +66,7 @@ void printHeader() {
 void printResult(const ValidationResult& result) {
   std::string reference = result.referenceUs > 0.0 ? microseconds(result.referenceUs) : "-";
   if (!result.ran) {
-    const bool isPending = result.kind == "pending";
+    const bool isPending = result.kind == "pending" || result.waiting;
     std::printf("  %-38s %-7s %-9s %-11s %-11s %-8s %-22s %s%s\n", result.name.c_str(), result.machine.c_str(),
                 result.kind.c_str(), reference.c_str(), "-", "-", "-", isPending ? "pending: " : "NOT RUN: ",
                 result.failure.c_str());
@@ -78,8 +80,9 @@ void printResult(const ValidationResult& result) {
                 result.orderMatches ? "" : " (order differs from the chip's)");
     for (const ConfigurationResult& item : result.configurations) {
       std::string measured = item.publishedUs > 0.0 ? microseconds(item.publishedUs) : "";
-      std::printf("    %-36s %-7s %-9s %-11s %-11s chip %s, simulated %s\n", item.label.c_str(), "", "",
-                  measured.c_str(), microseconds(item.simulatedUs).c_str(), signedPercent(item.measuredChange).c_str(),
+      // The label takes the case's name, machine and kind columns; times line up with the table's.
+      std::printf("    %-54.54s %-11s %-11s chip %s, simulated %s\n", item.label.c_str(), measured.c_str(),
+                  microseconds(item.simulatedUs).c_str(), signedPercent(item.measuredChange).c_str(),
                   signedPercent(item.simulatedChange).c_str());
     }
     return;
@@ -96,7 +99,7 @@ struct Tally {
 Tally tally(const std::vector<ValidationResult>& results) {
   Tally counts;
   for (const ValidationResult& result : results) {
-    if (result.kind == "pending") {
+    if (result.kind == "pending" || result.waiting) {
       ++counts.pending;
       continue;
     }
@@ -121,16 +124,19 @@ void printTables(const std::vector<ValidationResult>& results, const std::string
       {"calibration", "Calibration set: may fit global machine parameters"},
       {"test", "Test set: sets nothing; its errors are the model's prediction errors"},
       {"bound", "Bounds: first-principles lower bounds from the machine files' peak figures"},
-      {"pending", "Pending"},
+      {"pending", "Pending (and cases waiting for a PyPTO checkout)"},
   };
   for (const Table& table : tables) {
     bool any = false;
-    for (const ValidationResult& result : results) any = any || result.set == table.set;
+    auto inTable = [&](const ValidationResult& result) {
+      return result.waiting ? std::string(table.set) == "pending" : result.set == table.set;
+    };
+    for (const ValidationResult& result : results) any = any || inTable(result);
     if (!any) continue;
     std::printf("%s%s\n", table.title, std::string(table.set) == "calibration" ? fitNote.c_str() : "");
     printHeader();
     for (const ValidationResult& result : results)
-      if (result.set == table.set) printResult(result);
+      if (inTable(result)) printResult(result);
     std::printf("\n");
   }
   const Tally counts = tally(results);
@@ -276,6 +282,20 @@ int runValidate(const ValidateOptions& options) {
   if (diags.hasErrors()) return failCommand("validate", options.jsonTarget, diags);
   ValidationOptions validationOptions;
   validationOptions.machineOverride = options.machine;
+  // PyPTO's own kernels: from --pypto, else $PTO_PYPTO_CHECKOUT; Python of a checkout runs only when trusted.
+  std::string checkout = options.pypto;
+  if (checkout.empty())
+    if (const char* fromEnvironment = std::getenv("PTO_PYPTO_CHECKOUT")) checkout = fromEnvironment;
+  if (!checkout.empty()) {
+    std::error_code error;
+    std::filesystem::path pyptoFolder = std::filesystem::absolute(checkout, error);
+    if (error || !std::filesystem::is_directory(pyptoFolder)) {
+      diags.error({}) << "the PyPTO checkout '" << checkout << "' is not a folder (pto validate --pypto DIR)";
+      return failCommand("validate", options.jsonTarget, diags);
+    }
+    if (!requireTrustedFolder(pyptoFolder, pyptoFolder, diags)) return failCommand("validate", options.jsonTarget, diags);
+    validationOptions.pyptoCheckout = pyptoFolder;
+  }
   validationOptions.only = options.only;
   validationOptions.onCase = [](const ValidationCase& validation) {
     std::fprintf(stderr, "pto validate: %s\n", validation.name.c_str());
@@ -359,6 +379,9 @@ void registerValidateCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_flag("--record", options->record,
                     "Record the results by kind of prediction in FOLDER/confidence.json (what the advisor and the "
                     "tuner cite)");
+  command->add_option("--pypto", options->pypto,
+                      "A PyPTO checkout for the cases that run PyPTO's own kernels (default: $PTO_PYPTO_CHECKOUT)")
+      ->type_name("DIR");
   addTrustOption(*command);
   command->callback([&registry, options] {
     registry.selected = [options]() -> int {

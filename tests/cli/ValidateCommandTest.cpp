@@ -195,4 +195,31 @@ TEST(ValidateCommand, ADeltaCaseInTheWrongOrderFailsAndSaysSo) {
   fs::remove_all(dir);
 }
 
+TEST(ValidateCommand, ACaseOnPyptosOwnKernelWaitsForACheckout) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-validate-pypto-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir / "checkout/models");
+  fs::copy_file(kSuite / "gemm.py", dir / "checkout/models/gemm.py");
+  std::ofstream(dir / "validation.json")
+      << "{\"cases\": [{\"name\": \"theirs\", \"kind\": \"measured\", \"set\": \"test\", \"machine\": \"a3\", "
+         "\"published_us\": 1000.0,\n"
+      << "  \"project\": {\"source\": \"${PYPTO}/models/gemm.py\", \"entry\": \"gemm\", \"args\": ["
+         "{\"name\": \"a\", \"shape\": [256, 256], \"dtype\": \"float16\"}, {\"name\": \"b\", \"shape\": [256, 256], "
+         "\"dtype\": \"float16\"}, {\"name\": \"c\", \"shape\": [256, 256], \"dtype\": \"float32\"}]}}]}\n";
+  // Without a checkout the case waits: listed, not run, not a failure.
+  Result waiting = runPto("validate --trust --suite " + dir.string() + " --json -");
+  EXPECT_EQ(waiting.exitCode, 0) << waiting.err;
+  const nlohmann::json report = nlohmann::json::parse(waiting.out);
+  EXPECT_EQ(report["cases"][0]["waiting_for"], "pypto_checkout");
+  EXPECT_EQ(report["summary"]["pending"], 1);
+  // With one it runs the checkout's kernel (and fails here: 1 ms is not what a 256^3 GEMM takes).
+  Result ran = runPto("validate --trust --suite " + dir.string() + " --pypto " + (dir / "checkout").string() + " --json -");
+  const nlohmann::json ranReport = nlohmann::json::parse(ran.out);
+  EXPECT_TRUE(ranReport["cases"][0].contains("simulated_us")) << ran.err;
+  EXPECT_EQ(ran.exitCode, 1);
+  Result missing = runPto("validate --trust --suite " + dir.string() + " --pypto " + (dir / "nowhere").string());
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.err.find("is not a folder"), std::string::npos) << missing.err;
+  fs::remove_all(dir);
+}
+
 } // namespace
