@@ -169,7 +169,7 @@ void splitIdleTime(const Schedule& schedule, CoreType type, const std::vector<co
 
 // A core is taken from its task's dispatch until its completion was handled
 // (records written by hand may leave that cycle 0: then from the end).
-std::int64_t coreFreedCycle(const TaskRecord& record) { return std::max(record.endCycle, record.coreFreedCycle); }
+std::int64_t coreFreeFrom(const TaskRecord& record) { return std::max(record.endCycle, record.coreFreedCycle); }
 
 // When the cores of one type were taken and in which order their tasks were
 // dispatched: whether a task waiting in the ready queue had a core free for it.
@@ -179,7 +179,7 @@ public:
     for (const TaskRecord& record : schedule.tasks) {
       if (record.core.type != type) continue;
       m_taken.push_back(record.dispatchCycle);
-      m_freed.push_back(coreFreedCycle(record));
+      m_freed.push_back(coreFreeFrom(record));
       m_byDispatch.push_back(&record);
     }
     std::sort(m_taken.begin(), m_taken.end());
@@ -307,7 +307,7 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
     step.runningCycles = ownRunningUntil - record.startCycle;
     addWait(step, "scheduling", record.startCycle - record.dispatchCycle);  // the dispatch landing
     const TaskId holder = holderOf[static_cast<std::size_t>(task)];
-    if (holder != kNoId && coreFreedCycle(recordOf(holder)) > record.readyCycle) {
+    if (holder != kNoId && coreFreeFrom(recordOf(holder)) > record.readyCycle) {
       // Ready before its core was free: the holder's running after that is its wait; from the holder's end
       // the scheduler's (the completion, then the dispatch).
       step.waitedFor = "core";
