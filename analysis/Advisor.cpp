@@ -101,7 +101,8 @@ std::optional<double> Context::tryPatch(const json& patch) {
 
 void Context::propose(const std::string& rule, const std::string& target, const std::string& evidence,
                       const std::function<std::string(const std::string& value)>& title,
-                      const std::vector<std::pair<std::string, json>>& candidates) {
+                      const std::vector<std::pair<std::string, json>>& candidates,
+                      const std::vector<double>& estimatesUs) {
   Suggestion suggestion;
   suggestion.id = rule + ":" + target;
   suggestion.rule = rule;
@@ -117,6 +118,7 @@ void Context::propose(const std::string& rule, const std::string& target, const 
   if (!best || suggestion.predictedUs > suggestion.baselineUs * (1.0 - m_options.minimumGain)) return;
   suggestion.title = title(candidates[*best].first);
   suggestion.patch = candidates[*best].second;
+  if (*best < estimatesUs.size()) suggestion.estimatedUs = estimatesUs[*best];
   m_advice.suggestions.push_back(std::move(suggestion));
 }
 
@@ -328,6 +330,7 @@ std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diag
   adviseL1Reuse(context);
   adviseWaveTail(context);
   adviseStitching(context);
+  advisor::adviseUnevenWaves(context);
   advisor::adviseSmallMMatmul(context);
   advisor::adviseConsumerTiles(context);
   advisor::adviseEmptySubgraphs(context);
@@ -377,6 +380,7 @@ nlohmann::ordered_json adviceJson(const Advice& advice) {
                               {"before", suggestion.kernelEdit->before},
                               {"after", suggestion.kernelEdit->after}};
     entry["baseline_us"] = suggestion.baselineUs;
+    if (suggestion.estimatedUs) entry["estimated_us"] = *suggestion.estimatedUs;
     entry["predicted_us"] = suggestion.predictedUs;
     entry["gain"] = suggestion.gain();
     entry["confidence"] = suggestion.confidence;

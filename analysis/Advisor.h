@@ -17,6 +17,11 @@
 //     the waves;
 //   stitch: several device tasks while both core types sat idle with nothing
 //     ready -> a larger stitch_function_max_num.
+//   uneven-waves: the critical path waited for free cores behind a label's
+//     tasks whose partial last wave costs at least 5 % of the makespan by the
+//     wave arithmetic -> the cube tile (m, n) that makes its task count fill
+//     its waves (or fewer, longer tasks), checked to fit L1/L0, estimated by
+//     the wave arithmetic and simulated;
 //   small-m-matmul: the matmuls of a cube tile key are cut into blocks of
 //     fewer than 64 rows while the op has more -> a taller m in that key's
 //     cube tile (aligned, fitting L1/L0 by TileBufferChecker);
@@ -41,7 +46,7 @@
 // A tile rule patches the key that decides the op's tile: its call site when
 // the project sets that, else its label. Dependencies themselves follow the
 // regions tasks touch, so the only ordering without data is a barrier.
-// AdvisorRules.cpp holds the rules from small-m-matmul on but the barrier's,
+// AdvisorRules.cpp holds uneven-waves and the rules from small-m-matmul on but the barrier's,
 // which is in AdvisorBarrierRule.cpp.
 // `pto advise` lists them; `pto apply` applies one.
 #pragma once
@@ -85,6 +90,9 @@ struct Suggestion {
   std::optional<KernelEdit> kernelEdit;
   double baselineUs = 0.0;
   double predictedUs = 0.0;  // the patched project, simulated
+  // The rule's own estimate of the patched makespan before simulating it
+  // (uneven-waves: the wave arithmetic), when the rule has one.
+  std::optional<double> estimatedUs;
   // The values tried and their simulated makespans (for the report).
   std::vector<std::pair<std::string, double>> tried;
   // How sure the predicted gain is: the validated kind of change that backs
@@ -121,8 +129,8 @@ std::optional<OperatorProject> patchedProject(const OperatorProject& project, co
                                               DiagnosticEngine& diags);
 
 // `pto advise --json`: {baseline_us, bound, suggestions: [{id, rule, title,
-// evidence, patch, kernel_edit (only with one), baseline_us, predicted_us,
-// gain, confidence, tried}]}.
+// evidence, patch, kernel_edit (only with one), baseline_us, estimated_us
+// (only with an estimate), predicted_us, gain, confidence, tried}]}.
 nlohmann::ordered_json adviceJson(const Advice& advice);
 
 } // namespace pto

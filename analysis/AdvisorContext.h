@@ -37,10 +37,13 @@ public:
   // Adds a suggestion built by hand if it gains enough.
   void proposeSuggestion(Suggestion suggestion);
 
-  // Tries each (value, patch) and proposes the fastest if it gains enough.
+  // Tries each (value, patch) and proposes the fastest if it gains enough;
+  // `estimatesUs`, when given, holds the rule's estimate of each candidate's
+  // makespan (the proposal carries the chosen one's).
   void propose(const std::string& rule, const std::string& target, const std::string& evidence,
                const std::function<std::string(const std::string& value)>& title,
-               const std::vector<std::pair<std::string, nlohmann::json>>& candidates);
+               const std::vector<std::pair<std::string, nlohmann::json>>& candidates,
+               const std::vector<double>& estimatesUs = {});
 
   const Compilation& compilation() const { return baseline.compiled.compilation; }
   const Schedule& schedule() const { return baseline.simulation.schedule; }
@@ -60,6 +63,7 @@ void adviseConsumerTiles(Context& context);
 void adviseEmptySubgraphs(Context& context);
 void adviseTileNearCapacity(Context& context);
 void adviseLowOverlap(Context& context);
+void adviseUnevenWaves(Context& context);
 // AdvisorBarrierRule.cpp.
 void adviseLoopBarriers(Context& context);
 

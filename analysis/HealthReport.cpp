@@ -7,7 +7,9 @@
 #include <climits>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -165,16 +167,99 @@ void splitIdleTime(const Schedule& schedule, CoreType type, const std::vector<co
   }
 }
 
-CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& schedule,
-                                const std::vector<Bound>& taskBounds) {
+// A core is taken from its task's dispatch until its completion was handled
+// (records written by hand may leave that cycle 0: then from the end).
+std::int64_t coreFreeFrom(const TaskRecord& record) { return std::max(record.endCycle, record.coreFreedCycle); }
+
+// When the cores of one type were taken and in which order their tasks were
+// dispatched: whether a task waiting in the ready queue had a core free for it.
+class CoreAvailability {
+public:
+  CoreAvailability(const Schedule& schedule, CoreType type, int cores) : m_cores(cores) {
+    for (const TaskRecord& record : schedule.tasks) {
+      if (record.core.type != type) continue;
+      m_taken.push_back(record.dispatchCycle);
+      m_freed.push_back(coreFreeFrom(record));
+      m_byDispatch.push_back(&record);
+    }
+    std::sort(m_taken.begin(), m_taken.end());
+    std::sort(m_freed.begin(), m_freed.end());
+    std::sort(m_byDispatch.begin(), m_byDispatch.end(), dispatchedBefore);
+    std::merge(m_taken.begin(), m_taken.end(), m_freed.begin(), m_freed.end(), std::back_inserter(m_changes));
+    m_changes.erase(std::unique(m_changes.begin(), m_changes.end()), m_changes.end());
+  }
+
+  // Whether at `cycle` (from its ready cycle to its dispatch) a core was free
+  // for `waiting`: more cores idle than older tasks still waiting, which the
+  // scheduler serves first (each core type's queue is oldest first, so the
+  // older ones are those dispatched after `cycle` and before it).
+  bool freeFor(const TaskRecord& waiting, std::int64_t cycle) const {
+    auto upTo = [cycle](const std::vector<std::int64_t>& cycles) {
+      return std::upper_bound(cycles.begin(), cycles.end(), cycle) - cycles.begin();
+    };
+    const std::ptrdiff_t idle = m_cores - (upTo(m_taken) - upTo(m_freed));
+    auto laterThan = std::upper_bound(m_byDispatch.begin(), m_byDispatch.end(), cycle,
+                                      [](std::int64_t c, const TaskRecord* record) { return c < record->dispatchCycle; });
+    auto self = std::lower_bound(m_byDispatch.begin(), m_byDispatch.end(), &waiting, dispatchedBefore);
+    return idle > std::max<std::ptrdiff_t>(0, self - laterThan);
+  }
+
+  // The first cycle after `cycle` at which freeFor may answer otherwise.
+  std::int64_t nextChange(std::int64_t cycle) const {
+    auto next = std::upper_bound(m_changes.begin(), m_changes.end(), cycle);
+    return next == m_changes.end() ? INT64_MAX : *next;
+  }
+
+private:
+  static bool dispatchedBefore(const TaskRecord* a, const TaskRecord* b) {
+    return std::tie(a->dispatchCycle, a->readyCycle, a->task) < std::tie(b->dispatchCycle, b->readyCycle, b->task);
+  }
+
+  std::ptrdiff_t m_cores = 0;
+  std::vector<std::int64_t> m_taken, m_freed, m_changes;  // sorted
+  std::vector<const TaskRecord*> m_byDispatch;
+};
+
+void addWait(CriticalPathStep& step, const std::string& cause, std::int64_t cycles) {
+  if (cycles > 0) step.waitCycles[cause] += cycles;
+}
+
+// [from, to) of `waiting`'s time in the ready queue: "core" while no core was
+// free for it, "scheduling" while one was.
+void addQueueWait(const CoreAvailability& cores, const TaskRecord& waiting, std::int64_t from, std::int64_t to,
+                  CriticalPathStep& step) {
+  for (std::int64_t cycle = from; cycle < to;) {
+    const std::int64_t next = std::min(to, cores.nextChange(cycle));
+    addWait(step, cores.freeFor(waiting, cycle) ? "scheduling" : "core", next - cycle);
+    cycle = next;
+  }
+}
+
+// The task that ran on each task's core before it (kNoId for a core's first).
+std::vector<TaskId> previousOnCore(const Schedule& schedule) {
+  std::vector<const TaskRecord*> ordered;
+  for (const TaskRecord& record : schedule.tasks) ordered.push_back(&record);
+  std::sort(ordered.begin(), ordered.end(), [](const TaskRecord* a, const TaskRecord* b) {
+    return std::tie(a->core.type, a->core.index, a->dispatchCycle, a->task) <
+           std::tie(b->core.type, b->core.index, b->dispatchCycle, b->task);
+  });
+  std::vector<TaskId> previous(schedule.tasks.size(), kNoId);
+  for (std::size_t i = 1; i < ordered.size(); ++i)
+    if (ordered[i]->core == ordered[i - 1]->core) previous[static_cast<std::size_t>(ordered[i]->task)] = ordered[i - 1]->task;
+  return previous;
+}
+
+// See CriticalPathHealth.
+CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& schedule, const std::vector<Bound>& taskBounds,
+                                const MachineDescription& machine) {
   CriticalPathHealth path;
   if (schedule.tasks.empty()) return path;
   auto recordOf = [&](TaskId id) -> const TaskRecord& { return schedule.tasks[static_cast<std::size_t>(id)]; };
   TaskId last = 0;
   for (const TaskRecord& record : schedule.tasks)
     if (record.endCycle > recordOf(last).endCycle) last = record.task;
-  // A loop barrier gates the tasks after it on the last task before it to
-  // resolve (the one that opened it).
+  // A loop barrier holds the device tasks after it until the last task before it has resolved (the one that
+  // opened it).
   std::vector<TaskId> latestResolvedUpTo(schedule.tasks.size(), 0);  // of tasks [0, t]
   for (std::size_t t = 1; t < schedule.tasks.size(); ++t) {
     const TaskId previous = latestResolvedUpTo[t - 1];
@@ -185,35 +270,94 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
     const auto before = static_cast<std::size_t>(graph.barriers[b].firstTask);
     if (before > 0 && before <= schedule.tasks.size()) barrierGate[b] = latestResolvedUpTo[before - 1];
   }
-  // Back from the last task to finish, each time through the producer (or
-  // the barrier's last task) whose completion came last: the one that made
-  // the task ready.
-  for (TaskId task = last; task != kNoId;) {
-    path.tasks.push_back(task);
-    TaskId gate = kNoId;
-    for (TaskId predecessor : graph.tasks[static_cast<std::size_t>(task)].predecessors)
-      if (gate == kNoId || recordOf(predecessor).resolvedCycle > recordOf(gate).resolvedCycle) gate = predecessor;
+  auto openerOf = [&](TaskId task) {
     auto after = std::upper_bound(graph.barriers.begin(), graph.barriers.end(), task,
                                   [](TaskId t, const LoopBarrier& barrier) { return t < barrier.firstTask; });
-    if (after != graph.barriers.begin()) {
-      const TaskId opener = barrierGate[static_cast<std::size_t>(after - graph.barriers.begin()) - 1];
-      if (opener != kNoId && (gate == kNoId || recordOf(opener).resolvedCycle > recordOf(gate).resolvedCycle)) gate = opener;
-    }
-    task = gate;
-  }
-  std::reverse(path.tasks.begin(), path.tasks.end());
-  path.lengthCycles = recordOf(last).endCycle;
-  std::int64_t previousEnd = 0;
-  for (TaskId task : path.tasks) {
+    return after == graph.barriers.begin() ? kNoId : barrierGate[static_cast<std::size_t>(after - graph.barriers.begin()) - 1];
+  };
+  // When the host, unhindered by barriers, delivers a device task (Scheduler.h).
+  const SchedulerCosts& costs = machine.scheduler;
+  auto unhinderedArrival = [&](int deviceTask) {
+    return (deviceTask + 1) * costs.deviceTaskSubmitCycles + std::int64_t{deviceTask} * costs.stitchCycles;
+  };
+  const std::vector<TaskId> holderOf = previousOnCore(schedule);
+  const std::array<CoreAvailability, 2> availability = {CoreAvailability(schedule, CoreType::AIC, machine.aicCores),
+                                                         CoreAvailability(schedule, CoreType::AIV, machine.aivCores)};
+  auto coresOf = [&](const TaskRecord& record) -> const CoreAvailability& {
+    return availability[static_cast<std::size_t>(record.core.type)];
+  };
+
+  // Back from the last task to end. Every cycle from 0 to its end is given once: to a path task's running or
+  // to a wait of the step it delayed (CriticalPathHealth names the causes).
+  std::vector<CriticalPathStep> steps;  // last first
+  std::vector<bool> visited(schedule.tasks.size(), false);
+  std::optional<std::size_t> coreWaiter;  // the step that waited for the current task's core
+  for (TaskId task = last; task != kNoId && !visited[static_cast<std::size_t>(task)];) {
+    visited[static_cast<std::size_t>(task)] = true;
     const TaskRecord& record = recordOf(task);
-    const std::int64_t busy = record.endCycle - record.startCycle;
-    const std::int64_t wait = std::max<std::int64_t>(0, record.startCycle - previousEnd);
-    path.busyCycles += busy;
-    path.waitCycles += wait;
-    path.cyclesByClass[taskBounds[static_cast<std::size_t>(task)].kind] += busy;
-    path.cyclesByClass["scheduling"] += wait;
-    previousEnd = record.endCycle;
+    CriticalPathStep step;
+    step.task = task;
+    std::int64_t ownRunningUntil = record.endCycle;
+    if (coreWaiter) {
+      // From the waiter's ready cycle on, this task's running is the waiter's wait for the core it held.
+      const TaskRecord& waiter = recordOf(steps[*coreWaiter].task);
+      ownRunningUntil = std::clamp(waiter.readyCycle, record.startCycle, record.endCycle);
+      addQueueWait(coresOf(waiter), waiter, ownRunningUntil, record.endCycle, steps[*coreWaiter]);
+    }
+    step.runningCycles = ownRunningUntil - record.startCycle;
+    addWait(step, "scheduling", record.startCycle - record.dispatchCycle);  // the dispatch landing
+    const TaskId holder = holderOf[static_cast<std::size_t>(task)];
+    if (holder != kNoId && coreFreeFrom(recordOf(holder)) > record.readyCycle) {
+      // Ready before its core was free: the holder's running after that is its wait; from the holder's end
+      // the scheduler's (the completion, then the dispatch).
+      step.waitedFor = "core";
+      step.after = holder;
+      addWait(step, "scheduling", record.dispatchCycle - recordOf(holder).endCycle);
+      coreWaiter = steps.size();
+    } else {
+      TaskId producer = kNoId;
+      for (TaskId predecessor : graph.tasks[static_cast<std::size_t>(task)].predecessors)
+        if (producer == kNoId || recordOf(predecessor).resolvedCycle > recordOf(producer).resolvedCycle) producer = predecessor;
+      const TaskId opener = openerOf(task);
+      if (producer != kNoId && recordOf(producer).resolvedCycle == record.readyCycle) {
+        step.waitedFor = "data";
+        step.after = producer;
+      } else if (opener != kNoId && record.readyCycle > unhinderedArrival(record.deviceTask)) {
+        step.waitedFor = "barrier";
+        step.after = opener;
+      } else {
+        step.waitedFor = "submission";
+      }
+      std::int64_t readyFrom = 0;
+      if (step.after != kNoId) {
+        const TaskRecord& gate = recordOf(step.after);
+        addWait(step, "data", gate.resolvedCycle - gate.endCycle);
+        readyFrom = gate.resolvedCycle;
+      }
+      addWait(step, "submission", record.readyCycle - readyFrom);
+      addQueueWait(coresOf(record), record, record.readyCycle, record.dispatchCycle, step);
+      coreWaiter.reset();
+    }
+    steps.push_back(std::move(step));
+    task = steps.back().after;
   }
+  std::reverse(steps.begin(), steps.end());
+
+  path.lengthCycles = recordOf(last).endCycle;
+  for (CriticalPathStep& step : steps) {
+    path.tasks.push_back(step.task);
+    path.busyCycles += step.runningCycles;
+    if (step.runningCycles > 0) path.runningCyclesByClass[taskBounds[static_cast<std::size_t>(step.task)].kind] += step.runningCycles;
+    std::int64_t most = 0;
+    for (const auto& [cause, cycles] : step.waitCycles) {
+      path.waitCycles += cycles;
+      path.waitCyclesByCause[cause] += cycles;
+      if (cycles > most) most = cycles, step.cause = cause;
+    }
+  }
+  path.steps = std::move(steps);
+  path.cyclesByClass = path.runningCyclesByClass;
+  for (const auto& [cause, cycles] : path.waitCyclesByCause) path.cyclesByClass[cause == "core" ? "occupancy" : "scheduling"] += cycles;
   return path;
 }
 
@@ -361,12 +505,16 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
 
   // Waves per label and core type.
   std::map<std::pair<std::string, CoreType>, WaveHealth> waves;
+  const std::string noLabel;
+  auto labelOf = [&](const Task& task) -> const std::string& {
+    return task.subgraph >= 0 && static_cast<std::size_t>(task.subgraph) < subgraphs.size()
+               ? subgraphs[static_cast<std::size_t>(task.subgraph)].label
+               : noLabel;
+  };
   for (const Task& task : graph.tasks) {
     if (static_cast<std::size_t>(task.id) >= schedule.tasks.size()) continue;
     const TaskRecord& record = schedule.tasks[static_cast<std::size_t>(task.id)];
-    const std::string label = task.subgraph >= 0 && static_cast<std::size_t>(task.subgraph) < subgraphs.size()
-                                  ? subgraphs[static_cast<std::size_t>(task.subgraph)].label
-                                  : std::string();
+    const std::string& label = labelOf(task);
     WaveHealth& wave = waves[{label, record.core.type}];
     wave.label = label;
     wave.coreType = std::string(name(record.core.type));
@@ -388,23 +536,45 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
   report.roofline = roofline(compilation, schedule, machine);
 
   // The critical path and the run's class.
-  report.criticalPath = criticalPath(graph, schedule, report.taskBounds);
-  const auto& byClass = report.criticalPath.cyclesByClass;
-  auto major = std::max_element(byClass.begin(), byClass.end(),
+  report.criticalPath = criticalPath(graph, schedule, report.taskBounds, machine);
+  const CriticalPathHealth& path = report.criticalPath;
+  for (const CriticalPathStep& step : path.steps) {
+    auto waited = step.waitCycles.find("core");
+    if (waited == step.waitCycles.end()) continue;
+    const std::string& label = labelOf(graph.tasks[static_cast<std::size_t>(step.task)]);
+    const std::string type(name(schedule.tasks[static_cast<std::size_t>(step.task)].core.type));
+    for (WaveHealth& wave : report.waves)
+      if (wave.label == label && wave.coreType == type) wave.pathCoreWaitCycles += waited->second;
+  }
+  auto major = std::max_element(path.cyclesByClass.begin(), path.cyclesByClass.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (major != byClass.end() && report.criticalPath.lengthCycles > 0) {
+  if (major != path.cyclesByClass.end() && path.lengthCycles > 0) {
     report.bound.kind = major->first;
-    std::string parts;
-    std::vector<std::pair<std::string, std::int64_t>> ordered(byClass.begin(), byClass.end());
-    std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    for (const auto& [kind, cycles] : ordered) {
-      if (cycles == 0) continue;
-      parts += (parts.empty() ? "" : ", ") + kind + " " +
-               percent(static_cast<double>(cycles) / static_cast<double>(report.criticalPath.lengthCycles));
+    auto shares = [&](const std::map<std::string, std::int64_t>& cycles) {
+      std::vector<std::pair<std::string, std::int64_t>> ordered(cycles.begin(), cycles.end());
+      std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+      std::string parts;
+      for (const auto& [kind, count] : ordered)
+        if (count > 0)
+          parts += (parts.empty() ? "" : ", ") + kind + " " +
+                   percent(static_cast<double>(count) / static_cast<double>(path.lengthCycles));
+      return parts;
+    };
+    report.bound.evidence = "the critical path (" + std::to_string(path.tasks.size()) + " tasks, " +
+                            withThousands(path.lengthCycles) + " cycles): " + shares(path.cyclesByClass);
+    if (!path.waitCyclesByCause.empty()) report.bound.evidence += "; its waits: " + shares(path.waitCyclesByCause);
+    if (report.bound.kind == "occupancy") {
+      auto most = std::max_element(report.waves.begin(), report.waves.end(), [](const WaveHealth& a, const WaveHealth& b) {
+        return a.pathCoreWaitCycles < b.pathCoreWaitCycles;
+      });
+      if (most != report.waves.end() && most->pathCoreWaitCycles > 0) {
+        char figures[200];
+        std::snprintf(figures, sizeof figures, "%d tasks on %d cores make %.2f waves, the last with %d of %d cores busy",
+                      most->tasks, most->cores, most->waves, most->lastWaveTasks, most->cores);
+        report.bound.evidence += "; the path waited " + withThousands(most->pathCoreWaitCycles) + " cycles for a free " +
+                                 most->coreType + " core: '" + most->label + "' " + figures;
+      }
     }
-    report.bound.evidence = "the critical path (" + std::to_string(report.criticalPath.tasks.size()) + " tasks, " +
-                            withThousands(report.criticalPath.lengthCycles) + " cycles): " + parts +
-                            " (waits between its tasks count as scheduling)";
   }
   return report;
 }
@@ -469,13 +639,30 @@ nlohmann::ordered_json healthReportJson(const HealthReport& report, bool withTas
                             {"cores", wave.cores},
                             {"waves", wave.waves},
                             {"last_wave_tasks", wave.lastWaveTasks},
-                            {"busy_cycles", wave.busyCycles}});
+                            {"busy_cycles", wave.busyCycles},
+                            {"path_core_wait_cycles", wave.pathCoreWaitCycles}});
   const CriticalPathHealth& path = report.criticalPath;
-  json byClass = json::object();
-  for (const auto& [kind, cycles] : path.cyclesByClass) byClass[kind] = cycles;
-  out["critical_path"] = {{"length_cycles", path.lengthCycles}, {"busy_cycles", path.busyCycles},
-                          {"wait_cycles", path.waitCycles},     {"cycles_by_class", byClass},
-                          {"tasks", path.tasks}};
+  auto cycleMap = [](const std::map<std::string, std::int64_t>& cycles) {
+    json entries = json::object();
+    for (const auto& [key, count] : cycles) entries[key] = count;
+    return entries;
+  };
+  json steps = json::array();
+  for (const CriticalPathStep& step : path.steps) {
+    steps.push_back({{"task", step.task}, {"waited_for", step.waitedFor}});
+    if (step.after != kNoId) steps.back()["after"] = step.after;
+    steps.back()["running_cycles"] = step.runningCycles;
+    steps.back()["wait_cycles"] = cycleMap(step.waitCycles);
+    steps.back()["cause"] = step.cause;
+  }
+  out["critical_path"] = {{"length_cycles", path.lengthCycles},
+                          {"busy_cycles", path.busyCycles},
+                          {"wait_cycles", path.waitCycles},
+                          {"cycles_by_class", cycleMap(path.cyclesByClass)},
+                          {"running_cycles_by_class", cycleMap(path.runningCyclesByClass)},
+                          {"wait_cycles_by_cause", cycleMap(path.waitCyclesByCause)},
+                          {"tasks", path.tasks},
+                          {"steps", steps}};
   out["subgraphs"] = json::array();
   for (const SubgraphHealth& subgraph : report.subgraphs) {
     json pipes = json::array();

@@ -9,14 +9,13 @@
 // Bound classes. A task is scheduling-bound when it is shorter than one
 // round of the scheduler over its core type (cores x the scheduler cycles a
 // task costs (dispatch, completion, resolve) / scheduler threads): the
-// scheduler cannot refill the cores as fast as such tasks finish. Otherwise it is bound by its busiest pipe (MTE2, CUBE,
-// VECTOR, FIXPIPE, MTE3, MTE1, SCALAR), the pipe whose busy cycles bound the
-// task from below. A subgraph takes the class of most of its task time. The
-// run's class is the class holding most of the critical path (through
-// producers, and through the last task before a loop barrier to the tasks it
-// held), where the
-// waits between the path's tasks (a finished producer to its consumer's
-// start: resolving, queueing, dispatching) count as scheduling.
+// scheduler cannot refill the cores as fast as such tasks finish. Otherwise
+// it is bound by its busiest pipe (MTE2, CUBE, VECTOR, FIXPIPE, MTE3, MTE1,
+// SCALAR), the pipe whose busy cycles bound the task from below. A subgraph
+// takes the class of most of its task time. The run's class is the class
+// holding most of the critical path (CriticalPathHealth): its running by the
+// tasks' classes, its waits for a busy core as "occupancy" (the tasks
+// outnumber the cores: waves), its other waits as "scheduling".
 #pragma once
 
 #include "analysis/Roofline.h"
@@ -54,7 +53,9 @@ struct PipeBusy {
 
 // A bound class with the reason for it, in words with numbers.
 struct Bound {
-  std::string kind;  // "MTE2", "CUBE", "VECTOR", "FIXPIPE", "MTE3", "MTE1", "SCALAR" or "scheduling"
+  // A task's: "MTE2", "CUBE", "VECTOR", "FIXPIPE", "MTE3", "MTE1", "SCALAR" or
+  // "scheduling"; the run's may also be "occupancy" (see CriticalPathHealth).
+  std::string kind;
   std::string evidence;
 };
 
@@ -102,6 +103,9 @@ struct WaveHealth {
   double waves = 0.0;     // tasks / cores
   int lastWaveTasks = 0;  // tasks in the last, partial wave (cores when it is full)
   std::int64_t busyCycles = 0;
+  // The critical path's tasks of this label waited this long for a free core
+  // (its "core" waits): how much its waves cost the makespan.
+  std::int64_t pathCoreWaitCycles = 0;
 };
 
 struct CoreTypeHealth {
@@ -122,12 +126,51 @@ struct CoreTypeHealth {
   std::int64_t schedulerRoundCycles = 0;
 };
 
+// One task of the critical path: what it waited for last before it could
+// run, which the path follows back, and its share of the path's cycles.
+struct CriticalPathStep {
+  TaskId task = kNoId;
+  // "data": its producer `after` made it ready; "barrier": the loop
+  // barrier's last task `after` let its device task be submitted; "core":
+  // it was ready, but the core it got was held by `after` until then;
+  // "submission": it was ready when its device task arrived (the path's
+  // first task; `after` is kNoId).
+  std::string waitedFor;
+  TaskId after = kNoId;
+  // Its running, but for the part a later path task spent waiting for the
+  // core it held (that is the later task's "core" wait).
+  std::int64_t runningCycles = 0;
+  // Its wait by cause (the keys of CriticalPathHealth::waitCyclesByCause),
+  // including the part of `after`'s running it spent waiting for a core.
+  std::map<std::string, std::int64_t> waitCycles;
+  std::string cause;  // the cause of most of its wait ("" when it waited not at all)
+};
+
+// The chain of tasks that sets the makespan, walked back from the last task
+// to end through whatever its start waited for last (CriticalPathStep), so
+// that every cycle from 0 to the makespan is counted once: as a path task
+// running, or as a wait with its cause, exactly as the schedule's recorded
+// cycles (ready, dispatch, start, end, core freed, resolved) place it:
+//   "data"        a producer's end until its completion was resolved (the
+//                 scheduler noticing it and decrementing the consumers);
+//   "submission"  waiting for its device task to arrive (the host submits
+//                 them one after another; a loop barrier holds them back);
+//   "core"        ready, but no core of its type free for it: all busy, or
+//                 the free ones due to older ready tasks; an infinitely fast
+//                 scheduler would not have started it sooner (occupancy);
+//   "scheduling"  ready with a core free for it (the dispatcher was busy or
+//                 behind), a finished core's completion, a dispatch landing.
 struct CriticalPathHealth {
-  std::vector<TaskId> tasks;        // first to last
-  std::int64_t lengthCycles = 0;    // the last task's end: the makespan
-  std::int64_t busyCycles = 0;      // the path's tasks running
-  std::int64_t waitCycles = 0;      // before the first and between the path's tasks
-  std::map<std::string, std::int64_t> cyclesByClass;  // busy by bound class, waits under "scheduling"
+  std::vector<TaskId> tasks;               // first to last
+  std::vector<CriticalPathStep> steps;     // one per task, first to last
+  std::int64_t lengthCycles = 0;           // the last task's end: the makespan
+  std::int64_t busyCycles = 0;             // the path's running (steps' runningCycles)
+  std::int64_t waitCycles = 0;             // everything else: busy + wait = length
+  std::map<std::string, std::int64_t> runningCyclesByClass;  // by the running tasks' bound class
+  std::map<std::string, std::int64_t> waitCyclesByCause;     // "data", "submission", "core", "scheduling"
+  // The run's classes over the path: running by bound class, core waits as
+  // "occupancy", the other waits as "scheduling" (summing to the length).
+  std::map<std::string, std::int64_t> cyclesByClass;
 };
 
 struct HealthReport {

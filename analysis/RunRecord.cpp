@@ -61,6 +61,7 @@ std::vector<std::string> taskIdentities(const Compilation& compilation) {
 nlohmann::ordered_json ledgerMetrics(const HealthReport& health) {
   nlohmann::ordered_json metrics = healthReportJson(health, /*withTaskBounds=*/false);
   metrics["critical_path"].erase("tasks");
+  metrics["critical_path"].erase("steps");
   metrics.erase("subgraphs");
   struct Group {
     int subgraphs = 0, tasks = 0;

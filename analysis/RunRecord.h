@@ -75,7 +75,7 @@ std::string kernelHash(std::string_view bytes);
 std::string utcNow();
 
 // The health metrics a run's row keeps for good: healthReportJson without
-// the lists that grow with the kernel (critical_path.tasks; subgraphs: 1 762
+// the lists that grow with the kernel (critical_path.tasks and .steps; subgraphs: 1 762
 // of them, 1.4 MB, for the DIA example), and instead the subgraphs summed
 // per label and core type: subgraph_groups[] {label, core_type, subgraphs,
 // tasks, task_cycles (summed task durations), cycles_by_bound {class:

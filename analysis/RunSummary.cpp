@@ -1,7 +1,10 @@
 // summarizeRun: the run report's numbers as a RunSummary.
 #include "analysis/RunSummary.h"
 
+#include "analysis/HealthReport.h"
 #include "analysis/ProjectRun.h"
+
+#include <algorithm>
 
 namespace pto {
 
@@ -54,6 +57,18 @@ RunSummary summarizeRun(const ProjectRunResult& run, const std::string& projectN
   RunSummary summary = summarizeRun(run, projectName);
   if (previous.simulated && summary.simulated) summary.previousMakespanUs = previous.makespanUs;
   return summary;
+}
+
+void addHealth(RunSummary& summary, const HealthReport& health) {
+  const double cyclesPerUs = health.clockGHz > 0 ? health.clockGHz * 1000.0 : 1000.0;
+  const CriticalPathHealth& path = health.criticalPath;
+  summary.bound = health.bound.kind;
+  summary.pathRunningUs = static_cast<double>(path.busyCycles) / cyclesPerUs;
+  summary.pathWaitsUs.clear();
+  for (const auto& [cause, cycles] : path.waitCyclesByCause)
+    summary.pathWaitsUs.emplace_back(cause, static_cast<double>(cycles) / cyclesPerUs);
+  std::stable_sort(summary.pathWaitsUs.begin(), summary.pathWaitsUs.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
 }
 
 } // namespace pto

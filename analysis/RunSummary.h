@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pto {
 
 struct ProjectRunResult;
+struct HealthReport;
 
 // One core type of the simulated machine ("AIC", "AIV").
 struct CoreTypeSummary {
@@ -68,6 +70,11 @@ struct RunSummary {
   HostTimes hostTimes;
   // The previous run's makespan, when there was one to compare with.
   std::optional<double> previousMakespanUs;
+  // From the run's health report (empty without one): the run's bound class,
+  // and its critical path's running and waits by cause, largest first.
+  std::string bound;
+  double pathRunningUs = 0.0;
+  std::vector<std::pair<std::string, double>> pathWaitsUs;
 
   // Every output within tolerance (true with no outputs).
   bool pass() const {
@@ -93,5 +100,7 @@ struct RunSummary {
 RunSummary summarizeRun(const ProjectRunResult& run, const std::string& projectName);
 // The same with the delta against `previous` (a simulated earlier run).
 RunSummary summarizeRun(const ProjectRunResult& run, const std::string& projectName, const RunSummary& previous);
+// Adds the bound and the critical path's split from `health`, the run's health report.
+void addHealth(RunSummary& summary, const HealthReport& health);
 
 } // namespace pto

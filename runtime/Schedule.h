@@ -7,7 +7,9 @@
 //            had arrived: it joined the ready queue of its core type;
 //   dispatch an AICPU took it from the queue and reserved its core;
 //   start    the dispatch (dispatchCycles later) landed and the core began;
-//   end      the executor reported the core done.
+//   end      the executor reported the core done;
+// and end <= coreFreedCycle <= resolvedCycle: a scheduler thread noticed the
+// end (the core is idle again), then decremented the consumers' counters.
 #pragma once
 
 #include "runtime/Executor.h"
@@ -26,6 +28,7 @@ struct TaskRecord {
   std::int64_t dispatchCycle = 0;
   std::int64_t startCycle = 0;
   std::int64_t endCycle = 0;
+  std::int64_t coreFreedCycle = 0; // its core was idle again (its completion was handled)
   std::int64_t resolvedCycle = 0;  // its consumers' counters were decremented
   int dispatchAicpu = -1;          // the scheduler thread that dispatched it
   int completionAicpu = -1;        // the one that handled its completion

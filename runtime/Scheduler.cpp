@@ -375,6 +375,7 @@ bool Simulation::takeCompletion(int aicpu) {
     if (!mayServe(aicpu, record.core)) continue;
     const AicpuCosts& costs = m_config.costs;
     record.completionAicpu = aicpu;
+    record.coreFreedCycle = m_now + costs.completionCycles;
     push({m_now + costs.completionCycles, EventKind::CoreFreed, record.core.index, record.core.type});
     push({m_now + costs.completionCycles + costs.resolveCycles, EventKind::Resolved, record.task});
     busy(aicpu, costs.completionCycles + costs.resolveCycles);

@@ -107,27 +107,55 @@ void HealthPanel::setReport(const HealthReport& report) {
                           .arg(QString::fromStdString(report.bound.kind),
                                QString::fromStdString(report.bound.evidence).toHtmlEscaped()));
 
-  // The critical path, its tasks linked.
+  // The critical path: its running by class, its waits by cause, its tasks linked.
   const CriticalPathHealth& path = report.criticalPath;
+  auto share = [&](std::int64_t cycles) {
+    return tr("%1 (%2)").arg(time(static_cast<double>(cycles)),
+                             roundPercent(path.lengthCycles > 0 ? static_cast<double>(cycles) / path.lengthCycles : 0.0));
+  };
   QTreeWidgetItem* pathItem =
       addRow(nullptr, tr("Critical path"),
              tr("%1 tasks: running %2, waiting %3 of %4")
                  .arg(path.tasks.size())
                  .arg(time(static_cast<double>(path.busyCycles)), time(static_cast<double>(path.waitCycles)),
                       time(static_cast<double>(path.lengthCycles))),
-             tr("Walked back from the last task to end, each time through the producer that made it ready. Waits "
-                "(a producer's end to its consumer's start) are the scheduler's: resolving, queueing, dispatching."));
-  for (const auto& [kind, cycles] : path.cyclesByClass)
-    addRow(pathItem, tr("%1").arg(QString::fromStdString(kind)),
-           tr("%1 (%2)").arg(time(static_cast<double>(cycles)),
-                             roundPercent(path.lengthCycles > 0 ? static_cast<double>(cycles) / path.lengthCycles : 0.0)));
-  QTreeWidgetItem* pathTasks = addRow(pathItem, tr("Tasks"), tr("%1, first to last (activate to select)").arg(path.tasks.size()));
-  for (TaskId task : path.tasks) {
-    const Bound& bound = report.taskBounds.at(static_cast<std::size_t>(task));
-    linkTask(addRow(pathTasks, tr("task %1").arg(task), QString::fromStdString(bound.kind),
-                    QString::fromStdString(bound.evidence)),
-             task);
+             tr("Walked back from the last task to end, each time through what its start waited for last: the "
+                "producer that made it ready, or the task that held the core it got. Every cycle of the makespan "
+                "counts once: as a path task running or as a wait with its cause."));
+  QTreeWidgetItem* running = addRow(pathItem, tr("Running"), share(path.busyCycles), tr("By the tasks' bound class."));
+  for (const auto& [kind, cycles] : path.runningCyclesByClass)
+    addRow(running, QString::fromStdString(kind), share(cycles));
+  const std::map<std::string, QString> causeTips = {
+      {"core", tr("Ready, but no core of its type free for it (all busy, or the free ones due to older ready tasks): "
+                  "the tasks outnumber the cores; fewer or evener waves help.")},
+      {"scheduling", tr("Ready with a core free for it while the dispatcher was busy, a finished core's completion, "
+                        "a dispatch landing: fewer, larger tasks help.")},
+      {"data", tr("A producer's end until the scheduler resolved its completion and its consumers became ready.")},
+      {"submission", tr("Waiting for its device task to arrive from the host (or behind a loop barrier).")}};
+  QTreeWidgetItem* waiting = addRow(pathItem, tr("Waiting"), share(path.waitCycles), tr("By cause."));
+  for (const auto& [cause, cycles] : path.waitCyclesByCause) {
+    auto tip = causeTips.find(cause);
+    addRow(waiting, QString::fromStdString(cause), share(cycles), tip != causeTips.end() ? tip->second : QString());
   }
+  running->setExpanded(true);
+  waiting->setExpanded(true);
+  QTreeWidgetItem* pathTasks = addRow(pathItem, tr("Tasks"), tr("%1, first to last (activate to select)").arg(path.tasks.size()));
+  for (const CriticalPathStep& step : path.steps) {
+    const Bound& bound = report.taskBounds.at(static_cast<std::size_t>(step.task));
+    QString waits;
+    for (const auto& [cause, cycles] : step.waitCycles)
+      waits += (waits.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(cause) + QLatin1Char(' ') +
+               time(static_cast<double>(cycles));
+    const QString after = step.after == kNoId ? QString() : tr(" (task %1)").arg(step.after);
+    linkTask(addRow(pathTasks, tr("task %1").arg(step.task),
+                    tr("%1, running %2; waited for %3%4%5")
+                        .arg(QString::fromStdString(bound.kind), time(static_cast<double>(step.runningCycles)),
+                             QString::fromStdString(step.waitedFor), after,
+                             waits.isEmpty() ? QString() : QStringLiteral(": ") + waits),
+                    QString::fromStdString(bound.evidence)),
+             step.task);
+  }
+  pathTasks->setExpanded(path.steps.size() <= 8);  // a short path's causes are worth reading at once
   pathItem->setExpanded(true);
 
   // Core types.

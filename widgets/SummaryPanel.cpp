@@ -243,6 +243,19 @@ void SummaryPanel::addRunDetails(QVBoxLayout* layout) {
                          .arg(run.programs == 1 ? tr("1 program") : tr("%1 programs").arg(run.programs))
                          .arg(run.dependencies);
     addLabel(layout, coloured(counts, secondary), counts);
+    if (!run.bound.empty()) {
+      // What bounds the run, and where its critical path's time went (the Health tab has the rest).
+      QStringList waits;
+      for (const auto& [cause, us] : run.pathWaitsUs) waits << tr("%1 %2").arg(QString::fromStdString(cause), durationUs(us));
+      const QString path = tr("critical path: running %1; waiting %2")
+                               .arg(durationUs(run.pathRunningUs), waits.isEmpty() ? tr("not at all") : waits.join(QStringLiteral(", ")));
+      const QString bound = QString::fromStdString(run.bound);
+      auto* label = addLabel(layout,
+                             QStringLiteral("<b>%1</b> ").arg(tr("%1-bound").arg(bound).toHtmlEscaped()) +
+                                 coloured(path, secondary),
+                             tr("%1-bound; %2").arg(bound, path));
+      label->setWordWrap(true);
+    }
   }
 
   if (!run.precisionSkipped.empty()) {

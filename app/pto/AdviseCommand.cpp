@@ -50,9 +50,16 @@ void printAdvice(const std::string& project, const Advice& advice) {
         suggestion.kernelEdit ? "kernel edit: " + suggestion.kernelEdit->file + ":" + std::to_string(suggestion.kernelEdit->line) +
                                     ": " + suggestion.kernelEdit->before + " -> " + suggestion.kernelEdit->after
                               : "patch: " + suggestion.patch.dump();
-    std::printf("\n%s\n  %s\n  predicted %.1f us (%+.1f %%)\n  how sure: %s\n  why: %s\n  %s\n  tried:",
+    std::string estimate;
+    if (suggestion.estimatedUs && suggestion.baselineUs > 0) {
+      char text[80];
+      std::snprintf(text, sizeof text, "; the rule's estimate %.1f us (%+.1f %%)", *suggestion.estimatedUs,
+                    100.0 * (*suggestion.estimatedUs / suggestion.baselineUs - 1.0));
+      estimate = text;
+    }
+    std::printf("\n%s\n  %s\n  predicted %.1f us (%+.1f %%)%s\n  how sure: %s\n  why: %s\n  %s\n  tried:",
                 suggestion.id.c_str(), suggestion.title.c_str(), suggestion.predictedUs, -100.0 * suggestion.gain(),
-                suggestion.confidence.c_str(), suggestion.evidence.c_str(), change.c_str());
+                estimate.c_str(), suggestion.confidence.c_str(), suggestion.evidence.c_str(), change.c_str());
     for (const auto& [value, us] : suggestion.tried) std::printf(" %s -> %.1f us;", value.c_str(), us);
     std::printf("\n");
   }

@@ -78,8 +78,14 @@ void printReport(const std::string& project, const HealthReport& report, int sub
                 time(static_cast<double>(type.maxDispatchLatency)).c_str());
   }
   const CriticalPathHealth& path = report.criticalPath;
-  std::printf("critical path   %zu tasks: running %s, waiting %s of %s\n", path.tasks.size(),
-              time(static_cast<double>(path.busyCycles)).c_str(), time(static_cast<double>(path.waitCycles)).c_str(),
+  auto split = [&](const std::map<std::string, std::int64_t>& cycles) {
+    std::string parts;
+    for (const auto& [key, count] : cycles) parts += (parts.empty() ? "" : ", ") + key + " " + time(static_cast<double>(count));
+    return parts.empty() ? parts : " (" + parts + ")";
+  };
+  std::printf("critical path   %zu tasks: running %s%s, waiting %s%s of %s\n", path.tasks.size(),
+              time(static_cast<double>(path.busyCycles)).c_str(), split(path.runningCyclesByClass).c_str(),
+              time(static_cast<double>(path.waitCycles)).c_str(), split(path.waitCyclesByCause).c_str(),
               time(static_cast<double>(path.lengthCycles)).c_str());
 
   std::printf("\nwaves (labels by busy time)\n");

@@ -873,6 +873,7 @@ void MainWindow::onRunFinished(ProjectRunOutcome outcome) {
   if (run.result) {
     RunSummary summary = m_previousRun ? summarizeRun(*run.result, run.projectName, *m_previousRun)
                                        : summarizeRun(*run.result, run.projectName);
+    if (run.health) addHealth(summary, *run.health);
     m_summary->setRun(summary, run.trace);
     m_previousRun = summary;
   }

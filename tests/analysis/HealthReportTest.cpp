@@ -3,6 +3,8 @@
 // expected figure is worked out in the comments from the task records alone.
 #include "analysis/HealthReport.h"
 
+#include "HandTaskRecord.h"
+
 #include <gtest/gtest.h>
 
 namespace pto::testing {
@@ -10,18 +12,10 @@ namespace {
 
 constexpr std::size_t kUb = static_cast<std::size_t>(MemoryKind::UB);
 
+// Completion 5 cycles after the end, then resolve 5.
 TaskRecord record(TaskId task, CoreType type, int core, std::int64_t ready, std::int64_t dispatch, std::int64_t start,
                   std::int64_t end, std::vector<PipeInterval> pipes) {
-  TaskRecord r;
-  r.task = task;
-  r.core = CoreId{type, core};
-  r.readyCycle = ready;
-  r.dispatchCycle = dispatch;
-  r.startCycle = start;
-  r.endCycle = end;
-  r.resolvedCycle = end + 10;
-  r.pipes = std::move(pipes);
-  return r;
+  return handTaskRecord(task, CoreId{type, core}, {ready, dispatch, start, end, end + 5, end + 10}, std::move(pipes));
 }
 
 class HealthReportTest : public ::testing::Test {
@@ -211,6 +205,18 @@ TEST_F(HealthReportTest, WavesAndTheCriticalPath) {
   EXPECT_EQ(path.busyCycles, 100 + 30 + 110);
   EXPECT_EQ(path.waitCycles, 10 + 30 + 20);  // before T0, T0 -> T3, T3 -> T4
   EXPECT_EQ(path.cyclesByClass.at("scheduling"), 30 + 60);  // T3 itself plus the waits
+  // Each producer made its consumer ready when it resolved, 10 cycles after its end ("data"); T3 then waited
+  // [120, 130) with both vector cores idle and its landing [130, 140), T4 only its landing; T0 its landing.
+  ASSERT_EQ(path.steps.size(), 3u);
+  EXPECT_EQ(path.steps[0].waitedFor, "submission");
+  EXPECT_EQ(path.steps[1].waitedFor, "data");
+  EXPECT_EQ(path.steps[1].after, 0);
+  EXPECT_EQ(path.steps[2].waitedFor, "data");
+  EXPECT_EQ(path.steps[2].after, 3);
+  EXPECT_EQ(path.steps[1].waitCycles, (std::map<std::string, std::int64_t>{{"data", 10}, {"scheduling", 20}}));
+  EXPECT_EQ(path.waitCyclesByCause, (std::map<std::string, std::int64_t>{{"data", 20}, {"scheduling", 40}}));
+  EXPECT_EQ(path.runningCyclesByClass,
+            (std::map<std::string, std::int64_t>{{"CUBE", 100}, {"VECTOR", 110}, {"scheduling", 30}}));
   EXPECT_EQ(health.bound.kind, "VECTOR");  // 110 against CUBE 100 and scheduling 90
 }
 

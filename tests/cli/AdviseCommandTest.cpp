@@ -88,6 +88,26 @@ TEST(AdviseCommand, ARaggedLastWaveOnTheCriticalPathGetsAnotherMergeCount) {
   EXPECT_LT(tail["predicted_us"].get<double>(), advice["baseline_us"].get<double>());
 }
 
+// Issue 32 item 7's reproduction: 64 cube tasks on 24 cube cores, 2.67 waves. The advice is a cube tile that
+// fills the waves, estimated by the wave arithmetic and simulated; applied, it pays what was simulated.
+TEST(AdviseCommand, APartialLastWaveOfCubeTasksGetsATileThatFillsTheWaves) {
+  const fs::path project = fs::temp_directory_path() / ("pto-advise-" + std::to_string(::getpid())) / "uneven-waves";
+  fs::remove_all(project);
+  fs::create_directories(project.parent_path());
+  fs::copy(fs::path(PTO_SOURCE_DIR) / "tests/data/advisor/uneven-waves", project, fs::copy_options::recursive);
+  const nlohmann::json advice = runPtoJson("advise '" + project.string() + "'");
+  EXPECT_EQ(advice["bound"], "occupancy");
+  const nlohmann::json suggestion = suggestionOf(advice, "uneven-waves:tall");
+  ASSERT_TRUE(suggestion.is_object()) << advice.dump(2);
+  EXPECT_EQ(suggestion["patch"][0]["path"], "/tile_settings");
+  EXPECT_TRUE(suggestion.contains("estimated_us"));
+  EXPECT_LT(suggestion["estimated_us"].get<double>(), advice["baseline_us"].get<double>());
+  applyAndCheck(project, suggestion, advice["baseline_us"]);
+  // Applied: the waves are full but for a task or so, and the rule has nothing more to say.
+  const nlohmann::json again = runPtoJson("advise '" + project.string() + "'");
+  EXPECT_TRUE(suggestionOf(again, "uneven-waves:tall").is_null()) << again.dump(2);
+}
+
 TEST(AdviseCommand, AKernelWithoutASymptomGetsNoSuggestion) {
   const nlohmann::json advice = runPtoJson("advise '" + (kExamples / "matmul").string() + "'");
   EXPECT_TRUE(advice["suggestions"].empty()) << advice.dump(2);

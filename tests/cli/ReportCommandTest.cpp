@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+
 namespace pto::test {
 namespace {
 
@@ -63,6 +67,68 @@ TEST(ReportCommand, TheL1ReuseStepShowsItsRaggedCubeWaveAndAgreesWithRun) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("bound: scheduling, from the critical path"), std::string::npos) << text.out;
+}
+
+// The reproduction of issue 32 item 7: 64 independent cube tasks of about 24 us (a2's 128-row blocks of a
+// [8192, 4096] x [4096, 128] product) on 24 cube cores. The last task was ready at once but waited two waves
+// for a core: the path runs back through the tasks that held its core, and the run is occupancy-bound. The
+// reference is the swimlane `pto run --trace` writes: where and how long each task ran.
+TEST(ReportCommand, TasksWaitingForBusyCubeCoresMakeTheRunOccupancyBound) {
+  const std::string project = std::string(PTO_SOURCE_DIR) + "/tests/data/advisor/uneven-waves";
+  const nlohmann::json health = runPtoJson("report '" + project + "' --no-record");
+  ASSERT_TRUE(health.is_object());
+  EXPECT_EQ(health["bound"]["class"], "occupancy") << health["bound"].dump();
+  const std::string evidence = health["bound"]["evidence"];
+  EXPECT_NE(evidence.find("for a free AIC core: 'tall' 64 tasks on 24 cores make 2.67 waves, the last with 16 of 24 "
+                          "cores busy"),
+            std::string::npos)
+      << evidence;
+
+  const auto& path = health["critical_path"];
+  const std::int64_t length = path["length_cycles"];
+  ASSERT_EQ(path["steps"].size(), 3u) << path.dump();
+  EXPECT_EQ(path["steps"][0]["waited_for"], "submission");
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(path["steps"][i]["waited_for"], "core");
+    EXPECT_EQ(path["steps"][i]["after"], path["steps"][i - 1]["task"]);
+    EXPECT_EQ(path["steps"][i]["cause"], "core");
+  }
+  std::int64_t byCause = 0, byClass = 0, running = 0;
+  for (const auto& [cause, cycles] : path["wait_cycles_by_cause"].items()) byCause += cycles.get<std::int64_t>();
+  for (const auto& [kind, cycles] : path["cycles_by_class"].items()) byClass += cycles.get<std::int64_t>();
+  for (const auto& [kind, cycles] : path["running_cycles_by_class"].items()) running += cycles.get<std::int64_t>();
+  EXPECT_EQ(byCause, path["wait_cycles"].get<std::int64_t>());
+  EXPECT_EQ(running, path["busy_cycles"].get<std::int64_t>());
+  EXPECT_EQ(byClass, length);
+  EXPECT_EQ(running + byCause, length);
+
+  // The swimlane: the path's tasks ran one after the other on one cube core; the last one's running is the
+  // path's, and the first two's running is the core wait (every core was busy while they ran: all 64 tasks
+  // were ready from the start). Times are in microseconds with 3 decimals: a cycle or two of rounding.
+  const std::filesystem::path trace = std::filesystem::temp_directory_path() / ("pto-report-waves-" + std::to_string(::getpid()) + ".json");
+  Result ran = runPto("run '" + project + "' --no-check --no-record --trace '" + trace.string() + "'");
+  ASSERT_EQ(ran.exitCode, 0) << ran.err;
+  const nlohmann::json swimlane = nlohmann::json::parse(slurp(trace));
+  std::filesystem::remove(trace);
+  std::map<std::int64_t, nlohmann::json> slices;
+  for (const auto& event : swimlane["traceEvents"])
+    if (event["ph"] == "X" && event["args"].contains("taskId")) slices[event["args"]["taskId"].get<std::int64_t>()] = event;
+  const double cyclesPerUs = health["clock_ghz"].get<double>() * 1000.0;
+  std::vector<nlohmann::json> onPath;
+  for (const auto& step : path["steps"]) onPath.push_back(slices.at(step["task"].get<std::int64_t>()));
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(onPath[i]["tid"], onPath[0]["tid"]);
+    EXPECT_GE(onPath[i]["ts"].get<double>(), onPath[i - 1]["ts"].get<double>() + onPath[i - 1]["dur"].get<double>());
+  }
+  EXPECT_NEAR(static_cast<double>(running), onPath[2]["dur"].get<double>() * cyclesPerUs, 3.0);
+  const double holders = (onPath[0]["dur"].get<double>() + onPath[1]["dur"].get<double>()) * cyclesPerUs;
+  EXPECT_NEAR(path["wait_cycles_by_cause"]["core"].get<double>(), holders, 6.0);
+
+  Result text = runPto("report '" + project + "' --no-record");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("bound: occupancy, from the critical path (3 tasks"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("critical path   3 tasks: running"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(core "), std::string::npos) << text.out;
 }
 
 TEST(ReportCommand, AMissingProjectIsAnErrorNamingIt) {

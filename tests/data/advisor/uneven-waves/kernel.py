@@ -1,0 +1,15 @@
+"""A tall matrix product whose 128-row output blocks make 64 independent cube
+tasks: on a2's 24 cube cores that is 2.67 waves, the last with 16 of 24 cores
+busy (advisor test: uneven-waves; report test: an occupancy-bound run)."""
+import pypto
+
+M, K, N = 8192, 4096, 128
+
+
+@pypto.frontend.jit
+def tall_matmul(a: pypto.Tensor((M, K), pypto.DT_FP16),
+                b: pypto.Tensor((K, N), pypto.DT_FP16),
+                c: pypto.Tensor((M, N), pypto.DT_FP32)):
+    pypto.set_cube_tile_shapes([128, 128], [128, 512], [128, 128])
+    pypto.set_semantic_label("tall")
+    c[:] = pypto.matmul(a, b, pypto.DT_FP32)
