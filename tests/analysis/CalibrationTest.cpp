@@ -185,6 +185,34 @@ TEST(MeasuredTraceReader, AProfileTaskEndingBeforeItStartsIsAnErrorAtItsPlace) {
   fs::remove_all(folder);
 }
 
+// PyPTO's merged_swimlane.json as draw_swim_lane.py writes it with
+// --label_type=1: lanes "AIC_<n>"/"AIV_<n>" at tid 1000 + 2n, names
+// "seq-func-op-rootIdx-psgId(label)", a "Fake Core_0" lane for tasks the
+// topology lists but the profile lacks.
+TEST(MeasuredTraceReader, ReadsPyptosMergedSwimlaneAndCountsItsFakeTasksAsMissing) {
+  const fs::path file = fs::temp_directory_path() / ("merged_swimlane-" + std::to_string(std::random_device{}()) + ".json");
+  std::ofstream(file) << R"json({"traceEvents": [
+    {"args": {"name": "Machine View"}, "cat": "__metadata", "name": "process_name", "ph": "M", "pid": 1},
+    {"args": {"name": "Fake Core_0"}, "cat": "__metadata", "name": "thread_name", "ph": "M", "pid": 1, "tid": 1000},
+    {"args": {"name": "AIV_25"}, "cat": "__metadata", "name": "thread_name", "ph": "M", "pid": 1, "tid": 1050},
+    {"args": {"event-hint": "Task:[1-0-0]", "color": "softmax", "taskId": 0, "seqNo": 1}, "cat": "event", "id": 0,
+     "name": "1-0-0-0-3(softmax)", "ph": "X", "pid": 1, "tid": 1050, "ts": 20.0, "dur": 1.5},
+    {"args": {"color": "softmax", "taskId": 1, "seqNo": 1}, "cat": "event", "id": 1,
+     "name": "1-0-1-0-3(softmax)", "ph": "X", "pid": 1, "tid": 1000, "ts": 19.0, "dur": 1.0}]})json";
+  DiagnosticEngine diags;
+  auto trace = readMeasuredTrace(file, {}, diags);
+  ASSERT_TRUE(trace) << diags.printed();
+  EXPECT_EQ(trace->format, MeasuredFormat::ChromeTrace);
+  ASSERT_EQ(trace->tasks.size(), 1u);
+  EXPECT_EQ(trace->tasks[0].label, "softmax");
+  EXPECT_EQ(trace->tasks[0].subgraph, 3);
+  EXPECT_EQ(trace->tasks[0].seq, 1);
+  EXPECT_EQ(trace->tasks[0].lane, "AIV_25");
+  EXPECT_DOUBLE_EQ(trace->tasks[0].durUs(), 1.5);
+  EXPECT_EQ(trace->missingFromProfile, std::vector<std::string>{"1-1"});
+  fs::remove(file);
+}
+
 TEST(CalibrationParameters, ScaleTheirFigureAndRoundCyclesToIntegers) {
   nlohmann::ordered_json machine = {{"scheduler", {{"dispatch_cycles", 200}}},
                                     {"paths", {{"gm_to_l1", {{"peak_gib_per_s", 135.0}}}}}};
