@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -186,6 +187,7 @@ constexpr double kShortestUs = 1e-3;
 // makespan off by 2 % count as one unit each.
 constexpr double kDurationScale = 0.05;
 constexpr double kMakespanScale = 0.02;
+constexpr std::size_t kListedMismatches = 10;
 
 // The objective's terms for one trace (Calibration.h), each divided by its
 // scale and weighted so that the trace's terms sum to its objective. Within
@@ -384,6 +386,62 @@ TaskMatch matchTasks(const MeasuredTrace& measured, const std::vector<SimulatedT
   return *best;
 }
 
+std::vector<SimulatedTaskIdentity> simulatedTaskIdentities(const Compilation& compilation, const Simulation& simulation) {
+  // The labels as the swimlane names them (a subgraph's representative op).
+  const trace::Trace swimlane = simulationTrace(compilation, simulation);
+  std::vector<SimulatedTaskIdentity> identities(compilation.tasks.tasks.size());
+  for (const Task& task : compilation.tasks.tasks) {
+    SimulatedTaskIdentity& identity = identities[static_cast<std::size_t>(task.id)];
+    identity.subgraph = task.subgraph;
+    identity.label = std::string(swimlane.str(swimlane.tasks()[static_cast<std::size_t>(task.id)].label));
+    identity.loop = loopIndicesText(task.loopIndices);
+    identity.seq = simulation.schedule.tasks[static_cast<std::size_t>(task.id)].deviceTask;
+  }
+  return identities;
+}
+
+std::vector<TaskMismatch> taskMismatches(const MeasuredTrace& measured, const TaskMatch& match, const Simulation& simulation) {
+  std::vector<TaskMismatch> mismatches;
+  const double usPerCycle = 1.0 / (simulation.clockGHz * 1000.0);
+  for (const auto& [m, s] : match.pairs) {
+    const TaskRecord& record = simulation.schedule.tasks[s];
+    TaskMismatch mismatch;
+    mismatch.measured = m;
+    mismatch.simulated = s;
+    mismatch.measuredUs = measured.tasks[m].durUs();
+    mismatch.simulatedUs = static_cast<double>(record.endCycle - record.startCycle) * usPerCycle;
+    mismatch.error = std::max(mismatch.measuredUs, kShortestUs) / std::max(mismatch.simulatedUs, kShortestUs) - 1.0;
+    mismatches.push_back(mismatch);
+  }
+  // Largest first by |log ratio|: twice too long and half too long weigh alike.
+  std::stable_sort(mismatches.begin(), mismatches.end(), [](const TaskMismatch& a, const TaskMismatch& b) {
+    return std::abs(std::log1p(a.error)) > std::abs(std::log1p(b.error));
+  });
+  return mismatches;
+}
+
+std::optional<MeasuredRunComparison> compareWithMeasured(const fs::path& file, const MeasuredTraceOptions& options,
+                                                         const Compilation& compilation, const Simulation& simulation,
+                                                         const std::string& projectName, DiagnosticEngine& diags) {
+  auto measured = readMeasuredTrace(file, options, diags);
+  if (!measured) return std::nullopt;
+  MeasuredRunComparison comparison;
+  comparison.measured = std::move(*measured);
+  const std::vector<SimulatedTaskIdentity> identities = simulatedTaskIdentities(compilation, simulation);
+  const PairedTrace paired = pairedTrace(comparison.measured, matchTasks(comparison.measured, identities), false, identities);
+  if (!checkPairing(paired, identities, projectName, /*partial=*/true, diags)) return std::nullopt;
+  comparison.match = paired.match;
+  comparison.error = errorOf(paired, simulatedTimes(paired, simulation.schedule, simulation.clockGHz));
+  comparison.mismatches = taskMismatches(comparison.measured, comparison.match, simulation);
+  comparison.errorOfTask.assign(comparison.measured.tasks.size(), std::numeric_limits<double>::quiet_NaN());
+  comparison.simulatedOf.assign(comparison.measured.tasks.size(), MeasuredRunComparison::kNoPair);
+  for (const TaskMismatch& mismatch : comparison.mismatches) {
+    comparison.errorOfTask[mismatch.measured] = mismatch.error;
+    comparison.simulatedOf[mismatch.measured] = mismatch.simulated;
+  }
+  return comparison;
+}
+
 std::vector<bool> defaultHoldOut(std::size_t traceCount) {
   std::vector<bool> heldOut(traceCount, false);
   if (traceCount >= 2) heldOut.back() = true;
@@ -450,16 +508,7 @@ std::optional<CalibrationResult> calibrate(const CalibrationInput& input, const 
   auto baseline = simulateWith(ones, diags);
   if (!baseline) return std::nullopt;
 
-  // Identities of the simulated tasks, as the swimlane names them.
-  const trace::Trace baselineTrace = simulationTrace(*input.compilation, *baseline);
-  std::vector<SimulatedTaskIdentity> identities(input.compilation->tasks.tasks.size());
-  for (const Task& task : input.compilation->tasks.tasks) {
-    SimulatedTaskIdentity& identity = identities[static_cast<std::size_t>(task.id)];
-    identity.subgraph = task.subgraph;
-    identity.label = std::string(baselineTrace.str(baselineTrace.tasks()[static_cast<std::size_t>(task.id)].label));
-    identity.loop = loopIndicesText(task.loopIndices);
-    identity.seq = baseline->schedule.tasks[static_cast<std::size_t>(task.id)].deviceTask;
-  }
+  const std::vector<SimulatedTaskIdentity> identities = simulatedTaskIdentities(*input.compilation, *baseline);
 
   std::vector<PairedTrace> paired;
   bool ok = true;
@@ -563,6 +612,9 @@ std::optional<CalibrationResult> calibrate(const CalibrationInput& input, const 
     fit.before = errorOf(trace, simulatedTimes(trace, baseline->schedule, baseline->clockGHz));
     fit.after = errorOf(trace, simulatedTimes(trace, calibrated->schedule, calibrated->clockGHz));
     fit.notes = trace.trace->notes;
+    fit.largestMismatches = taskMismatches(*trace.trace, trace.match, *calibrated);
+    if (fit.largestMismatches.size() > kListedMismatches) fit.largestMismatches.resize(kListedMismatches);
+    for (const TaskMismatch& mismatch : fit.largestMismatches) fit.largestMismatchTasks.push_back(trace.trace->tasks[mismatch.measured]);
     result.traces.push_back(std::move(fit));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -605,6 +657,23 @@ std::optional<CalibrationResult> calibrate(const CalibrationInput& input, const 
   return result;
 }
 
+nlohmann::ordered_json mismatchesJson(const TraceFit& trace) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < trace.largestMismatches.size(); ++i) {
+    const TaskMismatch& mismatch = trace.largestMismatches[i];
+    const MeasuredTask& task = trace.largestMismatchTasks[i];
+    list.push_back({{"seq", task.seq},
+                    {"task_id", task.taskId},
+                    {"label", task.label},
+                    {"lane", task.lane},
+                    {"simulated_task", mismatch.simulated},
+                    {"measured_us", mismatch.measuredUs},
+                    {"simulated_us", mismatch.simulatedUs},
+                    {"error", mismatch.error}});
+  }
+  return list;
+}
+
 nlohmann::ordered_json calibrationResultJson(const CalibrationResult& result) {
   nlohmann::ordered_json json;
   json["parameters"] = nlohmann::ordered_json::array();
@@ -630,7 +699,8 @@ nlohmann::ordered_json calibrationResultJson(const CalibrationResult& result) {
                               {"tasks", trace.tasks},
                               {"before", errorJson(trace.before)},
                               {"after", errorJson(trace.after)},
-                              {"notes", trace.notes}});
+                              {"notes", trace.notes},
+                              {"largest_mismatches", mismatchesJson(trace)}});
   json["residual"] = {{"fit", residualJson(result.traces, false)}, {"held_out", residualJson(result.traces, true)}};
   json["simulations"] = result.simulations;
   json["seconds"] = result.seconds;

@@ -36,6 +36,7 @@
 
 #include "analysis/CalibrationParameters.h"
 #include "analysis/MeasuredTrace.h"
+#include "analysis/Simulation.h"
 #include "compiler/passes/Pipeline.h"
 #include "npusim/TimingRun.h"
 
@@ -70,6 +71,19 @@ struct TaskMatch {
 };
 TaskMatch matchTasks(const MeasuredTrace& measured, const std::vector<SimulatedTaskIdentity>& simulated);
 
+// The identity of every task of a simulated run, by task id.
+std::vector<SimulatedTaskIdentity> simulatedTaskIdentities(const Compilation& compilation, const Simulation& simulation);
+
+// One paired task's durations on the chip and in the simulation.
+struct TaskMismatch {
+  std::size_t measured = 0;   // index into MeasuredTrace::tasks
+  std::size_t simulated = 0;  // task id
+  double measuredUs = 0.0, simulatedUs = 0.0;
+  double error = 0.0;  // measured / simulated - 1
+};
+// Every pair of `match`, the largest mismatch (by |log(measured / simulated)|) first.
+std::vector<TaskMismatch> taskMismatches(const MeasuredTrace& measured, const TaskMatch& match, const Simulation& simulation);
+
 struct CalibrationInput {
   std::string projectName;
   const Compilation* compilation = nullptr;  // compiled once, on the base machine
@@ -100,6 +114,24 @@ struct TraceError {
   double simulatedMakespanUs = 0.0;
 };
 
+// A measured trace against one simulated run, for the IDE's view of both
+// swimlanes: every task's error and the pairs, largest mismatch first.
+struct MeasuredRunComparison {
+  MeasuredTrace measured;
+  TaskMatch match;
+  std::vector<TaskMismatch> mismatches;  // every pair, the largest mismatch first
+  std::vector<double> errorOfTask;       // by measured task: measured / simulated - 1, NaN when unpaired
+  std::vector<std::size_t> simulatedOf;  // by measured task: the task id, kNoPair when unpaired
+  TraceError error;
+  static constexpr std::size_t kNoPair = ~std::size_t{0};
+};
+// nullopt with the calibration's message when the trace cannot be read or
+// is another kernel's; missing or extra tasks are left unpaired, not refused.
+std::optional<MeasuredRunComparison> compareWithMeasured(const std::filesystem::path& file,
+                                                         const MeasuredTraceOptions& options,
+                                                         const Compilation& compilation, const Simulation& simulation,
+                                                         const std::string& projectName, DiagnosticEngine& diags);
+
 struct TraceFit {
   std::filesystem::path file;
   std::string format;
@@ -108,6 +140,9 @@ struct TraceFit {
   std::size_t tasks = 0;  // pairs
   TraceError before, after;
   std::vector<std::string> notes;
+  // The ten largest mismatches on the calibrated machine, largest first, and their measured tasks.
+  std::vector<TaskMismatch> largestMismatches;
+  std::vector<MeasuredTask> largestMismatchTasks;
 };
 
 struct ParameterFit {
@@ -133,8 +168,8 @@ struct CalibrationResult {
 std::optional<CalibrationResult> calibrate(const CalibrationInput& input, const CalibrationOptions& options,
                                            DiagnosticEngine& diags);
 
-// `pto calibrate --json`: {machine_file?, base_machine, parameters[], traces[], simulations, seconds,
-// simulations_per_second, objective_before, objective_after, converged}.
+// `pto calibrate --json`: {parameters[], traces[] (each with largest_mismatches[]), residual,
+// simulations, seconds, simulations_per_second, objective_before, objective_after, converged}.
 nlohmann::ordered_json calibrationResultJson(const CalibrationResult& result);
 
 // "a2" -> "a2-calibrated", "a2-calibrated" -> "a2-calibrated".

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -250,6 +251,33 @@ std::optional<MeasuredTrace> readL1Profile(const fs::path& file, const MeasuredT
 
 std::string_view name(MeasuredFormat format) {
   return format == MeasuredFormat::ChromeTrace ? "chrome-trace" : "pypto-l1-prof";
+}
+
+trace::Trace swimlaneOf(const MeasuredTrace& measured) {
+  trace::Trace swimlane;
+  std::map<std::string, trace::LaneIndex> lanes;
+  for (const MeasuredTask& task : measured.tasks)
+    if (!lanes.count(task.lane)) lanes[task.lane] = swimlane.addLane(task.lane, 0);
+  swimlane.reserveTasks(measured.tasks.size(), 0);
+  const trace::StringId loopKey = swimlane.intern("loop");
+  for (const MeasuredTask& task : measured.tasks) {
+    trace::Task entry;
+    entry.id = task.taskId;
+    entry.seq = static_cast<std::int32_t>(task.seq);
+    entry.subgraph = task.subgraph;
+    entry.label = swimlane.intern(task.label);
+    entry.name = swimlane.intern((task.label.empty() ? std::string("task") : task.label) + " (" + std::to_string(task.seq) +
+                                 "-" + std::to_string(task.taskId) + ")");
+    entry.startNs = std::llround(task.startUs * 1000.0);
+    entry.endNs = std::llround(task.endUs * 1000.0);
+    entry.dispatchNs = entry.startNs;
+    entry.lane = lanes.at(task.lane);
+    std::vector<trace::TaskArg> args;
+    if (!task.loop.empty()) args.push_back({loopKey, swimlane.intern(task.loop), false});
+    swimlane.addTask(entry, {}, args);
+  }
+  swimlane.finalize();
+  return swimlane;
 }
 
 double pyptoCounterMHzFor(const std::string& machineName) { return machineName.rfind("950", 0) == 0 ? 1000.0 : 50.0; }

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "core/Diagnostics.h"
+#include "runtime/trace/Trace.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -67,6 +68,10 @@ struct MeasuredTraceOptions {
 // when the file cannot be read or holds no tasks.
 std::optional<MeasuredTrace> readMeasuredTrace(const std::filesystem::path& file, const MeasuredTraceOptions& options,
                                                DiagnosticEngine& diags);
+
+// The measured tasks as a swimlane (lanes by name, task i = tasks[i]; no
+// dependencies), for views that draw it beside a simulated run.
+trace::Trace swimlaneOf(const MeasuredTrace& measured);
 
 // The profiling counter's rate PyPTO uses for a machine (by its name: 950*
 // is DAV_3510 at 1000 MHz, everything else DAV_2201 at 50 MHz).

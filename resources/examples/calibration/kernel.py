@@ -4,7 +4,7 @@ held by one machine figure.
 matmul:  four cube tasks, few enough that their GM->L1 copy engines, not HBM, set their time.
 stream:  32 vector tasks of 8 merged tiles each, together moving 24 MiB: HBM bandwidth.
 compute: eight vector tasks of heavy arithmetic on small data: the vector unit's rate.
-tiny:    512 vector tasks with almost nothing to do: the AICPU's dispatch cost.
+tiny:    256 vector tasks with almost nothing to do: the AICPU's dispatch cost.
 """
 import pypto
 
