@@ -92,6 +92,9 @@ struct Perturbation {
   std::map<std::string, double> factors;
 };
 
+// The test's name in ctest's list, instead of the parameter's bytes.
+void PrintTo(const Perturbation& perturbation, std::ostream* out) { *out << perturbation.name; }
+
 class CalibrateRecovers : public ::testing::TestWithParam<Perturbation> {};
 
 TEST_P(CalibrateRecovers, EveryFactorWithinFivePercentAndTheMachineReproducesTheTrace) {
