@@ -385,7 +385,7 @@ std::optional<VariantRun> simulateVariant(const TracedProject& traced, const Ope
   std::vector<HostTensor> arguments;  // timing mode reads no data
   auto simulation = simulate(compiled->compilation, arguments, request, diags);
   if (!simulation) return std::nullopt;
-  return VariantRun{std::move(*compiled), std::move(*simulation), std::move(*machine)};
+  return VariantRun{std::move(*compiled), std::move(*simulation), std::move(*machine), *runtime};
 }
 
 struct VariantSimulator::State {

@@ -132,6 +132,7 @@ struct VariantRun {
   CompileResult compiled;
   Simulation simulation;
   MachineDescription machine;
+  TimingRunOptions runtime;  // the project's runtime_options as simulated: what a re-simulation must repeat
 };
 // `variant` is `traced.project` with other tile_settings, pass_options,
 // runtime_options, partition_overrides or machine (what the trace does not

@@ -19,9 +19,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 13> kTopLevelKeys = {
-    "schema_version", "description", "notes",  "sources", "cores",         "clock_ghz", "scheduler",
-    "buffers",        "paths",       "cube",   "vector",  "global_memory", "l2_cache"};
+// "calibration" is the provenance `pto calibrate` writes (traces, factors,
+// residuals): kept for the reader of the file, not read by the simulator.
+constexpr std::array<std::string_view, 14> kTopLevelKeys = {
+    "schema_version", "description", "notes",  "sources",       "cores",    "clock_ghz",  "scheduler",
+    "buffers",        "paths",       "cube",   "vector",        "global_memory", "l2_cache", "calibration"};
 constexpr std::array<std::string_view, 2> kCoreKeys = {"aic", "aiv"};
 constexpr std::array<std::string_view, 6> kSchedulerKeys = {"aicpu_count",       "dispatch_cycles",
                                                             "resolve_cycles",    "completion_cycles",

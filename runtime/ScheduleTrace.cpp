@@ -45,6 +45,12 @@ struct SubgraphFacts {
 
 } // namespace
 
+std::string loopIndicesText(const std::vector<std::pair<std::string, std::int64_t>>& loopIndices) {
+  std::string text;
+  for (const auto& [symbol, value] : loopIndices) text += (text.empty() ? "" : ", ") + symbol + "=" + std::to_string(value);
+  return text;
+}
+
 trace::Trace traceFromSchedule(const ScheduleTraceInput& input) {
   trace::Trace trace;
   const double nsPerCycle = 1.0 / input.clockGHz;
@@ -82,6 +88,8 @@ trace::Trace traceFromSchedule(const ScheduleTraceInput& input) {
   trace.reserveTasks(input.tasks.tasks.size(), edges);
 
   std::vector<trace::PipeInterval> pipes;
+  std::vector<trace::TaskArg> args;
+  const trace::StringId loopKey = trace.intern("loop");
   for (const TaskRecord& record : input.schedule.tasks) {
     const Task& task = input.tasks.tasks.at(static_cast<std::size_t>(record.task));
     const SubgraphFacts& fact = facts.at(static_cast<std::size_t>(task.subgraph));
@@ -103,7 +111,11 @@ trace::Trace traceFromSchedule(const ScheduleTraceInput& input) {
     pipes.clear();
     for (const PipeInterval& interval : record.pipes)
       pipes.push_back({toNs(interval.startCycle), toNs(interval.endCycle), trace.intern(interval.pipe)});
-    trace.addTask(entry, pipes);
+    // The loop iteration is part of a task's identity: `pto calibrate` pairs
+    // a measured task with a simulated one by subgraph, label and loop.
+    args.clear();
+    if (!task.loopIndices.empty()) args.push_back({loopKey, trace.intern(loopIndicesText(task.loopIndices)), false});
+    trace.addTask(entry, pipes, args);
   }
   // Trace indices equal task ids: the schedule lists every task by id.
   for (const Task& task : input.tasks.tasks)

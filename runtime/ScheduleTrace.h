@@ -14,6 +14,8 @@
 //               does its work; its semantic label names the task.
 //   inputs/outputs  the GM regions it reads and writes, "x[0:4, 64:128]".
 //   predecessors    the Execute graph's dependency edges.
+//   args.loop   the task's loop indices, "i=3, j=0" (outermost first), when
+//               its subgraph runs in a loop.
 // Counters ReadyCount_AIC / _AIV / _Total sample the ready queues.
 //
 // Times are rounded to whole nanoseconds; rounding is monotonic, so a
@@ -41,6 +43,9 @@ struct ScheduleTraceInput {
 };
 
 trace::Trace traceFromSchedule(const ScheduleTraceInput& input);
+
+// "i=3, j=0": a task's loop indices, outermost first ("" outside loops).
+std::string loopIndicesText(const std::vector<std::pair<std::string, std::int64_t>>& loopIndices);
 
 // "x[0:4, 64:128]": a task's GM region, named by its storage tensor.
 std::string concreteRegionString(const TensorGraph& graph, const ConcreteRegion& region);

@@ -109,6 +109,17 @@ if wanted runs.png; then
   "$pto" apply "$work/$history" --patch "$work/retile.json" >/dev/null
 fi
 
+# The calibration example and a "measured" trace of it: the same kernel
+# simulated on a2 with the GM->L1 peak x0.8, HBM x1.25, dispatch x2 and the
+# vector rate x0.5, as a chip that differs from the machine file would run it.
+calibration=$(project calibration calibration)
+if wanted measured.png; then
+  sed -e 's/"peak_gib_per_s": 135.0/"peak_gib_per_s": 108.0/' -e 's/"bandwidth_tb_per_s": 1.6/"bandwidth_tb_per_s": 2.0/' \
+      -e 's/"dispatch_cycles": 200/"dispatch_cycles": 400/' -e 's/"bytes_per_cycle": 256/"bytes_per_cycle": 128/' \
+      "$root/resources/machines/a2.json" >"$work/chip.json"
+  "$pto" run "$work/$calibration" --machine "$work/chip.json" --no-check --no-record --trace "$work/merged_swimlane.json" >/dev/null
+fi
+
 # softmax with a tile the hardware rejects (the innermost dim not 32-byte aligned).
 broken=$(project softmax my_softmax)
 sed -i 's/set_vec_tile_shapes(1, 4, 1, 64)/set_vec_tile_shapes(1, 4, 1, 60)/' "$work/$broken/kernel.py"
@@ -117,6 +128,7 @@ shot swimlane.png          "$softmax" --run --view swimlane
 shot summary.png           "$softmax" --run --view summary
 shot tuning.png            "$retiled" --run --view tuning
 shot runs.png              "$history" --run --view runs --compare-run 1
+shot measured.png          "$calibration" --run --measured "$work/merged_swimlane.json" --view swimlane
 shot_failing editor-problems.png "$broken" --run --view editor
 shot graphs-tile.png       "$mixed" --run --view graph --level tile
 shot graphs-block.png      "$mixed" --run --view graph --level block

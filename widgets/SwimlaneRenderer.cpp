@@ -148,6 +148,7 @@ QColor SwimlaneRenderer::keyColor(std::uint32_t key, SwimlaneColorMode mode) con
   case SwimlaneColorMode::Label: return key < m_labelRgb.size() ? QColor::fromRgb(m_labelRgb[key]) : toQColor(kUnknownColor);
   case SwimlaneColorMode::Subgraph: return toQColor(subgraphColor(static_cast<int>(key) - 1));
   case SwimlaneColorMode::Bound: return toQColor(boundColor(static_cast<BoundClass>(key)));
+  case SwimlaneColorMode::Error: return toQColor(errorColor(static_cast<ErrorClass>(key)));
   }
   return toQColor(kUnknownColor);
 }
@@ -180,6 +181,7 @@ std::vector<LegendEntry> SwimlaneRenderer::legend(SwimlaneColorMode mode) const 
                                           : QStringLiteral("%1 (%2)").arg(qtext(name(bound)), qtext(pipesOf(bound)));
       break;
     }
+    case SwimlaneColorMode::Error: text = qtext(name(static_cast<ErrorClass>(key))); break;
     }
     auto [it, added] = entryOfColor.emplace(color.rgb(), entries.size());
     if (added) entries.push_back({color, text, ns});

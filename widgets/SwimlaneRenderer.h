@@ -151,7 +151,7 @@ private:
   };
   static constexpr int kColumnColorBits = 10;
   mutable std::array<ColumnColor, 1u << kColumnColorBits> m_columnRgb{};
-  mutable std::optional<std::vector<LegendEntry>> m_legend[3];  // per colour mode, on first use
+  mutable std::optional<std::vector<LegendEntry>> m_legend[kColorModeCount];  // per colour mode, on first use
   mutable std::vector<SliceRun> m_runs;       // scratch, reused between frames
   // Fill rectangles batched by colour: one drawRects per colour instead of
   // one fillRect per item (scratch, capacity kept between frames).

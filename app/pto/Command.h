@@ -33,6 +33,7 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry);
 void registerRunsCommands(CLI::App& app, CommandRegistry& registry);  // runs, compare
 void registerAdviseCommands(CLI::App& app, CommandRegistry& registry);
 void registerTuneCommand(CLI::App& app, CommandRegistry& registry);
+void registerCalibrateCommand(CLI::App& app, CommandRegistry& registry);
 void registerTrustCommand(CLI::App& app, CommandRegistry& registry);
 
 // --timeout, --max-elements and --trust, shared by the commands that trace kernels.

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   registerRunsCommands(app, registry);
   registerAdviseCommands(app, registry);
   registerTuneCommand(app, registry);
+  registerCalibrateCommand(app, registry);
   registerNewCommand(app, registry);
   registerTrustCommand(app, registry);
   registerConfigCommands(app, registry);

@@ -25,6 +25,8 @@
 #include "widgets/HealthPanel.h"
 #include "widgets/RunsPanel.h"
 #include "app/studio/RunHistoryJob.h"
+#include "app/studio/MeasuredComparisonJob.h"
+#include "widgets/MeasuredPanel.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/TuningPanel.h"
@@ -188,6 +190,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   createActions();
   createRunsDock();
+  createMeasuredDock();
   createAdviceDock();
   connect(m_swimlane, &widgets::SwimlaneView::taskSelected, this, &MainWindow::onTaskSelected);
   connect(m_swimlane, &widgets::SwimlaneView::statusMessage, this, [this](const QString& text) {
@@ -391,6 +394,12 @@ void MainWindow::createActions() {
   m_autoRunAction->setToolTip(tr("Rerun shortly after each settings or kernel edit"));
   m_autoRunAction->setChecked(QSettings().value(QStringLiteral("run/auto"), true).toBool());
   connect(m_autoRunAction, &QAction::toggled, this, [](bool on) { QSettings().setValue(QStringLiteral("run/auto"), on); });
+  run->addSeparator();
+  run->addAction(tr("Compare with a &measured trace…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("A swimlane measured on the chip"), QString(),
+                                                tr("Swimlanes (*.json);;All files (*)"));
+    if (!path.isEmpty()) compareWithMeasured(path);
+  });
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
 
@@ -424,12 +433,15 @@ void MainWindow::createActions() {
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Colour by "), bar));
   m_colorMode = new QComboBox(bar);
-  m_colorMode->addItems({tr("semantic label"), tr("subgraph"), tr("bound type")});
-  m_colorMode->setToolTip(tr("Bound type: the pipe group busiest inside each task (memory-in, cube, vector, memory-out, scalar)"));
+  m_colorMode->addItems({tr("semantic label"), tr("subgraph"), tr("bound type"), tr("error vs measured")});
+  m_colorMode->setToolTip(tr("Bound type: the pipe group busiest inside each task (memory-in, cube, vector, memory-out, "
+                             "scalar). Error vs measured: each task's measured against simulated duration, once a "
+                             "measured trace is compared (Run > Compare with a measured trace)"));
   connect(m_colorMode, &QComboBox::currentIndexChanged, this, [this](int index) {
-    static constexpr widgets::SwimlaneColorMode kModes[] = {
-        widgets::SwimlaneColorMode::Label, widgets::SwimlaneColorMode::Subgraph, widgets::SwimlaneColorMode::Bound};
-    m_swimlane->setColorMode(kModes[std::clamp(index, 0, 2)]);
+    static constexpr widgets::SwimlaneColorMode kModes[] = {widgets::SwimlaneColorMode::Label,
+                                                            widgets::SwimlaneColorMode::Subgraph,
+                                                            widgets::SwimlaneColorMode::Bound, widgets::SwimlaneColorMode::Error};
+    m_swimlane->setColorMode(kModes[std::clamp(index, 0, 3)]);
   });
   bar->addWidget(m_colorMode);
   bar->addSeparator();
@@ -1137,7 +1149,9 @@ bool MainWindow::busy() const {
          m_adviceController->busy();
 }
 
-bool MainWindow::settling() const { return busy() || m_runHistoryJobs.busy() || m_comparisonJobs.busy(); }
+bool MainWindow::settling() const {
+  return busy() || m_runHistoryJobs.busy() || m_comparisonJobs.busy() || m_measuredJobs.busy();
+}
 
 void MainWindow::showGraphLevel(GraphLevel level) {
   m_workbench->setLevel(level);
@@ -1507,18 +1521,23 @@ namespace {
 constexpr int kListedRuns = 500;  // the ledger keeps every row; the panel lists the newest
 } // namespace
 
+QDockWidget* MainWindow::addDockBeside(QDockWidget* beside, QWidget* content, const QString& title, const QString& name) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  tabifyDockWidget(beside, dock);
+  m_summaryDock->raise();
+  m_viewMenu->insertAction(m_viewMenu->actions().value(m_viewMenu->actions().indexOf(beside->toggleViewAction()) + 1),
+                           dock->toggleViewAction());
+  return dock;
+}
+
 void MainWindow::createRunsDock() {
   // Beside the summary and the health report: the run at a glance, why it
   // takes that long, and how it got there.
   m_runs = new widgets::RunsPanel(this);
-  m_runsDock = new QDockWidget(tr("Runs"), this);
-  m_runsDock->setObjectName(QStringLiteral("RunsDock"));
-  m_runsDock->setWidget(m_runs);
-  addDockWidget(Qt::RightDockWidgetArea, m_runsDock);
-  tabifyDockWidget(m_healthDock, m_runsDock);
-  m_summaryDock->raise();
-  m_viewMenu->insertAction(m_viewMenu->actions().value(m_viewMenu->actions().indexOf(m_healthDock->toggleViewAction()) + 1),
-                           m_runsDock->toggleViewAction());
+  m_runsDock = addDockBeside(m_healthDock, m_runs, tr("Runs"), QStringLiteral("RunsDock"));
   connect(m_runs, &widgets::RunsPanel::compareRequested, this, [this](qint64 id) { compareWithRun(id); });
   connect(m_runs, &widgets::RunsPanel::closeComparisonRequested, this, &MainWindow::closeRunComparison);
   connect(m_runs, &widgets::RunsPanel::refreshRequested, this, &MainWindow::refreshRuns);
@@ -1532,6 +1551,7 @@ void MainWindow::createRunsDock() {
       if (m_currentRunId != 0 && m_currentRunId != m_comparedRunId) compareWithRun(m_comparedRunId);
       else closeRunComparison();
     }
+    if (ok && !m_measuredFile.isEmpty()) compareWithMeasured(m_measuredFile);
   });
 }
 
@@ -1561,6 +1581,7 @@ bool MainWindow::compareWithRun(std::int64_t runId) {
     statusBar()->showMessage(tr("Run #%1 is the current run: choose another one to compare with.").arg(runId), 8000);
     return false;
   }
+  dropMeasuredComparison();  // a recorded run takes the measured trace's place beneath the current one
   m_comparedRunId = runId;
   m_runs->setComparisonMessage(tr("Loading run #%1 from the ledger…").arg(runId));
   std::filesystem::path folder = m_project->directory();
@@ -1602,6 +1623,71 @@ void MainWindow::closeRunComparison() {
   m_comparisonJobs.cancel();
   m_swimlanePane->closeComparison();
   m_runs->clearComparison();
+  dropMeasuredComparison();
+}
+
+void MainWindow::dropMeasuredComparison() {
+  if (m_measuredFile.isEmpty()) return;
+  m_measuredFile.clear();
+  m_measuredJobs.cancel();
+  m_measured->setMessage(tr("No measured trace compared (Run > Compare with a measured trace)."));
+  if (m_colorMode->currentIndex() == 3) m_colorMode->setCurrentIndex(0);
+  // The run's swimlane without the error classes.
+  if (m_lastRun.trace) setTrace(m_lastRun.trace, true);
+}
+
+// --- The Measured dock: a trace measured on the chip against the current run ---
+
+void MainWindow::createMeasuredDock() {
+  m_measured = new widgets::MeasuredPanel(this);
+  m_measuredDock = addDockBeside(m_runsDock, m_measured, tr("Measured"), QStringLiteral("MeasuredDock"));
+  // A row selects its task in the measured swimlane; the pane selects the twin in the run's.
+  connect(m_measured, &widgets::MeasuredPanel::taskActivated, this, [this](trace::TaskIndex measured, trace::TaskIndex) {
+    m_swimlanePane->comparisonView()->selectTask(measured, true);
+  });
+}
+
+bool MainWindow::compareWithMeasured(const QString& file) {
+  if (!m_lastRun.result || !m_lastRun.trace || !m_project) {
+    statusBar()->showMessage(tr("Run the project first (Ctrl+R): a measured trace is compared with the current run."), 8000);
+    return false;
+  }
+  // A recorded run beneath the current one gives way to the measured trace.
+  if (m_comparedRunId != 0) {
+    m_comparedRunId = 0;
+    m_comparisonJobs.cancel();
+    m_runs->clearComparison();
+  }
+  m_measuredFile = file;
+  m_measured->setMessage(tr("Comparing %1 with the run…").arg(file));
+  m_measuredJobs.start<MeasuredComparisonOutcome>(
+      [path = file.toStdString(), run = m_lastRun.result, runTrace = m_lastRun.trace,
+       name = m_lastRun.projectName](const std::atomic<bool>&) { return compareRunWithMeasured(path, *run, runTrace, name); },
+      [this](MeasuredComparisonOutcome outcome) {
+        if (QString::fromStdString(outcome.file.string()) != m_measuredFile) return;  // closed or replaced meanwhile
+        if (!outcome.ok) {
+          m_measuredFile.clear();
+          m_measured->setMessage(tr("Cannot compare: %1").arg(QString::fromStdString(outcome.error).trimmed()));
+          m_measuredDock->raise();
+          Q_EMIT comparisonShown();
+          return;
+        }
+        setTrace(outcome.traceA, true);
+        const QString fileName = QString::fromStdString(outcome.file.filename().string());
+        m_swimlanePane->showComparison(
+            outcome.traceB,
+            tr("A: the run, simulated (%1 µs); colours: each task's error against its measured twin")
+                .arg(outcome.simulatedMakespanUs, 0, 'f', 3),
+            tr("B: %1, measured on the chip (%2 µs), shifted to start with A").arg(fileName).arg(outcome.measuredMakespanUs, 0, 'f', 3));
+        m_swimlanePane->setComparisonMatches(std::move(outcome.inBOfA), std::move(outcome.inAOfB));
+        m_colorMode->setCurrentIndex(3);
+        m_measured->setComparison(QString::fromStdString(outcome.summary), std::move(outcome.largest));
+        m_measuredDock->raise();
+        m_centralTabs->setCurrentWidget(m_swimlanePane);
+        statusBar()->showMessage(QString::fromStdString(outcome.summary), 10000);
+        Q_EMIT comparisonShown();
+      });
+  return true;
 }
 
 // --- The Advice dock: the advisor's suggestions and the tuner, applied as undoable edits ---

@@ -1,5 +1,5 @@
 // pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET] [--view swimlane|graph|editor|summary|health|tuning|runs|advice]
-//            [--level tensor|tile|block|exec] [--compare-run ID|previous]
+//            [--level tensor|tile|block|exec] [--compare-run ID|previous] [--measured FILE]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
 // the requested view (editor, summary and tuning also give that dock the
@@ -7,9 +7,11 @@
 // once the window has laid out and painted, then quits with --exit (exit
 // code 1 when an open or the run failed). --compare-run opens the A/B
 // comparison of the current run with a recorded one (an id, or `previous`:
-// the run recorded before the current one) once the runs are listed.
+// the run recorded before the current one) once the runs are listed;
+// --measured compares the run with a trace measured on a chip instead.
 #include "app/studio/AdviceController.h"
 #include "app/studio/MainWindow.h"
+#include "widgets/MeasuredPanel.h"
 #include "widgets/RunsPanel.h"
 #include "widgets/Theme.h"
 
@@ -56,7 +58,13 @@ int main(int argc, char** argv) {
                                    QStringLiteral("id"));
   QCommandLineOption adviseOption(QStringLiteral("advise"),
                                   QStringLiteral("Run the advisor on the project after opening it (the Advice panel; the screenshot waits for it)."));
-  parser.addOptions({viewOption, levelOption, themeOption, screenshotOption, exitOption, sizeOption, runOption, compareOption});
+  QCommandLineOption measuredOption(QStringLiteral("measured"),
+                                    QStringLiteral("With --run: compare the run with a trace measured on a chip (PyPTO's "
+                                                   "merged_swimlane.json or tilefwk_L1_prof_data*.json): its swimlane "
+                                                   "beneath, each task coloured by its error."),
+                                    QStringLiteral("file"));
+  parser.addOptions({viewOption, levelOption, themeOption, screenshotOption, exitOption, sizeOption, runOption, compareOption,
+                     measuredOption});
   QCommandLineOption tuneOption(QStringLiteral("tune"),
                                 QStringLiteral("Run the tuner (grid, at most BUDGET points) after opening the project, after "
                                                "--advise if both are given (the screenshot waits for it)."),
@@ -153,6 +161,18 @@ int main(int argc, char** argv) {
       }
     });
   }
+  // The measured trace once the first run has finished.
+  if (parser.isSet(measuredOption)) {
+    QObject::connect(
+        &window, &pto::studio::MainWindow::runFinished, &window,
+        [&window, &ok, file = parser.value(measuredOption)](bool succeeded) {
+          if (succeeded && !window.compareWithMeasured(file)) ok = false;
+        },
+        Qt::SingleShotConnection);
+    QObject::connect(&window, &pto::studio::MainWindow::comparisonShown, &window, [&window, &ok] {
+      if (window.measuredPanel() && window.measuredPanel()->model()->rowCount() == 0) ok = false;  // it failed
+    });
+  }
   // A failed run is a failed check for --exit (scripts use the exit code).
   QObject::connect(&window, &pto::studio::MainWindow::runFinished, &app, [&ok](bool succeeded) { ok = ok && succeeded; });
   if (view == View::Graph) window.showGraphLevel(*level);
@@ -163,6 +183,9 @@ int main(int argc, char** argv) {
   // Once nothing is loading: let layout and painting settle, then act.
   auto finish = [&] {
     QTimer::singleShot(300, &window, [&] {
+      // Work that began meanwhile (a comparison started by the run's end)
+      // calls finish again when it is done.
+      if (window.settling()) return;
       if (!screenshot.isEmpty()) {
         window.repaint();
         if (!window.grab().save(screenshot)) {

@@ -31,7 +31,7 @@ Checks, over every docs/*.md (the file and line of each problem are printed):
            `file.md#anchor`, at a heading there).
 
 The JSON check runs about 30 pto commands on copies of softmax,
-muls_add_matmul_rowsum and a small kernel of its own (about 10 s). Exit 0
+muls_add_matmul_rowsum, calibration and a small kernel of its own (about 10 s). Exit 0
 when all holds, 1 with one line per problem, 2 on bad usage.
 Standard library only; runs with Debian's /usr/bin/python3.
 """
@@ -659,6 +659,11 @@ class Runner:
         self.json_of("validate", ["--case", "indexer_prolog_linear_int8", "--case", "exp_chain_64_fp32_vector_bound_a2",
                                   "--case", "indexer_prolog_hadamard", "--case", "gdn_inverse_blocks_to_one_tile"])
         self.json_of("export-config", [softmax, "--run"], stdout_is_json=True)
+        # A "measured" trace: the calibration example's own simulation, given twice (one is held out).
+        calibration = self.project("calibration")
+        measured = self.work / "measured.json"
+        run_text([self.pto, "run", str(calibration), "--no-check", "--no-record", "--trace", str(measured)])
+        self.json_of("calibrate", [calibration, measured, measured, "--budget", "40"])
 
 
 def check_json(cli, runner, problems):

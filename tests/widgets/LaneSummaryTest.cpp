@@ -27,7 +27,7 @@ struct KeyedTrace {
 
 // Lane 0: disjoint tasks with gaps; lane 1: overlapping and nested tasks;
 // lane 2: empty. Keys: label = 1 + random of 4, subgraph = 1 + random of 7,
-// bound = task index % 3.
+// bound = task index % 3, error = task index % 8.
 KeyedTrace randomTrace(std::uint32_t seed) {
   KeyedTrace f;
   std::mt19937 rng(seed);
@@ -44,6 +44,7 @@ KeyedTrace randomTrace(std::uint32_t seed) {
     f.keys[0].push_back(1 + rng() % 4);
     f.keys[1].push_back(1 + rng() % 7);
     f.keys[2].push_back(static_cast<std::uint32_t>(f.keys[2].size() % 3));
+    f.keys[3].push_back(static_cast<std::uint32_t>(f.keys[3].size() % 8));
   };
   for (int i = 0; i < 3000; ++i) {
     std::int64_t gap = rng() % 5 == 0 ? static_cast<std::int64_t>(rng() % 3000) : static_cast<std::int64_t>(rng() % 30);

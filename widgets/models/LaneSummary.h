@@ -32,7 +32,7 @@
 
 namespace pto::widgets {
 
-inline constexpr int kColorModeCount = 3;
+inline constexpr int kColorModeCount = 4;
 inline constexpr std::uint32_t kNoColorKey = ~std::uint32_t{0};
 
 // One pixel column of a lane.
@@ -67,7 +67,7 @@ public:
 private:
   struct Bin {
     float busyNs = 0;
-    std::array<std::uint32_t, kColorModeCount> key{kNoColorKey, kNoColorKey, kNoColorKey};
+    std::array<std::uint32_t, kColorModeCount> key{kNoColorKey, kNoColorKey, kNoColorKey, kNoColorKey};
   };
   struct Lane {
     std::vector<std::int64_t> starts;      // disjoint busy intervals, sorted

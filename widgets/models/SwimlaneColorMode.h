@@ -8,6 +8,7 @@ enum class SwimlaneColorMode {
   Label,     // the task's semantic label (the editor gutter uses the same colours)
   Subgraph,  // the subgraph (program) the task runs
   Bound,     // the pipe class that dominated the task's time (BoundClass)
+  Error,     // measured against simulated duration (ErrorClass), when a measured trace is compared
 };
 
 } // namespace pto::widgets

@@ -45,7 +45,7 @@ std::string_view fileNameOf(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string sourceName)
+TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string sourceName, std::vector<ErrorClass> errors)
     : m_trace(std::move(tracePtr)), m_sourceName(std::move(sourceName)) {
   const trace::Trace& tr = *m_trace;
   const auto& tasks = tr.tasks();
@@ -110,6 +110,10 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
 
   m_bound.resize(taskCount);
   for (TaskIndex t = 0; t < taskCount; ++t) m_bound[t] = static_cast<std::uint8_t>(boundClassOf(tr, t));
+  if (!errors.empty()) {
+    m_error.assign(taskCount, static_cast<std::uint8_t>(ErrorClass::Unpaired));
+    for (TaskIndex t = 0; t < taskCount && t < errors.size(); ++t) m_error[t] = static_cast<std::uint8_t>(errors[t]);
+  }
 
   m_firstByDuration.assign(tr.lanes().size() + 1, 0);
   m_byDuration.reserve(taskCount);
@@ -173,6 +177,7 @@ std::uint32_t TraceIndex::colorKey(TaskIndex task, SwimlaneColorMode mode) const
   case SwimlaneColorMode::Label: return t.label;
   case SwimlaneColorMode::Subgraph: return t.subgraph < 0 ? 0 : static_cast<std::uint32_t>(t.subgraph) + 1;
   case SwimlaneColorMode::Bound: return m_bound[task];
+  case SwimlaneColorMode::Error: return static_cast<std::uint32_t>(errorClass(task));
   }
   return 0;
 }
@@ -271,7 +276,7 @@ std::size_t TraceIndex::memoryBytes() const {
   return m_trace->memoryBytes() + sizeof(*this) + m_firstSucc.capacity() * sizeof(std::uint32_t) +
          m_succs.capacity() * sizeof(TaskIndex) + m_laneMaxDurNs.capacity() * sizeof(std::int64_t) +
          m_laneOrder.capacity() * sizeof(LaneIndex) + m_criticalPath.capacity() * sizeof(TaskIndex) +
-         m_onCriticalPath.capacity() / 8 + m_sourceName.capacity() + m_bound.capacity() +
+         m_onCriticalPath.capacity() / 8 + m_sourceName.capacity() + m_bound.capacity() + m_error.capacity() +
          (m_byDuration.capacity() + m_firstByDuration.capacity()) * sizeof(TaskIndex) + m_laneSummary.memoryBytes();
 }
 

@@ -8,6 +8,7 @@
 
 #include "runtime/trace/Trace.h"
 #include "widgets/models/BoundClass.h"
+#include "widgets/models/ErrorClass.h"
 #include "widgets/models/LabelPalette.h"
 #include "widgets/models/LaneSummary.h"
 
@@ -48,8 +49,10 @@ struct ColorKeyTotal {
 
 class TraceIndex {
 public:
-  // `trace` must be finalized. O(tasks + edges).
-  explicit TraceIndex(std::shared_ptr<const trace::Trace> trace, std::string sourceName = {});
+  // `trace` must be finalized. O(tasks + edges). `errors` (by task, or
+  // empty) are the Error colour mode's classes: a run beside a measured trace.
+  explicit TraceIndex(std::shared_ptr<const trace::Trace> trace, std::string sourceName = {},
+                      std::vector<ErrorClass> errors = {});
 
   const trace::Trace& trace() const { return *m_trace; }
   const std::shared_ptr<const trace::Trace>& sharedTrace() const { return m_trace; }
@@ -94,8 +97,13 @@ public:
 
   // The pipe class that dominated the task (see BoundClass.h).
   BoundClass boundClass(TaskIndex task) const { return static_cast<BoundClass>(m_bound[task]); }
+  // The error class the index was given for `task` (Unpaired when none).
+  ErrorClass errorClass(TaskIndex task) const {
+    return m_error.empty() ? ErrorClass::Unpaired : static_cast<ErrorClass>(m_error[task]);
+  }
+  bool hasErrors() const { return !m_error.empty(); }
   // The colour key of `task` in `mode`: its label StringId, its subgraph + 1
-  // (0 when unknown) or its BoundClass. The renderer maps keys to colours.
+  // (0 when unknown), its BoundClass or its ErrorClass. The renderer maps keys to colours.
   std::uint32_t colorKey(TaskIndex task, SwimlaneColorMode mode) const;
   // Number of tasks on `lane`.
   std::size_t laneTaskCount(LaneIndex lane) const { return m_trace->lanes()[lane].tasksByStart.size(); }
@@ -130,6 +138,7 @@ private:
   std::vector<TaskIndex> m_criticalPath;
   std::vector<bool> m_onCriticalPath;
   std::vector<std::uint8_t> m_bound;            // BoundClass per task
+  std::vector<std::uint8_t> m_error;            // ErrorClass per task, empty when not compared
   std::vector<TaskIndex> m_byDuration;          // per lane, longest first
   std::vector<std::uint32_t> m_firstByDuration; // lanes + 1 offsets into m_byDuration
   LaneSummary m_laneSummary;
