@@ -653,6 +653,18 @@ std::optional<CalibrationResult> calibrate(const CalibrationInput& input, const 
                           std::to_string(fitted) + " measured trace(s) of project '" + input.projectName +
                           "' (the \"calibration\" object lists them, the bounds and the residual error)");
   file["calibration"] = provenance;
+  // The moved figures' sources now are this fit, on the traces it used.
+  if (file.contains("sources") && file["sources"].is_object()) {
+    nlohmann::ordered_json traces = nlohmann::ordered_json::array();
+    for (const TraceFit& trace : result.traces)
+      if (!trace.heldOut) traces.push_back(trace.file.filename().string());
+    for (const ParameterFit& fit : result.parameters)
+      if (fit.status == "moved" || fit.status == "at bound")
+        file["sources"][std::string(fit.parameter->key)] = {
+            {"kind", "fit"},
+            {"source", "pto calibrate on project '" + input.projectName + "' (the \"calibration\" object)"},
+            {"fitted_on", traces}};
+  }
   result.machineFile = std::move(file);
   return result;
 }

@@ -39,6 +39,7 @@ constexpr CalibrationParameter kParameters[] = {
     {"paths.gm_to_l1.saturation_bytes", 0.25, 4.0, false, "GM->L1 start-up, in bytes at peak rate"},
     {"paths.gm_to_ub.saturation_bytes", 0.25, 4.0, false, "GM->UB start-up, in bytes at peak rate"},
     {"global_memory.efficiency", 0.5, 1.25, false, "sustained fraction of the HBM bandwidth (at most 1)"},
+    {"l2_cache.bandwidth_tb_per_s", 0.25, 4.0, false, "L2 ports' rate shared by every GM transfer"},
 };
 
 nlohmann::ordered_json::json_pointer pointerOf(std::string_view key) {
