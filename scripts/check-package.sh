@@ -26,7 +26,7 @@ cd "$root"
 export XDG_CONFIG_HOME="$root/config"
 "$root/usr/bin/pto" new "$root/softmax" --example softmax > /dev/null
 # Mark the unpacked machine file (a clock no other copy has), so the run shows which one it read.
-sed -i 's/"clock_ghz": [0-9.]*/"clock_ghz": 1.234/' "$root/usr/share/pto-studio/machines/a2.json"
+sed -i 's/"clock_ghz": [0-9][0-9.]*/"clock_ghz": 1.234/' "$root/usr/share/pto-studio/machines/a2.json"
 "$root/usr/bin/pto" run "$root/softmax" --json "$root/run.json" > /dev/null
 /usr/bin/python3 - "$root" <<'PY'
 import json, sys
