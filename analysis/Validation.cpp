@@ -649,7 +649,7 @@ std::optional<FitResult> runFit(const ValidationSuite& suite, int threads, Diagn
 }
 
 void scoreFit(FitResult& fit) {
-  // The best point over the cases `use` admits.
+  // The best point over every case but `leftOut` (cases.size(): none left out).
   auto bestPoint = [&](std::size_t leftOut) {
     std::size_t best = 0;
     double bestCost = std::numeric_limits<double>::infinity();

@@ -341,8 +341,9 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       // two caps rarely bind at once (a miss-heavy phase is HBM-bound, a
       // hit-heavy one L2-bound).
       if (m_l2Cap != kInfinity) {
-        hbmLimits.assign(state.rates.begin(), state.rates.end());
-        shareBandwidth(hbmLimits, m_l2Cap, state.rates);
+        thread_local std::vector<double> l2Limits;
+        l2Limits.assign(state.rates.begin(), state.rates.end());
+        shareBandwidth(l2Limits, m_l2Cap, state.rates);
       }
       state.sharedAt = state.now;
       state.endTimes.resize(state.moving.size());

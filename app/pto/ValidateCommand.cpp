@@ -313,13 +313,16 @@ int runValidate(const ValidateOptions& options) {
   // cases' own machines says that.
   const bool wholeSuite = allMachinesOwn && options.only.empty();
   const PredictionConfidence confidence = confidenceFromResults(results);
-  nlohmann::ordered_json parameters = printParameters(results, false, diags);
   printDiagnostics(diags);
   const Tally counts = tally(results);
   const bool pass = acceptable(counts);
+  if (toStdout) printTables(results, fitNote);
+  // The machines' figures, listed once: printed after the tables, kept for the report.
+  DiagnosticEngine parameterDiags;
+  nlohmann::ordered_json parameters = printParameters(results, toStdout && allMachinesOwn, parameterDiags);
+  printDiagnostics(parameterDiags);
+  for (const Diagnostic& diagnostic : parameterDiags.diagnostics()) diags.report(diagnostic);
   if (toStdout) {
-    printTables(results, fitNote);
-    if (allMachinesOwn) printParameters(results, true, diags);
     if (fit && allMachinesOwn) printFit(*fit, ("recorded in " + (folder / "fit.json").string() + "; rerun with pto validate --fit").c_str());
     if (wholeSuite) {
       std::printf("\nwhat backs the advisor's and the tuner's predictions, by kind of change:\n");

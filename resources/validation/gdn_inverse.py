@@ -77,22 +77,3 @@ def concat(a: pypto.Tensor([pypto.DYNAMIC, L], pypto.DT_FP32),
         y = invert_concat(d) + eye
         pypto.assemble(y, [c * BLK, 0], out)
         pypto.set_pass_options(sg_set_scope=-1)
-
-
-@pypto.frontend.jit(runtime_options={"stitch_function_max_num": 128})
-def concat_halves(a: pypto.Tensor([pypto.DYNAMIC, L], pypto.DT_FP32),
-                  eye: pypto.Tensor([BLK, NB * BLK], pypto.DT_FP32),
-                  out: pypto.Tensor([pypto.DYNAMIC, NB * BLK], pypto.DT_FP32)):
-    """The guide's intermediate step: two [16, 64] tiles of four blocks each, one task each."""
-    chunks = a.shape[0] // L
-    half = NB // 2
-    pypto.set_vec_tile_shapes(128, 128)
-    for c in pypto.loop(0, chunks, 1, name="chunk", idx_name="c"):
-        for h in range(2):
-            pypto.set_semantic_label("inverse")
-            pypto.set_pass_options(sg_set_scope=h)
-            d = pypto.concat([pypto.view(a, [BLK, BLK], [c * L + b * BLK, b * BLK]) + 0.0
-                              for b in range(h * half, (h + 1) * half)], 1)
-            y = invert_concat(d, half) + pypto.view(eye, [BLK, half * BLK], [0, 0])
-            pypto.assemble(y, [c * BLK, h * half * BLK], out)
-            pypto.set_pass_options(sg_set_scope=-1)
