@@ -12,7 +12,7 @@ namespace pto {
 // "vector.cost_factors" in machine files; a factor scales the cycles per
 // `vector.bytes_per_cycle` bytes, add = 1.
 #define PTO_FOR_EACH_VECTOR_OP_CLASS(X)                                                   \
-  X(Add, "add", "add, sub, max, min, abs, relu, compare, select and their scalar forms")  \
+  X(Add, "add", "add, sub, max, min, abs, relu, compare, select, bitwise ops, shifts, tril/triu and their scalar forms") \
   X(Mul, "mul", "mul, muls")                                                              \
   X(Div, "div", "div, divs, reciprocal")                                                  \
   X(Exp, "exp", "exp, exp2, expm1")                                                       \

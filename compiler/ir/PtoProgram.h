@@ -121,6 +121,19 @@ inline constexpr std::size_t kPipeCount = 0
   X(TRELU, VECTOR, "relu")                                                          \
   X(TSIGMOID, VECTOR, "sigmoid")                                                    \
   X(TTANH, VECTOR, "tanh")                                                          \
+  /* vector, bitwise (integers) */                                                  \
+  X(TAND, VECTOR, "bitwise and")                                                    \
+  X(TANDS, VECTOR, "bitwise and with a scalar")                                     \
+  X(TOR, VECTOR, "bitwise or")                                                      \
+  X(TORS, VECTOR, "bitwise or with a scalar")                                       \
+  X(TXOR, VECTOR, "bitwise exclusive or")                                           \
+  X(TXORS, VECTOR, "bitwise exclusive or with a scalar")                            \
+  X(TNOT, VECTOR, "bitwise not")                                                    \
+  X(TSHL, VECTOR, "shift left")                                                     \
+  X(TSHLS, VECTOR, "shift left by a scalar (or a scalar by the tile)")              \
+  X(TSHR, VECTOR, "shift right")                                                    \
+  X(TSHRS, VECTOR, "shift right by a scalar (or a scalar by the tile)")             \
+  X(TTRI, VECTOR, "keep a triangle (tril, triu), zero the rest")                    \
   /* vector, reductions: ROW along the innermost axis, COL along the others */      \
   X(TROWSUM, VECTOR, "sum along the innermost axis")                                \
   X(TROWMAX, VECTOR, "max along the innermost axis")                                \

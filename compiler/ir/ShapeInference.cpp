@@ -4,6 +4,7 @@
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -384,6 +385,75 @@ ShapeInferenceResult inferQuantize(TensorOpKind kind, const std::vector<TensorTy
   return single(out, x.shape);
 }
 
+// Bitwise ops, shifts and gcd take integer tensors (bitwise_not, and, or
+// and xor bool ones too, as torch does).
+bool takesIntegersOnly(TensorOpKind kind) {
+  switch (kind) {
+  case TensorOpKind::BitwiseNot:
+  case TensorOpKind::BitwiseAnd:
+  case TensorOpKind::BitwiseOr:
+  case TensorOpKind::BitwiseXor:
+  case TensorOpKind::ShiftLeft:
+  case TensorOpKind::ShiftRight:
+  case TensorOpKind::Gcd:
+  case TensorOpKind::BitwiseAndS:
+  case TensorOpKind::BitwiseOrS:
+  case TensorOpKind::BitwiseXorS:
+  case TensorOpKind::ShiftLeftS:
+  case TensorOpKind::ShiftRightS:
+  case TensorOpKind::RShiftLeftS:
+  case TensorOpKind::RShiftRightS:
+  case TensorOpKind::GcdS:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool takesBool(TensorOpKind kind) {
+  return kind == TensorOpKind::BitwiseNot || kind == TensorOpKind::BitwiseAnd || kind == TensorOpKind::BitwiseOr ||
+         kind == TensorOpKind::BitwiseXor;
+}
+
+// Inverse trigonometry has no integer form in PyPTO (fp32, fp16, bf16).
+bool takesFloatsOnly(TensorOpKind kind) {
+  return kind == TensorOpKind::Acos || kind == TensorOpKind::Asin || kind == TensorOpKind::Atan ||
+         kind == TensorOpKind::Atan2;
+}
+
+// The operand dtype rules of the kinds above; nullopt when the dtype is fine.
+std::optional<ShapeInferenceResult> checkOperandClass(TensorOpKind kind, const TensorType& input) {
+  if (takesIntegersOnly(kind) && (isFloatingPoint(input.dtype) || (input.dtype == DataType::Bool && !takesBool(kind))))
+    return ShapeInferenceResult(Failure(kind) << "needs integer tensors, got " << typeString(input)
+                                              << "; cast with pypto.cast(x, pypto.DT_INT32) first");
+  if (takesFloatsOnly(kind) && !isFloatingPoint(input.dtype))
+    return ShapeInferenceResult(Failure(kind) << "needs a float tensor (fp32, fp16 or bf16), got " << typeString(input)
+                                              << "; cast with pypto.cast(x, pypto.DT_FP32) first");
+  return std::nullopt;
+}
+
+// tril/triu: a matrix (or a batch of them) and an integer diagonal.
+ShapeInferenceResult inferTriangle(TensorOpKind kind, const TensorType& input, Attributes& attrs) {
+  if (input.shape.size() < 2)
+    return Failure(kind) << "needs a tensor of at least 2 dims (a matrix or a batch of them), got " << typeString(input);
+  if (input.dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
+  if (!findAttr<std::int64_t>(attrs, "diagonal")) attrs["diagonal"] = std::int64_t{0};
+  return single(input.dtype, input.shape);
+}
+
+// cumsum/cumprod along attr "dim": integer inputs give int64, as in PyPTO and torch.
+ShapeInferenceResult inferScan(TensorOpKind kind, const TensorType& input, Attributes& attrs) {
+  const auto* dim = findAttr<std::int64_t>(attrs, "dim");
+  if (!dim) return Failure(kind) << "needs a dim";
+  const auto axis = normaliseDim(*dim, input.shape.size());
+  if (!axis)
+    return Failure(kind) << "dim " << *dim << " is out of range for " << typeString(input) << " (rank "
+                         << input.shape.size() << ")";
+  attrs["dim"] = *axis;
+  if (input.dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
+  return single(isFloatingPoint(input.dtype) ? input.dtype : DataType::Int64, input.shape);
+}
+
 } // namespace
 
 std::optional<SymbolicShape> broadcastShapes(const SymbolicShape& a, const SymbolicShape& b) {
@@ -418,16 +488,33 @@ ShapeInferenceResult inferShapes(TensorOpKind kind, const std::vector<TensorType
     }
     if (kind == TensorOpKind::IsFinite || kind == TensorOpKind::LogicalNot)
       return single(DataType::Bool, inputs[0].shape);
+    if (auto refused = checkOperandClass(kind, inputs[0])) return std::move(*refused);
+    if (kind == TensorOpKind::Tril || kind == TensorOpKind::Triu) return inferTriangle(kind, inputs[0], attrs);
+    if (kind == TensorOpKind::Cumsum || kind == TensorOpKind::Cumprod) return inferScan(kind, inputs[0], attrs);
+    if (kind == TensorOpKind::Signbit) {
+      if (inputs[0].dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
+      return single(DataType::Bool, inputs[0].shape);
+    }
+    if (kind == TensorOpKind::BitwiseNot) return single(inputs[0].dtype, inputs[0].shape);
     if (inputs[0].dtype == DataType::Bool)
       return Failure(kind) << "does not apply to bool tensors (" << typeString(inputs[0]) << ")";
     return single(inputs[0].dtype, inputs[0].shape);
   case OpCategory::Binary:
     if ((kind == TensorOpKind::LogicalAnd || kind == TensorOpKind::LogicalOr) && inputs[0].dtype != DataType::Bool)
       return Failure(kind) << "needs bool tensors, got " << typeString(inputs[0]);
+    for (const TensorType& input : inputs)
+      if (auto refused = checkOperandClass(kind, input)) return std::move(*refused);
     return inferElementwise(kind, inputs, inputs[0].dtype, true);
   case OpCategory::BinaryScalar:
     if (!hasScalar(attrs, "scalar")) return Failure(kind) << "needs a scalar";
+    if (auto refused = checkOperandClass(kind, inputs[0])) return std::move(*refused);
     if (inputs[0].dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
+    if (const auto* scalar = findAttr<double>(attrs, "scalar"); scalar && takesIntegersOnly(kind)) {
+      if (std::trunc(*scalar) != *scalar) return Failure(kind) << "needs an integer scalar, got " << *scalar;
+      if (*scalar < 0 && !isSigned(inputs[0].dtype))
+        return Failure(kind) << "a negative scalar (" << *scalar << ") with an unsigned tensor ("
+                             << typeString(inputs[0]) << ")";
+    }
     return single(inputs[0].dtype, inputs[0].shape);
   case OpCategory::Compare:
     return inferElementwise(kind, inputs, DataType::Bool, false);

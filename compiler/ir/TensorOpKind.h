@@ -56,6 +56,18 @@ enum class OpCategory : unsigned char {
   X(IsFinite, "isfinite", Unary, 1, 1)                   \
   X(LogicalNot, "logical_not", Unary, 1, 1)              \
   X(Clip, "clip", Unary, 1, 1)                           \
+  X(Acos, "acos", Unary, 1, 1)                           \
+  X(Asin, "asin", Unary, 1, 1)                           \
+  X(Atan, "atan", Unary, 1, 1)                           \
+  X(Signbit, "signbit", Unary, 1, 1)                     \
+  X(BitwiseNot, "bitwise_not", Unary, 1, 1)              \
+  /* position-dependent: attr "diagonal" (per tile: */   \
+  /* shifted by the tile's row and column offsets) */    \
+  X(Tril, "tril", Unary, 1, 1)                           \
+  X(Triu, "triu", Unary, 1, 1)                           \
+  /* scans along attr "dim"; a tile spans the dim */     \
+  X(Cumsum, "cumsum", Unary, 1, 1)                       \
+  X(Cumprod, "cumprod", Unary, 1, 1)                     \
   /* binary elementwise, broadcasting */                 \
   X(Add, "add", Binary, 2, 1)                            \
   X(Sub, "sub", Binary, 2, 1)                            \
@@ -66,6 +78,13 @@ enum class OpCategory : unsigned char {
   X(Pow, "pow", Binary, 2, 1)                            \
   X(LogicalAnd, "logical_and", Binary, 2, 1)             \
   X(LogicalOr, "logical_or", Binary, 2, 1)               \
+  X(Atan2, "atan2", Binary, 2, 1)                        \
+  X(BitwiseAnd, "bitwise_and", Binary, 2, 1)             \
+  X(BitwiseOr, "bitwise_or", Binary, 2, 1)               \
+  X(BitwiseXor, "bitwise_xor", Binary, 2, 1)             \
+  X(ShiftLeft, "bitwise_left_shift", Binary, 2, 1)       \
+  X(ShiftRight, "bitwise_right_shift", Binary, 2, 1)     \
+  X(Gcd, "gcd", Binary, 2, 1)                            \
   /* tensor-scalar elementwise (TADDS, TMULS, ...) */    \
   X(AddS, "adds", BinaryScalar, 1, 1)                    \
   X(SubS, "subs", BinaryScalar, 1, 1)                    \
@@ -77,6 +96,15 @@ enum class OpCategory : unsigned char {
   X(MinimumS, "mins", BinaryScalar, 1, 1)                \
   X(PowS, "pows", BinaryScalar, 1, 1)                    \
   X(RPowS, "rpows", BinaryScalar, 1, 1)                  \
+  X(BitwiseAndS, "bitwise_ands", BinaryScalar, 1, 1)     \
+  X(BitwiseOrS, "bitwise_ors", BinaryScalar, 1, 1)       \
+  X(BitwiseXorS, "bitwise_xors", BinaryScalar, 1, 1)     \
+  X(ShiftLeftS, "bitwise_left_shifts", BinaryScalar, 1, 1) \
+  X(ShiftRightS, "bitwise_right_shifts", BinaryScalar, 1, 1) \
+  /* scalar << tensor, scalar >> tensor */               \
+  X(RShiftLeftS, "rbitwise_left_shifts", BinaryScalar, 1, 1) \
+  X(RShiftRightS, "rbitwise_right_shifts", BinaryScalar, 1, 1) \
+  X(GcdS, "gcds", BinaryScalar, 1, 1)                    \
   /* comparisons -> bool */                              \
   X(Eq, "eq", Compare, 2, 1)                             \
   X(Ne, "ne", Compare, 2, 1)                             \

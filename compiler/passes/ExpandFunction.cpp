@@ -435,9 +435,22 @@ private:
     const Dims& shape = shapeOf(output);
     auto tile = vecTile(op, shape);
     if (!tile) return false;
+    // A scan needs its whole dim in one tile, as PyPTO requires of cumsum's view.
+    const bool scan = op.kind == TensorOpKind::Cumsum || op.kind == TensorOpKind::Cumprod;
+    if (scan) {
+      const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+      (*tile)[dim] = shape[dim];
+    }
+    const bool triangle = op.kind == TensorOpKind::Tril || op.kind == TensorOpKind::Triu;
     forEachTile(shape, *tile, [&](const Dims& offsets, const Dims& sizes) {
       TileOp t = tileOp(op);
       for (TensorId input : op.inputs) t.inputs.push_back(broadcastRegion(input, shape, offsets, sizes));
+      if (triangle) {
+        // Element (i, j) of the tile is (row + i, column + j) of the matrix: j - i is compared with the
+        // diagonal moved by row - column.
+        const std::size_t rank = offsets.size();
+        t.attrs["diagonal"] = *op.attr<std::int64_t>("diagonal") + offsets[rank - 2] - offsets[rank - 1];
+      }
       t.outputs.push_back(region(output, constants(offsets), sizes));
       t.tileShape = *tile;
       emit(std::move(t));

@@ -233,6 +233,21 @@ std::optional<PtoOpcode> vectorOpcode(const TileOp& op, const TensorOp& tensorOp
   case K::Relu: return P::TRELU;
   case K::Sigmoid: return P::TSIGMOID;
   case K::Tanh: return P::TTANH;
+  case K::BitwiseAnd: return P::TAND;
+  case K::BitwiseAndS: return P::TANDS;
+  case K::BitwiseOr: return P::TOR;
+  case K::BitwiseOrS: return P::TORS;
+  case K::BitwiseXor: return P::TXOR;
+  case K::BitwiseXorS: return P::TXORS;
+  case K::BitwiseNot: return P::TNOT;
+  case K::ShiftLeft: return P::TSHL;
+  case K::ShiftLeftS:
+  case K::RShiftLeftS: return P::TSHLS;
+  case K::ShiftRight: return P::TSHR;
+  case K::ShiftRightS:
+  case K::RShiftRightS: return P::TSHRS;
+  case K::Tril:
+  case K::Triu: return P::TTRI;
   case K::Cast: return P::TCVT;
   case K::Where: return P::TSEL;
   case K::Copy:

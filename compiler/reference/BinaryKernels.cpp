@@ -4,7 +4,9 @@
 #include "compiler/reference/ReferenceKernels.h"
 
 #include <cmath>
+#include <numeric>
 #include <optional>
+#include <type_traits>
 
 namespace pto::reference {
 namespace {
@@ -49,6 +51,43 @@ bool negativeExponentError(const KernelCall& call, const Shape& shape, std::int6
                      << ": integer tensors cannot be raised to negative powers; cast to a float dtype first";
 }
 
+// Shifts as numpy and torch give them for counts within the computing type's 64 bits; beyond, a left shift
+// gives 0 and a right shift the sign (0 or -1), and a negative count gives 0 (C leaves all three undefined).
+// Values are computed in 64 bits and wrap into the dtype when stored.
+template <typename C> C shiftLeft(C value, C count) {
+  if (count < C{0} || count >= C{64}) return C{0};
+  return static_cast<C>(static_cast<std::uint64_t>(value) << static_cast<unsigned>(count));
+}
+template <typename C> C shiftRight(C value, C count) {
+  if (count < C{0}) return C{0};
+  if (count >= C{64}) return value < C{0} ? static_cast<C>(-1) : C{0};
+  return static_cast<C>(value >> static_cast<unsigned>(count));  // arithmetic for signed values (C++20)
+}
+// numpy.gcd: never negative, gcd(0, 0) = 0.
+template <typename C> C greatestCommonDivisor(C a, C b) {
+  using U = std::make_unsigned_t<C>;
+  auto magnitude = [](C x) { return x < C{0} ? static_cast<U>(U{0} - static_cast<U>(x)) : static_cast<U>(x); };
+  return static_cast<C>(std::gcd(magnitude(a), magnitude(b)));
+}
+
+// The integer-only ops of two values; false for other kinds (and for float data, which shape inference
+// refuses for them).
+template <typename T, typename Apply> bool applyIntegerOp(TensorOpKind kind, Apply apply) {
+  if constexpr (!std::is_integral_v<T>) {
+    return false;
+  } else {
+    switch (kind) {
+    case TensorOpKind::BitwiseAnd: apply([](T u, T v) { return static_cast<T>(u & v); }); return true;
+    case TensorOpKind::BitwiseOr: apply([](T u, T v) { return static_cast<T>(u | v); }); return true;
+    case TensorOpKind::BitwiseXor: apply([](T u, T v) { return static_cast<T>(u ^ v); }); return true;
+    case TensorOpKind::ShiftLeft: apply([](T u, T v) { return shiftLeft(u, v); }); return true;
+    case TensorOpKind::ShiftRight: apply([](T u, T v) { return shiftRight(u, v); }); return true;
+    case TensorOpKind::Gcd: apply([](T u, T v) { return greatestCommonDivisor(u, v); }); return true;
+    default: return false;
+    }
+  }
+}
+
 template <typename T> bool runBinaryTyped(KernelCall& call) {
   using Arith = ArithmeticOf<T>;
   const HostTensor& a = call.inputs[0];
@@ -75,6 +114,10 @@ template <typename T> bool runBinaryTyped(KernelCall& call) {
   case TensorOpKind::Minimum: apply([](T u, T v) { return Arith::min(u, v); }); break;
   case TensorOpKind::LogicalAnd: apply([](T u, T v) { return u != T{0} && v != T{0} ? T{1} : T{0}; }); break;
   case TensorOpKind::LogicalOr: apply([](T u, T v) { return u != T{0} || v != T{0} ? T{1} : T{0}; }); break;
+  case TensorOpKind::Atan2:
+    if constexpr (std::is_floating_point_v<T>) apply([](T u, T v) { return std::atan2(u, v); });
+    else return call.fail() << "internal error: atan2 of integers";
+    break;
   case TensorOpKind::Pow: {
     bool invalid = false;
     apply([&](T u, T v) { return Arith::pow(u, v, invalid); });
@@ -92,7 +135,7 @@ template <typename T> bool runBinaryTyped(KernelCall& call) {
     break;
   }
   default:
-    return call.fail() << "internal error: not a binary kernel";
+    if (!applyIntegerOp<T>(call.op.kind, apply)) return call.fail() << "internal error: not a binary kernel";
   }
   storeFrom(out, result);
   return true;
@@ -124,8 +167,22 @@ template <typename T> bool applyScalarOp(const KernelCall& call, const Shape& sh
     return true;
   }
   default:
-    return call.fail() << "internal error: not a tensor-scalar kernel";
+    break;
   }
+  if constexpr (std::is_integral_v<T>) {
+    switch (call.op.kind) {
+    case TensorOpKind::BitwiseAndS: map([s](T x) { return static_cast<T>(x & s); }); return true;
+    case TensorOpKind::BitwiseOrS: map([s](T x) { return static_cast<T>(x | s); }); return true;
+    case TensorOpKind::BitwiseXorS: map([s](T x) { return static_cast<T>(x ^ s); }); return true;
+    case TensorOpKind::ShiftLeftS: map([s](T x) { return shiftLeft(x, s); }); return true;
+    case TensorOpKind::ShiftRightS: map([s](T x) { return shiftRight(x, s); }); return true;
+    case TensorOpKind::RShiftLeftS: map([s](T x) { return shiftLeft(s, x); }); return true;
+    case TensorOpKind::RShiftRightS: map([s](T x) { return shiftRight(s, x); }); return true;
+    case TensorOpKind::GcdS: map([s](T x) { return greatestCommonDivisor(x, s); }); return true;
+    default: break;
+    }
+  }
+  return call.fail() << "internal error: not a tensor-scalar kernel";
 }
 
 // Tensor-scalar op computed in T, the scalar converted to T.

@@ -1,10 +1,12 @@
-// Unary elementwise kernels: neg ... sigmoid, isfinite, logical_not and clip.
+// Unary kernels: neg ... sigmoid, isfinite, logical_not, clip, inverse trigonometry, signbit, bitwise_not,
+// and the position-dependent ones: tril/triu (by row and column) and cumsum/cumprod (a scan along a dim).
 #include "compiler/reference/Arithmetic.h"
 #include "compiler/reference/ElementAccess.h"
 #include "compiler/reference/ReferenceKernels.h"
 
 #include <cmath>
 #include <optional>
+#include <type_traits>
 
 namespace pto::reference {
 namespace {
@@ -30,6 +32,9 @@ bool isFloatMath(TensorOpKind kind) {
   case TensorOpKind::Erf:
   case TensorOpKind::Erfc:
   case TensorOpKind::Sigmoid:
+  case TensorOpKind::Acos:
+  case TensorOpKind::Asin:
+  case TensorOpKind::Atan:
     return true;
   default:
     return false;
@@ -53,6 +58,9 @@ template <typename T> bool applyFloatMath(TensorOpKind kind, std::vector<T>& val
   case TensorOpKind::Erf: mapValues(values, [](T x) { return std::erf(x); }); return true;
   case TensorOpKind::Erfc: mapValues(values, [](T x) { return std::erfc(x); }); return true;
   case TensorOpKind::Sigmoid: mapValues(values, [](T x) { return T(1) / (T(1) + std::exp(-x)); }); return true;
+  case TensorOpKind::Acos: mapValues(values, [](T x) { return std::acos(x); }); return true;
+  case TensorOpKind::Asin: mapValues(values, [](T x) { return std::asin(x); }); return true;
+  case TensorOpKind::Atan: mapValues(values, [](T x) { return std::atan(x); }); return true;
   default: return false;
   }
 }
@@ -73,10 +81,12 @@ bool runFloatUnary(KernelCall& call) {
   const TensorOpKind kind = call.op.kind;
   std::vector<float> values = loadAs<float>(call.inputs[0]);
   HostTensor& out = call.outputs[0];
-  if (kind == TensorOpKind::IsFinite || kind == TensorOpKind::LogicalNot) {
+  if (kind == TensorOpKind::IsFinite || kind == TensorOpKind::LogicalNot || kind == TensorOpKind::Signbit) {
     std::vector<std::int64_t> flags(values.size());
     for (std::size_t i = 0; i < values.size(); ++i)
-      flags[i] = kind == TensorOpKind::IsFinite ? std::isfinite(values[i]) : values[i] == 0.0f;
+      flags[i] = kind == TensorOpKind::IsFinite     ? std::isfinite(values[i])
+                 : kind == TensorOpKind::Signbit ? std::signbit(values[i])  // -0.0 and -NaN too
+                                                    : values[i] == 0.0f;
     storeFrom(out, flags);
     return true;
   }
@@ -129,6 +139,12 @@ template <typename C> bool runIntegerUnary(KernelCall& call) {
   switch (kind) {
   case TensorOpKind::IsFinite: mapValues(values, [](C) { return C{1}; }); break;
   case TensorOpKind::LogicalNot: mapValues(values, [](C x) { return x == C{0} ? C{1} : C{0}; }); break;
+  case TensorOpKind::Signbit: mapValues(values, [](C x) { return x < C{0} ? C{1} : C{0}; }); break;
+  case TensorOpKind::BitwiseNot:
+    // A bool's complement is its negation; an integer's wraps into its dtype when stored.
+    if (out.dtype() == DataType::Bool) mapValues(values, [](C x) { return x == C{0} ? C{1} : C{0}; });
+    else mapValues(values, [](C x) { return static_cast<C>(~x); });
+    break;
   case TensorOpKind::Neg: mapValues(values, [](C x) { return Arith::neg(x); }); break;
   case TensorOpKind::Abs: mapValues(values, [](C x) { return x < C{0} ? Arith::neg(x) : x; }); break;
   case TensorOpKind::Round:
@@ -160,10 +176,92 @@ template <typename C> bool runIntegerUnary(KernelCall& call) {
   return true;
 }
 
+// tril keeps element (.., i, j) where j - i <= diagonal, triu where j - i >= diagonal; the rest is zero. A
+// tile's diagonal is shifted by its offsets when it is cut (ExpandFunction), so one rule serves both.
+bool runTriangle(KernelCall& call) {
+  const HostTensor& in = call.inputs[0];
+  HostTensor& out = call.outputs[0];
+  const auto* diagonal = call.attr<std::int64_t>("diagonal");
+  const Shape& shape = in.shape();
+  if (shape.rank() < 2) return call.fail() << "needs at least 2 dims, got " << shape.str();
+  out.copyFrom(in);
+  const std::int64_t rows = shape[shape.rank() - 2], columns = shape[shape.rank() - 1];
+  const std::int64_t keep = diagonal ? *diagonal : 0;
+  const bool lower = call.op.kind == TensorOpKind::Tril;
+  const std::int64_t count = in.elementCount();
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t column = i % columns, row = (i / columns) % rows;
+    const bool kept = lower ? column - row <= keep : column - row >= keep;
+    if (!kept) out.setFromDouble(i, 0.0);
+  }
+  return true;
+}
+
+// Running sums or products along attr "dim", in C (float data: fp32, rounded once to the output's dtype;
+// integers: int64 or uint64, wrapping).
+template <typename C> void scan(std::vector<C>& values, const Shape& shape, std::size_t dim, bool product) {
+  std::int64_t inner = 1;
+  for (std::size_t d = dim + 1; d < shape.rank(); ++d) inner *= shape[d];
+  const std::int64_t extent = shape[dim];
+  const std::int64_t outer = extent == 0 || inner == 0 ? 0 : static_cast<std::int64_t>(values.size()) / (extent * inner);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t k = 0; k < inner; ++k) {
+      const std::int64_t base = o * extent * inner + k;
+      for (std::int64_t step = 1; step < extent; ++step) {
+        C& value = values[static_cast<std::size_t>(base + step * inner)];
+        const C previous = values[static_cast<std::size_t>(base + (step - 1) * inner)];
+        if constexpr (std::is_integral_v<C>) {
+          using U = std::make_unsigned_t<C>;  // wraps instead of overflowing
+          value = static_cast<C>(product ? static_cast<U>(value) * static_cast<U>(previous)
+                                         : static_cast<U>(value) + static_cast<U>(previous));
+        } else {
+          value = product ? value * previous : value + previous;
+        }
+      }
+    }
+}
+
+bool runScan(KernelCall& call) {
+  const HostTensor& in = call.inputs[0];
+  HostTensor& out = call.outputs[0];
+  const auto* dim = call.attr<std::int64_t>("dim");
+  const Shape& shape = in.shape();
+  if (!dim || *dim < 0 || static_cast<std::size_t>(*dim) >= shape.rank())
+    return call.fail() << "internal error: no valid dim attribute for " << shape.str();
+  const bool product = call.op.kind == TensorOpKind::Cumprod;
+  const auto axis = static_cast<std::size_t>(*dim);
+  switch (computeClass(in.dtype())) {
+  case ComputeClass::Float: {
+    std::vector<float> values = loadAs<float>(in);
+    scan(values, shape, axis, product);
+    storeFrom(out, values);
+    return true;
+  }
+  case ComputeClass::Unsigned: {
+    std::vector<std::uint64_t> values = loadAs<std::uint64_t>(in);
+    scan(values, shape, axis, product);
+    storeFrom(out, values);
+    return true;
+  }
+  case ComputeClass::Signed: break;
+  }
+  std::vector<std::int64_t> values = loadAs<std::int64_t>(in);
+  scan(values, shape, axis, product);
+  storeFrom(out, values);
+  return true;
+}
+
 } // namespace
 
 bool runUnary(KernelCall& call) {
   if (!call.expectOutputShape(0, call.inputs[0].shape())) return false;
+  switch (call.op.kind) {
+  case TensorOpKind::Tril:
+  case TensorOpKind::Triu: return runTriangle(call);
+  case TensorOpKind::Cumsum:
+  case TensorOpKind::Cumprod: return runScan(call);
+  default: break;
+  }
   switch (computeClass(call.inputs[0].dtype())) {
   case ComputeClass::Float: return runFloatUnary(call);
   case ComputeClass::Unsigned: return runIntegerUnary<std::uint64_t>(call);

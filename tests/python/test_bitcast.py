@@ -13,6 +13,8 @@ import torch
 
 import pypto
 
+import kernel_checks
+
 HERE = os.path.abspath(__file__)
 RNG = np.random.default_rng(20261126)
 ROWS = 32
@@ -20,12 +22,7 @@ T = 4
 
 
 def line_of(marker):
-    """The line of this file that holds `marker` (in a comment), for location checks."""
-    with open(HERE) as handle:
-        for number, text in enumerate(handle, 1):
-            if marker in text and "line_of(" not in text:
-                return number
-    raise AssertionError(marker)
+    return kernel_checks.line_of(HERE, marker)
 
 
 def random_bytes(shape):

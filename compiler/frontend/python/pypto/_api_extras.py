@@ -94,7 +94,13 @@ def floor_div(input, other):  # noqa: A002
 
 
 def ceil_div(input, other):  # noqa: A002
-    """ceil(x / y)."""
+    """ceil(x / y). Integer tensors divide as PyPTO does, in fp32 (exact for |values| <= 2^24, its stated
+    range): 7 ceil_div 2 is 4, -7 ceil_div 2 is -3."""
+    if _ops._is_tensor(input) and not input.dtype.is_float():
+        dtype = input.dtype
+        numerator = _ops.cast(input, _ops.DataType.DT_FP32)
+        denominator = _ops.cast(other, _ops.DataType.DT_FP32) if _ops._is_tensor(other) else float(other)
+        return _ops.cast(_ops.ceil(_ops.div(numerator, denominator)), dtype)
     return _ops.ceil(_ops.div(input, other))
 
 
@@ -147,19 +153,119 @@ def logical_not(input):  # noqa: A002
     return _ops.logical_not(input)
 
 
+# --- operations with an instruction of their own --------------------------------------------------------
+
+
+def acos(input):  # noqa: A002
+    """Elementwise arc cosine (float tensors); NaN outside [-1, 1]."""
+    return _ops._one("acos", [input])
+
+
+def asin(input):  # noqa: A002
+    """Elementwise arc sine (float tensors); NaN outside [-1, 1]."""
+    return _ops._one("asin", [input])
+
+
+def atan(input):  # noqa: A002
+    """Elementwise arc tangent (float tensors)."""
+    return _ops._one("atan", [input])
+
+
+def atan2(y, x):
+    """Elementwise atan(y / x) in the quadrant of (x, y), as numpy.arctan2 (float tensors, broadcasting)."""
+    if not (_ops._is_tensor(y) and _ops._is_tensor(x)):
+        _fail("atan2: both operands must be tensors (PyPTO's atan2 takes no scalar)")
+    return _ops._one("atan2", [y, x])
+
+
+def signbit(input):  # noqa: A002
+    """Whether each element's sign bit is set (a bool tensor): true for negatives, -0.0 and -NaN."""
+    return _ops._one("signbit", [input])
+
+
+def _integer_scalar(value, what):
+    """An int operand of a bitwise op, shift or gcd (bool and floats are refused: PyPTO takes int only)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(f"{what}: the scalar operand must be an int, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def _integer_binary(kind, scalar_kind, reversed_kind=None):
+    def op(input, other):  # noqa: A002 - PyPTO's names
+        if _ops._is_tensor(input) and _ops._is_tensor(other):
+            return _ops._one(kind, [input, other])
+        if _ops._is_tensor(input):
+            return _ops._one(scalar_kind, [input], {"scalar": _integer_scalar(other, kind)})
+        if _ops._is_tensor(other):
+            if reversed_kind is None:  # commutative
+                return _ops._one(scalar_kind, [other], {"scalar": _integer_scalar(input, kind)})
+            return _ops._one(reversed_kind, [other], {"scalar": _integer_scalar(input, kind)})
+        _fail(f"{kind}: at least one operand must be a tensor")
+    op.__name__ = kind
+    op.__doc__ = (f"Elementwise {kind} of integer tensors (broadcasting) or of a tensor and an int; results wrap "
+                  f"into the dtype.")
+    return op
+
+
+bitwise_and = _integer_binary("bitwise_and", "bitwise_ands")
+bitwise_or = _integer_binary("bitwise_or", "bitwise_ors")
+bitwise_xor = _integer_binary("bitwise_xor", "bitwise_xors")
+bitwise_left_shift = _integer_binary("bitwise_left_shift", "bitwise_left_shifts", "rbitwise_left_shifts")
+bitwise_right_shift = _integer_binary("bitwise_right_shift", "bitwise_right_shifts", "rbitwise_right_shifts")
+gcd = _integer_binary("gcd", "gcds")
+bitwise_left_shift.__doc__ += " Counts of 64 or more give 0; negative counts give 0."
+bitwise_right_shift.__doc__ += " Arithmetic on signed dtypes; counts of 64 or more give the sign (0 or -1)."
+gcd.__doc__ = "Elementwise greatest common divisor, as numpy.gcd (never negative; gcd(0, 0) = 0)."
+
+
+def bitwise_not(input):  # noqa: A002
+    """Elementwise complement of an integer tensor (of a bool tensor: its negation)."""
+    return _ops._one("bitwise_not", [input])
+
+
+def _concrete_int(value, what):
+    from ._symbolic import SymbolicScalar
+    if isinstance(value, SymbolicScalar):
+        if not value.is_concrete():
+            _fail(f"{what}: a value known only when the kernel runs ({value}) is not supported here; give an int")
+        value = value.concrete()
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(f"{what}: expected an int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def tril(input, diagonal=0):  # noqa: A002
+    """The lower triangle of the last two dims: element (.., i, j) kept where j - i <= diagonal, else 0."""
+    return _ops._one("tril", [input], {"diagonal": _concrete_int(diagonal, "tril: diagonal")})
+
+
+def triu(input, diagonal=0):  # noqa: A002
+    """The upper triangle of the last two dims: element (.., i, j) kept where j - i >= diagonal, else 0."""
+    return _ops._one("triu", [input], {"diagonal": _concrete_int(diagonal, "triu: diagonal")})
+
+
+def cumsum(input, dim):  # noqa: A002
+    """Running sums along `dim`. Float tensors keep their dtype (fp16/bf16 accumulate in fp32 and round each
+    sum once); integer tensors give int64, as PyPTO and torch do. A tile spans the whole dim."""
+    return _ops._one("cumsum", [input], {"dim": _concrete_int(dim, "cumsum: dim")})
+
+
+def cumprod(input, dim):  # noqa: A002
+    """Running products along `dim`; dtypes as cumsum."""
+    return _ops._one("cumprod", [input], {"dim": _concrete_int(dim, "cumprod: dim")})
+
+
+def _in_place(function):
+    """Tensor.tril_ and friends: the result written back into self."""
+    def method(self, *args, **kwargs):
+        _ops._one("copy", [function(self, *args, **kwargs)], into=[self])
+        return self
+    return method
+
+
 # --- operations PTO Studio does not model ------------------------------------------------------------------
 
 _UNSUPPORTED = {
-    "acos": _NO_INSTRUCTION, "asin": _NO_INSTRUCTION, "atan": _NO_INSTRUCTION, "atan2": _NO_INSTRUCTION,
-    "signbit": "it needs the sign bit of -0.0, which no modelled vector instruction reads",
-    "gcd": "integer gcd needs a data-dependent loop per element, which no modelled instruction has",
-    "bitwise_and": "bitwise vector instructions are not modelled", "bitwise_or": "bitwise vector instructions are not modelled",
-    "bitwise_xor": "bitwise vector instructions are not modelled", "bitwise_not": "bitwise vector instructions are not modelled",
-    "bitwise_left_shift": "bitwise vector instructions are not modelled",
-    "bitwise_right_shift": "bitwise vector instructions are not modelled",
-    "cumsum": "scan (prefix) instructions are not modelled", "cumprod": "scan (prefix) instructions are not modelled",
-    "tril": "position-dependent masks are not modelled; build the mask with pypto.where from a mask tensor input",
-    "triu": "position-dependent masks are not modelled; build the mask with pypto.where from a mask tensor input",
     "one_hot": "position-dependent masks are not modelled",
     "uniform": "random number generation is not modelled (a run must be deterministic); pass random data in",
     "normal": "random number generation is not modelled (a run must be deterministic); pass random data in",
@@ -370,13 +476,8 @@ def tensor_methods():
         # `input` into self.
         "where": lambda self, condition, y: _ops.where(condition, self, y),
         "assemble": lambda self, input, offsets: _ops.assemble(input, offsets, self),  # noqa: A002
-        "gcd": _unsupported("Tensor.gcd", _UNSUPPORTED["gcd"]),
-        "cumsum": _unsupported("Tensor.cumsum", _UNSUPPORTED["cumsum"]),
-        "cumprod": _unsupported("Tensor.cumprod", _UNSUPPORTED["cumprod"]),
-        "tril": _unsupported("Tensor.tril", _UNSUPPORTED["tril"]),
-        "tril_": _unsupported("Tensor.tril_", _UNSUPPORTED["tril"]),
-        "triu": _unsupported("Tensor.triu", _UNSUPPORTED["triu"]),
-        "triu_": _unsupported("Tensor.triu_", _UNSUPPORTED["triu"]),
+        "gcd": gcd, "cumsum": cumsum, "cumprod": cumprod, "tril": tril, "triu": triu,
+        "tril_": _in_place(tril), "triu_": _in_place(triu),
         "expand_clone": _unsupported("Tensor.expand_clone", _UNSUPPORTED["expand_clone"]),
         "index_add": _unsupported("Tensor.index_add", _UNSUPPORTED["index_add"]),
         "index_add_": _unsupported("Tensor.index_add_", _UNSUPPORTED["index_add_"]),

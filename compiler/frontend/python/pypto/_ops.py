@@ -265,12 +265,22 @@ lt = _compare("lt")
 le = _compare("le")
 
 
+def _truth(x):
+    """A bool tensor as it is; any other tensor as x != 0 (NaN counts as true, as in torch)."""
+    if x.dtype == DataType.DT_BOOL:
+        return x
+    return ne(x, 0)
+
+
 def logical_and(x, y):
-    return _one("logical_and", [x, y])
+    """Elementwise and of the operands' truth (any dtypes, broadcasting) as a bool tensor, as PyPTO's
+    logical_and takes fp32/fp16/bf16/int/bool operands of different dtypes."""
+    return _one("logical_and", [_truth(x), _truth(y)])
 
 
 def logical_or(x, y):
-    return _one("logical_or", [x, y])
+    """Elementwise or of the operands' truth (any dtypes, broadcasting) as a bool tensor."""
+    return _one("logical_or", [_truth(x), _truth(y)])
 
 
 def where(condition, x, y):
