@@ -81,7 +81,8 @@ VectorOpClass vectorOpClassOf(PtoOpcode opcode) {
   case P::TROWSUM: case P::TROWMAX: case P::TROWMIN:
   case P::TCOLSUM: case P::TCOLMAX: case P::TCOLMIN: return VectorOpClass::Reduce;
   case P::TCVT: return VectorOpClass::Cast;
-  case P::TCOPY: case P::TEXPANDS: case P::TTRANS: case P::TGATHER: case P::TSCATTER: return VectorOpClass::Copy;
+  case P::TCOPY: case P::TEXPANDS: case P::TEXPAND: case P::TTRANS: case P::TGATHER: case P::TSCATTER:
+    return VectorOpClass::Copy;
   default: return VectorOpClass::Add;
   }
 }

@@ -134,6 +134,7 @@ inline constexpr std::size_t kPipeCount = 0
   X(TSHR, VECTOR, "shift right")                                                    \
   X(TSHRS, VECTOR, "shift right by a scalar (or a scalar by the tile)")             \
   X(TTRI, VECTOR, "keep a triangle (tril, triu), zero the rest")                    \
+  X(TEXPAND, VECTOR, "broadcast a tile along its dims of 1 (expand_clone)")         \
   /* vector, reductions: ROW along the innermost axis, COL along the others */      \
   X(TROWSUM, VECTOR, "sum along the innermost axis")                                \
   X(TROWMAX, VECTOR, "max along the innermost axis")                                \

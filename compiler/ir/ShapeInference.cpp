@@ -496,6 +496,15 @@ ShapeInferenceResult inferShapes(TensorOpKind kind, const std::vector<TensorType
       return single(DataType::Bool, inputs[0].shape);
     }
     if (kind == TensorOpKind::BitwiseNot) return single(inputs[0].dtype, inputs[0].shape);
+    if (kind == TensorOpKind::ExpandClone) {
+      const auto* shape = findAttr<SymbolicShape>(attrs, "shape");
+      if (!shape) return Failure(kind) << "needs a shape";
+      const auto broadcast = broadcastShapes(inputs[0].shape, *shape);
+      if (!broadcast || broadcast->size() != shape->size() || shapeString(*broadcast) != shapeString(*shape))
+        return Failure(kind) << typeString(inputs[0]) << " does not broadcast to " << shapeString(*shape)
+                             << " (each dim must equal the target's or be 1)";
+      return single(inputs[0].dtype, *shape);
+    }
     if (inputs[0].dtype == DataType::Bool)
       return Failure(kind) << "does not apply to bool tensors (" << typeString(inputs[0]) << ")";
     return single(inputs[0].dtype, inputs[0].shape);

@@ -68,6 +68,8 @@ enum class OpCategory : unsigned char {
   /* scans along attr "dim"; a tile spans the dim */     \
   X(Cumsum, "cumsum", Unary, 1, 1)                       \
   X(Cumprod, "cumprod", Unary, 1, 1)                     \
+  /* the input broadcast to attr "shape" (numpy rules) */ \
+  X(ExpandClone, "expand_clone", Unary, 1, 1)            \
   /* binary elementwise, broadcasting */                 \
   X(Add, "add", Binary, 2, 1)                            \
   X(Sub, "sub", Binary, 2, 1)                            \

@@ -248,6 +248,7 @@ std::optional<PtoOpcode> vectorOpcode(const TileOp& op, const TensorOp& tensorOp
   case K::RShiftRightS: return P::TSHRS;
   case K::Tril:
   case K::Triu: return P::TTRI;
+  case K::ExpandClone: return P::TEXPAND;
   case K::Cast: return P::TCVT;
   case K::Where: return P::TSEL;
   case K::Copy:

@@ -5,6 +5,7 @@
 #include "compiler/reference/ReferenceKernels.h"
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <type_traits>
 
@@ -251,9 +252,32 @@ bool runScan(KernelCall& call) {
   return true;
 }
 
+// expand_clone: every output element is the input element it broadcasts from (numpy rules), byte for byte.
+bool runExpandClone(KernelCall& call) {
+  const HostTensor& in = call.inputs[0];
+  HostTensor& out = call.outputs[0];
+  const std::optional<Shape> broadcast = broadcastShape(in.shape(), out.shape());
+  if (!broadcast || !(*broadcast == out.shape()))
+    return call.fail() << "internal error: " << in.shape().str() << " does not broadcast to " << out.shape().str();
+  // Tiles arrive as views into larger buffers: work on contiguous copies.
+  const HostTensor source = in.isContiguous() ? in : in.contiguous();
+  HostTensor result(out.dtype(), out.shape());
+  const std::vector<std::int64_t> strides = broadcastStrides(in.shape(), out.shape());
+  const std::size_t item = out.itemBytes();
+  const std::byte* from = source.data();
+  std::byte* to = result.data();
+  if (out.elementCount() == 0) return true;
+  forEachBroadcast<1>(out.shape(), {&strides}, [&](std::int64_t i, const std::array<std::int64_t, 1>& at) {
+    std::memcpy(to + static_cast<std::size_t>(i) * item, from + static_cast<std::size_t>(at[0]) * item, item);
+  });
+  out.copyFrom(result);
+  return true;
+}
+
 } // namespace
 
 bool runUnary(KernelCall& call) {
+  if (call.op.kind == TensorOpKind::ExpandClone) return runExpandClone(call);
   if (!call.expectOutputShape(0, call.inputs[0].shape())) return false;
   switch (call.op.kind) {
   case TensorOpKind::Tril:

@@ -429,13 +429,13 @@ class DocumentedApiTest(unittest.TestCase):
 
     def test_unsupported_operations_say_so_at_the_call(self):
         @pypto.frontend.jit(runtime_options=SIM)
-        def uses_one_hot(x: pypto.Tensor(), out: pypto.Tensor()):
+        def uses_fillpad(x: pypto.Tensor(), out: pypto.Tensor()):
             pypto.set_vec_tile_shapes(8, 32)
-            out[:] = pypto.one_hot(x, 32)
+            out[:] = pypto.fillpad(x)
 
         with self.assertRaises(pypto.KernelError) as caught:
-            uses_one_hot(torch.zeros(8, 32, dtype=torch.int32), torch.empty(8, 32))
-        self.assertIn("pypto.one_hot is not supported by PTO Studio: position-dependent masks are not modelled",
+            uses_fillpad(torch.rand(8, 32), torch.empty(8, 32))
+        self.assertIn("pypto.fillpad is not supported by PTO Studio: padding copies are not modelled",
                       str(caught.exception))
         self.assertIn("test_pypto_current_api.py", str(caught.exception))
 

@@ -30,7 +30,9 @@ from . import _api_extras
 from ._api_extras import (CachePolicy, Element, LogBaseType, OpType, OutType, PassConfigKey, PrecisionType,
                           ReduceMode, SaturationMode, ScatterMode, TopKAlgo, acos, acosh, asin, asinh, atan, atan2,
                           atanh, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
-                          bitwise_xor, cbrt, ceil_div, cumprod, cumsum, gcd, signbit, tril, triu,
+                          bitwise_xor, cbrt, ceil_div, cumprod, cumsum, gcd, signbit, tril, triu, axpy_,
+                          expand_clone, expand_exp_dif, index_add, index_add_, one_hot,
+                          pad,
                           cosh, floor_div, fmod, from_torch, function, get_pass_config, get_pass_configs,
                           get_pass_default_config, hypot, isnan, log2, log10, lrelu, prelu, remainder,
                           set_pass_config, set_pass_default_config, set_verify_golden_data, sinh, tan, var)

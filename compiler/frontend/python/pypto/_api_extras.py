@@ -134,7 +134,9 @@ def prelu(input, weight):  # noqa: A002
 
 
 def var(input, dim=None, *, correction=1, keepdim=False):  # noqa: A002
-    """sum((x - mean)^2) / (N - correction) over `dim` (all dims when None)."""
+    """sum((x - mean)^2) / (N - correction) over `dim` (all dims when None). fp16/bf16 input is computed in
+    fp32 and rounded once at the end, as torch does: the sum of squares would overflow fp16 long before the
+    variance does."""
     dims = list(range(len(input.shape))) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
     count = 1
     for d in dims:
@@ -144,9 +146,12 @@ def var(input, dim=None, *, correction=1, keepdim=False):  # noqa: A002
         count *= size.concrete()
     if count - correction <= 0:
         _fail(f"var: {count} elements with correction {correction} leaves no degrees of freedom")
-    mean = _ops.mul(_ops.sum(input, dim=dims, keepdim=True), 1.0 / count)
-    centred = _ops.sub(input, mean)
-    return _ops.mul(_ops.sum(_ops.mul(centred, centred), dim=dims, keepdim=keepdim), 1.0 / (count - correction))
+    narrow = input.dtype in (_ops.DataType.DT_FP16, _ops.DataType.DT_BF16)
+    values = _ops.cast(input, _ops.DataType.DT_FP32) if narrow else input
+    mean = _ops.mul(_ops.sum(values, dim=dims, keepdim=True), 1.0 / count)
+    centred = _ops.sub(values, mean)
+    result = _ops.mul(_ops.sum(_ops.mul(centred, centred), dim=dims, keepdim=keepdim), 1.0 / (count - correction))
+    return _ops.cast(result, input.dtype) if narrow else result
 
 
 def logical_not(input):  # noqa: A002
@@ -255,6 +260,97 @@ def cumprod(input, dim):  # noqa: A002
     return _ops._one("cumprod", [input], {"dim": _concrete_int(dim, "cumprod: dim")})
 
 
+def _dims_of(tensor, what):
+    """A tensor's dims as ints (they must be known while tracing)."""
+    dims = []
+    for d, size in enumerate(tensor.shape):
+        if hasattr(size, "is_concrete"):
+            if not size.is_concrete():
+                _fail(f"{what}: dim {d} is only known when the kernel runs; this operation needs it while tracing")
+            size = size.concrete()
+        dims.append(int(size))
+    return dims
+
+
+def expand_clone(input, shape, *, valid_shape=None):  # noqa: A002
+    """input broadcast to `shape` (its dims of 1 repeated, numpy's rules) as a new tensor: one TEXPAND per
+    output tile. valid_shape (PyPTO's hint for a run-time tail) is accepted and changes nothing here: every
+    element of the result is computed from input."""
+    return _ops._one("expand_clone", [input], {"shape": list(shape)})
+
+
+def expand_exp_dif(input, other):  # noqa: A002
+    """exp(input - other) with broadcasting (PyPTO's fused row/column-expand form), as a subtraction and an
+    exp: the swimlane shows both instructions."""
+    return _ops.exp(_ops.sub(input, other))
+
+
+def axpy_(y, x, alpha=1.0):
+    """y += alpha * x in place (x broadcasts to y); returns y."""
+    scaled = x if float(alpha) == 1.0 else _ops.mul(x, float(alpha))
+    _ops._one("copy", [_ops.add(y, scaled)], into=[y])
+    return y
+
+
+def one_hot(input, num_classes):  # noqa: A002
+    """int64 [*input.shape, num_classes]: 1 where the class equals the input's value, else 0. Built from
+    integer vector ops on the input's dtype, 1 - min(|input - arange(num_classes)|, 1), then a cast: no bool
+    intermediate, whose 1-byte rows would need a wider vec tile than the kernel set for its own tensors."""
+    num_classes = _concrete_int(num_classes, "one_hot: num_classes")
+    if num_classes <= 0:
+        _fail(f"one_hot: num_classes must be positive, got {num_classes}")
+    if input.dtype.is_float():
+        _fail(f"one_hot: needs an integer tensor of class numbers, got {input.dtype}")
+    classes = _ops.arange(0, num_classes, 1, dtype=input.dtype)
+    distance = _ops.abs(_ops.sub(_ops.unsqueeze(input, len(input.shape)), classes))
+    hits = _ops.sub(1, _ops.minimum(distance, 1))
+    return _ops.cast(hits, _ops.DataType.DT_INT64)
+
+
+def pad(input, pad, mode="constant", value=0):  # noqa: A002
+    """Constant padding on the right of the last dim and at the bottom of the one before (PyPTO's pad:
+    pad = (0, right) or (0, right, 0, bottom), non-negative): a fill of the padded shape and an assemble of
+    input into its corner."""
+    if mode != "constant":
+        _fail(f"pad: mode {mode!r} is not supported; PyPTO supports 'constant' only")
+    amounts = [int(p) for p in pad]
+    if len(amounts) not in (2, 4) or any(p < 0 for p in amounts):
+        _fail(f"pad: pad must hold 2 or 4 non-negative ints, got {tuple(pad)}")
+    if amounts[0] != 0 or (len(amounts) == 4 and amounts[2] != 0):
+        _fail(f"pad: only right and bottom padding are supported (as in PyPTO), got {tuple(pad)}")
+    if not input.dtype.is_float() and isinstance(value, float):
+        _fail(f"pad: a float value ({value}) cannot pad an integer tensor ({input.dtype}); give an int")
+    dims = _dims_of(input, "pad")
+    if len(amounts) == 4 and len(dims) < 2:
+        _fail(f"pad: padding two dims needs a tensor of at least 2 dims, got {len(dims)}")
+    padded = list(dims)
+    padded[-1] += amounts[1]
+    if len(amounts) == 4:
+        padded[-2] += amounts[3]
+    out = _ops.full(padded, value, input.dtype)
+    _ops.assemble(input, [0] * len(dims), out)
+    return out
+
+
+def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
+    """input's slices index[i] along dim += alpha * source's slice i (repeated indices add up), in place; a
+    scatter with reduce='add' of the index broadcast over source's shape."""
+    dims = _dims_of(source, "index_add_")
+    axis = dim + len(dims) if dim < 0 else dim
+    if len(index.shape) != 1:
+        _fail(f"index_add_: index must be 1-D, got {len(index.shape)} dims")
+    shape = [1] * len(dims)
+    shape[axis] = dims[axis]
+    spread = expand_clone(_ops.reshape(index, shape), dims)
+    scaled = source if float(alpha) == 1.0 else _ops.mul(source, alpha)
+    return _ops.scatter_(input, axis, spread, scaled, reduce="add")
+
+
+def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
+    """index_add_ on a copy of input."""
+    return index_add_(_ops.clone(input), dim, index, source, alpha=alpha)
+
+
 def _in_place(function):
     """Tensor.tril_ and friends: the result written back into self."""
     def method(self, *args, **kwargs):
@@ -266,22 +362,15 @@ def _in_place(function):
 # --- operations PTO Studio does not model ------------------------------------------------------------------
 
 _UNSUPPORTED = {
-    "one_hot": "position-dependent masks are not modelled",
     "uniform": "random number generation is not modelled (a run must be deterministic); pass random data in",
     "normal": "random number generation is not modelled (a run must be deterministic); pass random data in",
     "conv": "convolution is not modelled", "atomic_add": "atomic global-memory writes are not modelled",
-    "axpy_": "in-place axpy is not modelled; write out[:] = out + alpha * x",
-    "interleave": "interleave/deinterleave data movement is not modelled",
-    "deinterleave": "interleave/deinterleave data movement is not modelled",
+    "interleave": "interleave/deinterleave (PTO ISA's TINTERLEAVE/TDEINTERLEAVE) are not modelled yet",
+    "deinterleave": "interleave/deinterleave (PTO ISA's TINTERLEAVE/TDEINTERLEAVE) are not modelled yet",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
-    "pad": "padding copies are not modelled; allocate the padded tensor and assemble into it",
     "fillpad": "padding copies are not modelled; allocate the padded tensor and assemble into it",
     "gathermask": "mask-driven gathers are not modelled; use pypto.gather with indices",
-    "expand_clone": "expand_clone is not modelled; use broadcasting in an elementwise op",
-    "expand_exp_dif": "expand_exp_dif is not modelled; write exp(x - y) with broadcasting",
-    "index_add": "index_add is not modelled; use pypto.scatter(..., reduce='add')",
-    "index_add_": "index_add is not modelled; use pypto.scatter_(..., reduce='add')",
     "index_add_ub": "index_add is not modelled", "index_add__ub": "index_add is not modelled",
     "index_put_": "index_put_ is not modelled; use pypto.scatter_update",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
@@ -478,9 +567,7 @@ def tensor_methods():
         "assemble": lambda self, input, offsets: _ops.assemble(input, offsets, self),  # noqa: A002
         "gcd": gcd, "cumsum": cumsum, "cumprod": cumprod, "tril": tril, "triu": triu,
         "tril_": _in_place(tril), "triu_": _in_place(triu),
-        "expand_clone": _unsupported("Tensor.expand_clone", _UNSUPPORTED["expand_clone"]),
-        "index_add": _unsupported("Tensor.index_add", _UNSUPPORTED["index_add"]),
-        "index_add_": _unsupported("Tensor.index_add_", _UNSUPPORTED["index_add_"]),
+        "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_,
         "set_cache_policy": _set_cache_policy,
         "get_cache_policy": _get_cache_policy,
     }

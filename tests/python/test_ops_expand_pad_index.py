@@ -1,0 +1,124 @@
+"""PyPTO operations built here from modelled instructions or given one: expand_clone (TEXPAND, one per output
+tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, and var on fp16 (computed in fp32 as torch
+does, where it used to overflow).
+
+Every kernel runs through the compiler and the functional simulator (checked) with vec tiles that cut the
+outputs into several tiles, partial ones included. Expected values come from numpy. Tolerances: copies,
+one_hot, pad of a copy and integer results are exact; exp(a - b) in fp32 within rtol 1e-6 (libm's expf
+against numpy's); index_add within rtol 1e-6 (fp32 adds in another order than numpy's add.at); var on fp16
+within 2e-3 relative (one fp16 rounding of the result, 2^-11, and fp32 sums).
+"""
+import unittest
+
+import numpy as np
+
+import pypto
+
+import kernel_checks
+
+RNG = np.random.default_rng(20261129)
+R, C = 24, 40  # tiles of (8, 16): partial tiles in the last column
+
+
+@pypto.frontend.jit
+def broadcasts(row: pypto.Tensor([1, C], pypto.DT_FP32), column: pypto.Tensor([R, 1], pypto.DT_FP32),
+               expanded: pypto.Tensor([R, C], pypto.DT_FP32), exp_dif: pypto.Tensor([R, C], pypto.DT_FP32),
+               y: pypto.Tensor([R, C], pypto.DT_FP32), padded: pypto.Tensor([R + 3, C + 5], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(8, 16)
+    expanded[:] = pypto.expand_clone(row, [R, C])
+    exp_dif[:] = pypto.expand_exp_dif(expanded, column)
+    pypto.axpy_(y, expanded, 2.0)
+    padded[:] = pypto.pad(exp_dif, (0, 5, 0, 3), value=-1.0)
+
+
+@pypto.frontend.jit
+def expand_int8_columns(column: pypto.Tensor([R, 1], pypto.DT_INT8), out: pypto.Tensor([R, 64], pypto.DT_INT8)):
+    pypto.set_vec_tile_shapes(8, 32)
+    out[:] = column.expand_clone([R, 64])
+
+
+@pypto.frontend.jit
+def classes(labels: pypto.Tensor([R], pypto.DT_INT32), out: pypto.Tensor([R, 10], pypto.DT_INT64)):
+    pypto.set_vec_tile_shapes(8, 16)
+    out[:] = pypto.one_hot(labels, 10)
+
+
+@pypto.frontend.jit
+def add_rows(base: pypto.Tensor([6, 16], pypto.DT_FP32), rows: pypto.Tensor([5], pypto.DT_INT32),
+             source: pypto.Tensor([5, 16], pypto.DT_FP32), out: pypto.Tensor([6, 16], pypto.DT_FP32),
+             in_place: pypto.Tensor([6, 16], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(8, 16)
+    out[:] = pypto.index_add(base, 0, rows, source, alpha=2)
+    pypto.index_add_(in_place, 0, rows, source)
+
+
+@pypto.frontend.jit
+def variance_fp16(x: pypto.Tensor([8, 256], pypto.DT_FP16), out: pypto.Tensor([8], pypto.DT_FP16)):
+    pypto.set_vec_tile_shapes(8, 256)
+    out[:] = pypto.var(x, 1)
+
+
+class Broadcasts(unittest.TestCase):
+    def test_expand_exp_dif_axpy_and_pad(self):
+        row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
+        column = RNG.uniform(-1, 1, (R, 1)).astype(np.float32)
+        y = RNG.uniform(-1, 1, (R, C)).astype(np.float32)
+        y_before = y.copy()
+        expanded, exp_dif = np.zeros((R, C), np.float32), np.zeros((R, C), np.float32)
+        padded = np.zeros((R + 3, C + 5), np.float32)
+        broadcasts(row, column, expanded, exp_dif, y, padded)
+        kernel_checks.assert_functional(self)
+        want = np.broadcast_to(row, (R, C))
+        np.testing.assert_array_equal(expanded, want)
+        np.testing.assert_allclose(exp_dif, np.exp(want - column), rtol=1e-6)
+        np.testing.assert_allclose(y, y_before + np.float32(2) * want, rtol=1e-6)
+        want_padded = np.full((R + 3, C + 5), -1.0, np.float32)
+        want_padded[:R, :C] = exp_dif
+        np.testing.assert_array_equal(padded, want_padded)
+
+    def test_expand_clone_repeats_columns_byte_for_byte(self):
+        column = RNG.integers(-128, 128, (R, 1)).astype(np.int8)
+        out = np.zeros((R, 64), np.int8)
+        expand_int8_columns(column, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.broadcast_to(column, (R, 64)))
+
+
+class Indexing(unittest.TestCase):
+    def test_one_hot(self):
+        labels = RNG.integers(0, 10, R).astype(np.int32)
+        out = np.zeros((R, 10), np.int64)
+        classes(labels, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.eye(10, dtype=np.int64)[labels])
+
+    def test_index_add_with_repeated_rows(self):
+        base = RNG.uniform(-1, 1, (6, 16)).astype(np.float32)
+        in_place = base.copy()
+        rows = np.array([0, 3, 0, 5, 3], np.int32)  # rows 0 and 3 are added to twice
+        source = RNG.uniform(-1, 1, (5, 16)).astype(np.float32)
+        out = np.zeros((6, 16), np.float32)
+        add_rows(base, rows, source, out, in_place)
+        kernel_checks.assert_functional(self)
+        want = base.copy()
+        np.add.at(want, rows, np.float32(2) * source)
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
+        want_in_place = base.copy()
+        np.add.at(want_in_place, rows, source)
+        np.testing.assert_allclose(in_place, want_in_place, rtol=1e-6, atol=1e-7)
+
+
+class Variance(unittest.TestCase):
+    def test_fp16_squares_beyond_fp16_range_stay_finite(self):
+        # Values around 300: squares of the deviations sum to about 256 * 100^2 / 3 > 65504 (fp16's max).
+        x = RNG.uniform(100, 300, (8, 256)).astype(np.float16)
+        out = np.zeros(8, np.float16)
+        variance_fp16(x, out)
+        kernel_checks.assert_functional(self)
+        want = np.var(x.astype(np.float64), axis=1, ddof=1)
+        self.assertTrue(np.all(np.isfinite(out)))
+        np.testing.assert_allclose(out.astype(np.float64), want, rtol=2e-3)
+
+
+if __name__ == "__main__":
+    unittest.main()
