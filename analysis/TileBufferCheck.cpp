@@ -395,6 +395,7 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
       break;
     }
   if (!problems.empty()) return impl.finish({MemoryKind::UB}, {}, problems);
+  std::vector<std::string> paddingNotes;
   for (const OpModel& op : impl.ops) {
     const bool reduce = category(op.kind) == OpCategory::Reduce;
     const Dims& tiled = vecTiledShape(op);
@@ -409,10 +410,9 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
       continue;
     }
     if (tile.empty()) continue;
-    if (std::string problem = vecTileAlignmentProblem(candidate, op.operand); !problem.empty()) {
-      problems.push_back(op.where + ": the tile " + dimsText(candidate) + ": " + problem);
-      continue;
-    }
+    if (std::string note = vecTilePaddingNote(tile, op.operand); !note.empty() &&
+        std::find(paddingNotes.begin(), paddingNotes.end(), note) == paddingNotes.end())
+      paddingNotes.push_back(note);
     Dims sizes(tiled.size());
     for (std::size_t d = 0; d < tiled.size(); ++d) sizes[d] = std::min(tile[d], tiled[d]);
     TileOp t;
@@ -477,7 +477,9 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
   if (!problems.empty()) return impl.finish({MemoryKind::UB}, {}, problems);
   const auto fused = chain.size() > 1 ? impl.place(chain, CoreType::AIV) : std::array<std::int64_t, kMemoryKindCount>{};
   const auto pingPong = impl.place(chain, CoreType::AIV, true);
-  return impl.finish({MemoryKind::UB}, peaks, {}, &fused, &pingPong);
+  TileBufferCheck check = impl.finish({MemoryKind::UB}, peaks, {}, &fused, &pingPong);
+  check.notes = std::move(paddingNotes);
+  return check;
 }
 
 TileBufferCheck TileBufferChecker::checkCube(const CubeTileShape& shape) const {

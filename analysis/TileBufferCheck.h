@@ -17,7 +17,7 @@
 // not fit". Other tiles of a fused subgraph (all partials of a reduction,
 // ops of other sites) and n-buffer merges can need more still; the compile's
 // AllocateBuffers error then names the subgraph, memory and bytes.
-// Alignment uses ExpandFunction's rules (vecTileAlignmentProblem, rank).
+// Rank and padding use ExpandFunction's rules (vecTilePaddingNote).
 //
 // The mL1 / kL1 / nL1 parts of a cube shape do not change buffer use in this
 // compiler (it stages the L0 blocks in L1), so they are not checked here.
@@ -60,7 +60,8 @@ std::string_view name(TileFit fit);  // "fits", "may not fit", "does not fit", "
 struct TileBufferCheck {
   TileFit fit = TileFit::Invalid;
   std::vector<MemoryUse> memories;    // vec: UB; cube: L1, L0A, L0B, L0C
-  std::vector<std::string> problems;  // alignment and form, the compiler's words
+  std::vector<std::string> problems;  // rank and form, the compiler's words
+  std::vector<std::string> notes;     // what the tile costs beyond its elements (rows padded to 32 bytes)
   bool fits() const { return fit == TileFit::Fits; }
   // "UB 48 KiB / 192 KiB", memories joined with ", ".
   std::string usageText() const;

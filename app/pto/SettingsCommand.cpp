@@ -65,6 +65,7 @@ Json checkJson(const TileBufferCheck& check) {
                                 {"double_buffered_bytes", use.pingPongBytes},
                                 {"worst_op", use.worstOp}});
   json["problems"] = check.problems;
+  json["notes"] = check.notes;
   json["summary"] = check.summary();
   json["double_buffered"] = check.doubleBuffered();
   json["buffering"] = check.bufferingText();
@@ -145,6 +146,7 @@ int runSettings(const SettingsOptions& options) {
       entry["check"] = checkJson(check);
       status = check.summary();
       if (std::string buffering = check.bufferingText(); !buffering.empty()) status += "\n       " + buffering;
+      for (const std::string& note : check.notes) status += "\n       padded: " + note;
       anyOverflow = anyOverflow || !check.fits();
       noteClampedTile(site, checker, *project, diags);
     }

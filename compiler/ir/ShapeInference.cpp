@@ -113,9 +113,14 @@ ShapeInferenceResult inferView(TensorOpKind kind, const TensorType& input, Attri
     auto full = input.shape[d].constantValue();
     if (size && *size <= 0) return Failure(kind) << "dim " << d << " has size " << *size << "; sizes must be positive";
     if (offset && *offset < 0) return Failure(kind) << "dim " << d << " has negative offset " << *offset;
-    if (size && offset && full && *offset + *size > *full)
+    // A region reaching past the end is PyPTO's last (or only) block of a loop over view blocks: accepted
+    // when valid_shape says how much of it holds data (the run clamps that to the part inside), refused when
+    // it starts outside or nothing says which part is valid.
+    const bool validGiven = findAttr<SymbolicShape>(attrs, "valid_shape") != nullptr;
+    if (size && offset && full && *offset + *size > *full && (!validGiven || *offset >= *full))
       return Failure(kind) << "region [" << *offset << ", " << *offset + *size << ") of dim " << d
-                           << " lies outside " << typeString(input);
+                           << " lies outside " << typeString(input)
+                           << (validGiven ? "" : "; give valid_shape to say which part of a block past the end holds data");
   }
   // No "valid_shape" here: its absence means "what of the input's valid part the region covers", which
   // only the run can tell (the reference interpreter; TensorValue::validShape records the given one).

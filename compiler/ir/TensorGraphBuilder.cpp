@@ -45,8 +45,12 @@ TensorId TensorGraphBuilder::addTemporary(std::string tensorName, DataType dtype
 namespace {
 
 // Checks that a region of `regionShape` at `offsets` lies inside `target`,
-// where both are known.
-std::string regionError(const SymbolicShape& regionShape, const SymbolicShape& offsets, const TensorValue& target) {
+// where both are known. With `validPartDecides` (an assemble) a region that
+// starts inside and reaches past the end is left to the run: an assemble
+// writes its value's valid part, which for PyPTO's last block of a loop over
+// view blocks is the part inside (the run checks that it fits).
+std::string regionError(const SymbolicShape& regionShape, const SymbolicShape& offsets, const TensorValue& target,
+                        bool validPartDecides) {
   if (regionShape.size() != target.shape.size() || offsets.size() != target.shape.size())
     return "the source has rank " + std::to_string(regionShape.size()) + " but '" + target.name + "' " +
            shapeString(target.shape) + " has rank " + std::to_string(target.shape.size());
@@ -55,7 +59,7 @@ std::string regionError(const SymbolicShape& regionShape, const SymbolicShape& o
     auto size = simplify(regionShape[d]).constantValue();
     auto limit = simplify(target.shape[d]).constantValue();
     if (offset && *offset < 0) return "offset " + std::to_string(*offset) + " in dim " + std::to_string(d) + " is negative";
-    if (offset && size && limit && *offset + *size > *limit)
+    if (offset && size && limit && *offset + *size > *limit && !(validPartDecides && *offset < *limit))
       return "a region of " + shapeString(regionShape) + " at offsets " + shapeString(offsets) +
              " does not fit in '" + target.name + "' " + shapeString(target.shape) + " (dim " + std::to_string(d) +
              ": " + std::to_string(*offset) + " + " + std::to_string(*size) + " > " + std::to_string(*limit) + ")";
@@ -79,9 +83,10 @@ bool usesVectorTile(TensorOpKind kind) {
   }
 }
 
-// The hardware moves vector tiles in 32-byte blocks: the innermost tile dim
-// times the element size must be a multiple of 32 bytes.
-std::string vecTileError(TensorOpKind kind, const std::vector<std::int64_t>& tile, std::size_t rank, DataType dtype) {
+// A tile with fewer dims than the op's rank leaves dims without a size. (A
+// row of no whole number of 32-byte blocks is fine: the unified buffer pads
+// it, as PyPTO's does; see vecTilePaddingNote.)
+std::string vecTileError(TensorOpKind kind, const std::vector<std::int64_t>& tile, std::size_t rank) {
   std::string call = "set_vec_tile_shapes(";
   for (std::size_t i = 0; i < tile.size(); ++i) call += (i ? ", " : "") + std::to_string(tile[i]);
   call += ")";
@@ -92,15 +97,6 @@ std::string vecTileError(TensorOpKind kind, const std::vector<std::int64_t>& til
     return call + " gives " + std::to_string(tile.size()) + (tile.size() == 1 ? " dim" : " dims") + ", but " +
            std::string(name(kind)) + " works on rank-" + std::to_string(rank) +
            " tensors; give one tile dim per tensor dim (" + std::to_string(rank) + " values)";
-  std::int64_t bytes = tile.back() * static_cast<std::int64_t>(sizeOf(dtype));
-  if (bytes % 32 != 0) {
-    std::int64_t perBlock = 32 / static_cast<std::int64_t>(sizeOf(dtype));
-    std::int64_t lower = std::max<std::int64_t>(perBlock, tile.back() / perBlock * perBlock);
-    return call + ": the innermost tile dim " + std::to_string(tile.back()) + " x " + std::to_string(sizeOf(dtype)) +
-           " bytes (" + std::string(name(dtype)) + ") = " + std::to_string(bytes) +
-           " bytes is not a multiple of 32 bytes; use a multiple of " + std::to_string(perBlock) + " such as " +
-           std::to_string(lower) + " or " + std::to_string(lower + perBlock);
-  }
   return {};
 }
 
@@ -117,8 +113,7 @@ TensorGraphBuilder::OpResult TensorGraphBuilder::addOp(TensorOpKind kind, std::v
   if (usesVectorTile(kind) && !m_state.tiles.vec.empty()) {
     // Reductions are tiled over their input, everything else over its result.
     const TensorType& tiled = category(kind) == OpCategory::Reduce ? types[0] : inferred.outputs[0];
-    DataType operandType = types.empty() ? inferred.outputs[0].dtype : types[0].dtype;
-    std::string problem = vecTileError(kind, m_state.tiles.vec, tiled.shape.size(), operandType);
+    std::string problem = vecTileError(kind, m_state.tiles.vec, tiled.shape.size());
     if (!problem.empty()) return OpResult{{}, problem, m_state.tiles.vecSite};
   }
 
@@ -145,7 +140,7 @@ TensorGraphBuilder::OpResult TensorGraphBuilder::addOp(TensorOpKind kind, std::v
                                 std::string(pyptoName(target.dtype)) + ")", {}};
       SymbolicShape offsets(target.shape.size(), SymbolicScalar(0));
       if (const auto* given = op.attr<SymbolicShape>("offsets")) offsets = *given;
-      std::string problem = regionError(produced.shape, offsets, target);
+      std::string problem = regionError(produced.shape, offsets, target, kind == TensorOpKind::Assemble);
       if (!problem.empty()) return OpResult{{}, prefix + problem, {}};
       if (kind == TensorOpKind::Copy)
         for (std::size_t d = 0; d < target.shape.size(); ++d)

@@ -822,6 +822,12 @@ private:
     // cache, a block id past the table) can move a tile outside its tensor;
     // found here, every mode stops at the op's line before anything runs.
     const std::vector<std::int64_t>& extent = m_tiles.shapeOf(concrete.tensor);
+    // A tile whose valid part is empty (the tail of a view block that reaches
+    // past the tensor's end, as PyPTO's loops over view blocks make it) moves
+    // nothing, wherever it would start: it is kept as an empty region at the end.
+    if (std::find(concrete.shape.begin(), concrete.shape.end(), 0) != concrete.shape.end())
+      for (std::size_t d = 0; d < rank; ++d)
+        concrete.offsets[d] = std::clamp<std::int64_t>(concrete.offsets[d], 0, std::max<std::int64_t>(0, extent[d] - concrete.shape[d]));
     for (std::size_t d = 0; d < rank; ++d) {
       const std::int64_t offset = concrete.offsets[d], size = concrete.shape[d];
       if (offset >= 0 && size >= 0 && offset <= extent[d] - size) continue;

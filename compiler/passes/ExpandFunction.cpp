@@ -222,9 +222,9 @@ private:
     if (tile.empty()) return tile;
     // The kernel's own settings were checked when traced; the project's are checked here.
     DataType operand = op.inputs.empty() ? m_graph.tensor(op.outputs[0]).dtype : m_graph.tensor(op.inputs[0]).dtype;
-    if (std::string problem = vecTileAlignmentProblem(asSet, operand); !problem.empty()) {
-      if (!dataMovement)
-        return m_diags.error(op.location) << origin << " gives the tile " << dimsString(asSet) << ": " << problem;
+    // A row that is no whole number of 32-byte blocks is padded in the unified buffer (tileBytes counts the
+    // padding), as PyPTO pads it; a copy moves whole blocks, so its tile is widened to them.
+    if (dataMovement && !vecTilePaddingNote(asSet, operand).empty()) {
       const std::int64_t perBlock = std::max<std::int64_t>(1, 32 / static_cast<std::int64_t>(sizeOf(operand)));
       tile.back() = (tile.back() + perBlock - 1) / perBlock * perBlock;
     }
@@ -1238,14 +1238,15 @@ bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op
   }
 }
 
-std::string vecTileAlignmentProblem(const std::vector<std::int64_t>& tile, DataType operand) {
+std::string vecTilePaddingNote(const std::vector<std::int64_t>& tile, DataType operand) {
   if (tile.empty()) return {};
   const auto item = static_cast<std::int64_t>(sizeOf(operand));
-  std::int64_t bytes = tile.back() * item;
+  const std::int64_t bytes = tile.back() * item;
   if (bytes % kVecTileAlignmentBytes == 0) return {};
+  const std::int64_t padded = (bytes + kVecTileAlignmentBytes - 1) / kVecTileAlignmentBytes * kVecTileAlignmentBytes;
   return "its innermost dim is " + std::to_string(bytes) + " bytes of " + std::string(name(operand)) +
-         ", not a multiple of " + std::to_string(kVecTileAlignmentBytes) + " bytes; use a multiple of " +
-         std::to_string(std::max<std::int64_t>(1, kVecTileAlignmentBytes / item));
+         "; the unified buffer holds each row padded to " + std::to_string(padded) + " bytes (a multiple of " +
+         std::to_string(std::max<std::int64_t>(1, kVecTileAlignmentBytes / item)) + " elements wastes none)";
 }
 
 std::string opWhere(const TensorOp& op) {

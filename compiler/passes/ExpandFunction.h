@@ -71,12 +71,14 @@ bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op
 // nullopt with `error` naming the expected form when it is not one. The
 // compiler, the tuning panel's check and the write-back all read it here.
 std::optional<CubeTileShape> cubeTileShapeFromSetting(const nlohmann::ordered_json& setting, std::string& error);
-// The vector unit moves tiles in 32-byte blocks, so a vec tile's innermost dim
-// in bytes of the op's first operand must be a multiple of 32. Empty when it
-// is; otherwise the reason and the fix ("its innermost dim is 20 bytes of
-// float32, not a multiple of 32 bytes; use a multiple of 8").
+// The vector unit moves tiles in 32-byte blocks. A vec tile whose innermost
+// dim (in bytes of the op's first operand) is no multiple of 32 is accepted,
+// as PyPTO accepts it, and each row is padded in the unified buffer. Empty
+// when nothing is padded; otherwise what the padding costs ("its innermost dim
+// is 20 bytes of float32; the unified buffer holds each row padded to 32 bytes
+// (a multiple of 8 elements wastes none)").
 inline constexpr std::int64_t kVecTileAlignmentBytes = 32;
-std::string vecTileAlignmentProblem(const std::vector<std::int64_t>& tile, DataType operand);
+std::string vecTilePaddingNote(const std::vector<std::int64_t>& tile, DataType operand);
 
 // One op a tile cuts, for the clamping note: "exp 'rows' at kernel.py:7" and
 // the extents the tile's dims meet there (vec: the tiled tensor's shape; a

@@ -336,15 +336,29 @@ bool Interpreter::runView(const TensorOp& op) {
     return m_diags.error(op.location) << "view: offsets " << Shape(*offsets).str() << " and shape "
                                       << Shape(*sizes).str() << " do not match the rank of '" << baseValue.name
                                       << "' " << base->shape().str();
+  // A region may reach past the end of the base, as PyPTO's loops over view blocks make their last block: the
+  // part inside holds the base's data and the rest is zero, and the valid part never covers the rest. A region
+  // starting outside the base holds no data at all and is an error.
+  bool pastEnd = false;
   for (std::size_t d = 0; d < base->rank(); ++d) {
     const std::int64_t offset = (*offsets)[d], size = (*sizes)[d];
-    if (offset < 0 || size < 0 || offset > base->shape()[d] - size)
+    if (offset < 0 || size < 0 || offset >= base->shape()[d] + (size == 0 ? 1 : 0))
       return m_diags.error(op.location) << "view: region " << rangeText(offset, size) << " of dim " << d
                                         << " lies outside '" << baseValue.name << "' " << base->shape().str()
                                         << " (offsets " << Shape(*offsets).str() << ", shape " << Shape(*sizes).str()
                                         << ")";
+    pastEnd = pastEnd || offset + size > base->shape()[d];
   }
-  m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = base->view(*offsets, *sizes);
+  Dims inside(sizes->size());
+  for (std::size_t d = 0; d < inside.size(); ++d)
+    inside[d] = std::min((*sizes)[d], base->shape()[d] - (*offsets)[d]);
+  if (pastEnd) {
+    HostTensor padded(base->dtype(), Shape(*sizes));
+    padded.view(Dims(sizes->size(), 0), inside).copyFrom(base->view(*offsets, inside));
+    m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = std::move(padded);
+  } else {
+    m_buffers.at(static_cast<std::size_t>(op.outputs.at(0))) = base->view(*offsets, *sizes);
+  }
   // The given valid_shape, else what of the base's valid part the region covers.
   const std::optional<std::optional<Dims>> given = givenValid(op, Shape(*sizes));
   if (!given) return false;
@@ -352,8 +366,8 @@ bool Interpreter::runView(const TensorOp& op) {
   if (!*given) {
     const Dims baseValid = validOf(op.inputs[0], *base);
     for (std::size_t d = 0; d < valid.size(); ++d) valid[d] = baseValid[d] - (*offsets)[d];
-    valid = validparts::clampedBox(std::move(valid), *sizes);
   }
+  valid = validparts::clampedBox(std::move(valid), inside);
   setValid(op.outputs[0], valid, Shape(*sizes));
   return true;
 }

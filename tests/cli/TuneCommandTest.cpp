@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::vector<int>> kTiles = {{1, 4, 1, 64}, {1, 8, 1, 64}, {1, 4, 1, 7}, {1, 32, 1, 256}};
+const std::vector<std::vector<int>> kTiles = {{1, 4, 1, 64}, {1, 8, 1, 64}, {4, 64}, {1, 32, 1, 256}};
 const std::vector<int> kMerges = {0, 1, 4};
 
 fs::path softmaxWithSpace() {
@@ -38,7 +38,7 @@ TEST(TuneCommand, AGridSweepPrunesWhatCannotCompileAndFindsTheFastestPoint) {
   const nlohmann::json tuned = runPtoJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 2");
   ASSERT_TRUE(tuned.is_object());
   EXPECT_EQ(tuned["space_size"], 12);
-  // The [1, 4, 1, 7] tile (its last dim is 28 bytes, not a multiple of 32) with every merge count, and the
+  // The [4, 64] tile (rank 2 for the kernel's rank-4 ops) with every merge count, and the
   // merge count 0 with the three other tiles.
   EXPECT_EQ(tuned["pruned"], 6);
   EXPECT_EQ(tuned["evaluated"], 6);

@@ -1,0 +1,308 @@
+"""PyPTO's operation system tests run against PTO Studio's pypto package (`scripts/pypto-compat.sh CHECKOUT --ops`).
+
+PyPTO keeps one JSON file of cases per operation (framework/tests/st/operation/test_case/<Op>_st_test_cases.json:
+input shapes, dtypes and data ranges, the view shape, the vec tile and the op's parameters) and generates each
+case's inputs and golden with its own script (python/vector_operator_golden.py). Its C++ tests build each case as
+a kernel: a loop over the blocks of the view shape, a view of each input with the valid shape of the block (the
+last block along a dim is partial), the vec tile, the op, an assemble into the output. This runner writes that
+kernel in PyPTO's Python API for every case, runs it through PTO Studio in functional mode (outputs from the
+functional simulator; a fallback to the reference interpreter counts as a failure), and compares the outputs with
+PyPTO's own golden under PyPTO's own rule (test_common.h, resultCmp): a float element is wrong when it is off by
+more than 0.005 both absolutely and relatively, a case fails when more than 0.5 % of its elements are wrong (or
+more than 1000 come out zero where the golden is not); integer and bool outputs must be exact.
+
+Run as a worker per operation (`--worker`), so that a crash or a hang costs one operation, not the run:
+    pypto_ops_compat.py --worker OPERATION_DIR OP [--case N] [--show-kernel]
+prints one JSON line per case. Host code only, never the kernels or the goldens' maths: PyPTO's golden script
+imports pandas for CSV loading it does not use here (when pandas is missing the worker gives it an empty
+stand-in module), moves its torch tensors with .npu() (the stand-in torch_npu of --models makes that the tensor
+itself), and on torch 1.13 gets what scripts/pypto_compat_shims/sitecustomize.py fills in (torch.uint16 names,
+fp16 CPU ops computed in fp32 and rounded once). A case whose golden still cannot be made here (numpy without
+ml_dtypes has no bfloat16; torch 1.13 holds no uint16 data) is listed as "no golden" with the reason. bf16 cases need ml_dtypes for numpy to hold bf16;
+without it they are listed as skipped, as are FP8/FP4/HF8 cases (numpy cannot hold those dtypes).
+"""
+import argparse
+import json
+import math
+import pathlib
+import sys
+import tempfile
+import time
+import traceback
+import types
+import warnings
+
+import numpy as np
+
+# Dtypes of PyPTO's case files -> (numpy dtype, pypto constant name). bf16 needs ml_dtypes (added when present).
+DTYPES = {
+    "fp32": (np.float32, "DT_FP32"), "fp16": (np.float16, "DT_FP16"), "int8": (np.int8, "DT_INT8"),
+    "int16": (np.int16, "DT_INT16"), "int32": (np.int32, "DT_INT32"), "int64": (np.int64, "DT_INT64"),
+    "uint8": (np.uint8, "DT_UINT8"), "uint16": (np.uint16, "DT_UINT16"), "uint32": (np.uint32, "DT_UINT32"),
+    "uint64": (np.uint64, "DT_UINT64"), "bool": (np.bool_, "DT_BOOL"),
+}
+try:
+    import ml_dtypes  # noqa: F401
+    DTYPES["bf16"] = (ml_dtypes.bfloat16, "DT_BF16")
+except ImportError:
+    pass
+
+# --- how each operation is called on the views of one block ------------------------------------------------------
+# A call is a format string over the block's input views (a0, a1, ...) and the case's params (p[...]), written as
+# PyPTO's own tests call the Python API.
+
+
+def scalar_of(params, key="scalar", type_key="scalar_type"):
+    value = params[key]
+    kind = params.get(type_key, "")
+    if kind.startswith(("int", "uint")) or kind == "bool":
+        return repr(int(value))
+    return repr(float(value))
+
+
+UNARY = {
+    "Abs": "abs", "Acos": "acos", "ACosh": "acosh", "Asin": "asin", "ASinh": "asinh", "Atan": "atan",
+    "Atanh": "atanh", "BitwiseNot": "bitwise_not", "Cbrt": "cbrt", "Ceil": "ceil", "Cos": "cos", "Cosh": "cosh",
+    "Erf": "erf", "Erfc": "erfc", "Exp": "exp", "Exp2": "exp2", "Expm1": "expm1", "Floor": "floor",
+    "IsFinite": "isfinite", "IsNan": "isnan", "Log1p": "log1p", "LogicalNot": "logical_not", "Neg": "neg",
+    "Reciprocal": "reciprocal", "Relu": "relu", "Rsqrt": "rsqrt", "Sign": "sign", "Sin": "sin", "Sinh": "sinh",
+    "Sqrt": "sqrt", "Tan": "tan", "Tanh": "tanh", "Trunc": "trunc", "Sigmoid": "sigmoid", "Signbit": "signbit",
+}
+BINARY = {
+    "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow", "Atan2": "atan2",
+    "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor",
+    "BitwiseLeftShift": "bitwise_left_shift", "BitwiseRightShift": "bitwise_right_shift", "CeilDiv": "ceil_div",
+    "FloorDiv": "floor_div", "Fmod": "fmod", "Remainder": "remainder", "Gcd": "gcd", "Hypot": "hypot",
+    "LogicalAnd": "logical_and", "PReLU": "prelu",
+}
+TENSOR_SCALAR = {
+    "Adds": "add", "Subs": "sub", "Muls": "mul", "Divs": "div", "Pows": "pow", "BitwiseAnds": "bitwise_and",
+    "BitwiseOrs": "bitwise_or", "BitwiseXors": "bitwise_xor", "BitwiseLeftShifts": "bitwise_left_shift",
+    "BitwiseRightShifts": "bitwise_right_shift", "CeilDivs": "ceil_div", "FloorDivs": "floor_div",
+    "Fmods": "fmod", "RemainderS": "remainder", "Gcds": "gcd", "LReLU": "lrelu",
+}
+SCALAR_TENSOR = {"SBitwiseLeftShift": "bitwise_left_shift", "SBitwiseRightShift": "bitwise_right_shift",
+                 "RemainderRS": "remainder"}
+LOG_BASES = {"Log": "log", "Log2": "log2", "Log10": "log10"}
+
+
+def call_of(op, params, inputs):
+    """The Python call for `op` on the block's views a0, a1, ..., or None when the runner has no form for it."""
+    if op in UNARY:
+        return f"pypto.{UNARY[op]}(a0)"
+    if op in LOG_BASES:
+        base = str(params.get("base", ""))
+        name = {"2": "log2", "10": "log10", "e": "log"}.get(base, LOG_BASES[op])  # Log's cases name their base
+        return f"pypto.{name}(a0)"
+    if op in BINARY:
+        return f"pypto.{BINARY[op]}(a0, a1)"
+    if op in TENSOR_SCALAR and "scalar" in params:
+        return f"pypto.{TENSOR_SCALAR[op]}(a0, {scalar_of(params)})"
+    if op in SCALAR_TENSOR and "scalar" in params:
+        return f"pypto.{SCALAR_TENSOR[op]}({scalar_of(params)}, a0)"
+    if op in ("Maximum", "Minimum"):
+        name = op.lower()
+        if inputs == 1:
+            return f"pypto.{name}(a0, {scalar_of(params)})"
+        return f"pypto.{name}(a0, a1)"
+    if op == "Round":
+        return f"pypto.round(a0, {int(params.get('decimals', 0))})"
+    if op in ("TriL", "TriU"):
+        return f"pypto.{op.lower()}(a0, {int(params.get('diagonal', 0))})"
+    if op in ("CumSum", "CumProd"):
+        return f"pypto.{op.lower()}(a0, {int(params['axis'])})"
+    if op == "Clip":
+        low = params.get("min_value")
+        high = params.get("max_value")
+        return f"pypto.clip(a0, {low!r}, {high!r})"
+    if op == "Cmps":
+        return f"pypto.{params['compare_op']}(a0, {scalar_of(params, 'scalar', 'scalar_dtype')})"
+    if op == "Compare":
+        return f"pypto.{params['compare_op']}(a0, a1)"
+    if op == "Axpy":
+        return f"pypto.add(a0, pypto.mul(a1, {float(params.get('alpha', 1.0))!r}))"
+    if op == "ExpandExpDif":
+        return "pypto.expand_exp_dif(a0, a1)"
+    return None
+
+
+# --- the kernel, written as PyPTO's tests build it -----------------------------------------------------------------
+
+def kernel_source(case, call):
+    """A jit kernel over the case's view blocks: each input viewed with the block's valid shape (a dim of 1 that
+    the output does not have broadcasts: its view stays at offset 0, size 1), the vec tile, `call`, an
+    assemble into output0."""
+    inputs = case["input_tensors"]
+    out = case["output_tensors"][0]
+    out_shape = out["shape"]
+    rank = len(out_shape)
+    view = list(case.get("view_shape") or out_shape)
+    if len(view) != rank:
+        raise ValueError(f"view shape {view} and output shape {out_shape} differ in rank")
+    params = ", ".join(f"{t['name']}: pypto.Tensor()" for t in inputs + case["output_tensors"])
+    lines = ["import pypto", "", "", "@pypto.frontend.jit", f"def kernel({params}):"]
+    indent = "    "
+    for d in range(rank):
+        blocks = math.ceil(out_shape[d] / view[d])
+        lines.append(f"{indent}for i{d} in pypto.loop(0, {blocks}, 1, name='L{d}', idx_name='i{d}'):")
+        indent += "    "
+    for k, tensor in enumerate(inputs):
+        shape = tensor["shape"]
+        lead = rank - len(shape)
+        sizes, offsets, valid = [], [], []
+        for d, extent in enumerate(shape):
+            od = d + lead
+            if extent == 1 and out_shape[od] != 1:
+                sizes.append("1"), offsets.append("0"), valid.append("1")
+                continue
+            sizes.append(str(view[od]))
+            offsets.append(f"i{od} * {view[od]}")
+            valid.append(f"pypto.min({extent} - i{od} * {view[od]}, {view[od]})")
+        lines.append(f"{indent}a{k} = pypto.view({tensor['name']}, [{', '.join(sizes)}], [{', '.join(offsets)}], "
+                     f"valid_shape=[{', '.join(valid)}])")
+    tile = case.get("tile_shape")
+    if tile:
+        lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in tile)})")
+    lines.append(f"{indent}result = {call}")
+    offsets = ", ".join(f"i{d} * {view[d]}" for d in range(rank))
+    lines.append(f"{indent}pypto.assemble(result, [{offsets}], {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
+# --- golden data from PyPTO's own script ------------------------------------------------------------------------------
+
+def load_golden_module(operation_dir):
+    if "pandas" not in sys.modules:
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            stand_in = types.ModuleType("pandas")
+            stand_in.__getattr__ = lambda name: type(name, (), {})
+            sys.modules["pandas"] = stand_in
+    # The goldens move their torch tensors with .npu(): the stand-in torch_npu of --models makes that the tensor
+    # itself (host code only; the kernels under test take numpy arrays).
+    sys.path.append(str(pathlib.Path(__file__).resolve().parent / "pypto_compat_shims" / "models"))
+    import torch_npu  # noqa: F401
+    sys.path.insert(0, str(pathlib.Path(operation_dir, "python")))
+    import vector_operator_golden  # noqa: F401  (registers every operation's golden function)
+    from golden_register import GoldenRegister
+    return GoldenRegister
+
+
+def golden_function(register, op):
+    for name, info in register._REG_MAP.items():  # noqa: SLF001 - PyPTO's registry has no public listing
+        if name.startswith(f"Test{op}/"):
+            return info.func
+    return None
+
+
+def read_tensor(folder, tensor):
+    dtype = DTYPES[tensor["dtype"]][0]
+    return np.fromfile(pathlib.Path(folder, tensor["name"] + ".bin"), dtype=dtype).reshape(tensor["shape"])
+
+
+# --- PyPTO's comparison rule ------------------------------------------------------------------------------------------
+
+def pypto_compare(golden, actual, dtype_name):
+    """(passes, summary) under test_common.h's resultCmp with PyPTO's eps: 0.005 for floats, 0 for the rest."""
+    if golden.shape != actual.shape:
+        return False, f"shape {actual.shape} against the golden's {golden.shape}"
+    expected = golden.astype(np.float64).reshape(-1)
+    got = actual.astype(np.float64).reshape(-1)
+    eps = 0.005 if dtype_name in ("fp32", "fp16", "bf16") else 0.0
+    with np.errstate(all="ignore"):
+        diff = np.abs(expected - got)
+        ratio = np.abs(diff / expected)
+        wrong = (diff > eps) & (ratio > eps)
+        # resultCmp's own NaN handling: a NaN difference compares false, so NaN against NaN is not counted; a
+        # NaN against a number is not counted either (both comparisons are false), as in PyPTO.
+    zeros = np.sum((np.abs(got) <= 1e-6) & (np.abs(expected) > 1e-6))
+    allowed = int(expected.size * eps)
+    errors = int(np.sum(wrong))
+    passes = errors <= allowed and zeros <= 1000
+    return passes, f"{errors} of {expected.size} elements off (allowed {allowed}), max diff {np.nanmax(diff, initial=0):.3g}"
+
+
+def run_case(case, register_func, op, show_kernel, scratch):
+    import pypto  # noqa: PLC0415 - after sys.path is set up
+    dtypes = [t["dtype"] for t in case["input_tensors"] + case["output_tensors"]]
+    missing = sorted({d for d in dtypes if d not in DTYPES})
+    if missing:
+        return {"status": "skipped", "note": f"dtype {', '.join(missing)} not held by numpy here"}
+    call = call_of(op, case.get("params", {}), len(case["input_tensors"]))
+    if call is None:
+        return {"status": "no form", "note": f"the runner has no kernel form for {op} yet"}
+    source = kernel_source(case, call)
+    if show_kernel:
+        print(source, file=sys.stderr)
+    folder = pathlib.Path(scratch, f"{op}_{case['case_index']}")
+    folder.mkdir(parents=True, exist_ok=True)
+    np.random.seed(case["case_index"])
+    try:
+        register_func(f"Test{op}", folder, case["case_index"])
+        inputs = [read_tensor(folder, t) for t in case["input_tensors"]]
+        golden = [read_tensor(folder, t) for t in case["output_tensors"]]
+    except Exception as error:  # noqa: BLE001 - PyPTO's script failing on this host is not a PTO Studio result
+        lines = [line for line in str(error).strip().splitlines() if line.strip()]
+        return {"status": "no golden",
+                "note": f"PyPTO's golden script fails on this host: {type(error).__name__}: "
+                        f"{lines[0] if lines else ''}"}
+    outputs = [np.zeros(t["shape"], DTYPES[t["dtype"]][0]) for t in case["output_tensors"]]
+    namespace = {}
+    path = folder / "kernel.py"
+    path.write_text(source)
+    exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 - the kernel this runner just wrote
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        namespace["kernel"](*inputs, *outputs)
+    report = pypto.last_run()
+    if report.get("outputs_from") != "functional":
+        reason = report.get("simulation_error") or "; ".join(str(w.message) for w in caught)
+        return {"status": "fails", "note": f"not simulated: {reason}"}
+    notes = []
+    passes = True
+    for tensor, want, got in zip(case["output_tensors"], golden, outputs):
+        ok, summary = pypto_compare(want, got, tensor["dtype"])
+        passes = passes and ok
+        if not ok:
+            notes.append(f"{tensor['name']}: {summary}")
+    return {"status": "passes" if passes else "fails", "note": "; ".join(notes)}
+
+
+def worker(operation_dir, op, only_case, show_kernel):
+    register = load_golden_module(operation_dir)
+    func = golden_function(register, op)
+    cases = json.loads(pathlib.Path(operation_dir, "test_case", f"{op}_st_test_cases.json").read_text(encoding="utf-8-sig"))["test_cases"]
+    with tempfile.TemporaryDirectory(prefix=f"pypto-ops-{op}-") as scratch:
+        for case in cases:
+            if only_case is not None and case["case_index"] != only_case:
+                continue
+            started = time.monotonic()
+            if func is None:
+                result = {"status": "no golden", "note": f"PyPTO's golden script registers no function for {op}"}
+            else:
+                try:
+                    result = run_case(case, func, op, show_kernel, scratch)
+                except Exception as error:  # noqa: BLE001 - every failure is a row of the table
+                    lines = [line for line in str(error).strip().splitlines() if line.strip()]
+                    text = lines[0] if lines else type(error).__name__
+                    if show_kernel:
+                        traceback.print_exc()
+                    result = {"status": "fails", "note": f"{type(error).__name__}: {text}"}
+            result.update(op=op, case=case["case_index"], name=case.get("case_name", ""),
+                          seconds=round(time.monotonic() - started, 2))
+            print(json.dumps(result), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", nargs=2, metavar=("OPERATION_DIR", "OP"), required=True)
+    parser.add_argument("--case", type=int, default=None, help="only the case with this case_index")
+    parser.add_argument("--show-kernel", action="store_true", help="print each generated kernel to stderr")
+    args = parser.parse_args()
+    worker(args.worker[0], args.worker[1], args.case, args.show_kernel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
