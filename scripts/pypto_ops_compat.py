@@ -112,9 +112,19 @@ def call_of(op, params, inputs):
     if op in ("CumSum", "CumProd"):
         return f"pypto.{op.lower()}(a0, {int(params['axis'])})"
     if op == "Clip":
-        low = params.get("min_value")
-        high = params.get("max_value")
-        return f"pypto.clip(a0, {low!r}, {high!r})"
+        # PyPTO's Clip cases: scalar bounds when a bound dtype is given, else tensor bounds (inputs 1 and 2);
+        # test_type picks which bounds apply (its golden's element_mode / tensor_mode).
+        test_type = int(params.get("test_type", -1))
+        if params.get("min_dtype") or params.get("max_dtype"):
+            low = float(params["min_value"]) if params.get("min_value") not in (None, "") and \
+                test_type in (-1, 0, 1, 2, 7) else None
+            high = float(params["max_value"]) if params.get("max_value") not in (None, "") and \
+                test_type in (-1, 0, 1, 2, 8) else None
+            text = f"pypto.clip(a0, {low!r}, {high!r})"
+            return text.replace("inf", "float('inf')").replace("nan", "float('nan')")
+        low = "a1" if test_type in (-1, 0, 1, 2, 5) and inputs > 1 else "None"
+        high = "a2" if test_type in (-1, 0, 1, 2, 4) and inputs > 2 else "None"
+        return f"pypto.clip(a0, {low}, {high})"
     if op == "Cmps":
         return f"pypto.{params['compare_op']}(a0, {scalar_of(params, 'scalar', 'scalar_dtype')})"
     if op == "Compare":
@@ -139,6 +149,10 @@ def kernel_source(case, call):
     view = list(case.get("view_shape") or out_shape)
     if len(view) != rank:
         raise ValueError(f"view shape {view} and output shape {out_shape} differ in rank")
+    if case["operation"] in ("CumSum", "CumProd"):
+        # PyPTO's scan tests never cut the scanned axis into blocks: its view spans the axis.
+        axis = int(case["params"]["axis"]) % rank
+        view[axis] = out_shape[axis]
     params = ", ".join(f"{t['name']}: pypto.Tensor()" for t in inputs + case["output_tensors"])
     lines = ["import pypto", "", "", "@pypto.frontend.jit", f"def kernel({params}):"]
     indent = "    "

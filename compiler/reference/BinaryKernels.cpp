@@ -51,16 +51,15 @@ bool negativeExponentError(const KernelCall& call, const Shape& shape, std::int6
                      << ": integer tensors cannot be raised to negative powers; cast to a float dtype first";
 }
 
-// Shifts as numpy and torch give them for counts within the computing type's 64 bits; beyond, a left shift
-// gives 0 and a right shift the sign (0 or -1), and a negative count gives 0 (C leaves all three undefined).
-// Values are computed in 64 bits and wrap into the dtype when stored.
+// Shifts as torch (2.1 and later) gives them: a count outside [0, width) shifts everything out, so a left
+// shift gives 0 and a right shift the sign (0 or -1); C leaves both undefined. Values are computed in 64 bits
+// and wrap into the dtype when stored, so counts of the dtype's width up to 63 come out the same way.
 template <typename C> C shiftLeft(C value, C count) {
   if (count < C{0} || count >= C{64}) return C{0};
   return static_cast<C>(static_cast<std::uint64_t>(value) << static_cast<unsigned>(count));
 }
 template <typename C> C shiftRight(C value, C count) {
-  if (count < C{0}) return C{0};
-  if (count >= C{64}) return value < C{0} ? static_cast<C>(-1) : C{0};
+  if (count < C{0} || count >= C{64}) return value < C{0} ? static_cast<C>(-1) : C{0};
   return static_cast<C>(value >> static_cast<unsigned>(count));  // arithmetic for signed values (C++20)
 }
 // numpy.gcd: never negative, gcd(0, 0) = 0.

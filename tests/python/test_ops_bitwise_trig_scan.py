@@ -120,6 +120,14 @@ def acos_on_ints(x: pypto.Tensor([8, 16], pypto.DT_INT32), out: pypto.Tensor([8,
 
 
 @pypto.frontend.jit
+def shifts_out_of_range(a: pypto.Tensor([8, 32], pypto.DT_INT16), counts: pypto.Tensor([8, 32], pypto.DT_INT16),
+                        left: pypto.Tensor([8, 32], pypto.DT_INT16), right: pypto.Tensor([8, 32], pypto.DT_INT16)):
+    pypto.set_vec_tile_shapes(8, 32)
+    left[:] = pypto.bitwise_left_shift(a, counts)
+    right[:] = pypto.bitwise_right_shift(a, counts)
+
+
+@pypto.frontend.jit
 def shift_by_float(x: pypto.Tensor([8, 16], pypto.DT_INT32), out: pypto.Tensor([8, 16], pypto.DT_INT32)):
     pypto.set_vec_tile_shapes(8, 16)
     out[:] = pypto.bitwise_left_shift(x, 1.5)  # @shift-float
@@ -184,6 +192,21 @@ class Bitwise(unittest.TestCase):
             bitwise_on_floats(np.zeros((8, 16), np.float32), np.zeros((8, 16), np.float32))
         self.assertIn("bitwise_and: needs integer tensors", str(caught.exception))
         self.assertIn(f"{HERE}:{line_of('@bitwise-float')}", str(caught.exception))
+
+    def test_counts_outside_the_width_shift_everything_out(self):
+        # torch's rule (2.1+): a count below 0 or of 16 and more shifts every bit out of an int16, leaving 0 on
+        # the left and the sign on the right. Written out here per element, independently of numpy's C shifts.
+        a = RNG.integers(-30000, 30000, (8, 32)).astype(np.int16)
+        counts = RNG.integers(-20, 40, (8, 32)).astype(np.int16)
+        left, right = np.zeros_like(a), np.zeros_like(a)
+        shifts_out_of_range(a, counts, left, right)
+        kernel_checks.assert_functional(self)
+        for x, c, got_left, got_right in zip(a.flat, counts.flat, left.flat, right.flat):
+            x, c = int(x), int(c)
+            inside = 0 <= c < 16
+            want_left = ((x << c) + 2**15) % 2**16 - 2**15 if inside else 0
+            want_right = x >> c if inside else (-1 if x < 0 else 0)
+            self.assertEqual((int(got_left), int(got_right)), (want_left, want_right), f"{x} shifted by {c}")
 
     def test_a_float_shift_count_is_refused(self):
         with self.assertRaises(pypto.KernelError) as caught:

@@ -218,8 +218,9 @@ bitwise_xor = _integer_binary("bitwise_xor", "bitwise_xors")
 bitwise_left_shift = _integer_binary("bitwise_left_shift", "bitwise_left_shifts", "rbitwise_left_shifts")
 bitwise_right_shift = _integer_binary("bitwise_right_shift", "bitwise_right_shifts", "rbitwise_right_shifts")
 gcd = _integer_binary("gcd", "gcds")
-bitwise_left_shift.__doc__ += " Counts of 64 or more give 0; negative counts give 0."
-bitwise_right_shift.__doc__ += " Arithmetic on signed dtypes; counts of 64 or more give the sign (0 or -1)."
+bitwise_left_shift.__doc__ += " A count outside [0, the dtype's width) gives 0, as in torch 2.1+."
+bitwise_right_shift.__doc__ += (" Arithmetic on signed dtypes; a count outside [0, the dtype's width) gives the sign "
+                                "(0 or -1), as in torch.")
 gcd.__doc__ = "Elementwise greatest common divisor, as numpy.gcd (never negative; gcd(0, 0) = 0)."
 
 

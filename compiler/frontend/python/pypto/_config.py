@@ -22,13 +22,15 @@ def _fail(message):
 
 def set_vec_tile_shapes(*dims):
     """Tile shape for the vector ops that follow (one value per dim of their
-    result; the innermost times the element size must be a multiple of 32 bytes)."""
+    result). An innermost dim of no whole number of 32-byte blocks is padded in
+    the unified buffer, as in PyPTO. Up to 8 dims (PyPTO's operation tests tile
+    rank-5 tensors)."""
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
     if not dims:
         _fail("set_vec_tile_shapes needs at least one dim")
-    if len(dims) > 4:
-        _fail(f"set_vec_tile_shapes takes at most 4 dims, got {len(dims)}")
+    if len(dims) > 8:
+        _fail(f"set_vec_tile_shapes takes at most 8 dims, got {len(dims)}")
     values = []
     for position, dim in enumerate(dims):
         dim = _as_int(dim)
