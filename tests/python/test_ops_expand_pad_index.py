@@ -1,6 +1,6 @@
 """PyPTO operations built here from modelled instructions or given one: expand_clone (TEXPAND, one per output
-tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, and var on fp16 (computed in fp32 as torch
-does, where it used to overflow).
+tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, var on fp16 (computed in fp32 as torch
+does, where it used to overflow), and PyPTO's dtype promotion of pow and exp2.
 
 Every kernel runs through the compiler and the functional simulator (checked) with vec tiles that cut the
 outputs into several tiles, partial ones included. Expected values come from numpy. Tolerances: copies,
@@ -106,6 +106,27 @@ class Indexing(unittest.TestCase):
         want_in_place = base.copy()
         np.add.at(want_in_place, rows, source)
         np.testing.assert_allclose(in_place, want_in_place, rtol=1e-6, atol=1e-7)
+
+
+@pypto.frontend.jit
+def mixed_pow(base: pypto.Tensor([8, 32], pypto.DT_FP16), power: pypto.Tensor([8, 32], pypto.DT_INT32),
+              out: pypto.Tensor([8, 32], pypto.DT_FP16), twos: pypto.Tensor([8, 32], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(8, 32)
+    out[:] = pypto.pow(base, power)  # PyPTO: fp16 with int32 gives fp16
+    twos[:] = pypto.exp2(power)  # PyPTO: integer input gives fp32
+
+
+class Promotion(unittest.TestCase):
+    def test_pow_of_fp16_by_int32_and_exp2_of_int32(self):
+        base = RNG.uniform(0.5, 2.0, (8, 32)).astype(np.float16)
+        power = RNG.integers(-3, 4, (8, 32)).astype(np.int32)
+        out, twos = np.zeros((8, 32), np.float16), np.zeros((8, 32), np.float32)
+        mixed_pow(base, power, out, twos)
+        kernel_checks.assert_functional(self)
+        # The int32 power is converted to fp16 exactly (|power| <= 3); the fp32 power then rounds once to fp16.
+        want = np.power(base.astype(np.float32), power.astype(np.float32)).astype(np.float16)
+        np.testing.assert_allclose(out.astype(np.float32), want.astype(np.float32), rtol=1e-3)
+        np.testing.assert_array_equal(twos, np.exp2(power.astype(np.float32)))
 
 
 class Variance(unittest.TestCase):

@@ -130,7 +130,11 @@ reciprocal = _unary("reciprocal", PrecisionType.HIGH_PRECISION)
 sqrt = _unary("sqrt", PrecisionType.INTRINSIC)
 rsqrt = _unary("rsqrt", PrecisionType.INTRINSIC)
 exp = _unary("exp", PrecisionType.INTRINSIC)
-exp2 = _unary("exp2")
+def exp2(x):
+    """Elementwise 2 ** x; integer input gives fp32, as in PyPTO."""
+    if not x.dtype.is_float():
+        x = cast(x, DataType.DT_FP32)
+    return _one("exp2", [x])
 expm1 = _unary("expm1")
 log = _unary("log", PrecisionType.INTRINSIC)
 log1p = _unary("log1p")
@@ -234,10 +238,33 @@ def div(input, other, precision_type=PrecisionType.HIGH_PRECISION):  # noqa: A00
     return _div(input, other)
 
 
+# PyPTO's pow promotes two tensor operands of different dtypes: fp32 > fp16 > bf16 > int32, fp16 with bf16 gives
+# fp32 (its "数据类型提升" table); int8/uint8/int16 operands must match.
+_POW_RANK = {DataType.DT_FP32: 3, DataType.DT_FP16: 2, DataType.DT_BF16: 1, DataType.DT_INT32: 0}
+
+
+def _pow_result_dtype(a, b):
+    if a == b:
+        return a
+    if {a, b} == {DataType.DT_FP16, DataType.DT_BF16}:
+        return DataType.DT_FP32
+    if a in _POW_RANK and b in _POW_RANK:
+        return a if _POW_RANK[a] > _POW_RANK[b] else b
+    _fail(f"pow: operand dtypes {a} and {b} differ; PyPTO promotes fp32, fp16, bf16 and int32 only "
+          f"(int8/uint8/int16 operands must match)")
+
+
 def pow(input, other, precision_type=PrecisionType.HIGH_PRECISION):  # noqa: A001, A002 - PyPTO's names
-    """input ** other; either may be a scalar (tensors broadcast). precision_type (PyPTO's PrecisionType) is
-    accepted and has no numeric effect here."""
+    """input ** other; either may be a scalar (tensors broadcast). Tensors of different dtypes are promoted as
+    PyPTO promotes them (fp32 > fp16 > bf16 > int32); an int32 tensor to a float power gives fp32.
+    precision_type (PyPTO's PrecisionType) is accepted and has no numeric effect here."""
     _accepted_precision(precision_type, "pow")
+    if _is_tensor(input) and _is_tensor(other) and input.dtype != other.dtype:
+        dtype = _pow_result_dtype(input.dtype, other.dtype)
+        input = input if input.dtype == dtype else cast(input, dtype)
+        other = other if other.dtype == dtype else cast(other, dtype)
+    elif _is_tensor(input) and input.dtype == DataType.DT_INT32 and isinstance(other, float):
+        input = cast(input, DataType.DT_FP32)
     return _pow(input, other)
 
 
