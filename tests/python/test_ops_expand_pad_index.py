@@ -116,6 +116,25 @@ def mixed_pow(base: pypto.Tensor([8, 32], pypto.DT_FP16), power: pypto.Tensor([8
     twos[:] = pypto.exp2(power)  # PyPTO: integer input gives fp32
 
 
+@pypto.frontend.jit
+def channel_prelu(x: pypto.Tensor([4, 6, 8, 32], pypto.DT_FP32), weight: pypto.Tensor([6], pypto.DT_FP32),
+                  out: pypto.Tensor([4, 6, 8, 32], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(2, 3, 8, 32)
+    out[:] = pypto.prelu(x, weight)
+
+
+class ChannelWeights(unittest.TestCase):
+    def test_prelu_weights_dim_1_as_torch_does(self):
+        x = RNG.uniform(-2, 2, (4, 6, 8, 32)).astype(np.float32)
+        weight = RNG.uniform(0.01, 0.3, 6).astype(np.float32)
+        out = np.zeros_like(x)
+        channel_prelu(x, weight, out)
+        kernel_checks.assert_functional(self)
+        # torch.nn.functional.prelu's rule, written out: channel c (dim 1) scales its negatives by weight[c].
+        want = np.where(x >= 0, x, x * weight.reshape(1, 6, 1, 1))
+        np.testing.assert_array_equal(out, want)
+
+
 class Promotion(unittest.TestCase):
     def test_pow_of_fp16_by_int32_and_exp2_of_int32(self):
         base = RNG.uniform(0.5, 2.0, (8, 32)).astype(np.float16)

@@ -129,8 +129,12 @@ def lrelu(input, negative_slope=0.01):  # noqa: A002
 
 
 def prelu(input, weight):  # noqa: A002
-    """x where x > 0, else weight * x (weight broadcast like numpy)."""
-    return _ops.where(_ops.gt(input, 0.0), input, _ops.mul(input, weight))
+    """x where x >= 0, else weight * x. As in PyPTO (and torch), a 1-D weight holds one value per channel, the
+    input's dim 1 (for a 1-D input, one value shared by every element)."""
+    rank = len(input.shape)
+    if _ops._is_tensor(weight) and len(weight.shape) == 1 and rank >= 2:
+        weight = _ops.reshape(weight, [weight.shape[0]] + [1] * (rank - 2))
+    return _ops.where(_ops.ge(input, 0.0), input, _ops.mul(input, weight))
 
 
 def var(input, dim=None, *, correction=1, keepdim=False):  # noqa: A002
