@@ -442,7 +442,8 @@ ShapeInferenceResult inferTriangle(TensorOpKind kind, const TensorType& input, A
   if (input.shape.size() < 2)
     return Failure(kind) << "needs a tensor of at least 2 dims (a matrix or a batch of them), got " << typeString(input);
   if (input.dtype == DataType::Bool) return Failure(kind) << "does not apply to bool tensors";
-  if (!findAttr<std::int64_t>(attrs, "diagonal")) attrs["diagonal"] = std::int64_t{0};
+  if (!findAttr<std::int64_t>(attrs, "diagonal") && !findAttr<SymbolicScalar>(attrs, "diagonal"))
+    attrs["diagonal"] = std::int64_t{0};
   return single(input.dtype, input.shape);
 }
 

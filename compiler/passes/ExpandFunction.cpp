@@ -449,7 +449,11 @@ private:
         // Element (i, j) of the tile is (row + i, column + j) of the matrix: j - i is compared with the
         // diagonal moved by row - column.
         const std::size_t rank = offsets.size();
-        t.attrs["diagonal"] = *op.attr<std::int64_t>("diagonal") + offsets[rank - 2] - offsets[rank - 1];
+        const std::int64_t shift = offsets[rank - 2] - offsets[rank - 1];
+        if (const auto* symbolic = op.attr<SymbolicScalar>("diagonal"))
+          t.attrs["diagonal"] = simplify(*symbolic + shift);  // known when the task runs (a loop index, a dim)
+        else
+          t.attrs["diagonal"] = *op.attr<std::int64_t>("diagonal") + shift;
       }
       t.outputs.push_back(region(output, constants(offsets), sizes));
       t.tileShape = *tile;

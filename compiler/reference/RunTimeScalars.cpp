@@ -4,7 +4,8 @@
 namespace pto::reference {
 namespace {
 
-constexpr const char* kScalarKeys[] = {"scalar", "value"};
+// "diagonal": tril/triu's, a SymInt in PyPTO (its tests move it by a view block's offsets).
+constexpr const char* kScalarKeys[] = {"scalar", "value", "diagonal"};
 
 } // namespace
 

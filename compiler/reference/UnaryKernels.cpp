@@ -182,12 +182,14 @@ template <typename C> bool runIntegerUnary(KernelCall& call) {
 bool runTriangle(KernelCall& call) {
   const HostTensor& in = call.inputs[0];
   HostTensor& out = call.outputs[0];
+  // An int, or a run-time value bound to a double (RunTimeScalars).
   const auto* diagonal = call.attr<std::int64_t>("diagonal");
+  const auto* bound = call.attr<double>("diagonal");
   const Shape& shape = in.shape();
   if (shape.rank() < 2) return call.fail() << "needs at least 2 dims, got " << shape.str();
   out.copyFrom(in);
   const std::int64_t rows = shape[shape.rank() - 2], columns = shape[shape.rank() - 1];
-  const std::int64_t keep = diagonal ? *diagonal : 0;
+  const std::int64_t keep = diagonal ? *diagonal : bound ? static_cast<std::int64_t>(*bound) : 0;
   const bool lower = call.op.kind == TensorOpKind::Tril;
   const std::int64_t count = in.elementCount();
   for (std::int64_t i = 0; i < count; ++i) {

@@ -81,6 +81,16 @@ def triangle_kernel(dtype, diagonal):
     return kernel
 
 
+@pypto.frontend.jit
+def blockwise_tril(x: pypto.Tensor([R, C], pypto.DT_FP32), out: pypto.Tensor([R, C], pypto.DT_FP32)):
+    # PyPTO's own test form: each view block's diagonal moved by its offsets, a value known only at run time.
+    for i in pypto.loop(0, 3, 1, name="rows", idx_name="i"):
+        for j in pypto.loop(0, 3, 1, name="columns", idx_name="j"):
+            block = pypto.view(x, [8, 16], [i * 8, j * 16], valid_shape=[8, pypto.min(C - j * 16, 16)])
+            pypto.set_vec_tile_shapes(4, 8)
+            pypto.assemble(pypto.tril(block, 2 + i * 8 - j * 16), [i * 8, j * 16], out)
+
+
 def scan_kernel(dtype, out_dtype, dim):
     @pypto.frontend.jit
     def kernel(x: pypto.Tensor([R, C], dtype), sums: pypto.Tensor([R, C], out_dtype),
@@ -225,6 +235,13 @@ class Triangles(unittest.TestCase):
             kernel_checks.assert_functional(self)
             np.testing.assert_array_equal(lower, np.tril(x, diagonal), err_msg=f"tril diagonal {diagonal}")
             np.testing.assert_array_equal(upper, np.triu(x, diagonal), err_msg=f"triu diagonal {diagonal}")
+
+    def test_a_diagonal_known_only_at_run_time(self):
+        x = RNG.uniform(-2, 2, (R, C)).astype(np.float32)
+        out = np.zeros_like(x)
+        blockwise_tril(x, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.tril(x, 2))
 
     def test_int32(self):
         x = RNG.integers(-100, 100, (2, R, C)).astype(np.int32)

@@ -244,14 +244,23 @@ def _concrete_int(value, what):
     return int(value)
 
 
+def _diagonal(value, what):
+    """tril/triu's diagonal: an int, or a symbolic scalar known when the kernel runs (PyPTO's SymInt: its tests
+    move the diagonal by a view block's offsets, diagonal + row - column)."""
+    from ._symbolic import SymbolicScalar
+    if isinstance(value, SymbolicScalar) and not value.is_concrete():
+        return value
+    return _concrete_int(value, what)
+
+
 def tril(input, diagonal=0):  # noqa: A002
     """The lower triangle of the last two dims: element (.., i, j) kept where j - i <= diagonal, else 0."""
-    return _ops._one("tril", [input], {"diagonal": _concrete_int(diagonal, "tril: diagonal")})
+    return _ops._one("tril", [input], {"diagonal": _diagonal(diagonal, "tril: diagonal")})
 
 
 def triu(input, diagonal=0):  # noqa: A002
     """The upper triangle of the last two dims: element (.., i, j) kept where j - i >= diagonal, else 0."""
-    return _ops._one("triu", [input], {"diagonal": _concrete_int(diagonal, "triu: diagonal")})
+    return _ops._one("triu", [input], {"diagonal": _diagonal(diagonal, "triu: diagonal")})
 
 
 def cumsum(input, dim):  # noqa: A002
