@@ -119,12 +119,11 @@ def call_of(op, params, inputs, view=()):
         # test_type picks which bounds apply (its golden's element_mode / tensor_mode).
         test_type = int(params.get("test_type", -1))
         if params.get("min_dtype") or params.get("max_dtype"):
-            low = float(params["min_value"]) if params.get("min_value") not in (None, "") and \
-                test_type in (-1, 0, 1, 2, 7) else None
-            high = float(params["max_value"]) if params.get("max_value") not in (None, "") and \
-                test_type in (-1, 0, 1, 2, 8) else None
-            text = f"pypto.clip(a0, {low!r}, {high!r})"
-            return text.replace("inf", "float('inf')").replace("nan", "float('nan')")
+            def bound(key, types):
+                value = params.get(key)
+                # float() reads the "inf" / "nan" some cases give; repr of those is not Python, so spell it.
+                return f"float({str(float(value))!r})" if value not in (None, "") and test_type in types else "None"
+            return f"pypto.clip(a0, {bound('min_value', (-1, 0, 1, 2, 7))}, {bound('max_value', (-1, 0, 1, 2, 8))})"
         low = "a1" if test_type in (-1, 0, 1, 2, 5) and inputs > 1 else "None"
         high = "a2" if test_type in (-1, 0, 1, 2, 4) and inputs > 2 else "None"
         return f"pypto.clip(a0, {low}, {high})"

@@ -234,14 +234,12 @@ def bitwise_not(input):  # noqa: A002
 
 
 def _concrete_int(value, what):
-    from ._symbolic import SymbolicScalar
-    if isinstance(value, SymbolicScalar):
-        if not value.is_concrete():
-            _fail(f"{what}: a value known only when the kernel runs ({value}) is not supported here; give an int")
-        value = value.concrete()
-    if isinstance(value, bool) or not isinstance(value, int):
-        _fail(f"{what}: expected an int, got {type(value).__name__} {value!r}")
-    return int(value)
+    """An int known while tracing (an int, or a symbolic scalar that is known), else a KernelError at the line."""
+    known = _ops._known_int(value)
+    if known is None:
+        _fail(f"{what}: expected an int known while tracing, got {type(value).__name__} {value!r}; "
+              f"give a Python int or a static dim")
+    return known
 
 
 def _diagonal(value, what):
@@ -276,13 +274,11 @@ def cumprod(input, dim):  # noqa: A002
 
 def _dims_of(tensor, what):
     """A tensor's dims as ints (they must be known while tracing)."""
-    dims = []
-    for d, size in enumerate(tensor.shape):
-        if hasattr(size, "is_concrete"):
-            if not size.is_concrete():
-                _fail(f"{what}: dim {d} is only known when the kernel runs; this operation needs it while tracing")
-            size = size.concrete()
-        dims.append(int(size))
+    dims = [_ops._known_int(size) for size in tensor.shape]
+    if None in dims:
+        d = dims.index(None)
+        _fail(f"{what}: dim {d} of the input is only known when the kernel runs; this operation needs it while "
+              f"tracing (give the tensor a static size there)")
     return dims
 
 
@@ -314,7 +310,8 @@ def one_hot(input, num_classes):  # noqa: A002
     if num_classes <= 0:
         _fail(f"one_hot: num_classes must be positive, got {num_classes}")
     if input.dtype.is_float():
-        _fail(f"one_hot: needs an integer tensor of class numbers, got {input.dtype}")
+        _fail(f"one_hot: needs an integer tensor of class numbers, got {input.dtype}; "
+              f"convert it with pypto.cast(x, pypto.DT_INT32)")
     classes = _ops.arange(0, num_classes, 1, dtype=input.dtype)
     distance = _ops.abs(_ops.sub(_ops.unsqueeze(input, len(input.shape)), classes))
     hits = _ops.sub(1, _ops.minimum(distance, 1))
