@@ -2,6 +2,7 @@
 #include "analysis/PrecisionCompare.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace pto {
 
@@ -31,15 +32,29 @@ OutputComparison compareOutput(const HostTensor& actual, const HostTensor& expec
   return result;
 }
 
+std::string judgementText(const OutputComparison& c) {
+  const auto count = [](std::int64_t n, const char* what) {
+    return n ? "; " + std::to_string(n) + " " + what : std::string();
+  };
+  if (c.rule == "exact") return "exact";
+  if (c.rule == "quantized") return "quantized: within one step" + count(c.tolerated, "one step off");
+  if (c.rule == "topk") return "topk: each row as a set" + count(c.tolerated, "tied indices differ");
+  char text[64];
+  std::snprintf(text, sizeof text, "rtol %.3g, atol %.3g", c.tolerance.rtol, c.tolerance.atol);
+  return text;
+}
+
 nlohmann::ordered_json outputReportJson(const std::string& name, const HostTensor& actual,
                                         const std::string& goldenSource, const OutputComparison& comparison) {
   return {{"name", name},
           {"dtype", std::string(pto::name(actual.dtype()))},
           {"shape", actual.shape().dims()},
           {"golden", goldenSource},
+          {"rule", comparison.rule},
           {"max_abs_err", comparison.maxAbsError},
           {"max_rel_err", comparison.maxRelError},
           {"mismatches", comparison.mismatches},
+          {"tolerated", comparison.tolerated},
           {"mismatch_ratio", comparison.mismatchRatio()},
           {"rtol", comparison.tolerance.rtol},
           {"atol", comparison.tolerance.atol},

@@ -1,6 +1,8 @@
 // Implementation of runProject.
 #include "analysis/ProjectRun.h"
 
+#include "analysis/OutputRules.h"
+#include "analysis/StagedGolden.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "compiler/reference/TileInterpreter.h"
 #include "core/Npy.h"
@@ -245,11 +247,16 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   std::vector<HostTensor> initial;
   if (!dataMayWait) initial = deepCopy(result.arguments);
   std::vector<HostTensor> golden;
+  std::vector<OutputWrite> goldenWrites;  // where the golden run wrote the outputs, for the staged golden
   auto computeGolden = [&] {
     stage("computing the golden");
     auto goldenStart = std::chrono::steady_clock::now();
     golden = deepCopy(initial);
-    if (!runReference(traced, golden, diags, referenceOptions)) return false;
+    OutputWriteLog log(traced, golden);
+    ReferenceOptions logged = referenceOptions;
+    logged.onWrite = [&log](const TensorOp& op, const HostTensor& region) { log.onWrite(op, region); };
+    if (!runReference(traced, golden, diags, logged)) return false;
+    goldenWrites = log.writes();
     result.goldenMs = millisecondsSince(goldenStart);
     return true;
   };
@@ -330,13 +337,30 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
   }
 
   stage("checking");
+  // A kernel whose later stages read what earlier ones wrote is judged stage by stage (StagedGolden.h).
+  if (readsItsOutputs(traced)) {
+    stage("computing the staged golden");
+    auto stagedStart = std::chrono::steady_clock::now();
+    StagedGoldenResult staged =
+        stagedGolden(traced, initial, result.arguments, result.argumentNames, goldenWrites, referenceOptions);
+    if (options.trace.cancelled && options.trace.cancelled())
+      return diags.error(traced.kernelLocation) << "cancelled";
+    result.goldenMs += millisecondsSince(stagedStart);
+    if (staged.staged) {
+      golden = std::move(staged.golden);
+      result.handedOver = std::move(staged.handedOver);
+      result.stagedGolden = true;
+    } else {
+      result.stagedNote = staged.reason;
+    }
+  }
   for (TensorId id : traced.writtenArguments()) {
     std::size_t index = static_cast<std::size_t>(traced.tensor(id).argumentIndex);
     OutputResult output;
     output.name = result.argumentNames[index];
     output.actual = result.arguments[index];
     output.expected = golden[index];
-    output.goldenSource = "reference";
+    output.goldenSource = result.stagedGolden ? "reference, staged" : "reference";
     const KernelArgument* arg = project.findArgument(output.name);
     if (auto source = project.golden.find(output.name); source != project.golden.end() && !source->second.fromReference) {
       auto loaded = readNpy(project.resolve(source->second.npyPath), diags);
@@ -349,7 +373,10 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
       output.goldenSource = source->second.npyPath;
     }
     Tolerance tolerance = arg ? project.toleranceFor(*arg) : defaultTolerance(output.actual.dtype());
-    output.comparison = compareOutput(output.actual, output.expected, tolerance);
+    CompareRule rule = compareRuleFor(traced, id);
+    if (auto given = project.compareRules.find(output.name); given != project.compareRules.end())
+      rule = parseCompareRule(given->second).value_or(rule);
+    output.comparison = compareOutputByRule(output.actual, output.expected, rule, tolerance);
     result.outputs.push_back(std::move(output));
   }
   return result;

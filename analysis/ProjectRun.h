@@ -50,7 +50,7 @@ struct OutputResult {
   std::string name;
   HostTensor actual;
   HostTensor expected;
-  std::string goldenSource;  // "reference" or the .npy path
+  std::string goldenSource;  // "reference", "reference, staged" (StagedGolden.h) or the .npy path
   OutputComparison comparison;
 };
 
@@ -75,6 +75,11 @@ struct ProjectRunResult {
   double multiplyAdds = 0.0;
   // Empty when the outputs were checked; otherwise why not (`pto run` says so).
   std::string precisionSkipped;
+  // The golden was staged (StagedGolden.h): later stages read the kernel's own values of `handedOver`.
+  bool stagedGolden = false;
+  std::vector<std::string> handedOver;
+  // Why a kernel that reads its own outputs was still judged on the chained golden; empty otherwise.
+  std::string stagedNote;
   double traceMs = 0.0;
   double compileMs = 0.0;
   double goldenMs = 0.0;

@@ -47,6 +47,7 @@ RunSummary summarizeRun(const ProjectRunResult& run, const std::string& projectN
     entry.rtol = comparison.tolerance.rtol;
     entry.atol = comparison.tolerance.atol;
     entry.goldenSource = output.goldenSource;
+    entry.judgement = judgementText(comparison);
     summary.outputs.push_back(std::move(entry));
   }
   summary.hostTimes = {run.traceMs, run.goldenMs, run.compileMs, run.simulateMs, run.executeMs};

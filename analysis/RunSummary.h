@@ -36,7 +36,8 @@ struct OutputSummary {
   std::int64_t elements = 0;
   double rtol = 0.0;
   double atol = 0.0;
-  std::string goldenSource;  // "reference" or the .npy path
+  std::string goldenSource;  // "reference", "reference, staged" or the .npy path
+  std::string judgement;     // judgementText: the rule and what it accepted
 };
 
 // Host (wall-clock) milliseconds of each stage of the run (timings_ms).

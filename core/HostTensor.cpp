@@ -355,6 +355,23 @@ HostTensor HostTensor::view(const std::vector<std::int64_t>& offsets, const std:
   return result;
 }
 
+HostTensor HostTensor::mirroredIn(const HostTensor& base, const HostTensor& other) const {
+  if (!sharesStorageWith(base) || !base.isContiguous() || !other.isContiguous() || base.m_dtype != m_dtype ||
+      other.m_dtype != m_dtype || !(base.m_shape == other.m_shape))
+    internalError("mirroredIn: the view is not of `base`, or `base` and `other` differ in layout");
+  // The view reaches storage elements [start, start + span] relative to base's first element.
+  const std::int64_t start = m_offsetElements - base.m_offsetElements;
+  std::int64_t span = 0;
+  for (std::size_t axis = 0; axis < m_shape.rank(); ++axis)
+    if (m_shape[axis] > 0) span += (m_shape[axis] - 1) * m_strides[axis];
+  if (start < 0 || (elementCount() > 0 && start + span >= base.elementCount()))
+    internalError("mirroredIn: the view reaches outside `base`");
+  HostTensor result = *this;
+  result.m_storage = other.m_storage;
+  result.m_offsetElements = other.m_offsetElements + start;
+  return result;
+}
+
 HostTensor HostTensor::reshapedView(const Shape& shape) const {
   if (shape.elementCount() != elementCount())
     throw std::logic_error("HostTensor::reshapedView: " + shape.str() + " does not hold the " +

@@ -143,6 +143,10 @@ public:
   HostTensor view(const std::vector<std::int64_t>& offsets, const std::vector<std::int64_t>& sizes) const;
   // A packed C-order copy with its own storage (always a copy).
   HostTensor contiguous() const;
+  // This view's elements, placed as they are in `base`'s storage, in `other` instead: `base` and `other` are
+  // contiguous tensors of one dtype and shape, and this view shares `base`'s storage (internal error
+  // otherwise). It mirrors a region written into one tensor onto a copy of it.
+  HostTensor mirroredIn(const HostTensor& base, const HostTensor& other) const;
   // The same elements in `shape` (same count), C order: sharing the storage
   // when this tensor is contiguous, else a contiguous copy reshaped.
   HostTensor reshapedView(const Shape& shape) const;

@@ -278,7 +278,10 @@ void SummaryPanel::addRunDetails(QVBoxLayout* layout) {
         resultHtml += QStringLiteral(" ") + coloured(mismatches, secondary);
         result += QStringLiteral(" (") + mismatches + QLatin1Char(')');
       }
-      QString tolerance = tr("rtol %1, atol %2").arg(number(output.rtol), number(output.atol));
+      // A summary made elsewhere (a recorded run) may not say which rule judged it: then it was allclose.
+      const QString tolerance = output.judgement.empty()
+                                    ? tr("rtol %1, atol %2").arg(number(output.rtol), number(output.atol))
+                                    : QString::fromStdString(output.judgement);
       QString golden = QString::fromStdString(output.goldenSource);
       QString name = QString::fromStdString(output.name);
       int row = outputs->rowCount();
@@ -290,10 +293,13 @@ void SummaryPanel::addRunDetails(QVBoxLayout* layout) {
         cell->setTextInteractionFlags(Qt::TextSelectableByMouse);
         outputs->addWidget(cell, row, column, right.contains(column) ? Qt::AlignRight : Qt::AlignLeft);
       }
-      auto* detail = new QLabel(coloured(tr("tolerance %1 \u00B7 golden: %2").arg(tolerance, golden), secondary));
+      auto* detail = new QLabel(coloured(tr("%1 \u00B7 golden: %2").arg(tolerance, golden), secondary));
       detail->setTextFormat(Qt::RichText);
       detail->setWordWrap(true);
-      detail->setToolTip(tr("passes when |out - golden| <= atol + rtol * |golden| for every element"));
+      detail->setToolTip(tr("allclose: |out - golden| <= atol + rtol * |golden| for every element; exact: equal; "
+                            "quantized: integers cast from floats within one step; topk: each row's indices as "
+                            "a set. A staged golden judges each stage on what the kernel's earlier stages "
+                            "wrote (docs/cli.md)"));
       outputs->addWidget(detail, row + 1, 1, 1, 4);
       m_plain += QStringList{name, result, number(output.maxAbsError), number(output.maxRelError), tolerance, golden}
                      .join(QLatin1Char('\t')) +

@@ -12,6 +12,7 @@
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -42,6 +43,12 @@ std::string formatNumber(double value) {
   return buffer;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
 nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectRunResult& run) {
   nlohmann::ordered_json report;
   report["command"] = "run";
@@ -58,6 +65,11 @@ nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectR
   report["timings_ms"] = {{"trace", run.traceMs},       {"golden", run.goldenMs},
                           {"compile", run.compileMs},   {"simulate", run.simulateMs},
                           {"execute", run.executeMs}};
+  if (run.precisionSkipped.empty()) {
+    report["golden_staged"] = run.stagedGolden;
+    report["golden_handed_over"] = run.handedOver;
+    report["golden_not_staged"] = run.stagedNote;
+  }
   report["outputs"] = nlohmann::ordered_json::array();
   for (const OutputResult& output : run.outputs)
     report["outputs"].push_back(outputReportJson(output.name, output.actual, output.goldenSource, output.comparison));
@@ -87,17 +99,25 @@ void printReport(const OperatorProject& project, const ProjectRunResult& run) {
   std::printf("outputs from %s\n", run.executor == "tiles" ? "the tile graph on the CPU (timing mode; --mode functional "
                                                              "executes the PTO programs)"
                                                            : "the simulated PTO programs");
-  std::printf("%-12s %-9s %-20s %-12s %-12s %-16s %s\n", "output", "dtype", "shape", "max abs err", "max rel err",
+  // The name column fits the longest output name (kv_cache, selected_cache, ...).
+  int nameWidth = 12;
+  for (const OutputResult& output : run.outputs) nameWidth = std::max(nameWidth, static_cast<int>(output.name.size()));
+  std::printf("%-*s %-9s %-20s %-12s %-12s %-16s %s\n", nameWidth, "output", "dtype", "shape", "max abs err", "max rel err",
               "mismatches", "result");
   for (const OutputResult& output : run.outputs) {
     const OutputComparison& c = output.comparison;
     std::string mismatches = std::to_string(c.mismatches) + "/" + std::to_string(c.elements);
-    std::printf("%-12s %-9s %-20s %-12s %-12s %-16s %s (rtol %s, atol %s; golden: %s)\n", output.name.c_str(),
+    std::printf("%-*s %-9s %-20s %-12s %-12s %-16s %s (%s; golden: %s)\n", nameWidth, output.name.c_str(),
                 std::string(name(output.actual.dtype())).c_str(), output.actual.shape().str().c_str(),
                 formatNumber(c.maxAbsError).c_str(), formatNumber(c.maxRelError).c_str(), mismatches.c_str(),
-                c.pass() ? "pass" : "FAIL", formatNumber(c.tolerance.rtol).c_str(),
-                formatNumber(c.tolerance.atol).c_str(), output.goldenSource.c_str());
+                c.pass() ? "pass" : "FAIL", judgementText(c).c_str(), output.goldenSource.c_str());
   }
+  if (run.stagedGolden)
+    std::printf("golden staged: later stages judged on the kernel's own %s (docs/cli.md, how outputs are judged)\n",
+                joined(run.handedOver).c_str());
+  else if (!run.stagedNote.empty())
+    std::printf("golden not staged (%s): later stages are judged on the reference's own intermediates\n",
+                run.stagedNote.c_str());
   if (run.outputs.empty()) std::printf("(the kernel writes no outputs)\n");
 }
 

@@ -306,7 +306,9 @@ bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTen
              << ")";
   }
   if (size.elementCount() == 0) return true;
-  destination->view(offsets, size.dims()).copyFrom(valid.empty() ? value : value.view(Dims(rank, 0), size.dims()));
+  HostTensor region = destination->view(offsets, size.dims());
+  region.copyFrom(valid.empty() ? value : value.view(Dims(rank, 0), size.dims()));
+  if (m_options.onWrite) m_options.onWrite(op, region);
   return true;
 }
 

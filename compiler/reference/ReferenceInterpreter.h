@@ -72,6 +72,10 @@ struct ReferenceOptions {
   std::function<bool()> cancelled;
   // Temporaries (and run-time buffers) larger than this many elements are refused with a diagnostic.
   std::int64_t maxElements = std::int64_t{1} << 31;
+  // Called after every write into an existing tensor (assemble, copy, an op's `out=`) with the region written,
+  // a view sharing the target's storage: the caller's argument when the target is one or an alias of one.
+  // The golden of a multi-stage kernel uses it to see, and replace, what each stage wrote (StagedGolden.h).
+  std::function<void(const TensorOp& op, const HostTensor& region)> onWrite;
 };
 
 // Executes `graph` on `arguments` (one HostTensor per graph.arguments entry, in order; shapes must match the

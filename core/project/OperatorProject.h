@@ -97,6 +97,9 @@ struct OperatorProject {
   std::map<std::string, std::int64_t> bindings;
   std::map<std::string, GoldenSource> golden;   // keyed by argument name
   std::map<std::string, Tolerance> tolerance;   // keyed by argument name
+  // An output's comparison rule when the project names one ("tolerance": {NAME: {"rule": ...}}):
+  // "allclose", "exact", "quantized" or "topk" (analysis/OutputRules.h).
+  std::map<std::string, std::string> compareRules;
 
   // Tuning settings. Their schemas belong to the compiler and runtime; the
   // loader checks their outer shape, and keeps them as JSON so that settings

@@ -345,8 +345,20 @@ private:
       Tolerance tolerance = arg ? defaultTolerance(arg->dtype) : Tolerance{};
       for (const auto& [key, number] : entry.items()) {
         KeyPath keyPath = entryPath / key;
+        if (key == "rule") {
+          // Which rule judges the output (analysis/OutputRules.h); the run chooses one when absent.
+          if (!expectType(number, keyPath, Json::value_t::string)) continue;
+          const std::string rule = number.get<std::string>();
+          if (rule != "allclose" && rule != "exact" && rule != "quantized" && rule != "topk") {
+            error(keyPath) << "unknown rule '" << rule << "'; one of \"allclose\", \"exact\", \"quantized\" "
+                              "(integers within one step), \"topk\" (each row's indices as a set)";
+            continue;
+          }
+          project.compareRules[argName] = rule;
+          continue;
+        }
         if (key != "rtol" && key != "atol") {
-          warning(keyPath) << "unknown key '" << key << "'; a tolerance has \"rtol\" and \"atol\"";
+          warning(keyPath) << "unknown key '" << key << "'; a tolerance has \"rtol\", \"atol\" and \"rule\"";
           continue;
         }
         auto parsed = readNumber(number, keyPath);
@@ -516,6 +528,8 @@ std::string serializeProject(const OperatorProject& project) {
     };
     write("rtol", value.rtol, defaults.rtol);
     write("atol", value.atol, defaults.atol);
+    if (auto rule = project.compareRules.find(argName); rule != project.compareRules.end()) entry["rule"] = rule->second;
+    else entry.erase("rule");
   }
   for (auto it = tolerance.begin(); it != tolerance.end();)
     it = project.tolerance.count(it.key()) ? std::next(it) : tolerance.erase(it);
