@@ -153,6 +153,23 @@ TEST_F(ProjectFileTest, EveryProblemIsReportedInOneRun) {
             "11:31: error: tolerance.x.rtol: must be a non-negative number, got -1\n");
 }
 
+TEST_F(ProjectFileTest, AnOutputsRuleIsReadCheckedAndSavedBack) {
+  std::string text = kMinimal;
+  text.insert(text.rfind("\n}"), ",\n  \"tolerance\": {\"y\": {\"rule\": \"topk\"}}");
+  auto project = load(text);
+  ASSERT_TRUE(project) << messages();
+  EXPECT_EQ(project->compareRules.at("y"), "topk");
+  // A rule alone keeps the dtype's tolerance.
+  EXPECT_EQ(project->toleranceFor(project->args[1]), (Tolerance{1e-4, 1e-5}));
+  EXPECT_NE(serializeProject(*project).find(R"("y": {"rule": "topk"})"), std::string::npos) << serializeProject(*project);
+
+  std::string wrong = kMinimal;
+  wrong.insert(wrong.rfind("\n}"), ",\n  \"tolerance\": {\"y\": {\"rule\": \"sets\"}}");
+  EXPECT_FALSE(load(wrong));
+  EXPECT_EQ(messages(), "9:31: error: tolerance.y.rule: unknown rule 'sets'; one of \"allclose\", \"exact\", "
+                        "\"quantized\" (integers within one step), \"topk\" (each row's indices as a set)\n");
+}
+
 TEST_F(ProjectFileTest, UnknownKeysWarnWithASuggestion) {
   std::string text = kMinimal;
   text.insert(text.find("  \"args\""), "  \"pass_option\": {},\n  \"colour\": \"red\",\n");
