@@ -266,7 +266,8 @@ struct TileBufferChecker::Impl {
     subgraph.id = 0;
     subgraph.coreType = core;
     for (const TileOp& tile : tiles) subgraph.ops.push_back(scratch.addTileOp(tile));
-    if (!pingPong) return planSubgraphBuffers(scratch, target, subgraph).peakBytes;
+    // The final plan's fallbacks (results in place, greedy by size) included: the verdict is compiling's.
+    if (!pingPong) return planSubgraphBuffers(scratch, target, subgraph, BufferOverlap::MembersApart, true).peakBytes;
     // Unconditionally ping-ponged, to say what it needs even when it does not fit.
     SubgraphBufferPlan plan = planSubgraphBuffers(scratch, target, subgraph, BufferOverlap::PingPong);
     if (plan.overlap == BufferOverlap::PingPong) return plan.peakBytes;

@@ -23,7 +23,35 @@ struct Planned {
   OpId tensorOp = kNoId;  // whose kernel line a too-big tile is blamed on
   int releaseAfter = 0;
   BufferOrigin origin;
+  int id = 0;  // creation order: stable across the sort by first use
+  // The buffers (by id) of same-shape inputs whose bytes this result may take when the input dies at the op
+  // that makes it (computesInPlace).
+  std::vector<int> inPlaceCandidates;
 };
+
+// Whether a tile op may write its result over one of its same-shape inputs: elementwise ops read element i
+// of each input and write element i of the result, so the vector unit computes them in place (PTO-ISA's
+// elementwise instructions take dst == src), and a copy over its own source moves nothing. Scans, which
+// read earlier elements, and everything else that moves elements do not.
+bool computesInPlace(TensorOpKind kind) {
+  switch (kind) {
+  case TensorOpKind::Cumsum:
+  case TensorOpKind::Cumprod:
+  case TensorOpKind::ExpandClone: return false;
+  case TensorOpKind::Copy:
+  case TensorOpKind::Assemble: return true;
+  default: break;
+  }
+  switch (category(kind)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::BinaryScalar:
+  case OpCategory::Compare:
+  case OpCategory::CompareScalar:
+  case OpCategory::Select: return true;
+  default: return false;
+  }
+}
 
 // Regions hashed by box (memory, tensor, per dim the symbolic part and the
 // constant bounds); a region of more dims than a box keeps is keyed by its
@@ -60,9 +88,11 @@ public:
   // order of use, but it leaves fewer gaps too small for a later large tile
   // (a pinned scope's row chains alternate 32 KB and 64 KB tiles), so it is
   // the fallback when first fit overflows.
-  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart, bool pingPong, bool bySize = false) {
+  // `inPlace` lets an elementwise result take the bytes of an input that dies at its op (first fit only).
+  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart, bool pingPong, bool bySize = false,
+                                                   bool inPlace = false) {
     setReleases(membersApart, pingPong);
-    return bySize ? placeBySize() : placeFirstFit();
+    return bySize ? placeBySize() : placeFirstFit(inPlace);
   }
 
   // Whether some placement under these releases could fit every memory (the
@@ -89,7 +119,7 @@ public:
     }
   }
 
-  std::array<std::int64_t, kMemoryKindCount> placeFirstFit() {
+  std::array<std::int64_t, kMemoryKindCount> placeFirstFit(bool inPlaceResults) {
     std::array<std::int64_t, kMemoryKindCount> peak{};
     // Per memory: free byte ranges (offset -> end; the last runs to "infinity")
     // and the live buffers by release position. First fit = the lowest free
@@ -99,14 +129,34 @@ public:
     for (auto& ranges : freeRanges) ranges.emplace(0, kEnd);
     using Release = std::pair<int, std::size_t>;  // releaseAfter, index in m_planned
     std::array<std::priority_queue<Release, std::vector<Release>, std::greater<>>, kMemoryKindCount> live;
+    // A result written in place over an input owns that input's bytes from then on (inherited[input]).
+    std::vector<int> indexOfId(m_planned.size());
+    for (std::size_t i = 0; i < m_planned.size(); ++i) indexOfId[static_cast<std::size_t>(m_planned[i].id)] = static_cast<int>(i);
+    std::vector<char> inherited(m_planned.size(), 0);
     for (std::size_t i = 0; i < m_planned.size(); ++i) {
       BufferAllocation& buffer = m_planned[i].buffer;
       const auto memory = static_cast<std::size_t>(buffer.memory);
       auto& ranges = freeRanges[memory];
       while (!live[memory].empty() && live[memory].top().first < buffer.firstUse) {
-        const BufferAllocation& done = m_planned[live[memory].top().second].buffer;
+        const std::size_t doneIndex = live[memory].top().second;
+        const BufferAllocation& done = m_planned[doneIndex].buffer;
         live[memory].pop();
-        release(ranges, done.offsetBytes, done.offsetBytes + done.bytes);
+        if (!inherited[doneIndex]) release(ranges, done.offsetBytes, done.offsetBytes + done.bytes);
+      }
+      // In place: an input that dies at this op (released right after it in this placement) whose bytes no
+      // other result took.
+      bool inPlace = false;
+      for (int candidate : inPlaceResults ? m_planned[i].inPlaceCandidates : std::vector<int>{}) {
+        const auto input = static_cast<std::size_t>(indexOfId[static_cast<std::size_t>(candidate)]);
+        if (input >= i || inherited[input] || m_planned[input].releaseAfter != buffer.firstUse) continue;
+        buffer.offsetBytes = m_planned[input].buffer.offsetBytes;
+        inherited[input] = 1;
+        inPlace = true;
+        break;
+      }
+      if (inPlace) {
+        live[memory].emplace(m_planned[i].releaseAfter, i);
+        continue;
       }
       auto range = ranges.begin();
       while (range->second - range->first < buffer.bytes) ++range;  // the last range is endless
@@ -261,6 +311,7 @@ private:
     }
     m_byKey.emplace(std::move(key), index);
     Planned entry;
+    entry.id = static_cast<int>(index);
     entry.buffer.memory = memory;
     entry.buffer.region = region;
     entry.buffer.bytes = bytesOf(region);
@@ -299,10 +350,28 @@ private:
       }
       for (std::size_t o = 0; o < op.outputs.size(); ++o) {
         if (writesInPlace(op, o)) continue;  // the MSCATTER's rows go from its input buffer to GM
+        const std::size_t before = m_planned.size();
         use(MemoryKind::UB, op.outputs[o], position, id, op.tensorOp, {position, true, static_cast<int>(o)});
+        if (m_planned.size() > before && computesInPlace(op.kind) && op.outputs.size() == 1)
+          m_planned.back().inPlaceCandidates = sameShapeInputBuffers(op, position);
       }
       ++position;
     }
+  }
+
+  // The ids of the buffers holding op's inputs that have its result's shape and bytes.
+  std::vector<int> sameShapeInputBuffers(const TileOp& op, int position) {
+    std::vector<int> ids;
+    const TileRegion& output = op.outputs.front();
+    const std::int64_t bytes = bytesOf(output);
+    for (const TileRegion& input : op.inputs) {
+      if (input.shape != output.shape || bytesOf(input) != bytes) continue;
+      auto found = m_byKey.find(keyOf(MemoryKind::UB, input));
+      if (found == m_byKey.end()) continue;
+      const Planned& buffer = m_planned[found->second];
+      if (buffer.buffer.lastUse == position && buffer.buffer.bytes == bytes) ids.push_back(buffer.id);
+    }
+    return ids;
   }
 
   // A matmul operand in L1: inside the rows a gather of this subgraph put
@@ -440,6 +509,13 @@ SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo&
     plan = planner.result(planner.place(true, false), BufferOverlap::MembersApart);
   if (plan.overlap != BufferOverlap::MembersApart || !fitsCapacities(plan, target)) {
     plan = planner.result(planner.place(false, false), BufferOverlap::Single);
+    // Results written over their dying inputs (elementwise instructions take dst == src), here only
+    // when the plan overflows without it, so that every plan that fits (and what the merge passes decide
+    // by it) stays as it was.
+    if (bySizeFallback && !fitsCapacities(plan, target)) {
+      SubgraphBufferPlan inPlace = planner.result(planner.place(false, false, false, true), BufferOverlap::Single);
+      if (overflowBytes(inPlace, target) < overflowBytes(plan, target)) plan = std::move(inPlace);
+    }
     // Greedy by size costs a scan of the buffers live beside each one: only when it can help.
     if (bySizeFallback && !fitsCapacities(plan, target) && planner.mayFit(false, false)) {
       SubgraphBufferPlan bySize = planner.result(planner.place(false, false, true), BufferOverlap::Single);

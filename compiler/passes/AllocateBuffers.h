@@ -21,6 +21,10 @@
 //       as soon as they are dead (correct; the loads then wait for the
 //       bytes they reuse). Below PingPong the subgraph records the memory
 //       that could not take it and the bytes it would have needed.
+//       A Single plan that overflows tries again with elementwise results
+//       written over an input of the same shape that dies at their op (the
+//       vector unit computes them in place), as PyPTO's operation tests need
+//       for [32, 32, 32] fp32 tiles; plans that fit without it are unchanged.
 //       A subgraph whose ops, in the order they were made, overflow a
 //       memory runs them depth first instead when that needs less of it
 //       (SubgraphOpOrder.h: a pinned scope's row chains one after the other;

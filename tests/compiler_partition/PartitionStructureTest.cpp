@@ -257,17 +257,18 @@ TEST(GraphPartition, AGroupThatOverflowsTheUnifiedBufferIsCutIntoSubgraphsThatFi
 }
 
 TEST(GraphPartition, ATileOpTooBigForTheUnifiedBufferOnItsOwnStaysALocatedError) {
-  // Every exp needs its input and output tile, 512 bytes: no cut helps, so the subgraph stays whole and the
-  // error names the line of its largest tile, the first exp's. Made op by op it needs 768 bytes; AllocateBuffers
-  // then runs each chain to its end first (SubgraphOpOrder), which needs 544: an exp's input and output tiles
-  // and the first chain's 32-byte partial sum.
+  // Every exp's tile is 256 bytes, more than the 250 there are: no cut helps, so the subgraph stays whole and
+  // the error names the line of its largest tile, the first exp's. Made op by op it needs 768 bytes;
+  // AllocateBuffers then runs each chain to its end first (SubgraphOpOrder) and, still overflowing, writes
+  // each exp over its dying input (in place), which needs 288: one 256-byte tile and the first chain's
+  // 32-byte partial sum.
   DiagnosticEngine diags;
-  EXPECT_FALSE(compileWithUnifiedBuffer(twoChainsSummed(), 500, diags));
+  EXPECT_FALSE(compileWithUnifiedBuffer(twoChainsSummed(), 250, diags));
   ASSERT_EQ(diags.diagnostics().size(), 1u) << messages(diags);
   EXPECT_EQ(diags.diagnostics()[0].location.file, "kernel.py");
   EXPECT_EQ(diags.diagnostics()[0].location.line, 3);
   EXPECT_EQ(diags.diagnostics()[0].message,
-            "subgraph 0 (AIV) needs 544 bytes of unified buffer but a2 has 500 per core; the largest tile is exp's "
+            "subgraph 0 (AIV) needs 288 bytes of unified buffer but a2 has 250 per core; the largest tile is exp's "
             "[1, 64] float32 (256 bytes) here — use smaller vec tile shapes (pypto.set_vec_tile_shapes)");
 }
 
