@@ -1,11 +1,13 @@
 """Loaded by scripts/pypto-compat.sh only when the local torch predates 2.3 (Debian 12 ships 1.13): fills in
 what newer torch has and PyPTO's example and model scripts use in their own CPU reference code.
 
-PyPTO's example scripts name torch.uint16 / uint32 / uint64 (added in torch 2.3) in module-level dtype tables:
-those names get placeholder objects so such tables can be built (making a tensor of one still fails in torch,
-visibly). fp16 CPU operations newer torch has are filled in below, and for the model scripts (--models)
-torch.unravel_index (torch 2.2), torch.concatenate (torch 2.1) and int32 index tensors (torch 2.0). Each is
-added only when this torch lacks it. The package under test (PTO Studio's pypto) never sees this module."""
+PyPTO's example scripts name torch.uint16 / uint32 / uint64 (added in torch 2.3) and its QAT model script
+torch.float8_e4m3fn (torch 2.1) in module-level dtype tables: those names get placeholder objects so such tables
+can be built (making a tensor of one still fails in torch, visibly). fp16 CPU operations newer torch has are
+filled in below, and for the model scripts (--models) torch.unravel_index (torch 2.2), torch.concatenate (torch
+2.1), int32 index tensors (torch 2.0), torch._dynamo.allow_in_graph (torch 2.0, identity in eager mode) and
+torch.library's FRAGMENT libraries (torch 2.0). Each is added only when this torch lacks it. The package under
+test (PTO Studio's pypto) never sees this module."""
 try:
     import torch
 except ImportError:
@@ -19,7 +21,8 @@ if torch is not None:
         def __repr__(self):
             return f"torch.{self._name} (placeholder: this torch predates it)"
 
-    for _name in ("uint16", "uint32", "uint64"):
+    # torch.float8_e4m3fn / float8_e5m2 (torch 2.1) key the tolerance tables of models/qat/test_qat.py.
+    for _name in ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2"):
         if not hasattr(torch, _name):
             setattr(torch, _name, _MissingTorchDtype(_name))
 
@@ -85,6 +88,50 @@ if torch is not None:
                 flat = torch.div(flat, dim, rounding_mode="floor")
             return tuple(reversed(coordinates))
         torch.unravel_index = unravel_index
+
+    # torch._dynamo (torch 2.0): most model scripts decorate their kernel wrapper with
+    # torch._dynamo.allow_in_graph, which marks a function for torch.compile's tracer and returns it unchanged; in
+    # eager mode (the scripts' default) it does nothing else, so the stand-in returns the function as it is.
+    try:
+        import torch._dynamo  # noqa: F401
+    except ImportError:
+        import sys as _sys
+        import types as _types
+
+        _dynamo = _types.ModuleType("torch._dynamo", "torch 2.x's torch._dynamo, as far as eager scripts use it.")
+        _dynamo.allow_in_graph = lambda fn: fn
+        _dynamo.disable = lambda fn=None, recursive=True: fn if fn is not None else (lambda f: f)
+        _dynamo.reset = lambda: None
+        _sys.modules["torch._dynamo"] = _dynamo
+        torch._dynamo = _dynamo
+
+    # torch.library.Library(ns, "FRAGMENT") (torch 2.0): models/deepseek_v4 registers its kernels as torch ops
+    # (for graph mode, which its tests leave off) in a FRAGMENT library, one that adds to a namespace whoever made
+    # it. torch 1.13's dispatcher knows FRAGMENT, only its Python check rejects the name; it is let through.
+    import torch.library as _library
+
+    def _accepts_fragment():
+        try:
+            _library.Library("aten", "FRAGMENT")
+            return True
+        except ValueError:
+            return False
+        except Exception:  # another refusal (a disabled library): leave torch as it is
+            return True
+
+    if not _accepts_fragment():
+        _native_library_init = _library.Library.__init__
+
+        def _library_init(self, ns, kind, dispatch_key=""):
+            if kind != "FRAGMENT":
+                return _native_library_init(self, ns, kind, dispatch_key)
+            import traceback
+            frame = traceback.extract_stack(limit=3)[0]
+            self.m = torch._C._dispatch_library("FRAGMENT", ns, dispatch_key, frame.filename, frame.lineno)
+            self.ns, self._op_impls, self.kind, self.dispatch_key = ns, set(), kind, dispatch_key
+            return None
+
+        _library.Library.__init__ = _library_init
 
     # torch.concatenate (torch 2.1) is torch.cat under NumPy's name; the MLA model script's rotate_half uses it.
     if not hasattr(torch, "concatenate"):

@@ -64,6 +64,15 @@ class FakeTorchNpu(unittest.TestCase):
             assert torch.Tensor().npu().numel() == 0
             bf16 = torch.ones(2, 2, dtype=torch.bfloat16)
             assert bf16.npu() is bf16
+
+            # "npu", "npu:N" and a bare device index name the CPU, as .npu() does.
+            made = torch.ones(2, 3, device="npu:0")
+            assert made.device.type == "cpu" and torch.equal(made, torch.ones(2, 3))
+            assert torch.tensor([1, 2], dtype=torch.int32, device="npu").tolist() == [1, 2]
+            assert torch.randn(4, device=0).device.type == "cpu" and torch.zeros(4, 5).shape == (4, 5)
+            assert x.to("npu:0") is x and x.to(0) is x and x.to(device="npu") is x
+            assert x.to("npu:0", torch.float16).dtype == torch.float16
+            assert x.new_zeros(3, device="npu:0").tolist() == [0.0, 0.0, 0.0]
             print("ok")
         """, MODEL_SHIMS)
         self.assertEqual(done.returncode, 0, done.stderr)
@@ -109,6 +118,13 @@ class TorchPolyfills(unittest.TestCase):
             values, indices = torch.topk(half, 2)
             assert values.dtype == torch.float16 and indices.tolist() == [[2, 0]]
             assert torch.topk(half, 1).indices.tolist() == [[2]]
+
+            from torch._dynamo import allow_in_graph
+            assert allow_in_graph(len) is len
+            assert {torch.float8_e4m3fn: 1}[torch.float8_e4m3fn] == 1
+            first = torch.library.Library("pto_compat_test", "FRAGMENT")
+            first.define("one(Tensor x) -> Tensor")
+            torch.library.Library("pto_compat_test", "FRAGMENT").define("two(Tensor x) -> Tensor")
             print("ok")
         """, SHIMS)
         self.assertEqual(done.returncode, 0, done.stderr)
@@ -204,7 +220,7 @@ class RunnerEndToEnd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.root = pathlib.Path(tempfile.mkdtemp(prefix="pypto-compat-models-test-"))
-        cls.models = cls.root / compat.MODELS_SUBDIR
+        cls.models = cls.root / compat.MODELS_SUBDIR / "deepseek_v32_exp"
         cls.models.mkdir(parents=True)
         (cls.models / "fake_impl.py").write_text(FAKE_IMPL)
         (cls.models / "deepseekv32_fake.py").write_text(FAKE_SCRIPT)
@@ -212,7 +228,8 @@ class RunnerEndToEnd(unittest.TestCase):
         (cls.root / "pytest.ini").write_text(compat.PYTEST_INI)
         cls.package_dir = pathlib.Path(PYPTO_SPEC.submodule_search_locations[0]).parent
         cls.shim = compat.old_torch_shim()
-        scripts = sorted(cls.models.glob(compat.MODELS_PATTERN))
+        scripts, mains = compat.model_scripts(cls.models)
+        assert [s.name for s in scripts] == ["deepseekv32_broken.py", "deepseekv32_fake.py"] and not mains
         cls.cases, cls.soc = compat.collect_models(cls.root, cls.models, scripts, cls.package_dir, cls.shim, 300)
         cls.by_id = {case["id"]: case for case in cls.cases}
 
@@ -355,6 +372,23 @@ class RowsAndReport(unittest.TestCase):
                          "li_impl.py:140 in lightning_indexer_decode (inside pypto's _jit.py:327 in __call__)")
         self.assertEqual(compat.stack_dump_location("no dump here", self.models), "")
 
+    def test_model_folders_and_their_scripts(self):
+        with tempfile.TemporaryDirectory() as folder:
+            models = pathlib.Path(folder)
+            for name, files in {"arctic": {"test_lstm.py": "def main():\n    pass\n\n\nif __name__ == '__main__':\n"
+                                                          "    main()\n", "lstm.py": "def test_helper():\n    pass\n"},
+                                "qwen": {"qwen_rule.py": "def test_s1k():\n    pass\n", "rule_impl.py": "X = 1\n"},
+                                "images": {"figure.png": ""}, "utils_only": {"impl.py": "def f():\n    pass\n"}}.items():
+                (models / name).mkdir()
+                for file, text in files.items():
+                    (models / name / file).write_text(text)
+            self.assertEqual([f.name for f in compat.model_folders(models)], ["arctic", "qwen"])
+            tests, mains = compat.model_scripts(models / "arctic")
+            self.assertEqual(([t.name for t in tests], [m.name for m in mains]), (["lstm.py"], ["test_lstm.py"]))
+            self.assertEqual(compat.main_cases(mains)[0]["id"], "test_lstm.py::(main)")
+            tests, mains = compat.model_scripts(models / "qwen")
+            self.assertEqual(([t.name for t in tests], mains), (["qwen_rule.py"], []))
+
     def test_ast_cases_read_skip_markers(self):
         with tempfile.TemporaryDirectory() as folder:
             script = pathlib.Path(folder) / "s.py"
@@ -371,16 +405,19 @@ class RowsAndReport(unittest.TestCase):
             {"script": "b.py::test_3", "status": "timeout", "seconds": 600.2, "detail": "still running"},
             {"script": "b.py::test_4", "status": "skipped", "seconds": 0.0, "detail": "marked skip: perf"},
         ]
+        for r in results:
+            r["folder"] = "kimi" if r["script"].startswith("a.py") else "qat"
         table = compat.models_table(results, "883e7dfb018da764", "2026-08-22", "910")
         lines = table.splitlines()
         self.assertIn("Checked against PyPTO commit `883e7dfb018d` (2026-08-22)", lines[0])
-        self.assertIn("**1 of 3** runnable test cases of `models/deepseek_v32_exp/deepseekv32_*.py` pass, 1 timed "
-                      "out, 1 skipped (marked skip in PyPTO's scripts, or for another SoC than the simulated "
-                      "910-class machine).", lines[0])
-        self.assertEqual(lines[2], "| Case | Status | Time (s) | First error, reason or note |")
-        self.assertEqual(lines[4], "| a.py::test_1 | passes | 12.3 |  |")
-        self.assertEqual(lines[5], "| a.py::test_2 | fails | 3.0 | impl.py:5: E: a \\| b |")
-        self.assertEqual(len(lines), 8)
+        self.assertIn("**1 of 3** runnable test cases of the 2 folders of `models/` pass, 1 timed out, 1 skipped "
+                      "(marked skip in PyPTO's scripts, or for another SoC than the simulated 910-class machine).",
+                      lines[0])
+        self.assertEqual(lines[2], "Per folder (passing/run, time): kimi 1/2 (15 s), qat 0/1 (600 s).")
+        self.assertEqual(lines[4], "| Folder | Case | Status | Time (s) | First error, reason or note |")
+        self.assertEqual(lines[6], "| kimi | a.py::test_1 | passes | 12.3 |  |")
+        self.assertEqual(lines[7], "| kimi | a.py::test_2 | fails | 3.0 | impl.py:5: E: a \\| b |")
+        self.assertEqual(len(lines), 10)
 
         with tempfile.TemporaryDirectory() as folder:
             doc = pathlib.Path(folder) / "doc.md"

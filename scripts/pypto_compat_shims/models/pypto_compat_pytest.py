@@ -2,6 +2,7 @@
 the runner starts; never by the package under test).
 
 It does what PyPTO's own pytest setup does around its model test scripts, on a CPU host:
+- imports the stand-in torch_npu first, as torch 2.5+ loads an installed torch_npu when torch is imported;
 - registers the `soc` and `world_size` markers the scripts use, and keeps only the cases whose `soc` marker names
   the simulated machine's class ("950" when pypto.platform.npuarch is DAV_3510, else "910"; a case without the
   marker counts as "910"), as PyPTO's root conftest does with the device's SoC version;
@@ -11,6 +12,7 @@ It does what PyPTO's own pytest setup does around its model test scripts, on a C
   skip reasons and any file that failed to import; in run mode (PYPTO_COMPAT_RESULT=FILE) the outcome of the
   case, its first error (type, message, and the innermost line of PyPTO's model folder it came from) and the
   warnings the package raised (kernels not simulated, simulated outputs differing from the reference).
+
 
 PYPTO_COMPAT_MODELS_DIR names the model folder, so locations print relative to it."""
 import json
@@ -108,6 +110,9 @@ def skip_reason(item):
 
 
 def pytest_configure(config):
+    # torch 2.5+ imports an installed device extension (torch_npu) with torch itself; some scripts (models/kimi)
+    # use torch.npu without importing torch_npu, so the stand-in is imported here as that autoload would.
+    import torch_npu  # noqa: F401
     config.addinivalue_line("markers", "soc(*versions): SoC classes a case runs on (PyPTO: '950', '910')")
     config.addinivalue_line("markers", "world_size(n): number of NPU cards a case needs")
     try:

@@ -15,6 +15,7 @@ from ._config import (CubeTile, get_codegen_options, get_cube_tile_shapes, get_d
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import UNSUPPORTED as _UNSUPPORTED_DTYPES
 from ._dtypes import bytes_of
+from ._symbolic import ceildiv
 from ._errors import KernelError, KernelTimeout, PtoError
 from ._jit import JitKernel, RunMode, jit, last_run
 from ._ops import CastMode, ReLuType, TransMode

@@ -90,15 +90,19 @@ def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=Fal
         _notice_ignored("pypto.loop", unknown)
     if unroll_list is not None:
         _unroll_factors(unroll_list, "pypto.loop")
-    unrolled = _unrolled_if_carrying(args)
+    traced = _run_loop(args, name, idx_name, parallel, [1], False, submit_before_loop)
+    unrolled = _unrolled_if_carrying(args, traced)
     if unrolled is not None:
         return unrolled
-    return _run_loop(args, name, idx_name, parallel, [1], False, submit_before_loop)
+    return traced
 
 
-def _unrolled_if_carrying(args):
+def _unrolled_if_carrying(args, traced):
     """A loop whose body carries a Python value into the next iteration runs each iteration in the trace
-    (see _carried); None for every other loop."""
+    (see _carried); None for every other loop. With a trip count known only at run time the loop is `traced`
+    (a generator not yet started) once, and checked afterwards: a value the body rebinds to an in-place reshape
+    of itself carries nothing (the same bytes in another shape, as DeepSeek-V4's compressor does with
+    `cache_index = pypto.reshape(cache_index, [1, n], inplace=True)`); any other carried value is an error."""
     frame = _carried.caller_frame()
     if frame is None:
         return None
@@ -110,11 +114,11 @@ def _unrolled_if_carrying(args):
     file, line, _ = user_location()
     names = ", ".join(f"'{n}'" for n in carried)
     if not (start.is_concrete() and stop.is_concrete() and step.is_concrete()):
-        raise KernelError(f"pypto.loop: {names} is read and then reassigned in the loop body, so each iteration "
-                          f"needs the previous one's value, but the trip count ({start}, {stop}, {step}) is only "
-                          f"known when the kernel runs. Keep the running value in a tensor made before the loop "
-                          f"and update it in place (acc[:] = acc + x), or give the loop a fixed trip count",
-                          file, line)
+        message = (f"pypto.loop: {names} is read and then reassigned in the loop body, so each iteration needs "
+                   f"the previous one's value, but the trip count ({start}, {stop}, {step}) is only known when the "
+                   f"kernel runs. Keep the running value in a tensor made before the loop and update it in place "
+                   f"(acc[:] = acc + x), or give the loop a fixed trip count")
+        return _same_bytes_carried(traced, frame, {n: frame.f_locals[n] for n in carried}, message, file, line)
     first, last, stride = int(start.concrete()), int(stop.concrete()), int(step.concrete())
     if stride <= 0:
         raise KernelError(f"pypto.loop: step must be positive, got {stride}", file, line)
@@ -125,6 +129,18 @@ def _unrolled_if_carrying(args):
                           f"{_carried.MAX_UNROLLED_ITERATIONS}. Keep the running value in a tensor made before the "
                           f"loop and update it in place (acc[:] = acc + x)", file, line)
     return (SymbolicScalar(i) for i in range(first, last, stride))
+
+
+def _same_bytes_carried(traced, frame, before, message, file, line):
+    """Runs the traced loop, then checks that every carried name is bound to its value from before the loop or
+    to an in-place reshape (chain) of it; else the KernelError `message` at the loop's line."""
+    yield from traced
+    for name, value in before.items():
+        after = frame.f_locals.get(name)
+        while after is not None and after is not value:
+            after = getattr(after, "_inplace_of", None)
+        if after is None:
+            raise KernelError(message, file, line)
 
 
 def loop_unroll(*args, unroll_list=None, name=None, idx_name=None, parallel=False, submit_before_loop=False,

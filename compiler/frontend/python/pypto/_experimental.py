@@ -66,13 +66,34 @@ def _token_rows(what, param, indices, block_table, block_size, axis):
     return _ops.reshape(rows, [indices.shape[1]])
 
 
+def _rows_source(param, rows):
+    """(tensor, rows) to gather from. PyPTO's gathers address rows from param's start in global memory, so when
+    param is a view of whole rows (all columns, at column 0) a row past the view's end is a row of the tensor
+    underneath: DeepSeek-V4's sparse attention passes a [topk, D] view at [0, 0] of its whole compressed cache
+    and gathers rows anywhere in it. Such a view is replaced by its tensor, the rows moved by its row offset."""
+    view_of = getattr(param, "_view_of", None)
+    while view_of is not None:
+        base, offsets = view_of
+        width, base_width = param.shape[1], base.shape[1]
+        whole_rows = (len(base.shape) == 2 and _ops._known_int(offsets[1]) == 0 and width.is_concrete()
+                      and base_width.is_concrete() and width.concrete() == base_width.concrete())
+        if not whole_rows:
+            break
+        if _ops._known_int(offsets[0]) != 0:
+            rows = _ops.add(rows, offsets[0])
+        param, view_of = base, getattr(base, "_view_of", None)
+    return param, rows
+
+
 def gather_in_ub(param, indices, block_table, block_size, axis=-2):
     """PyPTO's gather for sparse attention over a paged KV cache: out[i, :] = param[row(indices[0, i]), :],
     where token t lives in row t % block_size of block block_table[0, t // block_size] of param
     [blocks * block_size, D]. indices [1, k] and block_table [1, blocks] are integer tensors; the result is
-    [k, D]. Built from integer //, *, -, gather and index_select."""
+    [k, D]. Built from integer //, *, -, gather and index_select. A param that is a view of whole rows
+    addresses the tensor underneath, as PyPTO's global-memory addressing does (see _rows_source)."""
     rows = _token_rows("experimental.gather_in_ub", param, indices, block_table, block_size, axis)
-    return _ops.index_select(param, 0, rows)
+    source, rows = _rows_source(param, rows)
+    return _ops.index_select(source, 0, rows)
 
 
 def gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix=False, is_trans=False):
@@ -80,12 +101,13 @@ def gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix=False,
     operand, as PyPTO does: under a vec tile the rows go from GM straight into the cube core's L1 (its index
     read from GM), so they must be consumed by a matmul in the same cube task. is_b_matrix and is_trans
     describe that operand's layout in L1, which the logical [k, size] result does not depend on, so they are
-    checked and otherwise unused."""
+    checked and otherwise unused. A src that is a view of whole rows addresses the tensor underneath."""
     what = "experimental.gather_in_l1"
     for flag, name in ((is_b_matrix, "is_b_matrix"), (is_trans, "is_trans")):
         if not isinstance(flag, bool):
             _fail(f"{what}: {name} must be True or False, got {flag!r}")
     rows = _token_rows(what, src, indices, block_table, block_size, -2)
+    src, rows = _rows_source(src, rows)
     size = _known_positive(size, f"{what}: size")
     width = src.shape[1]
     if width.is_concrete() and size > width.concrete():

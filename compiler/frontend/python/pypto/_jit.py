@@ -110,6 +110,14 @@ def _linear_in_one_symbol(expression):
     return symbol, scale, offset
 
 
+def _is_status_shape(declared):
+    """Whether a declared shape is what PyPTO calls a status shape: pypto.STATIC / pypto.DYNAMIC markers and
+    ints only, with at least one marker (an all-int shape declares an exact rank)."""
+    plain_marker = lambda d: d is STATIC or d is DYNAMIC  # noqa: E731
+    is_int = lambda d: isinstance(d, int) and not isinstance(d, bool)  # noqa: E731
+    return any(plain_marker(d) for d in declared) and all(plain_marker(d) or is_int(d) for d in declared)
+
+
 def _argument_indices(aliases):
     """position -> index among the traced graph's arguments of the tensor bound there (see JitKernel.trace)."""
     indices = []
@@ -240,6 +248,10 @@ class JitKernel:
                 declared = declared[:at] + [STATIC] * max(rest, 0) + declared[at + 1:]
             if len(declared) == 0:
                 declared = None
+        if declared is not None and len(declared) < len(shape) and _is_status_shape(declared):
+            # PyPTO's "status shape" (only pypto.STATIC / pypto.DYNAMIC markers and ints, at least one marker)
+            # declares the leading dims: an argument of higher rank is accepted, its extra dims static.
+            declared = declared + [STATIC] * (len(shape) - len(declared))
         if declared is not None and len(declared) != len(shape):
             raise KernelError(f"argument '{name}' has rank {len(shape)} {list(shape)} but the kernel declares rank "
                               f"{len(declared)}", self.source_file, self.source_line)
@@ -331,8 +343,36 @@ class JitKernel:
         return previous_specs
 
     # --- calling ---------------------------------------------------------------
-    def __call__(self, *args):
+    def _positional(self, args, kwargs):
+        """The call's arguments in the kernel's parameter order: keyword arguments (PyPTO binds a jit call like
+        a Python call) go to their parameters' places, and a parameter left out before the last given one takes
+        its default."""
+        parameters = self._parameters()
+        names = [p.name for p in parameters]
+        file, line, _ = user_location()
+        for name in kwargs:
+            if name not in names:
+                raise KernelError(f"{self.__name__} has no parameter '{name}' (it takes {', '.join(names)}); "
+                                  f"declared at {self.source_file}:{self.source_line}", file, line)
+            if names.index(name) < len(args):
+                raise KernelError(f"{self.__name__} got parameter '{name}' twice, by position and by keyword",
+                                  file, line)
+        last = max(names.index(name) for name in kwargs)
+        ordered = list(args)
+        for parameter in parameters[len(args):last + 1]:
+            if parameter.name in kwargs:
+                ordered.append(kwargs[parameter.name])
+            elif parameter.default is not inspect.Parameter.empty:
+                ordered.append(parameter.default)
+            else:
+                raise KernelError(f"{self.__name__} is missing an argument for parameter '{parameter.name}'", file,
+                                  line)
+        return ordered
+
+    def __call__(self, *args, **kwargs):
         import numpy as np
+        if kwargs:
+            args = self._positional(args, kwargs)
         self._check_options()
         arrays, types, scalars = [], [], []
         for position, value in enumerate(args):
@@ -440,7 +480,19 @@ class JitKernel:
         return array
 
 
+# PyPTO's jit flags that choose how PyPTO's own front end builds its IR (`new_ir`: its newer compile pipeline;
+# `create_new_logical_tensor`: fresh logical tensors per call). PTO Studio has one front end, and either value
+# traces the same kernel with the same results, so they are checked and accepted.
+_FRONTEND_FLAGS = ("new_ir", "create_new_logical_tensor")
+
+
 def _make_decorator(function=None, **options):
+    for flag in _FRONTEND_FLAGS:
+        if flag in options:
+            value = options.pop(flag)
+            if not isinstance(value, bool):
+                file, line, _ = user_location()
+                raise KernelError(f"jit option {flag} takes True or False, got {value!r}", file, line)
     unknown = sorted(set(options) - set(_OPTION_GROUPS))
     if unknown:
         file, line, _ = user_location()

@@ -377,7 +377,10 @@ def reshape(x, *shape, valid_shape=None, inplace=False):
         attrs["inplace"] = True
     if valid_shape is not None:
         attrs["valid_shape"] = _valid_shape(valid_shape, len(dims), "reshape")
-    return _one("reshape", [x], attrs)
+    result = _one("reshape", [x], attrs)
+    if inplace:
+        result._inplace_of = x  # x's own bytes: move(x, result) has nothing to move
+    return result
 
 
 def transpose(x, dim0=-2, dim1=-1):
@@ -497,11 +500,12 @@ def clone(x):
     return _one("copy", [x], into=[target])
 
 
-def full(shape, value, dtype=DataType.DT_FP32, name=None, valid_shape=None):
-    """A new tensor of `shape` filled with `value` (a number, or a symbolic scalar known when the kernel
-    runs). With valid_shape (sizes known when the kernel runs) only that leading part holds data: an
-    assemble of the result writes just that part, as in PyPTO, where such a full pads a run-time tail."""
-    attrs = {"shape": list(shape), "value": _scalar_value(value, "full", run_time=True),
+def full(size, fill_value, dtype=DataType.DT_FP32, name=None, valid_shape=None):
+    """A new tensor of shape `size` filled with `fill_value` (a number, or a symbolic scalar known when the
+    kernel runs); PyPTO's parameter names, so `full(size=[16, 16], fill_value=0.0, dtype=...)` works too. With
+    valid_shape (sizes known when the kernel runs) only that leading part holds data: an assemble of the result
+    writes just that part, as in PyPTO, where such a full pads a run-time tail."""
+    attrs = {"shape": list(size), "value": _scalar_value(fill_value, "full", run_time=True),
              "dtype": _checked_dtype(dtype, "full")}
     if valid_shape is not None:
         attrs["valid_shape"] = _valid_shape(valid_shape, len(attrs["shape"]), "full")
@@ -526,11 +530,13 @@ def _valid_shape(valid_shape, rank, what):
 
 def arange(start, end=None, step=1, dtype=None):
     """ceil((end - start) / step) values start, start + step, ... (numpy's and torch's count). The dtype
-    defaults as in PyPTO: int32 when start, end and step are all ints, else fp32."""
+    defaults as in PyPTO: int32 when start, end and step are all ints, else fp32. A dim known while tracing
+    counts as an int (PyPTO hands static dims out as ints: `pypto.arange(kv.shape[1])` is int32)."""
     if end is None:
         start, end = 0, start
     if dtype is None:
-        integral = builtins.all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        integral = builtins.all(isinstance(v, numbers.Integral) or (isinstance(v, SymbolicScalar) and v.is_concrete())
+                                for v in (start, end, step))
         dtype = DataType.DT_INT32 if integral else DataType.DT_FP32
     dtype = _checked_dtype(dtype, "arange")
     if float(step) == 0.0:
@@ -593,7 +599,9 @@ def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):  # n
     attrs = {"shape": list(shape), "offsets": offsets}
     if valid_shape is not None:
         attrs["valid_shape"] = _valid_shape(valid_shape, len(shape), "view")
-    return _one("view", [x], attrs)
+    result = _one("view", [x], attrs)
+    result._view_of = (x, offsets)  # for ops that address the underlying tensor (experimental.gather_in_ub)
+    return result
 
 
 def _bitcast(x, dtype):
@@ -624,25 +632,41 @@ def _known_int(value):
 
 
 def _padded_view(x, shape, offsets, valid_shape):
-    """The zero-padded copy for a view reaching past x's end (all sizes known while tracing), else None."""
+    """The zero-padded copy for a view reaching past x's end, else None. An axis reaches past the end when its
+    size, offset and x's dim are known while tracing and offset + size > dim (a block table's [1, 1024] row view
+    over [b, 16]); the other axes may be known only at run time (a batch index over a dynamic batch) and are
+    taken as given (then only without valid_shape, which otherwise bounds the data when the kernel runs)."""
     dims = [_known_int(d) for d in x.shape]
     sizes = [_known_int(d) for d in shape]
     starts = [_known_int(o) for o in offsets]
-    valid = [_known_int(v) for v in valid_shape] if valid_shape is not None else sizes
-    if len(sizes) != len(dims) or len(starts) != len(dims) or None in dims + sizes + starts + valid:
+    if len(sizes) != len(dims) or len(starts) != len(dims) or None in sizes:
         return None
-    if all(start + size <= dim for start, size, dim in zip(starts, sizes, dims)):
+    short = [start is not None and dim is not None and start + size > dim
+             for start, size, dim in zip(starts, sizes, dims)]
+    if not any(short):
         return None
-    inside = [builtins.min(size, dim - start, limit) for size, dim, start, limit in zip(sizes, dims, starts, valid)]
-    if any(start < 0 for start in starts) or any(extent <= 0 for extent in inside):
-        _fail(f"view: the region {sizes} at offsets {starts} of a tensor of shape {dims} holds none of its data "
-              f"(valid_shape {valid}); move the offsets inside the tensor")
+    valid = list(valid_shape) if valid_shape is not None else list(sizes)
+    if len(valid) != len(sizes):
+        return None
+    known_valid = [_known_int(v) for v in valid]
+    if any(is_short and limit is None for is_short, limit in zip(short, known_valid)):
+        return None
+    everything_known = None not in dims + starts + known_valid
+    if not everything_known and valid_shape is not None:
+        return None  # the valid part says what holds data: the compiler bounds each block by it at run time
+    # All known: the view is exactly its data (valid_shape cuts every axis), zero-padded to its size. Otherwise
+    # only the short axes are cut; the others (sizes at offsets known when the kernel runs) keep their size.
+    inside = [builtins.min(size, dim - start, limit) if is_short or everything_known else size
+              for size, dim, start, limit, is_short in zip(sizes, dims, starts, known_valid, short)]
+    if any(start is not None and start < 0 for start in starts) or any(extent <= 0 for extent in inside):
+        _fail(f"view: the region {sizes} at offsets {[str(o) for o in offsets]} of a tensor of shape "
+              f"{[str(d) for d in x.shape]} holds none of its data (valid_shape {[str(v) for v in valid]}); move the "
+              f"offsets inside the tensor")
     # The data, then zeros concatenated along each short axis.
-    result = _one("view", [x], {"shape": inside, "offsets": starts})
+    result = _one("view", [x], {"shape": inside, "offsets": list(offsets)})
     for axis, (extent, size) in enumerate(zip(inside, sizes)):
         if extent < size:
-            pad_shape = [d.concrete() if isinstance(d, SymbolicScalar) else d for d in result.shape]
-            pad_shape[axis] = size - extent
+            pad_shape = list(sizes[:axis]) + [size - extent] + list(inside[axis + 1:])
             result = concat([result, full(pad_shape, 0, x.dtype)], axis)
     return result
 
@@ -712,16 +736,50 @@ def setitem(x, index, value):
 
 
 def assemble(src, offsets, dst):
-    """Writes src into dst at offsets."""
+    """Writes src into dst at offsets. PyPTO places a tensor whatever the vec tile in force: a rank-3 matmul
+    result assembled under a 2-D vec tile (Kimi's block attention residuals) is cut by that tile with 1 in front
+    for the missing leading dims, for this op only (the values do not depend on the tiling)."""
     if _is_tensor(src) and _is_tensor(dst) and src._id == dst._id and all(_known_int(o) == 0 for o in offsets):
         return  # assemble(cache, [0, ...], cache), cache updated in place: nothing moves
-    _record("assemble", [src], {"offsets": list(offsets)}, into=[dst])
+    with _vec_tile_of_rank(len(src.shape) if _is_tensor(src) else 0):
+        _record("assemble", [src], {"offsets": list(offsets)}, into=[dst])
+
+
+class _vec_tile_of_rank:  # noqa: N801
+    """Within the block, a vec tile of fewer than `rank` dims gets leading 1s up to `rank`; restored after (with
+    the place it was set at, which later errors name)."""
+
+    def __init__(self, rank):
+        self._rank = rank
+        self._saved = None
+
+    def __enter__(self):
+        state = _state.current()
+        current = list(state.builder.vec_tile())
+        if 0 < len(current) < self._rank:
+            self._saved = (current, state.builder.vec_tile_site())
+            file, line = self._saved[1]
+            state.builder.set_vec_tile([1] * (self._rank - len(current)) + current, file, line)
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved is not None:
+            tile, (file, line) = self._saved
+            _state.current().builder.set_vec_tile(tile, file, line)
+        return False
 
 
 def move(dst, src):
-    """dst.move(src): writes src into dst (same shape)."""
-    if _is_tensor(src) and _is_tensor(dst) and src._id == dst._id:
-        return  # cache.move(scatter_update(cache, ...)): the update is already in place
+    """dst.move(src): writes src into dst (same shape). When src is dst itself, or an in-place reshape of it
+    (PyPTO's GLM attention: `key_cache.move(scatter_update(key_cache_2d, ...))` with key_cache_2d =
+    reshape(key_cache, [n, d], inplace=True)), the data is already dst's: PyPTO's move then rebinds dst to
+    the same bytes, and nothing moves."""
+    if _is_tensor(src) and _is_tensor(dst):
+        alias = src
+        while alias is not None:
+            if alias._id == dst._id:
+                return  # cache.move(scatter_update(cache, ...)): the update is already in place
+            alias = getattr(alias, "_inplace_of", None)
     _record("copy", [src], into=[dst])
 
 

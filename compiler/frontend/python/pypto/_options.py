@@ -114,6 +114,9 @@ def check_group(group, values):
     for key in values:
         if key not in CATALOG[group]:
             return unknown_key_message(group, key)
+        error = check_merge_setting(key, values[key])
+        if error:
+            return error
     for key in values:
         notice(group, key)
     return None
@@ -132,12 +135,51 @@ def split_flat(values):
     return grouped, None
 
 
+# vec_nbuffer_setting's key -2 is PyPTO's switch for merging subgraphs with several inputs or outputs
+# (NBufferMerge's MULITY_IN_OUT_MERGE_KEY: {-2: 0} alone merges them automatically, {-2: 1} by the other keys'
+# counts); PyPTO's schema allows no key below -2 and no other value for -2.
+MULTI_IN_OUT_KEY = -2
+_noticed_multi_in_out = []
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_merge_setting(key, setting):
+    """None, or what is wrong with a vec_nbuffer_setting's integer keys below -1 (PyPTO's rules)."""
+    if key != "vec_nbuffer_setting" or not isinstance(setting, dict):
+        return None
+    for order, count in setting.items():
+        if _is_int(order) and order < MULTI_IN_OUT_KEY:
+            return f"pass_options.vec_nbuffer_setting key {order} is below -2; keys are group orders (0, 1, ...), -1 " \
+                   f"(the default count) and -2 (merging of subgraphs with several inputs or outputs)"
+        if order == MULTI_IN_OUT_KEY and _is_int(order) and count not in (0, 1):
+            return f"pass_options.vec_nbuffer_setting key -2 switches merging of subgraphs with several inputs or " \
+                   f"outputs: {{-2: 0}} merges them automatically, {{-2: 1}} by the other keys' counts; got {count!r}"
+    return None
+
+
+def _without_multi_in_out(setting):
+    """vec_nbuffer_setting without PyPTO's key -2: PTO Studio's merge takes subgraphs with several inputs or
+    outputs in every mode, so the switch has nothing left to choose ({-2: 0} alone is the automatic merge, as an
+    empty setting is). Said once per process."""
+    if MULTI_IN_OUT_KEY not in setting:
+        return setting
+    if not _noticed_multi_in_out:
+        _noticed_multi_in_out.append(True)
+        print("pypto: pass option vec_nbuffer_setting key -2 (merge subgraphs with several inputs or outputs) has no "
+              "effect in PTO Studio: its merge takes such subgraphs in every mode", file=sys.stderr)
+    return {order: count for order, count in setting.items() if order != MULTI_IN_OUT_KEY}
+
+
 def plain(value):
-    """Option values as JSON-friendly data: enums by name."""
+    """Option values as JSON-friendly data for the compiler: enums by name, vec_nbuffer_setting without -2."""
     if isinstance(value, enum.Enum):
         return value.name
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
+        return {k: plain(_without_multi_in_out(v) if k == "vec_nbuffer_setting" and isinstance(v, dict) else v)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return getattr(value, "name", value) if type(value).__module__ == "_pypto_core" else value

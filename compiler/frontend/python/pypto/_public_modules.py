@@ -1,6 +1,6 @@
-"""The submodules PyPTO kernels import by name: pypto.experimental, pypto.operation, pypto.platform and
-pypto.pypto_impl (`from pypto.experimental import gather_in_ub`, `from pypto import pypto_impl`,
-`from pypto.operation import op_wrapper`, `pypto.platform.npuarch`).
+"""The submodules PyPTO kernels import by name: pypto.experimental, pypto.operation, pypto.platform,
+pypto.pypto_impl and pypto.runtime (`from pypto.experimental import gather_in_ub`, `from pypto import pypto_impl`,
+`from pypto.operation import op_wrapper`, `pypto.platform.npuarch`, `pypto.runtime._device_synchronize()`).
 
 The package is a folder of flat files that the build copies as they are, so these are module objects made
 here and registered in sys.modules under their dotted names: `import pypto.x` and `from pypto.x import y`
@@ -109,8 +109,26 @@ def _experimental_module():
     return _register(module, _experimental.public_names())
 
 
+# --- pypto.runtime -------------------------------------------------------------------------------------------
+
+def _device_synchronize():
+    """PyPTO's `pypto.runtime._device_synchronize()` waits until the device has run every kernel launched on the
+    current stream (its model test scripts call it before reading outputs). A kernel call here returns after the
+    simulation has written its outputs, so there is never anything left to wait for."""
+    return None
+
+
+def _runtime(package):
+    module = types.ModuleType("pypto.runtime", "PyPTO's pypto.runtime: RunMode, set_verify_golden_data and "
+                              "_device_synchronize (nothing to wait for: kernel calls return when done).")
+    names = {name: package[name] for name in ("RunMode", "set_verify_golden_data")}
+    names["_device_synchronize"] = _device_synchronize
+    module = _register(module, names)
+    return module
+
+
 def install(package):
     """Makes the submodules and returns them by name, for the package to bind (`package` is its globals:
     pypto.operation re-exports the package's own functions)."""
     return {"experimental": _experimental_module(), "operation": _operation(package), "platform": _platform(),
-            "pypto_impl": _pypto_impl()}
+            "pypto_impl": _pypto_impl(), "runtime": _runtime(package)}

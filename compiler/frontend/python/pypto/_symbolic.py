@@ -161,6 +161,22 @@ def _rtruediv(self, other):
     return (other if _is_float(other) else int(other)) / _known_value(self, f"'{other!r} / {self}'")
 
 
+def _pow(self, other):
+    """self ** other on the known values, as Python numbers (PyPTO's static dims are ints: `1 / d**0.5`)."""
+    if not (_is_float(other) or _is_integer(other)):
+        return NotImplemented
+    expression = f"'{self} ** {other!r}'"
+    exponent = other if _is_float(other) else _known_value(_core.to_symbolic(other), expression)
+    return _known_value(self, expression) ** exponent
+
+
+def _rpow(self, other):
+    """other ** self (other a Python number) on the known value."""
+    if not (_is_float(other) or _is_integer(other)):
+        return NotImplemented
+    return (other if _is_float(other) else int(other)) ** _known_value(self, f"'{other!r} ** {self}'")
+
+
 def _float(self):
     return float(_known_value(self, f"float({self})"))
 
@@ -168,3 +184,11 @@ def _float(self):
 _Core.__truediv__ = _truediv
 _Core.__rtruediv__ = _rtruediv
 _Core.__float__ = _float
+_Core.__pow__ = _pow
+_Core.__rpow__ = _rpow
+
+
+def ceildiv(a, b):
+    """ceil(a / b) for ints and symbolic scalars (pypto.ceildiv): (a + b - 1) // b, symbolic when either is
+    known only when the kernel runs."""
+    return (a + b - 1) // b

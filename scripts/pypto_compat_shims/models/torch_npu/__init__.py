@@ -9,7 +9,11 @@ kernels take CPU tensors, so here:
 - `npu_format_cast(t, fmt)` returns `t`: PTO Studio's package treats every tensor as ND, so the data stays ND;
 - `npu.set_device`, `npu.synchronize`, `npu.empty_cache` do nothing; `npu.is_available()` is False, so scripts
   that compute their golden on the device when one is there compute it on the CPU;
-- `torch.npu` is this module's `npu`, as importing the real torch_npu makes it.
+- `torch.npu` is this module's `npu`, as importing the real torch_npu makes it;
+- the device "npu" / "npu:N" is the CPU: a `device=` of torch's tensor factories (`torch.ones(..., device=
+  f"npu:{i}")`) and of `Tensor.to` / `Tensor.new_*`, and a device string given to `Tensor.to`, name the CPU, as
+  `.npu()` does (torch before 2.1 cannot register a device named "npu" at all); so does a bare device index
+  (`device=device_id`, `.to(0)`), which names an NPU once torch_npu is loaded.
 
 Nothing here touches the package under test."""
 import sys
@@ -71,3 +75,42 @@ def _to_device(self, *args, **kwargs):
 
 
 torch.Tensor.npu = _to_device
+
+
+def _is_npu(device):
+    return isinstance(device, str) and (device == "npu" or device.startswith("npu:"))
+
+
+def _is_device_index(device):
+    # With torch_npu loaded a bare device index names an NPU (torch.randn(..., device=device_id)).
+    return isinstance(device, int) and not isinstance(device, bool)
+
+
+def _cpu_device(native, index_first=False):
+    """`native` with an "npu" device (keyword, or a string among its positional arguments) or a bare device
+    index (keyword; for Tensor.to also the first argument after the tensor) replaced by "cpu"."""
+    def call(*args, **kwargs):
+        device = kwargs.get("device")
+        if _is_npu(device) or _is_device_index(device):
+            kwargs["device"] = "cpu"
+        if any(_is_npu(a) for a in args):
+            args = tuple("cpu" if _is_npu(a) else a for a in args)
+        if index_first and len(args) > 1 and _is_device_index(args[1]):  # args[0] is the tensor
+            args = (args[0], "cpu") + tuple(args[2:])
+        return native(*args, **kwargs)
+    call.__name__ = getattr(native, "__name__", "call")
+    call.__doc__ = getattr(native, "__doc__", None)
+    call.__wrapped__ = native
+    call.npu_as_cpu = True  # wrapped once, however often this module is imported
+    return call
+
+
+_FACTORIES = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
+              "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
+              "rand_like", "randn_like", "randint_like", "empty_strided", "tril_indices", "triu_indices")
+for _name in _FACTORIES:
+    if hasattr(torch, _name) and not hasattr(getattr(torch, _name), "npu_as_cpu"):
+        setattr(torch, _name, _cpu_device(getattr(torch, _name)))
+for _name in ("to", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
+    if not hasattr(getattr(torch.Tensor, _name), "npu_as_cpu"):
+        setattr(torch.Tensor, _name, _cpu_device(getattr(torch.Tensor, _name), index_first=_name == "to"))
