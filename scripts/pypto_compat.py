@@ -687,16 +687,27 @@ def ops_table(rows, commit, date, seconds):
     return "\n".join(lines)
 
 
+# What the goldens import from outside the operation tests' folder, by their place in the tree.
+OPS_GOLDEN_HELPERS = ("cmake/scripts", "framework/tests/cmake/scripts")
+
+
 def run_ops(args, package_dir):
-    checkout = pathlib.Path(args.checkout).resolve()
-    operation_dir = checkout / OPS_SUBDIR
+    # A work tree is used in place; from a git directory the operation tests are exported from HEAD.
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="pypto-compat-ops-"))
+    try:
+        operation_dir, commit, date = locate_examples(args.checkout, scratch, OPS_SUBDIR)
+        if scratch in operation_dir.parents:
+            for helpers in OPS_GOLDEN_HELPERS:
+                locate_examples(args.checkout, scratch, helpers)
+        return _run_ops_in(args, package_dir, operation_dir, commit, date)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_ops_in(args, package_dir, operation_dir, commit, date):
     if not (operation_dir / "test_case").is_dir():
-        fail_usage(f"{checkout}: no {OPS_SUBDIR}/test_case folder; --ops needs a PyPTO work tree "
+        fail_usage(f"{operation_dir}: no test_case folder; --ops needs a PyPTO checkout "
                    f"(git clone https://gitcode.com/cann/pypto)")
-    commit, date = "unknown", ""
-    if (checkout / ".git").exists():
-        commit = git(checkout / ".git", "rev-parse", "HEAD")
-        date = git(checkout / ".git", "log", "-1", "--format=%cs")
     ops = sorted(p.name[:-len("_st_test_cases.json")] for p in (operation_dir / "test_case").glob("*_st_test_cases.json"))
     if args.only:
         ops = [op for op in ops if any(s in op for s in args.only)]

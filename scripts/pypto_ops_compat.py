@@ -193,6 +193,27 @@ def kernel_source(case, call):
     return "\n".join(lines) + "\n"
 
 
+def fillpad_kernel_source(case):
+    """PyPTO's FillPad test: the whole input as one block whose valid_shape is the case's view shape, the vec
+    tile, fillpad with the case's value (zero, -inf for "min", inf for "max", or its pad_value), an assemble of
+    the padded block into output0."""
+    shape = case["input_tensors"][0]["shape"]
+    valid = list(case.get("view_shape") or shape)
+    params = case.get("params", {})
+    value = {"min": "float('-inf')", "max": "float('inf')"}.get(params.get("pad_value_type"),
+                                                               repr(float(params.get("pad_value", 0.0))))
+    zeros = ", ".join("0" for _ in shape)
+    names = [t["name"] for t in case["input_tensors"] + case["output_tensors"]]
+    lines = ["import pypto", "", "", "@pypto.frontend.jit",
+             f"def kernel({', '.join(f'{n}: pypto.Tensor()' for n in names)}):",
+             f"    a0 = pypto.view({names[0]}, {shape}, [{zeros}], valid_shape={valid})"]
+    if case.get("tile_shape"):
+        lines.append(f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    lines.append(f"    result = pypto.fillpad(a0, 'constant', {value})")
+    lines.append(f"    pypto.assemble(result, [{zeros}], {names[-1]})")
+    return "\n".join(lines) + "\n"
+
+
 # --- golden data from PyPTO's own script ------------------------------------------------------------------------------
 
 def load_golden_module(operation_dir):
@@ -297,11 +318,14 @@ def run_case(case, register_func, op, show_kernel, scratch):
     missing = sorted({d for d in dtypes if d not in DTYPES})
     if missing:
         return {"status": "skipped", "note": f"dtype {', '.join(missing)} not held by numpy here"}
-    call = call_of(op, case.get("params", {}), len(case["input_tensors"]),
-                   list(case.get("view_shape") or case["output_tensors"][0]["shape"]))
-    if call is None:
-        return {"status": "no form", "note": f"the runner has no kernel form for {op} yet"}
-    source = kernel_source(case, call)
+    if op == "FillPad":
+        source = fillpad_kernel_source(case)
+    else:
+        call = call_of(op, case.get("params", {}), len(case["input_tensors"]),
+                       list(case.get("view_shape") or case["output_tensors"][0]["shape"]))
+        if call is None:
+            return {"status": "no form", "note": f"the runner has no kernel form for {op} yet"}
+        source = kernel_source(case, call)
     if show_kernel:
         print(source, file=sys.stderr)
     folder = pathlib.Path(scratch, f"{op}_{case['case_index']}")

@@ -343,6 +343,32 @@ def pad(input, pad, mode="constant", value=0):  # noqa: A002
     return out
 
 
+def fillpad(x, mode="constant", value=0):
+    """x with every element past its valid part (Tensor.valid_shape: a view's or reshape's valid_shape) set to
+    `value`, and the whole shape valid: PyPTO's fillpad, which pads a run-time tail before computing on all of
+    it. Built from modelled ops: x seen whole (a reshape to its own shape whose valid part is all of it), a
+    mask per cut axis (arange < the valid size, which may be known only when the kernel runs), and where."""
+    if mode != "constant":
+        _fail(f"fillpad: mode {mode!r} is not supported; PyPTO supports 'constant' only")
+    if not x.dtype.is_float() and isinstance(value, float) and not float(value).is_integer():
+        _fail(f"fillpad: a fractional value ({value}) cannot pad an integer tensor ({x.dtype}); give an int")
+    dims = list(x.shape)
+    whole = _ops.reshape(x, dims, valid_shape=dims)
+    mask = None
+    for axis, (size, valid) in enumerate(zip(dims, x.valid_shape)):
+        known_size, known_valid = _ops._known_int(size), _ops._known_int(valid)
+        if known_size is not None and known_valid is not None and known_valid >= known_size:
+            continue  # nothing cut on this axis
+        shape = [1] * len(dims)
+        shape[axis] = size
+        positions = _ops.reshape(_ops.arange(0, size, 1, dtype=_ops.DataType.DT_INT32), shape)
+        inside = _ops.lt(positions, valid)
+        mask = inside if mask is None else _ops.logical_and(mask, inside)
+    if mask is None:
+        return whole
+    return _ops.where(mask, whole, value)
+
+
 def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     """input's slices index[i] along dim += alpha * source's slice i (repeated indices add up), in place; a
     scatter with reduce='add' of the index broadcast over source's shape."""
@@ -380,7 +406,6 @@ _UNSUPPORTED = {
     "deinterleave": "interleave/deinterleave (PTO ISA's TINTERLEAVE/TDEINTERLEAVE) are not modelled yet",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
-    "fillpad": "padding copies are not modelled; allocate the padded tensor and assemble into it",
     "gathermask": "mask-driven gathers are not modelled; use pypto.gather with indices",
     "index_add_ub": "index_add is not modelled", "index_add__ub": "index_add is not modelled",
     "index_put_": "index_put_ is not modelled; use pypto.scatter_update",
@@ -578,7 +603,7 @@ def tensor_methods():
         "assemble": lambda self, input, offsets: _ops.assemble(input, offsets, self),  # noqa: A002
         "gcd": gcd, "cumsum": cumsum, "cumprod": cumprod, "tril": tril, "triu": triu,
         "tril_": _in_place(tril), "triu_": _in_place(triu),
-        "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_,
+        "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_, "fillpad": fillpad,
         "set_cache_policy": _set_cache_policy,
         "get_cache_policy": _get_cache_policy,
     }

@@ -380,6 +380,8 @@ def reshape(x, *shape, valid_shape=None, inplace=False):
     result = _one("reshape", [x], attrs)
     if inplace:
         result._inplace_of = x  # x's own bytes: move(x, result) has nothing to move
+    if valid_shape is not None:
+        result._valid_shape = attrs["valid_shape"]  # Tensor.valid_shape, fillpad
     return result
 
 
@@ -509,6 +511,9 @@ def full(size, fill_value, dtype=DataType.DT_FP32, name=None, valid_shape=None):
              "dtype": _checked_dtype(dtype, "full")}
     if valid_shape is not None:
         attrs["valid_shape"] = _valid_shape(valid_shape, len(attrs["shape"]), "full")
+        result = _one("full", [], attrs)
+        result._valid_shape = attrs["valid_shape"]
+        return result
     return _one("full", [], attrs)
 
 
@@ -601,6 +606,8 @@ def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):  # n
         attrs["valid_shape"] = _valid_shape(valid_shape, len(shape), "view")
     result = _one("view", [x], attrs)
     result._view_of = (x, offsets)  # for ops that address the underlying tensor (experimental.gather_in_ub)
+    if valid_shape is not None:
+        result._valid_shape = attrs["valid_shape"]  # Tensor.valid_shape, fillpad
     return result
 
 

@@ -107,6 +107,14 @@ class Tensor:
             return self._described_shape()
         return list(self._state.builder.tensor_type(self._id)[1])
 
+    @property
+    def valid_shape(self):
+        """The leading part of the shape that holds data (PyPTO's validShape): what a view's, reshape's or
+        full's valid_shape said, else the whole shape. Sizes are ints or symbolic scalars known when the kernel
+        runs."""
+        valid = self.__dict__.get("_valid_shape")
+        return list(valid) if valid is not None else self.shape
+
     def _described_shape(self):
         """A description's dims as symbolic scalars: ints as constants, -1 / pypto.DYNAMIC as a symbol
         named after the tensor and axis, so shape arithmetic works before any kernel runs."""
