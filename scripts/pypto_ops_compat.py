@@ -214,6 +214,38 @@ def fillpad_kernel_source(case):
     return "\n".join(lines) + "\n"
 
 
+def interleave_kernel_source(case):
+    """PyPTO's Interleave / DeInterleave tests: a loop over the first input's view blocks, each input viewed
+    with the block's valid shape, the vec tile, the op, and its two results assembled into output0 and
+    output1; a single-input deinterleave's results land at half the block's last-dim offset."""
+    inputs, outputs = case["input_tensors"], case["output_tensors"]
+    shape = inputs[0]["shape"]
+    view = list(case.get("view_shape") or shape)
+    rank = len(shape)
+    names = [t["name"] for t in inputs + outputs]
+    lines = ["import pypto", "", "", "@pypto.frontend.jit",
+             f"def kernel({', '.join(f'{n}: pypto.Tensor()' for n in names)}):"]
+    indent = "    "
+    for d in range(rank):
+        lines.append(f"{indent}for i{d} in pypto.loop(0, {math.ceil(shape[d] / view[d])}, 1, name='L{d}', "
+                     f"idx_name='i{d}'):")
+        indent += "    "
+    offsets = [f"i{d} * {view[d]}" for d in range(rank)]
+    valid = [f"pypto.min({shape[d]} - i{d} * {view[d]}, {view[d]})" for d in range(rank)]
+    for k, tensor in enumerate(inputs):
+        lines.append(f"{indent}a{k} = pypto.view({tensor['name']}, {view}, [{', '.join(offsets)}], "
+                     f"valid_shape=[{', '.join(valid)}])")
+    if case.get("tile_shape"):
+        lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    arguments = ", ".join(f"a{k}" for k in range(len(inputs)))
+    lines.append(f"{indent}r0, r1 = pypto.{case['operation'].lower()}({arguments})")
+    if case["operation"] == "DeInterleave" and len(inputs) == 1:
+        offsets[-1] = f"i{rank - 1} * {view[-1] // 2}"
+    for k, tensor in enumerate(outputs):
+        lines.append(f"{indent}pypto.assemble(r{k}, [{', '.join(offsets)}], {tensor['name']})")
+    return "\n".join(lines) + "\n"
+
+
 # --- golden data from PyPTO's own script ------------------------------------------------------------------------------
 
 def load_golden_module(operation_dir):
@@ -320,6 +352,8 @@ def run_case(case, register_func, op, show_kernel, scratch):
         return {"status": "skipped", "note": f"dtype {', '.join(missing)} not held by numpy here"}
     if op == "FillPad":
         source = fillpad_kernel_source(case)
+    elif op in ("Interleave", "DeInterleave"):
+        source = interleave_kernel_source(case)
     else:
         call = call_of(op, case.get("params", {}), len(case["input_tensors"]),
                        list(case.get("view_shape") or case["output_tensors"][0]["shape"]))

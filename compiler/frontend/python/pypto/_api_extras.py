@@ -369,6 +369,46 @@ def fillpad(x, mode="constant", value=0):
     return _ops.where(mask, whole, value)
 
 
+def _last_dim(x, what):
+    return _concrete_int(x.shape[-1], f"{what}: the last dim")
+
+
+def _pick_columns(x, positions):
+    """x's columns (last dim) at `positions`, an int32 index tensor: index_select along the last dim."""
+    return _ops.index_select(x, len(x.shape) - 1, positions)
+
+
+def interleave(input, other):  # noqa: A002
+    """PyPTO's interleave: the rows of input and other (same shape, last dim n) merged element by element,
+    input[0], other[0], input[1], other[1], ..., and that 2n-long row cut into its first and second halves:
+    two tensors of input's shape. Built from modelled ops: a concat, then each half's columns picked by index
+    (position j of the merged row is column j // 2 + (j % 2) * n of the concat)."""
+    n = _last_dim(input, "interleave")
+    if list(map(str, input.shape)) != list(map(str, other.shape)):
+        _fail(f"interleave: input {[str(d) for d in input.shape]} and other {[str(d) for d in other.shape]} "
+              f"must have the same shape")
+    both = _ops.concat([input, other], len(input.shape) - 1)
+    halves = []
+    for start in (0, n):
+        j = _ops.arange(start, start + n, 1, dtype=_ops.DataType.DT_INT32)
+        source = _ops.add(bitwise_right_shift(j, 1), _ops.mul(bitwise_and(j, 1), n))
+        halves.append(_pick_columns(both, source))
+    return halves[0], halves[1]
+
+
+def deinterleave(input, other=None):  # noqa: A002
+    """PyPTO's deinterleave: a row (input's, or input's and other's concatenated) split into its even and
+    its odd elements: two tensors whose last dim is half the row's. index_select of columns 0, 2, 4, ... and
+    1, 3, 5, ...."""
+    row = input if other is None else _ops.concat([input, other], len(input.shape) - 1)
+    width = _last_dim(row, "deinterleave")
+    if width % 2:
+        _fail(f"deinterleave: the row has {width} elements; it must have an even number")
+    evens = _ops.arange(0, width, 2, dtype=_ops.DataType.DT_INT32)
+    odds = _ops.arange(1, width, 2, dtype=_ops.DataType.DT_INT32)
+    return _pick_columns(row, evens), _pick_columns(row, odds)
+
+
 def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     """input's slices index[i] along dim += alpha * source's slice i (repeated indices add up), in place; a
     scatter with reduce='add' of the index broadcast over source's shape."""
@@ -402,8 +442,6 @@ _UNSUPPORTED = {
     "uniform": "random number generation is not modelled (a run must be deterministic); pass random data in",
     "normal": "random number generation is not modelled (a run must be deterministic); pass random data in",
     "conv": "convolution is not modelled", "atomic_add": "atomic global-memory writes are not modelled",
-    "interleave": "interleave/deinterleave (PTO ISA's TINTERLEAVE/TDEINTERLEAVE) are not modelled yet",
-    "deinterleave": "interleave/deinterleave (PTO ISA's TINTERLEAVE/TDEINTERLEAVE) are not modelled yet",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "gathermask": "mask-driven gathers are not modelled; use pypto.gather with indices",
@@ -604,6 +642,7 @@ def tensor_methods():
         "gcd": gcd, "cumsum": cumsum, "cumprod": cumprod, "tril": tril, "triu": triu,
         "tril_": _in_place(tril), "triu_": _in_place(triu),
         "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_, "fillpad": fillpad,
+        "interleave": interleave, "deinterleave": deinterleave,
         "set_cache_policy": _set_cache_policy,
         "get_cache_policy": _get_cache_policy,
     }
