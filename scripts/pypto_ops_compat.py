@@ -132,7 +132,8 @@ def call_of(op, params, inputs, view=()):
     if op == "Compare":
         return f"pypto.{params['compare_op']}(a0, a1)"
     if op == "Axpy":
-        return f"pypto.add(a0, pypto.mul(a1, {float(params.get('alpha', 1.0))!r}))"
+        # PyPTO's Axpy(y, x, alpha) returns y + alpha x; pypto.axpy_ is its in-place form: on a copy of y.
+        return f"pypto.axpy_(pypto.clone(a0), a1, {float(params.get('alpha', 1.0))!r})"
     if op == "ExpandExpDif":
         return "pypto.expand_exp_dif(a0, a1)"
     return None

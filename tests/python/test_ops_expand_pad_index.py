@@ -32,6 +32,14 @@ def broadcasts(row: pypto.Tensor([1, C], pypto.DT_FP32), column: pypto.Tensor([R
 
 
 @pypto.frontend.jit
+def axpy_mixed(y: pypto.Tensor([R, C], pypto.DT_FP32), x: pypto.Tensor([R, 1], pypto.DT_FP16),
+               y16: pypto.Tensor([R, C], pypto.DT_FP16), x32: pypto.Tensor([R, C], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(8, 16)
+    pypto.axpy_(y, x, 1.5)      # an fp16 column into fp32 rows
+    pypto.axpy_(y16, x32, -0.5)  # fp32 into fp16: computed in fp32, rounded once
+
+
+@pypto.frontend.jit
 def expand_int8_columns(column: pypto.Tensor([R, 1], pypto.DT_INT8), out: pypto.Tensor([R, 64], pypto.DT_INT8)):
     pypto.set_vec_tile_shapes(8, 32)
     out[:] = column.expand_clone([R, 64])
@@ -75,6 +83,18 @@ class Broadcasts(unittest.TestCase):
         want_padded = np.full((R + 3, C + 5), -1.0, np.float32)
         want_padded[:R, :C] = exp_dif
         np.testing.assert_array_equal(padded, want_padded)
+
+    def test_axpy_of_another_float_dtype_computes_in_fp32(self):
+        y = RNG.uniform(-1, 1, (R, C)).astype(np.float32)
+        x = RNG.uniform(-1, 1, (R, 1)).astype(np.float16)
+        y16 = RNG.uniform(-1, 1, (R, C)).astype(np.float16)
+        x32 = RNG.uniform(-1, 1, (R, C)).astype(np.float32)
+        want = y + np.float32(1.5) * x.astype(np.float32)
+        want16 = (y16.astype(np.float32) + np.float32(-0.5) * x32).astype(np.float16)
+        axpy_mixed(y, x, y16, x32)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_allclose(y, want, rtol=1e-6)  # fp32 multiply-add: one rounding each
+        np.testing.assert_array_equal(y16, want16)      # one rounding to fp16 of the fp32 sum, as numpy's
 
     def test_expand_clone_repeats_columns_byte_for_byte(self):
         column = RNG.integers(-128, 128, (R, 1)).astype(np.int8)

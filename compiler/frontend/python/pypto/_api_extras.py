@@ -296,7 +296,16 @@ def expand_exp_dif(input, other):  # noqa: A002
 
 
 def axpy_(y, x, alpha=1.0):
-    """y += alpha * x in place (x broadcasts to y); returns y."""
+    """y += alpha * x in place (x broadcasts to y); returns y. x may have another float dtype than y (an fp16
+    x into an fp32 y): then both are computed in fp32 and the sum rounded once to y's dtype, as PyPTO's
+    golden does."""
+    if x.dtype != y.dtype:
+        fp32 = _ops.DataType.DT_FP32
+        wide_y = y if y.dtype == fp32 else _ops.cast(y, fp32)
+        wide_x = x if x.dtype == fp32 else _ops.cast(x, fp32)
+        total = _ops.add(wide_y, wide_x if float(alpha) == 1.0 else _ops.mul(wide_x, float(alpha)))
+        _ops._one("copy", [total if y.dtype == fp32 else _ops.cast(total, y.dtype)], into=[y])
+        return y
     scaled = x if float(alpha) == 1.0 else _ops.mul(x, float(alpha))
     _ops._one("copy", [_ops.add(y, scaled)], into=[y])
     return y
