@@ -45,12 +45,15 @@ template <typename C> struct IntegerArithmetic {
   }
   static C max(C a, C b) { return a < b ? b : a; }
   static C min(C a, C b) { return b < a ? b : a; }
-  // Exact power modulo 2^64; a negative exponent sets `invalid` (numpy refuses it as well).
-  static C pow(C base, C exponent, bool& invalid) {
+  // Exact power modulo 2^64. A negative exponent gives what torch's integer pow gives, which PyPTO's
+  // goldens use (numpy refuses it): 1 for a base of 1, +-1 for -1 by the exponent's parity, else 0 (the
+  // reciprocal truncated toward zero; 0 for a base of 0 as well).
+  static C pow(C base, C exponent, bool& /*invalid*/) {
     if constexpr (std::is_signed_v<C>) {
       if (exponent < 0) {
-        invalid = true;
-        return 0;
+        if (base == C{1}) return C{1};
+        if (base == C{-1}) return (exponent % 2 != 0) ? C{-1} : C{1};
+        return C{0};
       }
     }
     C result = 1;

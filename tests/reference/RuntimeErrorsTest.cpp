@@ -84,21 +84,6 @@ TEST(ReferenceRuntimeErrors, IndicesOutOfRange) {
   }
 }
 
-TEST(ReferenceRuntimeErrors, IntegerPowersWithNegativeExponents) {
-  DiagnosticEngine diags;
-  const HostTensor base = tensorOf(DataType::Int32, Shape{2, 2}, {2, 3, 4, 5});
-  const HostTensor exponent = tensorOf(DataType::Int32, Shape{2}, {1, -2});
-  EXPECT_FALSE(runSingleOp(TensorOpKind::Pow, {base, exponent}, {}, diags).ok);
-  EXPECT_EQ(messages(diags),
-            "pow: negative exponent at [0, 1]: integer tensors cannot be raised to negative powers; cast to a float "
-            "dtype first\n");
-  DiagnosticEngine scalarDiags;
-  EXPECT_FALSE(runSingleOp(TensorOpKind::PowS, {base}, {{"scalar", -1.0}}, scalarDiags).ok);
-  EXPECT_EQ(messages(scalarDiags),
-            "pows: negative exponent at [0, 0]: integer tensors cannot be raised to negative powers; cast to a float "
-            "dtype first\n");
-}
-
 TEST(ReferenceRuntimeErrors, LoopStepsMustBePositive) {
   TensorGraphBuilder builder("steps", kernelLine(1));
   const SymbolicScalar step = SymbolicScalar::symbol("S");
