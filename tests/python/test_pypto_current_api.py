@@ -404,6 +404,23 @@ class DocumentedApiTest(unittest.TestCase):
                 # the quotient is rounded once before floor/trunc, as torch does: a few fp32 ulps of |x|
                 torch.testing.assert_close(out, reference(x, y), rtol=1e-5, atol=1e-5)
 
+    def test_half_precision_remainder_and_fmod_match_torch_exactly(self):
+        # torch computes fmod/remainder of half tensors exactly and rounds once; the quotient of two fp16
+        # values, exact enough in fp32 to floor or trunc right, gives the same. A float scalar takes the
+        # tensor's dtype first (3.05 is 3.05078125 in fp16). Compared exactly.
+        x = (torch.rand(8, 32) * 200 - 100).half()
+        y = (torch.rand(8, 32) * 99 + 1).half()
+        y = torch.where(torch.rand(8, 32) > 0.5, y, -y)
+        for name, function, reference in (("remainder", pypto.remainder, torch.remainder),
+                                          ("fmod", pypto.fmod, torch.fmod)):
+            with self.subTest(name):
+                out = torch.empty(8, 32, dtype=torch.float16)
+                make_binary(function)(x, y, out)
+                self.assertTrue(torch.equal(out, reference(x.float(), y.float()).half()), name)
+        out = torch.empty(8, 32, dtype=torch.float16)
+        make_unary(lambda t: pypto.remainder(t, 3.05))(x, out)
+        self.assertTrue(torch.equal(out, torch.remainder(x.float(), 3.05078125).half()))
+
     def test_function_block_runs_in_place(self):
         @pypto.frontend.jit(runtime_options=SIM)
         def with_function(a: pypto.Tensor(), b: pypto.Tensor(), c: pypto.Tensor()):

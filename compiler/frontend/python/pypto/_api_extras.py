@@ -104,18 +104,45 @@ def ceil_div(input, other):  # noqa: A002
     return _ops.ceil(_ops.div(input, other))
 
 
+def _in_fp32(compute, *operands):
+    """compute(*operands) on fp16/bf16 tensors widened to fp32, the result rounded once back to their dtype:
+    a quotient rounded to half precision before its floor or trunc would often be the wrong integer (torch
+    computes fmod and remainder of half tensors exactly, then rounds once). Other dtypes compute as they are."""
+    half = [x.dtype for x in operands if _ops._is_tensor(x) and x.dtype in (_ops.DataType.DT_FP16,
+                                                                            _ops.DataType.DT_BF16)]
+    if not half:
+        return compute(*operands)
+    fp32 = _ops.DataType.DT_FP32
+    # A Python number takes the tensor's dtype first (torch's and numpy's rule for a scalar operand).
+    wide = [_ops.cast(x, fp32) if _ops._is_tensor(x) and x.dtype != fp32
+            else _rounded_to_half(x, half[0]) if isinstance(x, float) else x for x in operands]
+    return _ops.cast(compute(*wide), half[0])
+
+
+def _rounded_to_half(value, dtype):
+    """value rounded to fp16 or bf16 (nearest even), as a Python float."""
+    import struct  # noqa: PLC0415
+    if dtype == _ops.DataType.DT_FP16:
+        return struct.unpack("<e", struct.pack("<e", value))[0] if abs(value) < 65520.0 else math.copysign(
+            math.inf, value)
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if math.isfinite(value):
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
 def remainder(input, other, precision_type=_ops.PrecisionType.HIGH_PRECISION):  # noqa: A002
-    """x - floor(x / y) * y: the result has the divisor's sign, as Python's % and torch.remainder.
-    precision_type is accepted and has no numeric effect here."""
+    """x - floor(x / y) * y: the result has the divisor's sign, as Python's % and torch.remainder; fp16/bf16
+    in fp32 (_in_fp32). precision_type is accepted and has no numeric effect here."""
     _ops._accepted_precision(precision_type, "remainder")
-    return _ops.sub(input, _ops.mul(_ops.floor(_ops.div(input, other)), other))
+    return _in_fp32(lambda x, y: _ops.sub(x, _ops.mul(_ops.floor(_ops.div(x, y)), y)), input, other)
 
 
 def fmod(input, other, precision_type=_ops.PrecisionType.HIGH_PRECISION):  # noqa: A002
-    """x - trunc(x / y) * y: the result has the dividend's sign, as C's fmod and torch.fmod.
-    precision_type is accepted and has no numeric effect here."""
+    """x - trunc(x / y) * y: the result has the dividend's sign, as C's fmod and torch.fmod; fp16/bf16 in
+    fp32 (_in_fp32). precision_type is accepted and has no numeric effect here."""
     _ops._accepted_precision(precision_type, "fmod")
-    return _ops.sub(input, _ops.mul(_ops.trunc(_ops.div(input, other)), other))
+    return _in_fp32(lambda x, y: _ops.sub(x, _ops.mul(_ops.trunc(_ops.div(x, y)), y)), input, other)
 
 
 def isnan(input):  # noqa: A002
