@@ -215,10 +215,11 @@ def fillpad_kernel_source(case):
     return "\n".join(lines) + "\n"
 
 
-def interleave_kernel_source(case):
-    """PyPTO's Interleave / DeInterleave tests: a loop over the first input's view blocks, each input viewed
-    with the block's valid shape, the vec tile, the op, and its two results assembled into output0 and
-    output1; a single-input deinterleave's results land at half the block's last-dim offset."""
+def input_blocked_kernel_source(case, call, results, last_dim_divisor=1):
+    """PyPTO's tests whose view blocks are the first input's (Interleave, DeInterleave, GatherMask): a loop over
+    them, each input viewed with the block's valid shape, the vec tile, `call` (on a0, a1, ...) giving `results`
+    tensors, each assembled into its output at the block's offsets, the last divided by `last_dim_divisor`
+    (an output row shorter than the input's)."""
     inputs, outputs = case["input_tensors"], case["output_tensors"]
     shape = inputs[0]["shape"]
     view = list(case.get("view_shape") or shape)
@@ -238,13 +239,28 @@ def interleave_kernel_source(case):
                      f"valid_shape=[{', '.join(valid)}])")
     if case.get("tile_shape"):
         lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
-    arguments = ", ".join(f"a{k}" for k in range(len(inputs)))
-    lines.append(f"{indent}r0, r1 = pypto.{case['operation'].lower()}({arguments})")
-    if case["operation"] == "DeInterleave" and len(inputs) == 1:
-        offsets[-1] = f"i{rank - 1} * {view[-1] // 2}"
-    for k, tensor in enumerate(outputs):
+    targets = ", ".join(f"r{k}" for k in range(results))
+    lines.append(f"{indent}{targets}{',' if results == 1 else ''} = {call}" if results > 1 else
+                 f"{indent}r0 = {call}")
+    if last_dim_divisor != 1:
+        offsets[-1] = f"i{rank - 1} * {view[-1] // last_dim_divisor}"
+    for k, tensor in enumerate(outputs[:results]):
         lines.append(f"{indent}pypto.assemble(r{k}, [{', '.join(offsets)}], {tensor['name']})")
     return "\n".join(lines) + "\n"
+
+
+def interleave_kernel_source(case):
+    """Interleave / DeInterleave: two results; a single-input split lands at half the block's offset."""
+    inputs = ", ".join(f"a{k}" for k in range(len(case["input_tensors"])))
+    single = case["operation"] == "DeInterleave" and len(case["input_tensors"]) == 1
+    return input_blocked_kernel_source(case, f"pypto.{case['operation'].lower()}({inputs})", 2, 2 if single else 1)
+
+
+def gathermask_kernel_source(case):
+    """GatherMask: modes 1-2 keep one element in 2 of each row, 3-6 one in 4, 7 all."""
+    mode = int(case["params"]["patternMode"])
+    divisor = 2 if mode <= 2 else 4 if mode <= 6 else 1
+    return input_blocked_kernel_source(case, f"pypto.gathermask(a0, {mode})", 1, divisor)
 
 
 # --- golden data from PyPTO's own script ------------------------------------------------------------------------------
@@ -374,6 +390,8 @@ def run_case(case, register_func, op, show_kernel, scratch):
         source = fillpad_kernel_source(case)
     elif op in ("Interleave", "DeInterleave"):
         source = interleave_kernel_source(case)
+    elif op == "GatherMask":
+        source = gathermask_kernel_source(case)
     else:
         call = call_of(op, case.get("params", {}), len(case["input_tensors"]),
                        list(case.get("view_shape") or case["output_tensors"][0]["shape"]))

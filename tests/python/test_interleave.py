@@ -1,4 +1,4 @@
-"""pypto.interleave and pypto.deinterleave, built from modelled ops (concat, integer index arithmetic,
+"""pypto.interleave, pypto.deinterleave and pypto.gathermask, built from modelled ops (concat, integer index arithmetic,
 index_select along the last dim), through the compiler and the functional simulator with a vec tile that cuts
 the rows. numpy gives the expected values (np.stack(...).reshape for the merged row, [0::2] / [1::2] for the
 split), compared exactly: both ops only move elements.
@@ -30,7 +30,26 @@ def split_one(x: pypto.Tensor([R, 2 * N], pypto.DT_INT32), evens: pypto.Tensor([
     evens[:], odds[:] = pypto.deinterleave(x)
 
 
+@pypto.frontend.jit
+def masks(x: pypto.Tensor([6, 48], pypto.DT_FP32), halves: pypto.Tensor([6, 24], pypto.DT_FP32),
+          quarters: pypto.Tensor([6, 12], pypto.DT_FP32)):
+    for b in pypto.loop(0, 2, 1, name="rows", idx_name="b"):
+        # View blocks of 4 rows: the second reaches past the end and holds 2 (valid_shape), as PyPTO's tests cut.
+        block = pypto.view(x, [4, 48], [b * 4, 0], valid_shape=[pypto.min(6 - b * 4, 4), 48])
+        pypto.set_vec_tile_shapes(2, 48)
+        pypto.assemble(pypto.gathermask(block, 2), [b * 4, 0], halves)
+        pypto.assemble(block.gathermask(5), [b * 4, 0], quarters)
+
+
 class Interleave(unittest.TestCase):
+    def test_gathermask_keeps_one_element_in_two_or_four(self):
+        x = np.random.default_rng(6).standard_normal((6, 48)).astype(np.float32)
+        halves, quarters = np.zeros((6, 24), np.float32), np.zeros((6, 12), np.float32)
+        masks(x, halves, quarters)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(halves, x[:, 1::2])    # mode 2: the second of every two
+        np.testing.assert_array_equal(quarters, x[:, 2::4])  # mode 5: the third of every four
+
     def test_two_rows_merged_and_split(self):
         rng = np.random.default_rng(5)
         a = rng.standard_normal((R, N)).astype(np.float16)

@@ -409,9 +409,24 @@ def _last_dim(x, what):
     return _concrete_int(x.shape[-1], f"{what}: the last dim")
 
 
-def _pick_columns(x, positions):
-    """x's columns (last dim) at `positions`, an int32 index tensor: index_select along the last dim."""
-    return _ops.index_select(x, len(x.shape) - 1, positions)
+def _pick_columns(x, positions, first=0, step=1):
+    """x's columns (last dim) at `positions`, an int32 index tensor: index_select along the last dim. When x
+    holds data only in part (a view block past the tensor's end), so does the result: x's valid rows, and of
+    the picked columns those at first, first + step, ... below x's valid width."""
+    picked = _ops.index_select(x, len(x.shape) - 1, positions)
+    valid = x.__dict__.get("_valid_shape")
+    if valid is None:
+        return picked
+    width = valid[-1]
+    known = _ops._known_int(width)
+    columns = picked.shape[-1]
+    if known is not None and known >= _ops._known_int(x.shape[-1]):
+        kept = columns
+    elif known is not None:
+        kept = max(0, -(-(known - first) // step))
+    else:
+        kept = (width - first + (step - 1)) // step
+    return _ops.reshape(picked, list(picked.shape), valid_shape=list(valid[:-1]) + [kept])
 
 
 def interleave(input, other):  # noqa: A002
@@ -442,7 +457,29 @@ def deinterleave(input, other=None):  # noqa: A002
         _fail(f"deinterleave: the row has {width} elements; it must have an even number")
     evens = _ops.arange(0, width, 2, dtype=_ops.DataType.DT_INT32)
     odds = _ops.arange(1, width, 2, dtype=_ops.DataType.DT_INT32)
-    return _pick_columns(row, evens), _pick_columns(row, odds)
+    return _pick_columns(row, evens, 0, 2), _pick_columns(row, odds, 1, 2)
+
+
+_GATHERMASK_PATTERNS = {1: (0, 2), 2: (1, 2), 3: (0, 4), 4: (1, 4), 5: (2, 4), 6: (3, 4), 7: (0, 1)}
+
+
+def gathermask(input, pattern_mode):  # noqa: A002
+    """PyPTO's gathermask: the elements of each row (last dim) that a fixed pattern keeps: mode 1 / 2 the first
+    / second of every 2, modes 3-6 the first to fourth of every 4, mode 7 all. index_select of those columns."""
+    mode = _concrete_int(pattern_mode, "gathermask: pattern_mode")
+    if mode not in _GATHERMASK_PATTERNS:
+        _fail(f"gathermask: pattern_mode must be 1 to 7, got {mode}")
+    first, step = _GATHERMASK_PATTERNS[mode]
+    width = _last_dim(input, "gathermask")
+    if width % step:
+        _fail(f"gathermask: pattern_mode {mode} keeps 1 of every {step} elements; the last dim ({width}) must be "
+              f"a multiple of {step}")
+    if step == 1:
+        valid = input.__dict__.get("_valid_shape")
+        if valid is None:
+            return _ops.clone(input)
+        return _ops.reshape(input, list(input.shape), valid_shape=list(valid))  # a copy, valid where input is
+    return _pick_columns(input, _ops.arange(first, width, step, dtype=_ops.DataType.DT_INT32), first, step)
 
 
 def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
@@ -480,7 +517,6 @@ _UNSUPPORTED = {
     "conv": "convolution is not modelled", "atomic_add": "atomic global-memory writes are not modelled",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
-    "gathermask": "mask-driven gathers are not modelled; use pypto.gather with indices",
     "index_add_ub": "index_add is not modelled", "index_add__ub": "index_add is not modelled",
     "index_put_": "index_put_ is not modelled; use pypto.scatter_update",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
@@ -678,7 +714,7 @@ def tensor_methods():
         "gcd": gcd, "cumsum": cumsum, "cumprod": cumprod, "tril": tril, "triu": triu,
         "tril_": _in_place(tril), "triu_": _in_place(triu),
         "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_, "fillpad": fillpad,
-        "interleave": interleave, "deinterleave": deinterleave,
+        "interleave": interleave, "deinterleave": deinterleave, "gathermask": gathermask,
         "set_cache_policy": _set_cache_policy,
         "get_cache_policy": _get_cache_policy,
     }
