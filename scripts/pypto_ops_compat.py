@@ -263,6 +263,23 @@ def gathermask_kernel_source(case):
     return input_blocked_kernel_source(case, f"pypto.gathermask(a0, {mode})", 1, divisor)
 
 
+def index_put_kernel_source(case):
+    """PyPTO's IndexPut_ test: output0 starts as input0 (an assemble), then index_put_ writes values (input 1)
+    at the rows the index tensors (inputs 2...) name, accumulating when the case says so. One vec tile covers a
+    row of the input's trailing dims."""
+    inputs, out = case["input_tensors"], case["output_tensors"][0]
+    names = [t["name"] for t in inputs + [out]]
+    shape = inputs[0]["shape"]
+    indices = ", ".join(t["name"] for t in inputs[2:])
+    accumulate = bool(case["params"].get("accumulate", False))
+    lines = ["import pypto", "", "", "@pypto.frontend.jit",
+             f"def kernel({', '.join(f'{n}: pypto.Tensor()' for n in names)}):",
+             f"    pypto.set_vec_tile_shapes({', '.join(str(min(d, 64)) for d in shape)})",
+             f"    pypto.assemble({names[0]}, {[0] * len(shape)}, {out['name']})",
+             f"    pypto.index_put_({out['name']}, ({indices},), {inputs[1]['name']}, {accumulate})"]
+    return "\n".join(lines) + "\n"
+
+
 # --- golden data from PyPTO's own script ------------------------------------------------------------------------------
 
 def load_golden_module(operation_dir):
@@ -392,6 +409,8 @@ def run_case(case, register_func, op, show_kernel, scratch):
         source = interleave_kernel_source(case)
     elif op == "GatherMask":
         source = gathermask_kernel_source(case)
+    elif op == "IndexPut_":
+        source = index_put_kernel_source(case)
     else:
         call = call_of(op, case.get("params", {}), len(case["input_tensors"]),
                        list(case.get("view_shape") or case["output_tensors"][0]["shape"]))

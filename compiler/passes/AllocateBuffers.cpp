@@ -335,9 +335,18 @@ private:
         // overlaps); anything else is loaded from global memory.
         BufferKey key = keyOf(MemoryKind::UB, input);
         if (auto exact = m_byKey.find(key); exact != m_byKey.end() && m_planned[exact->second].buffer.producer != kNoId) {
-          BufferAllocation& buffer = m_planned[exact->second].buffer;
-          buffer.lastUse = std::max(buffer.lastUse, position);
-          continue;
+          // Unless a tile made after it overlaps it (a later write over part of it): then the read takes
+          // pieces of both (LowerToPto's ubPieces), and both stay alive.
+          bool overwrittenLater = false;
+          m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox&) {
+            overwrittenLater = overwrittenLater || static_cast<std::size_t>(index) > exact->second;
+            return RegionIndex::Visit::Keep;
+          });
+          if (!overwrittenLater) {
+            BufferAllocation& buffer = m_planned[exact->second].buffer;
+            buffer.lastUse = std::max(buffer.lastUse, position);
+            continue;
+          }
         }
         bool found = false;
         m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox&) {

@@ -573,23 +573,28 @@ private:
   // ---- vector subgraphs ----------------------------------------------------
 
   // The UB buffers op position p reads `input` from. Data made earlier in
-  // this subgraph is read where it was made (from every piece, when it was
-  // made in several); anything else from the buffer it was loaded into.
+  // this subgraph is read where it was made: from the latest buffer holding
+  // all of it, overlaid by any made after that one (a tile a later op wrote
+  // over in part: a scatter into a tensor whose tiles were made before), in
+  // the order they were made; anything else from the buffer it was loaded
+  // into.
   std::vector<int> ubPieces(int p, const Placed& input) const {
     auto produced = [&](int b) { return buffer(b).producer != kNoId; };
     auto madeBefore = [&](int b) { return produced(b) && buffer(b).firstUse < p; };
     std::vector<int> pieces;
-    int whole = findBuffer(MemoryKind::UB, input.box, [&](int b) {
-      return madeBefore(b) && contains(m_bufferBoxes[static_cast<std::size_t>(b)], input.box);
+    m_grid[static_cast<std::size_t>(MemoryKind::UB)].visitOverlapping(input.box, [&](int b) {
+      if (madeBefore(b)) pieces.push_back(b);
     });
-    if (whole >= 0) {
-      pieces.push_back(whole);
-    } else {
-      m_grid[static_cast<std::size_t>(MemoryKind::UB)].visitOverlapping(input.box, [&](int b) {
-        if (madeBefore(b)) pieces.push_back(b);
-      });
-      std::sort(pieces.begin(), pieces.end());
-    }
+    std::sort(pieces.begin(), pieces.end(), [&](int a, int b) {
+      return std::pair(buffer(a).firstUse, a) < std::pair(buffer(b).firstUse, b);
+    });
+    pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+    // Pieces before the latest one holding all of the box are covered by it.
+    for (std::size_t i = pieces.size(); i-- > 0;)
+      if (contains(m_bufferBoxes[static_cast<std::size_t>(pieces[i])], input.box)) {
+        pieces.erase(pieces.begin(), pieces.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
     if (pieces.empty()) {
       int loaded = findBuffer(MemoryKind::UB, input.box, [&](int b) { return !produced(b); });
       if (loaded < 0) loaded = findBuffer(MemoryKind::UB, input.box);

@@ -1,5 +1,5 @@
 """PyPTO operations built here from modelled instructions or given one: expand_clone (TEXPAND, one per output
-tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, var on fp16 (computed in fp32 as torch
+tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, index_put_, var on fp16 (computed in fp32 as torch
 does, where it used to overflow), and PyPTO's dtype promotion of pow and exp2.
 
 Every kernel runs through the compiler and the functional simulator (checked) with vec tiles that cut the
@@ -37,6 +37,18 @@ def axpy_mixed(y: pypto.Tensor([R, C], pypto.DT_FP32), x: pypto.Tensor([R, 1], p
     pypto.set_vec_tile_shapes(8, 16)
     pypto.axpy_(y, x, 1.5)      # an fp16 column into fp32 rows
     pypto.axpy_(y16, x32, -0.5)  # fp32 into fp16: computed in fp32, rounded once
+
+
+@pypto.frontend.jit
+def puts(x: pypto.Tensor([16, 4, 8], pypto.DT_FP32), rows: pypto.Tensor([3, 4, 8], pypto.DT_FP32),
+         i0: pypto.Tensor([3], pypto.DT_INT32), cells: pypto.Tensor([5, 8], pypto.DT_FP32),
+         j0: pypto.Tensor([5], pypto.DT_INT64), j1: pypto.Tensor([5], pypto.DT_INT64),
+         one: pypto.Tensor([16, 4, 8], pypto.DT_FP32), two: pypto.Tensor([16, 4, 8], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(8, 4, 8)
+    pypto.assemble(x, [0, 0, 0], one)
+    pypto.index_put_(one, (i0,), rows)                        # one[i0[i]] = rows[i]
+    pypto.assemble(x, [0, 0, 0], two)
+    pypto.index_put_(two, (j0, j1), cells, accumulate=True)  # two[j0[i], j1[i]] += cells[i] (repeats add up)
 
 
 @pypto.frontend.jit
@@ -95,6 +107,23 @@ class Broadcasts(unittest.TestCase):
         kernel_checks.assert_functional(self)
         np.testing.assert_allclose(y, want, rtol=1e-6)  # fp32 multiply-add: one rounding each
         np.testing.assert_array_equal(y16, want16)      # one rounding to fp16 of the fp32 sum, as numpy's
+
+    def test_index_put_writes_and_accumulates_rows(self):
+        x = RNG.uniform(-1, 1, (16, 4, 8)).astype(np.float32)
+        rows = RNG.uniform(-1, 1, (3, 4, 8)).astype(np.float32)
+        i0 = np.array([5, 0, 15], np.int32)
+        cells = RNG.uniform(-1, 1, (5, 8)).astype(np.float32)
+        j0 = np.array([2, 2, 9, 15, 2], np.int64)
+        j1 = np.array([1, 1, 3, 0, 1], np.int64)  # (2, 1) three times: accumulated
+        one, two = np.zeros_like(x), np.zeros_like(x)
+        puts(x, rows, i0, cells, j0, j1, one, two)
+        kernel_checks.assert_functional(self)
+        want_one = x.copy()
+        want_one[i0] = rows
+        np.testing.assert_array_equal(one, want_one)
+        want_two = x.copy()
+        np.add.at(want_two, (j0, j1), cells)
+        np.testing.assert_allclose(two, want_two, rtol=1e-6, atol=1e-6)  # three fp32 adds, in index order
 
     def test_expand_clone_repeats_columns_byte_for_byte(self):
         column = RNG.integers(-128, 128, (R, 1)).astype(np.int8)

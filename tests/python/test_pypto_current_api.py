@@ -446,13 +446,13 @@ class DocumentedApiTest(unittest.TestCase):
 
     def test_unsupported_operations_say_so_at_the_call(self):
         @pypto.frontend.jit(runtime_options=SIM)
-        def uses_fillpad(x: pypto.Tensor(), out: pypto.Tensor()):
+        def uses_pack(x: pypto.Tensor(), out: pypto.Tensor()):
             pypto.set_vec_tile_shapes(8, 32)
-            out[:] = pypto.fillpad(x)
+            out[:] = pypto.pack(x)
 
         with self.assertRaises(pypto.KernelError) as caught:
-            uses_fillpad(torch.rand(8, 32), torch.empty(8, 32))
-        self.assertIn("pypto.fillpad is not supported by PTO Studio: padding copies are not modelled",
+            uses_pack(torch.rand(8, 32), torch.empty(8, 32))
+        self.assertIn("pypto.pack is not supported by PTO Studio: pack/unpack of sub-byte types is not modelled",
                       str(caught.exception))
         self.assertIn("test_pypto_current_api.py", str(caught.exception))
 

@@ -496,6 +496,47 @@ def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     return _ops.scatter_(input, axis, spread, scaled, reduce="add")
 
 
+def index_put_(input, indices, values, accumulate=False):  # noqa: A002
+    """PyPTO's index_put_: input[indices[0][i], ..., indices[k-1][i], ...] = values[i, ...] (+= with
+    accumulate), in place; returns None. The k index tensors (1-D, one length n, int32 or int64) address
+    input's first k dims: the indices become one row number each of input seen as rows of its other dims, and
+    values scatter into those rows (reduce='add' to accumulate)."""
+    indices = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    dims = _dims_of(input, "index_put_")
+    k = len(indices)
+    if not 1 <= k <= len(dims):
+        _fail(f"index_put_: needs 1 to {len(dims)} index tensors for a {len(dims)}-D input, got {k}")
+    lengths = {str(index.shape[0]) for index in indices if len(index.shape) == 1}
+    if len(lengths) != 1 or any(len(index.shape) != 1 for index in indices):
+        _fail("index_put_: the index tensors must be 1-D and of one length (PyPTO broadcasts none)")
+    rest = dims[k:]
+    rows = 1
+    for extent in dims[:k]:
+        rows *= extent
+    int32 = _ops.DataType.DT_INT32
+    row = None
+    for axis, index in enumerate(indices):
+        part = index if index.dtype == int32 else _ops.cast(index, int32)
+        stride = 1
+        for extent in dims[axis + 1:k]:
+            stride *= extent
+        part = part if stride == 1 else _ops.mul(part, stride)
+        row = part if row is None else _ops.add(row, part)
+    count = _concrete_int(indices[0].shape[0], "index_put_: the index length")
+    source = _ops.reshape(values, [count] + rest) if _dims_of(values, "index_put_") != [count] + rest else values
+    spread = row if not rest else expand_clone(_ops.reshape(row, [count] + [1] * len(rest)), [count] + rest)
+    reduce = "add" if accumulate else None
+    if k == 1:
+        _ops.scatter_(input, 0, spread, source, reduce=reduce)
+        return None
+    # Several indexed dims: the rows of a copy, written back whole, so that the kernel keeps reaching input's
+    # bytes under its one name (an in-place reshape alias beside direct writes would not be ordered).
+    rows_of_input = _ops.reshape(input, [rows] + rest)
+    _ops.scatter_(rows_of_input, 0, spread, source, reduce=reduce)
+    _ops.assemble(_ops.reshape(rows_of_input, dims), [0] * len(dims), input)
+    return None
+
+
 def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     """index_add_ on a copy of input."""
     return index_add_(_ops.clone(input), dim, index, source, alpha=alpha)
@@ -518,7 +559,6 @@ _UNSUPPORTED = {
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "index_add_ub": "index_add is not modelled", "index_add__ub": "index_add is not modelled",
-    "index_put_": "index_put_ is not modelled; use pypto.scatter_update",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
     "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
     "pass_verify_print": "PyPTO's pass verifier is not modelled; the IDE shows every intermediate tensor",
@@ -715,6 +755,7 @@ def tensor_methods():
         "tril_": _in_place(tril), "triu_": _in_place(triu),
         "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_, "fillpad": fillpad,
         "interleave": interleave, "deinterleave": deinterleave, "gathermask": gathermask,
+        "index_put_": index_put_,
         "set_cache_policy": _set_cache_policy,
         "get_cache_policy": _get_cache_policy,
     }
