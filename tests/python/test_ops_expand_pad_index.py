@@ -73,6 +73,15 @@ def add_rows(base: pypto.Tensor([6, 16], pypto.DT_FP32), rows: pypto.Tensor([5],
 
 
 @pypto.frontend.jit
+def add_rows_ub(base: pypto.Tensor([6, 16], pypto.DT_FP32), rows: pypto.Tensor([5], pypto.DT_INT32),
+                source: pypto.Tensor([5, 16], pypto.DT_FP32), out: pypto.Tensor([6, 16], pypto.DT_FP32),
+                in_place: pypto.Tensor([6, 16], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(8, 16)
+    out[:] = pypto.index_add_ub(base, 0, rows, source, alpha=2)  # PyPTO's unified-buffer forms: same results
+    pypto.index_add__ub(in_place, 0, rows, source)
+
+
+@pypto.frontend.jit
 def variance_fp16(x: pypto.Tensor([8, 256], pypto.DT_FP16), out: pypto.Tensor([8], pypto.DT_FP16)):
     pypto.set_vec_tile_shapes(8, 256)
     out[:] = pypto.var(x, 1)
@@ -147,14 +156,16 @@ class Indexing(unittest.TestCase):
         rows = np.array([0, 3, 0, 5, 3], np.int32)  # rows 0 and 3 are added to twice
         source = RNG.uniform(-1, 1, (5, 16)).astype(np.float32)
         out = np.zeros((6, 16), np.float32)
-        add_rows(base, rows, source, out, in_place)
-        kernel_checks.assert_functional(self)
-        want = base.copy()
-        np.add.at(want, rows, np.float32(2) * source)
-        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
-        want_in_place = base.copy()
-        np.add.at(want_in_place, rows, source)
-        np.testing.assert_allclose(in_place, want_in_place, rtol=1e-6, atol=1e-7)
+        for kernel in (add_rows, add_rows_ub):
+            out, in_place = np.zeros((6, 16), np.float32), base.copy()
+            kernel(base, rows, source, out, in_place)
+            kernel_checks.assert_functional(self)
+            want = base.copy()
+            np.add.at(want, rows, np.float32(2) * source)
+            np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
+            want_in_place = base.copy()
+            np.add.at(want_in_place, rows, source)
+            np.testing.assert_allclose(in_place, want_in_place, rtol=1e-6, atol=1e-7)
 
 
 @pypto.frontend.jit

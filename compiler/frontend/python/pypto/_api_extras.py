@@ -542,6 +542,17 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     return index_add_(_ops.clone(input), dim, index, source, alpha=alpha)
 
 
+def index_add__ub(input, dim, index, source, *, alpha=1):  # noqa: A002
+    """PyPTO's unified-buffer form of index_add_ (same result): here the same scatter, which works in the
+    unified buffer anyway."""
+    return index_add_(input, dim, index, source, alpha=alpha)
+
+
+def index_add_ub(input, dim, index, source, *, alpha=1):  # noqa: A002
+    """PyPTO's unified-buffer form of index_add (same result)."""
+    return index_add(input, dim, index, source, alpha=alpha)
+
+
 def _in_place(function):
     """Tensor.tril_ and friends: the result written back into self."""
     def method(self, *args, **kwargs):
@@ -558,7 +569,6 @@ _UNSUPPORTED = {
     "conv": "convolution is not modelled", "atomic_add": "atomic global-memory writes are not modelled",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
-    "index_add_ub": "index_add is not modelled", "index_add__ub": "index_add is not modelled",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
     "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
     "pass_verify_print": "PyPTO's pass verifier is not modelled; the IDE shows every intermediate tensor",
