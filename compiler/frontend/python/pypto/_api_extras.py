@@ -564,8 +564,6 @@ def _in_place(function):
 # --- operations PTO Studio does not model ------------------------------------------------------------------
 
 _UNSUPPORTED = {
-    "uniform": "random number generation is not modelled (a run must be deterministic); pass random data in",
-    "normal": "random number generation is not modelled (a run must be deterministic); pass random data in",
     "conv": "convolution is not modelled", "atomic_add": "atomic global-memory writes are not modelled",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
