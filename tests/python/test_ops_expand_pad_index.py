@@ -1,5 +1,5 @@
 """PyPTO operations built here from modelled instructions or given one: expand_clone (TEXPAND, one per output
-tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, index_put_, var on fp16 (computed in fp32 as torch
+tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, index_put_, atomic_add, var on fp16 (computed in fp32 as torch
 does, where it used to overflow), and PyPTO's dtype promotion of pow and exp2.
 
 Every kernel runs through the compiler and the functional simulator (checked) with vec tiles that cut the
@@ -49,6 +49,15 @@ def puts(x: pypto.Tensor([16, 4, 8], pypto.DT_FP32), rows: pypto.Tensor([3, 4, 8
     pypto.index_put_(one, (i0,), rows)                        # one[i0[i]] = rows[i]
     pypto.assemble(x, [0, 0, 0], two)
     pypto.index_put_(two, (j0, j1), cells, accumulate=True)  # two[j0[i], j1[i]] += cells[i] (repeats add up)
+
+
+@pypto.frontend.jit
+def atomic_sums(x: pypto.Tensor([8, 32], pypto.DT_FP32), acc: pypto.Tensor([2, 32], pypto.DT_FP32),
+                cells: pypto.Tensor([4, 4], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(2, 32)
+    for i in pypto.loop(0, 4, 1, name="blocks", idx_name="i"):
+        pypto.atomic_add(pypto.view(x, [2, 32], [i * 2, 0]), [0, 0], acc)            # every block into one
+        pypto.operation.atomic_add(pypto.view(x, [1, 2], [i, 0]), [i, 1], cells)   # each into its own cell
 
 
 @pypto.frontend.jit
@@ -133,6 +142,16 @@ class Broadcasts(unittest.TestCase):
         want_two = x.copy()
         np.add.at(want_two, (j0, j1), cells)
         np.testing.assert_allclose(two, want_two, rtol=1e-6, atol=1e-6)  # three fp32 adds, in index order
+
+    def test_atomic_add_sums_every_update(self):
+        x = RNG.uniform(-1, 1, (8, 32)).astype(np.float32)
+        acc, cells = np.ones((2, 32), np.float32), np.zeros((4, 4), np.float32)
+        atomic_sums(x, acc, cells)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_allclose(acc, 1 + x.reshape(4, 2, 32).sum(0), rtol=1e-6, atol=1e-6)  # 4 fp32 adds
+        want = np.zeros((4, 4), np.float32)
+        want[:, 1:3] = x[:4, :2]
+        np.testing.assert_array_equal(cells, want)
 
     def test_expand_clone_repeats_columns_byte_for_byte(self):
         column = RNG.integers(-128, 128, (R, 1)).astype(np.int8)

@@ -496,6 +496,17 @@ def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     return _ops.scatter_(input, axis, spread, scaled, reduce="add")
 
 
+def atomic_add(src, offsets, dst):
+    """PyPTO's atomic_add: dst's region at `offsets` (src's shape) += src. Read, add, write back: the tasks
+    that update one region are ordered by their data dependencies, so concurrent updates give the sum of all
+    of them, as the chip's atomic adds do (the timeline serialises them where the chip overlaps them)."""
+    offsets = list(offsets)
+    if len(offsets) != len(src.shape):
+        _fail(f"atomic_add: {len(offsets)} offsets for a {len(src.shape)}-D src; give one per dim")
+    region = _ops.view(dst, list(src.shape), offsets)
+    _ops.assemble(_ops.add(region, src), offsets, dst)
+
+
 def index_put_(input, indices, values, accumulate=False):  # noqa: A002
     """PyPTO's index_put_: input[indices[0][i], ..., indices[k-1][i], ...] = values[i, ...] (+= with
     accumulate), in place; returns None. The k index tensors (1-D, one length n, int32 or int64) address
@@ -564,7 +575,7 @@ def _in_place(function):
 # --- operations PTO Studio does not model ------------------------------------------------------------------
 
 _UNSUPPORTED = {
-    "conv": "convolution is not modelled", "atomic_add": "atomic global-memory writes are not modelled",
+    "conv": "convolution is not modelled",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
