@@ -421,6 +421,20 @@ class DocumentedApiTest(unittest.TestCase):
         make_unary(lambda t: pypto.remainder(t, 3.05))(x, out)
         self.assertTrue(torch.equal(out, torch.remainder(x.float(), 3.05078125).half()))
 
+    def test_pass_verify_printers_are_kept_without_effect(self):
+        @pypto.frontend.jit(runtime_options=SIM)
+        def verified(x: pypto.Tensor(), out: pypto.Tensor()):
+            pypto.set_vec_tile_shapes(8, 32)
+            y = pypto.exp(x)
+            pypto.pass_verify_print(y, " step=", 3, cond=1)
+            pypto.pass_verify_save(y, "y_$i", i=0)
+            out[:] = y
+
+        x = torch.rand(8, 32)
+        out = torch.empty(8, 32)
+        verified(x, out)
+        torch.testing.assert_close(out, torch.exp(x), **FP32)
+
     def test_function_block_runs_in_place(self):
         @pypto.frontend.jit(runtime_options=SIM)
         def with_function(a: pypto.Tensor(), b: pypto.Tensor(), c: pypto.Tensor()):

@@ -580,8 +580,6 @@ _UNSUPPORTED = {
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
     "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
-    "pass_verify_print": "PyPTO's pass verifier is not modelled; the IDE shows every intermediate tensor",
-    "pass_verify_save": "PyPTO's pass verifier is not modelled; the IDE shows every intermediate tensor",
     "set_conv_tile_shapes": "convolution is not modelled", "get_conv_tile_shapes": "convolution is not modelled",
 }
 
@@ -616,6 +614,20 @@ def _set_cache_policy(self, policy, value=True):
 def _get_cache_policy(self, policy=None):
     """False: no cache policy is ever set here (set_cache_policy has no effect)."""
     return False
+
+
+def pass_verify_print(*values, cond=1):
+    """PyPTO's pass-verification print: log output only, no effect on results (its API page). Kept, with one
+    notice: PTO Studio's verify mode checks each pass against the golden and the IDE shows every tensor."""
+    _notice_once("pass_verify_print",
+                 "pass_options={'enable_pass_verify': True} checks every pass against the golden, and the IDE "
+                 "shows each intermediate tensor")
+
+
+def pass_verify_save(tensor, fname, cond=1, **kwargs):
+    """PyPTO's pass-verification dump of a tensor to a file: no effect on results. Kept, with one notice."""
+    _notice_once("pass_verify_save",
+                 "pto run --save-outputs DIR writes the outputs, and the IDE shows each intermediate tensor")
 
 
 def set_pass_config(strategy, identifier, key, value):
