@@ -263,6 +263,49 @@ def gathermask_kernel_source(case):
     return input_blocked_kernel_source(case, f"pypto.gathermask(a0, {mode})", 1, divisor)
 
 
+REDUCTIONS = {"Sum": "sum", "Amax": "amax", "Amin": "amin", "Prod": "prod"}
+
+
+def reduction_kernel_source(case):
+    """PyPTO's reduction tests (Sum, Amax, Amin, Prod over one dim): a loop over view blocks that each span the
+    reduced dim whole, each block viewed with its valid shape, the vec tile, the reduction, and its result
+    assembled at the block's offsets (the reduced dim's dropped without keepDim, whose vec tile then drops it
+    too and rounds its last dim up to a 32-byte block, as PyPTO's test does)."""
+    x, out = case["input_tensors"][0], case["output_tensors"][0]
+    shape = x["shape"]
+    rank = len(shape)
+    params = case["params"]
+    dims = params["dims"]
+    dims = [int(d) for d in (dims if isinstance(dims, list) else str(dims).strip("[]").split(","))]
+    dim = dims[0] % rank
+    keep = bool(params.get("keepDim", True))
+    view = list(case.get("view_shape") or shape)[:rank]
+    view[dim] = shape[dim]
+    lines = ["import pypto", "", "", "@pypto.frontend.jit",
+             f"def kernel({x['name']}: pypto.Tensor(), {out['name']}: pypto.Tensor()):"]
+    indent = "    "
+    for d in range(rank):
+        lines.append(f"{indent}for i{d} in pypto.loop(0, {math.ceil(shape[d] / view[d])}, 1, name='L{d}', "
+                     f"idx_name='i{d}'):")
+        indent += "    "
+    offsets = [f"i{d} * {view[d]}" for d in range(rank)]
+    valid = [f"pypto.min({shape[d]} - i{d} * {view[d]}, {view[d]})" for d in range(rank)]
+    lines.append(f"{indent}a0 = pypto.view({x['name']}, {view}, [{', '.join(offsets)}], "
+                 f"valid_shape=[{', '.join(valid)}])")
+    tile = list(case.get("tile_shape") or view)[:rank]
+    lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in tile)})")
+    lines.append(f"{indent}result = pypto.{REDUCTIONS[case['operation']]}(a0, {dim}, keepdim={keep})")
+    if not keep:
+        offsets.pop(dim)
+        rest = tile[:dim] + tile[dim + 1:]
+        if rest:
+            align = 32 // DTYPES[out["dtype"]][0]().itemsize
+            rest[-1] = -(-rest[-1] // align) * align
+            lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in rest)})")
+    lines.append(f"{indent}pypto.assemble(result, [{', '.join(offsets)}], {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
 def index_put_kernel_source(case):
     """PyPTO's IndexPut_ test: output0 starts as input0 (an assemble), then index_put_ writes values (input 1)
     at the rows the index tensors (inputs 2...) name, accumulating when the case says so. One vec tile covers a
@@ -411,6 +454,8 @@ def run_case(case, register_func, op, show_kernel, scratch):
         source = gathermask_kernel_source(case)
     elif op == "IndexPut_":
         source = index_put_kernel_source(case)
+    elif op in REDUCTIONS:
+        source = reduction_kernel_source(case)
     else:
         call = call_of(op, case.get("params", {}), len(case["input_tensors"]),
                        list(case.get("view_shape") or case["output_tensors"][0]["shape"]))
