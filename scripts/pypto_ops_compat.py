@@ -136,6 +136,14 @@ def call_of(op, params, inputs, view=()):
         return f"pypto.axpy_(pypto.clone(a0), a1, {float(params.get('alpha', 1.0))!r})"
     if op == "ExpandExpDif":
         return "pypto.expand_exp_dif(a0, a1)"
+    if op == "Expand":
+        return f"pypto.expand_clone(a0, {list(view)})"
+    if op == "Where":
+        # flag: which of x and y are the case's scalars (1: y, 2: x, 3: both), as PyPTO's golden reads it.
+        flag = int(params.get("flag", 0))
+        x = "a1" if flag in (0, 1) else repr(float(params["x_scalar"]))
+        y = "a2" if flag in (0, 2) else repr(float(params["y_scalar"]))
+        return f"pypto.where(a0, {x}, {y})"
     return None
 
 
@@ -446,6 +454,8 @@ def run_case(case, register_func, op, show_kernel, scratch):
     missing = sorted({d for d in dtypes if d not in DTYPES})
     if missing:
         return {"status": "skipped", "note": f"dtype {', '.join(missing)} not held by numpy here"}
+    if op == "Where" and case["input_tensors"][0]["dtype"] != "bool":
+        return {"status": "no form", "note": "the runner has no kernel form for a bit-packed (uint8) condition"}
     if op == "FillPad":
         source = fillpad_kernel_source(case)
     elif op in ("Interleave", "DeInterleave"):
