@@ -18,8 +18,10 @@ imports pandas for CSV loading it does not use here (when pandas is missing the 
 stand-in module), moves its torch tensors with .npu() (the stand-in torch_npu of --models makes that the tensor
 itself), and on torch 1.13 gets what scripts/pypto_compat_shims/sitecustomize.py fills in (torch.uint16 names,
 fp16 CPU ops computed in fp32 and rounded once). A case whose golden still cannot be made here (numpy without
-ml_dtypes has no bfloat16; torch 1.13 holds no uint16 data) is listed as "no golden" with the reason. bf16 cases need ml_dtypes for numpy to hold bf16;
-without it they are listed as skipped, as are FP8/FP4/HF8 cases (numpy cannot hold those dtypes).
+ml_dtypes has no bfloat16; torch 1.13 holds no uint16 data) is listed as "no golden" with the reason. Without
+ml_dtypes the goldens' tensor conversion skips its bfloat16 check (numpy cannot even name the dtype), since no
+array can be one. bf16 cases need ml_dtypes for numpy to hold bf16; without it they are listed as skipped, as
+are FP8/FP4/HF8 cases (numpy cannot hold those dtypes).
 """
 import argparse
 import json
@@ -347,6 +349,12 @@ def load_golden_module(operation_dir):
     import torch_npu  # noqa: F401
     sys.path.insert(0, str(pathlib.Path(operation_dir, "python")))
     import vector_operator_golden  # noqa: F401  (registers every operation's golden function)
+    if "bf16" not in DTYPES:
+        # Host shim, not golden math: its tensor conversion first asks numpy for a 'bfloat16' dtype, which
+        # numpy has only with ml_dtypes. Without it no array here can be bf16 (those cases are skipped), so
+        # the conversion is the one it makes for every other array.
+        import torch  # noqa: PLC0415
+        vector_operator_golden.safe_tensor_conversion = lambda array: torch.tensor(array)
     from golden_register import GoldenRegister
     return GoldenRegister
 
