@@ -59,7 +59,9 @@ def quantise(v):
     values are divided by the scale as stored, so a row's largest value can land a hair past 127: the cast
     saturates."""
     scale = pypto.cast(pypto.amax(pypto.abs(v), dim=-1, keepdim=True) * (1.0 / INT8_MAX), pypto.DT_FP16)
-    values = pypto.cast(v / pypto.cast(scale, pypto.DT_FP32), pypto.DT_INT8, satmode=pypto.SaturationMode.ON)
+    # Rounded to the nearest step (CAST_RINT): a cast to an integer without a mode truncates, as torch does.
+    values = pypto.cast(v / pypto.cast(scale, pypto.DT_FP32), pypto.DT_INT8, pypto.CastMode.CAST_RINT,
+                        satmode=pypto.SaturationMode.ON)
     return values, scale
 
 

@@ -417,11 +417,15 @@ class CastMode(enum.Enum):
     CAST_TRUNC = "trunc"
 
 
-def _rounding_mode(mode):
-    names = {None: "rint", "rint": "rint", "round": "round", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+def _rounding_mode(mode, to_integer_from_float=False):
+    """The rounding a cast uses. CAST_NONE (and no mode) is PyPTO's "framework default, aligned with torch"
+    (its cast page's table): toward zero from a float to an integer, nearest-even otherwise."""
+    names = {"rint": "rint", "round": "round", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
              "CAST_RINT": "rint", "CAST_ROUND": "round", "CAST_FLOOR": "floor", "CAST_CEIL": "ceil",
-             "CAST_TRUNC": "trunc", "CAST_NONE": "rint"}
+             "CAST_TRUNC": "trunc"}
     key = getattr(mode, "name", mode)
+    if key is None or key == "CAST_NONE":
+        return "trunc" if to_integer_from_float else "rint"
     if key not in names:
         _fail(f"cast: unknown rounding mode {mode!r}; use rint, round, floor, ceil or trunc")
     return names[key]
@@ -452,13 +456,15 @@ def _saturation_mode(satmode):
 
 
 def cast(x, dtype, mode=None, satmode=None):
-    """Converts to `dtype`; float->int rounds by `mode` (rint by default). Out-of-range values going to an
+    """Converts to `dtype`; float->int rounds by `mode` (by default toward zero, as torch and PyPTO's
+    CAST_NONE; float->float nearest-even). Out-of-range values going to an
     integer dtype: satmode=SaturationMode.ON clamps them to the target's range, SaturationMode.OFF keeps their
     low bits (300.0 -> int8 gives 44, as in PyPTO's reference). Without satmode, float->int clamps and
     int->int keeps the low bits, as PTO Studio always did; PyPTO's default is OFF for both, which differs only
     for values outside the target's range. Casts to float dtypes ignore satmode."""
     dtype = _checked_dtype(dtype, "cast")
-    rounding = _rounding_mode(mode)
+    rounding = _rounding_mode(mode, _is_tensor(x) and x.dtype.is_float() and not dtype.is_float()
+                              and dtype != DataType.DT_BOOL)
     saturation = _saturation_mode(satmode)
     target_range = _INTEGER_RANGES.get(dtype)
     if saturation is None or target_range is None:
