@@ -410,14 +410,21 @@ class RowsAndReport(unittest.TestCase):
         table = compat.models_table(results, "883e7dfb018da764", "2026-08-22", "910")
         lines = table.splitlines()
         self.assertIn("Checked against PyPTO commit `883e7dfb018d` (2026-08-22)", lines[0])
-        self.assertIn("**1 of 3** runnable test cases of the 2 folders of `models/` pass, 1 timed out, 1 skipped "
-                      "(marked skip in PyPTO's scripts, or for another SoC than the simulated 910-class machine).",
-                      lines[0])
-        self.assertEqual(lines[2], "Per folder (passing/run, time): kimi 1/2 (15 s), qat 0/1 (600 s).")
+        self.assertIn("**1 of 3** runnable test cases of the 2 folders of `models/` pass with every kernel "
+                      "simulated, 1 timed out, 1 skipped (marked skip in PyPTO's scripts, or for another SoC than "
+                      "the simulated 910-class machine).", lines[0])
+        self.assertEqual(lines[2], "Per folder (passing with every kernel simulated/run, time): kimi 1/2 (15 s), "
+                                   "qat 0/1 (600 s).")
         self.assertEqual(lines[4], "| Folder | Case | Status | Time (s) | First error, reason or note |")
         self.assertEqual(lines[6], "| kimi | a.py::test_1 | passes | 12.3 |  |")
         self.assertEqual(lines[7], "| kimi | a.py::test_2 | fails | 3.0 | impl.py:5: E: a \\| b |")
         self.assertEqual(len(lines), 10)
+        # A case whose golden matched only through the reference interpreter is not counted as passing.
+        results[0]["detail"] = "not simulated (outputs from the reference interpreter): k; k: impl.py:9: too big"
+        table = compat.models_table(results, "883e7dfb018da764", "2026-08-22", "910")
+        self.assertIn("**0 of 3** runnable test cases", table)
+        self.assertIn("1 more match their golden only with a kernel run on the reference interpreter", table)
+        self.assertIn("| kimi | a.py::test_1 | reference only | 12.3 |", table)
 
         with tempfile.TemporaryDirectory() as folder:
             doc = pathlib.Path(folder) / "doc.md"

@@ -974,7 +974,8 @@ def _matmul_fixpipe(a, b, attrs, extend):
             result = mul(result, _fixpipe_scale(scale))
         if relu:
             result = maximum(result, 0.0)
-        return result if result.dtype == out_dtype else cast(result, out_dtype)
+        # The fixpipe quantises to an integer out_dtype to the nearest step (ties to even), not toward zero.
+        return result if result.dtype == out_dtype else cast(result, out_dtype, "rint")
 
 
 class _fixpipe_tile:  # noqa: N801
