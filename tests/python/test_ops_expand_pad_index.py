@@ -189,10 +189,12 @@ class Indexing(unittest.TestCase):
 
 @pypto.frontend.jit
 def mixed_pow(base: pypto.Tensor([8, 32], pypto.DT_FP16), power: pypto.Tensor([8, 32], pypto.DT_INT32),
-              out: pypto.Tensor([8, 32], pypto.DT_FP16), twos: pypto.Tensor([8, 32], pypto.DT_FP32)):
+              out: pypto.Tensor([8, 32], pypto.DT_FP16), twos: pypto.Tensor([8, 32], pypto.DT_FP32),
+              less_one: pypto.Tensor([8, 32], pypto.DT_FP32)):
     pypto.set_vec_tile_shapes(8, 32)
     out[:] = pypto.pow(base, power)  # PyPTO: fp16 with int32 gives fp16
     twos[:] = pypto.exp2(power)  # PyPTO: integer input gives fp32
+    less_one[:] = pypto.expm1(power)  # likewise (PyPTO's expm1 page)
 
 
 @pypto.frontend.jit
@@ -215,16 +217,19 @@ class ChannelWeights(unittest.TestCase):
 
 
 class Promotion(unittest.TestCase):
-    def test_pow_of_fp16_by_int32_and_exp2_of_int32(self):
+    def test_pow_of_fp16_by_int32_and_exp2_expm1_of_int32(self):
         base = RNG.uniform(0.5, 2.0, (8, 32)).astype(np.float16)
         power = RNG.integers(-3, 4, (8, 32)).astype(np.int32)
         out, twos = np.zeros((8, 32), np.float16), np.zeros((8, 32), np.float32)
-        mixed_pow(base, power, out, twos)
+        less_one = np.zeros((8, 32), np.float32)
+        mixed_pow(base, power, out, twos, less_one)
         kernel_checks.assert_functional(self)
         # The int32 power is converted to fp16 exactly (|power| <= 3); the fp32 power then rounds once to fp16.
         want = np.power(base.astype(np.float32), power.astype(np.float32)).astype(np.float16)
         np.testing.assert_allclose(out.astype(np.float32), want.astype(np.float32), rtol=1e-3)
         np.testing.assert_array_equal(twos, np.exp2(power.astype(np.float32)))
+        # libm's expm1f against numpy's float32 expm1: a couple of ulps
+        np.testing.assert_allclose(less_one, np.expm1(power.astype(np.float32)), rtol=1e-6, atol=1e-7)
 
 
 class Variance(unittest.TestCase):

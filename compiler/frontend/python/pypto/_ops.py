@@ -135,7 +135,16 @@ def exp2(x):
     if not x.dtype.is_float():
         x = cast(x, DataType.DT_FP32)
     return _one("exp2", [x])
-expm1 = _unary("expm1")
+_expm1 = _unary("expm1")
+
+
+def expm1(x):
+    """Elementwise e ** x - 1; int32/int16 input gives fp32, as PyPTO's expm1 page says."""
+    if not x.dtype.is_float():
+        x = cast(x, DataType.DT_FP32)
+    return _expm1(x)
+
+
 log = _unary("log", PrecisionType.INTRINSIC)
 log1p = _unary("log1p")
 sin = _unary("sin")
