@@ -151,6 +151,26 @@ def call_of(op, params, inputs, view=()):
 
 # --- the kernel, written as PyPTO's tests build it -----------------------------------------------------------------
 
+def kernel_header(case):
+    """The lines that open a test kernel: the jit decorator and a parameter per input and output tensor."""
+    names = [t["name"] for t in case["input_tensors"] + case["output_tensors"]]
+    return ["import pypto", "", "", "@pypto.frontend.jit",
+            f"def kernel({', '.join(f'{n}: pypto.Tensor()' for n in names)}):"]
+
+
+def block_loops(lines, shape, view):
+    """Appends the nested loops over `view` blocks of `shape` (PyPTO's tests' blocks, indices i0, i1, ...) and
+    returns (indent inside them, each block's offsets, its valid sizes) as kernel text."""
+    indent = "    "
+    for d in range(len(shape)):
+        lines.append(f"{indent}for i{d} in pypto.loop(0, {math.ceil(shape[d] / view[d])}, 1, name='L{d}', "
+                     f"idx_name='i{d}'):")
+        indent += "    "
+    offsets = [f"i{d} * {view[d]}" for d in range(len(shape))]
+    valid = [f"pypto.min({shape[d]} - i{d} * {view[d]}, {view[d]})" for d in range(len(shape))]
+    return indent, offsets, valid
+
+
 def kernel_source(case, call):
     """A jit kernel over the case's view blocks: each input viewed with the block's valid shape (a dim of 1 that
     the output does not have broadcasts: its view stays at offset 0, size 1), the vec tile, `call`, an
@@ -166,13 +186,8 @@ def kernel_source(case, call):
         # PyPTO's scan tests never cut the scanned axis into blocks: its view spans the axis.
         axis = int(case["params"]["axis"]) % rank
         view[axis] = out_shape[axis]
-    params = ", ".join(f"{t['name']}: pypto.Tensor()" for t in inputs + case["output_tensors"])
-    lines = ["import pypto", "", "", "@pypto.frontend.jit", f"def kernel({params}):"]
-    indent = "    "
-    for d in range(rank):
-        blocks = math.ceil(out_shape[d] / view[d])
-        lines.append(f"{indent}for i{d} in pypto.loop(0, {blocks}, 1, name='L{d}', idx_name='i{d}'):")
-        indent += "    "
+    lines = kernel_header(case)
+    indent, _, _ = block_loops(lines, out_shape, view)
     for k, tensor in enumerate(inputs):
         shape = tensor["shape"]
         lead = rank - len(shape)
@@ -215,9 +230,7 @@ def fillpad_kernel_source(case):
                                                                repr(float(params.get("pad_value", 0.0))))
     zeros = ", ".join("0" for _ in shape)
     names = [t["name"] for t in case["input_tensors"] + case["output_tensors"]]
-    lines = ["import pypto", "", "", "@pypto.frontend.jit",
-             f"def kernel({', '.join(f'{n}: pypto.Tensor()' for n in names)}):",
-             f"    a0 = pypto.view({names[0]}, {shape}, [{zeros}], valid_shape={valid})"]
+    lines = kernel_header(case) + [f"    a0 = pypto.view({names[0]}, {shape}, [{zeros}], valid_shape={valid})"]
     if case.get("tile_shape"):
         lines.append(f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
     lines.append(f"    result = pypto.fillpad(a0, 'constant', {value})")
@@ -234,24 +247,14 @@ def input_blocked_kernel_source(case, call, results, last_dim_divisor=1):
     shape = inputs[0]["shape"]
     view = list(case.get("view_shape") or shape)
     rank = len(shape)
-    names = [t["name"] for t in inputs + outputs]
-    lines = ["import pypto", "", "", "@pypto.frontend.jit",
-             f"def kernel({', '.join(f'{n}: pypto.Tensor()' for n in names)}):"]
-    indent = "    "
-    for d in range(rank):
-        lines.append(f"{indent}for i{d} in pypto.loop(0, {math.ceil(shape[d] / view[d])}, 1, name='L{d}', "
-                     f"idx_name='i{d}'):")
-        indent += "    "
-    offsets = [f"i{d} * {view[d]}" for d in range(rank)]
-    valid = [f"pypto.min({shape[d]} - i{d} * {view[d]}, {view[d]})" for d in range(rank)]
+    lines = kernel_header(case)
+    indent, offsets, valid = block_loops(lines, shape, view)
     for k, tensor in enumerate(inputs):
         lines.append(f"{indent}a{k} = pypto.view({tensor['name']}, {view}, [{', '.join(offsets)}], "
                      f"valid_shape=[{', '.join(valid)}])")
     if case.get("tile_shape"):
         lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
-    targets = ", ".join(f"r{k}" for k in range(results))
-    lines.append(f"{indent}{targets}{',' if results == 1 else ''} = {call}" if results > 1 else
-                 f"{indent}r0 = {call}")
+    lines.append(f"{indent}{', '.join(f'r{k}' for k in range(results))} = {call}")
     if last_dim_divisor != 1:
         offsets[-1] = f"i{rank - 1} * {view[-1] // last_dim_divisor}"
     for k, tensor in enumerate(outputs[:results]):
@@ -291,15 +294,8 @@ def reduction_kernel_source(case):
     keep = bool(params.get("keepDim", True))
     view = list(case.get("view_shape") or shape)[:rank]
     view[dim] = shape[dim]
-    lines = ["import pypto", "", "", "@pypto.frontend.jit",
-             f"def kernel({x['name']}: pypto.Tensor(), {out['name']}: pypto.Tensor()):"]
-    indent = "    "
-    for d in range(rank):
-        lines.append(f"{indent}for i{d} in pypto.loop(0, {math.ceil(shape[d] / view[d])}, 1, name='L{d}', "
-                     f"idx_name='i{d}'):")
-        indent += "    "
-    offsets = [f"i{d} * {view[d]}" for d in range(rank)]
-    valid = [f"pypto.min({shape[d]} - i{d} * {view[d]}, {view[d]})" for d in range(rank)]
+    lines = kernel_header(case)
+    indent, offsets, valid = block_loops(lines, shape, view)
     lines.append(f"{indent}a0 = pypto.view({x['name']}, {view}, [{', '.join(offsets)}], "
                  f"valid_shape=[{', '.join(valid)}])")
     tile = list(case.get("tile_shape") or view)[:rank]
@@ -325,8 +321,7 @@ def index_put_kernel_source(case):
     shape = inputs[0]["shape"]
     indices = ", ".join(t["name"] for t in inputs[2:])
     accumulate = bool(case["params"].get("accumulate", False))
-    lines = ["import pypto", "", "", "@pypto.frontend.jit",
-             f"def kernel({', '.join(f'{n}: pypto.Tensor()' for n in names)}):",
+    lines = kernel_header(case) + [
              f"    pypto.set_vec_tile_shapes({', '.join(str(min(d, 64)) for d in shape)})",
              f"    pypto.assemble({names[0]}, {[0] * len(shape)}, {out['name']})",
              f"    pypto.index_put_({out['name']}, ({indices},), {inputs[1]['name']}, {accumulate})"]
