@@ -77,13 +77,29 @@ void OutputWriteLog::onWrite(const TensorOp&, const HostTensor& region) {
   }
 }
 
-bool readsItsOutputs(const TensorGraph& graph) {
-  std::vector<bool> written(graph.tensors().size(), false);
-  for (TensorId id : graph.writtenArguments()) written[static_cast<std::size_t>(id)] = true;
+namespace {
+
+// Per argument index, whether some op reads it (through any alias; making an alias reads nothing).
+std::vector<bool> argumentsRead(const TensorGraph& graph) {
+  std::vector<bool> read(graph.arguments.size(), false);
   for (const TensorOp& op : graph.ops()) {
-    if (op.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(op)) continue;  // aliases read nothing
-    for (TensorId input : op.inputs)
-      if (written[static_cast<std::size_t>(graph.aliasRootOf(input))]) return true;
+    if (op.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(op)) continue;
+    for (TensorId input : op.inputs) {
+      const int index = graph.tensor(graph.aliasRootOf(input)).argumentIndex;
+      if (index >= 0 && static_cast<std::size_t>(index) < read.size()) read[static_cast<std::size_t>(index)] = true;
+    }
+  }
+  return read;
+}
+
+} // namespace
+
+bool readsItsOutputs(const TensorGraph& graph) {
+  const std::vector<bool> read = argumentsRead(graph);
+  for (TensorId id : graph.writtenArguments()) {
+    const int index = graph.tensor(id).argumentIndex;
+    if (index >= 0 && static_cast<std::size_t>(index) < read.size() && read[static_cast<std::size_t>(index)])
+      return true;
   }
   return false;
 }
@@ -141,19 +157,9 @@ StagedGoldenResult stagedGolden(const TensorGraph& graph, const std::vector<Host
   }
   // Each kept region was its last write, so no two overlap: put the reference's values back.
   for (Kept& region : kept) region.region.copyFrom(region.computed);
-  const std::vector<bool> readBack = [&] {
-    std::vector<bool> read(run.size(), false);
-    for (const TensorOp& op : graph.ops()) {
-      if (op.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(op)) continue;
-      for (TensorId input : op.inputs) {
-        const int index = graph.tensor(graph.aliasRootOf(input)).argumentIndex;
-        if (index >= 0 && static_cast<std::size_t>(index) < read.size()) read[static_cast<std::size_t>(index)] = true;
-      }
-    }
-    return read;
-  }();
+  const std::vector<bool> readBack = argumentsRead(graph);
   for (std::size_t i = 0; i < run.size(); ++i)
-    if (handed[i] && readBack[i] && i < argumentNames.size()) result.handedOver.push_back(argumentNames[i]);
+    if (handed[i] && i < readBack.size() && readBack[i] && i < argumentNames.size()) result.handedOver.push_back(argumentNames[i]);
   result.golden = std::move(run);
   result.staged = true;
   return result;
