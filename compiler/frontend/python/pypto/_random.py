@@ -17,17 +17,11 @@ import math
 from . import _api_extras
 from . import _config
 from . import _ops
-from ._errors import KernelError
-from ._location import user_location
+from ._ops import _fail
 
 _MASK = 0xFFFFFFFF
 _M0, _M1 = 0xD2511F53, 0xCD9E8D57
 _RAISE0, _RAISE1 = 0x9E3779B9, 0xBB67AE85
-
-
-def _fail(message):
-    file, line, _ = user_location()
-    raise KernelError(message, file, line)
 
 
 def _u64(value):
@@ -70,16 +64,15 @@ def _in_unit_interval(words, count, dtype):
     if blocks * 4 != count:
         stream = _ops.view(stream, [count], [0])
     dt = _ops.DataType
-    if dtype == dt.DT_FP32:
-        bits, int_type, one = _api_extras.bitwise_or(_api_extras.bitwise_and(stream, 0x7FFFFF), 127 << 23), dt.DT_UINT32, 1.0
-    elif dtype == dt.DT_FP16:
-        bits, int_type, one = _api_extras.bitwise_or(_api_extras.bitwise_and(stream, 0x3FF), 15 << 10), dt.DT_UINT16, 1.0
-    elif dtype == dt.DT_BF16:
-        bits, int_type, one = _api_extras.bitwise_or(_api_extras.bitwise_and(stream, 0x7F), 127 << 7), dt.DT_UINT16, 1.0
-    else:
+    # Per dtype: the mantissa bits taken from the word, the exponent bits of 1.0, the integer of its width.
+    layouts = {dt.DT_FP32: (0x7FFFFF, 127 << 23, dt.DT_UINT32), dt.DT_FP16: (0x3FF, 15 << 10, dt.DT_UINT16),
+               dt.DT_BF16: (0x7F, 127 << 7, dt.DT_UINT16)}
+    if dtype not in layouts:
         _fail(f"uniform: dtype must be DT_FP32, DT_FP16 or DT_BF16, got {dtype}")
+    mantissa, one_exponent, int_type = layouts[dtype]
+    bits = _api_extras.bitwise_or(_api_extras.bitwise_and(stream, mantissa), one_exponent)
     floats = _ops._bitcast(_ops.cast(bits, int_type), dtype)  # in [1, 2)
-    return _ops.sub(floats, one)  # exact: both in [1, 2)
+    return _ops.sub(floats, 1.0)  # exact: both in [1, 2)
 
 
 def _checked_lists(key, counter, alg, what):
