@@ -1,0 +1,132 @@
+"""The pieces of scripts/pypto-compat.sh --ops that need no PyPTO checkout: a kernel the runner writes for one of
+PyPTO's operation cases (blocks of the view shape, a partial last block, the case's vec tile) run in functional
+mode against numpy; the int32 Sum golden PyPTO's script makes through float32; bit-packed compares (C++ only);
+and the worker asking PyPTO's golden script for a case by its position in the sorted list, as the script counts."""
+import importlib.util
+import json
+import pathlib
+import tempfile
+import unittest
+
+import numpy as np
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ops = load("pypto_ops_compat_under_test", REPO / "scripts" / "pypto_ops_compat.py")
+
+
+def tensor(name, shape, dtype, low=-100, high=100):
+    return {"name": name, "shape": list(shape), "dtype": dtype, "format": "ND", "data_range": {"min": low, "max": high}}
+
+
+def golden_writer(compute, seed=5):
+    """A stand-in for PyPTO's registered golden function: writes the inputs and `compute`'s outputs as PyPTO's
+    script does (<name>.bin), from the case given to run_case."""
+    def register(case):
+        def write(_name, folder, _position):
+            rng = np.random.default_rng(seed)
+            inputs = []
+            for spec in case["input_tensors"]:
+                dtype = ops.DTYPES[spec["dtype"]][0]
+                values = rng.uniform(spec["data_range"]["min"], spec["data_range"]["max"], spec["shape"])
+                inputs.append(values.astype(dtype))
+                inputs[-1].tofile(pathlib.Path(folder, spec["name"] + ".bin"))
+            for spec, value in zip(case["output_tensors"], compute(*inputs)):
+                np.asarray(value, ops.DTYPES[spec["dtype"]][0]).tofile(pathlib.Path(folder, spec["name"] + ".bin"))
+        return write
+    return register
+
+
+class KernelsRunAgainstNumpy(unittest.TestCase):
+    def run_case(self, case, compute):
+        with tempfile.TemporaryDirectory() as scratch:
+            return ops.run_case(case, 0, golden_writer(compute)(case), case["operation"], False, scratch)
+
+    def test_binary_case_with_partial_last_blocks(self):
+        # 33 x 53 in 13 x 9 blocks: the last block of each dim reaches past the end (valid_shape), tile 16 x 16.
+        case = {"case_index": 0, "operation": "Add", "input_tensors": [tensor("a", (33, 53), "fp32"),
+                                                                       tensor("b", (33, 53), "fp32")],
+                "output_tensors": [tensor("out", (33, 53), "fp32")], "view_shape": [13, 9], "tile_shape": [16, 16],
+                "params": {}}
+        result = self.run_case(case, lambda a, b: [a + b])
+        self.assertEqual(result["status"], "passes", result)
+
+    def test_a_wrong_golden_fails(self):
+        case = {"case_index": 0, "operation": "Sub", "input_tensors": [tensor("a", (16, 32), "fp32"),
+                                                                       tensor("b", (16, 32), "fp32")],
+                "output_tensors": [tensor("out", (16, 32), "fp32")], "view_shape": [8, 32], "tile_shape": [8, 32],
+                "params": {}}
+        result = self.run_case(case, lambda a, b: [a + b])  # PyPTO's golden would be a - b
+        self.assertEqual(result["status"], "fails", result)
+
+    def test_reduction_over_the_last_dim(self):
+        case = {"case_index": 0, "operation": "Amin", "input_tensors": [tensor("x", (64, 16, 64), "fp32")],
+                "output_tensors": [tensor("out", (64, 16, 1), "fp32")], "view_shape": [64, 16, 64],
+                "tile_shape": [8, 8, 64], "params": {"dims": [2], "keepDim": True}}
+        result = self.run_case(case, lambda x: [x.min(axis=2, keepdims=True)])
+        self.assertEqual(result["status"], "passes", result)
+
+    def test_bit_packed_compares_have_no_python_form(self):
+        case = {"case_index": 0, "operation": "Compare", "input_tensors": [tensor("a", (8, 64), "fp32"),
+                                                                           tensor("b", (8, 64), "fp32")],
+                "output_tensors": [tensor("out", (8, 8), "uint8")], "view_shape": [8, 64], "tile_shape": [8, 64],
+                "params": {"compare_op": "eq", "mode": "bit"}}
+        result = self.run_case(case, lambda a, b: [np.zeros((8, 8), np.uint8)])
+        self.assertEqual(result["status"], "no form")
+        self.assertIn("C++", result["note"])
+
+
+class IntegerSumGolden(unittest.TestCase):
+    CASE = {"input_tensors": [{"dtype": "int32"}], "params": {"dims": [0], "keepDim": True}}
+
+    def test_a_sum_rounded_through_float32_is_replaced_by_the_exact_sum(self):
+        x = np.array([[16_777_216, 3], [1, 0]], np.int32)  # 2^24 + 1 is not a float32
+        script = [x.astype(np.float32).sum(axis=0, keepdims=True).astype(np.int32)]
+        golden, note = ops.exact_integer_sum("Sum", self.CASE, [x], script)
+        np.testing.assert_array_equal(golden[0], [[16_777_217, 3]])
+        self.assertIn("rounds 1 of its sums", note)
+
+    def test_sums_outside_int32_have_no_golden(self):
+        x = np.full((2, 3), 2**30 + 7, np.int32)
+        golden, note = ops.exact_integer_sum("Sum", self.CASE, [x], [np.zeros((1, 3), np.int32)])
+        self.assertIsNone(golden)
+        self.assertIn("leave int32", note)
+
+    def test_an_exact_golden_and_other_ops_are_left_alone(self):
+        x = np.array([[1, 2], [3, 4]], np.int32)
+        script = [np.array([[4, 6]], np.int32)]
+        self.assertEqual(ops.exact_integer_sum("Sum", self.CASE, [x], script), (script, None))
+        self.assertEqual(ops.exact_integer_sum("Amax", self.CASE, [x], script), (script, None))
+
+
+class GoldenByPosition(unittest.TestCase):
+    def test_cases_are_asked_for_by_their_position_in_the_sorted_list(self):
+        # Amin's case indices skip 18: PyPTO's script sorts by case_index and indexes that list.
+        with tempfile.TemporaryDirectory() as folder:
+            cases = pathlib.Path(folder, "test_case")
+            cases.mkdir()
+            listed = [{"case_index": index, "case_name": f"c{index}"} for index in (20, 0, 19, 17)]
+            (cases / "Amin_st_test_cases.json").write_text(json.dumps({"test_cases": listed}))
+            asked = []
+            saved = ops.load_golden_module, ops.golden_function, ops.run_case
+            ops.load_golden_module = lambda _dir: None
+            ops.golden_function = lambda _register, _op: object()
+            ops.run_case = lambda case, position, *_rest: asked.append((case["case_index"], position)) or {
+                "status": "passes", "note": ""}
+            try:
+                ops.worker(folder, "Amin", None, False)
+            finally:
+                ops.load_golden_module, ops.golden_function, ops.run_case = saved
+        self.assertEqual(asked, [(0, 0), (17, 1), (19, 2), (20, 3)])
+
+
+if __name__ == "__main__":
+    unittest.main()
