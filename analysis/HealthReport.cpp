@@ -305,16 +305,19 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
       addQueueWait(coresOf(waiter), waiter, ownRunningUntil, record.endCycle, steps[*coreWaiter]);
     }
     step.runningCycles = ownRunningUntil - record.startCycle;
-    addWait(step, "scheduling", record.startCycle - record.dispatchCycle);  // the dispatch landing
     const TaskId holder = holderOf[static_cast<std::size_t>(task)];
     if (holder != kNoId && coreFreeFrom(recordOf(holder)) > record.readyCycle) {
       // Ready before its core was free: the holder's running after that is its wait; from the holder's end
-      // the scheduler's (the completion, then the dispatch).
+      // the scheduler's (the completion, then the dispatch and its landing). A task handed to the core's
+      // pending slot was dispatched while the holder ran and starts at its end, or when the dispatch lands.
       step.waitedFor = "core";
       step.after = holder;
-      addWait(step, "scheduling", record.dispatchCycle - recordOf(holder).endCycle);
+      const std::int64_t holderEnd = recordOf(holder).endCycle;
+      addWait(step, "scheduling", record.dispatchCycle - holderEnd);
+      addWait(step, "scheduling", record.startCycle - std::max(record.dispatchCycle, holderEnd));
       coreWaiter = steps.size();
     } else {
+      addWait(step, "scheduling", record.startCycle - record.dispatchCycle);  // the dispatch landing
       TaskId producer = kNoId;
       for (TaskId predecessor : graph.tasks[static_cast<std::size_t>(task)].predecessors)
         if (producer == kNoId || recordOf(predecessor).resolvedCycle > recordOf(producer).resolvedCycle) producer = predecessor;

@@ -29,6 +29,8 @@ struct SchedulerCosts {
   std::int64_t completionCycles = 0;       // notice that a core finished its task
   std::int64_t deviceTaskSubmitCycles = 0; // submit one device task (a batch of tasks)
   std::int64_t stitchCycles = 0;           // stitch one device task's graph onto the running one
+  int coreTaskSlots = 1;                   // tasks a core holds: 1 = the running one; 2 = a pending one
+                                           // beside it, started the moment the running one ends
 };
 
 // One copy engine. A transfer of `bytes` runs at

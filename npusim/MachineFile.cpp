@@ -25,9 +25,10 @@ constexpr std::array<std::string_view, 14> kTopLevelKeys = {
     "schema_version", "description", "notes",  "sources",       "cores",    "clock_ghz",  "scheduler",
     "buffers",        "paths",       "cube",   "vector",        "global_memory", "l2_cache", "calibration"};
 constexpr std::array<std::string_view, 2> kCoreKeys = {"aic", "aiv"};
-constexpr std::array<std::string_view, 6> kSchedulerKeys = {"aicpu_count",       "dispatch_cycles",
+constexpr std::array<std::string_view, 7> kSchedulerKeys = {"aicpu_count",       "dispatch_cycles",
                                                             "resolve_cycles",    "completion_cycles",
-                                                            "device_task_submit_cycles", "stitch_cycles"};
+                                                            "device_task_submit_cycles", "stitch_cycles",
+                                                            "core_task_slots"};
 constexpr std::array<std::string_view, 2> kPathKeys = {"peak_gib_per_s", "saturation_bytes"};
 constexpr std::array<std::string_view, 2> kCubeKeys = {"instruction_overhead_cycles", "dtypes"};
 constexpr std::array<std::string_view, 4> kCubeRateKeys = {"macs_per_cycle", "m0", "k0", "n0"};
@@ -261,6 +262,10 @@ private:
     scheduler.completionCycles = readNonNegativeInteger(object, path / "completion_cycles", kMaxCycles);
     scheduler.deviceTaskSubmitCycles = readNonNegativeInteger(object, path / "device_task_submit_cycles", kMaxCycles);
     scheduler.stitchCycles = readNonNegativeInteger(object, path / "stitch_cycles", kMaxCycles);
+    // Optional (1 when absent): how many tasks the scheduler may hand one core, the running one included.
+    if (member(object, path / "core_task_slots")) {
+      scheduler.coreTaskSlots = static_cast<int>(readPositiveInteger(object, path / "core_task_slots", 2));
+    }
   }
 
   void readBuffers(const Json& object, const KeyPath& path, MachineDescription& machine) {

@@ -15,6 +15,7 @@ SchedulerConfig schedulerConfigFor(const MachineDescription& machine, const Timi
   config.costs.completionCycles = machine.scheduler.completionCycles;
   config.costs.deviceTaskSubmitCycles = machine.scheduler.deviceTaskSubmitCycles;
   config.costs.stitchCycles = machine.scheduler.stitchCycles;
+  config.coreTaskSlots = machine.scheduler.coreTaskSlots;
   config.deviceSchedMode = options.deviceSchedMode;
   config.stitchFunctionMaxNum = options.stitchFunctionMaxNum;
   return config;

@@ -31,6 +31,8 @@ bool validateConfig(const SchedulerConfig& config, DiagnosticEngine& diags) {
     return diags.error({}) << "the runtime needs at least one AICPU scheduler thread, got " << config.aicpuCount;
   if (config.deviceSchedMode < 0 || config.deviceSchedMode > 3)
     return diags.error({}) << "device_sched_mode must be 0, 1, 2 or 3, got " << config.deviceSchedMode;
+  if (config.coreTaskSlots < 1 || config.coreTaskSlots > 2)
+    return diags.error({}) << "a core holds 1 or 2 tasks (core_task_slots), got " << config.coreTaskSlots;
   if (config.stitchFunctionMaxNum < 1)
     return diags.error({}) << "stitch_function_max_num must be at least 1, got " << config.stitchFunctionMaxNum;
   if (config.aicCores < 0 || config.aivCores < 0)
@@ -133,7 +135,8 @@ public:
   std::optional<Schedule> run();
 
 private:
-  enum class EventKind { CoreFreed, Resolved, DispatchLanded, DeviceTaskArrives };
+  // ThreadFree only wakes the loop when a scheduler thread's job has no event of its own at its end.
+  enum class EventKind { CoreFreed, Resolved, DispatchLanded, DeviceTaskArrives, ThreadFree };
   struct Event {
     std::int64_t cycle = 0;
     EventKind kind = EventKind::CoreFreed;
@@ -142,8 +145,12 @@ private:
     friend auto operator<=>(const Event&, const Event&) = default;
   };
   struct CoreState {
-    bool idle = true;
+    int assigned = 0;             // tasks handed to it whose completion is not yet handled (0: idle)
+    bool runningEnded = false;    // the task it ran last has ended (its completion not yet handled)
+    TaskId pending = -1;          // a task waiting in its pending slot for the running one to end
+    std::int64_t pendingLands = 0;  // when that task's dispatch reaches the core
     int owner = 0;  // the scheduler thread that serves it under a fair policy
+    bool idle() const { return assigned == 0; }
   };
 
   void push(Event event) { m_events.push(event); }
@@ -161,6 +168,8 @@ private:
   CoreState& coreState(CoreId core) { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
   const CoreState& coreState(CoreId core) const { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
   std::optional<CoreId> chooseCore(const Task& task, int aicpu) const;
+  std::optional<CoreId> choosePendingSlot(const Task& task, int aicpu) const;
+  bool inTailBatch(const Task& task) const;
   void busy(int aicpu, std::int64_t cycles);
   std::vector<TaskId> runningTasks() const { return {m_running.begin(), m_running.end()}; }
 
@@ -180,6 +189,7 @@ private:
   std::vector<int> m_deviceTaskOf;
   std::vector<std::vector<TaskId>> m_tasksOfDeviceTask;
   std::vector<bool> m_arrived;
+  std::vector<std::size_t> m_unresolvedOfDeviceTask;
   std::size_t m_nextBarrier = 0;              // the first barrier not yet open
   std::size_t m_unfinishedBeforeBarrier = 0;  // tasks before it still to finish
   std::vector<std::int64_t> m_aicpuFreeAt;
@@ -210,6 +220,8 @@ std::optional<Schedule> Simulation::run() {
   }
   m_schedule.deviceTaskCount = static_cast<int>(m_tasksOfDeviceTask.size());
   m_arrived.assign(m_tasksOfDeviceTask.size(), false);
+  m_unresolvedOfDeviceTask.resize(m_tasksOfDeviceTask.size());
+  for (std::size_t k = 0; k < m_tasksOfDeviceTask.size(); ++k) m_unresolvedOfDeviceTask[k] = m_tasksOfDeviceTask[k].size();
   // Device tasks before the first barrier arrive as the host submits them; the rest when their barrier opens.
   const std::size_t held = m_graph.barriers.empty()
                                ? m_tasksOfDeviceTask.size()
@@ -271,18 +283,34 @@ bool Simulation::handleExecutorCompletions() {
     record.endCycle = m_now;
     record.pipes = m_executor.finish(task, m_now);
     m_finished.emplace(m_now, task);
+    // A task in the core's pending slot starts now (or when its dispatch lands).
+    CoreState& core = coreState(record.core);
+    if (core.pending >= 0) {
+      TaskRecord& next = m_schedule.tasks[static_cast<std::size_t>(core.pending)];
+      next.startCycle = std::max(m_now, core.pendingLands);
+      push({next.startCycle, EventKind::DispatchLanded, core.pending});
+      core.pending = -1;
+      core.runningEnded = false;
+    } else {
+      core.runningEnded = true;
+    }
   }
   return true;
 }
 
 void Simulation::handle(const Event& event) {
   switch (event.kind) {
-  case EventKind::CoreFreed: coreState(CoreId{event.type, event.id}).idle = true; break;
+  case EventKind::CoreFreed: {
+    CoreState& core = coreState(CoreId{event.type, event.id});
+    if (--core.assigned == 0) core.runningEnded = false;
+    break;
+  }
   case EventKind::Resolved: {
     auto task = static_cast<std::size_t>(event.id);
     m_schedule.tasks[task].resolvedCycle = m_now;
     m_counters[task] = -1;  // finished
     ++m_resolved;
+    --m_unresolvedOfDeviceTask[static_cast<std::size_t>(m_deviceTaskOf[task])];
     if (m_nextBarrier < m_graph.barriers.size() &&
         static_cast<TaskId>(task) < m_graph.barriers[m_nextBarrier].firstTask && --m_unfinishedBeforeBarrier == 0)
       openBarrier();
@@ -303,6 +331,7 @@ void Simulation::handle(const Event& event) {
     for (TaskId task : m_tasksOfDeviceTask[static_cast<std::size_t>(event.id)])
       if (m_counters[static_cast<std::size_t>(task)] == 0) makeReady(task);
     break;
+  case EventKind::ThreadFree: break;
   }
 }
 
@@ -386,7 +415,7 @@ bool Simulation::takeCompletion(int aicpu) {
 }
 
 std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) const {
-  auto usable = [&](CoreId core) { return coreState(core).idle && mayServe(aicpu, core); };
+  auto usable = [&](CoreId core) { return coreState(core).idle() && mayServe(aicpu, core); };
   if (m_config.affinity()) {
     // Producers of the same core type, the latest-ending first.
     std::vector<const TaskRecord*> producers;
@@ -404,15 +433,38 @@ std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) const 
   return std::nullopt;
 }
 
+// The device task's unresolved tasks are no more than the cores of the
+// task's type: PyPTO then hands tasks to idle cores only, so that the last
+// ones do not queue behind a running task while another core is free.
+bool Simulation::inTailBatch(const Task& task) const {
+  const std::size_t unresolved = m_unresolvedOfDeviceTask[static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(task.id)])];
+  return m_config.aicpuCount > 1 && unresolved <= static_cast<std::size_t>(m_config.cores(task.coreType));
+}
+
+// A busy core whose pending slot is free (the lowest index this thread may serve).
+std::optional<CoreId> Simulation::choosePendingSlot(const Task& task, int aicpu) const {
+  if (m_config.coreTaskSlots < 2 || inTailBatch(task)) return std::nullopt;
+  for (int i = 0; i < m_config.cores(task.coreType); ++i) {
+    const CoreId core{task.coreType, i};
+    const CoreState& state = coreState(core);
+    if (state.assigned == 1 && state.pending < 0 && mayServe(aicpu, core)) return core;
+  }
+  return std::nullopt;
+}
+
 bool Simulation::takeDispatch(int aicpu) {
-  // The oldest ready task, of either type, that has a core this thread may use.
+  // The oldest ready task, of either type, that has a core this thread may use: an idle one, else (two
+  // task slots) a busy one's pending slot.
   std::optional<std::pair<std::int64_t, TaskId>> best;
   std::optional<CoreId> bestCore;
   for (CoreType type : kCoreTypes) {
     if (m_ready[slot(type)].empty()) continue;
     auto head = *m_ready[slot(type)].begin();
     if (best && *best < head) continue;
-    if (auto core = chooseCore(m_graph.tasks[static_cast<std::size_t>(head.second)], aicpu)) {
+    const Task& candidate = m_graph.tasks[static_cast<std::size_t>(head.second)];
+    std::optional<CoreId> core = chooseCore(candidate, aicpu);
+    if (!core) core = choosePendingSlot(candidate, aicpu);
+    if (core) {
       best = head;
       bestCore = core;
     }
@@ -422,13 +474,22 @@ bool Simulation::takeDispatch(int aicpu) {
   CoreType type = m_graph.tasks[static_cast<std::size_t>(task)].coreType;
   m_ready[slot(type)].erase(*best);
   sampleReady(type);
-  coreState(*bestCore).idle = false;
+  CoreState& core = coreState(*bestCore);
   TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(task)];
   record.core = *bestCore;
   record.dispatchAicpu = aicpu;
   record.dispatchCycle = m_now;
-  record.startCycle = m_now + m_config.costs.dispatchCycles;
-  push({record.startCycle, EventKind::DispatchLanded, task});
+  const std::int64_t lands = m_now + m_config.costs.dispatchCycles;
+  if (core.assigned++ == 0 || core.runningEnded) {
+    // An idle core, or one whose task has ended though its completion is not yet handled: it starts on landing.
+    record.startCycle = lands;
+    core.runningEnded = false;
+    push({record.startCycle, EventKind::DispatchLanded, task});
+  } else {
+    core.pending = task;  // starts when the running task ends (handleExecutorCompletions)
+    core.pendingLands = lands;
+    push({lands, EventKind::ThreadFree, aicpu});
+  }
   busy(aicpu, m_config.costs.dispatchCycles);
   return true;
 }

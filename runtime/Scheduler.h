@@ -28,7 +28,16 @@
 //        queue) and the thread is free;
 //     2. a dispatch: the oldest ready task of either type with an idle core it
 //        may use: the core is reserved at once, the task starts
-//        dispatchCycles later.
+//        dispatchCycles later. With `coreTaskSlots` 2 (PyPTO's device
+//        scheduler: each core has a running and a pending task,
+//        runningIds_/pendingIds_ in its aicore_manager.h), a task that finds
+//        no idle core may go to a busy core whose pending slot is free: it
+//        starts the moment the running task ends (or when its dispatch lands,
+//        if later), without waiting for that task's completion. Not in a
+//        device task's tail batch (its unresolved tasks no more than the
+//        type's cores: PyPTO's CheckIsTailBatch), where only idle cores are
+//        used. The slot is free again once the earlier task's completion has
+//        been handled.
 //   Several threads free at one cycle take jobs in rounds, one job per thread
 //   per round, thread 0 first.
 // - Policies (`device_sched_mode`):
@@ -72,6 +81,7 @@ struct SchedulerConfig {
   AicpuCosts costs;
   int deviceSchedMode = 0;       // device_sched_mode, 0..3 (see above)
   int stitchFunctionMaxNum = 1;  // stitch_function_max_num, >= 1
+  int coreTaskSlots = 1;         // 1: dispatch to idle cores only; 2: also to a busy core's pending slot
 
   int cores(CoreType type) const { return type == CoreType::AIC ? aicCores : aivCores; }
   bool affinity() const { return deviceSchedMode == 1 || deviceSchedMode == 3; }

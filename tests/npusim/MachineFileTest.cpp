@@ -200,6 +200,19 @@ TEST_F(MachineFileTest, NegativeCapacity) {
   EXPECT_EQ(messages(), "9:27: error: buffers.ub_bytes: must be positive, got -196608\n");
 }
 
+// core_task_slots is optional: 1 (dispatch to idle cores only) when absent; PyPTO's cores hold at most a
+// running and a pending task, so 3 is refused at the value.
+TEST_F(MachineFileTest, CoreTaskSlotsDefaultToOneAndAreAtMostTwo) {
+  auto plain = load(kValid);
+  ASSERT_TRUE(plain) << messages();
+  EXPECT_EQ(plain->scheduler.coreTaskSlots, 1);
+  auto two = load(replaced(kValid, "\"stitch_cycles\": 10000}", "\"stitch_cycles\": 10000, \"core_task_slots\": 2}"));
+  ASSERT_TRUE(two) << messages();
+  EXPECT_EQ(two->scheduler.coreTaskSlots, 2);
+  EXPECT_FALSE(load(replaced(kValid, "\"stitch_cycles\": 10000}", "\"stitch_cycles\": 10000, \"core_task_slots\": 3}")));
+  EXPECT_NE(messages().find("scheduler.core_task_slots"), std::string::npos) << messages();
+}
+
 TEST_F(MachineFileTest, PathWithoutARate) {
   EXPECT_FALSE(load(replaced(kValid, "\"peak_gib_per_s\": 220.5", "\"peak_gib_per_s\": 0")));
   EXPECT_EQ(messages(), "14:37: error: paths.l1_to_l0b.peak_gib_per_s: must be positive, got 0\n");

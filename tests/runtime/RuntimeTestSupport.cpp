@@ -88,7 +88,9 @@ void expectWellFormed(const ExecuteGraph& graph, const SchedulerConfig& config, 
     EXPECT_GE(r.core.index, 0);
     EXPECT_LT(r.core.index, config.cores(task.coreType));
     EXPECT_LE(r.readyCycle, r.dispatchCycle) << "task " << task.id;
-    EXPECT_EQ(r.startCycle, r.dispatchCycle + costs.dispatchCycles) << "task " << task.id;
+    // On landing, or (a pending slot) when the core's running task ends, never before the dispatch lands.
+    if (config.coreTaskSlots == 1) EXPECT_EQ(r.startCycle, r.dispatchCycle + costs.dispatchCycles) << "task " << task.id;
+    else EXPECT_GE(r.startCycle, r.dispatchCycle + costs.dispatchCycles) << "task " << task.id;
     EXPECT_LE(r.startCycle, r.endCycle) << "task " << task.id;
     EXPECT_GE(r.resolvedCycle, r.endCycle + costs.completionCycles + costs.resolveCycles) << "task " << task.id;
     EXPECT_GE(r.dispatchAicpu, 0);
@@ -104,13 +106,18 @@ void expectWellFormed(const ExecuteGraph& graph, const SchedulerConfig& config, 
     latestEnd = std::max(latestEnd, r.endCycle);
   }
   EXPECT_EQ(schedule.makespanCycles, latestEnd);
-  // A core is reserved from dispatch until its completion has been noticed.
+  // A core holds at most coreTaskSlots tasks from dispatch until their completion has been noticed, and
+  // runs one at a time.
+  const auto slots = static_cast<std::size_t>(config.coreTaskSlots);
   for (auto& [core, records] : byCore) {
     std::sort(records.begin(), records.end(),
               [](const TaskRecord* a, const TaskRecord* b) { return a->dispatchCycle < b->dispatchCycle; });
     for (std::size_t i = 1; i < records.size(); ++i)
-      EXPECT_GE(records[i]->dispatchCycle, records[i - 1]->endCycle + costs.completionCycles)
+      EXPECT_GE(records[i]->startCycle, records[i - 1]->endCycle)
           << "tasks " << records[i - 1]->task << " and " << records[i]->task << " overlap on one core";
+    for (std::size_t i = slots; i < records.size(); ++i)
+      EXPECT_GE(records[i]->dispatchCycle, records[i - slots]->endCycle + costs.completionCycles)
+          << "task " << records[i]->task << " was handed a core holding " << slots << " tasks";
   }
 }
 

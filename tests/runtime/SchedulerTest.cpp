@@ -184,6 +184,61 @@ TEST(Scheduler, StitchingBatchesLoopIterationsIntoDeviceTasks) {
   }
 }
 
+// PyPTO's device scheduler gives each core a pending task beside the running one (core_task_slots 2): on
+// one core, three independent tasks of 5 000 cycles run back to back, where with one slot each waits for
+// the previous one's completion (240) and its own dispatch (200). The last is dispatched only after the
+// first's completion has freed the slot.
+TEST(Scheduler, APendingTaskStartsTheMomentTheRunningOneEnds) {
+  ExecuteGraph graph = independentTasks(3, CoreType::AIV);
+  SchedulerConfig one = config(0, 1, 3, a2Costs());
+  SchedulerConfig two = one;
+  two.coreTaskSlots = 2;
+  FakeExecutor firstExecutor(5000, 5000), secondExecutor(5000, 5000);
+  Schedule single = runOrFail(graph, one, firstExecutor);
+  Schedule pending = runOrFail(graph, two, secondExecutor);
+  expectWellFormed(graph, one, single);
+  expectWellFormed(graph, two, pending);
+  const AicpuCosts costs = a2Costs();
+  EXPECT_EQ(single.tasks[1].startCycle, single.tasks[0].endCycle + costs.completionCycles + costs.dispatchCycles);
+  EXPECT_EQ(pending.tasks[1].startCycle, pending.tasks[0].endCycle);
+  EXPECT_LT(pending.tasks[1].dispatchCycle, pending.tasks[0].endCycle);
+  EXPECT_GE(pending.tasks[2].dispatchCycle, pending.tasks[0].endCycle + costs.completionCycles);
+  // The device task arrives, the first dispatch lands, then no gap at all.
+  EXPECT_EQ(pending.makespanCycles, costs.deviceTaskSubmitCycles + costs.dispatchCycles + 3 * 5000);
+  EXPECT_LT(pending.makespanCycles, single.makespanCycles);
+}
+
+// In a device task's tail batch (no more unresolved tasks than cores of the type) PyPTO hands tasks to idle
+// cores only. Two loop iterations, each its own device task: iteration 0's two tasks hold both cores for
+// 20 000 cycles; iteration 1's two tasks are a tail batch, so they wait for idle cores instead of queueing
+// in the pending slots.
+TEST(Scheduler, ATailBatchWaitsForIdleCores) {
+  ExecuteGraph graph;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      TaskId id = addTask(graph, CoreType::AIV);
+      graph.tasks[static_cast<std::size_t>(id)].loopIndices = {{"i", i}};
+    }
+  SchedulerConfig cfg = config(0, 2, 3, a2Costs());
+  cfg.coreTaskSlots = 2;
+  cfg.stitchFunctionMaxNum = 1;
+  FakeExecutor executor(20000, 20000);
+  Schedule schedule = runOrFail(graph, cfg, executor);
+  expectWellFormed(graph, cfg, schedule);
+  for (TaskId later : {2, 3}) {
+    const TaskRecord& r = schedule.tasks[static_cast<std::size_t>(later)];
+    EXPECT_LT(r.readyCycle, 20000) << "task " << later;
+    EXPECT_GE(r.dispatchCycle, 20000 + a2Costs().completionCycles) << "task " << later;
+  }
+  // Stitched into one device task the four are no tail batch at first: two queue in the pending slots.
+  cfg.stitchFunctionMaxNum = 2;
+  FakeExecutor stitchedExecutor(20000, 20000);
+  Schedule stitched = runOrFail(graph, cfg, stitchedExecutor);
+  expectWellFormed(graph, cfg, stitched);
+  EXPECT_LT(stitched.tasks[2].dispatchCycle, stitched.tasks[0].endCycle);
+  EXPECT_LT(stitched.makespanCycles, schedule.makespanCycles);
+}
+
 TEST(Scheduler, TasksOutsideLoopsFormOneIteration) {
   ExecuteGraph graph = independentTasks(3, CoreType::AIV);
   addTask(graph, CoreType::AIV);
