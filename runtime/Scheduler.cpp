@@ -447,7 +447,7 @@ std::optional<CoreId> Simulation::choosePendingSlot(const Task& task, int aicpu)
   for (int i = 0; i < m_config.cores(task.coreType); ++i) {
     const CoreId core{task.coreType, i};
     const CoreState& state = coreState(core);
-    if (state.assigned == 1 && state.pending < 0 && mayServe(aicpu, core)) return core;
+    if (state.assigned == 1 && mayServe(aicpu, core)) return core;  // one task: running, or reserved to run
   }
   return std::nullopt;
 }

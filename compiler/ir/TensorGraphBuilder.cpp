@@ -69,18 +69,7 @@ std::string regionError(const SymbolicShape& regionShape, const SymbolicShape& o
 
 // Ops that run on the vector unit and so are cut by the vec tile shape.
 bool usesVectorTile(TensorOpKind kind) {
-  switch (category(kind)) {
-  case OpCategory::Unary:
-  case OpCategory::Binary:
-  case OpCategory::BinaryScalar:
-  case OpCategory::Compare:
-  case OpCategory::CompareScalar:
-  case OpCategory::Select:
-  case OpCategory::Reduce:
-    return true;
-  default:
-    return false;
-  }
+  return isElementwise(category(kind)) || category(kind) == OpCategory::Reduce;
 }
 
 // A tile with fewer dims than the op's rank leaves dims without a size. (A

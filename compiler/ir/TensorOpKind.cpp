@@ -25,6 +25,18 @@ const OpKindInfo& info(TensorOpKind kind) { return kOpKindInfos[static_cast<std:
 
 std::string_view name(TensorOpKind kind) { return info(kind).name; }
 OpCategory category(TensorOpKind kind) { return info(kind).category; }
+
+bool isElementwise(OpCategory category) {
+  switch (category) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::BinaryScalar:
+  case OpCategory::Compare:
+  case OpCategory::CompareScalar:
+  case OpCategory::Select: return true;
+  default: return false;
+  }
+}
 int inputCount(TensorOpKind kind) { return info(kind).inputs; }
 int outputCount(TensorOpKind kind) { return info(kind).outputs; }
 

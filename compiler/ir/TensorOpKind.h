@@ -174,6 +174,9 @@ inline constexpr std::size_t kTensorOpKindCount = 0
 
 std::string_view name(TensorOpKind kind);
 OpCategory category(TensorOpKind kind);
+// Element i of the result comes from element i of each input (after broadcasting): unary, binary and
+// scalar forms, comparisons and select.
+bool isElementwise(OpCategory category);
 // Fixed input count, or -1 for variadic kinds (concat, where).
 int inputCount(TensorOpKind kind);
 int outputCount(TensorOpKind kind);

@@ -40,16 +40,7 @@ bool computesInPlace(TensorOpKind kind) {
   case TensorOpKind::ExpandClone: return false;
   case TensorOpKind::Copy:
   case TensorOpKind::Assemble: return true;
-  default: break;
-  }
-  switch (category(kind)) {
-  case OpCategory::Unary:
-  case OpCategory::Binary:
-  case OpCategory::BinaryScalar:
-  case OpCategory::Compare:
-  case OpCategory::CompareScalar:
-  case OpCategory::Select: return true;
-  default: return false;
+  default: return isElementwise(category(kind));
   }
 }
 
@@ -146,13 +137,12 @@ public:
       // In place: an input that dies at this op (released right after it in this placement) whose bytes no
       // other result took.
       bool inPlace = false;
-      for (int candidate : inPlaceResults ? m_planned[i].inPlaceCandidates : std::vector<int>{}) {
-        const auto input = static_cast<std::size_t>(indexOfId[static_cast<std::size_t>(candidate)]);
+      for (std::size_t c = 0; inPlaceResults && !inPlace && c < m_planned[i].inPlaceCandidates.size(); ++c) {
+        const auto input = static_cast<std::size_t>(indexOfId[static_cast<std::size_t>(m_planned[i].inPlaceCandidates[c])]);
         if (input >= i || inherited[input] || m_planned[input].releaseAfter != buffer.firstUse) continue;
         buffer.offsetBytes = m_planned[input].buffer.offsetBytes;
         inherited[input] = 1;
         inPlace = true;
-        break;
       }
       if (inPlace) {
         live[memory].emplace(m_planned[i].releaseAfter, i);
