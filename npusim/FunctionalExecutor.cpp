@@ -36,17 +36,17 @@ std::unique_ptr<FunctionalExecutor> FunctionalExecutor::create(const Compilation
     executor->m_storage[static_cast<std::size_t>(id)] = arguments[i];
   }
   for (const TensorValue& value : graph.tensors()) {
-    if (value.role != TensorRole::Temporary) continue;
-    if (value.reshapeOf != kNoId) {  // the argument's own bytes (RemoveRedundantOp)
-      executor->m_storage[static_cast<std::size_t>(value.id)] =
-          executor->m_storage[static_cast<std::size_t>(value.reshapeOf)].reinterpretedView(
-              value.dtype, Shape(compilation.tiles.shapeOf(value.id)));
-      continue;
-    }
+    if (value.role != TensorRole::Temporary || value.reshapeOf != kNoId) continue;
     auto buffer = HostTensor::tryCreate(value.dtype, Shape(compilation.tiles.shapeOf(value.id)), diags, value.location);
     if (!buffer) return nullptr;
     executor->m_storage[static_cast<std::size_t>(value.id)] = std::move(*buffer);
   }
+  // Folded reshapes (RemoveRedundantOp) are their source's own bytes.
+  for (const TensorValue& value : graph.tensors())
+    if (value.role == TensorRole::Temporary && value.reshapeOf != kNoId)
+      executor->m_storage[static_cast<std::size_t>(value.id)] =
+          executor->m_storage[static_cast<std::size_t>(value.reshapeOf)].reinterpretedView(
+              value.dtype, Shape(compilation.tiles.shapeOf(value.id)));
   return executor;
 }
 
@@ -91,17 +91,24 @@ std::optional<HostTensor> FunctionalExecutor::regionView(const ConcreteRegion& r
   const HostTensor* shared = &m_storage[static_cast<std::size_t>(region.tensor)];
   if (region.instance != 0) {
     // One iteration's own copy of a loop-made temporary (ConcreteRegion::
-    // instance), made on first use. tensor(id) then shows the copy of the
-    // iteration that touched it last.
-    auto found = m_instances.find({region.tensor, region.instance});
+    // instance), made on first use; a folded reshape's region selects its
+    // source's copy. tensor(id) then shows the copy of the iteration that
+    // touched it last.
+    const TensorValue& named = graph.tensor(region.tensor);
+    const TensorId bytes = named.reshapeOf != kNoId ? named.reshapeOf : region.tensor;
+    auto found = m_instances.find({bytes, region.instance});
     if (found == m_instances.end()) {
-      const TensorValue& value = graph.tensor(region.tensor);
-      auto buffer = HostTensor::tryCreate(value.dtype, shared->shape(), m_diags, value.location);
+      const TensorValue& value = graph.tensor(bytes);
+      auto buffer = HostTensor::tryCreate(value.dtype, m_storage[static_cast<std::size_t>(bytes)].shape(), m_diags,
+                                          value.location);
       if (!buffer) return std::nullopt;
-      found = m_instances.emplace(std::make_pair(region.tensor, region.instance), std::move(*buffer)).first;
+      found = m_instances.emplace(std::make_pair(bytes, region.instance), std::move(*buffer)).first;
     }
-    m_storage[static_cast<std::size_t>(region.tensor)] = found->second;
-    shared = &found->second;
+    m_storage[static_cast<std::size_t>(bytes)] = found->second;
+    if (bytes != region.tensor)
+      m_storage[static_cast<std::size_t>(region.tensor)] =
+          found->second.reinterpretedView(named.dtype, Shape(m_compilation.tiles.shapeOf(region.tensor)));
+    shared = &m_storage[static_cast<std::size_t>(region.tensor)];
   }
   const HostTensor& storage = *shared;
   bool inside = region.offsets.size() == storage.rank() && region.shape.size() == storage.rank();

@@ -161,7 +161,11 @@ double L2CacheModel::access(const ConcreteRegion& region) { return accessLines(r
 L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
   if (m_capacityLines == 0) return {};
   std::int64_t hit = 0, total = 0;
-  const auto tensorKey = static_cast<std::uint64_t>(region.tensor) << kLineBits;
+  TensorId bytes = region.tensor;
+  if (region.tensor >= 0 && static_cast<std::size_t>(region.tensor) < m_layouts.size() &&
+      m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf != kNoId)
+    bytes = m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf;
+  const auto tensorKey = static_cast<std::uint64_t>(bytes) << kLineBits;
   forEachLine(region, [&](std::int64_t line) {
     ++total;
     hit += touch(tensorKey | static_cast<std::uint64_t>(line));

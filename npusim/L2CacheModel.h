@@ -21,6 +21,9 @@ namespace pto {
 struct GmTensorLayout {
   std::vector<std::int64_t> shape;  // elements, outermost first; empty: unknown
   std::int64_t elementBytes = 0;
+  // The tensor whose bytes these are (a folded reshape's source,
+  // TensorValue::reshapeOf), so that both names share lines; -1: its own.
+  TensorId bytesOf = kNoId;
 };
 
 // Which line a miss evicts when the cache is full. Lru: the least recently

@@ -28,6 +28,7 @@ std::vector<GmTensorLayout> gmLayoutsOf(const Compilation& compilation) {
     const TensorValue& tensor = graph.tensors()[i];
     GmTensorLayout layout;
     layout.elementBytes = static_cast<std::int64_t>(sizeOf(tensor.dtype));
+    layout.bytesOf = tensor.reshapeOf;
     for (const SymbolicScalar& dim : tensor.shape) {
       SymbolicEvaluation value = dim.evaluate(compilation.settings.bindings);
       if (!value.ok()) {

@@ -65,6 +65,13 @@ struct ByteAlias {
   TensorId storage = kNoId;
   std::vector<std::int64_t> aliasShape, storageShape;
   std::int64_t aliasElementBytes = 1, storageElementBytes = 1;
+
+  // The box [lo, hi) of `storage` holding every byte of the alias region at
+  // `offsets` of `sizes` (each of the alias's rank, sizes positive; lo and hi
+  // of the storage's). Those bytes are one run in row-major order, so the box
+  // is exact down to the first dim where the run's ends differ and whole
+  // below it.
+  void storageBox(const std::int64_t* offsets, const std::int64_t* sizes, std::int64_t* lo, std::int64_t* hi) const;
 };
 
 // A loop barrier (Loop::submitBeforeLoop) where the walk entered such a

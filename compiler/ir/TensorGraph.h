@@ -75,10 +75,11 @@ struct TensorValue {
   // loop). A temporary made in a loop body is made anew by every iteration,
   // so iterations need not share its storage (BuildExecuteGraph).
   LoopId loop = kNoId;
-  // A temporary that holds the same bytes as this argument in another shape
-  // or dtype (a reshape or bitcast of an argument nothing writes, folded by
-  // RemoveRedundantOp): executors give it the argument's storage instead of a
-  // buffer of its own.
+  // A temporary that holds the same bytes as this tensor (an argument or a
+  // temporary, never another alias) in another shape or dtype: a reshape or
+  // bitcast nothing writes after, folded by RemoveRedundantOp. Executors give
+  // it that tensor's storage (the same iteration's, for a loop temporary)
+  // instead of a buffer of its own.
   TensorId reshapeOf = kNoId;
 };
 

@@ -401,13 +401,15 @@ private:
 // iteration ever made, so its memory stays small at a million tasks.
 class StorageSlots {
 public:
-  explicit StorageSlots(const ExecuteGraph& graph) {
+  // `storageOf(tensor)`: the tensor whose bytes a region names (an alias's
+  // storage, ExecuteGraph::aliases), whose instance the region selects.
+  template <typename StorageOf> StorageSlots(const ExecuteGraph& graph, StorageOf&& storageOf) {
     std::unordered_map<Instance, TaskId, InstanceHash> lastTask;
     for (const Task& task : graph.tasks)
       for (const auto* list : {&task.reads, &task.writes})
         for (const ConcreteRegion& region : *list) {
           m_next = std::max(m_next, region.tensor + 1);
-          if (region.instance != 0) lastTask[{region.tensor, region.instance}] = task.id;
+          if (region.instance != 0) lastTask[{storageOf(region.tensor), region.instance}] = task.id;
         }
     // An alias's accesses are keyed by its storage, which no region may name.
     for (const ByteAlias& alias : graph.aliases) m_next = std::max(m_next, alias.storage + 1);
@@ -422,11 +424,12 @@ public:
     m_live.reserve(64);
   }
 
-  TensorId of(const ConcreteRegion& region) {
-    if (region.instance == 0) return region.tensor;
-    auto [it, inserted] = m_live.try_emplace({region.tensor, region.instance}, kNoId);
+  // The slot of `tensor`'s `instance` (0: the tensor's one storage).
+  TensorId of(TensorId tensor, std::uint64_t instance) {
+    if (instance == 0) return tensor;
+    auto [it, inserted] = m_live.try_emplace({tensor, instance}, kNoId);
     if (inserted) {
-      std::vector<TensorId>& free = m_freeSlots[static_cast<std::size_t>(region.tensor)];
+      std::vector<TensorId>& free = m_freeSlots[static_cast<std::size_t>(tensor)];
       if (free.empty()) {
         it->second = m_next++;
       } else {
@@ -465,49 +468,19 @@ private:
   TensorId m_next = 0;
 };
 
-// The non-empty boxes of a task, reads first, their corners in `coords`.
 // Appends to `coords` the box [lo, hi) of `alias.storage` that holds every
-// byte of the alias region at `offsets` of `sizes`. Those bytes lie between
-// the region's first and last element's in row-major order; the smallest box
-// of the storage holding that byte range is exact in the leading dims where
-// the first and last byte's coordinates agree, spans both in the first dim
-// where they differ, and is whole after it. A box that is exact for the
-// usual alias (blocks of a paged cache seen as rows: one block's rows are one
-// block) and never too small.
+// byte of the alias region at `offsets` of `sizes` (ByteAlias::storageBox).
 void appendStorageBox(const ByteAlias& alias, const std::vector<std::int64_t>& offsets,
                       const std::vector<std::int64_t>& sizes, std::vector<std::int64_t>& coords) {
-  std::int64_t first = 0, last = 0;
-  for (std::size_t d = 0; d < alias.aliasShape.size(); ++d) {
-    first = first * alias.aliasShape[d] + offsets[d];
-    last = last * alias.aliasShape[d] + offsets[d] + sizes[d] - 1;
-  }
-  const std::int64_t firstElement = first * alias.aliasElementBytes / alias.storageElementBytes;
-  const std::int64_t lastElement = ((last + 1) * alias.aliasElementBytes - 1) / alias.storageElementBytes;
   const std::size_t rank = alias.storageShape.size();
-  std::vector<std::int64_t> from(rank), to(rank);
-  std::int64_t a = firstElement, b = lastElement;
-  for (std::size_t d = rank; d-- > 0;) {
-    from[d] = a % alias.storageShape[d];
-    to[d] = b % alias.storageShape[d];
-    a /= alias.storageShape[d];
-    b /= alias.storageShape[d];
-  }
-  std::vector<std::int64_t> lo(rank), hi(rank);
-  bool differed = false;
-  for (std::size_t d = 0; d < rank; ++d) {
-    if (differed) {
-      lo[d] = 0, hi[d] = alias.storageShape[d];
-    } else {
-      lo[d] = from[d], hi[d] = to[d] + 1;
-      differed = from[d] != to[d];
-    }
-  }
-  coords.insert(coords.end(), lo.begin(), lo.end());
-  coords.insert(coords.end(), hi.begin(), hi.end());
+  const std::size_t at = coords.size();
+  coords.resize(at + 2 * rank);
+  alias.storageBox(offsets.data(), sizes.data(), coords.data() + at, coords.data() + at + rank);
 }
 
 using AliasIndex = std::unordered_map<TensorId, const ByteAlias*>;
 
+// The non-empty boxes of a task, reads first, their corners in `coords`.
 void accessesOf(const Task& task, StorageSlots& slots, const AliasIndex& aliases, std::vector<Access>& accesses,
                 std::vector<std::int64_t>& coords) {
   accesses.clear();
@@ -517,15 +490,15 @@ void accessesOf(const Task& task, StorageSlots& slots, const AliasIndex& aliases
       std::size_t rank = region.shape.size();
       if (std::any_of(region.shape.begin(), region.shape.end(), [](std::int64_t size) { return size <= 0; })) continue;
       Access access;
-      access.tensor = slots.of(region);
       access.write = list == &task.writes;
       access.coords = static_cast<std::uint32_t>(coords.size());
       auto alias = aliases.find(region.tensor);
       if (alias != aliases.end() && alias->second->aliasShape.size() == rank) {
-        access.tensor = alias->second->storage;
+        access.tensor = slots.of(alias->second->storage, region.instance);
         rank = alias->second->storageShape.size();
         appendStorageBox(*alias->second, region.offsets, region.shape, coords);
       } else {
+        access.tensor = slots.of(region.tensor, region.instance);
         coords.insert(coords.end(), region.offsets.begin(), region.offsets.end());
         for (std::size_t d = 0; d < rank; ++d) coords.push_back(region.offsets[d] + region.shape[d]);
       }
@@ -601,11 +574,6 @@ private:
 void computeTaskDependencies(ExecuteGraph& graph, ImpliedEdges implied) {
   DependencyIndex index;
   ImpliedEdgeFilter filter(implied == ImpliedEdges::Removed ? graph.tasks.size() : 0);
-  StorageSlots slots(graph);
-  std::vector<Access> accesses;
-  std::vector<std::int64_t> coords;
-  std::vector<EntryId> covered;
-  std::vector<TaskId> predecessors;
   AliasIndex aliases;
   auto positive = [](const std::vector<std::int64_t>& shape) {
     return std::all_of(shape.begin(), shape.end(), [](std::int64_t extent) { return extent > 0; });
@@ -614,6 +582,14 @@ void computeTaskDependencies(ExecuteGraph& graph, ImpliedEdges implied) {
     if (positive(alias.aliasShape) && positive(alias.storageShape) && alias.aliasElementBytes > 0 &&
         alias.storageElementBytes > 0)
       aliases.emplace(alias.alias, &alias);
+  StorageSlots slots(graph, [&](TensorId tensor) {
+    auto alias = aliases.find(tensor);
+    return alias != aliases.end() ? alias->second->storage : tensor;
+  });
+  std::vector<Access> accesses;
+  std::vector<std::int64_t> coords;
+  std::vector<EntryId> covered;
+  std::vector<TaskId> predecessors;
   graph.edgeCount = 0;
   for (Task& task : graph.tasks) task.successors.clear();
   for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
@@ -875,12 +851,18 @@ void privatizeLoopTemporaries(const TensorGraph& graph, ExecuteGraph& tasks) {
   std::vector<std::vector<std::string>> symbols(count);  // the loop chain's index symbols, outermost last
   std::vector<char> candidate(count, 0);
   for (const TensorValue& value : graph.tensors()) {
-    // A folded reshape shares its argument's bytes: one storage, never per iteration.
+    // A folded reshape has no storage of its own: it selects the instance of
+    // the tensor whose bytes it holds (`bytesOf` below).
     if (value.role != TensorRole::Temporary || value.loop == kNoId || value.reshapeOf != kNoId) continue;
     candidate[static_cast<std::size_t>(value.id)] = 1;
     for (LoopId loop = value.loop; loop != kNoId; loop = graph.loop(loop).parent)
       symbols[static_cast<std::size_t>(value.id)].push_back(graph.loop(loop).indexSymbol);
   }
+  // Whose instances a region's tensor names: its own, or its alias root's.
+  auto bytesOf = [&](TensorId tensor) -> std::size_t {
+    const TensorId root = graph.tensor(tensor).reshapeOf;
+    return static_cast<std::size_t>(root != kNoId ? root : tensor);
+  };
   auto indexOf = [](const Task& task, const std::string& symbol) -> const std::int64_t* {
     for (const auto& [name, value] : task.loopIndices)
       if (name == symbol) return &value;
@@ -889,16 +871,18 @@ void privatizeLoopTemporaries(const TensorGraph& graph, ExecuteGraph& tasks) {
   for (const Task& task : tasks.tasks)
     for (const auto* list : {&task.reads, &task.writes})
       for (const ConcreteRegion& region : *list) {
-        auto t = static_cast<std::size_t>(region.tensor);
-        if (t >= count || !candidate[t]) continue;
+        if (static_cast<std::size_t>(region.tensor) >= count) continue;
+        const std::size_t t = bytesOf(region.tensor);
+        if (!candidate[t]) continue;
         for (const std::string& symbol : symbols[t])
           if (!indexOf(task, symbol)) candidate[t] = 0;
       }
   for (Task& task : tasks.tasks)
     for (auto* list : {&task.reads, &task.writes})
       for (ConcreteRegion& region : *list) {
-        auto t = static_cast<std::size_t>(region.tensor);
-        if (t >= count || !candidate[t]) continue;
+        if (static_cast<std::size_t>(region.tensor) >= count) continue;
+        const std::size_t t = bytesOf(region.tensor);
+        if (!candidate[t]) continue;
         // The iteration's index values, hashed; equal hashes of different
         // iterations would only share storage, and so be ordered: safe.
         std::uint64_t instance = 1469598103934665603ULL;

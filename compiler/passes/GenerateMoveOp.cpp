@@ -23,24 +23,30 @@ public:
   bool run() {
     if (m_blocks.subgraphOfTileOp.size() != m_tiles.tileOps().size())
       return m_diags.error(m_graph.kernelLocation) << "internal error: GenerateMoveOp runs after GraphPartition";
+    m_readThroughAlias.assign(m_graph.tensors().size(), 0);
+    for (const TensorValue& value : m_graph.tensors())
+      if (value.reshapeOf != kNoId) m_readThroughAlias[static_cast<std::size_t>(value.reshapeOf)] = 1;
     collectRegions();
     for (Subgraph& subgraph : m_blocks.subgraphs) findCopyIns(subgraph);
     RegionIndex reads(OverlapMode::AnyIteration);
     for (const auto& [tensor, cell] : m_cells) reads.setCellSize(tensor, cell);
     // Only reads of temporaries matter: every write to an argument goes out anyway.
     for (std::size_t r = 0; r < m_reads.size(); ++r)
-      if (!holdsArgumentBytes(m_reads[r].box.tensor))
+      if (!alwaysWrittenOut(m_reads[r].box.tensor))
         reads.insert(m_reads[r].box, static_cast<std::int32_t>(r));
     for (Subgraph& subgraph : m_blocks.subgraphs) findCopyOuts(subgraph, reads);
     return true;
   }
 
 private:
-  // An argument, or an in-place reshape of one (TensorValue::reshapeOf): what
-  // is written there is the kernel's result even when nothing reads it.
-  bool holdsArgumentBytes(TensorId id) const {
+  // Whether every write of `id` goes to global memory whoever reads it: an
+  // argument or an alias of one (TensorValue::reshapeOf) holds the kernel's
+  // result even when nothing reads it, and a temporary a folded reshape
+  // reads is read there in the alias's shape (its readers name the alias,
+  // so the reads below cannot find them).
+  bool alwaysWrittenOut(TensorId id) const {
     const TensorValue& value = m_graph.tensor(id);
-    return value.role == TensorRole::Argument ||
+    return value.role == TensorRole::Argument || m_readThroughAlias[static_cast<std::size_t>(id)] ||
            (value.reshapeOf != kNoId && m_graph.tensor(value.reshapeOf).role == TensorRole::Argument);
   }
 
@@ -250,7 +256,7 @@ private:
           return RegionIndex::Visit::Stop;
         });
         if (!last || listed.count(write.box)) continue;
-        bool needed = holdsArgumentBytes(write.box.tensor);
+        bool needed = alwaysWrittenOut(write.box.tensor);
         if (!needed)
           reads.visitOverlapping(write.box, [&](std::int32_t r, const RegionBox&) {
             const Access& read = m_reads[static_cast<std::size_t>(r)];
@@ -282,6 +288,7 @@ private:
   std::vector<Access> m_reads, m_writes;
   std::deque<TileRegion> m_resolved;  // regions on views, resolved
   std::vector<std::size_t> m_readStart, m_writeStart;  // CSR by tile op id
+  std::vector<char> m_readThroughAlias;  // by tensor: some folded reshape holds its bytes
 };
 
 // Subgraphs that GraphPartition gave one program (equal tile ops) can still

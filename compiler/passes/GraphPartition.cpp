@@ -2,6 +2,7 @@
 // GenerateMoveOp.
 #include "compiler/passes/GraphPartition.h"
 
+#include "compiler/ir/ExecuteGraph.h"
 #include "compiler/ir/TensorGraphJson.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/RemoveRedundantOp.h"
@@ -12,6 +13,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <queue>
 #include <span>
 #include <string>
@@ -545,6 +547,7 @@ private:
     m_regionIds.clear();
     m_regionBytes.clear();
     std::vector<Pred> found;
+    std::deque<RegionBox> bytesRead;  // reads through folded reshapes, on the bytes' tensor (the index keeps pointers)
     for (std::size_t i = 0; i < count; ++i) {
       found.clear();
       auto opReads = reads(i);
@@ -556,6 +559,18 @@ private:
           found.push_back(Pred{from, static_cast<std::int32_t>(k)});
           return RegionIndex::Visit::Keep;
         });
+        // A folded reshape's bytes were written under the source's name and
+        // reach the reader through global memory only (GenerateMoveOp
+        // writes them out): the reader follows those writes, an ordering
+        // edge rather than data that could stay on chip.
+        if (std::optional<RegionBox> bytes = bytesUnder(opReads[k])) {
+          writeIndex.visitOverlapping(*bytes, [&](std::int32_t from, const RegionBox&) {
+            found.push_back(Pred{from, -1});
+            return RegionIndex::Visit::Keep;
+          });
+          if (auto last = lastWrite.find(bytes->tensor); last != lastWrite.end() && last->second > i)
+            readIndex.insert(bytesRead.emplace_back(*bytes), static_cast<std::int32_t>(i));
+        }
       }
       for (const RegionBox& box : opWrites) {
         auto supersede = [&](std::int32_t from, const RegionBox& earlier) {
@@ -575,6 +590,31 @@ private:
       m_predStart.push_back(static_cast<std::int32_t>(m_preds.size()));
       m_readStart.push_back(static_cast<std::int32_t>(m_readRegions.size()));
     }
+  }
+
+  // The box of the bytes a read of a folded reshape's result names
+  // (TensorValue::reshapeOf), on the tensor that holds them: exact for a
+  // constant box, else the whole tensor. Nothing for other reads.
+  std::optional<RegionBox> bytesUnder(const RegionBox& read) const {
+    const TensorValue& value = m_graph.tensor(read.tensor);
+    if (value.reshapeOf == kNoId || read.empty()) return std::nullopt;
+    const Dims& aliasShape = m_tiles.shapeOf(read.tensor);
+    const Dims& storageShape = m_tiles.shapeOf(value.reshapeOf);
+    RegionBox box;
+    box.tensor = value.reshapeOf;
+    box.truncated = storageShape.size() > kMaxBoxRank;
+    box.rank = static_cast<std::uint8_t>(std::min(storageShape.size(), kMaxBoxRank));
+    for (std::size_t d = 0; d < box.rank; ++d) box.lo[d] = 0, box.hi[d] = storageShape[d];
+    bool constant = !read.truncated && !box.truncated && read.rank == aliasShape.size();
+    for (std::size_t d = 0; constant && d < read.rank; ++d) constant = read.symbol[d] == 0;
+    if (!constant) return box;
+    const ByteAlias alias{read.tensor, value.reshapeOf, aliasShape, storageShape,
+                          static_cast<std::int64_t>(sizeOf(value.dtype)),
+                          static_cast<std::int64_t>(sizeOf(m_graph.tensor(value.reshapeOf).dtype))};
+    std::array<std::int64_t, kMaxBoxRank> sizes{};
+    for (std::size_t d = 0; d < read.rank; ++d) sizes[d] = read.hi[d] - read.lo[d];
+    alias.storageBox(read.lo.data(), sizes.data(), box.lo.data(), box.hi.data());
+    return box;
   }
 
   // View tile ops (left when RemoveRedundantOp is disabled) move no data;

@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace pto {
 namespace {
@@ -406,6 +407,23 @@ private:
     for (std::size_t i = 0; i < regions.size(); ++i) {
       seen.visitOverlapping(regions[i]->box, [&](int j) { parent[find(i)] = find(static_cast<std::size_t>(j)); });
       seen.insert(regions[i]->box, static_cast<int>(i));
+    }
+    // A folded reshape's regions name bytes of another tensor
+    // (TensorValue::reshapeOf): one class with every region on those bytes.
+    const TensorGraph& graph = m_tiles.graph;
+    auto bytesOf = [&](TensorId tensor) {
+      const TensorId root = graph.tensor(tensor).reshapeOf;
+      return root != kNoId ? root : tensor;
+    };
+    std::unordered_map<TensorId, std::size_t> firstOnBytes;
+    std::unordered_set<TensorId> aliased;  // tensors holding bytes some region here reads through an alias
+    for (const Placed* placed : regions)
+      if (graph.tensor(placed->region.tensor).reshapeOf != kNoId) aliased.insert(bytesOf(placed->region.tensor));
+    for (std::size_t i = 0; i < regions.size() && !aliased.empty(); ++i) {
+      const TensorId bytes = bytesOf(regions[i]->region.tensor);
+      if (!aliased.count(bytes)) continue;
+      auto [first, inserted] = firstOnBytes.try_emplace(bytes, i);
+      if (!inserted) parent[find(i)] = find(first->second);
     }
     // Number the classes densely in order of first appearance.
     std::vector<int> number(regions.size(), -1);

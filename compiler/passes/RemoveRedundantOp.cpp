@@ -67,10 +67,14 @@ bool anyOpIn(const TensorGraph& graph, const Statement& statement, const std::fu
 void forwardMovesIntoProducers(TileGraph& tiles) {
   const TensorGraph& graph = tiles.graph;
   const std::vector<Place> places = placesOfOps(graph);
-  // Which tensor ops read / write each storage tensor (through tile regions).
+  // Which tensor ops read / write each storage tensor (through tile regions;
+  // a read of a folded reshape reads its source's bytes too).
   std::map<TensorId, std::set<OpId>> readers, writers;
   for (const TileOp& op : tiles.tileOps()) {
-    for (const TileRegion& region : op.inputs) readers[region.tensor].insert(op.tensorOp);
+    for (const TileRegion& region : op.inputs) {
+      readers[region.tensor].insert(op.tensorOp);
+      if (const TensorId bytes = graph.tensor(region.tensor).reshapeOf; bytes != kNoId) readers[bytes].insert(op.tensorOp);
+    }
     for (const TileRegion& region : op.outputs) writers[region.tensor].insert(op.tensorOp);
   }
   std::set<OpId> forwarded;
@@ -124,12 +128,49 @@ void dropUnlistedTileOps(TileGraph& tiles) {
   tiles.removeTileOpsIf([&](const TileOp& op) { return !live[static_cast<std::size_t>(op.id)]; });
 }
 
-// Reshapes and bitcasts of arguments become aliases (see the header): the op
-// copies the argument's bytes when it runs, and since nothing writes them
-// after it in program order (nor writes the copy) the copy always equals the
-// argument. Writes before it are fine: the tasks that read the alias are
-// ordered after them on the argument's bytes (ExecuteGraph::aliases).
-void foldArgumentReshapes(TileGraph& tiles) {
+// Reshapes and bitcasts of whole tensors become aliases (see the header):
+// the op copies the source's bytes when it runs, and since nothing writes
+// them after it in program order (nor writes the copy) the copy always
+// equals the source. Writes before it are fine: the tasks that read the
+// alias are ordered after them on the bytes both share
+// (ExecuteGraph::aliases). The source is a kernel argument or a temporary an
+// earlier op computed; a temporary's writes then all go to global memory
+// (GenerateMoveOp), where the alias's readers load them in the new shape, as
+// PyPTO's reshape of a tensor in global memory moves nothing.
+// Whether every tile a reshape's copies read is a tile one vector op wrote
+// whole: then producer, copy and reader share the tile cut and may stay in
+// one subgraph, where the copy is a move within the unified buffer (PyPTO
+// reshapes such aligned tiles in the buffer), cheaper than a round trip
+// through global memory, which the alias would force.
+bool reshapesTilesInPlace(const TileGraph& tiles, const std::vector<TileOpId>& copies) {
+  const TensorId source = tiles.tileOp(copies.front()).inputs.front().tensor;
+  std::vector<const TileRegion*> written;
+  for (const TileOp& op : tiles.tileOps()) {
+    // A cube result (a matmul's, or the cast fused into it) leaves the cube through global memory.
+    if (op.kind == TensorOpKind::Matmul || tiles.graph.op(op.tensorOp).kind == TensorOpKind::Matmul) continue;
+    for (const TileRegion& region : op.outputs)
+      if (region.tensor == source) written.push_back(&region);
+  }
+  for (TileOpId id : copies) {
+    const TileRegion& read = tiles.tileOp(id).inputs.front();
+    const bool whole = std::any_of(written.begin(), written.end(), [&](const TileRegion* region) {
+      return region->shape == read.shape && region->offsets == read.offsets;
+    });
+    if (!whole) return false;
+  }
+  return true;
+}
+
+// Whether the kernel put the op into a subgraph of its own choosing
+// (sg_set_scope): its neighbours there stay on chip, and so does the
+// reshape, a move within the unified buffer.
+bool pinnedToASubgraph(const TensorOp& op) {
+  const nlohmann::ordered_json& options = op.passOptions;
+  return options.is_object() && options.contains("sg_set_scope") && options["sg_set_scope"].is_number_integer() &&
+         options["sg_set_scope"].get<std::int64_t>() >= 0;
+}
+
+void foldReshapes(TileGraph& tiles) {
   TensorGraph& graph = tiles.graph;
   std::map<TensorId, int> writers;  // tile ops writing each storage tensor
   std::map<TensorId, OpId> lastWriter;  // the latest tensor op writing each argument's bytes, under any name
@@ -167,15 +208,17 @@ void foldArgumentReshapes(TileGraph& tiles) {
       outputElements += elementCountOf(copy.outputs.front().shape);
     }
     if (!plainCopies) continue;
-    // A reshape of a reshape already folded aliases the same argument.
-    TensorId argument = graph.tensor(from).reshapeOf != kNoId ? graph.tensor(from).reshapeOf : from;
-    if (graph.tensor(argument).role != TensorRole::Argument) continue;
-    if (auto written = lastWriter.find(argument); written != lastWriter.end() && written->second > op.id) continue;
+    // A reshape of a reshape already folded aliases the same bytes.
+    TensorId root = bytesOf(from);
+    const TensorRole rootRole = graph.tensor(root).role;
+    if (rootRole != TensorRole::Argument && rootRole != TensorRole::Temporary) continue;
+    if (auto written = lastWriter.find(root); written != lastWriter.end() && written->second > op.id) continue;
     if (graph.tensor(to).role != TensorRole::Temporary || writers[to] != static_cast<int>(ids.size())) continue;
-    if (op.kind == TensorOpKind::Reshape && graph.tensor(to).dtype != graph.tensor(argument).dtype) continue;
+    if (op.kind == TensorOpKind::Reshape && graph.tensor(to).dtype != graph.tensor(root).dtype) continue;
     if (inputElements != elementCountOf(tiles.shapeOf(from)) || outputElements != elementCountOf(tiles.shapeOf(to)))
       continue;
-    graph.tensor(to).reshapeOf = argument;
+    if (rootRole == TensorRole::Temporary && (reshapesTilesInPlace(tiles, ids) || pinnedToASubgraph(op))) continue;
+    graph.tensor(to).reshapeOf = root;
     writers.erase(to);
     tiles.setTilesOf(op.id, {});
     folded = true;
@@ -193,7 +236,7 @@ bool removeRedundantOp(Compilation& compilation, DiagnosticEngine&) {
     for (TileRegion& region : op.inputs) region = resolveViews(tiles.graph, region);
     for (TileRegion& region : op.outputs) region = resolveViews(tiles.graph, region);
   }
-  foldArgumentReshapes(tiles);
+  foldReshapes(tiles);
   return true;
 }
 

@@ -1,21 +1,26 @@
 // RemoveRedundantOp: views move no data, so they become nothing; nor does a
-// reshape of a kernel argument that nothing writes after it (a paged cache
-// seen as rows, a scale vector seen as a column): its result is the
-// argument's own bytes in another shape (TensorValue::reshapeOf), as PyPTO's
-// reshape is. Writes of the argument before the reshape are ordered before
-// the tasks reading the alias on the bytes both share (ExecuteGraph::aliases),
-// so a kernel may fill a cache and then read it reshaped without a copy. A
-// bitcast (view(x, dtype=)) of such an argument is folded the same way: its
-// result is the argument's bytes read as another dtype.
+// reshape of a whole tensor that nothing writes after it, a kernel argument
+// (a paged cache seen as rows, a scale vector seen as a column) or a tensor
+// an earlier op computed (a projection seen as heads): its result is the
+// source's own bytes in another shape (TensorValue::reshapeOf), as PyPTO's
+// reshape of a tensor in global memory is. Writes of the source before the
+// reshape are ordered before the tasks reading the alias on the bytes both
+// share (ExecuteGraph::aliases), so a kernel may fill a cache and then read
+// it reshaped without a copy. A bitcast (view(x, dtype=)) is folded the same
+// way: its result is the source's bytes read as another dtype.
 //
 // Pre:  ExpandFunction has run.
 // Post: no tile op is a view; every region names a storage tensor (an
 //       argument or a temporary), its offsets composed through the views it
-//       was taken from. A reshape or bitcast of a whole argument that no tile
-//       op of a later tensor op writes (under its name or an alias's), whose
-//       result only that op writes, has no tile ops and its result has
-//       reshapeOf set. Tensor ops left without tile ops make no subgraphs and
-//       no tasks.
+//       was taken from. A reshape or bitcast of a whole argument or
+//       temporary that no tile op of a later tensor op writes (under its
+//       name or an alias's), whose result only that op writes, has no tile
+//       ops and its result has reshapeOf set (never to another alias).
+//       Tensor ops left without tile ops make no subgraphs and no tasks.
+//       Later passes route a temporary's bytes through global memory when an
+//       alias reads them (GenerateMoveOp), order the alias's readers after
+//       its writers (GraphPartition, LowerToPto's GM alias classes,
+//       BuildExecuteGraph) and give both names one storage.
 #pragma once
 
 #include "compiler/passes/Compilation.h"

@@ -20,9 +20,12 @@ std::vector<std::vector<int>> predecessorsOf(const TileGraph& tiles, const Subgr
   RegionBoxes boxes;
   std::deque<RegionBox> stored;  // the indexes keep pointers
   RegionIndex reads(OverlapMode::SameIteration), writes(OverlapMode::SameIteration);
-  // Bytes shared under two names (an in-place reshape's alias and its
-  // source): every op touching them follows every earlier one that did.
-  std::vector<int> sharedBytesUsers;
+  // Bytes shared under two names (a folded reshape's alias and its
+  // source): an op writing them follows every earlier op touching them, an
+  // op reading them every earlier op writing them (reads need no order
+  // among themselves, and chaining them would keep every tile they read
+  // live at once).
+  std::vector<int> sharedBytesUsers, sharedBytesWriters;
   std::vector<char> shared(graph.tensors().size(), 0);  // by tensor: an alias, or the source of one
   for (const TensorValue& value : graph.tensors())
     if (value.reshapeOf != kNoId) {
@@ -38,21 +41,21 @@ std::vector<std::vector<int>> predecessorsOf(const TileGraph& tiles, const Subgr
       before.push_back(earlier);
       return RegionIndex::Visit::Keep;
     };
-    bool touchesShared = false;
+    bool readsShared = false, writesShared = false;
     for (const TileRegion& input : op.inputs) {
-      touchesShared = touchesShared || isShared(input.tensor);
+      readsShared = readsShared || isShared(input.tensor);
       writes.visitOverlapping(boxes.box(input), collect);
     }
     for (const TileRegion& output : op.outputs) {
-      touchesShared = touchesShared || isShared(output.tensor);
+      writesShared = writesShared || isShared(output.tensor);
       const RegionBox box = boxes.box(output);
       writes.visitOverlapping(box, collect);
       reads.visitOverlapping(box, collect);
     }
-    if (touchesShared) {
-      before.insert(before.end(), sharedBytesUsers.begin(), sharedBytesUsers.end());
-      sharedBytesUsers.push_back(static_cast<int>(position));
-    }
+    if (writesShared) before.insert(before.end(), sharedBytesUsers.begin(), sharedBytesUsers.end());
+    else if (readsShared) before.insert(before.end(), sharedBytesWriters.begin(), sharedBytesWriters.end());
+    if (readsShared || writesShared) sharedBytesUsers.push_back(static_cast<int>(position));
+    if (writesShared) sharedBytesWriters.push_back(static_cast<int>(position));
     for (const TileRegion& input : op.inputs) reads.insert(stored.emplace_back(boxes.box(input)), static_cast<std::int32_t>(position));
     for (const TileRegion& output : op.outputs)
       writes.insert(stored.emplace_back(boxes.box(output)), static_cast<std::int32_t>(position));

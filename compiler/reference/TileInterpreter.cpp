@@ -39,17 +39,16 @@ public:
     for (std::size_t i = 0; i < m_graph.arguments.size(); ++i)
       m_storage[static_cast<std::size_t>(m_graph.arguments[i])] = m_arguments[i];
     for (const TensorValue& tensor : m_graph.tensors()) {
-      if (tensor.role != TensorRole::Temporary) continue;
-      const Dims& shape = m_tiles.shapeOf(tensor.id);
-      if (tensor.reshapeOf != kNoId) {  // the argument's own bytes (RemoveRedundantOp)
-        m_storage[static_cast<std::size_t>(tensor.id)] =
-            m_storage[static_cast<std::size_t>(tensor.reshapeOf)].reinterpretedView(tensor.dtype, Shape(shape));
-        continue;
-      }
-      auto buffer = HostTensor::tryCreate(tensor.dtype, Shape(shape), m_diags, tensor.location);
+      if (tensor.role != TensorRole::Temporary || tensor.reshapeOf != kNoId) continue;
+      auto buffer = HostTensor::tryCreate(tensor.dtype, Shape(m_tiles.shapeOf(tensor.id)), m_diags, tensor.location);
       if (!buffer) return false;
       m_storage[static_cast<std::size_t>(tensor.id)] = std::move(*buffer);
     }
+    // Folded reshapes (RemoveRedundantOp) are their source's own bytes.
+    for (const TensorValue& tensor : m_graph.tensors())
+      if (tensor.role == TensorRole::Temporary && tensor.reshapeOf != kNoId)
+        m_storage[static_cast<std::size_t>(tensor.id)] = m_storage[static_cast<std::size_t>(tensor.reshapeOf)]
+                                                            .reinterpretedView(tensor.dtype, Shape(m_tiles.shapeOf(tensor.id)));
     ProgramVisitor visitor;
     visitor.cancelled = m_options.cancelled;
     visitor.visitOp = [this](OpId op, const Bindings& bindings) { return runOp(op, bindings); };
