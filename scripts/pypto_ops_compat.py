@@ -88,8 +88,9 @@ SCALAR_TENSOR = {"SBitwiseLeftShift": "bitwise_left_shift", "SBitwiseRightShift"
 LOG_BASES = {"Log": "log", "Log2": "log2", "Log10": "log10"}
 
 
-def call_of(op, params, inputs, view=()):
-    """The Python call for `op` on the block's views a0, a1, ..., or None when the runner has no form for it."""
+def call_of(op, params, inputs, view=(), full_shape=()):
+    """The Python call for `op` on the block's views a0, a1, ..., or None when the runner has no form for it
+    (`view`: the block's shape; `full_shape`: the output's)."""
     if op in UNARY:
         return f"pypto.{UNARY[op]}(a0)"
     if op in LOG_BASES:
@@ -140,6 +141,16 @@ def call_of(op, params, inputs, view=()):
         return "pypto.expand_exp_dif(a0, a1)"
     if op == "Expand":
         return f"pypto.expand_clone(a0, {list(view)})"
+    if op == "CopySign":
+        return "pypto.copysign(a0, a1)"
+    if op == "Cast" and int(params.get("mode", 0)) == 0:
+        return f"pypto.cast(a0, pypto.{DTYPES[params['dst_dtype']][1]})" if "dst_dtype" in params else None
+    if op == "Full":
+        # PyPTO's Full test fills each view block of the output (input0 gives only the shape).
+        sizes = ", ".join(str(v) for v in view)
+        valid = ", ".join(f"pypto.min({extent} - i{d} * {view[d]}, {view[d]})" for d, extent in enumerate(full_shape))
+        dtype = DTYPES[params.get("scalar_type", "fp32")][1]
+        return f"pypto.full([{sizes}], {scalar_of(params)}, pypto.{dtype}, valid_shape=[{valid}])"
     if op == "Where":
         # flag: which of x and y are the case's scalars (1: y, 2: x, 3: both), as PyPTO's golden reads it.
         flag = int(params.get("flag", 0))
@@ -280,36 +291,159 @@ REDUCTIONS = {"Sum": "sum", "Amax": "amax", "Amin": "amin", "Prod": "prod"}
 
 
 def reduction_kernel_source(case):
-    """PyPTO's reduction tests (Sum, Amax, Amin, Prod over one dim): a loop over view blocks that each span the
-    reduced dim whole, each block viewed with its valid shape, the vec tile, the reduction, and its result
-    assembled at the block's offsets (the reduced dim's dropped without keepDim, whose vec tile then drops it
-    too and rounds its last dim up to a 32-byte block, as PyPTO's test does)."""
+    """PyPTO's reduction tests (Sum, Amax, Amin, Prod over one dim; Var over one or more): a loop over view
+    blocks that each span the reduced dims whole, each block viewed with its valid shape, the vec tile, the
+    reduction, and its result assembled at the block's offsets (the reduced dims dropped without keepDim, whose
+    vec tile then drops them too and rounds its last dim up to a 32-byte block, as PyPTO's test does)."""
     x, out = case["input_tensors"][0], case["output_tensors"][0]
     shape = x["shape"]
     rank = len(shape)
     params = case["params"]
-    dims = params["dims"]
+    dims = params["dims" if "dims" in params else "dim"]
     dims = [int(d) for d in (dims if isinstance(dims, list) else str(dims).strip("[]").split(","))]
-    dim = dims[0] % rank
-    keep = bool(params.get("keepDim", True))
+    dims = sorted({d % rank for d in dims}) or list(range(rank))  # Var's empty dim list: every dim
+    keep = bool(params.get("keepDim", case["operation"] != "Var"))
     view = list(case.get("view_shape") or shape)[:rank]
-    view[dim] = shape[dim]
+    for dim in dims:
+        view[dim] = shape[dim]
     lines = kernel_header(case)
     indent, offsets, valid = block_loops(lines, shape, view)
     lines.append(f"{indent}a0 = pypto.view({x['name']}, {view}, [{', '.join(offsets)}], "
                  f"valid_shape=[{', '.join(valid)}])")
     tile = list(case.get("tile_shape") or view)[:rank]
     lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in tile)})")
-    lines.append(f"{indent}result = pypto.{REDUCTIONS[case['operation']]}(a0, {dim}, keepdim={keep})")
+    if case["operation"] == "Var":
+        correction = float(params.get("correction", 1.0))
+        lines.append(f"{indent}result = pypto.var(a0, {dims}, correction={correction!r}, keepdim={keep})")
+    else:
+        lines.append(f"{indent}result = pypto.{REDUCTIONS[case['operation']]}(a0, {dims[0]}, keepdim={keep})")
     if not keep:
-        offsets.pop(dim)
-        rest = tile[:dim] + tile[dim + 1:]
+        offsets = [o for d, o in enumerate(offsets) if d not in dims]
+        rest = [t for d, t in enumerate(tile) if d not in dims]
         if rest:
             align = 32 // DTYPES[out["dtype"]][0]().itemsize
             rest[-1] = -(-rest[-1] // align) * align
             lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in rest)})")
+    if offsets:
+        lines.append(f"{indent}pypto.assemble(result, [{', '.join(offsets)}], {out['name']})")
+    else:
+        lines.append(f"{indent}pypto.assemble(result, [0], {out['name']})  # every dim reduced: one element")
+    return "\n".join(lines) + "\n"
+
+
+def concat_kernel_source(case):
+    """PyPTO's Concat test: a loop over the view blocks of every dim but the concatenated one; each input is
+    viewed with its whole extent along that dim and the block's valid shape along the others, then concatenated
+    and assembled at the block's offsets."""
+    inputs, out = case["input_tensors"], case["output_tensors"][0]
+    rank = len(out["shape"])
+    axis = int(case["params"]["axis"]) % rank
+    view = list(case.get("view_shape") or out["shape"])
+    lines = kernel_header(case)
+    indent = "    "
+    for d in range(rank):
+        if d == axis:
+            continue
+        lines.append(f"{indent}for i{d} in pypto.loop(0, {math.ceil(inputs[0]['shape'][d] / view[d])}, 1, "
+                     f"name='L{d}', idx_name='i{d}'):")
+        indent += "    "
+    for k, tensor in enumerate(inputs):
+        shape = tensor["shape"]
+        sizes = [shape[d] if d == axis else min(view[d], shape[d]) for d in range(rank)]
+        offsets = ["0" if d == axis else f"i{d} * {sizes[d]}" for d in range(rank)]
+        valid = [str(shape[d]) if d == axis else f"pypto.min({shape[d]} - i{d} * {sizes[d]}, {sizes[d]})"
+                 for d in range(rank)]
+        lines.append(f"{indent}a{k} = pypto.view({tensor['name']}, {sizes}, [{', '.join(offsets)}], "
+                     f"valid_shape=[{', '.join(valid)}])")
+    if case.get("tile_shape"):
+        lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    names = ", ".join(f"a{k}" for k in range(len(inputs)))
+    lines.append(f"{indent}result = pypto.concat([{names}], {axis})")
+    offsets = ["0" if d == axis else f"i{d} * {view[d]}" for d in range(rank)]
     lines.append(f"{indent}pypto.assemble(result, [{', '.join(offsets)}], {out['name']})")
     return "\n".join(lines) + "\n"
+
+
+def one_input_kernel_source(case, view, call, placed):
+    """A loop over the view blocks of input0, each viewed with the block's valid shape, the vec tile, `call`
+    (on a0), and its result assembled into output0 at `placed(offsets)` (the block's offsets, as kernel text)."""
+    x, out = case["input_tensors"][0], case["output_tensors"][0]
+    lines = kernel_header(case)
+    indent, offsets, valid = block_loops(lines, x["shape"], view)
+    lines.append(f"{indent}a0 = pypto.view({x['name']}, {view}, [{', '.join(offsets)}], "
+                 f"valid_shape=[{', '.join(valid)}])")
+    if case.get("tile_shape"):
+        lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    lines.append(f"{indent}result = {call}")
+    lines.append(f"{indent}pypto.assemble(result, [{', '.join(placed(offsets))}], {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
+def one_hot_kernel_source(case):
+    """PyPTO's OneHot test: a loop over the view blocks of the index tensor, each block's one-hot rows (all
+    `num_classes` of them) assembled at the block's offsets and column 0."""
+    shape, out = case["input_tensors"][0]["shape"], case["output_tensors"][0]
+    view = list(case.get("view_shape") or out["shape"])[:len(shape)]
+    call = f"pypto.one_hot(a0, {int(case['params']['num_classes'])})"
+    return one_input_kernel_source(case, view, call, lambda offsets: offsets + ["0"])
+
+
+def gather_kernel_source(case):
+    """PyPTO's Gather (rows picked by an index tensor: the output is the source's dims before `axis`, the
+    index's dims, then the source's dims after it) and GatherElement (torch.gather: the output has the index's
+    shape) tests: a loop over the output's view blocks; the source viewed whole along `axis` and as the block
+    along its other dims, the index as the block along its own dims."""
+    source, index = case["input_tensors"][0], case["input_tensors"][1]
+    out = case["output_tensors"][0]
+    rank = len(source["shape"])
+    axis = int(case["params"]["axis"]) % rank
+    out_shape = out["shape"]
+    view = [min(v, e) for v, e in zip(case.get("view_shape") or out_shape, out_shape)]
+    elements = case["operation"] == "GatherElement"
+    index_rank = len(index["shape"])
+    index_dims = list(range(rank)) if elements else list(range(axis, axis + index_rank))
+    # The output dim each source dim but `axis` follows.
+    source_dims = {d: (d if elements or d < axis else d + index_rank - 1) for d in range(rank) if d != axis}
+    lines = kernel_header(case)
+    indent, offsets, valid = block_loops(lines, out_shape, view)
+
+    def part(tensor, dims_of):
+        sizes, starts, valids = [], [], []
+        for d, extent in enumerate(tensor["shape"]):
+            o = dims_of(d)
+            if o is None:
+                sizes.append(str(extent)), starts.append("0"), valids.append(str(extent))
+            else:
+                sizes.append(str(view[o])), starts.append(offsets[o])
+                valids.append(f"pypto.min({extent} - {offsets[o]}, {view[o]})")
+        return f"pypto.view({tensor['name']}, [{', '.join(sizes)}], [{', '.join(starts)}], " \
+               f"valid_shape=[{', '.join(valids)}])"
+
+    lines.append(f"{indent}a0 = {part(source, lambda d: source_dims.get(d))}")
+    lines.append(f"{indent}a1 = {part(index, lambda d: index_dims[d])}")
+    if case.get("tile_shape"):
+        lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    call = "gather" if elements else "index_select"
+    lines.append(f"{indent}result = pypto.{call}(a0, {axis}, a1)")
+    lines.append(f"{indent}pypto.assemble(result, [{', '.join(offsets)}], {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
+def permuted_kernel_source(case):
+    """PyPTO's Transpose and Permute tests: a loop over the input's view blocks, each transposed (or permuted)
+    and assembled where the permutation puts it: output dim d holds input dim perm[d]."""
+    params, shape = case["params"], case["input_tensors"][0]["shape"]
+    rank = len(shape)
+    if case["operation"] == "Transpose":
+        first, second = int(params["first_dim"]) % rank, int(params["second_dim"]) % rank
+        perm = list(range(rank))
+        perm[first], perm[second] = second, first
+        call = f"pypto.transpose(a0, {first}, {second})"
+    else:
+        perm = [int(d) % rank for d in params["perm"]]
+        call = f"pypto.permute(a0, {', '.join(str(d) for d in perm)})"
+    view = list(case.get("view_shape") or shape)
+    return one_input_kernel_source(case, view, call, lambda offsets: [offsets[perm[d]] for d in range(rank)])
 
 
 def index_put_kernel_source(case):
@@ -495,11 +629,23 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         source = gathermask_kernel_source(case)
     elif op == "IndexPut_":
         source = index_put_kernel_source(case)
-    elif op in REDUCTIONS:
+    elif op in REDUCTIONS or op == "Var":
         source = reduction_kernel_source(case)
+    elif op == "Concat":
+        source = concat_kernel_source(case)
+    elif op in ("Gather", "GatherElement"):
+        source = gather_kernel_source(case)
+    elif op == "OneHot":
+        source = one_hot_kernel_source(case)
+    elif op in ("Transpose", "Permute"):
+        source = permuted_kernel_source(case)
     else:
-        call = call_of(op, case.get("params", {}), len(case["input_tensors"]),
-                       list(case.get("view_shape") or case["output_tensors"][0]["shape"]))
+        params = dict(case.get("params", {}))
+        if op == "Cast":
+            params.setdefault("dst_dtype", case["output_tensors"][0]["dtype"])
+        call = call_of(op, params, len(case["input_tensors"]),
+                       list(case.get("view_shape") or case["output_tensors"][0]["shape"]),
+                       case["output_tensors"][0]["shape"])
         if call is None:
             return {"status": "no form", "note": f"the runner has no kernel form for {op} yet"}
         source = kernel_source(case, call)

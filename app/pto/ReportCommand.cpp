@@ -109,11 +109,15 @@ void printReport(const std::string& project, const HealthReport& report, int sub
       buffers += (buffers.empty() ? "" : ", ") + memory + " " + bytes(use[0]) + " of " + bytes(use[1]);
     const std::string ids =
         "sg " + std::to_string(subgraph.id) + (row.subgraphs > 1 ? " +" + std::to_string(row.subgraphs - 1) : "");
-    std::printf("  %-10s %-18s %s %5d tasks, %s total, %s each (pipes alone %s); %s-bound: %s; %s; %s\n",
-                ids.c_str(), subgraph.label.empty() ? "(no label)" : subgraph.label.c_str(), subgraph.coreType.c_str(),
-                row.tasks, time(row.taskCycles).c_str(), time(subgraph.meanCycles).c_str(),
-                time(subgraph.meanBoundCycles).c_str(), subgraph.bound.kind.c_str(), subgraph.bound.evidence.c_str(),
-                buffers.empty() ? "no on-chip buffers" : buffers.c_str(),
+    // A subgraph no task ran (its loop ran no iteration at this shape) has no time and no bound.
+    const std::string timing =
+        row.tasks == 0 ? "no task ran at this shape"
+                       : time(row.taskCycles) + " total, " + time(subgraph.meanCycles) + " each (pipes alone " +
+                             time(subgraph.meanBoundCycles) + "); " + subgraph.bound.kind + "-bound: " +
+                             subgraph.bound.evidence;
+    std::printf("  %-10s %-18s %s %5d tasks, %s; %s; %s\n", ids.c_str(),
+                subgraph.label.empty() ? "(no label)" : subgraph.label.c_str(), subgraph.coreType.c_str(), row.tasks,
+                timing.c_str(), buffers.empty() ? "no on-chip buffers" : buffers.c_str(),
                 subgraph.source.empty() ? "(no kernel line)" : subgraph.source.c_str());
   }
 

@@ -6,7 +6,7 @@ torch.float8_e4m3fn (torch 2.1) in module-level dtype tables: those names get pl
 can be built (making a tensor of one still fails in torch, visibly). fp16 CPU operations newer torch has are
 filled in below, and for the model scripts (--models) torch.unravel_index (torch 2.2), torch.concatenate (torch
 2.1), int32 index tensors (torch 2.0), torch._dynamo.allow_in_graph (torch 2.0, identity in eager mode) and
-torch.library's FRAGMENT libraries (torch 2.0). Each is added only when this torch lacks it. The package under
+torch.library's FRAGMENT libraries (torch 2.0) only when this torch lacks it. The package under
 test (PTO Studio's pypto) never sees this module."""
 try:
     import torch
@@ -164,3 +164,25 @@ if torch is not None:
         _native_getitem, _native_setitem = torch.Tensor.__getitem__, torch.Tensor.__setitem__
         torch.Tensor.__getitem__ = lambda self, index: _native_getitem(self, _widen(index))
         torch.Tensor.__setitem__ = lambda self, index, value: _native_setitem(self, _widen(index), value)
+
+    # torch._prims.var(inp, dims, correction) (torch 2.x) takes the correction positionally as a number; torch
+    # 1.13's prims.var takes it keyword-only and integral. PyPTO's Var golden calls the 2.x form.
+    def _prims_var_takes_positional_correction():
+        try:
+            import torch._prims as prims
+            prims.var(torch.zeros(2), [0], 0.0)
+            return True
+        except (ImportError, RuntimeError, TypeError):
+            return False
+
+    if not _prims_var_takes_positional_correction():
+        import torch._prims as _prims
+        _native_prims_var = _prims.var
+
+        def _prims_var(inp, dims, correction=None, *, output_dtype=None, **kwargs):
+            if correction is None:
+                correction = kwargs.pop("correction", 1)
+            correction = int(correction) if float(correction).is_integer() else correction
+            return _native_prims_var(inp, dims, correction=correction, output_dtype=output_dtype, **kwargs)
+
+        _prims.var = _prims_var

@@ -143,6 +143,15 @@ def shift_by_float(x: pypto.Tensor([8, 16], pypto.DT_INT32), out: pypto.Tensor([
     out[:] = pypto.bitwise_left_shift(x, 1.5)  # @shift-float
 
 
+@pypto.frontend.jit
+def copy_signs(x: pypto.Tensor([R, C], pypto.DT_FP32), y: pypto.Tensor([1, C], pypto.DT_FP32),
+               ints: pypto.Tensor([R, C], pypto.DT_INT32), out: pypto.Tensor([R, C], pypto.DT_FP32),
+               from_ints: pypto.Tensor([R, C], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(R, C)
+    out[:] = pypto.copysign(x, y)  # y broadcasts over the rows
+    from_ints[:] = pypto.copysign(ints, ints)  # int32 operands: cast to fp32 first, as PyPTO's CopySign
+
+
 class InverseTrigonometry(unittest.TestCase):
     def test_fp32_against_numpy(self):
         x = RNG.uniform(-1, 1, (R, C)).astype(np.float32)
@@ -157,6 +166,18 @@ class InverseTrigonometry(unittest.TestCase):
         for got, want in zip(outs[:4], expected):
             np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, equal_nan=True)
         np.testing.assert_array_equal(outs[4], np.signbit(y))  # -0.0 has its sign bit set
+
+    def test_copysign_takes_the_sign_bit_as_numpy(self):
+        x = RNG.uniform(-5, 5, (R, C)).astype(np.float32)
+        x[0, :2] = [0.0, -np.inf]
+        y = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
+        y[0, :3] = [-0.0, 0.0, np.nan]  # -0.0 and NaN: only the sign bit counts
+        ints = RNG.integers(-1000, 1000, (R, C)).astype(np.int32)
+        out, from_ints = np.zeros((R, C), np.float32), np.zeros((R, C), np.float32)
+        copy_signs(x, y, ints, out, from_ints)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.copysign(x, y))  # exact: only the sign changes
+        np.testing.assert_array_equal(from_ints, np.copysign(ints, ints).astype(np.float32))
 
     def test_fp16(self):
         x = RNG.uniform(-1, 1, (R, C)).astype(np.float16)

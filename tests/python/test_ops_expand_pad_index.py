@@ -96,6 +96,23 @@ def variance_fp16(x: pypto.Tensor([8, 256], pypto.DT_FP16), out: pypto.Tensor([8
     out[:] = pypto.var(x, 1)
 
 
+@pypto.frontend.jit
+def variance_everything(x: pypto.Tensor([24, 40], pypto.DT_FP32), out: pypto.Tensor([1], pypto.DT_FP32),
+                        none_left: pypto.Tensor([24], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(24, 40)
+    out[:] = pypto.var(x, [], correction=0)  # an empty dim list: every dim, squeezed to [1] as PyPTO's Var
+    none_left[:] = pypto.var(x, 1, correction=40)  # 40 elements, correction 40: divides by max(0, 0)
+
+
+@pypto.frontend.jit
+def pick_rows_2d(x: pypto.Tensor([32, 16], pypto.DT_FP32), index: pypto.Tensor([4, 6], pypto.DT_INT32),
+                 out: pypto.Tensor([4, 6, 16], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(32, 16)
+    picked = pypto.index_select(x, 0, index)  # a 2-D index, as PyPTO's Gather: its dims replace dim 0
+    pypto.set_vec_tile_shapes(4, 6, 16)
+    out[:] = picked
+
+
 class Broadcasts(unittest.TestCase):
     def test_expand_exp_dif_axpy_and_pad(self):
         row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
@@ -232,6 +249,16 @@ class Promotion(unittest.TestCase):
         np.testing.assert_allclose(less_one, np.expm1(power.astype(np.float32)), rtol=1e-6, atol=1e-7)
 
 
+class MultiDimIndex(unittest.TestCase):
+    def test_index_select_with_a_2d_index_as_numpy_take(self):
+        x = RNG.standard_normal((32, 16)).astype(np.float32)
+        index = RNG.integers(0, 32, (4, 6)).astype(np.int32)
+        out = np.zeros((4, 6, 16), np.float32)
+        pick_rows_2d(x, index, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.take(x, index, axis=0))  # exact: values are only moved
+
+
 class Variance(unittest.TestCase):
     def test_fp16_squares_beyond_fp16_range_stay_finite(self):
         # Values around 300: squares of the deviations sum to about 256 * 100^2 / 3 > 65504 (fp16's max).
@@ -242,6 +269,18 @@ class Variance(unittest.TestCase):
         want = np.var(x.astype(np.float64), axis=1, ddof=1)
         self.assertTrue(np.all(np.isfinite(out)))
         np.testing.assert_allclose(out.astype(np.float64), want, rtol=2e-3)
+
+    def test_every_dim_and_no_degrees_of_freedom_as_pypto(self):
+        x = RNG.uniform(-10, 10, (24, 40)).astype(np.float32)
+        x[5] = 3.0  # a constant row: 0 / 0
+        out, none_left = np.zeros(1, np.float32), np.zeros(24, np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            variance_everything(x, out, none_left)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_allclose(out, [np.var(x.astype(np.float64))], rtol=1e-5)
+        # PyPTO's Var divides by max(0, N - correction): inf, and NaN for the row with no deviation at all.
+        self.assertTrue(np.all(np.isinf(np.delete(none_left, 5))))
+        self.assertTrue(np.isnan(none_left[5]))
 
 
 if __name__ == "__main__":

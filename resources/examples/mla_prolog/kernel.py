@@ -123,7 +123,7 @@ def mla_prolog(x: pypto.Tensor([pypto.STATIC, HIDDEN], pypto.DT_FP16),
         pypto.set_cube_tile_shapes([tokens, tokens], [64, 128], [KV_RANK, KV_RANK])
         q_nope = pypto.view(q, [tokens, NOPE], [0, h * QK])
         absorbed = pypto.matmul(q_nope, pypto.view(w_uk_rows, [NOPE, KV_RANK], [h * NOPE, 0]), pypto.DT_FP16)
-        # [T, 512] -> [T, 1, 512] is a copy here (a reshape of a computed tensor): a small vector task.
+        # [T, 512] -> [T, 1, 512] moves nothing; assembling it into q_out is a copy here: a small vector task.
         pypto.set_vec_tile_shapes(tokens, 1, KV_RANK)
         pypto.assemble(as_row3(absorbed, KV_RANK), [0, h, 0], q_out)
 

@@ -31,7 +31,7 @@ from . import _api_extras
 from ._api_extras import (CachePolicy, Element, LogBaseType, OpType, OutType, PassConfigKey, PrecisionType,
                           ReduceMode, SaturationMode, ScatterMode, TopKAlgo, acos, atomic_add, acosh, asin, asinh, atan, atan2,
                           atanh, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
-                          bitwise_xor, cbrt, ceil_div, cumprod, cumsum, gcd, signbit, tril, triu, axpy_,
+                          bitwise_xor, cbrt, ceil_div, copysign, cumprod, cumsum, gcd, signbit, tril, triu, axpy_,
                           expand_clone, expand_exp_dif, fillpad, gathermask, interleave, deinterleave, index_add, index_add_, index_add_ub, index_add__ub, index_put_, one_hot,
                           pad,
                           cosh, floor_div, fmod, from_torch, function, get_pass_config, get_pass_configs,

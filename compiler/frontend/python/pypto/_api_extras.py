@@ -165,23 +165,28 @@ def prelu(input, weight):  # noqa: A002
 
 
 def var(input, dim=None, *, correction=1, keepdim=False):  # noqa: A002
-    """sum((x - mean)^2) / (N - correction) over `dim` (all dims when None). fp16/bf16 input is computed in
-    fp32 and rounded once at the end, as torch does: the sum of squares would overflow fp16 long before the
-    variance does."""
-    dims = list(range(len(input.shape))) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    """sum((x - mean)^2) / max(0, N - correction) over `dim` (all dims when None or empty), as PyPTO's Var: no
+    degrees of freedom left divides by 0 (inf, or NaN where every element equals the mean). Reducing every dim
+    without keepdim gives shape [1], as PyPTO's squeeze does. fp16/bf16 input is computed in fp32 and rounded
+    once at the end, as torch does: the sum of squares would overflow fp16 long before the variance does."""
+    rank = len(input.shape)
+    dims = [dim] if isinstance(dim, int) else list(dim or [])
+    dims = dims or list(range(rank))
     count = 1
     for d in dims:
         size = input.shape[d]
         if not size.is_concrete():
             _fail(f"var: dim {d} is only known when the kernel runs; var needs the element count while tracing")
         count *= size.concrete()
-    if count - correction <= 0:
-        _fail(f"var: {count} elements with correction {correction} leaves no degrees of freedom")
+    freedom = count - correction
     narrow = input.dtype in (_ops.DataType.DT_FP16, _ops.DataType.DT_BF16)
     values = _ops.cast(input, _ops.DataType.DT_FP32) if narrow else input
     mean = _ops.mul(_ops.sum(values, dim=dims, keepdim=True), 1.0 / count)
     centred = _ops.sub(values, mean)
-    result = _ops.mul(_ops.sum(_ops.mul(centred, centred), dim=dims, keepdim=keepdim), 1.0 / (count - correction))
+    squares = _ops.sum(_ops.mul(centred, centred), dim=dims, keepdim=keepdim)
+    result = _ops.mul(squares, 1.0 / freedom) if freedom > 0 else _ops.div(squares, 0.0)
+    if not keepdim and len({d % rank for d in dims}) == rank:
+        result = _ops.reshape(result, [1])
     return _ops.cast(result, input.dtype) if narrow else result
 
 
@@ -217,6 +222,20 @@ def atan2(y, x):
 def signbit(input):  # noqa: A002
     """Whether each element's sign bit is set (a bool tensor): true for negatives, -0.0 and -NaN."""
     return _ops._one("signbit", [input])
+
+
+def copysign(input, other):  # noqa: A002
+    """The magnitude of `input` with the sign bit of `other`, elementwise (broadcasting), as PyPTO's CopySign:
+    int16/int32 operands are cast to fp32 first, so the result is floating point. Built from abs, signbit and a
+    select, which is what it costs on the vector unit here."""
+    def floating(value):
+        if value.dtype in (_ops.DataType.DT_INT16, _ops.DataType.DT_INT32):
+            return _ops.cast(value, _ops.DataType.DT_FP32)
+        return value
+    if not (_ops._is_tensor(input) and _ops._is_tensor(other)):
+        _fail("copysign: both operands must be tensors (PyPTO's copysign takes no scalar)")
+    magnitude = _ops.abs(floating(input))
+    return _ops.where(signbit(floating(other)), _ops.neg(magnitude), magnitude)
 
 
 def _integer_scalar(value, what):

@@ -820,7 +820,18 @@ def gather(x, dim, index):
 
 
 def index_select(x, dim, index):
-    return _one("index_select", [x, index], {"dim": int(dim)})
+    """x's slices along dim at the positions index holds. A multi-dim index (PyPTO's Gather) picks with its
+    elements flattened and puts its dims in place of dim: the result is x's dims before dim, index's dims, then
+    x's dims after dim."""
+    rank = len(x.shape)
+    dim = int(dim) % rank if rank else int(dim)
+    if not _is_tensor(index) or len(index.shape) <= 1:
+        return _one("index_select", [x, index], {"dim": dim})
+    count = 1
+    for extent in index.shape:
+        count = count * extent
+    picked = _one("index_select", [x, reshape(index, [count])], {"dim": dim})
+    return reshape(picked, list(x.shape[:dim]) + list(index.shape) + list(x.shape[dim + 1:]))
 
 
 def _scatter_inputs(x, index, src, reduce):
