@@ -429,6 +429,39 @@ def gather_kernel_source(case):
     return "\n".join(lines) + "\n"
 
 
+def quantize_kernel_source(case):
+    """PyPTO's Quantize and Dequantize tests: a loop over the data's view blocks; the scale (and zero points),
+    which hold one value per position of the dims other than `axis`, viewed as the block along those dims; the
+    operation; its result assembled at the block's offsets."""
+    inputs, out = case["input_tensors"], case["output_tensors"][0]
+    shape = inputs[0]["shape"]
+    rank = len(shape)
+    params = case["params"]
+    axis = int(params.get("axis", -1)) % rank
+    view = [min(v, e) for v, e in zip(case.get("view_shape") or shape, shape)]
+    lines = kernel_header(case)
+    indent, offsets, valid = block_loops(lines, shape, view)
+    lines.append(f"{indent}a0 = pypto.view({inputs[0]['name']}, {view}, [{', '.join(offsets)}], "
+                 f"valid_shape=[{', '.join(valid)}])")
+    others = [d for d in range(rank) if d != axis]
+    for k, tensor in enumerate(inputs[1:], 1):
+        if not others and tensor["shape"] == [1]:  # a 1-D input: one scale for all of it
+            lines.append(f"{indent}a{k} = {tensor['name']}")
+            continue
+        if len(tensor["shape"]) != len(others):
+            raise ValueError(f"{tensor['name']} {tensor['shape']}: expected one value per position of the dims "
+                             f"other than axis {axis} of {shape}")
+        lines.append(f"{indent}a{k} = pypto.view({tensor['name']}, {[view[d] for d in others]}, "
+                     f"[{', '.join(offsets[d] for d in others)}], valid_shape=[{', '.join(valid[d] for d in others)}])")
+    if case.get("tile_shape"):
+        lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    zero_points = ", zero_points=a2" if len(inputs) > 2 else ""
+    name = case["operation"].lower()
+    lines.append(f"{indent}result = pypto.{name}(a0, a1, pypto.{DTYPES[out['dtype']][1]}, {axis}{zero_points})")
+    lines.append(f"{indent}pypto.assemble(result, [{', '.join(offsets)}], {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
 def permuted_kernel_source(case):
     """PyPTO's Transpose and Permute tests: a loop over the input's view blocks, each transposed (or permuted)
     and assembled where the permutation puts it: output dim d holds input dim perm[d]."""
@@ -635,6 +668,8 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         source = concat_kernel_source(case)
     elif op in ("Gather", "GatherElement"):
         source = gather_kernel_source(case)
+    elif op in ("Quantize", "Dequantize"):
+        source = quantize_kernel_source(case)
     elif op == "OneHot":
         source = one_hot_kernel_source(case)
     elif op in ("Transpose", "Permute"):

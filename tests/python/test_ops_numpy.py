@@ -1317,7 +1317,8 @@ def quantize64(x, scale, zero_points=None):
 class Quantize(unittest.TestCase):
     """PyPTO's contract: quantize(x, scale, otype, axis, zero_points) = round(x * scale [+ zero_points]) into
     int8 (symmetric) or uint8 (asymmetric), ties to even, saturating; scale holds one value per row (axis -1,
-    shape [..., row]) or per column (axis -2, shape [..., col]). dequantize = (float(q) [+ zero_points]) * scale."""
+    shape [..., row]) or per column (axis -2, shape [..., col]). dequantize = (float(q) [- zero_points]) * scale
+    (PyPTO's on-board Dequantize test's golden)."""
 
     def test_symmetric_int8_per_row_and_per_column(self):
         x = with_specials(random_data("fp32", (6, 130), -300, 300), [0.5, 1.5, -2.5, 1000.0, -1000.0, np.nan])
@@ -1368,7 +1369,7 @@ class Quantize(unittest.TestCase):
         zero_points = random_data("fp32", (6,), -3.0, 3.0)
         got = run(lambda a, s, z: pypto.dequantize(a, s, pypto.DT_FP32, -1, z),
                   [("int8", q), ("fp32", scale), ("fp32", zero_points)], "fp32", q.shape)
-        expected = (q.astype(np.float32) + zero_points[:, None]) * scale[:, None]
+        expected = (q.astype(np.float32) - zero_points[:, None]) * scale[:, None]
         assert_close(self, "fp32", got, expected.astype(np.float64), "exact", "dequantize with zero points")
 
     def test_round_trip(self):

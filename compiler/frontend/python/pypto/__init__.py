@@ -21,7 +21,7 @@ from ._jit import JitKernel, RunMode, jit, last_run
 from ._ops import CastMode, ReLuType, TransMode
 from ._ops import (abs, add, amax, amin, arange, argmax, argmin, argsort, assemble, astype, cast, cat, ceil,
                    clip, clone, concat, cos, dequantize, div, eq, erf, erfc, exp, exp2, expm1, floor, full, gather,
-                   ge, gt, index_select, isfinite, layer_norm, le, log, log1p, logical_and, logical_not,
+                   ge, greater, gt, index_select, isfinite, layer_norm, le, log, log1p, logical_and, logical_not,
                    logical_or, lt, matmul, maximum, minimum, move, mul, ne, neg, ones, permute, pow, prod,
                    quantize, reciprocal, relu, reshape, rms_norm, round, rsqrt, scatter, scatter_, scatter_update,
                    sigmoid, sign, sin, softmax, sqrt, sub, sum, tanh, tensor, topk, transpose, trunc, unsqueeze, view,
@@ -31,7 +31,7 @@ from . import _api_extras
 from ._api_extras import (CachePolicy, Element, LogBaseType, OpType, OutType, PassConfigKey, PrecisionType,
                           ReduceMode, SaturationMode, ScatterMode, TopKAlgo, acos, atomic_add, acosh, asin, asinh, atan, atan2,
                           atanh, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
-                          bitwise_xor, cbrt, ceil_div, copysign, cumprod, cumsum, gcd, signbit, tril, triu, axpy_,
+                          bitwise_xor, cbrt, ceil_div, convert_to_element, copysign, cumprod, get_scatter_mode, cumsum, gcd, signbit, tril, triu, axpy_,
                           expand_clone, expand_exp_dif, fillpad, gathermask, interleave, deinterleave, index_add, index_add_, index_add_ub, index_add__ub, index_put_, one_hot,
                           pad,
                           cosh, floor_div, fmod, from_torch, function, get_pass_config, get_pass_configs,

@@ -594,6 +594,10 @@ def _in_place(function):
 # --- operations PTO Studio does not model ------------------------------------------------------------------
 
 _UNSUPPORTED = {
+    "sort32": "PyPTO's sort building block (values and indices interleaved in one tensor, per 32 elements) is not "
+              "modelled; use sort, argsort or topk",
+    "mrgsort": "PyPTO's merge-sort building block (on sort32's interleaved output) is not modelled; use sort, "
+               "argsort or topk",
     "conv": "convolution is not modelled",
     "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
@@ -601,6 +605,21 @@ _UNSUPPORTED = {
     "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
     "set_conv_tile_shapes": "convolution is not modelled", "get_conv_tile_shapes": "convolution is not modelled",
 }
+
+
+def convert_to_element(value):
+    """PyPTO's helper: an int as an INT32 Element (INT64 beyond int32's range), anything else as FP32."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Element(_core.DataType.DT_INT32 if -2**31 <= value <= 2**31 - 1 else _core.DataType.DT_INT64, value)
+    return Element(_core.DataType.DT_FP32, value)
+
+
+def get_scatter_mode(reduce):
+    """PyPTO's helper: the ScatterMode a scatter's `reduce` names (None, 'add' or 'multiply')."""
+    modes = {None: ScatterMode.NONE, "add": ScatterMode.ADD, "multiply": ScatterMode.MULTIPLY}
+    if reduce not in modes:
+        _fail(f"get_scatter_mode: scatter reduce only supports 'add' and 'multiply', got {reduce!r}")
+    return modes[reduce]
 
 
 def unsupported_functions():

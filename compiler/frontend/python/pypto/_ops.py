@@ -296,6 +296,7 @@ def _compare(kind):
 eq = _compare("eq")
 ne = _compare("ne")
 gt = _compare("gt")
+greater = gt  # PyPTO's other name for gt
 ge = _compare("ge")
 lt = _compare("lt")
 le = _compare("le")
@@ -1060,8 +1061,9 @@ def quantize(input, scale, otype, axis, zero_points=None):  # noqa: A002 - PyPTO
 
 
 def dequantize(input, scale, otype=DataType.DT_FP32, axis=-1, zero_points=None):  # noqa: A002
-    """PyPTO's dequantize: (float(input) + zero_points) * scale into otype (DT_FP32). scale and zero_points
-    hold one value per row (axis=-1) or per column (axis=-2)."""
+    """PyPTO's dequantize: (float(input) - zero_points) * scale into otype (DT_FP32), the inverse of quantize's
+    round(x * s + zero_points) for scale = 1 / s (the formula of PyPTO's on-board Dequantize test). scale and
+    zero_points hold one value per row (axis=-1) or per column (axis=-2)."""
     otype = _checked_dtype(otype, "dequantize")
     axis = int(axis)
     scale = _along_axis(scale, input, axis, "dequantize: scale")
@@ -1070,7 +1072,7 @@ def dequantize(input, scale, otype=DataType.DT_FP32, axis=-1, zero_points=None):
     if input.dtype.is_float():
         _fail(f"dequantize: needs an integer input, got {input.dtype.name}")
     zero_points = _along_axis(zero_points, input, axis, "dequantize: zero_points")
-    shifted = add(cast(input, DataType.DT_FP32), cast(zero_points, DataType.DT_FP32))
+    shifted = sub(cast(input, DataType.DT_FP32), cast(zero_points, DataType.DT_FP32))
     result = mul(shifted, cast(scale, DataType.DT_FP32))
     return result if otype == DataType.DT_FP32 else cast(result, otype)
 
