@@ -462,6 +462,79 @@ def quantize_kernel_source(case):
     return "\n".join(lines) + "\n"
 
 
+def sort_kernel_source(case):
+    """PyPTO's ArgSort and TopK tests: a loop over view blocks that each span the sorted dim whole, each block
+    viewed with its valid shape, the vec tile, the sort, and its results (TopK: values and indices) assembled
+    at the block's offsets (0 along the sorted dim)."""
+    x, outs = case["input_tensors"][0], case["output_tensors"]
+    shape = x["shape"]
+    rank = len(shape)
+    params = case["params"]
+    first = lambda value: value[0] if isinstance(value, list) else value  # noqa: E731 - params come as 1-lists
+    dim = int(first(params["dims"])) % rank
+    view = [min(v, e) for v, e in zip(case.get("view_shape") or shape, shape)]
+    view[dim] = shape[dim]
+    lines = kernel_header(case)
+    indent, offsets, valid = block_loops(lines, shape, view)
+    lines.append(f"{indent}a0 = pypto.view({x['name']}, {view}, [{', '.join(offsets)}], "
+                 f"valid_shape=[{', '.join(valid)}])")
+    if case.get("tile_shape"):
+        lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    offsets[dim] = "0"
+    if case["operation"] == "TopK":
+        largest = bool(first(params.get("islargest", True)))
+        lines.append(f"{indent}r0, r1 = pypto.topk(a0, {int(first(params['count']))}, {dim}, largest={largest})")
+        for k, out in enumerate(outs[:2]):
+            lines.append(f"{indent}pypto.assemble(r{k}, [{', '.join(offsets)}], {out['name']})")
+    else:
+        descending = bool(first(params.get("descending", False)))
+        lines.append(f"{indent}r0 = pypto.argsort(a0, {dim}, descending={descending})")
+        lines.append(f"{indent}pypto.assemble(r0, [{', '.join(offsets)}], {outs[0]['name']})")
+    return "\n".join(lines) + "\n"
+
+
+def whole_kernel_source(case, call):
+    """PyPTO's tests whose operation needs its tensors whole (IndexAdd_, the scatters of a tensor, Pad, Range):
+    the inputs as they are (a0, a1, ...), the vec tile, `call`, its result assembled into output0."""
+    out = case["output_tensors"][0]
+    lines = kernel_header(case)
+    for k, tensor in enumerate(case["input_tensors"]):
+        lines.append(f"    a{k} = {tensor['name']}")
+    if case.get("tile_shape"):
+        lines.append(f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in case['tile_shape'])})")
+    lines.append(f"    result = {call}")
+    lines.append(f"    pypto.assemble(result, {[0] * len(out['shape'])}, {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
+PAD_VALUES = {"min": "float('-inf')", "max": "float('inf')"}
+
+
+def whole_call_of(case):
+    """The call of an operation that the runner writes on whole tensors (whole_kernel_source), or None."""
+    op, params = case["operation"], case.get("params", {})
+    reduce = params.get("reduce") or None
+    reduce = f", reduce={reduce!r}" if reduce else ""
+    if op in ("IndexAdd_", "IndexAddUB"):
+        name = "index_add" if op == "IndexAdd_" else "index_add_ub"
+        return f"pypto.{name}(a0, {int(params['axis'])}, a2, a1, alpha={float(params.get('alpha', 1.0))!r})"
+    if op == "ScatterTensor":
+        return f"pypto.scatter(a0, {int(params['axis'])}, a1, a2{reduce})"
+    if op == "Scatter":
+        return f"pypto.scatter(a0, {int(params['axis'])}, a1, {float(params['src'])!r}{reduce})"
+    if op == "Pad":
+        x, out = case["input_tensors"][0]["shape"], case["output_tensors"][0]["shape"]
+        pads = [0, out[-1] - x[-1]] + ([0, out[-2] - x[-2]] if len(x) > 1 else [])
+        kind = params.get("pad_value_type", "zero")
+        value = PAD_VALUES.get(kind, repr(float(params.get("pad_value", 0.0))) if kind == "custom" else "0.0")
+        return f"pypto.pad(a0, {pads}, value={value})"
+    if op == "Range":
+        dtype = DTYPES[case["output_tensors"][0]["dtype"]][1]
+        return (f"pypto.arange({float(params['start'])!r}, {float(params['end'])!r}, {float(params['step'])!r}, "
+                f"dtype=pypto.{dtype})")
+    return None
+
+
 def permuted_kernel_source(case):
     """PyPTO's Transpose and Permute tests: a loop over the input's view blocks, each transposed (or permuted)
     and assembled where the permutation puts it: output dim d holds input dim perm[d]."""
@@ -668,6 +741,10 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         source = concat_kernel_source(case)
     elif op in ("Gather", "GatherElement"):
         source = gather_kernel_source(case)
+    elif whole_call_of(case) is not None:
+        source = whole_kernel_source(case, whole_call_of(case))
+    elif op in ("ArgSort", "TopK"):
+        source = sort_kernel_source(case)
     elif op in ("Quantize", "Dequantize"):
         source = quantize_kernel_source(case)
     elif op == "OneHot":

@@ -406,7 +406,9 @@ private:
       else ok = expandWhole(op, emit);
       break;
     case OpCategory::Sort:
-      ok = op.kind == TensorOpKind::TopK && hasVecTile(op) ? expandTopK(op, emit) : expandWhole(op, emit);
+      if (op.kind == TensorOpKind::TopK && hasVecTile(op)) ok = expandTopK(op, emit);
+      else if (op.kind == TensorOpKind::ArgSort && hasVecTile(op)) ok = expandSortedRows(op, emit);
+      else ok = expandWhole(op, emit);
       break;
     }
     m_tiles.setTilesOf(op.id, std::move(ids));
@@ -1042,6 +1044,26 @@ private:
         emit(std::move(t));
       };
       select(levels.size() - 1, 0);
+    });
+    return true;
+  }
+
+  // An argsort cut by the vec tile along every dim but the sorted one, which
+  // each tile holds whole (its indices count from the row's start), as
+  // PyPTO's tests cut a sort of [12101, 33] into [12101, 13] columns.
+  bool expandSortedRows(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const Dims shape = shapeOf(op.inputs[0]);
+    const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+    auto tile = vecTile(op, shape);
+    if (!tile) return false;
+    Dims rows = *tile;
+    rows[dim] = shape[dim];
+    forEachTile(shape, rows, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
+      t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
+      t.tileShape = rows;
+      emit(std::move(t));
     });
     return true;
   }

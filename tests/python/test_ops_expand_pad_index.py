@@ -113,6 +113,12 @@ def pick_rows_2d(x: pypto.Tensor([32, 16], pypto.DT_FP32), index: pypto.Tensor([
     out[:] = picked
 
 
+@pypto.frontend.jit
+def sort_columns(x: pypto.Tensor([600, 40], pypto.DT_FP32), out: pypto.Tensor([600, 40], pypto.DT_INT32)):
+    pypto.set_vec_tile_shapes(64, 8)  # cuts the 40 columns into tiles of 8; each sorts its 600 rows whole
+    out[:] = pypto.argsort(x, 0, descending=True)
+
+
 class Broadcasts(unittest.TestCase):
     def test_expand_exp_dif_axpy_and_pad(self):
         row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
@@ -257,6 +263,16 @@ class MultiDimIndex(unittest.TestCase):
         pick_rows_2d(x, index, out)
         kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(out, np.take(x, index, axis=0))  # exact: values are only moved
+
+
+class SortedRows(unittest.TestCase):
+    def test_argsort_cut_along_the_other_dims_as_numpy(self):
+        x = RNG.permutation(600 * 40).reshape(600, 40).astype(np.float32)  # distinct: one right order
+        out = np.zeros((600, 40), np.int32)
+        sort_columns(x, out)
+        report = kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.argsort(-x, axis=0, kind="stable"))
+        self.assertGreaterEqual(report["tasks"], 5)  # a task per 8 columns, not one 96 KiB tile
 
 
 class Variance(unittest.TestCase):

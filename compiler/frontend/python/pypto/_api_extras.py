@@ -503,7 +503,8 @@ def gathermask(input, pattern_mode):  # noqa: A002
 
 def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     """input's slices index[i] along dim += alpha * source's slice i (repeated indices add up), in place; a
-    scatter with reduce='add' of the index broadcast over source's shape."""
+    scatter with reduce='add' of the index broadcast over source's shape. alpha takes input's dtype, as in
+    PyPTO (truncated for integer tensors)."""
     dims = _dims_of(source, "index_add_")
     axis = dim + len(dims) if dim < 0 else dim
     if len(index.shape) != 1:
@@ -511,6 +512,9 @@ def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     shape = [1] * len(dims)
     shape[axis] = dims[axis]
     spread = expand_clone(_ops.reshape(index, shape), dims)
+    # PyPTO makes alpha an Element of input's dtype: an integer tensor's alpha 1.2 is 1.
+    if not input.dtype.is_float():
+        alpha = int(alpha)
     scaled = source if float(alpha) == 1.0 else _ops.mul(source, alpha)
     return _ops.scatter_(input, axis, spread, scaled, reduce="add")
 
