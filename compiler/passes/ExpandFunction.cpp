@@ -403,6 +403,8 @@ private:
     case OpCategory::Indexing:
       if (op.kind == TensorOpKind::IndexSelect && hasVecTile(op)) ok = expandIndexSelect(op, emit);
       else if (scattersRows(op) && hasVecTile(op)) ok = expandScatterRows(op, emit);
+      else if (op.kind == TensorOpKind::Scatter && hasVecTile(op) && scatterColumnsAlign(op))
+        ok = expandScatterAlongOtherDims(op, emit);
       else ok = expandWhole(op, emit);
       break;
     case OpCategory::Sort:
@@ -1063,6 +1065,43 @@ private:
       t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
       t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
       t.tileShape = rows;
+      emit(std::move(t));
+    });
+    return true;
+  }
+
+  // Whether a scatter's index and source match its input along every dim
+  // but the scatter's: then each slice across that dim is scattered on its
+  // own (torch.scatter along dim 0 writes x[index[i][j]][j] from src[i][j]).
+  bool scatterColumnsAlign(const TensorOp& op) const {
+    const Dims x = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]), src = shapeOf(op.inputs[2]);
+    const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+    if (index.size() != x.size() || src.size() != x.size() || dim >= x.size()) return false;
+    for (std::size_t d = 0; d < x.size(); ++d)
+      if (d != dim && (index[d] != x[d] || src[d] != x[d])) return false;
+    return true;
+  }
+
+  // A scatter cut by the vec tile along every dim but the scatter's, which
+  // each tile holds whole in its input, index and source, as PyPTO's tests
+  // cut a [128, 16384] scatter along dim 0 into [128, 128] columns.
+  bool expandScatterAlongOtherDims(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    const Dims shape = shapeOf(op.inputs[0]);
+    const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+    auto tile = vecTile(op, shape);
+    if (!tile) return false;
+    Dims columns = *tile;
+    columns[dim] = shape[dim];
+    forEachTile(shape, columns, [&](const Dims& offsets, const Dims& sizes) {
+      TileOp t = tileOp(op);
+      t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
+      for (std::size_t k = 1; k < 3; ++k) {  // index and source: their own extent along dim
+        Dims part = sizes;
+        part[dim] = shapeOf(op.inputs[k])[dim];
+        t.inputs.push_back(region(op.inputs[k], constants(offsets), part));
+      }
+      t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
+      t.tileShape = columns;
       emit(std::move(t));
     });
     return true;

@@ -119,6 +119,13 @@ def sort_columns(x: pypto.Tensor([600, 40], pypto.DT_FP32), out: pypto.Tensor([6
     out[:] = pypto.argsort(x, 0, descending=True)
 
 
+@pypto.frontend.jit
+def scatter_columns(x: pypto.Tensor([64, 96], pypto.DT_FP32), index: pypto.Tensor([64, 96], pypto.DT_INT64),
+                    src: pypto.Tensor([64, 96], pypto.DT_FP32), out: pypto.Tensor([64, 96], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(64, 32)  # three column tiles, each scattering its 64 rows whole
+    out[:] = pypto.scatter(x, 0, index, src)
+
+
 class Broadcasts(unittest.TestCase):
     def test_expand_exp_dif_axpy_and_pad(self):
         row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
@@ -273,6 +280,21 @@ class SortedRows(unittest.TestCase):
         report = kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(out, np.argsort(-x, axis=0, kind="stable"))
         self.assertGreaterEqual(report["tasks"], 5)  # a task per 8 columns, not one 96 KiB tile
+
+
+class ScatterColumns(unittest.TestCase):
+    def test_scatter_cut_along_the_other_dims_as_numpy(self):
+        x = RNG.standard_normal((64, 96)).astype(np.float32)
+        # A permutation per column: every target is written once, so the result does not depend on order.
+        index = np.argsort(RNG.random((64, 96)), axis=0).astype(np.int64)
+        src = RNG.standard_normal((64, 96)).astype(np.float32)
+        out = np.zeros((64, 96), np.float32)
+        scatter_columns(x, index, src, out)
+        report = kernel_checks.assert_functional(self)
+        want = x.copy()
+        np.put_along_axis(want, index, src, axis=0)
+        np.testing.assert_array_equal(out, want)
+        self.assertGreaterEqual(report["tasks"], 3)
 
 
 class Variance(unittest.TestCase):
