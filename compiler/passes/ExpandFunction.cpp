@@ -1077,6 +1077,7 @@ private:
     const Dims x = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]), src = shapeOf(op.inputs[2]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     if (index.size() != x.size() || src.size() != x.size() || dim >= x.size()) return false;
+    if (op.outputs[0] == op.inputs[0]) return false;  // scatter_ in place: whole, as before
     for (std::size_t d = 0; d < x.size(); ++d)
       if (d != dim && (index[d] != x[d] || src[d] != x[d])) return false;
     return true;
