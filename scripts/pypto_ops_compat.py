@@ -535,6 +535,38 @@ def whole_call_of(case):
     return None
 
 
+def matmul_kernel_source(case):
+    """PyPTO's Matmul test: a loop over the output's view blocks (a view dim of -1 is the whole dim); each block
+    multiplies the rows of A and the columns of B it needs (transposed as the case says) under the case's cube
+    tiles ([m], [k], [n] as [L0, L1] pairs) into the case's output dtype, and is assembled in place."""
+    a, b = case["input_tensors"][0], case["input_tensors"][1]
+    out = case["output_tensors"][0]
+    params = case["params"]
+    m, n = out["shape"]
+    trans_a, trans_b = bool(params.get("transA")), bool(params.get("transB"))
+    k = a["shape"][0] if trans_a else a["shape"][1]
+    view = [e if v in (-1, None) or v > e else v for v, e in zip(case.get("view_shape") or [-1, -1], [m, n])]
+    lines = kernel_header(case)
+    indent, offsets, valid = block_loops(lines, [m, n], view)
+    a_sizes, a_offsets, a_valid = [view[0], k], [offsets[0], "0"], [valid[0], str(k)]
+    b_sizes, b_offsets, b_valid = [k, view[1]], ["0", offsets[1]], [str(k), valid[1]]
+    if trans_a:
+        a_sizes, a_offsets, a_valid = a_sizes[::-1], a_offsets[::-1], a_valid[::-1]
+    if trans_b:
+        b_sizes, b_offsets, b_valid = b_sizes[::-1], b_offsets[::-1], b_valid[::-1]
+    lines.append(f"{indent}a0 = pypto.view({a['name']}, {a_sizes}, [{', '.join(a_offsets)}], "
+                 f"valid_shape=[{', '.join(a_valid)}])")
+    lines.append(f"{indent}a1 = pypto.view({b['name']}, {b_sizes}, [{', '.join(b_offsets)}], "
+                 f"valid_shape=[{', '.join(b_valid)}])")
+    tiles = case.get("tile_shape")
+    if tiles:
+        lines.append(f"{indent}pypto.set_cube_tile_shapes({tiles[0]}, {tiles[1]}, {tiles[2]})")
+    dtype = DTYPES[params.get("outDtype", out["dtype"])][1]
+    lines.append(f"{indent}result = pypto.matmul(a0, a1, pypto.{dtype}, a_trans={trans_a}, b_trans={trans_b})")
+    lines.append(f"{indent}pypto.assemble(result, [{', '.join(offsets)}], {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
 def permuted_kernel_source(case):
     """PyPTO's Transpose and Permute tests: a loop over the input's view blocks, each transposed (or permuted)
     and assembled where the permutation puts it: output dim d holds input dim perm[d]."""
@@ -725,6 +757,14 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
     if op in ("Compare", "Cmps") and case.get("params", {}).get("mode") == "bit":
         # PyPTO's tests build these with its C++ API (Compare(..., OutType::BIT)); its Python API returns bool.
         return {"status": "no form", "note": "bit-packed (uint8) compare results exist only in PyPTO's C++ API"}
+    if op == "Matmul" and any(t.get("format") == "NZ" for t in case["input_tensors"] + case["output_tensors"]):
+        # PyPTO's test writes such operands as fractal (NZ) data; PTO Studio holds every tensor row-major (ND).
+        return {"status": "no form", "note": "NZ (fractal) operand data: PTO Studio's tensors are row-major (ND)"}
+    if op == "Matmul" and (case["params"].get("bias_info") or case["params"].get("fixpipe_info")
+                           or case["params"].get("l0c2l1_info") or case["params"].get("enableKSplit")
+                           or len(case["input_tensors"]) != 2):
+        return {"status": "no form", "note": "the runner has no kernel form for a matmul with bias, fixpipe "
+                                             "quantisation, a chained L0C -> L1 operand or split k yet"}
     if op == "Where" and case["input_tensors"][0]["dtype"] != "bool":
         return {"status": "no form", "note": "the runner has no kernel form for a bit-packed (uint8) condition"}
     if op == "FillPad":
@@ -743,6 +783,8 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         source = gather_kernel_source(case)
     elif whole_call_of(case) is not None:
         source = whole_kernel_source(case, whole_call_of(case))
+    elif op == "Matmul":
+        source = matmul_kernel_source(case)
     elif op in ("ArgSort", "TopK"):
         source = sort_kernel_source(case)
     elif op in ("Quantize", "Dequantize"):

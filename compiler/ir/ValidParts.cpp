@@ -238,4 +238,14 @@ Dims bitcastValid(const Dims& valid, std::size_t fromBytes, std::size_t toBytes)
   return result;
 }
 
+void broadcastValidPart(const Dims& inShape, const Dims& inValid, Attributes& attrs) {
+  auto found = attrs.find("shape");
+  if (found == attrs.end()) return;
+  auto* target = std::get_if<SymbolicShape>(&found->second);
+  if (!target || inShape.size() > target->size() || inValid.size() != inShape.size()) return;
+  const std::size_t lead = target->size() - inShape.size();
+  for (std::size_t d = lead; d < target->size(); ++d)
+    if (inShape[d - lead] != 1) (*target)[d] = SymbolicScalar(inValid[d - lead]);
+}
+
 } // namespace pto::validparts

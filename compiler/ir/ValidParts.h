@@ -51,6 +51,11 @@ std::optional<SymbolicShape> reshapedValid(const Dims& shape, const SymbolicShap
 // rounded down to whole elements.
 Dims bitcastValid(const Dims& valid, std::size_t fromBytes, std::size_t toBytes);
 
+// expand_clone of an input valid only in `inValid` of its `inShape`: the attribute "shape" (its target)
+// keeps its size along the dims it broadcasts (the input's are 1 there, or missing in front) and takes the
+// input's valid size along the others, so that shape inference on the valid part gives the result's.
+void broadcastValidPart(const Dims& inShape, const Dims& inValid, Attributes& attrs);
+
 // `box` clamped to [0, shape] per dim.
 Dims clampedBox(Dims box, const Dims& shape);
 

@@ -103,6 +103,22 @@ private:
                               "its own valid_shape=[...] to say which part of the result holds data)");
       return set(op, output, *valid, false);
     }
+    case TensorOpKind::ExpandClone: {
+      // Broadcast dims (and leading dims the input lacks) hold the whole target; the others the input's
+      // valid part, as PyPTO's Expand of a partial view block computes.
+      if (!partialInput) return true;
+      const Dims& target = shapeOf(output);
+      const Dims& in = shapeOf(op.inputs[0]);
+      const SymbolicShape inValid = validOf(op.inputs[0]);
+      if (in.size() > target.size() || inValid.size() != in.size()) return true;
+      const std::size_t lead = target.size() - in.size();
+      SymbolicShape valid;
+      for (std::size_t d = 0; d < target.size(); ++d) {
+        const bool broadcast = d < lead || (in[d - lead] == 1 && target[d] != 1);
+        valid.push_back(broadcast ? SymbolicScalar(target[d]) : inValid[d - lead]);
+      }
+      return set(op, output, valid, false);
+    }
     case TensorOpKind::Bitcast: {
       if (!partialInput) return true;
       SymbolicShape valid = validOf(op.inputs[0]);

@@ -459,6 +459,8 @@ private:
         else
           t.attrs["diagonal"] = *op.attr<std::int64_t>("diagonal") + shift;
       }
+      // An expand_clone tile broadcasts its input to its own part of the target.
+      if (op.kind == TensorOpKind::ExpandClone) t.attrs["shape"] = constants(sizes);
       t.outputs.push_back(region(output, constants(offsets), sizes));
       t.tileShape = *tile;
       emit(std::move(t));

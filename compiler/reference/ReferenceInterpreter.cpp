@@ -506,11 +506,14 @@ bool Interpreter::runKernelOp(const TensorOp& op, std::vector<HostTensor> inputs
 bool Interpreter::runOnValidParts(const TensorOp& op, std::vector<HostTensor> inputs, const std::vector<Dims>& boxes,
                                   bool writesInto) {
   bool empty = false;
+  TensorOp onValid = op;  // expand_clone's target follows its input's valid part
+  if (op.kind == TensorOpKind::ExpandClone && !inputs.empty())
+    validparts::broadcastValidPart(inputs[0].shape().dims(), boxes[0], onValid.attrs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!(inputs[i].shape().dims() == boxes[i])) inputs[i] = inputs[i].view(Dims(boxes[i].size(), 0), boxes[i]);
     empty = empty || inputs[i].elementCount() == 0;
   }
-  std::optional<std::vector<Dims>> resultDims = inferOutputDims(op, inputs);
+  std::optional<std::vector<Dims>> resultDims = inferOutputDims(onValid, inputs);
   if (!resultDims) return false;
   std::vector<HostTensor> results;
   if (!empty) {
@@ -521,7 +524,7 @@ bool Interpreter::runOnValidParts(const TensorOp& op, std::vector<HostTensor> in
       if (!out) return false;
       scratch.push_back(std::move(*out));
     }
-    if (!runKernelOp(op, std::move(inputs), std::move(scratch), results)) return false;
+    if (!runKernelOp(onValid, std::move(inputs), std::move(scratch), results)) return false;
   }
   for (std::size_t i = 0; i < op.outputs.size(); ++i) {
     const TensorId id = op.outputs[i];

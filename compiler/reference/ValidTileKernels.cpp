@@ -85,6 +85,7 @@ bool runOnValidParts(const TensorOp& op, std::vector<HostTensor> inputs, const s
     types.push_back(TensorType{inputs[i].dtype(), SymbolicShape(dims.begin(), dims.end())});
   }
   Attributes attrs = op.attrs;
+  if (op.kind == TensorOpKind::ExpandClone && boxes) validparts::broadcastValidPart(shapes[0], (*boxes)[0], attrs);
   const ShapeInferenceResult inferred = inferShapes(op.kind, types, attrs);
   if (!inferred.ok() || inferred.outputs.size() != outputDtypes.size())
     return diags.error(op.location) << name(op.kind) << ": the valid parts of a tile give no result shape ("

@@ -126,6 +126,15 @@ def scatter_columns(x: pypto.Tensor([64, 96], pypto.DT_FP32), index: pypto.Tenso
     out[:] = pypto.scatter(x, 0, index, src)
 
 
+@pypto.frontend.jit
+def expand_blocks(x: pypto.Tensor([1, 20], pypto.DT_FP32), out: pypto.Tensor([4, 20], pypto.DT_FP32)):
+    # PyPTO's Expand test: view blocks of 8 columns, the last one valid in 4, each broadcast to 4 rows.
+    for i in pypto.loop(0, 3, 1, name="cols", idx_name="i"):
+        block = pypto.view(x, [1, 8], [0, i * 8], valid_shape=[1, pypto.min(20 - i * 8, 8)])
+        pypto.set_vec_tile_shapes(1, 4)
+        pypto.assemble(pypto.expand_clone(block, [4, 8]), [0, i * 8], out)
+
+
 class Broadcasts(unittest.TestCase):
     def test_expand_exp_dif_axpy_and_pad(self):
         row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
@@ -295,6 +304,15 @@ class ScatterColumns(unittest.TestCase):
         np.put_along_axis(want, index, src, axis=0)
         np.testing.assert_array_equal(out, want)
         self.assertGreaterEqual(report["tasks"], 3)
+
+
+class ExpandBlocks(unittest.TestCase):
+    def test_expand_clone_of_a_partly_valid_block_as_numpy(self):
+        x = RNG.standard_normal((1, 20)).astype(np.float32)
+        out = np.zeros((4, 20), np.float32)
+        expand_blocks(x, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.broadcast_to(x, (4, 20)))  # exact: values are only copied
 
 
 class Variance(unittest.TestCase):
