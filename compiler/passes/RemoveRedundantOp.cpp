@@ -128,37 +128,32 @@ void dropUnlistedTileOps(TileGraph& tiles) {
   tiles.removeTileOpsIf([&](const TileOp& op) { return !live[static_cast<std::size_t>(op.id)]; });
 }
 
-// Reshapes and bitcasts of whole tensors become aliases (see the header):
-// the op copies the source's bytes when it runs, and since nothing writes
-// them after it in program order (nor writes the copy) the copy always
-// equals the source. Writes before it are fine: the tasks that read the
-// alias are ordered after them on the bytes both share
-// (ExecuteGraph::aliases). The source is a kernel argument or a temporary an
-// earlier op computed; a temporary's writes then all go to global memory
-// (GenerateMoveOp), where the alias's readers load them in the new shape, as
-// PyPTO's reshape of a tensor in global memory moves nothing.
 // Whether every tile a reshape's copies read is a tile one vector op wrote
 // whole: then producer, copy and reader share the tile cut and may stay in
 // one subgraph, where the copy is a move within the unified buffer (PyPTO
 // reshapes such aligned tiles in the buffer), cheaper than a round trip
 // through global memory, which the alias would force.
-bool reshapesTilesInPlace(const TileGraph& tiles, const std::vector<TileOpId>& copies) {
-  const TensorId source = tiles.tileOp(copies.front()).inputs.front().tensor;
-  std::vector<const TileRegion*> written;
-  for (const TileOp& op : tiles.tileOps()) {
-    // A cube result (a matmul's, or the cast fused into it) leaves the cube through global memory.
-    if (op.kind == TensorOpKind::Matmul || tiles.graph.op(op.tensorOp).kind == TensorOpKind::Matmul) continue;
-    for (const TileRegion& region : op.outputs)
-      if (region.tensor == source) written.push_back(&region);
-  }
+bool reshapesTilesInPlace(const TileGraph& tiles, const std::vector<TileOpId>& copies,
+                          const std::vector<const TileRegion*>& vectorWrites) {
   for (TileOpId id : copies) {
     const TileRegion& read = tiles.tileOp(id).inputs.front();
-    const bool whole = std::any_of(written.begin(), written.end(), [&](const TileRegion* region) {
+    const bool whole = std::any_of(vectorWrites.begin(), vectorWrites.end(), [&](const TileRegion* region) {
       return region->shape == read.shape && region->offsets == read.offsets;
     });
     if (!whole) return false;
   }
   return true;
+}
+
+// The regions vector ops write, by tensor. A cube result (a matmul's, or the
+// cast fused into it) leaves the cube through global memory: not listed.
+std::map<TensorId, std::vector<const TileRegion*>> vectorWritesOf(const TileGraph& tiles) {
+  std::map<TensorId, std::vector<const TileRegion*>> writes;
+  for (const TileOp& op : tiles.tileOps()) {
+    if (op.kind == TensorOpKind::Matmul || tiles.graph.op(op.tensorOp).kind == TensorOpKind::Matmul) continue;
+    for (const TileRegion& region : op.outputs) writes[region.tensor].push_back(&region);
+  }
+  return writes;
 }
 
 // Whether the kernel put the op into a subgraph of its own choosing
@@ -170,10 +165,20 @@ bool pinnedToASubgraph(const TensorOp& op) {
          options["sg_set_scope"].get<std::int64_t>() >= 0;
 }
 
+// Reshapes and bitcasts of whole tensors become aliases (see the header):
+// the op copies the source's bytes when it runs, and since nothing writes
+// them after it in program order (nor writes the copy) the copy always
+// equals the source. Writes before it are fine: the tasks that read the
+// alias are ordered after them on the bytes both share
+// (ExecuteGraph::aliases). The source is a kernel argument or a temporary an
+// earlier op computed; a temporary's writes then all go to global memory
+// (GenerateMoveOp), where the alias's readers load them in the new shape, as
+// PyPTO's reshape of a tensor in global memory moves nothing.
 void foldReshapes(TileGraph& tiles) {
   TensorGraph& graph = tiles.graph;
+  std::map<TensorId, std::vector<const TileRegion*>> vectorWrites = vectorWritesOf(tiles);
   std::map<TensorId, int> writers;  // tile ops writing each storage tensor
-  std::map<TensorId, OpId> lastWriter;  // the latest tensor op writing each argument's bytes, under any name
+  std::map<TensorId, OpId> lastWriter;  // the latest tensor op writing each source's bytes, under any name
   auto bytesOf = [&](TensorId tensor) {
     return graph.tensor(tensor).reshapeOf != kNoId ? graph.tensor(tensor).reshapeOf : tensor;
   };
@@ -217,7 +222,9 @@ void foldReshapes(TileGraph& tiles) {
     if (op.kind == TensorOpKind::Reshape && graph.tensor(to).dtype != graph.tensor(root).dtype) continue;
     if (inputElements != elementCountOf(tiles.shapeOf(from)) || outputElements != elementCountOf(tiles.shapeOf(to)))
       continue;
-    if (rootRole == TensorRole::Temporary && (reshapesTilesInPlace(tiles, ids) || pinnedToASubgraph(op))) continue;
+    if (rootRole == TensorRole::Temporary &&
+        (pinnedToASubgraph(op) || reshapesTilesInPlace(tiles, ids, vectorWrites[from])))
+      continue;
     graph.tensor(to).reshapeOf = root;
     writers.erase(to);
     tiles.setTilesOf(op.id, {});
