@@ -200,10 +200,12 @@ void HealthPanel::setReport(const HealthReport& report) {
         subgraphs,
         tr("%1 %2").arg(QString::fromStdString(subgraph.label.empty() ? "(no label)" : subgraph.label),
                         QString::fromStdString(subgraph.coreType)),
-        tr("%1-bound; %2 tasks, %3 each (pipes alone %4)")
-            .arg(QString::fromStdString(subgraph.bound.kind))
-            .arg(group.tasks)
-            .arg(time(subgraph.meanCycles), time(subgraph.meanBoundCycles)),
+        // A subgraph no task ran (its loop ran no iteration at this shape) has no time and no bound.
+        group.tasks == 0 ? tr("no task ran at this shape")
+                         : tr("%1-bound; %2 tasks, %3 each (pipes alone %4)")
+                               .arg(QString::fromStdString(subgraph.bound.kind))
+                               .arg(group.tasks)
+                               .arg(time(subgraph.meanCycles), time(subgraph.meanBoundCycles)),
         QString::fromStdString(subgraph.bound.evidence));
     linkLine(row, subgraph.source);
     row->setData(0, kSubgraphRole, subgraph.id);
