@@ -403,7 +403,7 @@ private:
     case OpCategory::Indexing:
       if (op.kind == TensorOpKind::IndexSelect && hasVecTile(op)) ok = expandIndexSelect(op, emit);
       else if (scattersRows(op) && hasVecTile(op)) ok = expandScatterRows(op, emit);
-      else if (op.kind == TensorOpKind::Scatter && hasVecTile(op) && scatterColumnsAlign(op))
+      else if (op.kind == TensorOpKind::Scatter && hasVecTile(op) && scatterColumnsFit(op))
         ok = expandScatterAlongOtherDims(op, emit);
       else ok = expandWhole(op, emit);
       break;
@@ -1072,41 +1072,56 @@ private:
     return true;
   }
 
-  // Whether a scatter's index and source match its input along every dim
-  // but the scatter's: then each slice across that dim is scattered on its
-  // own (torch.scatter along dim 0 writes x[index[i][j]][j] from src[i][j]).
-  bool scatterColumnsAlign(const TensorOp& op) const {
+  // Whether a scatter can be cut across its dim: its index fits inside its
+  // input and its source covers its index along every other dim (torch's
+  // rule), so each slice across the dim is scattered on its own (along dim
+  // 0, x[index[i][j]][j] comes from src[i][j]); an in-place scatter_ (that
+  // of index_put_) stays whole.
+  bool scatterColumnsFit(const TensorOp& op) const {
     const Dims x = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]), src = shapeOf(op.inputs[2]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     if (index.size() != x.size() || src.size() != x.size() || dim >= x.size()) return false;
-    if (op.outputs[0] == op.inputs[0]) return false;  // scatter_ in place: whole, as before
+    if (op.outputs[0] == op.inputs[0]) return false;
     for (std::size_t d = 0; d < x.size(); ++d)
-      if (d != dim && (index[d] != x[d] || src[d] != x[d])) return false;
+      if (d != dim && (index[d] > x[d] || src[d] < index[d])) return false;
     return true;
   }
 
   // A scatter cut by the vec tile along every dim but the scatter's, which
   // each tile holds whole in its input, index and source, as PyPTO's tests
-  // cut a [128, 16384] scatter along dim 0 into [128, 128] columns.
+  // cut a [128, 16384] scatter along dim 0 into [128, 128] columns. Each
+  // tile's index and source are their part of its columns; when the index
+  // is narrower than the input, a tile of columns it does not reach would
+  // scatter nothing, and the op stays whole instead.
   bool expandScatterAlongOtherDims(const TensorOp& op, const std::function<void(TileOp)>& emit) {
-    const Dims shape = shapeOf(op.inputs[0]);
+    const Dims shape = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     auto tile = vecTile(op, shape);
     if (!tile) return false;
     Dims columns = *tile;
     columns[dim] = shape[dim];
+    std::vector<TileOp> tiles;
+    bool reached = true;
     forEachTile(shape, columns, [&](const Dims& offsets, const Dims& sizes) {
       TileOp t = tileOp(op);
       t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
-      for (std::size_t k = 1; k < 3; ++k) {  // index and source: their own extent along dim
-        Dims part = sizes;
-        part[dim] = shapeOf(op.inputs[k])[dim];
-        t.inputs.push_back(region(op.inputs[k], constants(offsets), part));
+      Dims part = sizes;  // the index's (and the source's) part of these columns
+      for (std::size_t d = 0; d < part.size(); ++d) {
+        if (d == dim) continue;
+        part[d] = std::min(sizes[d], index[d] - offsets[d]);
+        reached = reached && part[d] > 0;
+      }
+      for (std::size_t k = 1; k < 3; ++k) {
+        Dims own = part;
+        own[dim] = shapeOf(op.inputs[k])[dim];
+        t.inputs.push_back(region(op.inputs[k], constants(offsets), own));
       }
       t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
       t.tileShape = columns;
-      emit(std::move(t));
+      tiles.push_back(std::move(t));
     });
+    if (!reached) return expandWhole(op, emit);
+    for (TileOp& t : tiles) emit(std::move(t));
     return true;
   }
 
