@@ -781,8 +781,8 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         source = concat_kernel_source(case)
     elif op in ("Gather", "GatherElement"):
         source = gather_kernel_source(case)
-    elif whole_call_of(case) is not None:
-        source = whole_kernel_source(case, whole_call_of(case))
+    elif (whole_call := whole_call_of(case)) is not None:
+        source = whole_kernel_source(case, whole_call)
     elif op == "Matmul":
         source = matmul_kernel_source(case)
     elif op in ("ArgSort", "TopK"):

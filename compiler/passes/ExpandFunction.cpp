@@ -1056,19 +1056,26 @@ private:
   // each tile holds whole (its indices count from the row's start), as
   // PyPTO's tests cut a sort of [12101, 33] into [12101, 13] columns.
   bool expandSortedRows(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+    return forEachTileAcross(op, [&](const Dims& offsets, const Dims& sizes, const Dims& tile) {
+      TileOp t = tileOp(op);
+      t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
+      t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
+      t.tileShape = tile;
+      emit(std::move(t));
+    });
+  }
+
+  // Visits the tiles of op's first input cut by the vec tile along every dim
+  // but the op's "dim", which each tile holds whole (sorts, scatters): their
+  // offsets, sizes and the tile shape. False when the vec tile does not fit.
+  template <typename Visit> bool forEachTileAcross(const TensorOp& op, Visit&& visit) {
     const Dims shape = shapeOf(op.inputs[0]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     auto tile = vecTile(op, shape);
     if (!tile) return false;
-    Dims rows = *tile;
-    rows[dim] = shape[dim];
-    forEachTile(shape, rows, [&](const Dims& offsets, const Dims& sizes) {
-      TileOp t = tileOp(op);
-      t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
-      t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
-      t.tileShape = rows;
-      emit(std::move(t));
-    });
+    Dims across = *tile;
+    across[dim] = shape[dim];
+    forEachTile(shape, across, [&](const Dims& offsets, const Dims& sizes) { visit(offsets, sizes, across); });
     return true;
   }
 
@@ -1094,15 +1101,11 @@ private:
   // is narrower than the input, a tile of columns it does not reach would
   // scatter nothing, and the op stays whole instead.
   bool expandScatterAlongOtherDims(const TensorOp& op, const std::function<void(TileOp)>& emit) {
-    const Dims shape = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]);
+    const Dims index = shapeOf(op.inputs[1]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
-    auto tile = vecTile(op, shape);
-    if (!tile) return false;
-    Dims columns = *tile;
-    columns[dim] = shape[dim];
     std::vector<TileOp> tiles;
     bool reached = true;
-    forEachTile(shape, columns, [&](const Dims& offsets, const Dims& sizes) {
+    const bool fits = forEachTileAcross(op, [&](const Dims& offsets, const Dims& sizes, const Dims& columns) {
       TileOp t = tileOp(op);
       t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
       Dims part = sizes;  // the index's (and the source's) part of these columns
@@ -1120,6 +1123,7 @@ private:
       t.tileShape = columns;
       tiles.push_back(std::move(t));
     });
+    if (!fits) return false;
     if (!reached) return expandWhole(op, emit);
     for (TileOp& t : tiles) emit(std::move(t));
     return true;

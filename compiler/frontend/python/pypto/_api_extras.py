@@ -233,7 +233,8 @@ def copysign(input, other):  # noqa: A002
             return _ops.cast(value, _ops.DataType.DT_FP32)
         return value
     if not (_ops._is_tensor(input) and _ops._is_tensor(other)):
-        _fail("copysign: both operands must be tensors (PyPTO's copysign takes no scalar)")
+        _fail("copysign: both operands must be tensors (PyPTO's copysign takes no scalar); for a constant sign, "
+              "pass pypto.full(shape, value, dtype)")
     magnitude = _ops.abs(floating(input))
     return _ops.where(signbit(floating(other)), _ops.neg(magnitude), magnitude)
 
