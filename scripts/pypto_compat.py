@@ -640,11 +640,12 @@ def run_models(args, package_dir):
 
 # --- PyPTO's operation system tests (--ops) ---------------------------------------------------------------
 
-def run_op_worker(op, operation_dir, package_dir, timeout, shim):
+def run_op_worker(op, operation_dir, package_dir, timeout, shim, memory_share):
     """The rows of one operation's cases, from scripts/pypto_ops_compat.py run in its own process."""
     started = time.monotonic()
     path = [str(package_dir)] + ([str(shim)] if shim else [])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", TILE_FWK_DEVICE_ID="0")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", TILE_FWK_DEVICE_ID="0",
+               PTO_OPS_MEMORY_SHARE=str(memory_share))
     command = [sys.executable, str(REPO_ROOT / "scripts" / "pypto_ops_compat.py"), "--worker", str(operation_dir), op]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
@@ -677,16 +678,18 @@ def ops_table(rows, commit, date, seconds):
     skipped = sum(r["status"] == "skipped" for r in rows)
     unformed = sum(r["status"] == "no form" for r in rows)
     no_golden = sum(r["status"] == "no golden" for r in rows)
+    too_large = sum(r["status"] == "too large" for r in rows)
     lines = [f"Checked against PyPTO commit `{commit[:12]}`" + (f" ({date})" if date else "")
              + f" on {datetime.date.today().isoformat()} in {seconds:.0f} s: **{passed} of {len(counted)}** cases "
              f"run pass; {skipped} skipped (dtypes numpy cannot hold here), {no_golden} without a golden (PyPTO's "
-             f"golden script fails on this host), {unformed} not yet written as kernels by the runner.", "",
+             f"golden script fails on this host), {too_large} too large for this host's memory, {unformed} not yet "
+             f"written as kernels by the runner.", "",
              "| Operation | Pass | Fail | Skipped | Not run | Time (s) | First failure |", "|---|---|---|---|---|---|---|"]
     for op in sorted(by_op):
         group = by_op[op]
         count = lambda *states: sum(r["status"] in states for r in group)  # noqa: E731
         failures = [r for r in group if r["status"] in ("fails", "timeout")]
-        not_run = [r for r in group if r["status"] in ("no form", "no golden")]
+        not_run = [r for r in group if r["status"] in ("no form", "no golden", "too large")]
         first = failures[0] if failures else (not_run[0] if not_run else None)
         detail = ""
         if first is not None:
@@ -728,10 +731,13 @@ def _run_ops_in(args, package_dir, operation_dir, commit, date):
     print(f"pypto-compat --ops: {len(ops)} operations from PyPTO {commit[:12]} {date}, package {package_dir}",
           file=sys.stderr)
     shim = old_torch_shim()
+    # Each worker may hold its share of physical memory; a case needing more is listed, not run into the OOM killer.
+    memory_share = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // max(1, args.jobs)
     started = time.monotonic()
     rows = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(run_op_worker, op, operation_dir, package_dir, args.timeout, shim): op for op in ops}
+        futures = {pool.submit(run_op_worker, op, operation_dir, package_dir, args.timeout, shim, memory_share): op
+                   for op in ops}
         for future in concurrent.futures.as_completed(futures):
             op_rows = future.result()
             rows.extend(op_rows)

@@ -26,6 +26,7 @@ are FP8/FP4/HF8 cases (numpy cannot hold those dtypes).
 import argparse
 import json
 import math
+import os
 import pathlib
 import sys
 import tempfile
@@ -140,7 +141,9 @@ def call_of(op, params, inputs, view=(), full_shape=()):
     if op == "ExpandExpDif":
         return "pypto.expand_exp_dif(a0, a1)"
     if op == "Expand":
-        return f"pypto.expand_clone(a0, {list(view)})"
+        # PyPTO's Expand test gives each block's valid part (the last block may reach past the output's end).
+        valid = ", ".join(f"pypto.min({extent} - i{d} * {view[d]}, {view[d]})" for d, extent in enumerate(full_shape))
+        return f"pypto.expand_clone(a0, {list(view)}, valid_shape=[{valid}])"
     if op == "CopySign":
         return "pypto.copysign(a0, a1)"
     if op == "Cast" and int(params.get("mode", 0)) == 0:
@@ -640,24 +643,32 @@ def read_tensor(folder, tensor):
 
 # --- PyPTO's comparison rule ------------------------------------------------------------------------------------------
 
+# Elements compared at a time: resultCmp's arithmetic is done in float64, four arrays of it per chunk, so a
+# whole large case (550 M bools in LogicalAnd's case 14) compared at once needed 18 GB.
+COMPARE_CHUNK = 1 << 24
+
+
 def pypto_compare(golden, actual, dtype_name):
     """(passes, summary) under test_common.h's resultCmp with PyPTO's eps: 0.005 for floats, 0 for the rest."""
     if golden.shape != actual.shape:
         return False, f"shape {actual.shape} against the golden's {golden.shape}"
-    expected = golden.astype(np.float64).reshape(-1)
-    got = actual.astype(np.float64).reshape(-1)
+    golden_flat, actual_flat = golden.reshape(-1), actual.reshape(-1)
     eps = 0.005 if dtype_name in ("fp32", "fp16", "bf16") else 0.0
-    with np.errstate(all="ignore"):
-        diff = np.abs(expected - got)
-        ratio = np.abs(diff / expected)
-        wrong = (diff > eps) & (ratio > eps)
-        # resultCmp's own NaN handling: a NaN difference compares false, so NaN against NaN is not counted; a
-        # NaN against a number is not counted either (both comparisons are false), as in PyPTO.
-    zeros = np.sum((np.abs(got) <= 1e-6) & (np.abs(expected) > 1e-6))
-    allowed = int(expected.size * eps)
-    errors = int(np.sum(wrong))
+    errors, zeros, max_diff = 0, 0, 0.0
+    for begin in range(0, golden_flat.size, COMPARE_CHUNK):
+        expected = golden_flat[begin:begin + COMPARE_CHUNK].astype(np.float64)
+        got = actual_flat[begin:begin + COMPARE_CHUNK].astype(np.float64)
+        with np.errstate(all="ignore"):
+            diff = np.abs(expected - got)
+            ratio = np.abs(diff / expected)
+            # resultCmp's own NaN handling: a NaN difference compares false, so NaN against NaN is not counted; a
+            # NaN against a number is not counted either (both comparisons are false), as in PyPTO.
+            errors += int(np.sum((diff > eps) & (ratio > eps)))
+        zeros += int(np.sum((np.abs(got) <= 1e-6) & (np.abs(expected) > 1e-6)))
+        max_diff = max(max_diff, float(np.nanmax(diff, initial=0)))
+    allowed = int(golden_flat.size * eps)
     passes = errors <= allowed and zeros <= 1000
-    return passes, f"{errors} of {expected.size} elements off (allowed {allowed}), max diff {np.nanmax(diff, initial=0):.3g}"
+    return passes, f"{errors} of {golden_flat.size} elements off (allowed {allowed}), max diff {max_diff:.3g}"
 
 
 SHIFTS = {"BitwiseLeftShift": 1, "BitwiseRightShift": 1, "BitwiseLeftShifts": "scalar", "BitwiseRightShifts": "scalar",
@@ -748,12 +759,41 @@ def undefined_divisions(op, case, inputs, out_shape):
     return mask if mask.any() else None
 
 
+# Host copies a case holds at once: each tensor as the golden script writes it and as read back, the outputs the
+# kernel fills, and the simulator's global memory image of every argument.
+HOST_COPIES_PER_TENSOR = 4
+
+
+def host_bytes_needed(case):
+    tensors = case["input_tensors"] + case["output_tensors"]
+    return HOST_COPIES_PER_TENSOR * sum(math.prod(t["shape"]) * np.dtype(DTYPES[t["dtype"]][0]).itemsize
+                                        for t in tensors)
+
+
+def too_large_for_host(case):
+    """Why the case's tensors cannot be held by this run's share of host memory, or None when they can.
+
+    The driver passes each worker its share (physical memory / jobs) in PTO_OPS_MEMORY_SHARE; without it the
+    check uses all physical memory. A case past it would be killed by the kernel's OOM killer halfway,
+    taking the operation's remaining cases with it."""
+    share = os.environ.get("PTO_OPS_MEMORY_SHARE")
+    limit = int(share) if share else os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    needed = host_bytes_needed(case)
+    if needed <= limit:
+        return None
+    shapes = ", ".join(f"{t['dtype']}{t['shape']}" for t in case["input_tensors"] + case["output_tensors"])
+    return (f"its tensors ({shapes}) need about {needed / 2**30:.0f} GiB of host memory "
+            f"({HOST_COPIES_PER_TENSOR} copies each), more than this run's {limit / 2**30:.1f} GiB")
+
+
 def run_case(case, position, register_func, op, show_kernel, scratch):
     import pypto  # noqa: PLC0415 - after sys.path is set up
     dtypes = [t["dtype"] for t in case["input_tensors"] + case["output_tensors"]]
     missing = sorted({d for d in dtypes if d not in DTYPES})
     if missing:
         return {"status": "skipped", "note": f"dtype {', '.join(missing)} not held by numpy here"}
+    if (reason := too_large_for_host(case)) is not None:
+        return {"status": "too large", "note": reason}
     if op in ("Compare", "Cmps") and case.get("params", {}).get("mode") == "bit":
         # PyPTO's tests build these with its C++ API (Compare(..., OutType::BIT)); its Python API returns bool.
         return {"status": "no form", "note": "bit-packed (uint8) compare results exist only in PyPTO's C++ API"}

@@ -104,8 +104,10 @@ private:
       return set(op, output, *valid, false);
     }
     case TensorOpKind::ExpandClone: {
-      // Broadcast dims (and leading dims the input lacks) hold the whole target; the others the input's
-      // valid part, as PyPTO's Expand of a partial view block computes.
+      // A valid_shape the kernel gives (a loop's last block past the tensor's end) says it; otherwise
+      // broadcast dims (and leading dims the input lacks) hold the whole target and the others the
+      // input's valid part, as PyPTO's Expand of a partial view block computes.
+      if (given) return set(op, output, *given);
       if (!partialInput) return true;
       const Dims& target = shapeOf(output);
       const Dims& in = shapeOf(op.inputs[0]);

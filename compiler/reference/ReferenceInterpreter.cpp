@@ -473,7 +473,7 @@ bool Interpreter::runOp(const TensorOp& op) {
     m_buffers.at(static_cast<std::size_t>(id)) = std::move(results[i]);
     // Whole inputs make a whole result, but for the ops that say or map their valid part.
     Dims valid = shape.dims();
-    if (op.kind == TensorOpKind::Full || op.kind == TensorOpKind::Reshape) {
+    if (op.kind == TensorOpKind::Full || op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::ExpandClone) {
       const std::optional<std::optional<Dims>> given = givenValid(op, shape);
       if (!given) return false;
       if (*given) valid = **given;
@@ -547,7 +547,13 @@ bool Interpreter::runOnValidParts(const TensorOp& op, std::vector<HostTensor> in
     if (!out) return false;
     if (!empty) out->view(Dims(part.size(), 0), part).copyFrom(results[i]);
     m_buffers.at(static_cast<std::size_t>(id)) = std::move(*out);
-    setValid(id, part, Shape(*dims));
+    // A valid_shape the kernel gives (expand_clone of a block past the end) narrows what holds data.
+    Dims valid = part;
+    const std::optional<std::optional<Dims>> given = givenValid(op, Shape(*dims));
+    if (!given) return false;
+    if (*given)
+      for (std::size_t d = 0; d < valid.size() && d < (*given)->size(); ++d) valid[d] = std::min(valid[d], (**given)[d]);
+    setValid(id, valid, Shape(*dims));
   }
   return true;
 }

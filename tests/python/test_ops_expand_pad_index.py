@@ -135,6 +135,18 @@ def expand_blocks(x: pypto.Tensor([1, 20], pypto.DT_FP32), out: pypto.Tensor([4,
         pypto.assemble(pypto.expand_clone(block, [4, 8]), [0, i * 8], out)
 
 
+@pypto.frontend.jit
+def expand_past_the_end(x: pypto.Tensor([6, 1], pypto.DT_FP32), out: pypto.Tensor([6, 10], pypto.DT_FP32)):
+    # PyPTO's Expand test over blocks of [4, 4]: the last row block and column block reach past the end, and
+    # expand_clone's valid_shape says which part of each holds data (only that part is assembled).
+    for i in pypto.loop(0, 2, 1, name="rows", idx_name="i"):
+        for j in pypto.loop(0, 3, 1, name="cols", idx_name="j"):
+            block = pypto.view(x, [4, 1], [i * 4, 0], valid_shape=[pypto.min(6 - i * 4, 4), 1])
+            pypto.set_vec_tile_shapes(2, 2)
+            wide = pypto.expand_clone(block, [4, 4], valid_shape=[pypto.min(6 - i * 4, 4), pypto.min(10 - j * 4, 4)])
+            pypto.assemble(wide, [i * 4, j * 4], out)
+
+
 class Broadcasts(unittest.TestCase):
     def test_expand_exp_dif_axpy_and_pad(self):
         row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
@@ -313,6 +325,13 @@ class ExpandBlocks(unittest.TestCase):
         expand_blocks(x, out)
         kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(out, np.broadcast_to(x, (4, 20)))  # exact: values are only copied
+
+    def test_blocks_past_the_end_write_only_their_valid_shape(self):
+        x = RNG.standard_normal((6, 1)).astype(np.float32)
+        out = np.zeros((6, 10), np.float32)
+        expand_past_the_end(x, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.broadcast_to(x, (6, 10)))
 
 
 class Variance(unittest.TestCase):

@@ -331,9 +331,16 @@ def _dims_of(tensor, what):
 
 def expand_clone(input, shape, *, valid_shape=None):  # noqa: A002
     """input broadcast to `shape` (its dims of 1 repeated, numpy's rules) as a new tensor: one TEXPAND per
-    output tile. valid_shape (PyPTO's hint for a run-time tail) is accepted and changes nothing here: every
-    element of the result is computed from input."""
-    return _ops._one("expand_clone", [input], {"shape": list(shape)})
+    output tile. With valid_shape (sizes known when the kernel runs, PyPTO's hint for a run-time tail) only
+    that leading part of the result holds data: an assemble of it writes just that part, as PyPTO's Expand
+    of a loop's last block past the tensor's end does."""
+    attrs = {"shape": list(shape)}
+    if valid_shape:
+        attrs["valid_shape"] = _ops._valid_shape(valid_shape, len(attrs["shape"]), "expand_clone")
+    result = _ops._one("expand_clone", [input], attrs)
+    if valid_shape:
+        result._valid_shape = attrs["valid_shape"]
+    return result
 
 
 def expand_exp_dif(input, other):  # noqa: A002
