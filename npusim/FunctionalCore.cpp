@@ -287,11 +287,16 @@ private:
     if (!index) return false;
     HostTensor picked(table->dtype(), Shape(dst.shape));
     const std::int64_t rowLength = table->rank() == 0 ? 1 : table->shape().dims().back();
+    // A tile wholly past the source's valid part (its rows have no valid element) holds no data.
+    if (rowLength == 0) return store(dst, picked, TileAccumulate::None);
     if (rowLength > 0 && index->elementCount() * rowLength < picked.elementCount()) {
-      // Only the valid indices name rows; the rows after them hold no data.
+      // Only the valid indices name rows, and a source valid in part of its rows (a block past the end of
+      // the row dim) gives shorter rows: they fill the tile's leading box, the rest holds no data.
       HostTensor rows(table->dtype(), Shape({index->elementCount(), rowLength}));
       if (std::string problem = pto::gatherRows(*table, *index, rows); !problem.empty()) return fail() << problem;
-      HostTensor all(table->dtype(), Shape({picked.elementCount() / rowLength, rowLength}));
+      const std::int64_t tileRow = dst.shape.empty() ? 1 : dst.shape.back();
+      const std::int64_t width = rowLength < tileRow && picked.elementCount() % tileRow == 0 ? tileRow : rowLength;
+      HostTensor all(table->dtype(), Shape({picked.elementCount() / width, width}));
       if (rows.elementCount() > 0) all.view({0, 0}, rows.shape().dims()).copyFrom(rows);
       return store(dst, all, TileAccumulate::None);
     }

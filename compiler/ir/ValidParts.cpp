@@ -120,6 +120,14 @@ std::optional<std::vector<std::vector<Valid>>> cutBoxes(const TensorOp& op, cons
     // Only the index is cut: the rows it names may lie anywhere in the source, and a scatter's target
     // keeps its whole shape.
     if (op.kind != TensorOpKind::Gather && op.kind != TensorOpKind::IndexSelect) return std::nullopt;
+    if (op.kind == TensorOpKind::IndexSelect) {
+      // index_select's source dims other than `dim` are the result's own: they keep their valid part (a
+      // source block past the end makes a result block past the end).
+      const auto* dim = op.attr<std::int64_t>("dim");
+      if (!dim) return std::nullopt;
+      boxes[0][static_cast<std::size_t>(*dim)] = Valid(shapes[0][static_cast<std::size_t>(*dim)]);
+      break;
+    }
     boxes[0].assign(shapes[0].begin(), shapes[0].end());
     break;
   case OpCategory::Memory:

@@ -4,6 +4,7 @@
 #include "compiler/ir/ShapeInference.h"
 #include "compiler/ir/ValidParts.h"
 #include "core/DataType.h"
+#include "core/SymbolicRange.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
@@ -30,6 +31,7 @@ public:
     for (const auto& [name, value] : tiles.bindings)
       if (!isElementBinding(name)) m_dims.emplace(name, value);
     m_result.of.resize(m_graph.tensors().size());
+    collectLoopIndexRanges();
   }
 
   ValidShapes run() {
@@ -40,6 +42,23 @@ public:
 
 private:
   const Dims& shapeOf(TensorId id) const { return m_tiles.shapeOf(id); }
+
+  // Each loop index's values, where its loop's bounds are known for this compilation; an index name two
+  // loops share gets the union of both.
+  void collectLoopIndexRanges() {
+    for (const Loop& loop : m_graph.loops()) {
+      const std::optional<std::int64_t> start = simplify(loop.start.substitute(m_dims)).constantValue();
+      const std::optional<std::int64_t> stop = simplify(loop.stop.substitute(m_dims)).constantValue();
+      const std::optional<std::int64_t> step = simplify(loop.step.substitute(m_dims)).constantValue();
+      if (!start || !stop || !step || *step == 0 || loop.indexSymbol.empty()) continue;
+      const std::int64_t trips = *step > 0 ? (*stop - *start + *step - 1) / *step : (*start - *stop - *step - 1) / -*step;
+      if (trips <= 0) continue;
+      const std::int64_t last = *start + (trips - 1) * *step;
+      IntRange range{std::min(*start, last), std::max(*start, last)};
+      auto [at, inserted] = m_loopIndexRanges.emplace(loop.indexSymbol, range);
+      if (!inserted) at->second = IntRange{std::min(at->second.lo, range.lo), std::max(at->second.hi, range.hi)};
+    }
+  }
 
   // `valid` per dim of `id`'s shape, stored empty when provably whole. Sizes the kernel gives are clamped
   // to [0, dim]; computed ones (`clamp` false) come from clamped sizes by min() and constants already, and
@@ -54,6 +73,11 @@ private:
     bool whole = true;
     for (std::size_t d = 0; d < shape.size(); ++d) {
       into.push_back(clamp ? clampedValid(valid[d].substitute(m_dims), shape[d]) : valid[d]);
+      // A size that is one value for every iteration of the loops it depends on is that value: PyPTO's
+      // min(64 - i*16, 16) over four blocks of 16 rows is a whole block each time.
+      if (!into.back().isConstant())
+        if (std::optional<IntRange> range = rangeOf(into.back(), m_loopIndexRanges); range && range->single())
+          into.back() = SymbolicScalar(std::clamp<std::int64_t>(range->lo, 0, shape[d]));
       whole = whole && into.back().constantValue() == shape[d];
     }
     if (whole) into.clear();
@@ -188,6 +212,7 @@ private:
   const TileGraph& m_tiles;
   const TensorGraph& m_graph;
   std::map<std::string, std::int64_t> m_dims;
+  SymbolRanges m_loopIndexRanges;
   ValidShapes m_result;
 };
 

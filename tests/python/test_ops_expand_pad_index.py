@@ -147,6 +147,33 @@ def expand_past_the_end(x: pypto.Tensor([6, 1], pypto.DT_FP32), out: pypto.Tenso
             pypto.assemble(wide, [i * 4, j * 4], out)
 
 
+@pypto.frontend.jit
+def gather_blocks(x: pypto.Tensor([20, 37], pypto.DT_FP32), index: pypto.Tensor([12, 10], pypto.DT_INT32),
+                  out: pypto.Tensor([12, 10, 37], pypto.DT_FP32)):
+    # PyPTO's Gather test over view blocks [8, 8, 16] of the output: the last block of the index's rows, of its
+    # columns and of the source's columns each reach past the end, with valid_shape saying how far.
+    for i in pypto.loop(0, 2, 1, name="rows", idx_name="i"):
+        for j in pypto.loop(0, 2, 1, name="cols", idx_name="j"):
+            for k in pypto.loop(0, 3, 1, name="width", idx_name="k"):
+                source = pypto.view(x, [20, 16], [0, k * 16], valid_shape=[20, pypto.min(37 - k * 16, 16)])
+                block = pypto.view(index, [8, 8], [i * 8, j * 8],
+                                   valid_shape=[pypto.min(12 - i * 8, 8), pypto.min(10 - j * 8, 8)])
+                pypto.set_vec_tile_shapes(4, 8, 8)
+                pypto.assemble(pypto.index_select(source, 0, block), [i * 8, j * 8, k * 16], out)
+
+
+@pypto.frontend.jit
+def gather_whole_blocks(x: pypto.Tensor([20, 16], pypto.DT_FP32), index: pypto.Tensor([16, 16], pypto.DT_INT32),
+                        out: pypto.Tensor([16, 16, 16], pypto.DT_FP32)):
+    # Every block is whole, though its valid_shape is written as PyPTO's tests write it (min(16 - i*8, 8)):
+    # the compiler knows the loop's range, so the flattened index is a whole tensor, not a partial one.
+    for i in pypto.loop(0, 2, 1, name="rows", idx_name="i"):
+        block = pypto.view(index, [8, 16], [i * 8, 0], valid_shape=[pypto.min(16 - i * 8, 8), 16])
+        pypto.set_vec_tile_shapes(4, 16, 16)
+        flat = pypto.reshape(block, [128])
+        pypto.assemble(pypto.reshape(pypto.index_select(x, 0, flat), [8, 16, 16]), [i * 8, 0, 0], out)
+
+
 class Broadcasts(unittest.TestCase):
     def test_expand_exp_dif_axpy_and_pad(self):
         row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
@@ -291,6 +318,22 @@ class MultiDimIndex(unittest.TestCase):
         pick_rows_2d(x, index, out)
         kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(out, np.take(x, index, axis=0))  # exact: values are only moved
+
+    def test_blocks_past_the_end_of_index_and_source_as_numpy_take(self):
+        x = RNG.standard_normal((20, 37)).astype(np.float32)
+        index = RNG.integers(0, 20, (12, 10)).astype(np.int32)
+        out = np.full((12, 10, 37), 7.0, np.float32)
+        gather_blocks(x, index, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.take(x, index, axis=0))
+
+    def test_a_valid_shape_whole_in_every_iteration_reshapes_as_whole(self):
+        x = RNG.standard_normal((20, 16)).astype(np.float32)
+        index = RNG.integers(0, 20, (16, 16)).astype(np.int32)
+        out = np.zeros((16, 16, 16), np.float32)
+        gather_whole_blocks(x, index, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.take(x, index, axis=0))
 
 
 class SortedRows(unittest.TestCase):

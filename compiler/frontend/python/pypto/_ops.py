@@ -831,8 +831,23 @@ def index_select(x, dim, index):
     count = 1
     for extent in index.shape:
         count = count * extent
-    picked = _one("index_select", [x, reshape(index, [count])], {"dim": dim})
-    return reshape(picked, list(x.shape[:dim]) + list(index.shape) + list(x.shape[dim + 1:]))
+    result_shape = list(x.shape[:dim]) + list(index.shape) + list(x.shape[dim + 1:])
+    index_valid = index.__dict__.get("_valid_shape")
+    if index_valid is None:
+        picked = _one("index_select", [x, reshape(index, [count])], {"dim": dim})
+        return reshape(picked, result_shape)
+    # A block of the index valid in part of its rows (PyPTO's Gather over view blocks past the end): its
+    # valid elements are no prefix of the flattened index, so the flat index keeps every position of its
+    # valid leading rows (those past a row's valid part read zeros, row 0: in range, and dropped below), and
+    # the result's valid part is said in the index's dims.
+    inner = 1
+    for extent in index.shape[1:]:
+        inner = inner * extent
+    flat = reshape(index, [count], valid_shape=[index_valid[0] * inner])
+    picked = _one("index_select", [x, flat], {"dim": dim})
+    x_valid = list(x.__dict__.get("_valid_shape") or x.shape)
+    valid = x_valid[:dim] + list(index_valid) + x_valid[dim + 1:]
+    return reshape(picked, result_shape, valid_shape=valid)
 
 
 def _scatter_inputs(x, index, src, reduce):
