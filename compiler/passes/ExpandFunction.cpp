@@ -1170,10 +1170,27 @@ private:
     const std::int64_t* dimAttr = op.attr<std::int64_t>("dim");
     std::int64_t dim = dimAttr ? *dimAttr : 0;
     if (dim < 0) dim += static_cast<std::int64_t>(sourceShape.size());
-    // A row is the last dim (GatherRows.h): rank-2 sources, or an aliased cache (below).
-    if (dim != 0 || sourceShape.size() != 2 || shapeOf(index).size() != 1) return expandWhole(op, emit);
+    if (shapeOf(index).size() != 1) return expandWhole(op, emit);
     auto tile = vecTile(op, outShape, /*dataMovement=*/true);
     if (!tile) return false;
+    // A row is the last dim (GatherRows.h): rank-2 sources, or an aliased cache (below). Other dims and
+    // ranks gather on chip (TGATHER), tile by tile of the output: each takes the source whole along `dim`
+    // (the index may name any position) and as the tile along the other dims, and its slice of the index.
+    if (dim != 0 || sourceShape.size() != 2) {
+      const auto along = static_cast<std::size_t>(dim);
+      forEachTile(outShape, *tile, [&](const Dims& offsets, const Dims& sizes) {
+        TileOp t = tileOp(op);
+        Dims sourceOffsets = offsets, sourceSizes = sizes;
+        sourceOffsets[along] = 0;
+        sourceSizes[along] = sourceShape[along];
+        t.inputs.push_back(region(source, constants(sourceOffsets), sourceSizes));
+        t.inputs.push_back(region(index, constants({offsets[along]}), {sizes[along]}));
+        t.outputs.push_back(region(output, constants(offsets), sizes));
+        t.tileShape = *tile;
+        emit(std::move(t));
+      });
+      return true;
+    }
     // gather_in_l1's rows land in L1 only when matmuls alone read them (L1 has no way back to GM or to
     // a vector core); otherwise they are gathered into UB like gather_in_ub's, which computes the same.
     const bool* intoL1 = op.attr<bool>(kGatherIntoL1);

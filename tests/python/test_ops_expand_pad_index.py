@@ -174,6 +174,15 @@ def gather_whole_blocks(x: pypto.Tensor([20, 16], pypto.DT_FP32), index: pypto.T
         pypto.assemble(pypto.reshape(pypto.index_select(x, 0, flat), [8, 16, 16]), [i * 8, 0, 0], out)
 
 
+@pypto.frontend.jit
+def select_middle_dim(x: pypto.Tensor([16, 24, 64], pypto.DT_FP32), index: pypto.Tensor([40], pypto.DT_INT32),
+                      out: pypto.Tensor([16, 40, 64], pypto.DT_FP32)):
+    # index_select along dim 1 of a 3-D source under a small vec tile: gathered on chip tile by tile (each
+    # takes the source whole along dim 1), not as one tile of the whole result (640 KB, past the UB).
+    pypto.set_vec_tile_shapes(4, 8, 32)
+    pypto.assemble(pypto.index_select(x, 1, index), [0, 0, 0], out)
+
+
 class Broadcasts(unittest.TestCase):
     def test_expand_exp_dif_axpy_and_pad(self):
         row = RNG.uniform(-1, 1, (1, C)).astype(np.float32)
@@ -326,6 +335,15 @@ class MultiDimIndex(unittest.TestCase):
         gather_blocks(x, index, out)
         kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(out, np.take(x, index, axis=0))
+
+    def test_other_dims_and_ranks_gather_tile_by_tile(self):
+        x = RNG.standard_normal((16, 24, 64)).astype(np.float32)
+        index = RNG.integers(0, 24, 40).astype(np.int32)
+        out = np.zeros((16, 40, 64), np.float32)
+        select_middle_dim(x, index, out)
+        report = kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.take(x, index, axis=1))
+        self.assertGreater(report["tasks"], 1, "one task would hold the whole result")
 
     def test_a_valid_shape_whole_in_every_iteration_reshapes_as_whole(self):
         x = RNG.standard_normal((20, 16)).astype(np.float32)
