@@ -39,10 +39,16 @@ bool computesInPlace(TensorOpKind kind) {
   case TensorOpKind::Cumprod:
   case TensorOpKind::ExpandClone: return false;
   case TensorOpKind::Copy:
-  case TensorOpKind::Assemble: return true;
+  case TensorOpKind::Assemble:
+  case TensorOpKind::Scatter: return true;
   default: return isElementwise(category(kind));
   }
 }
+
+// Which inputs a result computed in place may overwrite: a scatter's result is its input 0 with the
+// source's elements written at the index's positions (TSCATTER updates dst in place), so it may take
+// input 0's bytes, never the index's or the source's, which it reads element by element while writing.
+bool mayOverwriteInput(TensorOpKind kind, std::size_t input) { return kind != TensorOpKind::Scatter || input == 0; }
 
 // Regions hashed by box (memory, tensor, per dim the symbolic part and the
 // constant bounds); a region of more dims than a box keeps is keyed by its
@@ -363,8 +369,9 @@ private:
     std::vector<int> ids;
     const TileRegion& output = op.outputs.front();
     const std::int64_t bytes = bytesOf(output);
-    for (const TileRegion& input : op.inputs) {
-      if (input.shape != output.shape || bytesOf(input) != bytes) continue;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      const TileRegion& input = op.inputs[i];
+      if (!mayOverwriteInput(op.kind, i) || input.shape != output.shape || bytesOf(input) != bytes) continue;
       auto found = m_byKey.find(keyOf(MemoryKind::UB, input));
       if (found == m_byKey.end()) continue;
       const Planned& buffer = m_planned[found->second];

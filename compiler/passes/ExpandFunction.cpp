@@ -1097,34 +1097,39 @@ private:
   // A scatter cut by the vec tile along every dim but the scatter's, which
   // each tile holds whole in its input, index and source, as PyPTO's tests
   // cut a [128, 16384] scatter along dim 0 into [128, 128] columns. Each
-  // tile's index and source are their part of its columns; when the index
-  // is narrower than the input, a tile of columns it does not reach would
-  // scatter nothing, and the op stays whole instead.
+  // tile's index and source are their part of its columns; a tile of
+  // columns the index does not reach (an index narrower than the input)
+  // scatters nothing: it copies its part of the input.
   bool expandScatterAlongOtherDims(const TensorOp& op, const std::function<void(TileOp)>& emit) {
     const Dims index = shapeOf(op.inputs[1]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     std::vector<TileOp> tiles;
-    bool reached = true;
     const bool fits = forEachTileAcross(op, [&](const Dims& offsets, const Dims& sizes, const Dims& columns) {
       TileOp t = tileOp(op);
       t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
+      t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
+      t.tileShape = columns;
       Dims part = sizes;  // the index's (and the source's) part of these columns
+      bool reached = true;
       for (std::size_t d = 0; d < part.size(); ++d) {
         if (d == dim) continue;
         part[d] = std::min(sizes[d], index[d] - offsets[d]);
         reached = reached && part[d] > 0;
+      }
+      if (!reached) {
+        t.kind = TensorOpKind::Copy;
+        t.attrs.clear();
+        tiles.push_back(std::move(t));
+        return;
       }
       for (std::size_t k = 1; k < 3; ++k) {
         Dims own = part;
         own[dim] = shapeOf(op.inputs[k])[dim];
         t.inputs.push_back(region(op.inputs[k], constants(offsets), own));
       }
-      t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
-      t.tileShape = columns;
       tiles.push_back(std::move(t));
     });
     if (!fits) return false;
-    if (!reached) return expandWhole(op, emit);
     for (TileOp& t : tiles) emit(std::move(t));
     return true;
   }

@@ -127,6 +127,21 @@ def scatter_columns(x: pypto.Tensor([64, 96], pypto.DT_FP32), index: pypto.Tenso
 
 
 @pypto.frontend.jit
+def scatter_narrow_index(x: pypto.Tensor([64, 96], pypto.DT_FP32), index: pypto.Tensor([48, 40], pypto.DT_INT64),
+                         src: pypto.Tensor([48, 40], pypto.DT_FP32), out: pypto.Tensor([64, 96], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(64, 32)  # the index reaches 40 columns: the third tile only copies x
+    out[:] = pypto.scatter(x, 0, index, src)
+
+
+@pypto.frontend.jit
+def scatter_in_place(x: pypto.Tensor([96, 256], pypto.DT_FP32), index: pypto.Tensor([96, 256], pypto.DT_INT64),
+                     src: pypto.Tensor([96, 256], pypto.DT_FP32), out: pypto.Tensor([96, 256], pypto.DT_FP32)):
+    # x 48 KB + index 96 KB + src 48 KB fill the 192 KB unified buffer: the result takes x's bytes.
+    pypto.set_vec_tile_shapes(96, 128)
+    out[:] = pypto.scatter(x, 0, index, src)
+
+
+@pypto.frontend.jit
 def expand_blocks(x: pypto.Tensor([1, 20], pypto.DT_FP32), out: pypto.Tensor([4, 20], pypto.DT_FP32)):
     # PyPTO's Expand test: view blocks of 8 columns, the last one valid in 4, each broadcast to 4 rows.
     for i in pypto.loop(0, 3, 1, name="cols", idx_name="i"):
@@ -377,6 +392,29 @@ class ScatterColumns(unittest.TestCase):
         np.put_along_axis(want, index, src, axis=0)
         np.testing.assert_array_equal(out, want)
         self.assertGreaterEqual(report["tasks"], 3)
+
+    def test_columns_the_index_does_not_reach_keep_the_input(self):
+        x = RNG.standard_normal((64, 96)).astype(np.float32)
+        index = np.stack([RNG.permutation(64)[:48] for _ in range(40)], axis=1).astype(np.int64)
+        src = RNG.standard_normal((48, 40)).astype(np.float32)
+        out = np.zeros((64, 96), np.float32)
+        scatter_narrow_index(x, index, src, out)
+        kernel_checks.assert_functional(self)
+        want = x.copy()
+        for j in range(40):
+            want[index[:, j], j] = src[:, j]
+        np.testing.assert_array_equal(out, want)
+
+    def test_the_result_takes_the_inputs_bytes_when_the_buffer_is_full(self):
+        x = RNG.standard_normal((96, 256)).astype(np.float32)
+        index = np.argsort(RNG.random((96, 256)), axis=0).astype(np.int64)
+        src = RNG.standard_normal((96, 256)).astype(np.float32)
+        out = np.zeros((96, 256), np.float32)
+        scatter_in_place(x, index, src, out)
+        kernel_checks.assert_functional(self)
+        want = x.copy()
+        np.put_along_axis(want, index, src, axis=0)
+        np.testing.assert_array_equal(out, want)
 
 
 class ExpandBlocks(unittest.TestCase):
