@@ -646,6 +646,10 @@ def run_op_worker(op, operation_dir, package_dir, timeout, shim, memory_share):
     path = [str(package_dir)] + ([str(shim)] if shim else [])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", TILE_FWK_DEVICE_ID="0",
                PTO_OPS_MEMORY_SHARE=str(memory_share))
+    # The worker's goldens and kernels go to a folder removed here, after the worker has ended however it
+    # ended: a worker killed for memory cannot clean up after itself (its cases' files once filled /tmp).
+    scratch = tempfile.mkdtemp(prefix=f"pypto-ops-{op}-")
+    env["PTO_OPS_SCRATCH"] = scratch
     command = [sys.executable, str(REPO_ROOT / "scripts" / "pypto_ops_compat.py"), "--worker", str(operation_dir), op]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
@@ -654,6 +658,8 @@ def run_op_worker(op, operation_dir, package_dir, timeout, shim, memory_share):
     except subprocess.TimeoutExpired as expired:
         output = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
         returncode, timed_out = None, True
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     rows = []
     for line in output.splitlines():
         if line.startswith("{"):

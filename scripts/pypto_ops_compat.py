@@ -24,10 +24,12 @@ array can be one. bf16 cases need ml_dtypes for numpy to hold bf16; without it t
 are FP8/FP4/HF8 cases (numpy cannot hold those dtypes).
 """
 import argparse
+import contextlib
 import json
 import math
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 import time
@@ -904,7 +906,9 @@ def worker(operation_dir, op, only_case, show_kernel):
     # PyPTO's golden script sorts the cases by case_index and takes the case at a position of that list, so a
     # case's golden is asked for by its position: where the indices have a gap (Amin's skip 18), they differ.
     cases.sort(key=lambda case: case["case_index"])
-    with tempfile.TemporaryDirectory(prefix=f"pypto-ops-{op}-") as scratch:
+    # The driver names a scratch folder it removes itself (PTO_OPS_SCRATCH); run alone, a temporary one.
+    given = os.environ.get("PTO_OPS_SCRATCH")
+    with (contextlib.nullcontext(given) if given else tempfile.TemporaryDirectory(prefix=f"pypto-ops-{op}-")) as scratch:
         for position, case in enumerate(cases):
             if only_case is not None and case["case_index"] != only_case:
                 continue
@@ -920,6 +924,8 @@ def worker(operation_dir, op, only_case, show_kernel):
                     if show_kernel:
                         traceback.print_exc()
                     result = {"status": "fails", "note": f"{type(error).__name__}: {text}"}
+            # A case's inputs and golden can be gigabytes (Adds' cases 3.4 GB together): gone once judged.
+            shutil.rmtree(pathlib.Path(scratch, f"{op}_{case['case_index']}"), ignore_errors=True)
             result.update(op=op, case=case["case_index"], name=case.get("case_name", ""),
                           seconds=round(time.monotonic() - started, 2))
             print(json.dumps(result), flush=True)

@@ -413,16 +413,27 @@ private:
       m_core[static_cast<std::size_t>(op.id)] = cube ? CoreType::AIC : CoreType::AIV;
     }
     m_pinOfOp.assign(m_graph.ops().size(), -1);
+    m_scopeRunOfOp.assign(m_graph.ops().size(), -1);
     std::map<std::string, std::int32_t> pinIds;
+    std::string previousKey;  // the scope of the op recorded before, "" for none
+    std::int32_t runs = 0;
     for (const TensorOp& op : m_graph.ops()) {
       std::string key;
-      if (auto found = m_options.pinOfLabel.find(op.label); !op.label.empty() && found != m_options.pinOfLabel.end())
+      bool inKernel = false;  // the kernel's own pypto.set_pass_options(sg_set_scope=id), not a label's pin
+      if (auto found = m_options.pinOfLabel.find(op.label); !op.label.empty() && found != m_options.pinOfLabel.end()) {
         key = found->second;
-      else if (op.passOptions.is_object() && op.passOptions.contains("sg_set_scope") &&
-               op.passOptions["sg_set_scope"].is_number_integer() &&
-               op.passOptions["sg_set_scope"].get<std::int64_t>() >= 0)
+      } else if (op.passOptions.is_object() && op.passOptions.contains("sg_set_scope") &&
+                 op.passOptions["sg_set_scope"].is_number_integer() &&
+                 op.passOptions["sg_set_scope"].get<std::int64_t>() >= 0) {
         key = "id " + std::to_string(op.passOptions["sg_set_scope"].get<std::int64_t>());
+        inKernel = true;
+      }
+      // A run: ops recorded one after another inside one sg_set_scope=id ... -1 region of the kernel. Ops a
+      // label pins are one run whatever lies between them: the label names the whole group.
+      if (inKernel && key != previousKey) ++runs;
+      previousKey = inKernel ? key : std::string();
       if (key.empty()) continue;
+      m_scopeRunOfOp[static_cast<std::size_t>(op.id)] = inKernel ? runs : 0;
       auto [it, inserted] = pinIds.try_emplace(key, static_cast<std::int32_t>(m_pinNames.size()));
       if (inserted) m_pinNames.push_back(key);
       m_pinOfOp[static_cast<std::size_t>(op.id)] = it->second;
@@ -436,6 +447,9 @@ private:
   }
   std::int32_t pinOf(std::int32_t local) const {
     return m_pinOfOp[static_cast<std::size_t>(tileOf(local).tensorOp)];
+  }
+  std::int32_t scopeRunOf(std::int32_t local) const {
+    return m_scopeRunOfOp[static_cast<std::size_t>(tileOf(local).tensorOp)];
   }
 
   // ---- edges ----
@@ -754,6 +768,13 @@ private:
       }
       for (std::int32_t h : m_predGroups) {
         if (h == target || group(h).first < group(target).first) continue;
+        // A later sg_set_scope region reusing the id (Kimi's block attention residuals set id 1 twice in
+        // one loop body, the second reading ops between the two) cannot join the first one's subgraph:
+        // PyPTO runs such a kernel, so the later region starts the id's next subgraph.
+        if (scopeRunOf(v) != scopeRunOf(group(target).first)) {
+          chosen.clear();
+          break;
+        }
         const TensorOp& other = m_graph.op(tileOf(group(h).first).tensorOp);
         auto error = m_placeDiags->error(op.location);
         error << groupName << " cannot keep " << name(op.kind) << " in the group's subgraph: it needs data from a "
@@ -1352,6 +1373,7 @@ private:
   std::vector<std::size_t> m_readBoxStart, m_writeBoxStart;  // CSR by TileOpId into the boxes
   std::vector<RegionBox> m_readBoxes, m_writeBoxes;
   std::vector<std::int32_t> m_pinOfOp;     // by OpId: index into m_pinNames, or -1
+  std::vector<std::int32_t> m_scopeRunOfOp; // by OpId: which run of consecutive ops under one scope, or -1
   std::vector<std::int32_t> m_segmentOfOp; // by OpId
   std::vector<std::string> m_pinNames;
 

@@ -350,6 +350,45 @@ TensorGraph pinnedAroundMatmul(const std::string& matmulLabel) {
   return builder.finish();
 }
 
+// The kernel's own form of the same: sg_set_scope=1 around exp, reset for the matmul, sg_set_scope=1 again
+// around add and copy (Kimi's block attention residuals and GLM's attention reuse an id this way).
+TensorGraph scopedAroundMatmul() {
+  TensorGraphBuilder builder("pins", kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
+  const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dimsOf({64, 64}), kernelLine(1));
+  builder.beginPath();
+  builder.setVecTile({64, 64}, kernelLine(2));
+  builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
+  builder.setPassOptions({{"sg_set_scope", 1}});
+  const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
+  builder.setPassOptions(nlohmann::ordered_json::object());
+  const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, w}, {}, 4);
+  builder.setPassOptions({{"sg_set_scope", 1}});
+  const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, {}, 5);
+  addOp(builder, TensorOpKind::Copy, {d}, {}, 6, {y});
+  builder.endPath();
+  return builder.finish();
+}
+
+TEST(GraphPartition, AKernelsLaterScopeRegionReusingAnIdStartsTheIdsNextSubgraph) {
+  auto scoped = compileWith(scopedAroundMatmul(), {});
+  ASSERT_TRUE(scoped);
+  EXPECT_EQ(describeAll(scoped->compilation),
+            "sg0 scope 0 AIV program 0 pinned\n"
+            "  ops #0 exp\n"
+            "  in x[0:64, 0:64]\n"
+            "  out t3[0:64, 0:64]\n"
+            "sg1 scope 0 AIC program 1\n"
+            "  ops #1 matmul\n"
+            "  in t3[0:64, 0:64]; w[0:64, 0:64]\n"
+            "  out t4[0:64, 0:64]\n"
+            "sg2 scope 0 AIV program 2 pinned\n"
+            "  ops #2 add, #3 copy\n"
+            "  in t4[0:64, 0:64]; t3[0:64, 0:64]\n"
+            "  out y[0:64, 0:64]\n");
+}
+
 TEST(GraphPartition, SgSetScopeThatCannotBeOneSubgraphIsAnErrorAtTheOp) {
   DiagnosticEngine diags;
   CompileSettings settings;

@@ -10,10 +10,17 @@ kernels take CPU tensors, so here:
 - `npu.set_device`, `npu.synchronize`, `npu.empty_cache` do nothing; `npu.is_available()` is False, so scripts
   that compute their golden on the device when one is there compute it on the CPU;
 - `torch.npu` is this module's `npu`, as importing the real torch_npu makes it;
+- `npu.NPUGraph` / `npu.graph(g)` (graph capture, then `g.replay()`): with no device there is nothing to
+  capture into, so the calls inside `with npu.graph(g):` run when made and the first `replay()` runs nothing;
+  each captured call thus runs once, as one capture and one replay run it on a device. A second `replay()`
+  would run them again there and is refused here;
 - the device "npu" / "npu:N" is the CPU: a `device=` of torch's tensor factories (`torch.ones(..., device=
   f"npu:{i}")`) and of `Tensor.to` / `Tensor.new_*`, and a device string given to `Tensor.to`, name the CPU, as
   `.npu()` does (torch before 2.1 cannot register a device named "npu" at all); so does a bare device index
-  (`device=device_id`, `.to(0)`), which names an NPU once torch_npu is loaded.
+  (`device=device_id`, `.to(0)`), which names an NPU once torch_npu is loaded;
+- `torch.rand(..., dtype=<an integer dtype>, device="npu...")`, which torch_npu fills on the device while
+  torch's CPU kernel refuses the dtype, gives uniform values in [0, 1) truncated to the integer dtype: zeros
+  (GLM's select-experts script allocates its topk_ids output this way; the kernel overwrites it).
 
 Nothing here touches the package under test."""
 import sys
@@ -66,6 +73,37 @@ npu.device_count = lambda: 0
 npu.current_device = lambda: 0
 npu.get_device_name = lambda *args: "cpu (torch_npu stand-in)"
 
+
+
+class NPUGraph:
+    """torch_npu.npu.NPUGraph on a CPU host: the captured calls already ran (see the module's note)."""
+
+    def __init__(self):
+        self._replays = 0
+
+    def replay(self):
+        self._replays += 1
+        if self._replays > 1:
+            raise NotImplementedError("the torch_npu stand-in ran this graph's calls once, when captured; a "
+                                      "second replay() would run them again on a device and cannot here")
+
+    def reset(self):
+        self._replays = 0
+
+
+class _GraphCapture:
+    def __init__(self, graph, *args, **kwargs):
+        self.graph = graph
+
+    def __enter__(self):
+        return self.graph
+
+    def __exit__(self, *exc):
+        return False
+
+
+npu.NPUGraph = NPUGraph
+npu.graph = _GraphCapture
 sys.modules[__name__ + ".npu"] = npu
 torch.npu = npu
 
@@ -91,8 +129,12 @@ def _cpu_device(native, index_first=False):
     index (keyword; for Tensor.to also the first argument after the tensor) replaced by "cpu"."""
     def call(*args, **kwargs):
         device = kwargs.get("device")
-        if _is_npu(device) or _is_device_index(device):
+        on_npu = _is_npu(device) or _is_device_index(device)
+        if on_npu:
             kwargs["device"] = "cpu"
+        dtype = kwargs.get("dtype")
+        if on_npu and native is _NATIVE_RAND and dtype is not None and not dtype.is_floating_point and not dtype.is_complex:
+            return torch.zeros(*args, **kwargs)
         if any(_is_npu(a) for a in args):
             args = tuple("cpu" if _is_npu(a) else a for a in args)
         if index_first and len(args) > 1 and _is_device_index(args[1]):  # args[0] is the tensor
@@ -105,6 +147,7 @@ def _cpu_device(native, index_first=False):
     return call
 
 
+_NATIVE_RAND = getattr(torch.rand, "__wrapped__", torch.rand)
 _FACTORIES = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
               "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
               "rand_like", "randn_like", "randint_like", "empty_strided", "tril_indices", "triu_indices")
