@@ -330,8 +330,14 @@ TEST(GraphPartition, SgSetScopePinsLabelledOpsIntoOneSubgraphThatNoOtherOpJoins)
   EXPECT_EQ(describeAll(scoped->compilation), pinned);
 }
 
-// a = exp(x) ["grp"]; c = a @ w [label `matmulLabel`]; d = c + a ["grp"]; y = d ["grp"].
-TensorGraph pinnedAroundMatmul(const std::string& matmulLabel) {
+// a = exp(x) ["grp"]; c = a @ w [label `matmulLabel`]; d = c + a ["grp"]; y = d ["grp"]. With kernelScopes
+// the kernel's own form instead: sg_set_scope=1 around exp, reset for the matmul, sg_set_scope=1 again around
+// add and copy (Kimi's block attention residuals and GLM's attention reuse an id this way).
+TensorGraph pinnedAroundMatmul(const std::string& matmulLabel, bool kernelScopes = false) {
+  auto scope = [&](TensorGraphBuilder& builder, const std::string& label) {
+    if (!kernelScopes) builder.setLabel(label);
+    else builder.setPassOptions(label == "grp" ? nlohmann::ordered_json{{"sg_set_scope", 1}} : nlohmann::ordered_json::object());
+  };
   TensorGraphBuilder builder("pins", kernelLine(1));
   const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
   const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
@@ -339,32 +345,11 @@ TensorGraph pinnedAroundMatmul(const std::string& matmulLabel) {
   builder.beginPath();
   builder.setVecTile({64, 64}, kernelLine(2));
   builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
-  builder.setLabel("grp");
+  scope(builder, "grp");
   const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
-  builder.setLabel(matmulLabel);
+  scope(builder, matmulLabel);
   const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, w}, {}, 4);
-  builder.setLabel("grp");
-  const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, {}, 5);
-  addOp(builder, TensorOpKind::Copy, {d}, {}, 6, {y});
-  builder.endPath();
-  return builder.finish();
-}
-
-// The kernel's own form of the same: sg_set_scope=1 around exp, reset for the matmul, sg_set_scope=1 again
-// around add and copy (Kimi's block attention residuals and GLM's attention reuse an id this way).
-TensorGraph scopedAroundMatmul() {
-  TensorGraphBuilder builder("pins", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({64, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({64, 64}, kernelLine(2));
-  builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
-  builder.setPassOptions({{"sg_set_scope", 1}});
-  const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
-  builder.setPassOptions(nlohmann::ordered_json::object());
-  const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, w}, {}, 4);
-  builder.setPassOptions({{"sg_set_scope", 1}});
+  scope(builder, "grp");
   const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, {}, 5);
   addOp(builder, TensorOpKind::Copy, {d}, {}, 6, {y});
   builder.endPath();
@@ -372,7 +357,7 @@ TensorGraph scopedAroundMatmul() {
 }
 
 TEST(GraphPartition, AKernelsLaterScopeRegionReusingAnIdStartsTheIdsNextSubgraph) {
-  auto scoped = compileWith(scopedAroundMatmul(), {});
+  auto scoped = compileWith(pinnedAroundMatmul("", /*kernelScopes=*/true), {});
   ASSERT_TRUE(scoped);
   EXPECT_EQ(describeAll(scoped->compilation),
             "sg0 scope 0 AIV program 0 pinned\n"
