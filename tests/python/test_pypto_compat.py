@@ -221,6 +221,23 @@ class ElementwiseOptions(unittest.TestCase):
         np.testing.assert_array_equal(o2, np.rint(x / ten) * ten)  # 10^-1 is not exact; * 0.1 / 0.1 differ
         np.testing.assert_allclose(o1[0, :4], [1.2, 2.4, 3.6, 4.8], rtol=1e-6)
 
+    def test_round_an_integer_tensor_to_tens_and_hundreds(self):
+        @pypto.frontend.jit
+        def k(x: pypto.Tensor((4, 32), pypto.DT_INT32), tens: pypto.Tensor((4, 32), pypto.DT_INT32),
+              hundreds: pypto.Tensor((4, 32), pypto.DT_INT32)):
+            pypto.set_vec_tile_shapes(4, 32)
+            tens[:] = pypto.round(x, decimals=-1)
+            hundreds[:] = pypto.round(x, decimals=-2)
+
+        x = RNG.integers(-100000, 100000, (4, 32)).astype(np.int32)
+        x[0, :4] = [15, 25, -35, 1250]  # ties go to the even multiple: 20, 20, -40, 1200 (of a hundred)
+        tens, hundreds = np.zeros_like(x), np.zeros_like(x)
+        k(x, tens, hundreds)
+        np.testing.assert_array_equal(tens, (np.rint(x / 10.0) * 10).astype(np.int32))
+        np.testing.assert_array_equal(hundreds, (np.rint(x / 100.0) * 100).astype(np.int32))
+        np.testing.assert_array_equal(tens[0, :3], [20, 20, -40])
+        self.assertEqual(hundreds[0, 3], 1200)
+
 
 class Scatter(unittest.TestCase):
     def run_scatter(self, body, x, index, src=None):

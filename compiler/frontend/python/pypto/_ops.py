@@ -163,14 +163,19 @@ logical_not = _unary("logical_not")
 
 
 def round(x, decimals=0):  # noqa: A001 - PyPTO's name
-    """Elementwise round to `decimals` places, ties to even: round(x * 10^d) / 10^d (torch's formula)."""
+    """Elementwise round to `decimals` places, ties to even, by torch's formula: round(x * 10^d) / 10^d, and for
+    d < 0 round(x / 10^-d) * 10^-d (dividing by a whole power of ten, which is exact where 10^d is not). An
+    integer tensor with d < 0 is rounded so in fp32 and cast back (exact for magnitudes below 2^24)."""
     decimals = int(decimals)
     if decimals == 0:
         return _one("round", [x])
     if not x.dtype.is_float():
         if decimals > 0:
             return clone(x)  # integers already have no fraction digits
-        _fail(f"round: decimals={decimals} on an integer tensor is not supported; cast to a float dtype first")
+        return cast(round(cast(x, DataType.DT_FP32), decimals), x.dtype)
+    if decimals < 0:
+        power = 10.0 ** -decimals
+        return _one("muls", [_one("round", [_one("divs", [x], {"scalar": power})])], {"scalar": power})
     factor = 10.0 ** decimals
     return _one("divs", [_one("round", [_one("muls", [x], {"scalar": factor})])], {"scalar": factor})
 
