@@ -361,6 +361,11 @@ class SymbolicTest(unittest.TestCase):
         self.assertTrue(bool(a + 1 > a))
         self.assertEqual(str(pypto.min(a, pypto.SymbolicScalar("c"))), "RUNTIME_Min(a, c)")
 
+    def test_a_bool_is_the_int_it_is(self):
+        # GLM's select-experts kernel: `if pypto.symbolic_scalar(renormalize):` with a Python bool.
+        self.assertEqual(int(pypto.symbolic_scalar(True)), 1)
+        self.assertEqual(int(pypto.SymbolicScalar(False)), 0)
+
 
 class LoopCarriedTest(unittest.TestCase):
     def test_static_trip_count_carries_the_value(self):

@@ -18,7 +18,9 @@ def _make(arg0=None, arg1=None):
         return _Core(0)
     if isinstance(arg0, _Core):
         return arg0
-    if isinstance(arg0, bool) or not isinstance(arg0, (int, str)) and not hasattr(arg0, "__index__"):
+    # A bool is the int it is (True is 1), as PyPTO's binding takes it: GLM's select-experts kernel branches
+    # on pypto.symbolic_scalar(renormalize) with a Python bool.
+    if not isinstance(arg0, (int, str)) and not hasattr(arg0, "__index__"):
         file, line, _ = user_location()
         raise KernelError(f"SymbolicScalar expects an int, a name or another SymbolicScalar, got {arg0!r}", file, line)
     if isinstance(arg0, str):
