@@ -1,5 +1,7 @@
 #include "core/SymbolicRange.h"
 
+#include "core/FloorDivision.h"
+
 #include <algorithm>
 #include <array>
 
@@ -34,13 +36,6 @@ std::optional<IntRange> multiplyRanges(IntRange a, IntRange b) {
   return IntRange{*std::min_element(corners.begin(), corners.end()), *std::max_element(corners.begin(), corners.end())};
 }
 
-// Python's floor division by a positive constant is monotonic in the dividend.
-std::int64_t floorDivideRange(std::int64_t a, std::int64_t b) {
-  std::int64_t quotient = a / b;
-  if ((a % b != 0) && (a < 0)) --quotient;
-  return quotient;
-}
-
 } // namespace
 
 std::optional<IntRange> rangeOf(const SymbolicScalar& value, const SymbolRanges& ranges) {
@@ -73,13 +68,14 @@ std::optional<IntRange> rangeOf(const SymbolicScalar& value, const SymbolRanges&
   case SymbolicKind::Min: return IntRange{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
   case SymbolicKind::Max: return IntRange{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
   case SymbolicKind::FloorDiv:
+    // Floor division by a positive constant is monotonic in the dividend.
     if (!b->single() || b->lo <= 0) return std::nullopt;
-    return IntRange{floorDivideRange(a->lo, b->lo), floorDivideRange(a->hi, b->lo)};
+    return IntRange{floorDivide(a->lo, b->lo), floorDivide(a->hi, b->lo)};
   case SymbolicKind::Mod:
     if (!b->single() || b->lo <= 0) return std::nullopt;
     // Within one period the remainder follows the dividend; across periods it can be anything in [0, c).
-    if (floorDivideRange(a->lo, b->lo) == floorDivideRange(a->hi, b->lo))
-      return IntRange{a->lo - floorDivideRange(a->lo, b->lo) * b->lo, a->hi - floorDivideRange(a->hi, b->lo) * b->lo};
+    if (floorDivide(a->lo, b->lo) == floorDivide(a->hi, b->lo))
+      return IntRange{floorModulo(a->lo, b->lo), floorModulo(a->hi, b->lo)};
     return IntRange{0, b->lo - 1};
   default: return std::nullopt;
   }

@@ -1,6 +1,8 @@
 // SymbolicScalar: node storage, folding at construction, evaluation, printing.
 #include "core/SymbolicScalar.h"
 
+#include "core/FloorDivision.h"
+
 #include <algorithm>
 #include <limits>
 #include <ostream>
@@ -93,19 +95,6 @@ bool structurallyEqual(const Node& a, const Node& b) {
   case SymbolicKind::Element: return a.name == b.name && structurallyEqual(*a.lhs, *b.lhs);
   default: return structurallyEqual(*a.lhs, *b.lhs) && (!a.rhs || structurallyEqual(*a.rhs, *b.rhs));
   }
-}
-
-// Python floor division and modulo; the caller has ruled out b == 0 and the
-// one overflowing quotient, INT64_MIN // -1.
-std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
-  const std::int64_t quotient = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? quotient - 1 : quotient;
-}
-
-std::int64_t floorModulo(std::int64_t a, std::int64_t b) {
-  if (b == -1) return 0;  // a % -1 is UB in C++ for INT64_MIN and 0 anyway
-  const std::int64_t remainder = a % b;
-  return (remainder != 0 && ((remainder < 0) != (b < 0))) ? remainder + b : remainder;
 }
 
 enum class Failure { None, Overflow, DivisionByZero };
