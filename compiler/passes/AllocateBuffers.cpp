@@ -65,6 +65,14 @@ struct BufferKeyHash {
   }
 };
 
+// Per on-chip memory: whether a placement keeps its buffers one op past their last use (ping-pong).
+using MemorySet = std::array<bool, kMemoryKindCount>;
+constexpr MemorySet kEveryMemory = [] {
+  MemorySet all{};
+  for (bool& memory : all) memory = true;
+  return all;
+}();
+
 class Planner {
 public:
   Planner(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph)
@@ -86,7 +94,7 @@ public:
   // (a pinned scope's row chains alternate 32 KB and 64 KB tiles), so it is
   // the fallback when first fit overflows.
   // `inPlace` lets an elementwise result take the bytes of an input that dies at its op (first fit only).
-  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart, bool pingPong, bool bySize = false,
+  std::array<std::int64_t, kMemoryKindCount> place(bool membersApart, MemorySet pingPong, bool bySize = false,
                                                    bool inPlace = false) {
     setReleases(membersApart, pingPong);
     return bySize ? placeBySize() : placeFirstFit(inPlace);
@@ -94,7 +102,7 @@ public:
 
   // Whether some placement under these releases could fit every memory (the
   // live bytes at each position do).
-  bool mayFit(bool membersApart, bool pingPong) {
+  bool mayFit(bool membersApart, MemorySet pingPong) {
     setReleases(membersApart, pingPong);
     const std::array<std::int64_t, kMemoryKindCount> bound = liveBytesBound();
     for (std::size_t m = 0; m < kMemoryKindCount; ++m)
@@ -103,11 +111,11 @@ public:
     return true;
   }
 
-  void setReleases(bool membersApart, bool pingPong) {
+  void setReleases(bool membersApart, MemorySet pingPong) {
     const std::vector<int> memberEnd = memberEnds();
     const std::vector<int> memberOf = memberOfPositions();
     for (Planned& entry : m_planned) {
-      entry.releaseAfter = entry.buffer.lastUse + (pingPong ? 1 : 0);
+      entry.releaseAfter = entry.buffer.lastUse + (pingPong[static_cast<std::size_t>(entry.buffer.memory)] ? 1 : 0);
       if (membersApart && !memberEnd.empty()) {
         int member = memberOf[static_cast<std::size_t>(entry.buffer.lastUse)];
         if (member + 1 < static_cast<int>(memberEnd.size()))
@@ -506,25 +514,31 @@ SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo&
   Planner planner(tiles, target, subgraph);
   planner.plan();
   std::optional<SubgraphBufferPlan> pingPong;
+  // The memories that keep ping-pong when the whole plan cannot.
+  MemorySet pingPongIn{};
   if (most == BufferOverlap::PingPong) {
-    pingPong = planner.result(planner.place(planner.hasMembers(), true), BufferOverlap::PingPong);
+    pingPong = planner.result(planner.place(planner.hasMembers(), kEveryMemory), BufferOverlap::PingPong);
     if (fitsCapacities(*pingPong, target)) return *pingPong;
+    for (std::size_t m = 0; m < kMemoryKindCount; ++m)
+      pingPongIn[m] = pingPong->peakBytes[m] <= target.capacity(static_cast<MemoryKind>(m));
   }
   SubgraphBufferPlan plan;
   if (most != BufferOverlap::Single && planner.hasMembers())
-    plan = planner.result(planner.place(true, false), BufferOverlap::MembersApart);
+    plan = planner.result(planner.place(true, pingPongIn), BufferOverlap::MembersApart);
   if (plan.overlap != BufferOverlap::MembersApart || !fitsCapacities(plan, target)) {
-    plan = planner.result(planner.place(false, false), BufferOverlap::Single);
+    plan = planner.result(planner.place(false, pingPongIn), BufferOverlap::Single);
+    if (!fitsCapacities(plan, target) && pingPongIn != MemorySet{})
+      plan = planner.result(planner.place(false, MemorySet{}), BufferOverlap::Single);
     // Results written over their dying inputs (elementwise instructions take dst == src), here only
     // when the plan overflows without it, so that every plan that fits (and what the merge passes decide
     // by it) stays as it was.
     if (bySizeFallback && !fitsCapacities(plan, target)) {
-      SubgraphBufferPlan inPlace = planner.result(planner.place(false, false, false, true), BufferOverlap::Single);
+      SubgraphBufferPlan inPlace = planner.result(planner.place(false, MemorySet{}, false, true), BufferOverlap::Single);
       if (overflowBytes(inPlace, target) < overflowBytes(plan, target)) plan = std::move(inPlace);
     }
     // Greedy by size costs a scan of the buffers live beside each one: only when it can help.
-    if (bySizeFallback && !fitsCapacities(plan, target) && planner.mayFit(false, false)) {
-      SubgraphBufferPlan bySize = planner.result(planner.place(false, false, true), BufferOverlap::Single);
+    if (bySizeFallback && !fitsCapacities(plan, target) && planner.mayFit(false, MemorySet{})) {
+      SubgraphBufferPlan bySize = planner.result(planner.place(false, MemorySet{}, true), BufferOverlap::Single);
       if (overflowBytes(bySize, target) < overflowBytes(plan, target)) plan = std::move(bySize);
     }
   }

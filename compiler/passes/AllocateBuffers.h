@@ -20,7 +20,10 @@
 //       MembersApart: only the member reservation. Single: bytes are reused
 //       as soon as they are dead (correct; the loads then wait for the
 //       bytes they reuse). Below PingPong the subgraph records the memory
-//       that could not take it and the bytes it would have needed.
+//       that could not take it and the bytes it would have needed; the
+//       memories that can still take it keep it (each memory is placed on
+//       its own), so a k-step's right-hand tile that fills L0B leaves L1
+//       loading the next k-step while this one is moved and multiplied.
 //       A Single plan that overflows tries again with elementwise results
 //       written over an input of the same shape that dies at their op (the
 //       vector unit computes them in place), as PyPTO's operation tests need

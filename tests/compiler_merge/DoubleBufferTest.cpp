@@ -2,7 +2,8 @@
 // compute on tile 1: no dependence (dependencePredecessors, taken transitively) leads from a VECTOR
 // instruction of member 1 to a TLOAD of member 2, and OoOSchedule issues that TLOAD before member 1's
 // last VECTOR instruction. Where the buffers only fit with the members sharing bytes, the dependence is
-// there (the check is sensitive to what AllocateBuffers does).
+// there (the check is sensitive to what AllocateBuffers does). Each memory keeps ping-pong on its own: a
+// k-step's right-hand tile that fills L0B does not cost L1 its double buffer.
 #include "MergeTestSupport.h"
 #include "tests/TestDtypes.h"
 
@@ -95,6 +96,53 @@ TEST(DoubleBuffer, MembersSharingBytesMakeTheLoadWait) {
   bool waits = false;
   for (int compute : program.member1Vector) waits = waits || dependsOn(predecessors, program.member2Loads[0], compute);
   EXPECT_TRUE(waits);
+}
+
+// c = a @ b with a [16, 1024], b [1024, 128] float16, cube tiles m 16, k 256, n 128: one block of four
+// k-steps whose [256, 128] b tile is 64 KiB, all of L0B, so L0B holds one at a time.
+TensorGraph kStepsFillingL0b() {
+  TensorGraphBuilder builder("mm", kernelLine(1));
+  const TensorId a = builder.addArgument("a", kF16, dimsOf({16, 1024}), kernelLine(1));
+  const TensorId b = builder.addArgument("b", kF16, dimsOf({1024, 128}), kernelLine(1));
+  const TensorId c = builder.addArgument("c", kF32, dimsOf({16, 128}), kernelLine(1));
+  CubeTileShape cube;
+  cube.mL0 = cube.mL1 = 16, cube.kL0 = cube.kAL1 = cube.kBL1 = 256, cube.nL0 = cube.nL1 = 128;
+  builder.beginPath();
+  builder.setCubeTile(cube, kernelLine(2));
+  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", kF32}}, 3, {c});
+  builder.endPath();
+  return builder.finish();
+}
+
+TEST(DoubleBuffer, AMemoryWithoutRoomForTwoTilesLeavesTheOthersDoubleBuffered) {
+  DiagnosticEngine diags;
+  auto result = compileOn(kStepsFillingL0b(), nlohmann::ordered_json::object(), TargetInfo{}, diags);
+  ASSERT_TRUE(result) << messages(diags);
+  const Compilation& compilation = result->compilation;
+  ASSERT_EQ(compilation.blocks.subgraphs.size(), 1u);
+  const Subgraph& block = compilation.blocks.subgraphs[0];
+  EXPECT_NE(block.overlap, BufferOverlap::PingPong);
+  EXPECT_EQ(block.overlapLimitedBy, MemoryKind::L0B);
+  const PtoProgram& program = compilation.programs.at(static_cast<std::size_t>(block.programId));
+  std::vector<int> bLoads, bMoves;  // per k-step: the b tile's TLOAD into L1 and its TMOV into L0B
+  std::set<std::int64_t> bL1Offsets;
+  for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+    const PtoInstruction& instruction = program.instructions[i];
+    if (instruction.opcode == PtoOpcode::TLOAD && !instruction.dst.empty() && instruction.dst[0].memory == MemoryKind::L1 &&
+        instruction.dst[0].bytes == 256 * 128 * 2) {
+      bLoads.push_back(static_cast<int>(i));
+      bL1Offsets.insert(instruction.dst[0].offsetBytes);
+    }
+    if (instruction.opcode == PtoOpcode::TMOV && instruction.dst[0].memory == MemoryKind::L0B)
+      bMoves.push_back(static_cast<int>(i));
+  }
+  ASSERT_EQ(bLoads.size(), 4u);
+  ASSERT_EQ(bMoves.size(), 4u);
+  EXPECT_EQ(bL1Offsets.size(), 2u);  // two L1 buffers taken in turn
+  // So k-step 2's load waits for nothing k-step 1 does on chip, though its move into L0B waits for k-step 1's matmul.
+  const auto predecessors = dependencePredecessors(program.instructions);
+  EXPECT_FALSE(dependsOn(predecessors, bLoads[1], bMoves[0]));
+  EXPECT_TRUE(dependsOn(predecessors, bMoves[1], bMoves[0]));
 }
 
 } // namespace
