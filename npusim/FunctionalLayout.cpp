@@ -160,13 +160,15 @@ private:
     return std::nullopt;
   }
 
-  // The pieces of tile-op input `input` that the sources from srcs[next] on hold.
+  // The pieces of tile-op input `input` that the sources from srcs[next] on hold, in order (a later piece
+  // overlays an earlier one: a tile written over part of the region after it was made). The last input
+  // takes every source left, overlays included; the others take sources until they are covered.
   bool pieces(const PtoInstruction& instruction, const TileRegion& given, std::size_t& next, int p,
-              SourceLayout& source) {
+              SourceLayout& source, bool lastInput) {
     TileRegion input = resolveViews(m_tiles.graph, given);
     const std::int64_t needed = countOf(input.shape);
     std::int64_t covered = 0;
-    while (next < instruction.srcs.size() && covered < needed) {
+    while (next < instruction.srcs.size() && (covered < needed || lastInput)) {
       const PtoOperand& operand = instruction.srcs[next++];
       // The buffer `accept` takes, preferring one made earlier here and live
       // at p, then one live at p: bytes reused over the subgraph hold several
@@ -256,11 +258,12 @@ private:
                    instruction.srcs.size() != tile->inputs.size();
     if (grouped) {
       std::size_t next = 0;
-      for (const TileRegion& input : tile->inputs) {
+      for (std::size_t i = 0; i < tile->inputs.size(); ++i) {
+        const TileRegion& input = tile->inputs[i];
         SourceLayout source;
         source.shape = input.shape;
         source.dtype = m_tiles.graph.tensor(resolveViews(m_tiles.graph, input).tensor).dtype;
-        if (!pieces(instruction, input, next, p, source)) return false;
+        if (!pieces(instruction, input, next, p, source, i + 1 == tile->inputs.size())) return false;
         layout.srcs.push_back(std::move(source));
       }
       if (next != instruction.srcs.size()) {

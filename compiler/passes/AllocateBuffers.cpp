@@ -11,6 +11,7 @@
 #include <numeric>
 #include <optional>
 #include <queue>
+#include <unordered_set>
 #include <unordered_map>
 
 namespace pto {
@@ -305,6 +306,13 @@ private:
     if (auto found = m_byKey.find(key); found != m_byKey.end()) {
       BufferAllocation& buffer = m_planned[found->second].buffer;
       buffer.lastUse = std::max(buffer.lastUse, position);
+      // A result written in place over the input loaded into this buffer (an in-place scatter): later
+      // partial reads of the region must find it here too, not load the bytes it has not stored yet.
+      if (producer != kNoId && memory == MemoryKind::UB && buffer.producer == kNoId && !m_inPlaceProduced.count(found->second)) {
+        m_inPlaceProduced.insert(found->second);
+        m_producedBoxes.push_back(key.box);
+        m_produced.insert(m_producedBoxes.back(), static_cast<std::int32_t>(found->second));
+      }
       return;
     }
     const std::size_t index = m_planned.size();
@@ -435,6 +443,7 @@ private:
   std::vector<Planned> m_planned;
   std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
   std::deque<RegionBox> m_producedBoxes;  // the index refers to these
+  std::unordered_set<std::size_t> m_inPlaceProduced;  // loaded buffers a result was then written into
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
 };

@@ -1082,13 +1082,12 @@ private:
   // Whether a scatter can be cut across its dim: its index fits inside its
   // input and its source covers its index along every other dim (torch's
   // rule), so each slice across the dim is scattered on its own (along dim
-  // 0, x[index[i][j]][j] comes from src[i][j]); an in-place scatter_ (that
-  // of index_put_) stays whole.
+  // 0, x[index[i][j]][j] comes from src[i][j]). In place (scatter_, that of
+  // index_add_ and index_put_) alike.
   bool scatterColumnsFit(const TensorOp& op) const {
     const Dims x = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]), src = shapeOf(op.inputs[2]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     if (index.size() != x.size() || src.size() != x.size() || dim >= x.size()) return false;
-    if (op.outputs[0] == op.inputs[0]) return false;
     for (std::size_t d = 0; d < x.size(); ++d)
       if (d != dim && (index[d] > x[d] || src[d] < index[d])) return false;
     return true;
@@ -1099,10 +1098,12 @@ private:
   // cut a [128, 16384] scatter along dim 0 into [128, 128] columns. Each
   // tile's index and source are their part of its columns; a tile of
   // columns the index does not reach (an index narrower than the input)
-  // scatters nothing: it copies its part of the input.
+  // scatters nothing: it copies its part of the input, or in place leaves
+  // it as it is (no tile).
   bool expandScatterAlongOtherDims(const TensorOp& op, const std::function<void(TileOp)>& emit) {
     const Dims index = shapeOf(op.inputs[1]);
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+    const bool inPlace = op.outputs[0] == op.inputs[0];
     std::vector<TileOp> tiles;
     const bool fits = forEachTileAcross(op, [&](const Dims& offsets, const Dims& sizes, const Dims& columns) {
       TileOp t = tileOp(op);
@@ -1117,6 +1118,7 @@ private:
         reached = reached && part[d] > 0;
       }
       if (!reached) {
+        if (inPlace) return;
         t.kind = TensorOpKind::Copy;
         t.attrs.clear();
         tiles.push_back(std::move(t));
