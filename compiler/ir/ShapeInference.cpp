@@ -316,6 +316,8 @@ ShapeInferenceResult inferIndexing(TensorOpKind kind, const std::vector<TensorTy
     }
     if (src.dtype != x.dtype || src.shape.size() != x.shape.size())
       return Failure(kind) << "src " << typeString(src) << " must match " << typeString(x) << " in dtype and rank";
+    if (const auto* reduce = findAttr<std::string>(attrs, "reduce"); reduce && *reduce != "add")
+      return Failure(kind) << "reduce must be 'add' (or absent), got '" << *reduce << "'";
     for (std::size_t d = 0; d < x.shape.size(); ++d) {
       const SymbolicScalar& expected = static_cast<std::int64_t>(d) == *axis ? index.shape[0] : x.shape[d];
       if (!provablyEqual(src.shape[d], expected))

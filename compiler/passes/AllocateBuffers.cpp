@@ -41,7 +41,8 @@ bool computesInPlace(TensorOpKind kind) {
   case TensorOpKind::ExpandClone: return false;
   case TensorOpKind::Copy:
   case TensorOpKind::Assemble:
-  case TensorOpKind::Scatter: return true;
+  case TensorOpKind::Scatter:
+  case TensorOpKind::ScatterUpdate: return true;
   default: return isElementwise(category(kind));
   }
 }
@@ -49,7 +50,9 @@ bool computesInPlace(TensorOpKind kind) {
 // Which inputs a result computed in place may overwrite: a scatter's result is its input 0 with the
 // source's elements written at the index's positions (TSCATTER updates dst in place), so it may take
 // input 0's bytes, never the index's or the source's, which it reads element by element while writing.
-bool mayOverwriteInput(TensorOpKind kind, std::size_t input) { return kind != TensorOpKind::Scatter || input == 0; }
+bool mayOverwriteInput(TensorOpKind kind, std::size_t input) {
+  return (kind != TensorOpKind::Scatter && kind != TensorOpKind::ScatterUpdate) || input == 0;
+}
 
 // Regions hashed by box (memory, tensor, per dim the symbolic part and the
 // constant bounds); a region of more dims than a box keeps is keyed by its

@@ -403,7 +403,8 @@ private:
     case OpCategory::Indexing:
       if (op.kind == TensorOpKind::IndexSelect && hasVecTile(op)) ok = expandIndexSelect(op, emit);
       else if (scattersRows(op) && hasVecTile(op)) ok = expandScatterRows(op, emit);
-      else if (op.kind == TensorOpKind::Scatter && hasVecTile(op) && scatterColumnsFit(op))
+      else if ((op.kind == TensorOpKind::Scatter || op.kind == TensorOpKind::ScatterUpdate) && hasVecTile(op) &&
+               scatterColumnsFit(op))
         ok = expandScatterAlongOtherDims(op, emit);
       else ok = expandWhole(op, emit);
       break;
@@ -1082,11 +1083,16 @@ private:
   // Whether a scatter can be cut across its dim: its index fits inside its
   // input and its source covers its index along every other dim (torch's
   // rule), so each slice across the dim is scattered on its own (along dim
-  // 0, x[index[i][j]][j] comes from src[i][j]). In place (scatter_, that of
-  // index_add_ and index_put_) alike.
+  // 0, x[index[i][j]][j] comes from src[i][j]). A scatter_update's 1-D
+  // index names whole slices, so its source matches x in the other dims
+  // (shape inference) and every tile takes the whole index. In place
+  // (scatter_, index_add_'s and index_put_'s scatter_update) alike.
   bool scatterColumnsFit(const TensorOp& op) const {
     const Dims x = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]), src = shapeOf(op.inputs[2]);
-    const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
+    const std::int64_t* dimAttr = op.attr<std::int64_t>("dim");
+    if (!dimAttr || *dimAttr < 0) return false;
+    const auto dim = static_cast<std::size_t>(*dimAttr);
+    if (op.kind == TensorOpKind::ScatterUpdate) return src.size() == x.size() && dim < x.size() && index.size() == 1;
     if (index.size() != x.size() || src.size() != x.size() || dim >= x.size()) return false;
     for (std::size_t d = 0; d < x.size(); ++d)
       if (d != dim && (index[d] > x[d] || src[d] < index[d])) return false;
@@ -1099,11 +1105,15 @@ private:
   // tile's index and source are their part of its columns; a tile of
   // columns the index does not reach (an index narrower than the input)
   // scatters nothing: it copies its part of the input, or in place leaves
-  // it as it is (no tile).
+  // it as it is (no tile). A scatter_update's slices come in chunks of the
+  // vec tile's size along dim (below).
   bool expandScatterAlongOtherDims(const TensorOp& op, const std::function<void(TileOp)>& emit) {
-    const Dims index = shapeOf(op.inputs[1]);
+    const bool slices = op.kind == TensorOpKind::ScatterUpdate;
+    const Dims index = shapeOf(op.inputs[slices ? 2 : 1]);  // what reaches each column: the source for slices
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     const bool inPlace = op.outputs[0] == op.inputs[0];
+    std::int64_t sliceChunk = 1;
+    if (auto tile = vecTile(op, shapeOf(op.inputs[0]))) sliceChunk = std::max<std::int64_t>(1, (*tile)[dim]);
     std::vector<TileOp> tiles;
     const bool fits = forEachTileAcross(op, [&](const Dims& offsets, const Dims& sizes, const Dims& columns) {
       TileOp t = tileOp(op);
@@ -1122,6 +1132,24 @@ private:
         t.kind = TensorOpKind::Copy;
         t.attrs.clear();
         tiles.push_back(std::move(t));
+        return;
+      }
+      if (slices) {
+        // The index and the source's slices in chunks of the vec tile's size along dim, one tile op each,
+        // in order, each updating the tile the previous one wrote (so a source longer than the tile along
+        // dim never sits in the buffer whole, and repeated indices keep their order).
+        const std::int64_t count = shapeOf(op.inputs[1])[0];
+        for (std::int64_t first = 0; first < count; first += sliceChunk) {
+          TileOp chunk = t;
+          if (first > 0) chunk.inputs[0] = chunk.outputs[0];
+          const std::int64_t length = std::min(sliceChunk, count - first);
+          chunk.inputs.push_back(region(op.inputs[1], constants(Dims{first}), Dims{length}));
+          Dims at = offsets, own = part;
+          at[dim] = first;
+          own[dim] = length;
+          chunk.inputs.push_back(region(op.inputs[2], constants(at), own));
+          tiles.push_back(std::move(chunk));
+        }
         return;
       }
       for (std::size_t k = 1; k < 3; ++k) {

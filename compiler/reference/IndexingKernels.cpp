@@ -154,7 +154,10 @@ bool runScatter(KernelCall& call, const IndexingSetup& s) {
   return true;
 }
 
-// out = x; out's slice index[k] along dim = src's slice k.
+// out = x; out's slice index[k] along dim = src's slice k, or with reduce 'add' (index_add_, index_put_'s
+// accumulate) out's slice index[k] += alpha * src's slice k (alpha 1 unless given, rounded to out's dtype), in
+// the compute type of out's dtype, the product and each sum rounded to it (a multiply then an add), k in order (so
+// repeated indices accumulate in that order).
 bool runScatterUpdate(KernelCall& call, const IndexingSetup& s) {
   const HostTensor& x = call.inputs[0];
   const HostTensor src = call.inputs[2].contiguous();
@@ -166,12 +169,38 @@ bool runScatterUpdate(KernelCall& call, const IndexingSetup& s) {
   if (src.dtype() != out.dtype() || !(src.shape() == expected))
     return call.fail() << "src " << name(src.dtype()) << " " << src.shape().str() << " must be "
                        << name(out.dtype()) << " " << expected.str();
-  out.copyFrom(x);
+  if (!out.sharesStorageWith(x)) out.copyFrom(x);
   if (out.elementCount() == 0) return true;
   const std::int64_t outer = productOf(x.shape(), 0, s.dim);
   const std::int64_t inner = productOf(x.shape(), s.dim + 1, x.rank());
   const std::int64_t size = x.shape()[s.dim];
   const auto count = static_cast<std::int64_t>(s.indices.size());
+  const auto* reduce = call.attr<std::string>("reduce");
+  if (reduce && *reduce == "add") {
+    const double* alphaAttr = call.attr<double>("alpha");
+    return visitComputeType(out.dtype(), [&](auto zero) {
+      using C = decltype(zero);
+      const auto rounded = [&](C value) {
+        if constexpr (std::is_same_v<C, float>)
+          if (out.dtype() != DataType::Fp32) return static_cast<C>(roundToDtype(static_cast<double>(value), out.dtype()));
+        return value;
+      };
+      std::vector<C> values = loadAs<C>(out);
+      std::vector<C> updates = loadAs<C>(src);
+      if (alphaAttr) {
+        const C alpha = rounded(static_cast<C>(*alphaAttr));  // a scalar of out's dtype, as PyPTO's Element is
+        for (C& update : updates) update = rounded(static_cast<C>(update * alpha));
+      }
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = 0; k < count; ++k)
+          for (std::int64_t i = 0; i < inner; ++i) {
+            auto& slot = values[static_cast<std::size_t>((o * size + s.indices[static_cast<std::size_t>(k)]) * inner + i)];
+            slot = rounded(static_cast<C>(slot + updates[static_cast<std::size_t>((o * count + k) * inner + i)]));
+          }
+      storeFrom(out, values);
+      return true;
+    });
+  }
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t k = 0; k < count; ++k)
       for (std::int64_t i = 0; i < inner; ++i)

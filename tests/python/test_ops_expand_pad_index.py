@@ -6,7 +6,7 @@ Every kernel runs through the compiler and the functional simulator (checked) wi
 outputs into several tiles, partial ones included. Expected values come from numpy. Tolerances: copies,
 one_hot, pad of a copy and integer results are exact; exp(a - b) in fp32 within rtol 1e-6 (libm's expf
 against numpy's); index_add within rtol 1e-6 (fp32 adds in another order than numpy's add.at; atol 1e-5 where sums of
-values up to 10 cancel); var on fp16
+values up to 10 cancel; rtol 1e-5, atol 1e-4 with alpha 1.2 over up to ten updates of magnitude 12 each); var on fp16
 within 2e-3 relative (one fp16 rounding of the result, 2^-11, and fp32 sums).
 """
 import unittest
@@ -217,6 +217,16 @@ def put_cells_by_columns(grid: pypto.Tensor([16, 4, 8], pypto.DT_FP16), rows: py
     # then writes the copy back, which reads the copy overlaid by both tiles (PyPTO's IndexPut_ case 8).
     pypto.set_vec_tile_shapes(16, 4, 4)
     pypto.index_put_(grid, (rows, cols), cells)
+
+
+@pypto.frontend.jit
+def add_long_source(base: pypto.Tensor([10, 12, 20, 24], pypto.DT_FP32), index: pypto.Tensor([49], pypto.DT_INT32),
+                    source: pypto.Tensor([10, 12, 49, 24], pypto.DT_FP32),
+                    out: pypto.Tensor([10, 12, 20, 24], pypto.DT_FP32)):
+    # index_add along dim 2 with 49 source slices under a tile of 8 there: each tile of the input (all 20
+    # slices) takes the index and the source in chunks of 8, one after another (PyPTO's IndexAdd_ case 25).
+    pypto.set_vec_tile_shapes(8, 8, 8, 16)
+    out[:] = pypto.index_add(base, 2, index, source, alpha=1.2)
 
 
 class Broadcasts(unittest.TestCase):
@@ -459,6 +469,20 @@ class ScatterColumns(unittest.TestCase):
         put_cells_by_columns(grid, rows, cols, cells)
         kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(grid, want)
+
+
+    def test_a_source_longer_than_the_tile_is_scattered_in_chunks_in_order(self):
+        base = RNG.uniform(-10, 10, (10, 12, 20, 24)).astype(np.float32)
+        index = RNG.integers(0, 20, 49).astype(np.int32)  # 49 slices into 20: most targets more than once
+        source = RNG.uniform(-10, 10, (10, 12, 49, 24)).astype(np.float32)
+        out = np.zeros_like(base)
+        add_long_source(base, index, source, out)
+        report = kernel_checks.assert_functional(self)
+        self.assertGreater(report["tasks"], 1)
+        want = base.copy()
+        for i, target in enumerate(index):
+            want[:, :, target] += np.float32(1.2) * source[:, :, i]
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
 
 
 class ExpandBlocks(unittest.TestCase):

@@ -511,20 +511,21 @@ def gathermask(input, pattern_mode):  # noqa: A002
 
 def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     """input's slices index[i] along dim += alpha * source's slice i (repeated indices add up), in place; a
-    scatter with reduce='add' of the index broadcast over source's shape. alpha takes input's dtype, as in
-    PyPTO (truncated for integer tensors)."""
+    scatter_update with reduce='add' that takes the 1-D index as it is (each tile reads it whole, as PyPTO's
+    IndexAdd does; spreading it over source's shape would take as much unified buffer as the source). alpha
+    takes input's dtype, as in PyPTO (truncated for integer tensors)."""
     dims = _dims_of(source, "index_add_")
     axis = dim + len(dims) if dim < 0 else dim
     if len(index.shape) != 1:
         _fail(f"index_add_: index must be 1-D, got {len(index.shape)} dims")
-    shape = [1] * len(dims)
-    shape[axis] = dims[axis]
-    spread = expand_clone(_ops.reshape(index, shape), dims)
     # PyPTO makes alpha an Element of input's dtype: an integer tensor's alpha 1.2 is 1.
     if not input.dtype.is_float():
         alpha = int(alpha)
-    scaled = source if float(alpha) == 1.0 else _ops.mul(source, alpha)
-    return _ops.scatter_(input, axis, spread, scaled, reduce="add")
+    attrs = {"dim": axis, "reduce": "add"}
+    if float(alpha) != 1.0:
+        attrs["alpha"] = float(alpha)  # applied by the scatter, as PyPTO's IndexAdd takes it (no scaled copy)
+    _ops._record("scatter_update", [input, index, source], attrs, into=[input])
+    return input
 
 
 def atomic_add(src, offsets, dst):
@@ -566,15 +567,15 @@ def index_put_(input, indices, values, accumulate=False):  # noqa: A002
         row = part if row is None else _ops.add(row, part)
     count = _concrete_int(indices[0].shape[0], "index_put_: the index length")
     source = _ops.reshape(values, [count] + rest) if _dims_of(values, "index_put_") != [count] + rest else values
-    spread = row if not rest else expand_clone(_ops.reshape(row, [count] + [1] * len(rest)), [count] + rest)
-    reduce = "add" if accumulate else None
+    # The rows as one 1-D index of whole slices (scatter_update), as PyPTO's IndexPut reads its indices.
+    attrs = {"dim": 0, "reduce": "add"} if accumulate else {"dim": 0}
     if k == 1:
-        _ops.scatter_(input, 0, spread, source, reduce=reduce)
+        _ops._record("scatter_update", [input, row, source], attrs, into=[input])
         return None
     # Several indexed dims: the rows of a copy, written back whole, so that the kernel keeps reaching input's
     # bytes under its one name (an in-place reshape alias beside direct writes would not be ordered).
     rows_of_input = _ops.reshape(input, [rows] + rest)
-    _ops.scatter_(rows_of_input, 0, spread, source, reduce=reduce)
+    _ops._record("scatter_update", [rows_of_input, row, source], attrs, into=[rows_of_input])
     _ops.assemble(_ops.reshape(rows_of_input, dims), [0] * len(dims), input)
     return None
 
