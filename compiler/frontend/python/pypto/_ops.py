@@ -760,7 +760,10 @@ def setitem(x, index, value):
         value = full([s for s in sizes], _scalar_value(value, "assignment"), x.dtype)
     elif len(value.shape) != len(sizes):
         value = reshape(value, sizes)
-    _record("assemble", [value], {"offsets": offsets}, into=[x])
+    # `states[b, h] = value` under the tile set for value's own rank: as assemble() does, that tile with 1 in
+    # front for the leading dims the indexing added (Qwen3-Next's gated delta rule stores its states so).
+    with _vec_tile_of_rank(len(sizes)):
+        _record("assemble", [value], {"offsets": offsets}, into=[x])
 
 
 def assemble(src, offsets, dst):
