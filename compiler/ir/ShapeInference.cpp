@@ -294,6 +294,13 @@ ShapeInferenceResult inferIndexing(TensorOpKind kind, const std::vector<TensorTy
     if (const auto* reduce = findAttr<std::string>(attrs, "reduce"); reduce && *reduce != "none" &&
                                                                      *reduce != "add" && *reduce != "multiply")
       return Failure(kind) << "reduce must be 'add' or 'multiply' (or absent), got '" << *reduce << "'";
+    if (inputs.size() == 2) {  // a scalar src, written at every index position
+      if (!findAttr<double>(attrs, "value")) return Failure(kind) << "needs a src tensor or a scalar 'value'";
+      if (index.shape.size() != x.shape.size())
+        return Failure(kind) << "index " << typeString(index) << " must have the rank of " << typeString(x);
+      return single(x.dtype, x.shape);
+    }
+    if (inputs.size() != 3) return Failure(kind) << "takes x, index and src (or a scalar value), got " << inputs.size() << " inputs";
     if (index.shape.size() != x.shape.size() || inputs[2].shape.size() != x.shape.size())
       return Failure(kind) << "index " << typeString(index) << " and src " << typeString(inputs[2])
                            << " must have the rank of " << typeString(x);

@@ -150,7 +150,7 @@ enum class OpCategory : unsigned char {
   /* indexing */                                         \
   X(Gather, "gather", Indexing, 2, 1)                    \
   X(IndexSelect, "index_select", Indexing, 2, 1)         \
-  X(Scatter, "scatter", Indexing, 3, 1)                  \
+  X(Scatter, "scatter", Indexing, -1, 1)                 \
   X(ScatterUpdate, "scatter_update", Indexing, 3, 1)     \
   /* sorting */                                          \
   X(TopK, "topk", Sort, 1, 2)                            \
@@ -177,7 +177,8 @@ OpCategory category(TensorOpKind kind);
 // Element i of the result comes from element i of each input (after broadcasting): unary, binary and
 // scalar forms, comparisons and select.
 bool isElementwise(OpCategory category);
-// Fixed input count, or -1 for variadic kinds (concat, where).
+// Fixed input count, or -1 for variadic kinds (concat, where; scatter: x, index and src, or x and index with
+// a scalar src in its attribute 'value').
 int inputCount(TensorOpKind kind);
 int outputCount(TensorOpKind kind);
 std::optional<TensorOpKind> parseTensorOpKind(std::string_view text);

@@ -1088,10 +1088,12 @@ private:
   // (shape inference) and every tile takes the whole index. In place
   // (scatter_, index_add_'s and index_put_'s scatter_update) alike.
   bool scatterColumnsFit(const TensorOp& op) const {
-    const Dims x = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]), src = shapeOf(op.inputs[2]);
+    const Dims x = shapeOf(op.inputs[0]), index = shapeOf(op.inputs[1]);
     const std::int64_t* dimAttr = op.attr<std::int64_t>("dim");
     if (!dimAttr || *dimAttr < 0) return false;
     const auto dim = static_cast<std::size_t>(*dimAttr);
+    // A scalar src (no third input) is the instruction's operand: nothing of it to cut.
+    const Dims src = op.inputs.size() > 2 ? shapeOf(op.inputs[2]) : index;
     if (op.kind == TensorOpKind::ScatterUpdate) return src.size() == x.size() && dim < x.size() && index.size() == 1;
     if (index.size() != x.size() || src.size() != x.size() || dim >= x.size()) return false;
     for (std::size_t d = 0; d < x.size(); ++d)
@@ -1152,7 +1154,7 @@ private:
         }
         return;
       }
-      for (std::size_t k = 1; k < 3; ++k) {
+      for (std::size_t k = 1; k < op.inputs.size(); ++k) {
         Dims own = part;
         own[dim] = shapeOf(op.inputs[k])[dim];
         t.inputs.push_back(region(op.inputs[k], constants(offsets), own));

@@ -104,9 +104,8 @@ bool runIndexSelect(KernelCall& call, const IndexingSetup& s) {
 // scatter with reduce: out[target] = out[target] + src[p] (or *) in the compute type of out's dtype, rounded
 // to it per update, in C order of the index (so repeated targets accumulate in that order).
 bool scatterReduce(KernelCall& call, const IndexingSetup& s, bool multiply, StridedWalker& target,
-                   StridedWalker& from, std::int64_t dimStride) {
+                   StridedWalker& from, std::int64_t dimStride, const HostTensor& src) {
   HostTensor& out = call.outputs[0];
-  const HostTensor src = call.inputs[2].contiguous();
   return visitComputeType(out.dtype(), [&](auto zero) {
     using C = decltype(zero);
     std::vector<C> values = loadAs<C>(out);
@@ -130,21 +129,29 @@ bool scatterReduce(KernelCall& call, const IndexingSetup& s, bool multiply, Stri
 bool runScatter(KernelCall& call, const IndexingSetup& s) {
   const HostTensor& x = call.inputs[0];
   const Shape& indexShape = call.inputs[1].shape();
-  const HostTensor src = call.inputs[2].contiguous();
   HostTensor& out = call.outputs[0];
   if (!call.expectOutputShape(0, x.shape())) return false;
+  // Without a src tensor, the scalar 'value' is written at every index position (one element, broadcast).
+  const bool broadcast = call.inputs.size() == 2;
+  HostTensor src = broadcast ? HostTensor(out.dtype(), Shape{1}) : call.inputs[2].contiguous();
+  if (broadcast) {
+    const double* value = call.attr<double>("value");
+    if (!value) return call.fail() << "needs a src tensor or a scalar value";
+    src.setFromDouble(0, *value);
+  }
   if (src.dtype() != out.dtype()) return call.fail() << "src dtype " << name(src.dtype()) << " differs from x's";
   if (!fitsOutside(call, "index", indexShape, "x", x.shape(), s.dim) ||
-      !fitsOutside(call, "index", indexShape, "src", src.shape(), x.rank()))
+      (!broadcast && !fitsOutside(call, "index", indexShape, "src", src.shape(), x.rank())))
     return false;
-  out.copyFrom(x);
+  if (!out.sharesStorageWith(x)) out.copyFrom(x);
   std::vector<std::int64_t> outStrides = out.shape().contiguousStrides();
   const std::int64_t dimStride = outStrides[s.dim];
   outStrides[s.dim] = 0;
   StridedWalker target(indexShape.dims(), outStrides);
-  StridedWalker from(indexShape.dims(), src.shape().contiguousStrides());
+  StridedWalker from(indexShape.dims(), broadcast ? std::vector<std::int64_t>(indexShape.rank(), 0)
+                                                  : src.shape().contiguousStrides());
   const auto* reduce = call.attr<std::string>("reduce");
-  if (reduce && *reduce != "none") return scatterReduce(call, s, *reduce == "multiply", target, from, dimStride);
+  if (reduce && *reduce != "none") return scatterReduce(call, s, *reduce == "multiply", target, from, dimStride, src);
   for (std::int64_t value : s.indices) {
     if (out.elementCount() > 0)
       copyElement(out.data(), target.offset() + value * dimStride, src.data(), from.offset(), out.itemBytes());

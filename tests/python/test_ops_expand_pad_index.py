@@ -1,5 +1,6 @@
 """PyPTO operations built here from modelled instructions or given one: expand_clone (TEXPAND, one per output
-tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, index_put_, atomic_add, var on fp16 (computed in fp32 as torch
+tile), expand_exp_dif, axpy_, one_hot, pad, index_add/index_add_, index_put_, scatter (a scalar source too),
+atomic_add, var on fp16 (computed in fp32 as torch
 does, where it used to overflow), and PyPTO's dtype promotion of pow and exp2.
 
 Every kernel runs through the compiler and the functional simulator (checked) with vec tiles that cut the
@@ -140,6 +141,14 @@ def scatter_in_place(x: pypto.Tensor([96, 256], pypto.DT_FP32), index: pypto.Ten
     # x 48 KB + index 96 KB + src 48 KB fill the 192 KB unified buffer: the result takes x's bytes.
     pypto.set_vec_tile_shapes(96, 128)
     out[:] = pypto.scatter(x, 0, index, src)
+
+
+@pypto.frontend.jit
+def scatter_scalar(x: pypto.Tensor([128, 512], pypto.DT_FP32), index: pypto.Tensor([128, 512], pypto.DT_INT64),
+                   out: pypto.Tensor([128, 512], pypto.DT_FP32)):
+    # x 64 KB + index 128 KB fill the unified buffer: the scalar is the instruction's operand, not a tile.
+    pypto.set_vec_tile_shapes(128, 128)
+    out[:] = pypto.scatter(x, 0, index, 2.0)
 
 
 @pypto.frontend.jit
@@ -434,6 +443,17 @@ class ScatterColumns(unittest.TestCase):
         want = x.copy()
         for j in range(40):
             want[index[:, j], j] = src[:, j]
+        np.testing.assert_array_equal(out, want)
+
+    def test_a_scalar_source_takes_no_buffer(self):
+        x = RNG.standard_normal((128, 512)).astype(np.float32)
+        index = RNG.integers(0, 128, (128, 512)).astype(np.int64)
+        out = np.zeros_like(x)
+        scatter_scalar(x, index, out)
+        report = kernel_checks.assert_functional(self)
+        self.assertEqual(report["tasks"], 4)
+        want = x.copy()
+        np.put_along_axis(want, index, np.float32(2.0), axis=0)
         np.testing.assert_array_equal(out, want)
 
     def test_the_result_takes_the_inputs_bytes_when_the_buffer_is_full(self):

@@ -859,15 +859,19 @@ def index_select(x, dim, index):
 
 
 def _scatter_inputs(x, index, src, reduce):
-    if not _is_tensor(src):
-        # A scalar src writes that value at every index position.
-        src = full(index.shape, _scalar_value(src, "scatter"), x.dtype)
     attrs = {}
+    inputs = [x, index]
+    if _is_tensor(src):
+        inputs.append(src)
+    else:
+        # A scalar src writes that value at every index position: an operand of the instruction, as PyPTO's
+        # scalar scatter takes it, not a tensor of the index's shape (as much unified buffer as the index).
+        attrs["value"] = _scalar_value(src, "scatter")
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             _fail(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
         attrs["reduce"] = reduce
-    return [x, index, src], attrs
+    return inputs, attrs
 
 
 def scatter(x, dim, index, src, *, reduce=None):
