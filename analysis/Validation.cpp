@@ -154,7 +154,10 @@ CaseRun runCaseProject(const ValidationSuite& suite, const std::string& name, co
   document["name"] = name;
   document["machine"] = machineName;
   DiagnosticEngine caseDiags;
-  const std::filesystem::path projectFile = suite.folder / (name + ".pto-project.json");
+  // In the suite folder, so that sources resolve there; a '/' of a configuration's label is no folder.
+  std::string fileName = name;
+  std::replace(fileName.begin(), fileName.end(), '/', '-');
+  const std::filesystem::path projectFile = suite.folder / (fileName + ".pto-project.json");
   const std::string projectText = document.dump(2);
   diags.setSourceText(projectFile.string(), projectText);  // the file exists only in memory
   CaseRun result;
@@ -205,7 +208,7 @@ double squaredLogError(double simulated, double published) {
 } // namespace
 
 bool needsPyptoCheckout(const ValidationCase& validation) {
-  if (usesPypto(validation.project)) return true;
+  if (validation.usesPypto || usesPypto(validation.project)) return true;
   for (const ValidationConfiguration& configuration : validation.configurations)
     if (usesPypto(configuration.project)) return true;
   return false;
@@ -254,6 +257,7 @@ std::optional<ValidationSuite> loadValidationSuite(const std::filesystem::path& 
     if (entry.contains("vector_ops"))
       for (const Json& op : entry["vector_ops"]) validation.vectorOps.emplace_back(op.value("class", ""), op.value("count", 0));
     validation.pending = entry.value("pending", "");
+    validation.usesPypto = entry.value("uses_pypto", false);
     if (entry.contains("project")) validation.project = entry["project"];
     if (validation.kind != "measured" && validation.kind != "delta" && validation.kind != "bound" &&
         validation.kind != "pending")

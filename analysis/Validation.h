@@ -26,6 +26,9 @@
 //                      relative to the suite folder; a source "${PYPTO}/..." is a
 //                      kernel of a PyPTO checkout (PyPTO's own kernels are not
 //                      bundled): without one the case waits, listed as pending
+//   uses_pypto         true: the suite's kernel imports PyPTO's own kernel from the
+//                      checkout ($PTO_PYPTO_CHECKOUT, which pto validate sets); it
+//                      waits without one, as "${PYPTO}/" sources do
 // Bounds use the machine's peak figures, never the simulator:
 //   cube    sum of M*N*K over the kernel's matmuls / (AIC cores x MACs per cycle x clock)
 //   hbm     bytes of every argument (inputs read once, outputs written once) / sustained
@@ -80,6 +83,9 @@ struct ValidationCase {
   std::string pending;
   std::string knownGap;  // why a case that fails fails (docs/validation.md has the measurements)
   std::string validates;  // the kind of prediction it checks (PredictionConfidence.h)
+  // The case's kernels (suite files) import PyPTO's own kernels from the checkout `pto validate` is given,
+  // which it hands them as $PTO_PYPTO_CHECKOUT: without one the case waits, as "${PYPTO}/" sources do.
+  bool usesPypto = false;
   nlohmann::ordered_json project;  // the operator project, as a project file holds it
   std::vector<ValidationConfiguration> configurations;  // delta cases
   SourceLocation location;         // the case in validation.json

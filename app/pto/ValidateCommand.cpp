@@ -295,6 +295,9 @@ int runValidate(const ValidateOptions& options) {
     }
     if (!requireTrustedFolder(pyptoFolder, pyptoFolder, diags)) return failCommand("validate", options.jsonTarget, diags);
     validationOptions.pyptoCheckout = pyptoFolder;
+    // Suite kernels that wrap PyPTO's own (cases with "uses_pypto") find the checkout here; set before any
+    // kernel's Python starts, so that its os.environ has it.
+    ::setenv("PTO_PYPTO_CHECKOUT", pyptoFolder.string().c_str(), 1);
   }
   validationOptions.only = options.only;
   validationOptions.onCase = [](const ValidationCase& validation) {
