@@ -11,7 +11,6 @@
 #include <numeric>
 #include <optional>
 #include <queue>
-#include <unordered_set>
 #include <unordered_map>
 
 namespace pto {
@@ -28,6 +27,8 @@ struct Planned {
   // The buffers (by id) of same-shape inputs whose bytes this result may take when the input dies at the op
   // that makes it (computesInPlace).
   std::vector<int> inPlaceCandidates;
+  // A loaded input a result was then written over in place (an in-place scatter): indexed as produced.
+  bool writtenInPlace = false;
 };
 
 // Whether a tile op may write its result over one of its same-shape inputs: elementwise ops read element i
@@ -311,8 +312,9 @@ private:
       buffer.lastUse = std::max(buffer.lastUse, position);
       // A result written in place over the input loaded into this buffer (an in-place scatter): later
       // partial reads of the region must find it here too, not load the bytes it has not stored yet.
-      if (producer != kNoId && memory == MemoryKind::UB && buffer.producer == kNoId && !m_inPlaceProduced.count(found->second)) {
-        m_inPlaceProduced.insert(found->second);
+      Planned& entry = m_planned[found->second];
+      if (producer != kNoId && memory == MemoryKind::UB && buffer.producer == kNoId && !entry.writtenInPlace) {
+        entry.writtenInPlace = true;
         m_producedBoxes.push_back(key.box);
         m_produced.insert(m_producedBoxes.back(), static_cast<std::int32_t>(found->second));
       }
@@ -446,7 +448,6 @@ private:
   std::vector<Planned> m_planned;
   std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
   std::deque<RegionBox> m_producedBoxes;  // the index refers to these
-  std::unordered_set<std::size_t> m_inPlaceProduced;  // loaded buffers a result was then written into
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
 };
