@@ -19,7 +19,7 @@
 #pragma once
 
 #include "analysis/Roofline.h"
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "npusim/MachineDescription.h"
 #include "runtime/Schedule.h"
 

@@ -2,11 +2,13 @@
 #include "analysis/IrGraph.h"
 
 #include "analysis/PassDiff.h"
+#include "compiler/ir/Regions.h"
 #include "core/DotText.h"
 
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -196,30 +198,43 @@ IrGraph tileLevel(const Json& snapshot) {
   return graph;
 }
 
-// Whether two regions ({offset(s), shape}) of one tensor may share an
-// element; symbolic offsets may.
-bool regionsMayOverlap(const Json& a, const Json& b) {
-  const Json& offsetsA = a.contains("offset") ? a["offset"] : arrayAt(a, "offsets");
-  const Json& offsetsB = b.contains("offset") ? b["offset"] : arrayAt(b, "offsets");
-  const Json& shapeA = arrayAt(a, "shape");
-  const Json& shapeB = arrayAt(b, "shape");
-  for (std::size_t d = 0; d < shapeA.size() && d < shapeB.size() && d < offsetsA.size() && d < offsetsB.size(); ++d) {
-    auto number = [](const Json& value) -> std::optional<std::int64_t> {
-      if (value.is_number_integer()) return value.get<std::int64_t>();
-      if (value.is_string()) {
-        const std::string& text = value.get_ref<const std::string&>();
-        char* end = nullptr;
-        long long parsed = std::strtoll(text.c_str(), &end, 10);
-        if (!text.empty() && end && *end == '\0') return parsed;
-      }
-      return std::nullopt;
-    };
-    auto lowA = number(offsetsA[d]), lowB = number(offsetsB[d]);
-    auto sizeA = number(shapeA[d]), sizeB = number(shapeB[d]);
-    if (!lowA || !lowB || !sizeA || !sizeB) continue;
-    if (*lowA + *sizeA <= *lowB || *lowB + *sizeB <= *lowA) return false;
+// A region ({offset(s), shape}) read back from a dump as a box of `tensor`:
+// a dim whose offset or extent is not a number may be anything, so it
+// overlaps every box (OverlapMode::AnyIteration).
+RegionBox regionBoxOf(const Json& region, TensorId tensor) {
+  const Json& offsets = region.contains("offset") ? region["offset"] : arrayAt(region, "offsets");
+  const Json& shape = arrayAt(region, "shape");
+  auto number = [](const Json& value) -> std::optional<std::int64_t> {
+    if (value.is_number_integer()) return value.get<std::int64_t>();
+    if (value.is_string()) {
+      const std::string& text = value.get_ref<const std::string&>();
+      char* end = nullptr;
+      long long parsed = std::strtoll(text.c_str(), &end, 10);
+      if (!text.empty() && end && *end == '\0') return parsed;
+    }
+    return std::nullopt;
+  };
+  RegionBox box;
+  box.tensor = tensor;
+  const std::size_t rank = std::min(offsets.size(), shape.size());
+  box.truncated = rank > kMaxBoxRank;
+  box.rank = static_cast<std::uint8_t>(std::min(rank, kMaxBoxRank));
+  for (std::size_t d = 0; d < box.rank; ++d) {
+    auto low = number(offsets[d]), size = number(shape[d]);
+    if (low && size) {
+      box.lo[d] = *low;
+      box.hi[d] = *low + *size;
+    } else {
+      box.symbol[d] = 1;  // unknown: overlaps anything in AnyIteration mode
+      box.hi[d] = 1;
+    }
   }
-  return true;
+  return box;
+}
+
+// Whether two regions of one tensor read back from a dump may share an element.
+bool regionsMayOverlap(const Json& a, const Json& b) {
+  return mayOverlap(regionBoxOf(a, 0), regionBoxOf(b, 0), OverlapMode::AnyIteration);
 }
 
 std::string regionKey(const Json& region) {
@@ -311,12 +326,26 @@ IrGraph blockLevel(const Json& snapshot) {
     for (const Json& region : arrayAt(subgraph, "copy_outs")) addCopy(region, false);
   }
   // Through GM: a copy-out feeds the later copy-ins of what it wrote.
-  for (const CopyOut& out : copyOuts)
-    for (const auto& [in, region] : copyIns)
-      if ((*out.region).value("tensor", std::string()) == (*region).value("tensor", std::string()) &&
-          graph.nodes[static_cast<std::size_t>(out.node)].cluster != graph.nodes[static_cast<std::size_t>(in)].cluster &&
-          regionsMayOverlap(*out.region, *region))
+  std::unordered_map<std::string, TensorId> tensorIds;
+  auto tensorIdOf = [&](const Json& region) {
+    return tensorIds.try_emplace(region.value("tensor", std::string()), static_cast<TensorId>(tensorIds.size()))
+        .first->second;
+  };
+  RegionIndex copyInIndex(OverlapMode::AnyIteration);
+  for (std::size_t i = 0; i < copyIns.size(); ++i)
+    copyInIndex.insert(regionBoxOf(*copyIns[i].second, tensorIdOf(*copyIns[i].second)), static_cast<std::int32_t>(i));
+  std::vector<std::int32_t> readers;
+  for (const CopyOut& out : copyOuts) {
+    readers.clear();
+    copyInIndex.forEachOverlapping(regionBoxOf(*out.region, tensorIdOf(*out.region)),
+                                   [&](std::int32_t i) { readers.push_back(i); });
+    std::sort(readers.begin(), readers.end());  // in the order the copy-ins were listed
+    for (std::int32_t i : readers) {
+      int in = copyIns[static_cast<std::size_t>(i)].first;
+      if (graph.nodes[static_cast<std::size_t>(out.node)].cluster != graph.nodes[static_cast<std::size_t>(in)].cluster)
         addEdge(graph, seen, out.node, in);
+    }
+  }
   return graph;
 }
 

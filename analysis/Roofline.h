@@ -34,7 +34,7 @@
 // largest of the three names the limit.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "npusim/MachineDescription.h"
 #include "runtime/Schedule.h"
 

@@ -17,7 +17,7 @@
 
 #include "analysis/HealthReport.h"
 #include "analysis/Simulation.h"
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "core/project/OperatorProject.h"
 
 #include <nlohmann/json.hpp>

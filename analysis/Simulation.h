@@ -9,7 +9,7 @@
 // a timing run reports come from executing the tile graph on the CPU.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "core/Diagnostics.h"
 #include "core/HostTensor.h"
 #include "npusim/MachineDescription.h"

@@ -16,7 +16,7 @@
 // program never does.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "core/HostTensor.h"
 #include "npusim/FunctionalLayout.h"
 

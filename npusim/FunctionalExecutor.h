@@ -14,7 +14,7 @@
 // one). executeFunctional runs them in id order, which does.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "core/HostTensor.h"
 #include "npusim/FunctionalCore.h"
 #include "npusim/FunctionalLayout.h"

@@ -19,7 +19,7 @@
 // Units: offsets in bytes, strides and shapes in elements.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <cstdint>
 #include <optional>

@@ -2,7 +2,7 @@
 // scheduler (runtime/Scheduler.h) driving the NPU timing model (NpuExecutor).
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "core/Diagnostics.h"
 #include "npusim/L2CacheModel.h"
 #include "npusim/MachineDescription.h"

@@ -1,6 +1,7 @@
 // JSON and DOT printing of the Block graph.
 #include "compiler/ir/BlockGraphJson.h"
 
+#include "compiler/ir/Regions.h"
 #include "core/DotText.h"
 #include "core/SymbolicSimplify.h"
 
@@ -21,18 +22,6 @@ Json regionJson(const TensorGraph& graph, const TileRegion& region) {
               {"tensor_id", region.tensor},
               {"offset", std::move(offsets)},
               {"shape", region.shape}};
-}
-
-// Whether two regions of one run of a scope may share an element: offsets
-// whose difference does not simplify to a number may.
-bool mayOverlap(const TileRegion& a, const TileRegion& b) {
-  if (a.tensor != b.tensor) return false;
-  for (std::size_t d = 0; d < a.shape.size() && d < b.shape.size(); ++d) {
-    if (a.shape[d] <= 0 || b.shape[d] <= 0) return false;
-    auto difference = simplify(a.offsets[d] - b.offsets[d]).constantValue();
-    if (difference && (*difference >= b.shape[d] || -*difference >= a.shape[d])) return false;
-  }
-  return true;
 }
 
 } // namespace
@@ -112,23 +101,22 @@ std::string blockGraphToDot(const Compilation& compilation) {
   }
   // GM dependencies: a copy-in of a subgraph that an earlier subgraph of the
   // same scope copied out.
-  std::map<std::pair<ScopeId, TensorId>, std::vector<std::pair<SubgraphId, const TileRegion*>>> written;
+  RegionBoxes boxes;
+  std::map<ScopeId, RegionIndex> written;  // per scope: copy-outs so far -> their subgraph
   for (const Subgraph& subgraph : blocks.subgraphs) {
     std::set<SubgraphId> from;
     std::map<SubgraphId, std::string> via;
-    for (const TileRegion& in : subgraph.copyIns) {
-      auto found = written.find({subgraph.scope, in.tensor});
-      if (found == written.end()) continue;
-      for (const auto& [source, region] : found->second)
-        if (mayOverlap(*region, in) && via.try_emplace(source, graph.tensor(in.tensor).name).second) from.insert(source);
-    }
+    RegionIndex& earlier = written[subgraph.scope];
+    for (const TileRegion& in : subgraph.copyIns)
+      earlier.forEachOverlapping(boxes.box(in), [&](SubgraphId source) {
+        if (via.try_emplace(source, graph.tensor(in.tensor).name).second) from.insert(source);
+      });
     for (SubgraphId source : from) {
       const Subgraph& producer = blocks.subgraph(source);
       out << "  t" << producer.ops.back() << " -> t" << subgraph.ops.front() << " [ltail=cluster_sg" << source
           << ", lhead=cluster_sg" << subgraph.id << ", label=\"" << dotEscaped(via[source]) << "\"];\n";
     }
-    for (const TileRegion& region : subgraph.copyOuts)
-      written[{subgraph.scope, region.tensor}].emplace_back(subgraph.id, &region);
+    for (const TileRegion& region : subgraph.copyOuts) earlier.insert(boxes.box(region), subgraph.id);
   }
   out << "}\n";
   return out.str();

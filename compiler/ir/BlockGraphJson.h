@@ -4,7 +4,7 @@
 // an earlier one copied out).
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 // predecessors, plus counts by core type) and Graphviz DOT for small graphs.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <nlohmann/json.hpp>
 

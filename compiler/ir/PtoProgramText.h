@@ -2,7 +2,7 @@
 // for `pto compile --dump-passes` and the tests.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <nlohmann/json.hpp>
 

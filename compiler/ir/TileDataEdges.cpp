@@ -1,34 +1,29 @@
 // Implementation of the tile producer -> consumer relation.
 #include "compiler/ir/TileDataEdges.h"
 
-// The region boxes and their grid index are GraphPartition's, so a dump's
-// edges are the data edges the partition itself sees.
-#include "compiler/passes/GraphPartition.h"
+// The region boxes and their grid index are the ones GraphPartition uses, so
+// a dump's edges are the data edges the partition itself sees.
+#include "compiler/ir/Regions.h"
 
 #include <algorithm>
-#include <deque>
 
 namespace pto {
 
 std::vector<TileDataEdge> tileDataEdges(const TileGraph& graph) {
   RegionBoxes boxes;
-  std::deque<RegionBox> written;  // the index refers to these
   RegionIndex liveWrites(OverlapMode::SameIteration);
   std::vector<TileDataEdge> edges;
   std::vector<TileOpId> producers;
   for (const TileOp& op : graph.tileOps()) {
     producers.clear();
     auto readFrom = [&](const TileRegion& region) {
-      liveWrites.visitOverlapping(boxes.box(region), [&](std::int32_t from, const RegionBox&) {
-        producers.push_back(from);
-        return RegionIndex::Visit::Keep;
-      });
+      liveWrites.forEachOverlapping(boxes.box(region), [&](std::int32_t from) { producers.push_back(from); });
     };
     for (const TileRegion& region : op.inputs) readFrom(region);
     if (op.accumulate != TileAccumulate::None)
       for (const TileRegion& region : op.outputs) readFrom(region);
     for (const TileRegion& region : op.outputs) {
-      const RegionBox& box = written.emplace_back(boxes.box(region));
+      const RegionBox box = boxes.box(region);
       liveWrites.visitOverlapping(box, [&](std::int32_t, const RegionBox& earlier) {
         return containsBox(box, earlier) ? RegionIndex::Visit::Drop : RegionIndex::Visit::Keep;
       });

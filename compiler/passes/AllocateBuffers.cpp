@@ -1,12 +1,12 @@
 // Implementation of AllocateBuffers.
 #include "compiler/passes/AllocateBuffers.h"
 
+#include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/SubgraphOpOrder.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -315,16 +315,14 @@ private:
       Planned& entry = m_planned[found->second];
       if (producer != kNoId && memory == MemoryKind::UB && buffer.producer == kNoId && !entry.writtenInPlace) {
         entry.writtenInPlace = true;
-        m_producedBoxes.push_back(key.box);
-        m_produced.insert(m_producedBoxes.back(), static_cast<std::int32_t>(found->second));
+        m_produced.insert(key.box, static_cast<std::int32_t>(found->second));
       }
       return;
     }
     const std::size_t index = m_planned.size();
     if (producer != kNoId && memory == MemoryKind::UB) {
       // Indexed so that a later partial read finds it without a scan.
-      m_producedBoxes.push_back(key.box);
-      m_produced.insert(m_producedBoxes.back(), static_cast<std::int32_t>(index));
+      m_produced.insert(key.box, static_cast<std::int32_t>(index));
     }
     m_byKey.emplace(std::move(key), index);
     Planned entry;
@@ -447,7 +445,6 @@ private:
   RegionBoxes m_boxes;
   std::vector<Planned> m_planned;
   std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
-  std::deque<RegionBox> m_producedBoxes;  // the index refers to these
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
 };

@@ -37,7 +37,7 @@
 //       available, and the kernel line of the largest tile live at the peak.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <array>
 #include <vector>

@@ -43,7 +43,7 @@
 // subgraph the entry touched.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

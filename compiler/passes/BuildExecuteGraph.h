@@ -35,7 +35,7 @@
 // Cost: the walk plus near-linear dependency analysis; it polls nothing.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

@@ -31,7 +31,7 @@
 //       ops it cuts.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <string>
 #include <string_view>

@@ -1,6 +1,7 @@
 // Implementation of GenerateMoveOp.
 #include "compiler/passes/GenerateMoveOp.h"
 
+#include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/SymbolicSimplify.h"

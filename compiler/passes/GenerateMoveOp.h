@@ -40,7 +40,7 @@
 // Options: none. Cost: about linear in tile-op regions (grid lookups).
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

@@ -80,7 +80,7 @@
 // large tiles); at most 4 placements of a scope.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <array>
 #include <cstdint>
@@ -127,112 +127,5 @@ void numberPrograms(Compilation& compilation);
 // Whether matmul results may feed vector ops on chip: the machine's
 // L0C -> UB path, unless pass_options.machine_has_l0c_to_ub says otherwise.
 bool cubeResultsMayStayOnChip(const CompileSettings& settings);
-
-// ---------------------------------------------------------------------------
-// Regions as boxes, shared with GenerateMoveOp.
-//
-// A region's offsets are split per dim into a symbolic part (the simplified
-// offset without its constant term; loop indices) and a constant part, so
-// that boxes whose symbolic parts agree compare by numbers.
-
-enum class OverlapMode : unsigned char {
-  SameIteration,  // one run of one scope: equal symbolic parts are equal values
-  AnyIteration,   // any runs of any scopes: a symbolic offset may be anything
-};
-
-// Dims a box keeps; a region with more is `truncated`: its later dims count
-// as overlapping anything, and it never surely contains another box.
-inline constexpr std::size_t kMaxBoxRank = 6;
-
-struct RegionBox {
-  TensorId tensor = kNoId;
-  std::uint8_t rank = 0;
-  bool truncated = false;
-  std::array<std::int32_t, kMaxBoxRank> symbol{};  // per dim: id of the symbolic part, 0 for none
-  std::array<std::int64_t, kMaxBoxRank> lo{}, hi{};  // per dim: constant parts of [offset, offset + size)
-  bool empty() const;
-  friend bool operator==(const RegionBox& a, const RegionBox& b);
-};
-
-struct RegionBoxHash {
-  std::size_t operator()(const RegionBox& box) const;
-};
-
-// Splits offsets (simplify() once per distinct expression) and names the
-// symbolic parts.
-class RegionBoxes {
-public:
-  RegionBox box(const TileRegion& region);
-
-private:
-  std::pair<std::int32_t, std::int64_t> split(const SymbolicScalar& offset);
-
-  std::unordered_map<SymbolicScalar, std::pair<std::int32_t, std::int64_t>, SymbolicScalarHash> m_splits;
-  std::unordered_map<SymbolicScalar, std::int32_t, SymbolicScalarHash> m_symbols;
-};
-
-// Whether two boxes of one tensor may share an element; undecidable dims
-// count as overlapping.
-bool mayOverlap(const RegionBox& a, const RegionBox& b, OverlapMode mode);
-// Whether `outer` surely holds every element of `inner` in the same run.
-bool containsBox(const RegionBox& outer, const RegionBox& inner);
-
-// Boxes with a payload, found by overlap with a query box: a grid per tensor
-// and symbolic signature, cells about the size of the smallest tile on the
-// tensor, so a query costs about the number of boxes it overlaps.
-class RegionIndex {
-public:
-  enum class Visit : unsigned char { Keep, Drop, Stop };
-  using Visitor = std::function<Visit(std::int32_t payload, const RegionBox& box)>;
-
-  explicit RegionIndex(OverlapMode mode) : m_mode(mode) {}
-  // The grid cell of a tensor, per dim (the smallest tile extent is a good
-  // choice); without it the first box inserted on the tensor sets it. Call
-  // before inserting on the tensor.
-  void setCellSize(TensorId tensor, const std::vector<std::int64_t>& cell);
-  // Adds `box`, which must outlive the index (it is not copied).
-  void insert(const RegionBox& box, std::int32_t payload);
-  // Calls `visit` once for every live box that may overlap `query` (in
-  // unspecified order); Drop removes that box, Stop ends the search. `visit`
-  // must not insert.
-  void visitOverlapping(const RegionBox& query, const Visitor& visit);
-
-private:
-  using Cells = std::array<std::int64_t, kMaxBoxRank>;
-  struct Entry {
-    const RegionBox* box = nullptr;
-    std::int32_t payload = 0;
-    bool alive = true;
-    std::uint32_t seen = 0;
-  };
-  struct Slot {  // a link of a list of entries
-    std::int32_t entry = 0;
-    std::int32_t next = -1;
-  };
-  struct Group {
-    std::array<std::int32_t, kMaxBoxRank> symbol{};
-    std::array<bool, kMaxBoxRank> keyDim{};  // dims the grid cuts
-    std::unordered_map<std::uint64_t, std::int32_t> cells;  // cell -> first slot
-    std::int32_t wide = -1;  // boxes over too many cells
-    std::int32_t all = -1;
-  };
-  struct TensorEntries {
-    Cells cell{};
-    bool cellSet = false;
-    std::vector<Group> groups;
-  };
-
-  Group& groupFor(TensorEntries& entries, const RegionBox& box);
-  std::uint64_t cellRange(const TensorEntries& entries, const Group& group, const RegionBox& box, Cells& first,
-                          Cells& last) const;
-  void push(std::int32_t& head, std::int32_t entry);
-  bool visitList(std::int32_t& head, const RegionBox& query, const Visitor& visit);
-
-  OverlapMode m_mode;
-  std::unordered_map<TensorId, TensorEntries> m_tensors;
-  std::vector<Entry> m_entries;
-  std::vector<Slot> m_slots;
-  std::uint32_t m_query = 0;
-};
 
 } // namespace pto

@@ -25,7 +25,7 @@
 // O(edges x pipes).
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

@@ -1,6 +1,7 @@
 // Implementation of L1CopyInReuseMerge.
 #include "compiler/passes/L1CopyInReuseMerge.h"
 
+#include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "compiler/passes/SubgraphMerge.h"

@@ -32,7 +32,7 @@
 // Cost: linear in tile ops plus the order checks (see NBufferMerge.h).
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

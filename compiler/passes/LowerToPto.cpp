@@ -1,6 +1,7 @@
 // Implementation of LowerToPto.
 #include "compiler/passes/LowerToPto.h"
 
+#include "compiler/ir/Regions.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/SymbolicSimplify.h"
@@ -16,196 +17,6 @@
 
 namespace pto {
 namespace {
-
-// A region as numbers: per dim, the id of its offset's symbolic part (0 for
-// none; equal parts are equal values within one task) and the constant
-// interval [lo, hi) that the offset's constant term and the extent give.
-struct Box {
-  TensorId tensor = kNoId;
-  std::vector<std::int32_t> symbol;
-  std::vector<std::int64_t> lo, hi;
-  friend bool operator==(const Box&, const Box&) = default;
-};
-
-struct BoxHash {
-  std::size_t operator()(const Box& box) const {
-    std::size_t hash = std::hash<std::int32_t>{}(box.tensor);
-    auto mix = [&](std::size_t value) { hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2); };
-    for (std::size_t d = 0; d < box.lo.size(); ++d) {
-      mix(static_cast<std::size_t>(box.symbol[d]));
-      mix(static_cast<std::size_t>(box.lo[d]));
-      mix(static_cast<std::size_t>(box.hi[d]));
-    }
-    return hash;
-  }
-};
-
-// Makes boxes, simplifying each distinct offset expression once.
-class Boxes {
-public:
-  Box of(const TileRegion& region) {
-    Box box;
-    box.tensor = region.tensor;
-    std::size_t rank = std::min(region.offsets.size(), region.shape.size());
-    for (std::size_t d = 0; d < rank; ++d) {
-      auto [symbol, constant] = split(region.offsets[d]);
-      box.symbol.push_back(symbol);
-      box.lo.push_back(constant);
-      box.hi.push_back(constant + region.shape[d]);
-    }
-    return box;
-  }
-
-private:
-  std::pair<std::int32_t, std::int64_t> split(const SymbolicScalar& offset) {
-    if (auto constant = offset.constantValue()) return {0, *constant};
-    if (auto found = m_splits.find(offset); found != m_splits.end()) return found->second;
-    SymbolicScalar simple = simplify(offset);
-    std::pair<std::int32_t, std::int64_t> result{0, 0};
-    if (auto constant = simple.constantValue()) {
-      result.second = *constant;
-    } else {
-      SymbolicScalar rest = simple;
-      if (simple.kind() == SymbolicKind::Add) {
-        if (auto term = simple.rhs().constantValue()) rest = simple.lhs(), result.second = *term;
-      } else if (simple.kind() == SymbolicKind::Sub) {
-        if (auto term = simple.rhs().constantValue(); term && *term != INT64_MIN)
-          rest = simple.lhs(), result.second = -*term;
-      }
-      result.first = m_symbols.try_emplace(rest, static_cast<std::int32_t>(m_symbols.size()) + 1).first->second;
-    }
-    m_splits.emplace(offset, result);
-    return result;
-  }
-
-  std::unordered_map<SymbolicScalar, std::pair<std::int32_t, std::int64_t>, SymbolicScalarHash> m_splits;
-  std::unordered_map<SymbolicScalar, std::int32_t, SymbolicScalarHash> m_symbols;
-};
-
-bool contains(const Box& outer, const Box& inner) {
-  if (outer.tensor != inner.tensor || outer.lo.size() != inner.lo.size()) return false;
-  for (std::size_t d = 0; d < outer.lo.size(); ++d)
-    if (outer.symbol[d] != inner.symbol[d] || inner.lo[d] < outer.lo[d] || outer.hi[d] < inner.hi[d]) return false;
-  return true;
-}
-
-// Two regions of one task may share an element unless some dim's intervals
-// are provably apart (or empty).
-bool mayOverlap(const Box& a, const Box& b) {
-  if (a.tensor != b.tensor) return false;
-  for (std::size_t d = 0; d < a.lo.size() && d < b.lo.size(); ++d) {
-    if (a.lo[d] >= a.hi[d] || b.lo[d] >= b.hi[d]) return false;
-    if (a.symbol[d] == b.symbol[d] && (a.hi[d] <= b.lo[d] || b.hi[d] <= a.lo[d])) return false;
-  }
-  return true;
-}
-
-// Boxes found by overlap: per tensor and symbolic signature a grid whose
-// cells are the first box's extents, so a query costs about the boxes it
-// meets; boxes of other signatures on the tensor are compared one by one.
-class BoxGrid {
-public:
-  void insert(const Box& box, int payload) {
-    int entry = static_cast<int>(m_entries.size());
-    m_entries.push_back({box, payload, 0});
-    Group& group = groupOf(box);
-    group.all.push_back(entry);
-    std::vector<std::int64_t> first, last;
-    if (!cellRange(group, box, first, last)) {
-      group.wide.push_back(entry);
-      return;
-    }
-    forEachCell(first, last, [&](std::uint64_t key) { group.cells[key].push_back(entry); });
-  }
-
-  // Calls visit(payload) once for every inserted box that may overlap `query`.
-  template <typename Visit> void visitOverlapping(const Box& query, Visit&& visit) const {
-    auto found = m_groups.find(query.tensor);
-    if (found == m_groups.end()) return;
-    ++m_stamp;
-    auto consider = [&](int entry) {
-      const Entry& candidate = m_entries[static_cast<std::size_t>(entry)];
-      if (candidate.stamp == m_stamp) return;
-      candidate.stamp = m_stamp;
-      if (mayOverlap(candidate.box, query)) visit(candidate.payload);
-    };
-    for (const Group& group : found->second) {
-      std::vector<std::int64_t> first, last;
-      if (group.symbol != query.symbol || !cellRange(group, query, first, last)) {
-        for (int entry : group.all) consider(entry);
-        continue;
-      }
-      forEachCell(first, last, [&](std::uint64_t key) {
-        if (auto cell = group.cells.find(key); cell != group.cells.end())
-          for (int entry : cell->second) consider(entry);
-      });
-      for (int entry : group.wide) consider(entry);
-    }
-  }
-
-private:
-  static constexpr std::int64_t kMaxCells = 64;
-  struct Entry {
-    Box box;
-    int payload;
-    mutable std::uint64_t stamp;
-  };
-  struct Group {
-    std::vector<std::int32_t> symbol;
-    std::vector<std::int64_t> cell;
-    std::unordered_map<std::uint64_t, std::vector<int>> cells;
-    std::vector<int> wide, all;
-  };
-
-  Group& groupOf(const Box& box) {
-    std::vector<Group>& groups = m_groups[box.tensor];
-    for (Group& group : groups)
-      if (group.symbol == box.symbol) return group;
-    Group group;
-    group.symbol = box.symbol;
-    for (std::size_t d = 0; d < box.lo.size(); ++d)
-      group.cell.push_back(std::max<std::int64_t>(box.hi[d] - box.lo[d], 1));
-    groups.push_back(std::move(group));
-    return groups.back();
-  }
-
-  static std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
-    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-  }
-
-  // The cells `box` covers, per dim; false when there are too many (or none).
-  static bool cellRange(const Group& group, const Box& box, std::vector<std::int64_t>& first,
-                        std::vector<std::int64_t>& last) {
-    if (box.lo.size() != group.cell.size()) return false;
-    std::int64_t count = 1;
-    for (std::size_t d = 0; d < box.lo.size(); ++d) {
-      if (box.hi[d] <= box.lo[d]) return false;
-      first.push_back(floorDiv(box.lo[d], group.cell[d]));
-      last.push_back(floorDiv(box.hi[d] - 1, group.cell[d]));
-      count *= last.back() - first.back() + 1;
-      if (count > kMaxCells) return false;
-    }
-    return true;
-  }
-
-  template <typename F>
-  static void forEachCell(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& last, F&& f) {
-    std::vector<std::int64_t> at = first;
-    while (true) {
-      std::uint64_t key = 1469598103934665603ULL;
-      for (std::int64_t c : at) key = (key ^ static_cast<std::uint64_t>(c)) * 1099511628211ULL;
-      f(key);
-      std::size_t d = at.size();
-      while (d > 0 && at[d - 1] == last[d - 1]) at[d - 1] = first[d - 1], --d;
-      if (d == 0) return;
-      ++at[d - 1];
-    }
-  }
-
-  std::vector<Entry> m_entries;
-  std::unordered_map<TensorId, std::vector<Group>> m_groups;
-  mutable std::uint64_t m_stamp = 0;
-};
 
 // The opcode of a vector tile op; nullopt for ops that move no data.
 std::optional<PtoOpcode> vectorOpcode(const TileOp& op, const TensorOp& tensorOp) {
@@ -314,7 +125,7 @@ private:
   // A region with its box.
   struct Placed {
     TileRegion region;
-    Box box;
+    RegionBox box;
   };
   struct Op {
     const TileOp* op;
@@ -341,7 +152,7 @@ private:
     const TensorGraph& graph = m_tiles.graph;
     auto place = [&](const TileRegion& region) {
       TileRegion resolved = resolveViews(graph, region);
-      Box box = m_boxes.of(resolved);
+      RegionBox box = m_boxes.box(resolved);
       return Placed{std::move(resolved), std::move(box)};
     };
     for (TileOpId id : m_subgraph.ops) {
@@ -361,14 +172,13 @@ private:
     m_ubTop = m_subgraph.peakBytes[static_cast<std::size_t>(MemoryKind::UB)];
   }
 
-  int addBuffer(const BufferAllocation& buffer, Box box, bool holdsData) {
+  int addBuffer(const BufferAllocation& buffer, const RegionBox& box, bool holdsData) {
     int b = static_cast<int>(m_buffers.size());
     m_buffers.push_back(buffer);
-    m_bufferBoxes.push_back(std::move(box));
+    m_bufferBoxes.push_back(box);
     if (holdsData) {
-      const Box& key = m_bufferBoxes.back();
-      m_exact[static_cast<std::size_t>(buffer.memory)][key].push_back(b);
-      m_grid[static_cast<std::size_t>(buffer.memory)].insert(key, b);
+      m_exact[static_cast<std::size_t>(buffer.memory)][box].push_back(b);
+      m_grid[static_cast<std::size_t>(buffer.memory)].insert(box, b);
     }
     return b;
   }
@@ -403,9 +213,9 @@ private:
       while (parent[x] != x) x = parent[x] = parent[parent[x]];
       return x;
     };
-    BoxGrid seen;
+    RegionIndex seen(OverlapMode::SameIteration);
     for (std::size_t i = 0; i < regions.size(); ++i) {
-      seen.visitOverlapping(regions[i]->box, [&](int j) { parent[find(i)] = find(static_cast<std::size_t>(j)); });
+      seen.forEachOverlapping(regions[i]->box, [&](int j) { parent[find(i)] = find(static_cast<std::size_t>(j)); });
       seen.insert(regions[i]->box, static_cast<int>(i));
     }
     // A folded reshape's regions name bytes of another tensor
@@ -483,23 +293,23 @@ private:
   // buffer when it is the buffer's region or not known to lie inside it.
   PtoOperand bufferOperand(int b, const Placed& placed) const {
     const BufferAllocation& held = buffer(b);
-    const Box& outer = m_bufferBoxes[static_cast<std::size_t>(b)];
+    const RegionBox& outer = m_bufferBoxes[static_cast<std::size_t>(b)];
     PtoOperand operand;
     operand.memory = held.memory;
     operand.shape = placed.region.shape;
     operand.dtype = dtypeOf(placed.region);
     operand.offsetBytes = held.offsetBytes;
     operand.bytes = held.bytes;
-    if (outer == placed.box || !contains(outer, placed.box) || elementCountOf(placed.region.shape) == 0) return operand;
+    if (outer == placed.box || !containsBox(outer, placed.box) || elementCountOf(placed.region.shape) == 0) return operand;
     std::int64_t item = static_cast<std::int64_t>(sizeOf(operand.dtype));
     std::int64_t perBlock = std::max<std::int64_t>(1, 32 / item);
     std::int64_t stride = 1, first = 0, last = 0;
-    for (std::size_t d = outer.lo.size(); d-- > 0;) {
+    for (std::size_t d = outer.rank; d-- > 0;) {
       std::int64_t delta = placed.box.lo[d] - outer.lo[d];
       first += delta * stride;
       last += (delta + placed.box.hi[d] - placed.box.lo[d] - 1) * stride;
       std::int64_t extent = outer.hi[d] - outer.lo[d];
-      if (d + 1 == outer.lo.size()) extent = (extent + perBlock - 1) / perBlock * perBlock;
+      if (d + 1 == outer.rank) extent = (extent + perBlock - 1) / perBlock * perBlock;
       stride *= extent;
     }
     operand.offsetBytes = held.offsetBytes + first * item;
@@ -510,21 +320,21 @@ private:
   // The buffer of `memory` holding `box`: the first with exactly this
   // region, else the first containing it, else the first overlapping it,
   // among those `accept` takes; -1 when none.
-  template <typename Accept> int findBuffer(MemoryKind memory, const Box& box, Accept accept) const {
+  template <typename Accept> int findBuffer(MemoryKind memory, const RegionBox& box, Accept accept) const {
     const auto& exact = m_exact[static_cast<std::size_t>(memory)];
     if (auto found = exact.find(box); found != exact.end())
       for (int b : found->second)
         if (accept(b)) return b;
     int containing = -1, overlapping = -1;
-    m_grid[static_cast<std::size_t>(memory)].visitOverlapping(box, [&](int b) {
+    m_grid[static_cast<std::size_t>(memory)].forEachOverlapping(box, [&](int b) {
       if (!accept(b)) return;
-      if (contains(m_bufferBoxes[static_cast<std::size_t>(b)], box) && (containing < 0 || b < containing))
+      if (containsBox(m_bufferBoxes[static_cast<std::size_t>(b)], box) && (containing < 0 || b < containing))
         containing = b;
       if (overlapping < 0 || b < overlapping) overlapping = b;
     });
     return containing >= 0 ? containing : overlapping;
   }
-  int findBuffer(MemoryKind memory, const Box& box) const {
+  int findBuffer(MemoryKind memory, const RegionBox& box) const {
     return findBuffer(memory, box, [](int) { return true; });
   }
 
@@ -540,7 +350,7 @@ private:
   // Copy-outs grouped by the position of the last op writing what may
   // overlap them.
   bool storesByWriter(std::vector<std::vector<int>>& storesAfter) const {
-    BoxGrid writes;
+    RegionIndex writes(OverlapMode::SameIteration);
     for (int p = 0; p < opCount(); ++p) {
       if (m_ops[static_cast<std::size_t>(p)].op->kind == TensorOpKind::View) continue;  // moves no data
       // An MSCATTER writes GM itself: a copy-out of the region goes after the write that made it.
@@ -550,7 +360,7 @@ private:
     storesAfter.assign(m_ops.size(), {});
     for (std::size_t j = 0; j < m_copyOuts.size(); ++j) {
       int writer = -1;
-      writes.visitOverlapping(m_copyOuts[j].box, [&](int p) { writer = std::max(writer, p); });
+      writes.forEachOverlapping(m_copyOuts[j].box, [&](int p) { writer = std::max(writer, p); });
       if (writer < 0)
         return internalError(locationOfSubgraph())
                << "copy-out " << j << " (" << text(m_copyOuts[j].region) << ") is written by no op";
@@ -600,7 +410,7 @@ private:
     auto produced = [&](int b) { return buffer(b).producer != kNoId; };
     auto madeBefore = [&](int b) { return produced(b) && buffer(b).firstUse < p; };
     std::vector<int> pieces;
-    m_grid[static_cast<std::size_t>(MemoryKind::UB)].visitOverlapping(input.box, [&](int b) {
+    m_grid[static_cast<std::size_t>(MemoryKind::UB)].forEachOverlapping(input.box, [&](int b) {
       if (madeBefore(b)) pieces.push_back(b);
     });
     std::sort(pieces.begin(), pieces.end(), [&](int a, int b) {
@@ -609,7 +419,7 @@ private:
     pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
     // Pieces before the latest one holding all of the box are covered by it.
     for (std::size_t i = pieces.size(); i-- > 0;)
-      if (contains(m_bufferBoxes[static_cast<std::size_t>(pieces[i])], input.box)) {
+      if (containsBox(m_bufferBoxes[static_cast<std::size_t>(pieces[i])], input.box)) {
         pieces.erase(pieces.begin(), pieces.begin() + static_cast<std::ptrdiff_t>(i));
         break;
       }
@@ -688,7 +498,7 @@ private:
     const Placed& index = entry.inputs[1];
     const bool indexInGm = readsInPlace(op, 1);
     int indexAt = indexInGm ? gatherSource(index) : findBuffer(MemoryKind::UB, index.box, [&](int b) {
-      return contains(m_bufferBoxes[static_cast<std::size_t>(b)], index.box) &&
+      return containsBox(m_bufferBoxes[static_cast<std::size_t>(b)], index.box) &&
              (buffer(b).producer == kNoId || buffer(b).firstUse < p);
     });
     int result = findBuffer(into, entry.outputs[0].box);
@@ -736,10 +546,10 @@ private:
   // ---- cube subgraphs ------------------------------------------------------
 
   // The first op position reading what may overlap `box`; -1 when none.
-  int firstReaderOf(const Box& box, int from = 0) const {
+  int firstReaderOf(const RegionBox& box, int from = 0) const {
     for (int p = from; p < opCount(); ++p)
       for (const Placed& input : m_ops[static_cast<std::size_t>(p)].inputs)
-        if (mayOverlap(input.box, box)) return p;
+        if (mayOverlap(input.box, box, OverlapMode::SameIteration)) return p;
     return -1;
   }
 
@@ -875,7 +685,7 @@ private:
       if (b < 0) {
         // A copy-in the cube side loaded into L1 only: load it into UB as well.
         for (std::size_t i = 0; i < m_copyIns.size() && b < 0; ++i)
-          if (contains(m_copyIns[i].box, input.box)) {
+          if (containsBox(m_copyIns[i].box, input.box)) {
             b = addUbTile(m_copyIns[i], kNoId, p);
             emitLoad(static_cast<int>(i), b, op);
           }
@@ -925,15 +735,16 @@ private:
   const Subgraph& m_subgraph;
   DiagnosticEngine& m_diags;
   PtoProgram m_program;
-  Boxes m_boxes;
+  RegionBoxes m_boxes;
   std::vector<Op> m_ops;  // the subgraph's ops, regions on storage
   std::vector<Placed> m_copyIns, m_copyOuts;
   std::vector<BufferAllocation> m_buffers;  // AllocateBuffers' and then the UB tiles added here
-  std::vector<Box> m_bufferBoxes;           // per buffer
+  std::vector<RegionBox> m_bufferBoxes;           // per buffer
   std::int64_t m_ubTop = 0;                 // where the next added UB tile goes
   // Buffers that hold data, per memory: by exact box (in index order) and by overlap.
-  std::array<std::unordered_map<Box, std::vector<int>, BoxHash>, kMemoryKindCount> m_exact;
-  std::array<BoxGrid, kMemoryKindCount> m_grid;
+  std::array<std::unordered_map<RegionBox, std::vector<int>, RegionBoxHash>, kMemoryKindCount> m_exact;
+  // Queries stamp and unlink entries, so the const lookups may change it.
+  mutable std::array<RegionIndex, kMemoryKindCount> m_grid;
   std::vector<Placed> m_gatherSources, m_scatterTargets;
   std::vector<int> m_inAlias, m_outAlias, m_gatherAlias, m_scatterAlias;
 };

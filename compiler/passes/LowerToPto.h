@@ -50,7 +50,7 @@
 //       lowered subgraph; exact matches are hashed.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

@@ -29,7 +29,7 @@
 //       tensor op are).
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

@@ -21,7 +21,7 @@
 //       the selection, n instructions per program.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

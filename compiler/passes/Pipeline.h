@@ -3,7 +3,7 @@
 // honours `disable_pass`, and (verify mode) checks every pass's result.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <functional>
 #include <set>

@@ -2,6 +2,7 @@
 #include "compiler/passes/RemoveRedundantOp.h"
 
 #include "compiler/ir/BlockGraph.h"
+#include "core/Shape.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>

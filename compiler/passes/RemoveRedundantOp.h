@@ -23,7 +23,7 @@
 //       BuildExecuteGraph) and give both names one storage.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 namespace pto {
 

@@ -2,6 +2,7 @@
 #include "compiler/passes/SubgraphMerge.h"
 
 #include "compiler/passes/AllocateBuffers.h"
+#include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/SymbolicSimplify.h"

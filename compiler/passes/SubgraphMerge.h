@@ -21,7 +21,7 @@
 // renumbered 0.. in order of first use.
 #pragma once
 
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <map>
 #include <memory>

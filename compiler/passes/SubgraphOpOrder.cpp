@@ -1,10 +1,10 @@
 // Implementation of SubgraphOpOrder.
 #include "compiler/passes/SubgraphOpOrder.h"
 
+#include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
 
 #include <algorithm>
-#include <deque>
 #include <queue>
 #include <tuple>
 
@@ -18,7 +18,6 @@ std::vector<std::vector<int>> predecessorsOf(const TileGraph& tiles, const Subgr
   const std::size_t count = subgraph.ops.size();
   std::vector<std::vector<int>> predecessors(count);
   RegionBoxes boxes;
-  std::deque<RegionBox> stored;  // the indexes keep pointers
   RegionIndex reads(OverlapMode::SameIteration), writes(OverlapMode::SameIteration);
   // Bytes shared under two names (a folded reshape's alias and its
   // source): an op writing them follows every earlier op touching them, an
@@ -56,9 +55,9 @@ std::vector<std::vector<int>> predecessorsOf(const TileGraph& tiles, const Subgr
     else if (readsShared) before.insert(before.end(), sharedBytesWriters.begin(), sharedBytesWriters.end());
     if (readsShared || writesShared) sharedBytesUsers.push_back(static_cast<int>(position));
     if (writesShared) sharedBytesWriters.push_back(static_cast<int>(position));
-    for (const TileRegion& input : op.inputs) reads.insert(stored.emplace_back(boxes.box(input)), static_cast<std::int32_t>(position));
+    for (const TileRegion& input : op.inputs) reads.insert(boxes.box(input), static_cast<std::int32_t>(position));
     for (const TileRegion& output : op.outputs)
-      writes.insert(stored.emplace_back(boxes.box(output)), static_cast<std::int32_t>(position));
+      writes.insert(boxes.box(output), static_cast<std::int32_t>(position));
     std::sort(before.begin(), before.end());
     before.erase(std::unique(before.begin(), before.end()), before.end());
   }

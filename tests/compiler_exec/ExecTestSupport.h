@@ -4,7 +4,7 @@
 #pragma once
 
 #include "compiler/ir/TensorGraphBuilder.h"
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 #include "core/Diagnostics.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "compiler/ir/TensorGraphBuilder.h"
-#include "compiler/passes/Compilation.h"
+#include "compiler/ir/Compilation.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,0 +1,243 @@
+// Implementation of the region boxes, their overlap test and grid index.
+#include "compiler/ir/Regions.h"
+
+#include "core/SymbolicSimplify.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace pto {
+
+namespace {
+
+std::size_t mixHash(std::size_t seed, std::size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// More cells than this and a box goes to its group's list of wide boxes.
+constexpr std::uint64_t kMaxCellsPerBox = 64;
+
+} // namespace
+
+bool RegionBox::empty() const {
+  for (std::size_t d = 0; d < rank; ++d)
+    if (lo[d] >= hi[d]) return true;
+  return false;
+}
+
+bool operator==(const RegionBox& a, const RegionBox& b) {
+  if (a.tensor != b.tensor || a.rank != b.rank || a.truncated != b.truncated) return false;
+  for (std::size_t d = 0; d < a.rank; ++d)
+    if (a.symbol[d] != b.symbol[d] || a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d]) return false;
+  return true;
+}
+
+std::size_t RegionBoxHash::operator()(const RegionBox& box) const {
+  std::size_t hash = std::hash<std::int32_t>{}(box.tensor);
+  for (std::size_t d = 0; d < box.rank; ++d) {
+    hash = mixHash(hash, static_cast<std::size_t>(box.symbol[d]));
+    hash = mixHash(hash, static_cast<std::size_t>(box.lo[d]));
+    hash = mixHash(hash, static_cast<std::size_t>(box.hi[d]));
+  }
+  return hash;
+}
+
+std::pair<std::int32_t, std::int64_t> RegionBoxes::split(const SymbolicScalar& offset) {
+  if (auto constant = offset.constantValue()) return {0, *constant};
+  if (auto found = m_splits.find(offset); found != m_splits.end()) return found->second;
+  SymbolicScalar simple = simplify(offset);
+  std::pair<std::int32_t, std::int64_t> result{0, 0};
+  if (auto constant = simple.constantValue()) {
+    result.second = *constant;
+  } else {
+    SymbolicScalar rest = simple;
+    if (simple.kind() == SymbolicKind::Add) {
+      if (auto term = simple.rhs().constantValue()) {
+        rest = simple.lhs();
+        result.second = *term;
+      }
+    } else if (simple.kind() == SymbolicKind::Sub) {
+      if (auto term = simple.rhs().constantValue(); term && *term != INT64_MIN) {
+        rest = simple.lhs();
+        result.second = -*term;
+      }
+    }
+    result.first = m_symbols.try_emplace(rest, static_cast<std::int32_t>(m_symbols.size()) + 1).first->second;
+  }
+  m_splits.emplace(offset, result);
+  return result;
+}
+
+RegionBox RegionBoxes::box(const TileRegion& region) {
+  RegionBox box;
+  box.tensor = region.tensor;
+  std::size_t rank = std::min(region.offsets.size(), region.shape.size());
+  box.truncated = rank > kMaxBoxRank;
+  box.rank = static_cast<std::uint8_t>(std::min(rank, kMaxBoxRank));
+  for (std::size_t d = 0; d < box.rank; ++d) {
+    auto [symbol, constant] = split(region.offsets[d]);
+    box.symbol[d] = symbol;
+    box.lo[d] = constant;
+    box.hi[d] = constant + region.shape[d];
+  }
+  return box;
+}
+
+bool mayOverlap(const RegionBox& a, const RegionBox& b, OverlapMode mode) {
+  if (a.tensor != b.tensor) return false;
+  std::size_t rank = std::min(a.rank, b.rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (a.lo[d] >= a.hi[d] || b.lo[d] >= b.hi[d]) return false;
+    bool comparable = a.symbol[d] == b.symbol[d] && (a.symbol[d] == 0 || mode == OverlapMode::SameIteration);
+    if (comparable && (a.hi[d] <= b.lo[d] || b.hi[d] <= a.lo[d])) return false;
+  }
+  return true;
+}
+
+bool containsBox(const RegionBox& outer, const RegionBox& inner) {
+  if (outer.tensor != inner.tensor || outer.rank != inner.rank || outer.truncated || inner.truncated) return false;
+  for (std::size_t d = 0; d < outer.rank; ++d)
+    if (outer.symbol[d] != inner.symbol[d] || inner.lo[d] < outer.lo[d] || outer.hi[d] < inner.hi[d]) return false;
+  return true;
+}
+
+void RegionIndex::setCellSize(TensorId tensor, const std::vector<std::int64_t>& cell) {
+  TensorEntries& entries = m_tensors[tensor];
+  entries.cell.fill(1);
+  for (std::size_t d = 0; d < cell.size() && d < kMaxBoxRank; ++d) entries.cell[d] = std::max<std::int64_t>(cell[d], 1);
+  entries.cellSet = true;
+}
+
+RegionIndex::Group& RegionIndex::groupFor(TensorEntries& entries, const RegionBox& box) {
+  for (Group& group : entries.groups)
+    if (group.rank == box.rank && group.symbol == box.symbol) return group;
+  Group group;
+  group.rank = box.rank;
+  group.symbol = box.symbol;
+  for (std::size_t d = 0; d < box.rank; ++d)
+    group.keyDim[d] = m_mode == OverlapMode::SameIteration || box.symbol[d] == 0;
+  entries.groups.push_back(std::move(group));
+  return entries.groups.back();
+}
+
+// The cells of `box` on the grid's dims: [first, last] per dim; returns
+// their count (saturating).
+std::uint64_t RegionIndex::cellRange(const TensorEntries& entries, const Group& group, const RegionBox& box,
+                                     Cells& first, Cells& last) const {
+  std::uint64_t count = 1;
+  for (std::size_t d = 0; d < kMaxBoxRank; ++d) {
+    first[d] = last[d] = 0;
+    if (d >= box.rank || !group.keyDim[d]) continue;
+    first[d] = floorDivide(box.lo[d], entries.cell[d]);
+    last[d] = floorDivide(box.hi[d] - 1, entries.cell[d]);
+    auto extent = static_cast<std::uint64_t>(last[d] - first[d]) + 1;
+    count = count > (std::uint64_t{1} << 40) / extent ? (std::uint64_t{1} << 40) : count * extent;
+  }
+  return count;
+}
+
+namespace {
+
+std::uint64_t cellKey(const std::array<std::int64_t, kMaxBoxRank>& coordinates) {
+  std::uint64_t hash = 0x84222325cbf29ce4ULL;
+  for (std::int64_t coordinate : coordinates) hash = mixHash(hash, static_cast<std::size_t>(coordinate));
+  return hash;
+}
+
+// Steps `at` through the cells [first, last] (row-major); false after the last.
+bool nextCell(std::array<std::int64_t, kMaxBoxRank>& at, const std::array<std::int64_t, kMaxBoxRank>& first,
+              const std::array<std::int64_t, kMaxBoxRank>& last) {
+  for (std::size_t d = kMaxBoxRank; d-- > 0;) {
+    if (at[d] < last[d]) {
+      ++at[d];
+      return true;
+    }
+    at[d] = first[d];
+  }
+  return false;
+}
+
+} // namespace
+
+void RegionIndex::push(std::int32_t& head, std::int32_t entry) {
+  m_slots.push_back(Slot{entry, head});
+  head = static_cast<std::int32_t>(m_slots.size()) - 1;
+}
+
+void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
+  if (box.empty()) return;
+  TensorEntries& entries = m_tensors[box.tensor];
+  if (!entries.cellSet) {
+    for (std::size_t d = 0; d < kMaxBoxRank; ++d)
+      entries.cell[d] = d < box.rank ? std::max<std::int64_t>(box.hi[d] - box.lo[d], 1) : 1;
+    entries.cellSet = true;
+  }
+  Group& group = groupFor(entries, box);
+  auto id = static_cast<std::int32_t>(m_entries.size());
+  m_entries.push_back(Entry{box, payload, true, 0});
+  push(group.all, id);
+  Cells first, last;
+  if (cellRange(entries, group, box, first, last) > kMaxCellsPerBox) {
+    push(group.wide, id);
+    return;
+  }
+  Cells at = first;
+  do push(group.cells.try_emplace(cellKey(at), -1).first->second, id);
+  while (nextCell(at, first, last));
+}
+
+bool RegionIndex::visitList(std::int32_t& head, const RegionBox& query, const Visitor& visit) {
+  std::int32_t* link = &head;
+  while (*link >= 0) {
+    Slot& slot = m_slots[static_cast<std::size_t>(*link)];
+    Entry& entry = m_entries[static_cast<std::size_t>(slot.entry)];
+    if (!entry.alive) {
+      *link = slot.next;  // unlink a dropped entry
+      continue;
+    }
+    link = &slot.next;
+    if (entry.seen == m_query) continue;
+    entry.seen = m_query;
+    if (!mayOverlap(query, entry.box, m_mode)) continue;
+    Visit action = visit(entry.payload, entry.box);
+    if (action == Visit::Drop) entry.alive = false;
+    if (action == Visit::Stop) return false;
+  }
+  return true;
+}
+
+void RegionIndex::visitOverlapping(const RegionBox& query, const Visitor& visit) {
+  if (query.empty()) return;
+  auto found = m_tensors.find(query.tensor);
+  if (found == m_tensors.end()) return;
+  if (++m_query == 0) {
+    for (Entry& entry : m_entries) entry.seen = 0;
+    m_query = 1;
+  }
+  TensorEntries& entries = found->second;
+  Cells first, last;
+  for (Group& group : entries.groups) {
+    bool lookup = !query.truncated && query.rank == group.rank;
+    for (std::size_t d = 0; lookup && d < query.rank; ++d)
+      if (group.keyDim[d])
+        lookup = m_mode == OverlapMode::SameIteration ? query.symbol[d] == group.symbol[d] : query.symbol[d] == 0;
+    if (lookup) lookup = cellRange(entries, group, query, first, last) <= group.cells.size();
+    if (!lookup) {
+      if (!visitList(group.all, query, visit)) return;
+      continue;
+    }
+    Cells at = first;
+    do {
+      auto cell = group.cells.find(cellKey(at));
+      if (cell != group.cells.end() && !visitList(cell->second, query, visit)) return;
+    } while (nextCell(at, first, last));
+    if (!visitList(group.wide, query, visit)) return;
+  }
+}
+
+} // namespace pto
