@@ -6,7 +6,7 @@
 
 #include "analysis/TileBufferCheck.h"
 #include "analysis/TileSites.h"
-#include "compiler/passes/ExpandFunction.h"
+#include "compiler/settings/TileSettings.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 
 #include "compiler/ir/BlockGraph.h"
 #include "compiler/passes/AllocateBuffers.h"
-#include "compiler/passes/ExpandFunction.h"
+#include "compiler/settings/TileSettings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -18,28 +18,6 @@ std::string dimsText(const Dims& dims) {
   std::string text = "[";
   for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
   return text + "]";
-}
-
-// Reads integers separated by commas/spaces; stops at a letter.
-bool readInts(std::string_view text, std::size_t& pos, Dims& out) {
-  while (pos < text.size()) {
-    char c = text[pos];
-    if (c == ',' || c == ' ' || c == '\t' || c == '[' || c == ']' || c == '(' || c == ')') {
-      ++pos;
-      continue;
-    }
-    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
-      std::size_t start = pos;
-      ++pos;
-      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
-      std::string number(text.substr(start, pos - start));
-      if (number == "-" || number.size() > 15) return false;
-      out.push_back(std::stoll(number));
-      continue;
-    }
-    break;
-  }
-  return true;
 }
 
 } // namespace
@@ -114,98 +92,6 @@ std::string TileBufferCheck::bufferingText() const {
               formatBytes(use.availableBytes);
   }
   return doubleBuffered() ? "double-buffered: " + text : "single-buffered: double buffering needs " + text;
-}
-
-std::optional<Dims> parseVecShapeText(std::string_view text, std::string& error) {
-  Dims dims;
-  std::size_t pos = 0;
-  if (!readInts(text, pos, dims) || pos != text.size()) {
-    error = "expected tile dims such as \"64, 128\"";
-    return std::nullopt;
-  }
-  if (dims.empty()) {
-    error = "no tile dims given";
-    return std::nullopt;
-  }
-  return dims;
-}
-
-std::optional<CubeTileShape> parseCubeShapeText(std::string_view text, std::string& error) {
-  Dims m, k, n;
-  bool splitK = false;
-  std::size_t pos = 0;
-  const char* form = "expected \"m mL0,mL1 k kL0,kL1 n nL0,nL1\" (k may be kL0,kAL1,kBL1; add \"split_k\" to split k)";
-  while (pos < text.size()) {
-    char c = text[pos];
-    if (c == ' ' || c == ',' || c == '\t') {
-      ++pos;
-      continue;
-    }
-    if (text.substr(pos, 7) == "split_k") {
-      splitK = true;
-      pos += 7;
-      continue;
-    }
-    Dims* target = c == 'm' ? &m : c == 'k' ? &k : c == 'n' ? &n : nullptr;
-    if (!target || !target->empty()) {
-      error = form;
-      return std::nullopt;
-    }
-    ++pos;
-    if (pos < text.size() && text[pos] == ':') ++pos;
-    if (!readInts(text, pos, *target)) {
-      error = form;
-      return std::nullopt;
-    }
-  }
-  if (m.size() != 2 || n.size() != 2 || (k.size() != 2 && k.size() != 3)) {
-    error = form;
-    return std::nullopt;
-  }
-  nlohmann::ordered_json setting{{"m", m}, {"k", k}, {"n", n}, {"enable_split_k", splitK}};
-  return cubeTileShapeFromSetting(setting, error);
-}
-
-std::string vecShapeText(const Dims& dims) {
-  std::string text;
-  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
-  return text;
-}
-
-std::string cubeShapeText(const CubeTileShape& shape) {
-  std::string text = "m " + std::to_string(shape.mL0) + "," + std::to_string(shape.mL1) + " k " +
-                     std::to_string(shape.kL0) + "," + std::to_string(shape.kAL1);
-  if (shape.kBL1 != shape.kAL1) text += "," + std::to_string(shape.kBL1);
-  text += " n " + std::to_string(shape.nL0) + "," + std::to_string(shape.nL1);
-  if (shape.enableSplitK) text += " split_k";
-  return text;
-}
-
-std::optional<Dims> vecShapeFromJson(const nlohmann::ordered_json& value, std::string& error) {
-  if (!value.is_array() || value.empty()) {
-    error = "a vec tile shape is a list of integers such as [64, 128], got " + value.dump();
-    return std::nullopt;
-  }
-  Dims dims;
-  for (const auto& dim : value) {
-    if (!dim.is_number_integer()) {
-      error = "a vec tile shape is a list of integers such as [64, 128], got " + value.dump();
-      return std::nullopt;
-    }
-    dims.push_back(dim.get<std::int64_t>());
-  }
-  return dims;
-}
-
-std::string shapeText(TileSection section, const nlohmann::ordered_json& value) {
-  std::string error;
-  if (value.is_null()) return {};
-  if (section == TileSection::Vec) {
-    auto dims = vecShapeFromJson(value, error);
-    return dims ? vecShapeText(*dims) : value.dump();
-  }
-  auto cube = cubeTileShapeFromSetting(value, error);
-  return cube ? cubeShapeText(*cube) : value.dump();
 }
 
 // One governed op, ready to be cut by a candidate tile.
@@ -529,46 +415,49 @@ TileBufferCheck TileBufferChecker::checkCube(const CubeTileShape& shape) const {
   return impl.finish(memories, peaks, {}, nullptr, &pingPong);
 }
 
-TileBufferCheck TileBufferChecker::checkJson(const nlohmann::ordered_json& value) const {
-  std::string error;
-  if (m_impl->section == TileSection::Vec) {
-    if (auto dims = vecShapeFromJson(value, error)) return checkVec(*dims);
-  } else if (auto cube = cubeTileShapeFromSetting(value, error)) {
-    return checkCube(*cube);
-  }
+TileBufferCheck TileBufferChecker::check(const TileShape& shape) const {
+  return shape.section == TileSection::Vec ? checkVec(shape.vec) : checkCube(shape.cube);
+}
+
+namespace {
+
+TileBufferCheck invalid(std::string problem) {
   TileBufferCheck check;
-  check.problems.push_back(error);
+  check.problems.push_back(std::move(problem));
   return check;
 }
 
-std::string TileBufferChecker::clampNote(const nlohmann::ordered_json& value) const {
+} // namespace
+
+TileBufferCheck TileBufferChecker::checkJson(const nlohmann::ordered_json& value) const {
   std::string error;
-  std::vector<TileCut> cuts;
-  if (m_impl->section == TileSection::Vec) {
-    auto tile = vecShapeFromJson(value, error);
-    if (!tile) return {};
-    for (const OpModel& op : m_impl->ops) cuts.push_back(TileCut{op.where, vecTiledShape(op)});
-    return tileClampNote("vec", *tile, cuts);
-  }
-  auto cube = cubeTileShapeFromSetting(value, error);
-  if (!cube) return {};
-  for (const OpModel& op : m_impl->ops) {
-    const auto [m, k, n] = matmulExtents(op);
-    cuts.push_back(TileCut{op.where, {m, k, n}});
-  }
-  return tileClampNote("cube", {cube->mL0, cube->kL0, cube->nL0}, cuts);
+  auto shape = TileShape::fromJson(m_impl->section, value, error);
+  return shape ? check(*shape) : invalid(std::move(error));
 }
 
 TileBufferCheck TileBufferChecker::checkText(std::string_view text) const {
   std::string error;
-  if (m_impl->section == TileSection::Vec) {
-    if (auto dims = parseVecShapeText(text, error)) return checkVec(*dims);
-  } else if (auto cube = parseCubeShapeText(text, error)) {
-    return checkCube(*cube);
+  auto shape = TileShape::parse(m_impl->section, text, error);
+  return shape ? check(*shape) : invalid(std::move(error));
+}
+
+std::string TileBufferChecker::clampNote(const nlohmann::ordered_json& value) const {
+  std::string error;
+  auto shape = TileShape::fromJson(m_impl->section, value, error);
+  return shape ? clampNote(*shape) : std::string();
+}
+
+std::string TileBufferChecker::clampNote(const TileShape& shape) const {
+  std::vector<TileCut> cuts;
+  if (shape.section == TileSection::Vec) {
+    for (const OpModel& op : m_impl->ops) cuts.push_back(TileCut{op.where, vecTiledShape(op)});
+    return tileClampNote(TileSection::Vec, shape.vec, cuts);
   }
-  TileBufferCheck check;
-  check.problems.push_back(error);
-  return check;
+  for (const OpModel& op : m_impl->ops) {
+    const auto [m, k, n] = matmulExtents(op);
+    cuts.push_back(TileCut{op.where, {m, k, n}});
+  }
+  return tileClampNote(TileSection::Cube, {shape.cube.mL0, shape.cube.kL0, shape.cube.nL0}, cuts);
 }
 
 } // namespace pto

@@ -17,7 +17,7 @@
 // not fit". Other tiles of a fused subgraph (all partials of a reduction,
 // ops of other sites) and n-buffer merges can need more still; the compile's
 // AllocateBuffers error then names the subgraph, memory and bytes.
-// Rank and padding use ExpandFunction's rules (vecTilePaddingNote).
+// Rank and padding use the compiler's rules (compiler/settings/TileSettings.h).
 //
 // The mL1 / kL1 / nL1 parts of a cube shape do not change buffer use in this
 // compiler (it stages the L0 blocks in L1), so they are not checked here.
@@ -81,20 +81,6 @@ std::string memoryLabel(MemoryKind memory);
 // "48 KiB", "1.5 KiB", "96 B", "2 MiB".
 std::string formatBytes(std::int64_t bytes);
 
-// Text forms the panel edits. Vec: "64, 128" (brackets optional). Cube:
-// "m 128,128 k 64,256 n 128,128" (k may have three values: kL0,kAL1,kBL1;
-// "split_k" at the end sets enable_split_k). nullopt with `error` set when
-// the text is not of that form.
-std::optional<std::vector<std::int64_t>> parseVecShapeText(std::string_view text, std::string& error);
-std::optional<CubeTileShape> parseCubeShapeText(std::string_view text, std::string& error);
-std::string vecShapeText(const std::vector<std::int64_t>& dims);
-std::string cubeShapeText(const CubeTileShape& shape);
-// tile_settings JSON -> vec shape; nullopt with `error` when malformed (cube:
-// compiler/passes/ExpandFunction.h cubeTileShapeFromSetting).
-std::optional<std::vector<std::int64_t>> vecShapeFromJson(const nlohmann::ordered_json& value, std::string& error);
-// The site's value as panel text (empty when null).
-std::string shapeText(TileSection section, const nlohmann::ordered_json& value);
-
 // Prepared once per (graph, site, machine); check() then costs a few
 // microseconds per governed op. Not thread-safe (it reuses scratch space).
 class TileBufferChecker {
@@ -107,7 +93,9 @@ public:
 
   TileBufferCheck checkVec(const std::vector<std::int64_t>& tile) const;
   TileBufferCheck checkCube(const CubeTileShape& shape) const;
-  // A tile_settings value or panel text for this site's section.
+  TileBufferCheck check(const TileShape& shape) const;
+  // A tile_settings value or panel text for this site's section, parsed
+  // (compiler/settings/TileSettings.h) and checked; a malformed one is Invalid.
   TileBufferCheck checkJson(const nlohmann::ordered_json& value) const;
   TileBufferCheck checkText(std::string_view text) const;
   // ExpandFunction's note when a tile_settings value (vec or cube, as the
@@ -116,6 +104,7 @@ public:
   // (...); it is clamped to [32, 100]". Empty when nothing is clamped or the
   // value is malformed.
   std::string clampNote(const nlohmann::ordered_json& value) const;
+  std::string clampNote(const TileShape& shape) const;
 
   TileSection section() const;
 

@@ -2,7 +2,7 @@
 #include "analysis/TileShapeWriteBack.h"
 
 #include "analysis/TileBufferCheck.h"
-#include "compiler/passes/ExpandFunction.h"
+#include "compiler/settings/TileSettings.h"
 
 namespace pto {
 namespace {

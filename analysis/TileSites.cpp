@@ -1,15 +1,12 @@
 // Implementation of the tile sites catalog.
 #include "analysis/TileSites.h"
 
-#include "compiler/passes/ExpandFunction.h"
 
 #include <algorithm>
 #include <set>
 
 namespace pto {
 namespace {
-
-bool cutByCubeTile(const TensorOp& op) { return category(op.kind) == OpCategory::Matmul; }
 
 // Whether an op takes part in `section` at all under some setting: the
 // settings a key could add only widen vec tiling to assemble/copy.
@@ -39,14 +36,6 @@ std::vector<std::int64_t> concreteShape(const TensorValue& tensor, const std::ma
 }
 
 } // namespace
-
-std::string_view name(TileSection section) { return section == TileSection::Vec ? "vec" : "cube"; }
-
-nlohmann::ordered_json cubeShapeJson(const CubeTileShape& shape) {
-  nlohmann::ordered_json k = {shape.kL0, shape.kAL1};
-  if (shape.kBL1 != shape.kAL1) k.push_back(shape.kBL1);
-  return {{"m", {shape.mL0, shape.mL1}}, {"k", k}, {"n", {shape.nL0, shape.nL1}}, {"enable_split_k", shape.enableSplitK}};
-}
 
 std::map<std::string, std::int64_t> projectDimBindings(const OperatorProject& project, const TensorGraph& graph) {
   std::map<std::string, std::int64_t> bindings;
@@ -136,7 +125,7 @@ std::vector<TileSite> collectTileSites(const TensorGraph& graph, const nlohmann:
     for (OpId id : order) {
       const TensorOp& op = graph.op(id);
       if (!cutIn(site.section, withKey, op)) continue;
-      TileShapeSource source = tileShapeSource(withKey, section, op);
+      TileShapeSource source = tileShapeSource(withKey, site.section, op);
       if (source.origin == TileShapeOrigin::Kernel || source.origin == TileShapeOrigin::None || source.key != site.key) continue;
       GovernedOp governed;
       governed.op = id;
@@ -152,7 +141,7 @@ std::vector<TileSite> collectTileSites(const TensorGraph& graph, const nlohmann:
       nlohmann::ordered_json value;
       std::string from;
       if (cutIn(site.section, settings, op)) {
-        TileShapeSource now = tileShapeSource(settings, section, op);
+        TileShapeSource now = tileShapeSource(settings, site.section, op);
         if (now.origin == TileShapeOrigin::Kernel) {
           value = kernelValueOf(site.section, op);
           from = "kernel";

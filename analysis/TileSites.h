@@ -7,6 +7,7 @@
 #pragma once
 
 #include "compiler/ir/TensorGraph.h"
+#include "compiler/settings/TileSettings.h"
 #include "core/DataType.h"
 #include "core/project/OperatorProject.h"
 
@@ -19,9 +20,6 @@
 #include <vector>
 
 namespace pto {
-
-enum class TileSection : unsigned char { Vec, Cube };
-std::string_view name(TileSection section);  // "vec", "cube" (the tile_settings section)
 
 enum class TileSiteKind : unsigned char { CallSite, Label, Default };
 
@@ -64,9 +62,5 @@ std::vector<TileSite> collectTileSites(const TensorGraph& graph, const nlohmann:
 // The kernel's dynamic dims as the project's argument shapes bind them
 // (dims the project cannot bind are left out).
 std::map<std::string, std::int64_t> projectDimBindings(const OperatorProject& project, const TensorGraph& graph);
-
-// tile_settings JSON of a cube shape: {"m": [mL0, mL1], "k": [kL0, kL1] or
-// [kL0, kAL1, kBL1], "n": [nL0, nL1], "enable_split_k": b}.
-nlohmann::ordered_json cubeShapeJson(const CubeTileShape& shape);
 
 } // namespace pto

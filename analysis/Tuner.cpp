@@ -94,7 +94,7 @@ public:
         return tokens[1] + ": a merge count must be an integer of at least 1";
       auto checker = m_checkers.find(d);
       if (checker == m_checkers.end()) continue;
-      const TileBufferCheck check = checker->second.checkJson(nlohmann::ordered_json::parse(value.dump()));
+      const TileBufferCheck check = checker->second.checkJson(value);
       if (check.fit == TileFit::Invalid)
         return "tile_settings." + tokens[1] + ": " + (check.problems.empty() ? "not a tile shape" : check.problems.front());
       if (check.fit == TileFit::DoesNotFit) {

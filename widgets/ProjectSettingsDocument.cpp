@@ -1,7 +1,6 @@
 // Implementation of ProjectSettingsDocument.
 #include "widgets/ProjectSettingsDocument.h"
 
-#include "analysis/TileBufferCheck.h"
 
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -135,13 +134,34 @@ void ProjectSettingsDocument::push(Part part, const QString& section, const QStr
   m_undoStack->push(new SetSettingCommand(*this, part, section, key, std::move(before), value, text));
 }
 
-void ProjectSettingsDocument::setTileShape(const QString& section, const QString& key, const Json& value) {
-  QString text = tr("not set");
-  if (!value.is_null()) {
-    std::string form = shapeText(section == QLatin1String("cube") ? TileSection::Cube : TileSection::Vec, value);
-    text = section == QLatin1String("cube") ? QString::fromStdString(form) : QStringLiteral("[%1]").arg(QString::fromStdString(form));
+namespace {
+
+// "Tile shape kernel.py:12 → [64, 128]", "... → m 64,64 k 64,128 n 64,64", "... → not set".
+QString tileShapeEditText(const QString& key, TileSection section, const std::optional<TileShape>& shape,
+                          const Json& asGiven) {
+  QString text = QObject::tr("not set");
+  if (shape) {
+    text = QString::fromStdString(shape->text());
+    if (section == TileSection::Vec) text = QStringLiteral("[%1]").arg(text);
+  } else if (!asGiven.is_null()) {
+    text = shown(asGiven, {});  // malformed: kept as given, the compile names what is wrong with it
   }
-  push(Part::TileShape, section, key, value, tr("Tile shape %1 → %2").arg(key, text));
+  return QObject::tr("Tile shape %1 → %2").arg(key, text);
+}
+
+} // namespace
+
+void ProjectSettingsDocument::setTileShape(const QString& section, const QString& key, const Json& value) {
+  const TileSection tileSection = section == QLatin1String("cube") ? TileSection::Cube : TileSection::Vec;
+  std::string error;
+  const std::optional<TileShape> shape = TileShape::fromJson(tileSection, value, error);
+  push(Part::TileShape, section, key, value, tileShapeEditText(key, tileSection, shape, value));
+}
+
+void ProjectSettingsDocument::setTileShape(TileSection section, const QString& key, const std::optional<TileShape>& shape) {
+  const Json value = shape ? shape->json() : Json();
+  push(Part::TileShape, QString::fromUtf8(name(section).data(), static_cast<int>(name(section).size())), key, value,
+       tileShapeEditText(key, section, shape, value));
 }
 
 void ProjectSettingsDocument::setPassOption(const QString& name, const Json& value) {

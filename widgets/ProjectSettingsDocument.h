@@ -11,6 +11,7 @@
 // default. Setting a value equal to the current one pushes nothing.
 #pragma once
 
+#include "compiler/settings/TileSettings.h"
 #include "core/project/OperatorProject.h"
 
 #include <QObject>
@@ -49,6 +50,8 @@ public:
 
   // `section` is "vec" or "cube"; `key` a call site "kernel.py:12", a label or "DEFAULT".
   void setTileShape(const QString& section, const QString& key, const nlohmann::ordered_json& value);
+  // The same for a shape already parsed (the tuning panel's edits); nullopt removes the key.
+  void setTileShape(TileSection section, const QString& key, const std::optional<TileShape>& shape);
   void setPassOption(const QString& name, const nlohmann::ordered_json& value);
   void setRuntimeOption(const QString& name, const nlohmann::ordered_json& value);
   void setMachine(const QString& name);

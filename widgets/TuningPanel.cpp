@@ -242,8 +242,8 @@ TuningPanel::TuningPanel(ProjectSettingsDocument* document, QWidget* parent)
   connect(m_tileModel, &QAbstractItemModel::dataChanged, this, &TuningPanel::showDetails);
   connect(m_tileModel, &QAbstractItemModel::modelReset, this, &TuningPanel::showDetails);
   connect(m_tileModel, &TileSettingsModel::tileShapeEditRequested, this,
-          [this](const QString& section, const QString& key, const QString& value) {
-            m_document->setTileShape(section, key, value.isEmpty() ? Json() : Json::parse(value.toStdString()));
+          [this](TileSection section, const QString& key, const std::optional<TileShape>& shape) {
+            m_document->setTileShape(section, key, shape);
           });
 
   m_message = new QLabel(content);

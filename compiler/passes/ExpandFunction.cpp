@@ -4,6 +4,7 @@
 #include "core/Limits.h"
 
 #include "compiler/ir/ValidShapes.h"
+#include "compiler/settings/TileSettings.h"
 
 #include "core/SymbolicSimplify.h"
 
@@ -163,16 +164,16 @@ private:
 
   // The project's tile setting for this op in `section`, if any: its call
   // site ("kernel.py:12"), then its label (tileShapeSource decides).
-  const nlohmann::ordered_json* projectTile(const char* section, const TensorOp& op, std::string* keyUsed = nullptr) const {
+  const nlohmann::ordered_json* projectTile(TileSection section, const TensorOp& op, std::string* keyUsed = nullptr) const {
     TileShapeSource source = tileShapeSource(m_compilation.settings.tileSettings, section, op);
     if (source.origin != TileShapeOrigin::CallSite && source.origin != TileShapeOrigin::Label) return nullptr;
     if (keyUsed) *keyUsed = source.key;
-    return &m_compilation.settings.tileSettings[section][source.key];
+    return &m_compilation.settings.tileSettings[std::string(name(section))][source.key];
   }
-  const nlohmann::ordered_json* projectDefault(const char* section) const {
+  const nlohmann::ordered_json* projectVecDefault() const {
     const auto& settings = m_compilation.settings.tileSettings;
-    if (!settings.is_object() || !settings.contains(section) || !settings[section].contains("DEFAULT")) return nullptr;
-    return &settings[section]["DEFAULT"];
+    if (!settings.is_object() || !settings.contains("vec") || !settings["vec"].contains("DEFAULT")) return nullptr;
+    return &settings["vec"]["DEFAULT"];
   }
 
   // The vec tile for `op`'s work on a tensor of shape `tiled`. A copy
@@ -186,16 +187,26 @@ private:
     Dims tile;
     std::string origin;
     std::string projectKey;
-    if (const auto* setting = projectTile("vec", op, &projectKey)) {
-      tile = setting->get<Dims>();
+    // A project's value is read here, once per op it cuts: the same form the panel and `pto settings` read.
+    auto projectShape = [&](const nlohmann::ordered_json& setting) -> std::optional<Dims> {
+      std::string error;
+      if (auto shape = TileShape::fromJson(TileSection::Vec, setting, error)) return std::move(shape->vec);
+      return m_diags.error(m_compilation.settings.locationOf(projectKey)) << projectKey << ": " << error;
+    };
+    if (const auto* setting = projectTile(TileSection::Vec, op, &projectKey)) {
       projectKey = "tile_settings.vec." + projectKey;
+      auto shape = projectShape(*setting);
+      if (!shape) return std::nullopt;
+      tile = std::move(*shape);
       origin = projectKey + " in " + m_compilation.settings.projectFile;
     } else if (!op.tiles.vec.empty()) {
       tile = op.tiles.vec;
       origin = "set_vec_tile_shapes";
-    } else if (const auto* fallback = projectDefault("vec")) {
-      tile = fallback->get<Dims>();
+    } else if (const auto* fallback = projectVecDefault()) {
       projectKey = "tile_settings.vec.DEFAULT";
+      auto shape = projectShape(*fallback);
+      if (!shape) return std::nullopt;
+      tile = std::move(*shape);
       origin = projectKey + " in " + m_compilation.settings.projectFile;
     } else {
       return m_diags.error(op.location) << name(op.kind) << " runs on the vector unit but no tile shape is set; call "
@@ -229,14 +240,14 @@ private:
       tile.back() = (tile.back() + perBlock - 1) / perBlock * perBlock;
     }
     // The tile as set, not as rounded up for a copy: the note speaks of the user's value.
-    recordCut("vec", projectKey, op, asSet, tiled);
+    recordCut(TileSection::Vec, projectKey, op, asSet, tiled);
     return tile;
   }
 
   // `projectKey` becomes "tile_settings.cube.<key>" when the project sets the tile.
   std::optional<CubeTileShape> cubeTile(const TensorOp& op, std::string& projectKey) {
     std::string key;
-    if (const auto* setting = projectTile("cube", op, &key)) {
+    if (const auto* setting = projectTile(TileSection::Cube, op, &key)) {
       std::string error;
       projectKey = "tile_settings.cube." + key;
       if (auto shape = cubeTileShapeFromSetting(*setting, error)) return shape;
@@ -250,7 +261,7 @@ private:
   // One place a tile is set (a set_*_tile_shapes call or a tile_settings
   // entry, with its value) and the ops it cut.
   struct TileSetting {
-    std::string section;
+    TileSection section;
     std::string projectKey;  // "tile_settings.vec.DEFAULT"; empty for the kernel's own call
     SourceLocation call;     // the kernel's set_*_tile_shapes call
     SourceLocation firstOp;
@@ -258,11 +269,11 @@ private:
     std::vector<TileCut> cuts;
   };
 
-  void recordCut(std::string section, const std::string& projectKey, const TensorOp& op, const Dims& tile, Dims extents) {
-    const SourceLocation& call = section == "vec" ? op.tiles.vecSite : op.tiles.cubeSite;
+  void recordCut(TileSection section, const std::string& projectKey, const TensorOp& op, const Dims& tile, Dims extents) {
+    const SourceLocation& call = section == TileSection::Vec ? op.tiles.vecSite : op.tiles.cubeSite;
     auto key = std::make_tuple(section, projectKey, projectKey.empty() ? call.str() : std::string(), tile);
     auto [found, inserted] = m_settingIndex.try_emplace(std::move(key), m_settingsUsed.size());
-    if (inserted) m_settingsUsed.push_back(TileSetting{std::move(section), projectKey, call, op.location, tile, {}});
+    if (inserted) m_settingsUsed.push_back(TileSetting{section, projectKey, call, op.location, tile, {}});
     m_settingsUsed[found->second].cuts.push_back(TileCut{opWhere(op), std::move(extents)});
   }
 
@@ -273,19 +284,20 @@ private:
   void warnUnusedTileSettings() {
     const nlohmann::ordered_json& settings = m_compilation.settings.tileSettings;
     if (!settings.is_object()) return;
-    for (const char* section : {"vec", "cube"}) {
+    for (TileSection tileSection : {TileSection::Vec, TileSection::Cube}) {
+      const std::string section(name(tileSection));
+      const bool cube = tileSection == TileSection::Cube;
       auto entries = settings.find(section);
       if (entries == settings.end() || !entries->is_object()) continue;
       std::set<std::string> used;
       for (const TensorOp& op : m_graph.ops()) {
-        if (op.kind == TensorOpKind::View || (std::string_view(section) == "cube") != (op.kind == TensorOpKind::Matmul)) continue;
-        TileShapeSource source = tileShapeSource(settings, section, op);
+        if (op.kind == TensorOpKind::View || cube != (op.kind == TensorOpKind::Matmul)) continue;
+        TileShapeSource source = tileShapeSource(settings, tileSection, op);
         if (source.origin == TileShapeOrigin::CallSite || source.origin == TileShapeOrigin::Label) used.insert(source.key);
       }
       for (const auto& [key, value] : entries->items()) {
-        const bool cube = std::string_view(section) == "cube";
         if (used.count(key) || (!cube && key == "DEFAULT")) continue;
-        const std::string path = std::string("tile_settings.") + section + "." + key;
+        const std::string path = "tile_settings." + section + "." + key;
         DiagnosticBuilder warning = m_diags.warning(m_compilation.settings.locationOf(path));
         warning << path << ": ";
         if (cube && key == "DEFAULT")
@@ -573,7 +585,7 @@ private:
     std::int64_t k = aTrans ? aShape[aShape.size() - 2] : aShape[aShape.size() - 1];
     DataType outType = m_graph.tensor(output).dtype;
     DataType accType = m_graph.tensor(a).dtype == DataType::Int8 ? DataType::Int32 : DataType::Fp32;
-    recordCut("cube", projectKey, op, {cube->mL0, cube->kL0, cube->nL0}, {m, k, n});
+    recordCut(TileSection::Cube, projectKey, op, {cube->mL0, cube->kL0, cube->nL0}, {m, k, n});
 
     // k-steps accumulate in L0C at full precision; a narrower output gets
     // one conversion per block at the end, as the fixpipe does.
@@ -645,7 +657,7 @@ private:
     TensorId source = op.inputs[0], target = op.outputs[0];
     const Dims& shape = shapeOf(source);
     Dims tile = shape;
-    if (!op.tiles.vec.empty() || projectTile("vec", op) || projectDefault("vec")) {
+    if (!op.tiles.vec.empty() || projectTile(TileSection::Vec, op) || projectVecDefault()) {
       auto configured = vecTile(op, shape, /*dataMovement=*/true);
       if (!configured) return false;
       tile = *configured;
@@ -692,14 +704,14 @@ private:
 
   // The rank of the vec tile in force for `op` as set (0 when none is).
   std::size_t vecTileRankAsSet(const TensorOp& op) const {
-    if (const auto* setting = projectTile("vec", op)) return setting->size();
+    if (const auto* setting = projectTile(TileSection::Vec, op)) return setting->size();
     if (!op.tiles.vec.empty()) return op.tiles.vec.size();
-    if (const auto* fallback = projectDefault("vec")) return fallback->size();
+    if (const auto* fallback = projectVecDefault()) return fallback->size();
     return 0;
   }
 
   bool hasVecTile(const TensorOp& op) const {
-    return projectTile("vec", op) != nullptr || !op.tiles.vec.empty() || projectDefault("vec") != nullptr;
+    return projectTile(TileSection::Vec, op) != nullptr || !op.tiles.vec.empty() || projectVecDefault() != nullptr;
   }
 
   // Output dim i of a transpose/permute is input dim permutation[i]; each
@@ -1309,135 +1321,10 @@ private:
   std::int64_t m_tileOpLimit;
   ValidShapes m_valid;  // of the traced tensors
   std::vector<TileSetting> m_settingsUsed;  // in order of first use
-  std::map<std::tuple<std::string, std::string, std::string, Dims>, std::size_t> m_settingIndex;
+  std::map<std::tuple<TileSection, std::string, std::string, Dims>, std::size_t> m_settingIndex;
 };
 
 } // namespace
-
-std::string tileSiteKey(const SourceLocation& site) {
-  if (!site.known()) return {};
-  return std::filesystem::path(site.file).filename().string() + ":" + std::to_string(site.line);
-}
-
-TileShapeSource tileShapeSource(const nlohmann::ordered_json& tileSettings, std::string_view section, const TensorOp& op) {
-  const bool vec = section == "vec";
-  const nlohmann::ordered_json* entries = nullptr;
-  if (tileSettings.is_object()) {
-    auto found = tileSettings.find(std::string(section));
-    if (found != tileSettings.end() && found->is_object()) entries = &*found;
-  }
-  if (entries) {
-    std::string siteKey = tileSiteKey(vec ? op.tiles.vecSite : op.tiles.cubeSite);
-    if (!siteKey.empty() && entries->contains(siteKey)) return {TileShapeOrigin::CallSite, siteKey};
-    if (!op.label.empty() && entries->contains(op.label)) return {TileShapeOrigin::Label, op.label};
-  }
-  if (vec ? !op.tiles.vec.empty() : op.tiles.cube.has_value()) return {TileShapeOrigin::Kernel, {}};
-  // Matmul reads no cube DEFAULT: a cube tile is always the kernel's or a named override.
-  if (vec && entries && entries->contains("DEFAULT")) return {TileShapeOrigin::Default, "DEFAULT"};
-  return {TileShapeOrigin::None, {}};
-}
-
-std::optional<CubeTileShape> cubeTileShapeFromSetting(const nlohmann::ordered_json& setting, std::string& error) {
-  const char* form = R"(a cube tile shape is {"m": [mL0, mL1], "k": [kL0, kL1] or [kL0, kAL1, kBL1], "n": [nL0, nL1]})";
-  auto dims = [&](const char* key, std::size_t maxSize, std::vector<std::int64_t>& out) {
-    if (!setting.is_object() || !setting.contains(key) || !setting[key].is_array()) return false;
-    for (const auto& dim : setting[key]) {
-      if (!dim.is_number_integer()) return false;
-      out.push_back(dim.get<std::int64_t>());
-    }
-    return out.size() >= 2 && out.size() <= maxSize;
-  };
-  std::vector<std::int64_t> m, k, n;
-  if (!dims("m", 2, m) || !dims("k", 3, k) || !dims("n", 2, n)) {
-    error = std::string(form) + ", got " + setting.dump();
-    return std::nullopt;
-  }
-  CubeTileShape shape{m[0], m[1], k[0], k[1], k.size() > 2 ? k[2] : k[1], n[0], n[1], false};
-  if (setting.contains("enable_split_k"))
-    shape.enableSplitK = setting["enable_split_k"].is_boolean() && setting["enable_split_k"].get<bool>();
-  return shape;
-}
-
-bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op) {
-  switch (category(op.kind)) {
-  case OpCategory::Unary:
-  case OpCategory::Binary:
-  case OpCategory::BinaryScalar:
-  case OpCategory::Compare:
-  case OpCategory::CompareScalar:
-  case OpCategory::Select:
-  case OpCategory::Quantize:
-  case OpCategory::Reduce:
-    return true;
-  case OpCategory::Memory:
-    // Assemble and copy are cut only when some vec tile applies; otherwise one tile.
-    return op.kind != TensorOpKind::View && tileShapeSource(tileSettings, "vec", op).origin != TileShapeOrigin::None;
-  case OpCategory::Creation:
-    return !op.tiles.vec.empty();
-  default:
-    return false;
-  }
-}
-
-std::string vecTilePaddingNote(const std::vector<std::int64_t>& tile, DataType operand) {
-  if (tile.empty()) return {};
-  const auto item = static_cast<std::int64_t>(sizeOf(operand));
-  const std::int64_t bytes = tile.back() * item;
-  if (bytes % kVecTileAlignmentBytes == 0) return {};
-  const std::int64_t padded = (bytes + kVecTileAlignmentBytes - 1) / kVecTileAlignmentBytes * kVecTileAlignmentBytes;
-  return "its innermost dim is " + std::to_string(bytes) + " bytes of " + std::string(name(operand)) +
-         "; the unified buffer holds each row padded to " + std::to_string(padded) + " bytes (a multiple of " +
-         std::to_string(std::max<std::int64_t>(1, kVecTileAlignmentBytes / item)) + " elements wastes none)";
-}
-
-std::string opWhere(const TensorOp& op) {
-  std::string where(name(op.kind));
-  if (!op.label.empty()) where += " '" + op.label + "'";
-  where += " at ";
-  where += op.location.known() ? std::filesystem::path(op.location.file).filename().string() + ":" +
-                                     std::to_string(op.location.line)
-                               : std::string("?");
-  return where;
-}
-
-std::vector<std::int64_t> clampedTile(const std::vector<std::int64_t>& tile, const std::vector<TileCut>& cuts) {
-  std::vector<std::int64_t> clamped = tile;
-  for (std::size_t d = 0; d < tile.size(); ++d) {
-    std::int64_t largest = 0;
-    bool met = false;
-    for (const TileCut& cut : cuts)
-      if (d < cut.extents.size()) {
-        largest = met ? std::max(largest, cut.extents[d]) : cut.extents[d];
-        met = true;
-      }
-    // An empty tensor (extent 0) has no tiles to clamp.
-    if (met && largest > 0) clamped[d] = std::min(tile[d], largest);
-  }
-  return clamped;
-}
-
-std::string tileClampNote(std::string_view section, const std::vector<std::int64_t>& tile,
-                          const std::vector<TileCut>& cuts) {
-  const Dims clamped = clampedTile(tile, cuts);
-  if (clamped == tile) return {};
-  const bool cube = section == "cube" && tile.size() == 3;
-  auto text = [&](const Dims& dims, bool isTile) {
-    if (!cube) return dimsString(dims);
-    static const char* const kTileNames[] = {"mL0", "kL0", "nL0"};
-    static const char* const kExtentNames[] = {"m", "k", "n"};
-    std::string result;
-    for (std::size_t d = 0; d < dims.size() && d < 3; ++d)
-      result += std::string(d ? ", " : "") + (isTile ? kTileNames[d] : kExtentNames[d]) + " " + std::to_string(dims[d]);
-    return result;
-  };
-  constexpr std::size_t kShownCuts = 3;
-  std::string note = std::string(section) + " tile " + text(tile, true) + " is larger than what it cuts (";
-  for (std::size_t i = 0; i < cuts.size() && i < kShownCuts; ++i)
-    note += (i ? "; " : "") + cuts[i].where + ": " + text(cuts[i].extents, false);
-  if (cuts.size() > kShownCuts)
-    note += "; and " + std::to_string(cuts.size() - kShownCuts) + (cuts.size() - kShownCuts == 1 ? " more op" : " more ops");
-  return note + "); it is clamped to " + text(clamped, true);
-}
 
 bool expandFunction(Compilation& compilation, DiagnosticEngine& diags) { return Expander(compilation, diags).run(); }
 

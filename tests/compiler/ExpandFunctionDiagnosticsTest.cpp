@@ -4,6 +4,7 @@
 // cuts (once per place the tile is set, at that place).
 #include "CompilerTestSupport.h"
 #include "compiler/passes/ExpandFunction.h"
+#include "compiler/settings/TileSettings.h"
 #include "compiler/passes/Pipeline.h"
 #include "tests/TestDtypes.h"
 
@@ -323,7 +324,7 @@ TEST(ExpandFunctionClamping, ClampedTileTakesTheLargestExtentPerDim) {
   std::vector<TileCut> cuts = {{"a", {4, 100}}, {"b", {16}}};
   EXPECT_EQ(clampedTile({8, 64, 32}, cuts), (std::vector<std::int64_t>{8, 64, 32}));
   EXPECT_EQ(clampedTile({32, 128, 32}, cuts), (std::vector<std::int64_t>{16, 100, 32}));
-  EXPECT_EQ(tileClampNote("vec", {8, 64, 32}, cuts), "");
+  EXPECT_EQ(tileClampNote(TileSection::Vec, {8, 64, 32}, cuts), "");
 }
 
 } // namespace

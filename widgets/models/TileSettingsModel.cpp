@@ -181,23 +181,20 @@ bool TileSettingsModel::setData(const QModelIndex& index, const QVariant& value,
   if (!index.isValid() || role != Qt::EditRole || index.column() != ShapeColumn) return false;
   const TileSite& site = this->site(index.row());
   if (site.governs.empty()) return false;
-  const QString section = data(index, SectionRole).toString();
   const QString key = QString::fromStdString(site.key);
   const QString text = value.toString().trimmed();
   // The view shows "(kernel)" after an inherited value; editing it back unchanged is no edit.
   if (text == data(index, Qt::EditRole).toString() && site.projectValue.is_null()) return false;
   if (text.isEmpty()) {
     if (site.projectValue.is_null()) return false;
-    Q_EMIT tileShapeEditRequested(section, key, QString());
+    Q_EMIT tileShapeEditRequested(site.section, key, std::nullopt);
     return true;
   }
-  TileBufferCheck check = checkText(index.row(), text);
-  if (check.fit == TileFit::Invalid) return false;  // the editor showed why
+  const Row& row = m_rows[static_cast<std::size_t>(index.row())];
   std::string error;
-  nlohmann::ordered_json json;
-  if (site.section == TileSection::Vec) json = *parseVecShapeText(text.toStdString(), error);
-  else json = cubeShapeJson(*parseCubeShapeText(text.toStdString(), error));
-  Q_EMIT tileShapeEditRequested(section, key, QString::fromStdString(json.dump()));
+  const std::optional<TileShape> shape = TileShape::parse(site.section, text.toStdString(), error);
+  if (!shape || !row.checker || row.checker->check(*shape).fit == TileFit::Invalid) return false;  // the editor showed why
+  Q_EMIT tileShapeEditRequested(site.section, key, shape);
   return true;
 }
 

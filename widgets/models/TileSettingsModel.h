@@ -3,11 +3,12 @@
 // machine and whether it fits. Plain data in (setSites), no painting: the
 // FitRole tells a delegate how to colour a row.
 //
-// Editing the Shape column checks the text (TileBufferChecker) and, when the
-// compiler would accept the shape, emits tileShapeEditRequested instead of
-// changing the model: the owner routes it through the settings document
-// (undo), which then calls setSettings with the new tile_settings. Empty
-// text asks to remove the project's value.
+// Editing the Shape column parses the text once into a TileShape
+// (compiler/settings/TileSettings.h), checks it (TileBufferChecker) and, when
+// the compiler would accept it, emits tileShapeEditRequested with the typed
+// shape instead of changing the model: the owner routes it through the
+// settings document (undo), which then calls setSettings with the new
+// tile_settings. Empty text asks to remove the project's value (nullopt).
 #pragma once
 
 #include "analysis/TileBufferCheck.h"
@@ -60,8 +61,8 @@ public:
   static QString siteText(const TileSite& site);
 
 Q_SIGNALS:
-  // `value` is tile_settings JSON text, or empty to remove the key.
-  void tileShapeEditRequested(const QString& section, const QString& key, const QString& value);
+  // `shape` is nullopt to remove the key (its section is `section`).
+  void tileShapeEditRequested(pto::TileSection section, const QString& key, const std::optional<pto::TileShape>& shape);
 
 private:
   struct Row {
