@@ -4,6 +4,7 @@
 #include "compiler/ir/BlockGraph.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/settings/TileSettings.h"
+#include "core/Shape.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,11 +15,6 @@ namespace {
 
 using Dims = std::vector<std::int64_t>;
 
-std::string dimsText(const Dims& dims) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
-  return text + "]";
-}
 
 } // namespace
 
@@ -278,7 +274,7 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
   if (impl.section != TileSection::Vec) problems.push_back("this site takes a cube tile shape");
   for (std::int64_t dim : candidate)
     if (dim <= 0) {
-      problems.push_back(dimsText(candidate) + " has a non-positive dim");
+      problems.push_back(dimsString(candidate) + " has a non-positive dim");
       break;
     }
   if (!problems.empty()) return impl.finish({MemoryKind::UB}, {}, problems);
@@ -292,7 +288,7 @@ TileBufferCheck TileBufferChecker::checkVec(const Dims& candidate) const {
     if (tile.size() > tiled.size()) tile.resize(tiled.size());
     if (tile.size() != tiled.size()) {
       problems.push_back(op.where + " works on rank-" + std::to_string(tiled.size()) + " tensors but the tile " +
-                         dimsText(candidate) + " has " + std::to_string(tile.size()) +
+                         dimsString(candidate) + " has " + std::to_string(tile.size()) +
                          (tile.size() == 1 ? " dim" : " dims") + "; give one per tensor dim");
       continue;
     }

@@ -34,13 +34,17 @@ std::vector<std::int64_t> Shape::contiguousStrides() const {
   return strides;
 }
 
-std::string Shape::str() const {
+std::string dimsString(const std::vector<std::int64_t>& dims) {
   std::string text = "[";
-  for (std::size_t i = 0; i < m_dims.size(); ++i) {
+  for (std::size_t i = 0; i < dims.size(); ++i) {
     if (i) text += ", ";
-    text += std::to_string(m_dims[i]);
+    text += std::to_string(dims[i]);
   }
   return text + "]";
+}
+
+std::string Shape::str() const {
+  return dimsString(m_dims);
 }
 
 std::string Shape::compactStr() const {

@@ -11,6 +11,8 @@ namespace pto {
 
 // Elements of a box with these extents; a negative extent counts as empty.
 std::int64_t elementCountOf(const std::vector<std::int64_t>& extents);
+// "[32, 32, 1, 256]", the way messages and dumps write dims.
+std::string dimsString(const std::vector<std::int64_t>& dims);
 
 class Shape {
 public:

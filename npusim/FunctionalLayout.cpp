@@ -2,6 +2,7 @@
 #include "npusim/FunctionalLayout.h"
 
 #include "compiler/passes/RemoveRedundantOp.h"
+#include "core/Shape.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
@@ -43,13 +44,6 @@ std::int64_t countOf(const std::vector<std::int64_t>& shape) {
   return count;
 }
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-  std::ostringstream out;
-  out << "[";
-  for (std::size_t d = 0; d < shape.size(); ++d) out << (d ? ", " : "") << shape[d];
-  out << "]";
-  return out.str();
-}
 
 class LayoutResolver {
 public:
@@ -141,7 +135,7 @@ private:
     // if that stays inside its bytes (a whole-buffer operand), else an error.
     OperandLayout own = ownTile(operand);
     if (own.endBytes() <= operand.offsetBytes + operand.bytes) return own;
-    m_error = std::string(name(operand.memory)) + " operand " + shapeText(operand.shape) + " " +
+    m_error = std::string(name(operand.memory)) + " operand " + dimsString(operand.shape) + " " +
               std::string(name(operand.dtype)) + " at byte " + std::to_string(operand.offsetBytes) + " (+" +
               std::to_string(operand.bytes) + ") fits the layout of no buffer holding it (";
     int listed = 0, more = 0;  // the first few holders; a buffer reused by many tiles lists each

@@ -1,6 +1,8 @@
 // Text and JSON printing of PTO programs.
 #include "compiler/ir/PtoProgramText.h"
 
+#include "core/Shape.h"
+
 #include <sstream>
 
 namespace pto {
@@ -27,11 +29,6 @@ std::string_view shortName(DataType type) {
   return "?";
 }
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t d = 0; d < shape.size(); ++d) text += (d ? ", " : "") + std::to_string(shape[d]);
-  return text + "]";
-}
 
 std::string padded(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
@@ -121,7 +118,7 @@ std::string instructionText(const Compilation& compilation, const Subgraph* subg
       if (source.dtype != result.dtype) from = source.dtype;
     type = std::string(shortName(from));
     if (from != result.dtype) type += "->" + std::string(shortName(result.dtype));
-    type += " " + shapeText(result.shape);
+    type += " " + dimsString(result.shape);
   }
   std::string accumulate = accumulateText(instruction.accumulate);
   if (!accumulate.empty()) type += " " + accumulate;

@@ -1,11 +1,10 @@
 // Implementation of ExpandFunction.
 #include "compiler/passes/ExpandFunction.h"
 
-#include "core/Limits.h"
-
 #include "compiler/ir/ValidShapes.h"
 #include "compiler/settings/TileSettings.h"
-
+#include "core/Limits.h"
+#include "core/Shape.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
@@ -28,11 +27,6 @@ SymbolicShape constants(const Dims& values) {
   return shape;
 }
 
-std::string dimsString(const Dims& dims) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
-  return text + "]";
-}
 
 // Calls `visit(offsets, sizes)` for every tile of `shape` cut by `tile`, in
 // row-major order of the tile grid; tail tiles are smaller.

@@ -1,6 +1,8 @@
 // Implementation of the tile settings: forms, precedence and notes.
 #include "compiler/settings/TileSettings.h"
 
+#include "core/Shape.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -10,11 +12,6 @@ namespace {
 
 using Dims = std::vector<std::int64_t>;
 
-std::string dimsString(const Dims& dims) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
-  return text + "]";
-}
 
 // Reads integers separated by commas/spaces; stops at a letter.
 bool readInts(std::string_view text, std::size_t& pos, Dims& out) {
