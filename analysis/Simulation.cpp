@@ -1,5 +1,7 @@
 #include "analysis/Simulation.h"
+
 #include "compiler/ir/ElementBindings.h"
+#include "compiler/settings/Options.h"
 
 #include "npusim/FunctionalExecutor.h"
 #include "npusim/NpuExecutor.h"
@@ -26,22 +28,24 @@ std::optional<TimingRunOptions> runtimeSettingsFrom(const nlohmann::ordered_json
   if (!runtimeOptions.is_object())
     return diags.error(where) << "runtime_options must be an object, e.g. {\"device_sched_mode\": 1}";
   bool ok = true;
-  auto integer = [&](const char* key, std::int64_t low, std::int64_t high, const char* meaning) -> std::optional<int> {
+  // The ranges are the declarations' (compiler/settings/Options.h).
+  auto integer = [&](const char* key, const char* meaning) -> std::optional<int> {
+    const OptionInfo& declared = *findDeclaration(runtimeOptionDeclarations(), key);
     if (!runtimeOptions.contains(key)) return std::nullopt;
     const auto& value = runtimeOptions[key];
-    if (!value.is_number_integer() || value.get<std::int64_t>() < low || value.get<std::int64_t>() > high) {
-      diags.error(where) << "runtime_options." << key << ": expected an integer from " << low << " to " << high << " ("
-                         << meaning << "), got " << value.dump();
+    if (!value.is_number_integer() || value.get<std::int64_t>() < declared.minimum ||
+        value.get<std::int64_t>() > declared.maximum) {
+      diags.error(where) << "runtime_options." << key << ": expected an integer from " << declared.minimum << " to "
+                         << declared.maximum << " (" << meaning << "), got " << value.dump();
       ok = false;
       return std::nullopt;
     }
     return static_cast<int>(value.get<std::int64_t>());
   };
-  if (auto mode = integer("device_sched_mode", 0, 3, "0 shared FIFO, 1 affinity, 2 fair, 3 both"))
-    settings.deviceSchedMode = *mode;
-  if (auto stitch = integer("stitch_function_max_num", 1, 1 << 20, "loop iterations per device task"))
+  if (auto mode = integer("device_sched_mode", "0 shared FIFO, 1 affinity, 2 fair, 3 both")) settings.deviceSchedMode = *mode;
+  if (auto stitch = integer("stitch_function_max_num", "loop iterations per device task"))
     settings.stitchFunctionMaxNum = *stitch;
-  if (auto threads = integer("launch_sched_aicpu_num", 1, 64, "scheduler threads")) settings.aicpuCount = threads;
+  if (auto threads = integer("launch_sched_aicpu_num", "scheduler threads")) settings.aicpuCount = threads;
   if (!ok) return std::nullopt;
   return settings;
 }

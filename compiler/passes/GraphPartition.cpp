@@ -26,39 +26,41 @@ namespace pto {
 
 namespace {
 
-// PyPTO's default (tile_fwk_config.json): large enough that a matmul's whole
-// k-chain stays in one subgraph instead of accumulating through GM.
-constexpr std::int64_t kDefaultCopyInUpperBound = std::int64_t{100} << 20;
-
 // Placements of a scope at most: the first without capacity checks, then
 // with the ops of each group that overflowed checked.
 constexpr int kCapacityRounds = 4;
 
 struct Options {
-  std::int64_t copyInUpperBound = kDefaultCopyInUpperBound;
-  std::int64_t parallelLowerBound = 1;
+  std::int64_t copyInUpperBound = 0;
+  std::int64_t parallelLowerBound = 0;
   std::map<std::string, std::string> pinOfLabel;  // semantic label -> pin key
   bool cubeVectorMayShare = false;
 };
 
 std::optional<Options> readOptions(const CompileSettings& settings, DiagnosticEngine& diags) {
+  const std::vector<OptionInfo>& declared = graphPartitionOptions();
+  const OptionInfo& copyInBound = *findDeclaration(declared, "mg_copyin_upper_bound");
+  const OptionInfo& parallelBound = *findDeclaration(declared, "pg_parallel_lower_bound");
   Options options;
+  options.copyInUpperBound = copyInBound.defaultInteger();
+  options.parallelLowerBound = parallelBound.defaultInteger();
   // The machine decides; pass_options.machine_has_l0c_to_ub overrides it (what-if experiments, tests).
   options.cubeVectorMayShare = settings.target.hasL0cToUb;
   const nlohmann::ordered_json& json = settings.passOptions;
   if (!json.is_object()) return options;
   const SourceLocation where = settings.locationOf("pass_options");
-  auto integer = [&](const char* key, std::int64_t& value, std::int64_t minimum) -> bool {
+  auto integer = [&](const OptionInfo& declaration, std::int64_t& value) -> bool {
+    const std::string& key = declaration.name;
     if (!json.contains(key)) return true;
     const auto& given = json[key];
-    if (!given.is_number_integer() || given.get<std::int64_t>() < minimum)
-      return diags.error(where) << "pass_options." << key << " must be an integer >= " << minimum << ", got "
-                                << given.dump();
+    if (!given.is_number_integer() || given.get<std::int64_t>() < declaration.minimum)
+      return diags.error(where) << "pass_options." << key << " must be an integer >= " << declaration.minimum
+                                << ", got " << given.dump();
     value = given.get<std::int64_t>();
     return true;
   };
-  if (!integer("mg_copyin_upper_bound", options.copyInUpperBound, 1)) return std::nullopt;
-  if (!integer("pg_parallel_lower_bound", options.parallelLowerBound, 1)) return std::nullopt;
+  if (!integer(copyInBound, options.copyInUpperBound)) return std::nullopt;
+  if (!integer(parallelBound, options.parallelLowerBound)) return std::nullopt;
   if (json.contains("machine_has_l0c_to_ub")) {
     const auto& given = json["machine_has_l0c_to_ub"];
     if (!given.is_boolean())
@@ -88,6 +90,41 @@ std::optional<Options> readOptions(const CompileSettings& settings, DiagnosticEn
   }
   return options;
 }
+
+} // namespace
+
+const std::vector<OptionInfo>& graphPartitionOptions() {
+  static const std::vector<OptionInfo> declarations = [] {
+    const auto P = OptionScope::Pass;
+    std::vector<OptionInfo> list;
+    // PyPTO's default (tile_fwk_config.json): large enough that a matmul's
+    // whole k-chain stays in one subgraph instead of accumulating through GM.
+    list.push_back(declareOption("mg_copyin_upper_bound", P, OptionType::Int, std::int64_t{100} << 20,
+                                 "104857600 (100 MiB, as PyPTO)",
+                                 "Largest global-memory copy-in one fused subgraph may gather, in bytes; lower it to "
+                                 "cut big fusions into more, smaller tasks (a matmul's k-chain cut this way "
+                                 "accumulates through global memory).",
+                                 "GraphPartition")
+                       .range(1, std::int64_t{1} << 40));
+    list.push_back(declareOption("pg_parallel_lower_bound", P, OptionType::Int, 1, "1 (off)",
+                                 "Split a loop body's largest subgraphs along independent outputs until it has at "
+                                 "least this many, to keep more cores busy.",
+                                 "GraphPartition")
+                       .range(1, std::int64_t{1} << 20));
+    list.push_back(declareOption("sg_set_scope", P, OptionType::LabelMap, nlohmann::ordered_json::object(), "none",
+                                 "Pin the ops of these semantic labels into one subgraph per id: {\"label\": id} or "
+                                 "[\"label\", ...].",
+                                 "GraphPartition"));
+    list.push_back(declareOption("machine_has_l0c_to_ub", P, OptionType::Bool, nullptr, "the machine's (a2: false)",
+                                 "What-if: pretend the cube's L0C can feed the vector unit's UB directly, so matmul "
+                                 "results stay on chip.",
+                                 "GraphPartition"));
+    return list;
+  }();
+  return declarations;
+}
+
+namespace {
 
 bool onChip(CoreType producer, CoreType consumer, bool cubeVectorMayShare) {
   return producer == consumer || (producer == CoreType::AIC && cubeVectorMayShare);

@@ -45,15 +45,16 @@
 //         shapes; and which operands share a tensor at which relative offset)
 //         share a programId; programs are numbered in order of first use.
 //
-// Options (compilation.settings.passOptions, PyPTO names):
-//   mg_copyin_upper_bound  int bytes, default 104857600 (100 MiB, PyPTO's). A merge that
-//                          brings new copy-in into a subgraph beyond this is
-//                          not made (one tile op alone may exceed it).
-//   pg_parallel_lower_bound int, default 1 (off). A scope left with fewer
-//                          subgraphs than this has its largest subgraphs
-//                          split along their independent output tiles: the
-//                          ops several outputs need become one subgraph, the
-//                          ops of each group of outputs another.
+// Options (compilation.settings.passOptions, PyPTO names; types, defaults
+// and ranges are declared in graphPartitionOptions(), GraphPartition.cpp):
+//   mg_copyin_upper_bound  A merge that brings new copy-in into a subgraph
+//                          beyond this many bytes is not made (one tile op
+//                          alone may exceed it).
+//   pg_parallel_lower_bound A scope left with fewer subgraphs than this has
+//                          its largest subgraphs split along their
+//                          independent output tiles: the ops several outputs
+//                          need become one subgraph, the ops of each group of
+//                          outputs another.
 //   sg_set_scope           {"label": id, ...} or ["label", ...]. Tile ops
 //                          whose tensor op has one of these semantic labels
 //                          form one subgraph per scope (and stretch between
@@ -61,10 +62,9 @@
 //                          pinned; no other op joins it. A tensor
 //                          op's own scoped `sg_set_scope` (an int >= 0, from
 //                          pypto.set_pass_options) does the same.
-//   machine_has_l0c_to_ub  bool, default false. The machine has an L0C -> UB
-//                          path, so a vector op may consume a matmul result on
-//                          chip. The runner should set it from the machine
-//                          description (MachineDescription::hasPath).
+//   machine_has_l0c_to_ub  The machine has an L0C -> UB path, so a vector op
+//                          may consume a matmul result on chip; absent, the
+//                          machine description decides.
 //
 // Errors: a malformed option (at the project file); an sg_set_scope group
 // that cannot be one subgraph (mixes cube and vector ops the machine cannot
@@ -81,6 +81,7 @@
 #pragma once
 
 #include "compiler/ir/Compilation.h"
+#include "compiler/settings/Options.h"
 
 #include <array>
 #include <cstdint>
@@ -91,6 +92,9 @@
 namespace pto {
 
 bool graphPartition(Compilation& compilation, DiagnosticEngine& diags);
+
+// The options above, declared.
+const std::vector<OptionInfo>& graphPartitionOptions();
 
 // Reads the options above as graphPartition does, reporting the same errors;
 // for tools that check settings without compiling.

@@ -107,4 +107,21 @@ bool l1CopyInReuseMerge(Compilation& compilation, DiagnosticEngine& diags) {
   return true;
 }
 
+const std::vector<OptionInfo>& l1CopyInReuseMergeOptions() {
+  static const std::vector<OptionInfo> declarations = {
+      declareOption("cube_l1_reuse_setting", OptionScope::Pass, OptionType::MergeSetting, nullptr,
+                    "absent: no merging",
+                    "Cube subgraphs that load the same A or B panel merged into one task, so L1 loads it once.",
+                    "L1CopyInReuseMerge"),
+      declareOption("cube_nbuffer_setting", OptionScope::Pass, OptionType::MergeSetting, nullptr, "absent: no merging",
+                    "Cube subgraphs per task, as vec_nbuffer_setting does for the vector cores.",
+                    "L1CopyInReuseMerge")};
+  return declarations;
+}
+
+bool checkL1CopyInReuseMergeOptions(const CompileSettings& settings, const TensorGraph& graph, DiagnosticEngine& diags) {
+  return readMergeCountSetting(settings, graph, "cube_l1_reuse_setting", diags).has_value() &&
+         readMergeCountSetting(settings, graph, "cube_nbuffer_setting", diags).has_value();
+}
+
 } // namespace pto

@@ -33,9 +33,14 @@
 #pragma once
 
 #include "compiler/ir/Compilation.h"
+#include "compiler/settings/Options.h"
 
 namespace pto {
 
 bool l1CopyInReuseMerge(Compilation& compilation, DiagnosticEngine& diags);
+
+// The options above, declared; and read as the pass reads them.
+const std::vector<OptionInfo>& l1CopyInReuseMergeOptions();
+bool checkL1CopyInReuseMergeOptions(const CompileSettings& settings, const TensorGraph& graph, DiagnosticEngine& diags);
 
 } // namespace pto

@@ -30,9 +30,15 @@
 #pragma once
 
 #include "compiler/ir/Compilation.h"
+#include "compiler/settings/Options.h"
 
 namespace pto {
 
 bool nBufferMerge(Compilation& compilation, DiagnosticEngine& diags);
+
+// The option above, declared; and read as the pass reads it (`graph` names
+// the labels the setting may key by).
+const std::vector<OptionInfo>& nBufferMergeOptions();
+bool checkNBufferMergeOptions(const CompileSettings& settings, const TensorGraph& graph, DiagnosticEngine& diags);
 
 } // namespace pto

@@ -12,16 +12,27 @@ namespace {
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::optional<int> readMode(const CompileSettings& settings, DiagnosticEngine& diags) {
+  const OptionInfo& mode = oooScheduleOptions().front();
   const nlohmann::ordered_json& json = settings.passOptions;
-  if (!json.is_object() || !json.contains("ooo_sched_mode")) return 1;
-  const auto& given = json["ooo_sched_mode"];
-  if (!given.is_number_integer() || given.get<std::int64_t>() < 0 || given.get<std::int64_t>() > 1)
+  if (!json.is_object() || !json.contains(mode.name)) return static_cast<int>(mode.defaultInteger());
+  const auto& given = json[mode.name];
+  if (!given.is_number_integer() || given.get<std::int64_t>() < mode.minimum || given.get<std::int64_t>() > mode.maximum)
     return diags.error(settings.locationOf("pass_options"))
            << "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), got " << given.dump();
   return static_cast<int>(given.get<std::int64_t>());
 }
 
 } // namespace
+
+const std::vector<OptionInfo>& oooScheduleOptions() {
+  static const std::vector<OptionInfo> declarations = {
+      declareOption("ooo_sched_mode", OptionScope::Pass, OptionType::Enum, 1, "1 (list scheduling)",
+                    "Instruction order inside a task: list scheduling overlaps the pipes (next tile's copy-in while "
+                    "this one computes).",
+                    "OoOSchedule")
+          .choose({{0, "keep program order"}, {1, "list scheduling"}})};
+  return declarations;
+}
 
 bool checkOoOScheduleOptions(const CompileSettings& settings, DiagnosticEngine& diags) {
   return readMode(settings, diags).has_value();

@@ -22,12 +22,14 @@
 #pragma once
 
 #include "compiler/ir/Compilation.h"
+#include "compiler/settings/Options.h"
 
 namespace pto {
 
 bool oooSchedule(Compilation& compilation, DiagnosticEngine& diags);
 
-// Reads ooo_sched_mode as oooSchedule does, reporting the same error.
+// ooo_sched_mode, declared; and read as oooSchedule reads it, reporting the same error.
+const std::vector<OptionInfo>& oooScheduleOptions();
 bool checkOoOScheduleOptions(const CompileSettings& settings, DiagnosticEngine& diags);
 
 // The scheduling of one program (mode 0 leaves it as it is); for tests.

@@ -29,7 +29,11 @@ const std::vector<PassInfo>& tilePipeline() {
       {"RemoveRedundantOp", "fold views into the regions that read them", &removeRedundantOp, false},
       {"ForwardAssemble", "let producers write straight into the tensors they are copied to", &forwardAssemble, false},
       // GenerateMoveOp fills in the copies of the subgraphs GraphPartition makes.
-      {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true},
+      {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true,
+       &graphPartitionOptions,
+       [](const CompileSettings& settings, const TensorGraph&, DiagnosticEngine& diags) {
+         return checkGraphPartitionOptions(settings, diags);
+       }},
       {"ApplyPartitionOverrides", "apply the project's partition_overrides (move, split, merge)", &applyPartitionOverrides, true},
       // Merges after the partition is final and before the copies are made.
       // Cube merges first: a group of cube subgraphs becomes one, so the vector
@@ -37,13 +41,18 @@ const std::vector<PassInfo>& tilePipeline() {
       // they depend on and can merge (PyPTO's LI: L1 reuse 32, then the 32
       // vector steps of the group N at a time).
       {"L1CopyInReuseMerge", "merge cube subgraphs that load the same data; cube n-buffer", &l1CopyInReuseMerge,
-       false},
-      {"NBufferMerge", "merge isomorphic vector subgraphs N per task (vec_nbuffer_setting)", &nBufferMerge, false},
+       false, &l1CopyInReuseMergeOptions, &checkL1CopyInReuseMergeOptions},
+      {"NBufferMerge", "merge isomorphic vector subgraphs N per task (vec_nbuffer_setting)", &nBufferMerge, false,
+       &nBufferMergeOptions, &checkNBufferMergeOptions},
       {"GenerateMoveOp", "add each subgraph's copies from and to global memory", &generateMoveOp, true},
       {"AllocateBuffers", "place each subgraph's tiles in on-chip buffers; check capacities", &allocateBuffers, true},
       {"LowerToPto", "one PTO instruction program per isomorphic subgraph class", &lowerToPto, true},
       // Flags follow the final order: InsertSync after OoOSchedule.
-      {"OoOSchedule", "order each program's instructions so that pipes overlap", &oooSchedule, false},
+      {"OoOSchedule", "order each program's instructions so that pipes overlap", &oooSchedule, false,
+       &oooScheduleOptions,
+       [](const CompileSettings& settings, const TensorGraph&, DiagnosticEngine& diags) {
+         return checkOoOScheduleOptions(settings, diags);
+       }},
       {"InsertSync", "set/wait flags between dependent instructions of different pipes", &insertSync, true},
       // Tasks last: they need every subgraph's final copies.
       {"BuildExecuteGraph", "one task per subgraph execution, linked by global-memory dependencies", &buildExecuteGraph,
@@ -97,6 +106,53 @@ nlohmann::ordered_json irSnapshot(const Compilation& compilation) {
   if (!compilation.programs.empty()) levels["pto"] = ptoProgramsToJson(compilation);
   if (!compilation.tasks.tasks.empty()) levels["execute"] = executeGraphToJson(compilation);
   return levels;
+}
+
+const std::vector<OptionInfo>& passRunnerOptions() {
+  static const std::vector<OptionInfo> declarations = [] {
+    const auto P = OptionScope::Pass;
+    OptionInfo disable = declareOption("disable_pass", P, OptionType::List, nlohmann::ordered_json::array(), "none",
+                                       "Passes to skip, to see what each one buys (only optional passes can be "
+                                       "skipped).",
+                                       "the pass runner");
+    for (const PassInfo& pass : tilePipeline())
+      if (!pass.required) disable.values.emplace_back(pass.name);
+    return std::vector<OptionInfo>{
+        std::move(disable),
+        declareOption("enable_pass_verify", P, OptionType::Bool, false, "false",
+                      "After every pass, execute its result on the project's data and stop at the first pass that "
+                      "leaves the golden's tolerance (slow; for hunting miscompiles).",
+                      "the pass runner")};
+  }();
+  return declarations;
+}
+
+std::vector<OptionInfo> passOptionDeclarations() {
+  std::vector<OptionInfo> all = passRunnerOptions();
+  for (const PassInfo& pass : tilePipeline())
+    if (pass.options) all.insert(all.end(), pass.options().begin(), pass.options().end());
+  return all;
+}
+
+bool checkPassOption(std::string_view name, const nlohmann::ordered_json& value, const TensorGraph& graph,
+                     DiagnosticEngine& diags) {
+  CompileSettings settings;
+  settings.passOptions = nlohmann::ordered_json{{std::string(name), value}};
+  if (name == "disable_pass") {
+    disabledPassesFrom(settings.passOptions, SourceLocation{}, diags);
+    return true;
+  }
+  if (name == "enable_pass_verify") {
+    // The runner turns verification on only for `true`; say so rather than ignore a typo silently.
+    if (!value.is_boolean()) diags.error(SourceLocation{}) << "pass_options.enable_pass_verify must be true or false, got " << value.dump();
+    return true;
+  }
+  for (const PassInfo& pass : tilePipeline())
+    if (pass.options && findDeclaration(pass.options(), name)) {
+      if (pass.checkOptions) pass.checkOptions(settings, graph, diags);
+      return true;
+    }
+  return false;
 }
 
 std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptions, const SourceLocation& where,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compiler/ir/Compilation.h"
+#include "compiler/settings/Options.h"
 
 #include <functional>
 #include <set>
@@ -13,12 +14,18 @@
 
 namespace pto {
 
-// A pass's record: its PyPTO-style name, what it does, the function.
+// A pass's record: its PyPTO-style name, what it does, the function, and the
+// pass_options it reads.
 struct PassInfo {
   std::string_view name;
   std::string_view summary;
   bool (*run)(Compilation&, DiagnosticEngine&);
   bool required;  // passes later ones depend on cannot be disabled
+  // Its options, declared (compiler/settings/Options.h), and a check of their
+  // values as the pass reads them, without compiling (`graph` gives the
+  // labels a merge setting may name); null for a pass that reads none.
+  const std::vector<OptionInfo>& (*options)() = nullptr;
+  bool (*checkOptions)(const CompileSettings&, const TensorGraph& graph, DiagnosticEngine&) = nullptr;
 };
 
 // The passes in order (Pipeline.cpp lists them, one line each).
@@ -53,6 +60,16 @@ struct CompileResult {
   Compilation compilation;
   std::vector<PassRecord> passes;
 };
+
+// The runner's own options (disable_pass, enable_pass_verify), declared.
+const std::vector<OptionInfo>& passRunnerOptions();
+// Every pass option: the runner's, then each pass's, in pipeline order.
+std::vector<OptionInfo> passOptionDeclarations();
+// Checks `value` for the pass option `name` as the pass (or the runner) that
+// declares it reads it, reporting to `diags` what a compile would report.
+// False, with nothing reported, for a name nothing declares.
+bool checkPassOption(std::string_view name, const nlohmann::ordered_json& value, const TensorGraph& graph,
+                     DiagnosticEngine& diags);
 
 // The passes `pass_options.disable_pass` (a pass name or a list of names)
 // turns off; names of no pass, and passes that cannot be disabled, are
