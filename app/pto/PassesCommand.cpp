@@ -1,12 +1,15 @@
 // `pto passes PROJECT [--diff A B]`: the pass pipeline with what each pass
 // changed (nodes added, removed, changed per IR level), and the node-by-node
-// difference between the IR after two passes.
+// difference between the IR after two passes. `pto passes --list`: the
+// pipeline without a project, each pass with the options it declares
+// (compiler/settings/Options.h), and the runtime's options.
 #include "app/pto/Command.h"
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/PassDiff.h"
 #include "analysis/ProjectRun.h"
+#include "compiler/passes/Pipeline.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 
@@ -20,6 +23,7 @@ struct PassesOptions {
   std::string projectPath;
   std::string jsonTarget;
   std::vector<std::string> diff;  // two passes: names or 1-based numbers
+  bool list = false;
   double timeoutSeconds = 60.0;
   std::int64_t maxElements = std::int64_t{1} << 31;
 };
@@ -42,8 +46,84 @@ int passIndex(const std::vector<PassRecord>& passes, const std::string& given) {
   return -1;
 }
 
+nlohmann::ordered_json optionJson(const OptionInfo& info) {
+  nlohmann::ordered_json entry{{"name", info.name},
+                               {"scope", std::string(name(info.scope))},
+                               {"type", std::string(name(info.type))},
+                               {"default", info.defaultValue},
+                               {"default_text", info.defaultText},
+                               {"summary", info.summary},
+                               {"read_by", info.readBy}};
+  if (info.type == OptionType::Int || info.type == OptionType::Enum) {
+    entry["minimum"] = info.minimum;
+    entry["maximum"] = info.maximum;
+  }
+  for (const OptionChoice& choice : info.choices)
+    entry["choices"].push_back({{"value", choice.value}, {"meaning", choice.meaning}});
+  if (!info.values.empty()) entry["values"] = info.values;
+  return entry;
+}
+
+// "int 1..1099511627776", "enum 0 keep program order | 1 list scheduling", "list of: RemoveRedundantOp, ...".
+std::string optionForm(const OptionInfo& info) {
+  std::string form(name(info.type));
+  if (info.type == OptionType::Int) form += " " + std::to_string(info.minimum) + ".." + std::to_string(info.maximum);
+  for (std::size_t i = 0; i < info.choices.size(); ++i)
+    form += (i ? " | " : " ") + std::to_string(info.choices[i].value) + " " + info.choices[i].meaning;
+  return form;
+}
+
+void printOption(const OptionInfo& info) {
+  std::printf("      %-24s %s; default %s\n      %-24s %s\n", info.name.c_str(), optionForm(info).c_str(),
+              info.defaultText.c_str(), "", info.summary.c_str());
+}
+
+// The pipeline and every option, from the declarations; no project needed.
+int listPipeline(const PassesOptions& options) {
+  nlohmann::ordered_json report{{"command", "passes"}, {"pto_version", kVersion}};
+  const bool text = options.jsonTarget != "-";
+  if (text) std::printf("the pass runner (pass_options)\n");
+  nlohmann::ordered_json runner = nlohmann::ordered_json::array();
+  for (const OptionInfo& info : passRunnerOptions()) {
+    runner.push_back(optionJson(info));
+    if (text) printOption(info);
+  }
+  report["runner_options"] = std::move(runner);
+  report["pipeline"] = nlohmann::ordered_json::array();
+  int index = 0;
+  for (const PassInfo& pass : tilePipeline()) {
+    nlohmann::ordered_json entry{{"index", ++index},
+                                 {"name", std::string(pass.name)},
+                                 {"summary", std::string(pass.summary)},
+                                 {"required", pass.required},
+                                 {"options", nlohmann::ordered_json::array()}};
+    if (text)
+      std::printf("%-3d %-24s %s%s\n", index, std::string(pass.name).c_str(), std::string(pass.summary).c_str(),
+                  pass.required ? "" : " (optional: disable_pass)");
+    if (pass.options)
+      for (const OptionInfo& info : pass.options()) {
+        entry["options"].push_back(optionJson(info));
+        if (text) printOption(info);
+      }
+    report["pipeline"].push_back(std::move(entry));
+  }
+  if (text) std::printf("the runtime scheduler (runtime_options)\n");
+  report["runtime_options"] = nlohmann::ordered_json::array();
+  for (const OptionInfo& info : runtimeOptionDeclarations()) {
+    report["runtime_options"].push_back(optionJson(info));
+    if (text) printOption(info);
+  }
+  if (!options.jsonTarget.empty() && !writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+  return kExitOk;
+}
+
 int runPasses(const PassesOptions& options) {
+  if (options.list) return listPipeline(options);
   DiagnosticEngine diags;
+  if (options.projectPath.empty()) {
+    diags.error(SourceLocation{"pto passes"}) << "needs a PROJECT (or --list for the pipeline and its options)";
+    return failCommand("passes", options.jsonTarget, diags);
+  }
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("passes", options.jsonTarget, diags);
   ProjectTraceOptions traceOptions;
@@ -135,7 +215,9 @@ void registerPassesCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<PassesOptions>();
   CLI::App* command =
       app.add_subcommand("passes", "List the compiler passes with what each changed, and diff the IR between two");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json (not with --list)");
+  command->add_flag("--list", options->list,
+                    "The pipeline and every pass and runtime option (type, default, range), without a project");
   command->add_option("--diff", options->diff, "Nodes added, removed and changed from after pass A to after pass B")
       ->expected(2)
       ->type_name("A B");

@@ -5,13 +5,16 @@
 #include "compiler/frontend/TracedKernel.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/ir/TensorGraphJson.h"
+#include "compiler/passes/Pipeline.h"
 #include "compiler/reference/ReferenceInterpreter.h"
+#include "compiler/settings/Options.h"
 #include "core/HostTensor.h"
 #include "core/SymbolicSimplify.h"
 
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <map>
 
 namespace py = pybind11;
 
@@ -355,6 +358,15 @@ void definePyptoCoreModule(py::module_& m) {
     std::vector<std::string> names;
     for (std::size_t i = 0; i < kTensorOpKindCount; ++i) names.emplace_back(name(static_cast<TensorOpKind>(i)));
     return names;
+  });
+  // The options the compiler's passes and the runtime declare (compiler/settings/Options.h), by group:
+  // pypto's option checks accept and pass on exactly these.
+  m.def("declared_options", [] {
+    std::map<std::string, std::vector<std::string>> groups;
+    for (const OptionInfo& info : passOptionDeclarations()) groups[std::string(name(info.scope))].push_back(info.name);
+    for (const OptionInfo& info : runtimeOptionDeclarations())
+      groups[std::string(name(info.scope))].push_back(info.name);
+    return groups;
   });
   defineSymbolicScalar(m);
   defineBuilder(m);

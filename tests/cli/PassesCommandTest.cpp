@@ -1,10 +1,13 @@
 // `pto passes`: the pass list with node counts per IR level, checked against what `pto compile` and
 // `pto graph` report for the final IR (an independent path), the counts' own bookkeeping, and the
-// hand-worked ForwardAssemble step of muls_add_matmul_rowsum; `--diff` between two passes, and a bad name.
+// hand-worked ForwardAssemble step of muls_add_matmul_rowsum; `--diff` between two passes, and a bad name;
+// `--list`, the declarations, checked against what a compile does with an option's value.
 #include "CliRunner.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <map>
 
 namespace {
 
@@ -72,6 +75,49 @@ TEST(PassesCommand, AnUnknownPassIsAnErrorListingThePasses) {
   Result result = runPto("passes '" + kMatmulRowsumExample + "' --diff ExpandFunction Nope");
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.err.find("--diff: there is no pass 'Nope' (1 to 13, or one of ExpandFunction"), std::string::npos)
+      << result.err;
+}
+
+// The pipeline's declarations without a project: each option under the pass that reads it, with the
+// range a compile enforces (a value past it is refused by `pto settings`'s check, which runs the pass's reader).
+TEST(PassesCommand, ListShowsEachPassWithTheOptionsItDeclares) {
+  Result result = runPto("passes --list --json -");
+  ASSERT_EQ(result.exitCode, 0) << result.err;
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  ASSERT_EQ(report["pipeline"].size(), 13u);
+  std::map<std::string, std::string> readBy;
+  for (const auto& pass : report["pipeline"])
+    for (const auto& option : pass["options"]) readBy[option["name"]] = pass["name"];
+  EXPECT_EQ(readBy["mg_copyin_upper_bound"], "GraphPartition");
+  EXPECT_EQ(readBy["vec_nbuffer_setting"], "NBufferMerge");
+  EXPECT_EQ(readBy["cube_l1_reuse_setting"], "L1CopyInReuseMerge");
+  EXPECT_EQ(readBy["ooo_sched_mode"], "OoOSchedule");
+  for (const auto& pass : report["pipeline"])
+    if (pass["name"] == "GraphPartition") {
+      const auto& bound = pass["options"][0];
+      EXPECT_EQ(bound["default"], 104857600);
+      EXPECT_EQ(bound["minimum"], 1);
+    }
+  std::vector<std::string> runtime;
+  for (const auto& option : report["runtime_options"]) runtime.push_back(option["name"]);
+  EXPECT_EQ(runtime, (std::vector<std::string>{"device_sched_mode", "stitch_function_max_num", "launch_sched_aicpu_num"}));
+  EXPECT_EQ(report["runner_options"][0]["name"], "disable_pass");
+  // Only the optional passes may be disabled, and the list says which they are.
+  std::vector<std::string> optional;
+  for (const auto& pass : report["pipeline"])
+    if (!pass["required"].get<bool>()) optional.push_back(pass["name"]);
+  EXPECT_EQ(report["runner_options"][0]["values"], nlohmann::json(optional));
+  Result text = runPto("passes --list");
+  EXPECT_NE(text.out.find("ooo_sched_mode           enum 0 keep program order | 1 list scheduling; default 1"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST(PassesCommand, WithoutAProjectOrListItSaysWhatItNeeds) {
+  Result result = runPto("passes");
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_NE(result.err.find("pto passes: error: needs a PROJECT (or --list for the pipeline and its options)"),
+            std::string::npos)
       << result.err;
 }
 

@@ -813,6 +813,58 @@ def check_links(docs, shots, problems):
 
 # --- main --------------------------------------------------------------------
 
+OPTIONS_BEGIN = "<!-- options table: made from the declarations (pto passes --list); " \
+                "tests/docs/check_docs.py --update-options rewrites it -->"
+OPTIONS_END = "<!-- end of options table -->"
+
+
+def options_table(listing):
+    """The options table of project-format.md, from `pto passes --list --json -`."""
+    rows = ["| option | read by | type | default | meaning |", "|---|---|---|---|---|"]
+
+    def form(option):
+        text = option["type"]
+        if option["type"] == "int":
+            text += f" {option['minimum']} to {option['maximum']}"
+        for choice in option.get("choices", []):
+            text += f"<br>{choice['value']}: {choice['meaning']}"
+        return text
+
+    def row(section, option, read_by):
+        summary = option["summary"].replace("|", "\\|")
+        rows.append(f"| `{section}.{option['name']}` | {read_by} | {form(option)} | {option['default_text']} | {summary} |")
+
+    for option in listing["runner_options"]:
+        row("pass_options", option, "the pass runner")
+    for pass_ in listing["pipeline"]:
+        for option in pass_["options"]:
+            row("pass_options", option, pass_["name"])
+    for option in listing["runtime_options"]:
+        row("runtime_options", option, "the runtime scheduler")
+    return "\n".join(rows)
+
+
+def check_options_table(pto, docs_dir, problems, update):
+    """project-format.md's options table is the one the declarations make (or is rewritten to it)."""
+    path = docs_dir / "project-format.md"
+    listing = json.loads(run_text([pto, "passes", "--list", "--json", "-"]))
+    made = options_table(listing)
+    text = path.read_text()
+    if OPTIONS_BEGIN not in text or OPTIONS_END not in text:
+        problems.add(str(path), "has no options table (its markers are missing)")
+        return
+    head, rest = text.split(OPTIONS_BEGIN, 1)
+    current, tail = rest.split(OPTIONS_END, 1)
+    if current.strip() == made:
+        return
+    if update:
+        path.write_text(head + OPTIONS_BEGIN + "\n" + made + "\n" + OPTIONS_END + tail)
+        print(f"check_docs: rewrote the options table of {path}")
+        return
+    problems.add(str(path), "the options table differs from the passes' and runtime's declarations; "
+                 "run tests/docs/check_docs.py --update-options (with --pto and --docs) to remake it")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pto", required=True, help="the pto binary")
@@ -823,6 +875,8 @@ def main():
     parser.add_argument("--pypto-path", help="the folder holding the built pypto package (build/release/python)")
     parser.add_argument("--no-json", action="store_true", help="skip running commands for the JSON check")
     parser.add_argument("--verbose", action="store_true", help="print what was run and the keys checked")
+    parser.add_argument("--update-options", action="store_true",
+                        help="rewrite project-format.md's options table from the declarations")
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -850,6 +904,7 @@ def main():
         print("check_docs: no pto-studio given or beside pto: its options are not checked", file=sys.stderr)
 
     seen = check_options(docs, programs, problems)
+    check_options_table(args.pto, docs_dir, problems, args.update_options)
     if not script.exists():
         problems.add(str(script), "the screenshot script does not exist")
         shots = set()

@@ -15,15 +15,15 @@ import difflib
 import enum
 import sys
 
+import _pypto_core as _core
+
 # group -> {key: None (PTO Studio acts on it) or the reason it has no effect here}
 _NO_CODEGEN = "PTO Studio emits no device code"
 _NO_DEVICE = "PTO Studio simulates; there is no device to configure"
 CATALOG = {
     "pass_options": {
-        "vec_nbuffer_setting": None, "cube_l1_reuse_setting": None, "cube_nbuffer_setting": None,
-        "sg_set_scope": None, "pg_partition_algorithm": None, "pg_parallel_lower_bound": None,
-        "pg_skip_partition": None, "mg_copyin_upper_bound": None, "ooo_sched_mode": None, "enable_slice": None,
-        "disable_pass": None,
+        # Besides the options the compiler declares (added below), PyPTO's keys that are passed on unread.
+        "pg_partition_algorithm": None, "pg_skip_partition": None, "enable_slice": None,
         "vec_nbuffer_setting_by_func": "per-function merge keys are not modelled; use a semantic label key",
         "cube_l1_reuse_setting_by_func": "per-function merge keys are not modelled; use a semantic label key",
         "cube_nbuffer_setting_by_func": "per-function merge keys are not modelled; use a semantic label key",
@@ -40,8 +40,7 @@ CATALOG = {
         "ooo_sort_mode_aiv": "per-core-type out-of-order sort modes are not modelled",
     },
     "runtime_options": {
-        "run_mode": None, "device_sched_mode": None, "stitch_function_max_num": None,
-        "launch_sched_aicpu_num": None,
+        "run_mode": None,  # read by the jit runner (_jit.py); the scheduler's options are added below
         "max_workspace_kb": "workspace size is not limited in the simulator",
         "valid_shape_optimize": "valid-shape optimisation of the device runtime is not modelled",
         "ready_on_host_tensors": _NO_DEVICE,
@@ -76,6 +75,13 @@ CATALOG = {
         "combine_axis": "axis combination is not modelled",
     },
 }
+# The options PTO Studio's passes and runtime declare (compiler/settings/Options.h, each pass's info record; `pto
+# passes --list` prints them) are acted on: accepted and passed on. A name PyPTO files under another group (verify_
+# options' enable_pass_verify) stays there.
+for _group, _names in _core.declared_options().items():
+    for _name in _names:
+        if not any(_name in keys for keys in CATALOG.values()):
+            CATALOG[_group][_name] = None
 GROUPS = tuple(CATALOG)
 # Options given outside a group (the flat form): every key names its group unambiguously.
 FLAT_KEYS = {key: group for group, keys in CATALOG.items() for key in keys}
