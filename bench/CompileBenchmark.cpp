@@ -1,7 +1,7 @@
 // Compile and reference-run speed: the bundled examples (traced through the
 // embedded interpreter once), and synthetic graphs whose size sweeps show
 // how compile time grows with the number of tile ops.
-#include "analysis/ProjectRun.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/reference/ReferenceInterpreter.h"

@@ -12,8 +12,8 @@
 //   layoutUngrouped/N        every node laid out (what grouping saves); 20k is
 //                            left out: dot alone takes minutes there
 // Run: QT_QPA_PLATFORM=offscreen build/release/bin/pto_graph_bench
-#include "analysis/IrGraph.h"
-#include "analysis/PassHistory.h"
+#include "analysis/irviews/IrGraph.h"
+#include "analysis/run/PassHistory.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 #include "widgets/IrGraphView.h"

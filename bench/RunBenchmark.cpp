@@ -2,8 +2,8 @@
 // interpreter, golden, compile, simulate, tile execution for the precision
 // check) per example, with each stage's share as counters. DESIGN.md's
 // budget: softmax edit → swimlane updated <= 200 ms.
-#include "analysis/ProjectRun.h"
-#include "analysis/Validation.h"
+#include "analysis/run/ProjectRun.h"
+#include "analysis/validation/Validation.h"
 #include "core/project/ProjectFile.h"
 
 #include <benchmark/benchmark.h>

@@ -4,8 +4,8 @@
 // merge counts, scheduling policies: 240 points) and on the Lightning
 // Indexer tuning story's first step (per_block; its derived space). The kernel is traced once, as `pto tune` does; every
 // iteration is one whole sweep.
-#include "analysis/ProjectRun.h"
-#include "analysis/Tuner.h"
+#include "analysis/run/ProjectRun.h"
+#include "analysis/tuner/Tuner.h"
 #include "core/project/ProjectFile.h"
 
 #include <benchmark/benchmark.h>

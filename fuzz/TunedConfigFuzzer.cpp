@@ -5,7 +5,7 @@
 // that applies again.
 #include "FuzzSupport.h"
 
-#include "analysis/TunedConfig.h"
+#include "analysis/simulation/TunedConfig.h"
 #include "core/project/ProjectFile.h"
 
 #include <filesystem>

@@ -3,7 +3,7 @@
 //
 //   toolbar      Advise, Tune (budget, strategy), Cancel; a progress line
 //                while either works
-//   Suggestions  one card per advisor suggestion (analysis/Advisor.h): its
+//   Suggestions  one card per advisor suggestion (analysis/advisor/Advisor.h): its
 //                title, rule, evidence, baseline -> predicted makespan (µs
 //                and %), the values tried, an Apply button; once applied and
 //                rerun, "predicted … · obtained …"
@@ -16,8 +16,8 @@
 // what the user asked for through its signals.
 #pragma once
 
-#include "analysis/Advisor.h"
-#include "analysis/Tuner.h"
+#include "analysis/advisor/Advisor.h"
+#include "analysis/tuner/Tuner.h"
 
 #include <QWidget>
 

@@ -1,4 +1,4 @@
-// HealthPanel: the run's health report (analysis/HealthReport.h, the same
+// HealthPanel: the run's health report (analysis/report/HealthReport.h, the same
 // struct `pto report` prints) as a tree: what bounds the run and why, the
 // critical path, each core type's busy and idle time by cause, waves per
 // label, the execute and tile graphs, and every subgraph group with its
@@ -11,7 +11,7 @@
 // computed off the GUI thread with the run.
 #pragma once
 
-#include "analysis/HealthReport.h"
+#include "analysis/report/HealthReport.h"
 
 #include <QWidget>
 

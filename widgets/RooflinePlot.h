@@ -1,4 +1,4 @@
-// RooflinePlot: the run's roofline (analysis/Roofline.h) on log-log axes,
+// RooflinePlot: the run's roofline (analysis/report/Roofline.h) on log-log axes,
 // operations per GM byte loaded against GOP/s per core, one point per
 // subgraph coloured by core type, under the machine's ceilings: per core
 // type the copy-in slope rising to the highest compute peak (solid), the
@@ -8,7 +8,7 @@
 // task and kernel line. A thin view over the plain struct.
 #pragma once
 
-#include "analysis/Roofline.h"
+#include "analysis/report/Roofline.h"
 
 #include <QPointF>
 #include <QWidget>

@@ -5,15 +5,15 @@
 // run in the table; "Compare with this run" (or a double click) asks the
 // owner for an A/B comparison of the current run (A) with the chosen one (B),
 // whose summary — makespan delta, per-label deltas, differing settings, the
-// tasks matched by identity (analysis/RunComparison.h) — the panel then
+// tasks matched by identity (analysis/ledger/RunComparison.h) — the panel then
 // shows under the table.
 //
 // A thin view: the history and the comparison are read off the GUI thread
 // by the owner (app/studio/RunHistoryJob.h) and handed in as plain data.
 #pragma once
 
-#include "analysis/RunComparison.h"
-#include "analysis/RunHistory.h"
+#include "analysis/ledger/RunComparison.h"
+#include "analysis/ledger/RunHistory.h"
 
 #include <QWidget>
 

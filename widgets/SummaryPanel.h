@@ -27,7 +27,7 @@ class SummaryPanel : public QWidget {
 public:
   explicit SummaryPanel(QWidget* parent = nullptr);
 
-  // Shows a run (analysis/RunSummary.h: summarizeRun fills it, with the
+  // Shows a run (analysis/run/RunSummary.h: summarizeRun fills it, with the
   // previous run for the delta). `trace`, when given, adds what only the
   // trace knows: the critical path and the trace's memory.
   void setRun(const RunSummary& run, std::shared_ptr<const TraceIndex> trace = nullptr);

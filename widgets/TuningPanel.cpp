@@ -1,8 +1,8 @@
 // Implementation of TuningPanel.
 #include "widgets/TuningPanel.h"
 
-#include "analysis/OptionCatalog.h"
-#include "analysis/TileShapeWriteBack.h"
+#include "analysis/tuning/OptionCatalog.h"
+#include "analysis/tuning/TileShapeWriteBack.h"
 #include "npusim/MachineFile.h"
 
 #include <QComboBox>

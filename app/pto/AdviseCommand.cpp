@@ -1,4 +1,4 @@
-// `pto advise PROJECT`: the advisor's suggestions (analysis/Advisor.h), each
+// `pto advise PROJECT`: the advisor's suggestions (analysis/advisor/Advisor.h), each
 // with its evidence, its JSON patch and a predicted makespan simulated on the
 // patched project. `pto apply PROJECT --suggestion ID | --patch FILE`: applies
 // one to pto-project.json (saved atomically; a suggestion that lives in the
@@ -9,7 +9,7 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/Advisor.h"
+#include "analysis/advisor/Advisor.h"
 #include "core/AtomicFile.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"

@@ -1,12 +1,12 @@
 // `pto calibrate PROJECT MEASURED...`: fits the project's machine file to
-// swimlanes measured on the user's chip (analysis/Calibration.h) and writes
+// swimlanes measured on the user's chip (analysis/calibration/Calibration.h) and writes
 // the calibrated machine beside the project, with the fit's provenance.
 #include "app/pto/Command.h"
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/Calibration.h"
-#include "analysis/ProjectRun.h"
+#include "analysis/calibration/Calibration.h"
+#include "analysis/run/ProjectRun.h"
 #include "core/AtomicFile.h"
 #include "core/Version.h"
 

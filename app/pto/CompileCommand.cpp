@@ -4,7 +4,7 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/ProjectRun.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/ir/PtoProgramText.h"
 #include "core/AtomicFile.h"
 #include "core/Npy.h"

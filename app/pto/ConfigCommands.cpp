@@ -1,10 +1,10 @@
 // `pto export-config PROJECT` and `pto import-config PROJECT FILE`: the
-// project's tuned settings as a file of their own, and back (analysis/TunedConfig.h).
+// project's tuned settings as a file of their own, and back (analysis/simulation/TunedConfig.h).
 #include "app/pto/Command.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/ProjectRun.h"
-#include "analysis/TunedConfig.h"
+#include "analysis/run/ProjectRun.h"
+#include "analysis/simulation/TunedConfig.h"
 #include "core/AtomicFile.h"
 #include "core/json/JsonPrinter.h"
 #include "core/project/ProjectFile.h"

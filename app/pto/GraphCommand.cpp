@@ -6,8 +6,8 @@
 #include "app/pto/CommandOutput.h"
 
 #include "compiler/frontend/ProjectTrace.h"
-#include "analysis/IrGraph.h"
-#include "analysis/ProjectRun.h"
+#include "analysis/irviews/IrGraph.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/ir/TensorGraphJson.h"
 #include "compiler/ir/BlockGraphJson.h"

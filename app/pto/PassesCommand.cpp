@@ -7,8 +7,8 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/PassDiff.h"
-#include "analysis/ProjectRun.h"
+#include "analysis/irviews/PassDiff.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/passes/Pipeline.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"

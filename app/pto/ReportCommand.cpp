@@ -1,14 +1,14 @@
 // `pto report PROJECT`: run the project in timing mode and print its health
-// report (analysis/HealthReport.h): the tile graph's shape, the execute
+// report (analysis/report/HealthReport.h): the tile graph's shape, the execute
 // graph, each core type's use and idle time by cause, waves per label, the
 // critical path and the bound class of the run and of every subgraph.
 #include "app/pto/Command.h"
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/HealthReport.h"
-#include "analysis/ProjectRun.h"
-#include "analysis/RunLedger.h"
+#include "analysis/report/HealthReport.h"
+#include "analysis/run/ProjectRun.h"
+#include "analysis/ledger/RunLedger.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 

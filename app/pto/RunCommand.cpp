@@ -3,9 +3,9 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/CostModelOutput.h"
-#include "analysis/ProjectRun.h"
-#include "analysis/RunLedger.h"
+#include "analysis/simulation/CostModelOutput.h"
+#include "analysis/run/ProjectRun.h"
+#include "analysis/ledger/RunLedger.h"
 #include "runtime/trace/ChromeTraceWriter.h"
 #include "core/AtomicFile.h"
 #include "core/Npy.h"

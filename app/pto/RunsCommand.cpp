@@ -1,12 +1,12 @@
 // `pto runs PROJECT` and `pto compare PROJECT A B`: the runs recorded in the
-// project's run ledger (analysis/RunLedger.h) and what changed from one run
-// to another (analysis/RunComparison.h).
+// project's run ledger (analysis/ledger/RunLedger.h) and what changed from one run
+// to another (analysis/ledger/RunComparison.h).
 #include "app/pto/Command.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/RunComparison.h"
-#include "analysis/RunLedger.h"
-#include "analysis/RunRecordTrace.h"
+#include "analysis/ledger/RunComparison.h"
+#include "analysis/ledger/RunLedger.h"
+#include "analysis/ledger/RunRecordTrace.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 #include "runtime/trace/ChromeTraceWriter.h"

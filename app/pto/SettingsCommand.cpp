@@ -6,9 +6,9 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/OptionCatalog.h"
-#include "analysis/TileBufferCheck.h"
-#include "analysis/TileSites.h"
+#include "analysis/tuning/OptionCatalog.h"
+#include "analysis/tuning/TileBufferCheck.h"
+#include "analysis/tuning/TileSites.h"
 #include "compiler/frontend/ProjectTrace.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"

@@ -1,4 +1,4 @@
-// `pto tune PROJECT`: searches the project's settings space (analysis/Tuner.h)
+// `pto tune PROJECT`: searches the project's settings space (analysis/tuner/Tuner.h)
 // by simulating each point, and reports every point, the best and the Pareto
 // front (makespan against busy core time). `--shard K/N` runs one share of a
 // grid or random sweep (an array job on a batch scheduler); `--merge FILES`
@@ -8,9 +8,9 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/Advisor.h"
-#include "analysis/PredictionConfidence.h"
-#include "analysis/Tuner.h"
+#include "analysis/advisor/Advisor.h"
+#include "analysis/validation/PredictionConfidence.h"
+#include "analysis/tuner/Tuner.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 

@@ -6,8 +6,8 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
-#include "analysis/PredictionConfidence.h"
-#include "analysis/Validation.h"
+#include "analysis/validation/PredictionConfidence.h"
+#include "analysis/validation/Validation.h"
 #include "core/Version.h"
 #include "npusim/MachineFile.h"
 

@@ -2,7 +2,7 @@
 // (PYTHONPATH=build/release/python python3 -c "import pypto"). Unlike the
 // embedded copy inside pto (which only traces kernels), calling a kernel here
 // compiles and simulates it, so the module registers the simulator's run.
-#include "analysis/KernelCall.h"
+#include "analysis/simulation/KernelCall.h"
 #include "compiler/frontend/KernelRunner.h"
 #include "compiler/frontend/PyptoCoreModule.h"
 

@@ -8,8 +8,8 @@
 // the project snapshot and the run.
 #pragma once
 
-#include "analysis/Advisor.h"
-#include "analysis/Tuner.h"
+#include "analysis/advisor/Advisor.h"
+#include "analysis/tuner/Tuner.h"
 #include "app/studio/JobRunner.h"
 #include "app/studio/ProjectRunJob.h"
 

@@ -1,11 +1,11 @@
-// The IDE's Advise and Tune: the advisor and the tuner (analysis/Advisor.h,
-// analysis/Tuner.h) on a snapshot of the open project, off the GUI thread.
+// The IDE's Advise and Tune: the advisor and the tuner (analysis/advisor/Advisor.h,
+// analysis/tuner/Tuner.h) on a snapshot of the open project, off the GUI thread.
 // Plain C++ (no QObject): JobRunner calls these on a worker thread with the
 // job's cancel flag, as it calls runProjectForViews.
 #pragma once
 
-#include "analysis/Advisor.h"
-#include "analysis/Tuner.h"
+#include "analysis/advisor/Advisor.h"
+#include "analysis/tuner/Tuner.h"
 #include "app/studio/ProjectRunJob.h"
 #include "core/Diagnostics.h"
 

@@ -17,8 +17,8 @@
 // ApplyPartitionOverrides rules); the GUI thread only paints.
 #pragma once
 
-#include "analysis/IrGraph.h"
-#include "analysis/PassHistory.h"
+#include "analysis/irviews/IrGraph.h"
+#include "analysis/run/PassHistory.h"
 #include "app/studio/JobRunner.h"
 #include "app/studio/ProjectRunJob.h"
 #include "widgets/models/IrGraphLayout.h"

@@ -5,12 +5,12 @@
 #include "widgets/IrGraphView.h"
 #include "widgets/QtText.h"
 
-#include "analysis/CostModelOutput.h"
+#include "analysis/simulation/CostModelOutput.h"
 
 #include "app/studio/ProjectRunJob.h"
 
-#include "analysis/RunSummary.h"
-#include "analysis/TunedConfig.h"
+#include "analysis/run/RunSummary.h"
+#include "analysis/simulation/TunedConfig.h"
 #include "core/AtomicFile.h"
 #include "core/Diagnostics.h"
 #include "runtime/trace/ChromeTraceWriter.h"

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "app/studio/JobRunner.h"
-#include "analysis/IrGraph.h"
-#include "analysis/RunSummary.h"
+#include "analysis/irviews/IrGraph.h"
+#include "analysis/run/RunSummary.h"
 #include "app/studio/ProjectRunJob.h"
 #include "core/Diagnostics.h"
 #include "core/project/EditRecovery.h"

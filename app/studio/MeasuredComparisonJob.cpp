@@ -1,7 +1,7 @@
 // The measured-trace comparison's worker-thread part.
 #include "app/studio/MeasuredComparisonJob.h"
 
-#include "analysis/Calibration.h"
+#include "analysis/calibration/Calibration.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 // JobRunner calls it on a worker thread.
 #pragma once
 
-#include "analysis/ProjectRun.h"
+#include "analysis/run/ProjectRun.h"
 #include "widgets/models/MismatchListModel.h"
 #include "widgets/models/TraceIndex.h"
 

@@ -1,7 +1,7 @@
 #include "app/studio/ProjectRunJob.h"
 
-#include "analysis/RunLedger.h"
-#include "analysis/Simulation.h"
+#include "analysis/ledger/RunLedger.h"
+#include "analysis/simulation/Simulation.h"
 
 #include <cstdio>
 

@@ -3,8 +3,8 @@
 // on a worker thread with the job's cancel flag.
 #pragma once
 
-#include "analysis/HealthReport.h"
-#include "analysis/ProjectRun.h"
+#include "analysis/report/HealthReport.h"
+#include "analysis/run/ProjectRun.h"
 #include "core/Diagnostics.h"
 #include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"

@@ -1,6 +1,6 @@
 #include "app/studio/RunHistoryJob.h"
 
-#include "analysis/RunRecordTrace.h"
+#include "analysis/ledger/RunRecordTrace.h"
 
 #include <unordered_map>
 

@@ -3,8 +3,8 @@
 // the ledger is an SQLite file, so JobRunner calls these on a worker thread.
 #pragma once
 
-#include "analysis/RunComparison.h"
-#include "analysis/RunHistory.h"
+#include "analysis/ledger/RunComparison.h"
+#include "analysis/ledger/RunHistory.h"
 #include "widgets/models/TraceIndex.h"
 
 #include <atomic>

@@ -8,7 +8,7 @@
 //             TileShape::parse (the panel's text), once, into a typed value;
 //   validate  TileShape::problem: what no op accepts (a non-positive dim);
 //             what depends on the ops a shape cuts (rank, buffers) is the
-//             compiler's and the live check's (analysis/TileBufferCheck.h);
+//             compiler's and the live check's (analysis/tuning/TileBufferCheck.h);
 //   apply     tileShapeSource and cutByVecTile: which key governs an op, in
 //             ExpandFunction's precedence (call site, label, the kernel's own
 //             value, vec DEFAULT);

@@ -98,7 +98,7 @@ struct OperatorProject {
   std::map<std::string, GoldenSource> golden;   // keyed by argument name
   std::map<std::string, Tolerance> tolerance;   // keyed by argument name
   // An output's comparison rule when the project names one ("tolerance": {NAME: {"rule": ...}}):
-  // "allclose", "exact", "quantized" or "topk" (analysis/OutputRules.h).
+  // "allclose", "exact", "quantized" or "topk" (analysis/simulation/OutputRules.h).
   std::map<std::string, std::string> compareRules;
 
   // Tuning settings. Their schemas belong to the compiler and runtime; the

@@ -346,7 +346,7 @@ private:
       for (const auto& [key, number] : entry.items()) {
         KeyPath keyPath = entryPath / key;
         if (key == "rule") {
-          // Which rule judges the output (analysis/OutputRules.h); the run chooses one when absent.
+          // Which rule judges the output (analysis/simulation/OutputRules.h); the run chooses one when absent.
           if (!expectType(number, keyPath, Json::value_t::string)) continue;
           const std::string rule = number.get<std::string>();
           if (rule != "allclose" && rule != "exact" && rule != "quantized" && rule != "topk") {

@@ -1,9 +1,9 @@
-// The advisor's tile, subgraph and loop-barrier rules (analysis/AdvisorRules.cpp, AdvisorBarrierRule.cpp), each on a small kernel that shows its
+// The advisor's tile, subgraph and loop-barrier rules (analysis/advisor/rules/), each on a small kernel that shows its
 // symptom (tests/data/advisor/<rule>): the rule fires with evidence from the run; its patch, applied to the
 // project file, traced, compiled and simulated again from scratch (runProject, not the advisor's traced-once
 // shortcut), gives the predicted makespan within 5 % and beats the baseline; and the rule stays silent on
 // kernels without the symptom (the matmul example, the other rules' kernels).
-#include "analysis/Advisor.h"
+#include "analysis/advisor/Advisor.h"
 #include "core/project/ProjectFile.h"
 
 #include <gtest/gtest.h>

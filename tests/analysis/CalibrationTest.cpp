@@ -2,8 +2,8 @@
 // search on analytic functions (a minimum inside the box, one on its edge, a
 // flat direction that must not move), task pairing by identity, reading
 // PyPTO's L1 profile with its topology, and applying factors to a machine file.
-#include "analysis/Calibration.h"
-#include "analysis/PatternSearch.h"
+#include "analysis/calibration/Calibration.h"
+#include "analysis/calibration/PatternSearch.h"
 
 #include <gtest/gtest.h>
 

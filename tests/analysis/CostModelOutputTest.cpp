@@ -1,6 +1,6 @@
 // Finding the swimlane in the folders PyPTO's simulator mode writes, which
 // pto-studio opens directly.
-#include "analysis/CostModelOutput.h"
+#include "analysis/simulation/CostModelOutput.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // (runtime/Scheduler.h) make of its graph with one scheduler thread that spends 10 cycles per dispatch, 5 per
 // completion and 5 per resolve. Every expected step, cause and cycle count is worked out in the comments from
 // those rules and the records alone, not taken from the code's output.
-#include "analysis/HealthReport.h"
+#include "analysis/report/HealthReport.h"
 
 #include "HandTaskRecord.h"
 

@@ -1,7 +1,7 @@
 // The health report on a run written by hand: five tasks of three subgraphs on a machine of 2 cube and 2
 // vector cores whose one scheduler thread spends 20 cycles per task (a round over 2 cores: 40 cycles). Every
 // expected figure is worked out in the comments from the task records alone.
-#include "analysis/HealthReport.h"
+#include "analysis/report/HealthReport.h"
 
 #include "HandTaskRecord.h"
 

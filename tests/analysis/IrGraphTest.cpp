@@ -4,8 +4,8 @@
 // the kernel's hand-worked structure; grouping, lazy expansion and the
 // neighbourhood mode on synthetic graphs whose counts are known by
 // construction; partition edit checks with the compiler's own messages.
-#include "analysis/IrGraph.h"
-#include "analysis/PassHistory.h"
+#include "analysis/irviews/IrGraph.h"
+#include "analysis/run/PassHistory.h"
 #include "core/project/ProjectFile.h"
 
 #include "CliRunner.h"

@@ -2,8 +2,8 @@
 // themselves (quantized within one step, top-k rows as sets), and the staged golden of a kernel whose later
 // stages read its earlier outputs. Each rule is tested both ways: the difference it exists to excuse passes,
 // a real error next to it still fails.
-#include "analysis/OutputRules.h"
-#include "analysis/StagedGolden.h"
+#include "analysis/simulation/OutputRules.h"
+#include "analysis/run/StagedGolden.h"
 #include "tests/reference/ReferenceTestSupport.h"
 
 #include <gtest/gtest.h>

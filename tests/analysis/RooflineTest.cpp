@@ -6,9 +6,9 @@
 // vector unit where exp costs 2, a cast 0.5 and the rest 1. Every expected
 // figure is worked out in the comments; tolerances are for floating-point
 // rounding only.
-#include "analysis/HealthReport.h"
-#include "analysis/ProjectRun.h"
-#include "analysis/Roofline.h"
+#include "analysis/report/HealthReport.h"
+#include "analysis/run/ProjectRun.h"
+#include "analysis/report/Roofline.h"
 #include "core/project/ProjectFile.h"
 
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 // The Runs panel's engine: a project's recorded runs with what changed
-// between them (analysis/RunHistory.h), and a recorded run's swimlane rebuilt
-// from its ledger task table (analysis/RunRecordTrace.h). Expected values are
+// between them (analysis/ledger/RunHistory.h), and a recorded run's swimlane rebuilt
+// from its ledger task table (analysis/ledger/RunRecordTrace.h). Expected values are
 // worked out by hand from the hand-built runs below.
-#include "analysis/RunHistory.h"
-#include "analysis/RunRecordTrace.h"
+#include "analysis/ledger/RunHistory.h"
+#include "analysis/ledger/RunRecordTrace.h"
 
 #include <gtest/gtest.h>
 

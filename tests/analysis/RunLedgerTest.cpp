@@ -1,11 +1,11 @@
-// The run ledger (analysis/RunLedger.h) and comparing two runs
-// (analysis/RunComparison.h): records round-trip, the newest come first, an
+// The run ledger (analysis/ledger/RunLedger.h) and comparing two runs
+// (analysis/ledger/RunComparison.h): records round-trip, the newest come first, an
 // old schema migrates and a newer one is refused, old task tables are pruned
 // by count and by bytes, a writer killed mid-way and two writers at once
 // leave only whole runs; the comparison of two hand-built runs against
 // deltas worked out by hand.
-#include "analysis/RunComparison.h"
-#include "analysis/RunLedger.h"
+#include "analysis/ledger/RunComparison.h"
+#include "analysis/ledger/RunLedger.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

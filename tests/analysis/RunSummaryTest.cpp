@@ -1,8 +1,8 @@
 // RunSummary, the IDE's summary numbers: they agree with `pto run --json` on
 // the same project, utilisation matches a recount from the schedule, and the
 // delta against a previous run follows its definition.
-#include "analysis/ProjectRun.h"
-#include "analysis/RunSummary.h"
+#include "analysis/run/ProjectRun.h"
+#include "analysis/run/RunSummary.h"
 #include "core/project/ProjectFile.h"
 
 #include "CliRunner.h"

@@ -1,6 +1,6 @@
 // Tuned configs: export then import restores every tuned setting; bad files
 // are rejected with an error at their line and leave the project unchanged.
-#include "analysis/TunedConfig.h"
+#include "analysis/simulation/TunedConfig.h"
 
 #include "core/json/JsonPrinter.h"
 #include "core/project/ProjectFile.h"

@@ -2,8 +2,8 @@
 // leave-one-out errors against answers worked by hand, machine files varied
 // at a key path, and every figure of the bundled A2 and A3 files traced to a
 // source.
-#include "analysis/PredictionConfidence.h"
-#include "analysis/Validation.h"
+#include "analysis/validation/PredictionConfidence.h"
+#include "analysis/validation/Validation.h"
 #include "npusim/MachineFile.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The embedded frontend: tracing project kernels from C++, as pto and the IDE do.
-#include "analysis/ProjectRun.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/frontend/KernelTracer.h"
 #include "compiler/frontend/ProjectTrace.h"
 #include "core/project/ProjectFile.h"

@@ -3,8 +3,8 @@
 // atol 1e-6; matmul fp16 -> fp32: 1e-3 / 1e-3; muls_add_matmul_rowsum: the project's, or the fp32
 // default). Also the per-task entry point: tasks run one by one in a random order that respects the
 // dependencies give the same golden.
-#include "analysis/PrecisionCompare.h"
-#include "analysis/ProjectRun.h"
+#include "analysis/simulation/PrecisionCompare.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/frontend/ProjectTrace.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "core/project/ArgumentData.h"

@@ -5,7 +5,7 @@
 // task; dependencies are respected) and determinism (two runs, one schedule).
 #include "TimingTestSupport.h"
 
-#include "analysis/ProjectRun.h"
+#include "analysis/run/ProjectRun.h"
 #include "core/project/ArgumentData.h"
 #include "core/project/ProjectFile.h"
 #include "npusim/TimingRun.h"

@@ -4,8 +4,8 @@
 // runtime options reports).
 #include "TuningTestSupport.h"
 
-#include "analysis/OptionCatalog.h"
-#include "analysis/Simulation.h"
+#include "analysis/tuning/OptionCatalog.h"
+#include "analysis/simulation/Simulation.h"
 
 #include <gtest/gtest.h>
 
@@ -43,8 +43,8 @@ std::set<std::string> namesReadIn(const std::vector<std::string>& files) {
 TEST(OptionCatalog, ListsEveryOptionTheSourcesRead) {
   std::set<std::string> passNames = namesReadIn({"compiler/passes/GraphPartition.cpp", "compiler/passes/OoOSchedule.cpp",
                                                  "compiler/passes/NBufferMerge.cpp", "compiler/passes/L1CopyInReuseMerge.cpp",
-                                                 "compiler/passes/Pipeline.cpp", "analysis/ProjectRun.cpp"});
-  std::set<std::string> runtimeNames = namesReadIn({"analysis/Simulation.cpp", "compiler/settings/Options.cpp"});
+                                                 "compiler/passes/Pipeline.cpp", "analysis/run/ProjectRun.cpp"});
+  std::set<std::string> runtimeNames = namesReadIn({"analysis/simulation/Simulation.cpp", "compiler/settings/Options.cpp"});
   // The scan must find the options we know are there, or it proves nothing.
   for (const char* known : {"mg_copyin_upper_bound", "vec_nbuffer_setting", "cube_nbuffer_setting", "ooo_sched_mode",
                             "disable_pass", "enable_pass_verify", "sg_set_scope"})

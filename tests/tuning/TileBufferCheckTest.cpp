@@ -5,7 +5,7 @@
 // AllocateBuffers, "fits" must compile.
 #include "TuningTestSupport.h"
 
-#include "analysis/TileBufferCheck.h"
+#include "analysis/tuning/TileBufferCheck.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Writing a tile shape back into the kernel's set_*_tile_shapes call.
 #include "TuningTestSupport.h"
 
-#include "analysis/TileShapeWriteBack.h"
+#include "analysis/tuning/TileShapeWriteBack.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // actually cuts (ExpandFunction) when the project sets a key.
 #include "TuningTestSupport.h"
 
-#include "analysis/ProjectRun.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/passes/ExpandFunction.h"
 
 #include <gtest/gtest.h>

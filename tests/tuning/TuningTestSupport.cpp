@@ -1,7 +1,7 @@
 // Implementation of the tuning test helpers.
 #include "TuningTestSupport.h"
 
-#include "analysis/ProjectRun.h"
+#include "analysis/run/ProjectRun.h"
 #include "compiler/frontend/ProjectTrace.h"
 #include "compiler/passes/Pipeline.h"
 #include "core/project/ProjectFile.h"

@@ -3,7 +3,7 @@
 // tile settings (the independent cross-check of the buffer check).
 #pragma once
 
-#include "analysis/TileSites.h"
+#include "analysis/tuning/TileSites.h"
 #include "compiler/ir/TargetInfo.h"
 #include "core/Diagnostics.h"
 #include "core/project/OperatorProject.h"

@@ -8,7 +8,7 @@
 // selecting a task in one selects its match in the other, and closing
 // returns to the single swimlane. RunListModel runs under
 // QAbstractItemModelTester.
-#include "analysis/RunLedger.h"
+#include "analysis/ledger/RunLedger.h"
 #include "app/studio/MainWindow.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/QCustomPlot.h"

@@ -1,5 +1,5 @@
 // IrGraphLayout: what the graph view draws for one IR level — the visible
-// items (nodes and collapsed groups, analysis/IrGraph.h) placed by
+// items (nodes and collapsed groups, analysis/irviews/IrGraph.h) placed by
 // Graphviz's dot, subgraphs as cluster boxes, edges as routes. Plain C++
 // (no Qt): the window lays out on a worker thread and the view only paints.
 //
@@ -9,7 +9,7 @@
 // view keeps its viewport and selection (by node key) across such changes.
 #pragma once
 
-#include "analysis/IrGraph.h"
+#include "analysis/irviews/IrGraph.h"
 #include "widgets/models/TaskGraphLayout.h"
 
 #include <atomic>

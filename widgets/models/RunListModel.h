@@ -1,11 +1,11 @@
 // RunListModel: the Runs panel's table, one row per recorded run of the
-// project (analysis/RunHistory.h), newest first: id, time, makespan, its
+// project (analysis/ledger/RunHistory.h), newest first: id, time, makespan, its
 // change from the run before, tasks, and the settings that changed from the
 // run before and that differ from the current run. A thin adapter (setHistory
 // resets it); the panel's delegate colours rows from the roles.
 #pragma once
 
-#include "analysis/RunHistory.h"
+#include "analysis/ledger/RunHistory.h"
 
 #include <QAbstractTableModel>
 

@@ -3,7 +3,7 @@
 // so the engine can produce it; widgets name it here.
 #pragma once
 
-#include "analysis/RunSummary.h"
+#include "analysis/run/RunSummary.h"
 
 namespace pto::widgets {
 

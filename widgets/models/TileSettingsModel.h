@@ -1,4 +1,4 @@
-// TileSettingsModel: one row per tile site (analysis/TileSites.h) of the
+// TileSettingsModel: one row per tile site (analysis/tuning/TileSites.h) of the
 // traced kernel, with its shape, what it governs, its buffer use on the
 // machine and whether it fits. Plain data in (setSites), no painting: the
 // FitRole tells a delegate how to colour a row.
@@ -11,8 +11,8 @@
 // tile_settings. Empty text asks to remove the project's value (nullopt).
 #pragma once
 
-#include "analysis/TileBufferCheck.h"
-#include "analysis/TileSites.h"
+#include "analysis/tuning/TileBufferCheck.h"
+#include "analysis/tuning/TileSites.h"
 
 #include <QAbstractTableModel>
 

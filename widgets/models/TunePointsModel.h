@@ -1,4 +1,4 @@
-// TunePointsModel: points of a tuner sweep (analysis/Tuner.h) as a table —
+// TunePointsModel: points of a tuner sweep (analysis/tuner/Tuner.h) as a table —
 // the Advice panel's Pareto table. One row per point given (the Pareto
 // front fastest first, or every evaluated point), with its makespan, the
 // change against the sweep's baseline, its busy core time and its settings
@@ -6,7 +6,7 @@
 // marks the sweep's fastest point (the view bolds it). Paints nothing.
 #pragma once
 
-#include "analysis/Tuner.h"
+#include "analysis/tuner/Tuner.h"
 
 #include <QAbstractTableModel>
 

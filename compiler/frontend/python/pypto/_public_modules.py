@@ -30,7 +30,7 @@ _ARCH_OF_950 = "DAV_3510"
 
 def npu_arch():
     """The NPU architecture of the machine kernels run on here: the machine named by PTO_MACHINE (default a2,
-    read the same way as the simulator reads it, analysis/KernelCall.cpp), DAV_3510 when it is a 950-like
+    read the same way as the simulator reads it, analysis/simulation/KernelCall.cpp), DAV_3510 when it is a 950-like
     machine (its name or file name has 950 in it: resources/machines/950.json) and DAV_2201 for the
     A2/A3-like ones (a2, a3, tiny and the user's own machine files)."""
     machine = os.environ.get("PTO_MACHINE") or "a2"

@@ -1,0 +1,34 @@
+// The advisor's rules, one file each in this folder, registered in one place
+// (Rules.cpp, in the order they run). A rule reads the baseline run's health
+// and schedule through its Context and proposes changes it has simulated.
+#pragma once
+
+#include "analysis/advisor/AdvisorContext.h"
+
+#include <string_view>
+#include <vector>
+
+namespace pto::advisor {
+
+struct Rule {
+  std::string_view id;    // as suggestions name it: "scheduling-bound-vector"
+  std::string_view file;  // its file in this folder, without ".cpp"
+  void (*advise)(Context& context);
+};
+
+// Every rule, in the order the advisor runs them.
+const std::vector<Rule>& advisorRules();
+
+void adviseVectorMerging(Context& context);
+void adviseL1Reuse(Context& context);
+void adviseWaveTail(Context& context);
+void adviseStitching(Context& context);
+void adviseUnevenWaves(Context& context);
+void adviseSmallMMatmul(Context& context);
+void adviseConsumerTiles(Context& context);
+void adviseEmptySubgraphs(Context& context);
+void adviseTileNearCapacity(Context& context);
+void adviseLowOverlap(Context& context);
+void adviseLoopBarriers(Context& context);
+
+} // namespace pto::advisor

@@ -1,0 +1,135 @@
+// A project's compilation kept pass by pass (see PassHistory.h).
+#include "analysis/run/PassHistory.h"
+
+#include "analysis/run/ProjectRun.h"
+#include "compiler/frontend/ProjectTrace.h"
+#include "compiler/ir/TensorGraphJson.h"
+
+#include <chrono>
+#include <exception>
+
+namespace pto {
+
+void appendPassSteps(PassHistory& history, std::vector<PassRecord> records) {
+  std::vector<IrNode> previous;
+  std::shared_ptr<const nlohmann::json> previousSnapshot = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  for (PassRecord& record : records) {
+    PassStep step;
+    step.name = record.name;
+    step.milliseconds = record.milliseconds;
+    step.changed = record.changed;
+    step.skipped = record.skipped;
+    if (record.skipped || record.snapshotJson.empty() || (!record.changed && !history.steps.empty())) {
+      // Nothing changed: the step before's IR, nodes and counts.
+      step.snapshot = previousSnapshot;
+      if (!history.steps.empty()) {
+        for (std::size_t level = 0; level < kIrLevelCount; ++level)
+          step.counts[level].count = history.steps.back().counts[level].count;
+        step.diverged = static_cast<int>(history.steps.size()) == history.divergedAt;
+        history.steps.push_back(std::move(step));
+        continue;
+      }
+    } else {
+      step.snapshot = std::make_shared<nlohmann::json>(nlohmann::json::parse(record.snapshotJson));
+      record.snapshotJson.clear();
+    }
+    std::vector<IrNode> nodes = irNodes(*step.snapshot);
+    step.changes = diffNodes(previous, nodes);
+    step.counts = countChanges(nodes, step.changes);
+    step.diverged = static_cast<int>(history.steps.size()) == history.divergedAt;
+    previous = std::move(nodes);
+    previousSnapshot = step.snapshot;
+    history.steps.push_back(std::move(step));
+  }
+}
+
+PassHistory compilePassHistory(const OperatorProject& project, const std::optional<std::string>& sourceText,
+                               const std::function<bool()>& cancelled, PassHistoryDepth depth) {
+  auto start = std::chrono::steady_clock::now();
+  PassHistory history;
+  DiagnosticEngine diags;
+  std::vector<PassRecord> records;
+  std::shared_ptr<nlohmann::json> finalIr;
+  try {
+    ProjectRunOptions options;
+    options.trace.sourceText = sourceText;
+    options.trace.cancelled = cancelled;
+    const bool verify = project.passOptions.is_object() && project.passOptions.value("enable_pass_verify", false);
+    history.finalOnly = depth == PassHistoryDepth::FinalIr && !verify;
+    options.compile.keepSnapshots = !history.finalOnly;
+    options.compile.cancelled = cancelled;
+    options.compile.onPassRecorded = [&records](const PassRecord& record) { records.push_back(record); };
+    if (verify) {
+      // Verify runs the kernel after each pass: the project's own run does it.
+      options.mode = SimulationMode::Timing;
+      options.check = PrecisionCheck::Never;
+      options.onTraced = [&history](const TensorGraph& graph) {
+        history.traced = std::make_shared<const TensorGraph>(graph);
+        history.tensor = nlohmann::json(tensorGraphToJson(graph));
+      };
+      history.complete = runProject(project, diags, options).has_value();
+    } else {
+      auto graph = traceProject(project, diags, options.trace);
+      if (graph) {
+        history.traced = std::make_shared<const TensorGraph>(*graph);
+        history.tensor = nlohmann::json(tensorGraphToJson(*graph));
+        options.compile.disabledPasses =
+            disabledPassesFrom(project.passOptions, project.locationOf("pass_options"), diags);
+        auto settings = compileSettingsFor(project, *graph, argumentShapes(project, *graph, diags), diags);
+        auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, options.compile) : std::nullopt;
+        history.complete = compiled.has_value();
+        if (compiled && history.finalOnly) finalIr = std::make_shared<nlohmann::json>(irSnapshot(compiled->compilation));
+      }
+    }
+    if (verify && !history.complete && !records.empty()) {
+      for (const Diagnostic& diagnostic : diags.diagnostics())
+        if (diagnostic.message.rfind("pass verify:", 0) == 0) {
+          history.divergedAt = static_cast<int>(records.size()) - 1;
+          history.divergence = diagnostic.message;
+          history.divergenceLine = diagnostic.location.line;
+        }
+    }
+  } catch (const std::exception& error) {
+    diags.error(SourceLocation{project.file.string()}) << "internal error while compiling: " << error.what();
+  }
+
+  appendPassSteps(history, std::move(records));
+  if (finalIr && !history.steps.empty()) {
+    PassStep& last = history.steps.back();
+    last.snapshot = std::move(finalIr);
+    last.counts = countChanges(irNodes(*last.snapshot), {});
+  }
+  history.diagnostics = diags.diagnostics();
+  for (const Diagnostic& diagnostic : diags.diagnostics()) history.problems += diags.format(diagnostic) + "\n";
+  history.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return history;
+}
+
+int partitionStep(const PassHistory& history) {
+  for (std::size_t i = 0; i < history.steps.size(); ++i)
+    if (history.steps[i].name == "ApplyPartitionOverrides") return static_cast<int>(i);
+  return -1;
+}
+
+std::string partitionOverridesProblem(const OperatorProject& project, const TensorGraph& traced,
+                                      const nlohmann::ordered_json& overrides) {
+  OperatorProject edited = project;
+  edited.partitionOverrides = overrides;
+  edited.partitionOverrideLocations.clear();
+  DiagnosticEngine diags;
+  try {
+    auto settings = compileSettingsFor(edited, traced, argumentShapes(edited, traced, diags), diags);
+    if (settings) {
+      CompileOptions options;
+      options.afterPass = [](const PassInfo& pass, const Compilation&) { return pass.name != "ApplyPartitionOverrides"; };
+      compileKernel(traced, std::move(*settings), diags, options);
+    }
+  } catch (const std::exception& error) {
+    return std::string("internal error while checking: ") + error.what();
+  }
+  for (const Diagnostic& diagnostic : diags.diagnostics())
+    if (diagnostic.severity == Severity::Error) return diagnostic.message;
+  return {};
+}
+
+} // namespace pto

@@ -1,0 +1,517 @@
+// Implementation of runProject.
+#include "analysis/run/ProjectRun.h"
+
+#include "analysis/simulation/OutputRules.h"
+#include "analysis/run/StagedGolden.h"
+#include "compiler/reference/ReferenceInterpreter.h"
+#include "compiler/reference/TileInterpreter.h"
+#include "core/Npy.h"
+#include "core/project/ArgumentData.h"
+#include "npusim/MachineFile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <variant>
+
+namespace pto {
+namespace {
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<HostTensor> deepCopy(const std::vector<HostTensor>& tensors) {
+  std::vector<HostTensor> copies;
+  copies.reserve(tensors.size());
+  for (const HostTensor& tensor : tensors) copies.push_back(tensor.contiguous());
+  return copies;
+}
+
+bool verifyRequested(const OperatorProject& project) {
+  const auto& options = project.passOptions;
+  return options.is_object() && options.contains("enable_pass_verify") && options["enable_pass_verify"].is_boolean() &&
+         options["enable_pass_verify"].get<bool>();
+}
+
+// Runs the tile graph a pass produced on the project's inputs and compares
+// every output with the golden (with the project's tolerances).
+bool verifyAfterPass(const PassInfo& pass, const Compilation& state, const std::vector<HostTensor>& inputs,
+                     const std::vector<HostTensor>& golden, const OperatorProject& project, DiagnosticEngine& diags,
+                     const ReferenceOptions& referenceOptions) {
+  std::vector<HostTensor> arguments = deepCopy(inputs);
+  DiagnosticEngine runDiags;
+  const TensorGraph& graph = state.tiles.graph;
+  if (!runTiles(state.tiles, arguments, runDiags, referenceOptions)) {
+    DiagnosticBuilder error = diags.error(graph.kernelLocation);
+    error << "pass verify: the tile graph after " << pass.name << " cannot be executed";
+    for (const Diagnostic& problem : runDiags.diagnostics()) error.note(problem.location, problem.message);
+    return false;
+  }
+  for (TensorId id : graph.writtenArguments()) {
+    std::size_t index = static_cast<std::size_t>(graph.tensor(id).argumentIndex);
+    const std::string& argName = graph.tensor(id).name;
+    const KernelArgument* arg = project.findArgument(argName);
+    Tolerance tolerance = arg ? project.toleranceFor(*arg) : defaultTolerance(arguments[index].dtype());
+    OutputComparison comparison = compareOutput(arguments[index], golden[index], tolerance);
+    if (comparison.pass()) continue;
+    // Point at the last op that writes this output: where the wrong values land.
+    SourceLocation where = graph.kernelLocation;
+    for (const TensorOp& op : graph.ops())
+      for (TensorId output : op.outputs)
+        if (op.kind != TensorOpKind::View && graph.storageOf(output) == id) where = op.location;
+    std::int64_t at = comparison.firstMismatch;
+    return diags.error(where) << "pass verify: after " << pass.name << ", output '" << argName << "' differs from the golden in "
+                              << comparison.mismatches << " of " << comparison.elements << " elements (first at flat index "
+                              << at << ": " << arguments[index].getAsDouble(at) << " instead of " << golden[index].getAsDouble(at)
+                              << "); the passes before it kept the result";
+  }
+  return true;
+}
+
+// disable_pass from the project's pass options; unknown pass names are warnings.
+void applyProjectPassOptions(const OperatorProject& project, CompileOptions& options, DiagnosticEngine& diags) {
+  options.disabledPasses = disabledPassesFrom(project.passOptions, project.locationOf("pass_options"), diags);
+}
+
+std::optional<MachineDescription> machineFor(const OperatorProject& project, const std::string& machineOverride,
+                                             DiagnosticEngine& diags) {
+  if (!machineOverride.empty()) return findMachine(machineOverride, diags, SourceLocation{"--machine"});
+  return findMachine(project.machine, diags, project.locationOf("machine"), project.directory());
+}
+
+bool readsElementsOf(const TensorGraph& graph, std::size_t argument) {
+  return std::binary_search(graph.elementReadArguments.begin(), graph.elementReadArguments.end(), static_cast<int>(argument));
+}
+
+// A group of the kernel's own options (its jit decorator) with the project's
+// entries over them: the project file is where a kernel is tuned.
+nlohmann::ordered_json withKernelOptions(const TensorGraph& graph, const std::string& group,
+                                         const nlohmann::ordered_json& projectOptions) {
+  const auto found = graph.kernelOptions.find(group);
+  if (found == graph.kernelOptions.end() || !found->is_object()) return projectOptions;
+  nlohmann::ordered_json merged = *found;
+  if (projectOptions.is_object())
+    for (const auto& [key, value] : projectOptions.items()) merged[key] = value;
+  return merged;
+}
+
+} // namespace
+
+std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                                  const std::vector<HostTensor>& arguments, DiagnosticEngine& diags) {
+  auto machine = machineFor(project, {}, diags);
+  if (!machine) return std::nullopt;
+  return compileSettingsFor(project, graph, arguments, *machine);
+}
+
+CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                   const std::vector<HostTensor>& arguments, const MachineDescription& machine) {
+  CompileSettings settings;
+  settings.target = machine.targetInfo();
+  settings.bindings = dynamicDimBindings(graph, arguments);
+  settings.tileSettings = project.tileSettings;
+  settings.passOptions = withKernelOptions(graph, "pass_options", project.passOptions);
+  settings.partitionOverrides = project.partitionOverrides;
+  settings.partitionOverrideLocations = project.partitionOverrideLocations;
+  settings.settingLocations = project.settingLocations;
+  settings.projectFile = project.file.string();
+  return settings;
+}
+
+std::vector<HostTensor> argumentShapes(const OperatorProject& project, const TensorGraph& graph, DiagnosticEngine& diags) {
+  std::vector<HostTensor> shapes;
+  for (std::size_t i = 0; i < project.args.size(); ++i) {
+    const KernelArgument& arg = project.args[i];
+    const std::vector<std::int64_t> shape = *project.concreteShape(arg);
+    std::optional<HostTensor> data;
+    if (readsElementsOf(graph, i))
+      data = makeArgumentData(arg, shape, project.directory(), diags, SourceLocation{project.file.string()}, static_cast<int>(i));
+    shapes.push_back(data ? std::move(*data) : HostTensor(arg.dtype, Shape(shape)));
+  }
+  return shapes;
+}
+
+double multiplyAddsOf(const Compilation& compilation) {
+  const TileGraph& tiles = compilation.tiles;
+  const std::vector<Subgraph>& subgraphs = compilation.blocks.subgraphs;
+  std::vector<double> perSubgraph(subgraphs.size(), -1.0);
+  auto elements = [](const std::vector<std::int64_t>& shape) {
+    double count = 1.0;
+    for (std::int64_t extent : shape) count *= static_cast<double>(extent);
+    return count;
+  };
+  double total = 0.0;
+  for (const Task& task : compilation.tasks.tasks) {
+    if (task.subgraph < 0 || static_cast<std::size_t>(task.subgraph) >= subgraphs.size()) continue;
+    double& work = perSubgraph[static_cast<std::size_t>(task.subgraph)];
+    if (work < 0.0) {
+      work = 0.0;
+      for (TileOpId id : subgraphs[static_cast<std::size_t>(task.subgraph)].ops) {
+        const TileOp& op = tiles.tileOp(id);
+        double out = op.outputs.empty() ? 0.0 : elements(op.outputs[0].shape);
+        if (op.kind == TensorOpKind::Matmul && !op.inputs.empty() && !op.inputs[0].shape.empty())
+          out *= static_cast<double>(op.inputs[0].shape.back());
+        work += out;
+      }
+    }
+    total += work;
+  }
+  return total;
+}
+
+bool ProjectRunResult::pass() const {
+  for (const OutputResult& output : outputs)
+    if (!output.comparison.pass()) return false;
+  return true;
+}
+
+std::optional<ProjectRunResult> runProject(const OperatorProject& project, DiagnosticEngine& diags,
+                                           const ProjectRunOptions& options) {
+  auto stage = [&options](std::string_view name) {
+    if (options.onStage) options.onStage(name);
+  };
+  ProjectRunResult result;
+  auto start = std::chrono::steady_clock::now();
+  stage("tracing");
+  auto graph = traceProject(project, diags, options.trace);
+  if (!graph) return std::nullopt;
+  result.graph = std::move(*graph);
+  if (options.onTraced) options.onTraced(result.graph);
+  result.traceMs = millisecondsSince(start);
+  const TensorGraph& traced = result.graph;
+
+  // Inputs as the project describes them; outputs the kernel returns
+  // (functional style) get zero-filled buffers of their traced shape.
+  // A timing run reads no data unless it checks precision: generated
+  // inputs (random, arange) start as zeros and are made only when the check
+  // runs, so a full-size timing run does not spend seconds drawing random
+  // numbers it never reads. .npy inputs are read now, so a bad file is
+  // reported either way.
+  const bool verify = verifyRequested(project);
+  const bool dataMayWait =
+      options.mode == SimulationMode::Timing && !verify && options.check != PrecisionCheck::Always;
+  std::vector<bool> generatedLater(project.args.size(), false);
+  for (std::size_t i = 0; i < project.args.size(); ++i) {
+    const KernelArgument& arg = project.args[i];
+    const SourceLocation projectLocation = project.locationOf("args[" + std::to_string(i) + "]");
+    auto shape = *project.concreteShape(arg);
+    // Elements read as scalars steer the schedule (loop trips, offsets), so
+    // their tensors are always made.
+    const bool generated = !std::holds_alternative<NpyInit>(arg.init) && !std::holds_alternative<ZerosInit>(arg.init) &&
+                           !std::holds_alternative<ValuesInit>(arg.init) &&
+                           !readsElementsOf(traced, i);
+    std::optional<HostTensor> data;
+    if (dataMayWait && generated) {
+      DiagnosticEngine scratch;  // so that the message names the argument
+      data = HostTensor::tryCreate(arg.dtype, Shape(shape), scratch, projectLocation);
+      if (!data)
+        return diags.error(projectLocation) << argumentLabel(arg, static_cast<int>(i)) << ": "
+                                            << scratch.diagnostics().front().message;
+      generatedLater[i] = true;
+    } else {
+      data = makeArgumentData(arg, shape, project.directory(), diags, projectLocation, static_cast<int>(i));
+    }
+    if (!data) return std::nullopt;
+    result.arguments.push_back(std::move(*data));
+    result.argumentNames.push_back(arg.name);
+  }
+  const std::map<std::string, std::int64_t> bindings = dynamicDimBindings(traced, result.arguments);
+  for (std::size_t i = project.args.size(); i < traced.arguments.size(); ++i) {
+    const TensorValue& value = traced.tensor(traced.arguments[i]);
+    std::vector<std::int64_t> shape;
+    for (const SymbolicScalar& dim : value.shape) {
+      SymbolicEvaluation evaluated = dim.evaluate(bindings);
+      if (!evaluated.ok()) return diags.error(traced.kernelLocation) << "returned tensor '" << value.name << "': " << evaluated.error;
+      shape.push_back(*evaluated.value);
+    }
+    auto buffer = HostTensor::tryCreate(value.dtype, Shape(shape), diags, traced.kernelLocation);
+    if (!buffer) return std::nullopt;
+    result.arguments.push_back(std::move(*buffer));
+    result.argumentNames.push_back(value.name);
+  }
+
+  ReferenceOptions referenceOptions;
+  referenceOptions.cancelled = options.trace.cancelled;
+  referenceOptions.maxElements = options.trace.maxElements;
+
+  // The arguments before anything ran: a functional simulation writes
+  // outputs (and in-place arguments) into result.arguments.
+  // The golden is the reference interpreter on a copy of them. Verify mode
+  // needs it while compiling; otherwise it waits until the timeline has
+  // been handed out (onSimulated).
+  std::vector<HostTensor> initial;
+  if (!dataMayWait) initial = deepCopy(result.arguments);
+  std::vector<HostTensor> golden;
+  std::vector<OutputWrite> goldenWrites;  // where the golden run wrote the outputs, for the staged golden
+  auto computeGolden = [&] {
+    stage("computing the golden");
+    auto goldenStart = std::chrono::steady_clock::now();
+    golden = deepCopy(initial);
+    OutputWriteLog log(traced, golden);
+    ReferenceOptions logged = referenceOptions;
+    logged.onWrite = [&log](const TensorOp& op, const HostTensor& region) { log.onWrite(op, region); };
+    if (!runReference(traced, golden, diags, logged)) return false;
+    goldenWrites = log.writes();
+    result.goldenMs = millisecondsSince(goldenStart);
+    return true;
+  };
+  if (verify && !computeGolden()) return std::nullopt;
+
+  // Compile for the machine, then simulate.
+  stage("compiling");
+  start = std::chrono::steady_clock::now();
+  CompileOptions compileOptions = options.compile;
+  applyProjectPassOptions(project, compileOptions, diags);
+  if (verify) {
+    // enable_pass_verify: after each pass, execute what it produced and hold
+    // it to the golden; the first pass that breaks the result is reported.
+    compileOptions.afterPass = [&, chained = compileOptions.afterPass](const PassInfo& pass, const Compilation& state) {
+      if (chained && !chained(pass, state)) return false;
+      return verifyAfterPass(pass, state, initial, golden, project, diags, referenceOptions);
+    };
+  }
+  auto machine = machineFor(project, options.machineOverride, diags);
+  auto runtime = runtimeSettingsFrom(withKernelOptions(traced, "runtime_options", project.runtimeOptions),
+                                     project.locationOf("runtime_options"), diags);
+  if (!machine || !runtime) return std::nullopt;
+  result.compiled =
+      compileKernel(traced, compileSettingsFor(project, traced, result.arguments, *machine), diags, compileOptions);
+  if (!result.compiled) return std::nullopt;
+  result.compileMs = millisecondsSince(start);
+  // Simulate: the schedule and timeline in both modes; in functional mode
+  // the outputs too. A timing run takes its outputs from the tile graph on
+  // the CPU, so that its precision is still checked.
+  stage("simulating");
+  SimulationRequest request;
+  request.machine = &*machine;
+  request.mode = options.mode;
+  request.runtime = *runtime;
+  request.cancelled = options.trace.cancelled;
+  result.simulation = simulate(result.compiled->compilation, result.arguments, request, diags);
+  if (!result.simulation) return std::nullopt;
+  result.machine = *machine;
+  result.runtime = *runtime;
+  result.simulateMs = result.simulation->simulateMs;
+  if (options.onSimulated) options.onSimulated(*result.compiled, *result.simulation);
+  result.multiplyAdds = multiplyAddsOf(result.compiled->compilation);
+  if (!verify) {
+    const bool check = options.check == PrecisionCheck::Always ||
+                       (options.check == PrecisionCheck::Auto &&
+                        (options.mode == SimulationMode::Functional || result.multiplyAdds <= kAutoCheckMultiplyAdds));
+    if (!check) {
+      char work[96];
+      std::snprintf(work, sizeof work, "%.3g multiply-adds (more than %.0e)", result.multiplyAdds,
+                    kAutoCheckMultiplyAdds);
+      result.precisionSkipped =
+          options.check == PrecisionCheck::Never
+              ? "not requested"
+              : std::string("timing mode, and executing the kernel on the CPU takes ") + work;
+      result.executor = options.mode == SimulationMode::Timing ? "none" : std::string(name(options.mode));
+      return result;
+    }
+    if (dataMayWait) {
+      // The check runs after all: make the inputs that were left as zeros.
+      for (std::size_t i = 0; i < project.args.size(); ++i) {
+        if (!generatedLater[i]) continue;
+        const KernelArgument& arg = project.args[i];
+        auto data = makeArgumentData(arg, *project.concreteShape(arg), project.directory(), diags,
+                                     project.locationOf("args[" + std::to_string(i) + "]"), static_cast<int>(i));
+        if (!data) return std::nullopt;
+        result.arguments[i] = std::move(*data);
+      }
+      initial = deepCopy(result.arguments);
+    }
+    if (!computeGolden()) return std::nullopt;
+  }
+  result.executor = std::string(name(options.mode));
+  if (options.mode == SimulationMode::Timing) {
+    start = std::chrono::steady_clock::now();
+    result.executor = "tiles";
+    if (!runTiles(result.compiled->compilation.tiles, result.arguments, diags, referenceOptions)) return std::nullopt;
+    result.executeMs = millisecondsSince(start);
+  }
+
+  stage("checking");
+  // A kernel whose later stages read what earlier ones wrote is judged stage by stage (StagedGolden.h).
+  if (readsItsOutputs(traced)) {
+    stage("computing the staged golden");
+    auto stagedStart = std::chrono::steady_clock::now();
+    StagedGoldenResult staged =
+        stagedGolden(traced, initial, result.arguments, result.argumentNames, goldenWrites, referenceOptions);
+    if (options.trace.cancelled && options.trace.cancelled())
+      return diags.error(traced.kernelLocation) << "cancelled";
+    result.goldenMs += millisecondsSince(stagedStart);
+    if (staged.staged) {
+      golden = std::move(staged.golden);
+      result.handedOver = std::move(staged.handedOver);
+      result.stagedGolden = true;
+    } else {
+      result.stagedNote = staged.reason;
+    }
+  }
+  for (TensorId id : traced.writtenArguments()) {
+    std::size_t index = static_cast<std::size_t>(traced.tensor(id).argumentIndex);
+    OutputResult output;
+    output.name = result.argumentNames[index];
+    output.actual = result.arguments[index];
+    output.expected = golden[index];
+    output.goldenSource = result.stagedGolden ? "reference, staged" : "reference";
+    const KernelArgument* arg = project.findArgument(output.name);
+    if (auto source = project.golden.find(output.name); source != project.golden.end() && !source->second.fromReference) {
+      auto loaded = readNpy(project.resolve(source->second.npyPath), diags);
+      if (!loaded) return std::nullopt;
+      if (loaded->shape() != output.actual.shape())
+        return diags.error(SourceLocation{project.resolve(source->second.npyPath).string()})
+               << "golden for '" << output.name << "' has shape " << loaded->shape().str() << " but the output is "
+               << output.actual.shape().str();
+      output.expected = std::move(*loaded);
+      output.goldenSource = source->second.npyPath;
+    }
+    Tolerance tolerance = arg ? project.toleranceFor(*arg) : defaultTolerance(output.actual.dtype());
+    CompareRule rule = compareRuleFor(traced, id);
+    if (auto given = project.compareRules.find(output.name); given != project.compareRules.end())
+      rule = parseCompareRule(given->second).value_or(rule);
+    output.comparison = compareOutputByRule(output.actual, output.expected, rule, tolerance);
+    result.outputs.push_back(std::move(output));
+  }
+  return result;
+}
+
+std::optional<TracedProject> traceForVariants(const OperatorProject& project, DiagnosticEngine& diags,
+                                              const ProjectTraceOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto graph = traceProject(project, diags, options);
+  if (!graph) return std::nullopt;
+  TracedProject traced{project, std::move(*graph), {}, 0.0, options.sourceText};
+  traced.arguments = argumentShapes(project, traced.graph, diags);
+  if (diags.hasErrors()) return std::nullopt;
+  traced.traceMs = millisecondsSince(start);
+  return traced;
+}
+
+std::optional<VariantRun> simulateVariant(const TracedProject& traced, const OperatorProject& variant,
+                                          DiagnosticEngine& diags) {
+  CompileOptions compileOptions;
+  applyProjectPassOptions(variant, compileOptions, diags);
+  auto machine = machineFor(variant, {}, diags);
+  auto runtime = runtimeSettingsFrom(withKernelOptions(traced.graph, "runtime_options", variant.runtimeOptions),
+                                     variant.locationOf("runtime_options"), diags);
+  if (!machine || !runtime) return std::nullopt;
+  auto compiled = compileKernel(traced.graph, compileSettingsFor(variant, traced.graph, traced.arguments, *machine),
+                                diags, compileOptions);
+  if (!compiled) return std::nullopt;
+  SimulationRequest request;
+  request.machine = &*machine;
+  request.mode = SimulationMode::Timing;
+  request.runtime = *runtime;
+  std::vector<HostTensor> arguments;  // timing mode reads no data
+  auto simulation = simulate(compiled->compilation, arguments, request, diags);
+  if (!simulation) return std::nullopt;
+  return VariantRun{std::move(*compiled), std::move(*simulation), std::move(*machine), *runtime};
+}
+
+struct VariantSimulator::State {
+  // What compiling one set of settings gave: the result, or the errors.
+  struct Compiled {
+    std::shared_ptr<const CompileResult> result;
+    std::vector<Diagnostic> errors;
+  };
+  std::size_t kept;
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const MachineDescription>> machines;
+  std::map<std::string, std::shared_future<Compiled>> compiled;
+  std::deque<std::string> order;  // keys of `compiled`, oldest first
+  int compilations = 0;
+};
+
+VariantSimulator::VariantSimulator(const TracedProject& traced, std::size_t keptCompilations)
+    : m_traced(traced), m_state(std::make_unique<State>()) {
+  m_state->kept = std::max<std::size_t>(1, keptCompilations);
+}
+
+VariantSimulator::~VariantSimulator() = default;
+
+int VariantSimulator::compilations() const {
+  std::lock_guard lock(m_state->mutex);
+  return m_state->compilations;
+}
+
+std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorProject& variant, DiagnosticEngine& diags) {
+  State& state = *m_state;
+  std::shared_ptr<const MachineDescription> machine;
+  {
+    std::lock_guard lock(state.mutex);
+    auto found = state.machines.find(variant.machine);
+    if (found != state.machines.end()) machine = found->second;
+  }
+  if (!machine) {
+    // Read outside the lock; two threads may both read a machine the first time.
+    auto loaded = machineFor(variant, {}, diags);
+    if (!loaded) return std::nullopt;
+    machine = std::make_shared<const MachineDescription>(std::move(*loaded));
+    std::lock_guard lock(state.mutex);
+    machine = state.machines.try_emplace(variant.machine, machine).first->second;
+  }
+  auto runtime = runtimeSettingsFrom(withKernelOptions(m_traced.graph, "runtime_options", variant.runtimeOptions),
+                                     variant.locationOf("runtime_options"), diags);
+  if (!runtime) return std::nullopt;
+
+  CompileSettings settings = compileSettingsFor(variant, m_traced.graph, m_traced.arguments, *machine);
+  std::string key = variant.machine + '\n' + settings.tileSettings.dump() + '\n' + settings.passOptions.dump() + '\n' +
+                    settings.partitionOverrides.dump();
+  std::shared_future<State::Compiled> ready;
+  std::optional<std::promise<State::Compiled>> mine;
+  {
+    std::lock_guard lock(state.mutex);
+    auto found = state.compiled.find(key);
+    if (found != state.compiled.end()) {
+      ready = found->second;
+    } else {
+      mine.emplace();
+      ready = mine->get_future().share();
+      state.compiled.emplace(key, ready);
+      state.order.push_back(key);
+      ++state.compilations;
+      // Forget the oldest; a thread still waiting on one holds its future.
+      while (state.order.size() > state.kept) {
+        state.compiled.erase(state.order.front());
+        state.order.pop_front();
+      }
+    }
+  }
+  if (mine) {
+    DiagnosticEngine compileDiags;
+    CompileOptions compileOptions;
+    compileOptions.recordChanges = false;
+    applyProjectPassOptions(variant, compileOptions, compileDiags);
+    State::Compiled made;
+    if (auto result = compileKernel(m_traced.graph, std::move(settings), compileDiags, compileOptions))
+      made.result = std::make_shared<const CompileResult>(std::move(*result));
+    for (const Diagnostic& diagnostic : compileDiags.diagnostics())
+      if (diagnostic.severity == Severity::Error) made.errors.push_back(diagnostic);
+    mine->set_value(std::move(made));
+  }
+  const State::Compiled& compiled = ready.get();
+  if (!compiled.result) {
+    for (const Diagnostic& error : compiled.errors) diags.report(error);
+    if (compiled.errors.empty()) diags.error(variant.locationOf("tile_settings")) << "the variant did not compile";
+    return std::nullopt;
+  }
+
+  SimulationRequest request;
+  request.machine = machine.get();
+  request.mode = SimulationMode::Timing;
+  request.runtime = *runtime;
+  request.keepPipeIntervals = false;
+  std::vector<HostTensor> arguments;  // timing mode reads no data
+  auto simulation = simulate(compiled.result->compilation, arguments, request, diags);
+  if (!simulation) return std::nullopt;
+  return Outcome{compiled.result, std::move(machine), std::move(*simulation)};
+}
+
+} // namespace pto

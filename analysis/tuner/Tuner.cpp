@@ -1,0 +1,519 @@
+#include "analysis/tuner/Tuner.h"
+
+#include "analysis/tuning/TileBufferCheck.h"
+#include "analysis/tuning/TileSites.h"
+#include "core/project/ProjectFile.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <set>
+#include <thread>
+
+namespace pto {
+namespace {
+
+using json = nlohmann::json;
+
+// A dotted tune path as JSON-pointer tokens: the group, then (for
+// tile_settings and pass_options) the section or option, then the key, which
+// may itself hold dots ("kernel.py:12", the label "li.qk").
+std::vector<std::string> pathTokens(const std::string& path) {
+  std::vector<std::string> tokens;
+  std::size_t at = 0;
+  const std::size_t first = path.find('.');
+  if (first == std::string::npos) return {path};
+  tokens.push_back(path.substr(0, first));
+  at = first + 1;
+  if (tokens[0] == "tile_settings" || tokens[0] == "pass_options") {
+    const std::size_t second = path.find('.', at);
+    if (second == std::string::npos) {
+      tokens.push_back(path.substr(at));
+      return tokens;
+    }
+    tokens.push_back(path.substr(at, second - at));
+    at = second + 1;
+  }
+  tokens.push_back(path.substr(at));
+  return tokens;
+}
+
+json withValue(json document, const std::string& path, const json& value) {
+  json* node = &document;
+  const std::vector<std::string> tokens = pathTokens(path);
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    if (!node->contains(tokens[i]) || !(*node)[tokens[i]].is_object()) (*node)[tokens[i]] = json::object();
+    node = &(*node)[tokens[i]];
+  }
+  (*node)[tokens.back()] = value;
+  return document;
+}
+
+std::size_t gridSize(const TuneSpace& space) {
+  std::size_t size = 1;
+  for (const TuneDimension& dimension : space.dimensions) size *= std::max<std::size_t>(1, dimension.values.size());
+  return size;
+}
+
+std::vector<int> choiceOf(const TuneSpace& space, std::size_t index) {
+  std::vector<int> choice(space.dimensions.size(), 0);
+  for (std::size_t d = space.dimensions.size(); d-- > 0;) {
+    const std::size_t radix = space.dimensions[d].values.size();
+    choice[d] = static_cast<int>(index % radix);
+    index /= radix;
+  }
+  return choice;
+}
+
+// Checks that cost microseconds, run before a point is simulated.
+class Pruner {
+public:
+  Pruner(const TracedProject& traced, const TuneSpace& space, const TargetInfo& target) : m_space(space) {
+    const auto bindings = projectDimBindings(traced.project, traced.graph);
+    const std::vector<TileSite> sites = collectTileSites(traced.graph, traced.project.tileSettings, bindings);
+    for (std::size_t d = 0; d < space.dimensions.size(); ++d) {
+      const std::vector<std::string> tokens = pathTokens(space.dimensions[d].path);
+      if (tokens.size() != 3 || tokens[0] != "tile_settings") continue;
+      for (const TileSite& site : sites)
+        if (site.key == tokens[2] && std::string(name(site.section)) == tokens[1] && !site.governs.empty())
+          m_checkers.emplace(d, TileBufferChecker(traced.graph, site, bindings, target));
+    }
+  }
+
+  // Empty when the point may compile; else why it cannot.
+  std::string reasonAgainst(const std::vector<int>& choice) const {
+    for (std::size_t d = 0; d < m_space.dimensions.size(); ++d) {
+      const TuneDimension& dimension = m_space.dimensions[d];
+      const json& value = dimension.values[static_cast<std::size_t>(choice[d])];
+      const std::vector<std::string> tokens = pathTokens(dimension.path);
+      if (tokens[0] == "pass_options" && tokens.size() == 3 && tokens[1].find("_setting") != std::string::npos &&
+          (!value.is_number_integer() || value.get<std::int64_t>() < 1))
+        return tokens[1] + ": a merge count must be an integer of at least 1";
+      auto checker = m_checkers.find(d);
+      if (checker == m_checkers.end()) continue;
+      const TileBufferCheck check = checker->second.checkJson(value);
+      if (check.fit == TileFit::Invalid)
+        return "tile_settings." + tokens[1] + ": " + (check.problems.empty() ? "not a tile shape" : check.problems.front());
+      if (check.fit == TileFit::DoesNotFit) {
+        for (const MemoryUse& use : check.memories)
+          if (!use.fits()) return "tile_settings." + tokens[1] + ": the tile does not fit " + std::string(name(use.memory));
+        return "tile_settings." + tokens[1] + ": the tile does not fit its buffers";
+      }
+    }
+    return {};
+  }
+
+private:
+  const TuneSpace& m_space;
+  std::map<std::size_t, TileBufferChecker> m_checkers;
+};
+
+double busyMicroseconds(const Simulation& simulation) {
+  std::int64_t cycles = 0;
+  for (const TaskRecord& record : simulation.schedule.tasks) cycles += record.endCycle - record.startCycle;
+  return static_cast<double>(cycles) / (simulation.clockGHz * 1000.0);
+}
+
+// The project document with a point's values set.
+json documentFor(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
+  json document = json::parse(project.document.dump());
+  for (std::size_t d = 0; d < space.dimensions.size(); ++d)
+    document = withValue(std::move(document), space.dimensions[d].path,
+                         space.dimensions[d].values[static_cast<std::size_t>(choice[d])]);
+  return document;
+}
+
+std::optional<OperatorProject> patchedProjectFor(const OperatorProject& project, const TuneSpace& space,
+                                                 const std::vector<int>& choice, DiagnosticEngine& diags) {
+  return parseProject(documentFor(project, space, choice).dump(2), project.file, diags);
+}
+
+// Simulates `points` (status still empty) in parallel; each point's result depends on it alone.
+void evaluate(VariantSimulator& simulator, const TracedProject& traced, const TuneSpace& space,
+              std::vector<TunePoint>& points, const std::vector<std::size_t>& which, int threads,
+              const std::function<bool()>& cancelled) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < which.size(); i = next++) {
+      TunePoint& point = points[which[i]];
+      if (cancelled && cancelled()) {
+        point.status = "failed";
+        point.reason = "cancelled";
+        continue;
+      }
+      DiagnosticEngine diags;
+      std::optional<VariantSimulator::Outcome> run;
+      auto project = patchedProjectFor(traced.project, space, point.choice, diags);
+      if (project) run = simulator.run(*project, diags);
+      if (!run) {
+        point.status = "failed";
+        point.reason = diags.diagnostics().empty() ? "did not compile" : diags.diagnostics().front().message;
+        continue;
+      }
+      point.status = "ok";
+      point.makespanUs = run->simulation.stats.makespanUs;
+      point.busyUs = busyMicroseconds(run->simulation);
+    }
+  };
+  const int count = std::max(1, std::min<int>(threads, static_cast<int>(which.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < count; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+}
+
+void summarise(TuneResult& result) {
+  result.evaluated = result.pruned = result.failed = 0;
+  result.prunedReasons.clear();
+  result.best = -1;
+  result.pareto.clear();
+  std::vector<int> ok;
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    const TunePoint& point = result.points[i];
+    if (point.status == "pruned") {
+      ++result.pruned;
+      ++result.prunedReasons[point.reason];
+      continue;
+    }
+    ++result.evaluated;
+    if (point.status != "ok") {
+      ++result.failed;
+      continue;
+    }
+    ok.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(ok.begin(), ok.end(), [&](int a, int b) {
+    return result.points[static_cast<std::size_t>(a)].makespanUs < result.points[static_cast<std::size_t>(b)].makespanUs;
+  });
+  if (!ok.empty()) result.best = ok.front();
+  double leastBusy = INFINITY;
+  for (int i : ok)
+    if (result.points[static_cast<std::size_t>(i)].busyUs < leastBusy) {
+      result.pareto.push_back(i);
+      leastBusy = result.points[static_cast<std::size_t>(i)].busyUs;
+    }
+}
+
+} // namespace
+
+double TuneSpace::size() const { return static_cast<double>(gridSize(*this)); }
+
+std::optional<TuneStrategy> parseTuneStrategy(std::string_view text) {
+  if (text == "grid") return TuneStrategy::Grid;
+  if (text == "random") return TuneStrategy::Random;
+  if (text == "evolve") return TuneStrategy::Evolve;
+  return std::nullopt;
+}
+
+std::string_view name(TuneStrategy strategy) {
+  switch (strategy) {
+    case TuneStrategy::Grid: return "grid";
+    case TuneStrategy::Random: return "random";
+    case TuneStrategy::Evolve: return "evolve";
+  }
+  return "grid";
+}
+
+json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
+  return json::diff(json::parse(project.document.dump()), documentFor(project, space, choice));
+}
+
+std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantRun& baseline, DiagnosticEngine& diags) {
+  TuneSpace space;
+  const auto& tune = traced.project.tune;
+  const SourceLocation where = traced.project.locationOf("tune");
+  if (tune.is_object() && tune.contains("space")) {
+    space.origin = "project";
+    const auto& declared = tune["space"];
+    if (!declared.is_object() || declared.empty()) {
+      diags.error(where) << "tune.space: expected an object of setting paths, each with a list of values to try";
+      return std::nullopt;
+    }
+    for (const auto& [path, values] : declared.items()) {
+      const std::vector<std::string> tokens = pathTokens(path);
+      static const std::set<std::string> groups = {"tile_settings", "pass_options", "runtime_options"};
+      if (!groups.count(tokens[0]) || tokens.size() < 2 || tokens.back().empty()) {
+        diags.error(where) << "tune.space." << path
+                           << ": not a setting the tuner can change (tile_settings.vec|cube.KEY, pass_options.OPTION"
+                              "[.KEY] or runtime_options.OPTION)";
+        return std::nullopt;
+      }
+      if (!values.is_array() || values.empty()) {
+        diags.error(where) << "tune.space." << path << ": expected a non-empty list of values";
+        return std::nullopt;
+      }
+      TuneDimension dimension{path, {}};
+      for (const auto& value : values) dimension.values.push_back(json::parse(value.dump()));
+      space.dimensions.push_back(std::move(dimension));
+    }
+    return space;
+  }
+  space.origin = "derived";
+  const Compilation& compilation = baseline.compiled.compilation;
+  std::map<std::pair<std::string, CoreType>, int> tasks;
+  for (const Task& task : compilation.tasks.tasks) {
+    const Subgraph& subgraph = compilation.blocks.subgraph(task.subgraph);
+    if (!subgraph.label.empty()) ++tasks[{subgraph.label, subgraph.coreType}];
+  }
+  for (const auto& [key, count] : tasks) {
+    const int cores = key.second == CoreType::AIC ? baseline.machine.aicCores : baseline.machine.aivCores;
+    if (count <= cores) continue;
+    const std::string option = key.second == CoreType::AIC ? "cube_l1_reuse_setting" : "vec_nbuffer_setting";
+    TuneDimension dimension{"pass_options." + option + "." + key.first, {}};
+    for (int n : {1, 2, 4, 8, 16, 32})
+      if (n <= std::max(1, count / cores) * 2) dimension.values.push_back(n);
+    if (dimension.values.size() > 1) space.dimensions.push_back(std::move(dimension));
+  }
+  space.dimensions.push_back({"runtime_options.device_sched_mode", {0, 1, 2, 3}});
+  return space;
+}
+
+std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& options, DiagnosticEngine& diags) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.shardCount < 1 || options.shardIndex < 0 || options.shardIndex >= options.shardCount) {
+    diags.error(SourceLocation{"--shard"}) << "a shard is K/N with 1 <= K <= N";
+    return std::nullopt;
+  }
+  if (options.strategy == TuneStrategy::Evolve && options.shardCount > 1) {
+    diags.error(SourceLocation{"--shard"})
+        << "the evolve strategy chooses each generation from the last one's results, so it cannot be cut into "
+           "shards; shard a grid or random sweep";
+    return std::nullopt;
+  }
+  auto baseline = simulateVariant(traced, traced.project, diags);
+  if (!baseline) return std::nullopt;
+  auto space = tuneSpaceOf(traced, *baseline, diags);
+  if (!space) return std::nullopt;
+  TuneResult result;
+  result.space = *space;
+  result.strategy = options.strategy;
+  result.shardIndex = options.shardIndex;
+  result.shardCount = options.shardCount;
+  result.seed = options.seed;
+  result.baselineUs = baseline->simulation.stats.makespanUs;
+  const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const Pruner pruner(traced, result.space, baseline->compiled.compilation.settings.target);
+  // Points that differ only in runtime options share one compilation.
+  VariantSimulator simulator(traced);
+  const std::size_t size = gridSize(result.space);
+  const auto budget = static_cast<std::size_t>(std::max(0, options.budget));
+
+  if (options.strategy != TuneStrategy::Evolve) {
+    // The sweep's order (grid, or a seeded permutation), cut at the budget of
+    // points that survive pruning; every shard computes the same list and
+    // simulates its share of it.
+    std::vector<std::size_t> order(size);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (options.strategy == TuneStrategy::Random) {
+      std::mt19937_64 random(options.seed);
+      std::shuffle(order.begin(), order.end(), random);
+    }
+    std::size_t kept = 0;
+    std::vector<std::size_t> mine;
+    for (std::size_t index : order) {
+      if (kept == budget) break;
+      TunePoint point;
+      point.choice = choiceOf(result.space, index);
+      point.reason = pruner.reasonAgainst(point.choice);
+      const bool pruned = !point.reason.empty();
+      const bool ours = static_cast<int>((pruned ? index : kept) % static_cast<std::size_t>(options.shardCount)) ==
+                        options.shardIndex;
+      if (!pruned) ++kept;
+      if (!ours) continue;
+      if (pruned) point.status = "pruned";
+      else mine.push_back(result.points.size());
+      result.points.push_back(std::move(point));
+    }
+    evaluate(simulator, traced, result.space, result.points, mine, threads, options.cancelled);
+  } else {
+    std::mt19937_64 random(options.seed);
+    std::set<std::vector<int>> seen;
+    auto consider = [&](std::vector<int> choice, std::vector<std::size_t>& batch) {
+      if (!seen.insert(choice).second) return;
+      TunePoint point;
+      point.choice = std::move(choice);
+      point.reason = pruner.reasonAgainst(point.choice);
+      if (!point.reason.empty()) point.status = "pruned";
+      else batch.push_back(result.points.size());
+      result.points.push_back(std::move(point));
+    };
+    std::size_t simulated = 0;
+    const std::size_t population = std::min<std::size_t>(std::max<std::size_t>(budget, 1), 16);
+    std::vector<std::size_t> batch;
+    for (std::size_t tries = 0; batch.size() < population && seen.size() < size && tries < 64 * population; ++tries)
+      consider(choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random)), batch);
+    while (!batch.empty() && simulated < budget) {
+      if (simulated + batch.size() > budget) batch.resize(budget - simulated);
+      evaluate(simulator, traced, result.space, result.points, batch, threads, options.cancelled);
+      simulated += batch.size();
+      // Parents: the four fastest so far; children change one dimension each.
+      std::vector<std::size_t> ok;
+      for (std::size_t i = 0; i < result.points.size(); ++i)
+        if (result.points[i].status == "ok") ok.push_back(i);
+      std::stable_sort(ok.begin(), ok.end(), [&](std::size_t a, std::size_t b) {
+        return result.points[a].makespanUs < result.points[b].makespanUs;
+      });
+      ok.resize(std::min<std::size_t>(ok.size(), 4));
+      batch.clear();
+      for (std::size_t tries = 0; batch.size() < population && seen.size() < size && tries < 64 * population && !ok.empty();
+           ++tries) {
+        std::vector<int> child = result.points[ok[tries % ok.size()]].choice;
+        const std::size_t d = std::uniform_int_distribution<std::size_t>(0, child.size() - 1)(random);
+        const int radix = static_cast<int>(result.space.dimensions[d].values.size());
+        if (radix < 2) continue;
+        const int step = (random() % 2 == 0) ? 1 : -1;
+        child[d] = random() % 4 == 0 ? static_cast<int>(random() % static_cast<unsigned>(radix))
+                                     : std::clamp(child[d] + step, 0, radix - 1);
+        consider(std::move(child), batch);
+      }
+    }
+  }
+  // Points chosen past the budget were never simulated.
+  result.points.erase(std::remove_if(result.points.begin(), result.points.end(),
+                                     [](const TunePoint& point) { return point.status.empty(); }),
+                      result.points.end());
+  summarise(result);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorProject& project) {
+  using ordered = nlohmann::ordered_json;
+  auto settingsOf = [&](const TunePoint& point) {
+    ordered settings = ordered::object();
+    for (std::size_t d = 0; d < result.space.dimensions.size(); ++d)
+      settings[result.space.dimensions[d].path] =
+          ordered::parse(result.space.dimensions[d].values[static_cast<std::size_t>(point.choice[d])].dump());
+    return settings;
+  };
+  ordered out;
+  out["strategy"] = std::string(name(result.strategy));
+  out["shard"] = std::to_string(result.shardIndex + 1) + "/" + std::to_string(result.shardCount);
+  out["seed"] = result.seed;
+  ordered space = ordered::object();
+  for (const TuneDimension& dimension : result.space.dimensions) space[dimension.path] = ordered::parse(json(dimension.values).dump());
+  out["space"] = space;
+  out["space_origin"] = result.space.origin;
+  out["space_size"] = result.space.size();
+  out["baseline_us"] = result.baselineUs;
+  out["evaluated"] = result.evaluated;
+  out["pruned"] = result.pruned;
+  ordered reasons = ordered::object();
+  for (const auto& [reason, count] : result.prunedReasons) reasons[reason] = count;
+  out["pruned_reasons"] = reasons;
+  out["failed"] = result.failed;
+  out["seconds"] = result.seconds;
+  out["rate_per_second"] = result.seconds > 0 ? result.evaluated / result.seconds : 0.0;
+  if (result.best >= 0) {
+    const TunePoint& best = result.points[static_cast<std::size_t>(result.best)];
+    out["best"] = {{"settings", settingsOf(best)},
+                   {"makespan_us", best.makespanUs},
+                   {"busy_us", best.busyUs},
+                   {"gain", result.baselineUs > 0 ? 1.0 - best.makespanUs / result.baselineUs : 0.0},
+                   {"patch", ordered::parse(tunePatch(project, result.space, best.choice).dump())}};
+  } else {
+    out["best"] = nullptr;
+  }
+  out["pareto"] = result.pareto;
+  out["points"] = ordered::array();
+  for (const TunePoint& point : result.points) {
+    ordered entry{{"settings", settingsOf(point)}, {"choice", point.choice}, {"status", point.status}};
+    if (point.status == "ok") {
+      entry["makespan_us"] = point.makespanUs;
+      entry["busy_us"] = point.busyUs;
+    } else {
+      entry["reason"] = point.reason;
+    }
+    out["points"].push_back(entry);
+  }
+  return out;
+}
+
+std::optional<TuneResult> mergeTuneShards(const std::vector<nlohmann::ordered_json>& shards, const std::vector<std::string>& files,
+                                          DiagnosticEngine& diags) {
+  if (shards.empty()) {
+    diags.error(SourceLocation{"--merge"}) << "no shard files given";
+    return std::nullopt;
+  }
+  TuneResult result;
+  std::set<int> indices;
+  int count = 0;
+  for (std::size_t s = 0; s < shards.size(); ++s) {
+    // Ordered: the space's keys keep the order the points' choices index.
+    const nlohmann::ordered_json& shard = shards[s];
+    const SourceLocation where{files[s]};
+    if (!shard.is_object() || !shard.contains("shard") || !shard.contains("space") || !shard.contains("points")) {
+      diags.error(where) << "not a `pto tune --json` result";
+      return std::nullopt;
+    }
+    const std::string text = shard["shard"];
+    const int k = std::stoi(text.substr(0, text.find('/'))), n = std::stoi(text.substr(text.find('/') + 1));
+    if (s == 0) {
+      count = n;
+      result.strategy = parseTuneStrategy(shard.value("strategy", "grid")).value_or(TuneStrategy::Grid);
+      result.seed = shard.value("seed", 1u);
+      result.baselineUs = shard["baseline_us"];
+      result.space.origin = shard.value("space_origin", "project");
+      for (const auto& [path, values] : shard["space"].items()) {
+        TuneDimension dimension{path, {}};
+        for (const auto& value : values) dimension.values.push_back(json::parse(value.dump()));
+        result.space.dimensions.push_back(std::move(dimension));
+      }
+    } else if (n != count || shard["strategy"] != shards[0]["strategy"] || shard["space"] != shards[0]["space"] ||
+               shard.value("seed", 1u) != result.seed) {
+      diags.error(where) << "shard " << text << " is not of the same sweep as " << files[0]
+                         << " (strategy, space and shard count must match)";
+      return std::nullopt;
+    }
+    if (!indices.insert(k).second) {
+      diags.error(where) << "shard " << text << " is given twice";
+      return std::nullopt;
+    }
+    for (const auto& entry : shard["points"]) {
+      TunePoint point;
+      point.choice = entry["choice"].get<std::vector<int>>();
+      bool fits = point.choice.size() == result.space.dimensions.size();
+      for (std::size_t d = 0; fits && d < point.choice.size(); ++d)
+        fits = point.choice[d] >= 0 &&
+               static_cast<std::size_t>(point.choice[d]) < result.space.dimensions[d].values.size();
+      if (!fits) {
+        diags.error(where) << "a point's \"choice\" does not index the shard's space; the file was edited or damaged";
+        return std::nullopt;
+      }
+      point.status = entry["status"];
+      point.reason = entry.value("reason", "");
+      point.makespanUs = entry.value("makespan_us", 0.0);
+      point.busyUs = entry.value("busy_us", 0.0);
+      result.points.push_back(std::move(point));
+    }
+    result.seconds += shard.value("seconds", 0.0);
+  }
+  if (static_cast<int>(indices.size()) != count) {
+    diags.error(SourceLocation{files[0]}) << "only " << indices.size() << " of the " << count
+                                          << " shards are given; merge them all";
+    return std::nullopt;
+  }
+  // The unsharded sweep's order: the sweep order of the points (grid index, or the seeded permutation, which
+  // the shards' own orders interleave); points are unique, so sorting by that order restores it.
+  std::map<std::vector<int>, std::size_t> position;
+  {
+    std::vector<std::size_t> order(gridSize(result.space));
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (result.strategy == TuneStrategy::Random) {
+      std::mt19937_64 random(result.seed);
+      std::shuffle(order.begin(), order.end(), random);
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) position[choiceOf(result.space, order[i])] = i;
+  }
+  std::stable_sort(result.points.begin(), result.points.end(), [&](const TunePoint& a, const TunePoint& b) {
+    return position[a.choice] < position[b.choice];
+  });
+  result.shardCount = 1;
+  summarise(result);
+  return result;
+}
+
+} // namespace pto

@@ -1,0 +1,101 @@
+// Tuner: searches a space of project settings (tile shapes per site, merge
+// counts per label, runtime options) by simulating each point, the kernel
+// traced once (TracedProject). Points that cannot compile are pruned before
+// simulating where a cheap check can tell (a vec or cube tile that is not
+// aligned or does not fit its buffers: TileBufferChecker), with the reasons
+// counted. Strategies: grid (every point in order), random (a seeded sample
+// without repeats) and evolve (a seeded population: the fittest points'
+// neighbours, one dimension changed at a time). Points are simulated in
+// parallel on a thread pool. A sweep can be cut into shards (grid and random
+// only: point i belongs to shard i mod N) that run anywhere and merge into
+// the result the unsharded sweep gives.
+//
+// The space is the project's `tune.space` when it has one:
+//   "tune": {"space": {"pass_options.vec_nbuffer_setting.softmax": [1, 2, 4],
+//                      "tile_settings.vec.softmax": [[8, 512], [16, 512]],
+//                      "runtime_options.device_sched_mode": [0, 1, 2, 3]}}
+// (each key a dotted path into pto-project.json, each value the list of
+// values to try), else one derived from the run: the merge count of every
+// label with more tasks than cores of its type (vec_nbuffer_setting for
+// vector labels, cube_l1_reuse_setting for cube labels: 1 to 32) and the
+// scheduling policy (device_sched_mode 0-3).
+#pragma once
+
+#include "analysis/run/ProjectRun.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+struct TuneDimension {
+  std::string path;                 // "pass_options.vec_nbuffer_setting.softmax"
+  std::vector<nlohmann::json> values;
+};
+
+struct TuneSpace {
+  std::vector<TuneDimension> dimensions;
+  std::string origin;  // "project" (tune.space) or "derived"
+  double size() const;  // points in the full grid
+};
+
+enum class TuneStrategy { Grid, Random, Evolve };
+std::optional<TuneStrategy> parseTuneStrategy(std::string_view text);
+std::string_view name(TuneStrategy strategy);
+
+struct TuneOptions {
+  TuneStrategy strategy = TuneStrategy::Grid;
+  int budget = 100;       // points simulated at most (pruned ones do not count)
+  int shardIndex = 0;     // 0-based
+  int shardCount = 1;
+  unsigned seed = 1;
+  int threads = 0;        // 0: one per hardware thread
+  std::function<bool()> cancelled;
+};
+
+struct TunePoint {
+  std::vector<int> choice;  // an index into each dimension's values
+  std::string status;       // "ok", "pruned" or "failed"
+  std::string reason;       // why pruned or failed
+  double makespanUs = 0.0;
+  double busyUs = 0.0;      // core time the tasks took: the cost side of the Pareto front
+};
+
+struct TuneResult {
+  TuneSpace space;
+  TuneStrategy strategy = TuneStrategy::Grid;
+  int shardIndex = 0, shardCount = 1;
+  unsigned seed = 1;
+  double baselineUs = 0.0;
+  std::vector<TunePoint> points;  // every point looked at, in evaluation order
+  int evaluated = 0, pruned = 0, failed = 0;
+  std::map<std::string, int> prunedReasons;
+  double seconds = 0.0;
+  // Indices into points: the fastest, and the points no other beats on both
+  // makespan and busy time (fastest first).
+  int best = -1;
+  std::vector<int> pareto;
+};
+
+// The space to search for `traced` (see the header); errors for a malformed `tune.space`.
+std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantRun& baseline, DiagnosticEngine& diags);
+
+// The patch (RFC 6902) that sets a point's values on the project.
+nlohmann::json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice);
+
+std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& options, DiagnosticEngine& diags);
+
+// `pto tune --json`: {strategy, shard, space, baseline_us, evaluated, pruned,
+// pruned_reasons, failed, seconds, rate_per_second, best, pareto, points}.
+nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorProject& project);
+// Shards of one sweep (their JSON) as the unsharded sweep's result; errors
+// when they are not shards of one space and strategy.
+std::optional<TuneResult> mergeTuneShards(const std::vector<nlohmann::ordered_json>& shards, const std::vector<std::string>& files,
+                                          DiagnosticEngine& diags);
+
+} // namespace pto
