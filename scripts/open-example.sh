@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # First contact: install dependencies, build, and open the bundled softmax
-# example. With a display this will open the IDE (once it exists); without
-# one, or until then, it runs `pto` on the example and prints the result.
+# example. With a display it opens the IDE; without one it runs `pto` on the
+# example and prints the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,5 +1,5 @@
-// JobRunner: one kind of background job (loading a trace; later compile and
-// simulate) on a worker thread, the DESIGN.md "Threading" way: each start()
+// JobRunner: one kind of background job (loading a trace, a run, a ledger
+// read, an advice) on a worker thread, the DESIGN.md "Threading" way: each start()
 // gets a new generation and supersedes the previous job (whose cancel flag
 // is raised and whose result is dropped); the work function gets a
 // cancellation flag and must not touch any QObject; the result comes back to

@@ -24,8 +24,7 @@
 #include "widgets/AdvicePanel.h"
 #include "widgets/HealthPanel.h"
 #include "widgets/RunsPanel.h"
-#include "app/studio/RunHistoryJob.h"
-#include "app/studio/MeasuredComparisonJob.h"
+#include "app/studio/ComparisonController.h"
 #include "widgets/MeasuredPanel.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/ProjectSettingsDocument.h"
@@ -554,9 +553,7 @@ bool MainWindow::openProject(const QString& path) {
   m_notices->dismiss(QStringLiteral("trust"));
   if (!m_projectTrusted) offerTrust();
   updateTrustAction();
-  closeRunComparison();
-  m_currentRunId = 0;
-  refreshRuns();  // the runs recorded before, listed while the first run goes
+  m_comparisons->setProject(m_project->directory());  // the runs recorded before, listed while the first run goes
   m_adviceController->setProjectOpen(true);  // the previous project's advice goes
   m_editorDock->show();
   m_workbench->invalidate();
@@ -760,9 +757,7 @@ void MainWindow::closeProject() {
   setSettingsModified(false);
   // The settings shown are the old project's: editing them would change nothing.
   m_tuning->setEnabled(false);
-  closeRunComparison();
-  m_currentRunId = 0;
-  refreshRuns();
+  m_comparisons->setProject(std::nullopt);
   m_adviceController->setProjectOpen(false);
   m_traceFile.clear();
   setTrace(nullptr);
@@ -1150,7 +1145,7 @@ bool MainWindow::busy() const {
 }
 
 bool MainWindow::settling() const {
-  return busy() || m_runHistoryJobs.busy() || m_comparisonJobs.busy() || m_measuredJobs.busy();
+  return busy() || m_comparisons->busy();
 }
 
 void MainWindow::showGraphLevel(GraphLevel level) {
@@ -1517,10 +1512,6 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 // --- The Runs dock: recorded runs, the makespan trend, the A/B comparison ---
 
-namespace {
-constexpr int kListedRuns = 500;  // the ledger keeps every row; the panel lists the newest
-} // namespace
-
 QDockWidget* MainWindow::addDockBeside(QDockWidget* beside, QWidget* content, const QString& title, const QString& name) {
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(name);
@@ -1538,102 +1529,6 @@ void MainWindow::createRunsDock() {
   // takes that long, and how it got there.
   m_runs = new widgets::RunsPanel(this);
   m_runsDock = addDockBeside(m_healthDock, m_runs, tr("Runs"), QStringLiteral("RunsDock"));
-  connect(m_runs, &widgets::RunsPanel::compareRequested, this, [this](qint64 id) { compareWithRun(id); });
-  connect(m_runs, &widgets::RunsPanel::closeComparisonRequested, this, &MainWindow::closeRunComparison);
-  connect(m_runs, &widgets::RunsPanel::refreshRequested, this, &MainWindow::refreshRuns);
-  connect(m_swimlanePane, &widgets::SwimlanePane::closeComparisonRequested, this, &MainWindow::closeRunComparison);
-  // Each finished run is in the ledger by now (ProjectRunJob records it):
-  // list it, and compare the new current run with the same B.
-  connect(this, &MainWindow::runFinished, this, [this](bool ok) {
-    if (ok) m_currentRunId = m_lastRun.ledgerRunId;
-    refreshRuns();
-    if (ok && m_comparedRunId != 0) {
-      if (m_currentRunId != 0 && m_currentRunId != m_comparedRunId) compareWithRun(m_comparedRunId);
-      else closeRunComparison();
-    }
-    if (ok && !m_measuredFile.isEmpty()) compareWithMeasured(m_measuredFile);
-  });
-}
-
-void MainWindow::refreshRuns() {
-  if (!m_project) {
-    m_runHistoryJobs.cancel();
-    m_runs->setMessage(tr("Open a project: each run of it is recorded, and listed here."));
-    return;
-  }
-  std::filesystem::path folder = m_project->directory();
-  std::int64_t current = m_currentRunId;
-  m_runHistoryJobs.start<RunHistoryOutcome>(
-      [folder, current](const std::atomic<bool>&) { return loadRunHistory(folder, current, kListedRuns); },
-      [this](RunHistoryOutcome outcome) {
-        if (outcome.history) m_runs->setHistory(std::move(*outcome.history));
-        else m_runs->setMessage(tr("The run ledger could not be read: %1").arg(QString::fromStdString(outcome.error)));
-        Q_EMIT runsLoaded();
-      });
-}
-
-bool MainWindow::compareWithRun(std::int64_t runId) {
-  if (!m_project || m_currentRunId == 0 || !m_trace) {
-    statusBar()->showMessage(tr("Run the project first (Ctrl+R): a recorded run is compared with the current one."), 8000);
-    return false;
-  }
-  if (runId == m_currentRunId) {
-    statusBar()->showMessage(tr("Run #%1 is the current run: choose another one to compare with.").arg(runId), 8000);
-    return false;
-  }
-  dropMeasuredComparison();  // a recorded run takes the measured trace's place beneath the current one
-  m_comparedRunId = runId;
-  m_runs->setComparisonMessage(tr("Loading run #%1 from the ledger…").arg(runId));
-  std::filesystem::path folder = m_project->directory();
-  m_comparisonJobs.start<RunComparisonOutcome>(
-      [folder, idA = m_currentRunId, runId](const std::atomic<bool>& cancelled) {
-        return loadRunComparison(folder, idA, runId, cancelled);
-      },
-      [this](RunComparisonOutcome outcome) {
-        if (outcome.idB != m_comparedRunId) return;  // closed or replaced meanwhile
-        if (!outcome.comparison) {
-          m_comparedRunId = 0;
-          m_runs->setComparisonMessage(tr("Cannot compare with run #%1: %2").arg(outcome.idB).arg(QString::fromStdString(outcome.error)));
-          Q_EMIT comparisonShown();
-          return;
-        }
-        const RunComparison& comparison = *outcome.comparison;
-        int tasksA = m_trace ? static_cast<int>(m_trace->trace().tasks().size()) : 0;
-        m_swimlanePane->showComparison(outcome.traceB, widgets::RunsPanel::captionA(comparison, tasksA),
-                                       widgets::RunsPanel::captionB(comparison, outcome.tasksB, outcome.traceB != nullptr,
-                                                                    m_swimlanePane->palette()));
-        m_swimlanePane->setComparisonMatches(std::move(outcome.inBOfA), std::move(outcome.inAOfB));
-        m_runs->setComparison(comparison);
-        m_centralTabs->setCurrentWidget(m_swimlanePane);
-        statusBar()->showMessage(tr("A: current run #%1 (%2 µs) above, B: run #%3 (%4 µs) below, on one time axis; "
-                                    "B − A %5 µs")
-                                     .arg(comparison.idA)
-                                     .arg(comparison.makespanUsA, 0, 'f', 3)
-                                     .arg(comparison.idB)
-                                     .arg(comparison.makespanUsB, 0, 'f', 3)
-                                     .arg(comparison.deltaUs, 0, 'f', 3),
-                                 10000);
-        Q_EMIT comparisonShown();
-      });
-  return true;
-}
-
-void MainWindow::closeRunComparison() {
-  m_comparedRunId = 0;
-  m_comparisonJobs.cancel();
-  m_swimlanePane->closeComparison();
-  m_runs->clearComparison();
-  dropMeasuredComparison();
-}
-
-void MainWindow::dropMeasuredComparison() {
-  if (m_measuredFile.isEmpty()) return;
-  m_measuredFile.clear();
-  m_measuredJobs.cancel();
-  m_measured->setMessage(tr("No measured trace compared (Run > Compare with a measured trace)."));
-  if (m_colorMode->currentIndex() == 3) m_colorMode->setCurrentIndex(0);
-  // The run's swimlane without the error classes.
-  if (m_lastRun.trace) setTrace(m_lastRun.trace, true);
 }
 
 // --- The Measured dock: a trace measured on the chip against the current run ---
@@ -1641,54 +1536,32 @@ void MainWindow::dropMeasuredComparison() {
 void MainWindow::createMeasuredDock() {
   m_measured = new widgets::MeasuredPanel(this);
   m_measuredDock = addDockBeside(m_runsDock, m_measured, tr("Measured"), QStringLiteral("MeasuredDock"));
-  // A row selects its task in the measured swimlane; the pane selects the twin in the run's.
-  connect(m_measured, &widgets::MeasuredPanel::taskActivated, this, [this](trace::TaskIndex measured, trace::TaskIndex) {
-    m_swimlanePane->comparisonView()->selectTask(measured, true);
+
+  // What both docks do: the ledger's runs and the comparisons beneath the run.
+  m_comparisons = new ComparisonController(m_runs, m_measured, m_swimlanePane, this);
+  m_comparisons->setRunProvider([this]() -> const ProjectRunOutcome& { return m_lastRun; }, [this] { return m_trace; });
+  connect(this, &MainWindow::runFinished, m_comparisons, &ComparisonController::noteRunFinished);
+  connect(m_comparisons, &ComparisonController::runsLoaded, this, &MainWindow::runsLoaded);
+  connect(m_comparisons, &ComparisonController::comparisonShown, this, &MainWindow::comparisonShown);
+  connect(m_comparisons, &ComparisonController::statusMessage, this,
+          [this](const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
+  connect(m_comparisons, &ComparisonController::swimlaneWanted, this,
+          [this] { m_centralTabs->setCurrentWidget(m_swimlanePane); });
+  connect(m_comparisons, &ComparisonController::measuredDockWanted, this, [this] { m_measuredDock->raise(); });
+  connect(m_comparisons, &ComparisonController::errorColoursWanted, this, [this](bool on) {
+    constexpr int kErrorColours = 3;  // "error vs measured" in the colour box
+    if (on) m_colorMode->setCurrentIndex(kErrorColours);
+    else if (m_colorMode->currentIndex() == kErrorColours) m_colorMode->setCurrentIndex(0);
   });
+  connect(m_comparisons, &ComparisonController::runTraceWanted, this,
+          [this](std::shared_ptr<const widgets::TraceIndex> trace) { setTrace(std::move(trace), true); });
 }
 
-bool MainWindow::compareWithMeasured(const QString& file) {
-  if (!m_lastRun.result || !m_lastRun.trace || !m_project) {
-    statusBar()->showMessage(tr("Run the project first (Ctrl+R): a measured trace is compared with the current run."), 8000);
-    return false;
-  }
-  // A recorded run beneath the current one gives way to the measured trace.
-  if (m_comparedRunId != 0) {
-    m_comparedRunId = 0;
-    m_comparisonJobs.cancel();
-    m_runs->clearComparison();
-  }
-  m_measuredFile = file;
-  m_measured->setMessage(tr("Comparing %1 with the run…").arg(file));
-  m_measuredJobs.start<MeasuredComparisonOutcome>(
-      [path = file.toStdString(), run = m_lastRun.result, runTrace = m_lastRun.trace,
-       name = m_lastRun.projectName](const std::atomic<bool>&) { return compareRunWithMeasured(path, *run, runTrace, name); },
-      [this](MeasuredComparisonOutcome outcome) {
-        if (QString::fromStdString(outcome.file.string()) != m_measuredFile) return;  // closed or replaced meanwhile
-        if (!outcome.ok) {
-          m_measuredFile.clear();
-          m_measured->setMessage(tr("Cannot compare: %1").arg(QString::fromStdString(outcome.error).trimmed()));
-          m_measuredDock->raise();
-          Q_EMIT comparisonShown();
-          return;
-        }
-        setTrace(outcome.traceA, true);
-        const QString fileName = QString::fromStdString(outcome.file.filename().string());
-        m_swimlanePane->showComparison(
-            outcome.traceB,
-            tr("A: the run, simulated (%1 µs); colours: each task's error against its measured twin")
-                .arg(outcome.simulatedMakespanUs, 0, 'f', 3),
-            tr("B: %1, measured on the chip (%2 µs), shifted to start with A").arg(fileName).arg(outcome.measuredMakespanUs, 0, 'f', 3));
-        m_swimlanePane->setComparisonMatches(std::move(outcome.inBOfA), std::move(outcome.inAOfB));
-        m_colorMode->setCurrentIndex(3);
-        m_measured->setComparison(QString::fromStdString(outcome.summary), std::move(outcome.largest));
-        m_measuredDock->raise();
-        m_centralTabs->setCurrentWidget(m_swimlanePane);
-        statusBar()->showMessage(QString::fromStdString(outcome.summary), 10000);
-        Q_EMIT comparisonShown();
-      });
-  return true;
-}
+void MainWindow::refreshRuns() { m_comparisons->refreshRuns(); }
+bool MainWindow::compareWithRun(std::int64_t runId) { return m_comparisons->compareWithRun(runId); }
+void MainWindow::closeRunComparison() { m_comparisons->closeComparison(); }
+bool MainWindow::compareWithMeasured(const QString& file) { return m_comparisons->compareWithMeasured(file); }
+std::int64_t MainWindow::comparedRunId() const { return m_comparisons->comparedRunId(); }
 
 // --- The Advice dock: the advisor's suggestions and the tuner, applied as undoable edits ---
 

@@ -51,6 +51,7 @@ class TaskGraphView;
 namespace pto::studio {
 
 class AdviceController;
+class ComparisonController;
 class EditRecoveryController;
 class GraphWorkbench;
 
@@ -162,7 +163,7 @@ public:
   // Closes the comparison beneath the run, a recorded run's or a measured trace's.
   void closeRunComparison();
   // The run B shown beneath the current one; 0 when not comparing.
-  std::int64_t comparedRunId() const { return m_comparedRunId; }
+  std::int64_t comparedRunId() const;
   // Shows a trace measured on a chip (PyPTO's merged_swimlane.json or
   // tilefwk_L1_prof_data*.json, or a `pto run --trace` file) beneath the
   // current run on one time axis, both coloured by each task's error, and the
@@ -299,24 +300,16 @@ private:
   QString m_traceFile;
   QString m_brokenProjectFile;  // a project file with errors, open in the editor to be fixed
 
-  // The Runs dock and its ledger reads (RunHistoryJob, off the GUI thread).
+  // The Runs and Measured docks; what they do is the ComparisonController's.
   // A dock tabbed with `beside` on the right, listed after it in the View menu.
   QDockWidget* addDockBeside(QDockWidget* beside, QWidget* content, const QString& title, const QString& name);
   void createRunsDock();
   void createMeasuredDock();
-  // Forgets the measured trace compared with each run (its dock says so) and
-  // gives the run's swimlane its own colours back; nothing when none is compared.
-  void dropMeasuredComparison();
   widgets::RunsPanel* m_runs = nullptr;
   QDockWidget* m_runsDock = nullptr;
-  JobRunner m_runHistoryJobs;
-  JobRunner m_comparisonJobs;
-  std::int64_t m_comparedRunId = 0;  // B of the comparison on screen or loading; 0: none
   widgets::MeasuredPanel* m_measured = nullptr;
   QDockWidget* m_measuredDock = nullptr;
-  JobRunner m_measuredJobs;
-  QString m_measuredFile;  // the measured trace compared with each run; empty: none
-  std::int64_t m_currentRunId = 0;   // the ledger id of the run whose swimlane is shown (A); 0: none
+  ComparisonController* m_comparisons = nullptr;
 
   // The Advice dock and its jobs (AdviceController).
   void createAdviceDock();
