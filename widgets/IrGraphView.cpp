@@ -42,6 +42,8 @@ bool isDarkBase(const QPalette& palette) { return palette.color(QPalette::Base).
 } // namespace
 
 IrGraphView::IrGraphView(QWidget* parent) : QWidget(parent) {
+  m_zoom.minScale = kIrGraphMinScale;
+  m_zoom.maxScale = kIrGraphMaxScale;
   setObjectName(QStringLiteral("IrGraphView"));
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
@@ -86,7 +88,7 @@ void IrGraphView::setGraphLayout(std::shared_ptr<const IrGraphLayout> layout) {
     fit();
   } else if (anchorAt) {
     int item = m_layout->itemOfNode(nodeWithKey(*m_layout->graph, anchorKey));
-    if (item >= 0) m_offset += *anchorAt - widgetPosOfItem(item);
+    if (item >= 0) m_zoom.offset += *anchorAt - widgetPosOfItem(item);
   }
   update();
 }
@@ -116,18 +118,18 @@ void IrGraphView::fit() {
   // too big is shown whole, in colour only, as an overview to zoom into.
   double legible = kMinTextPixels / kTitlePoints;
   double whole = std::min({sx, sy, 1.0});
-  m_scale = std::clamp(whole >= legible * 0.2 ? std::max(whole, legible) : whole, kIrGraphMinScale, kIrGraphMaxScale);
-  m_offset = QPointF(std::max(kIrGraphMargin, (width() - m_layout->width * m_scale) / 2),
-                     std::max(kIrGraphMargin, (height() - m_layout->height * m_scale) / 2));
+  m_zoom.scale = std::clamp(whole >= legible * 0.2 ? std::max(whole, legible) : whole, m_zoom.minScale, m_zoom.maxScale);
+  m_zoom.offset = QPointF(std::max(kIrGraphMargin, (width() - m_layout->width * m_zoom.scale) / 2),
+                     std::max(kIrGraphMargin, (height() - m_layout->height * m_zoom.scale) / 2));
   m_fitPending = false;
   update();
 }
 
-QPointF IrGraphView::toGraph(QPointF widgetPos) const { return (widgetPos - m_offset) / m_scale; }
+QPointF IrGraphView::toGraph(QPointF widgetPos) const { return m_zoom.toGraph(widgetPos); }
 
 QPointF IrGraphView::widgetPosOfItem(int item) const {
   const LaidOutItem& laid = m_layout->items[static_cast<std::size_t>(item)];
-  return m_offset + QPointF(laid.centre.x, laid.centre.y) * m_scale;
+  return m_zoom.offset + QPointF(laid.centre.x, laid.centre.y) * m_zoom.scale;
 }
 
 int IrGraphView::itemAt(QPointF widgetPos) const {
@@ -150,7 +152,7 @@ QPointF IrGraphView::widgetPosOfCluster(int cluster) const {
   for (const LaidOutCluster& laid : m_layout->clusters)
     if (laid.cluster == cluster) {
       // A point inside the box but on none of its nodes: just under its title.
-      return m_offset + QPointF(laid.left + laid.width / 2, laid.top + 6) * m_scale;
+      return m_zoom.offset + QPointF(laid.left + laid.width / 2, laid.top + 6) * m_zoom.scale;
     }
   return {};
 }
@@ -158,7 +160,7 @@ QPointF IrGraphView::widgetPosOfCluster(int cluster) const {
 void IrGraphView::scrollToItem(int item) {
   if (!m_layout || item < 0) return;
   QPointF at = widgetPosOfItem(item);
-  if (!rect().adjusted(40, 40, -40, -40).contains(at.toPoint())) m_offset += QPointF(width() / 2.0, height() / 2.0) - at;
+  if (!rect().adjusted(40, 40, -40, -40).contains(at.toPoint())) m_zoom.offset += QPointF(width() / 2.0, height() / 2.0) - at;
 }
 
 void IrGraphView::selectNode(int node, bool scroll) {
@@ -229,10 +231,7 @@ void IrGraphView::setDropVerdict(int node, int cluster, bool legal, const QStrin
 }
 
 void IrGraphView::zoomAbout(QPointF widgetPos, double factor) {
-  double scale = std::clamp(m_scale * factor, kIrGraphMinScale, kIrGraphMaxScale);
-  QPointF graphPoint = toGraph(widgetPos);
-  m_scale = scale;
-  m_offset = widgetPos - graphPoint * m_scale;
+  m_zoom.zoomAbout(widgetPos, factor);
   update();
 }
 
@@ -394,10 +393,9 @@ void IrGraphView::paintEvent(QPaintEvent*) {
     return;
   }
   painter.save();
-  painter.translate(m_offset);
-  painter.scale(m_scale, m_scale);
+  m_zoom.apply(painter);
   QRectF visible = QRectF(toGraph(QPointF(0, 0)), toGraph(QPointF(width(), height()))).adjusted(-20, -20, 20, 20);
-  paintGraph(painter, visible, m_scale);
+  paintGraph(painter, visible, m_zoom.scale);
   painter.restore();
 
   if (m_layout->visible.neighbourhood) {
@@ -444,13 +442,8 @@ void IrGraphView::renderWhole(QPainter& painter, double scale) const {
 }
 
 void IrGraphView::wheelEvent(QWheelEvent* event) {
-  double steps = event->angleDelta().y() / 120.0;
-  if (event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier) || steps == 0.0) {
-    m_offset += QPointF(event->angleDelta().x(), event->angleDelta().y()) * 0.5;
-    update();
-  } else {
-    zoomAbout(event->position(), std::pow(1.2, steps));
-  }
+  m_zoom.wheel(*event);
+  update();
   event->accept();
 }
 
@@ -462,7 +455,7 @@ void IrGraphView::mousePressEvent(QMouseEvent* event) {
   if (map.contains(event->position()) && m_layout->width > 0) {
     double k = map.width() / m_layout->width;
     QPointF graphPoint = (event->position() - map.topLeft()) / k;
-    m_offset = QPointF(width() / 2.0, height() / 2.0) - graphPoint * m_scale;
+    m_zoom.offset = QPointF(width() / 2.0, height() / 2.0) - graphPoint * m_zoom.scale;
     update();
     return;
   }
@@ -506,7 +499,7 @@ void IrGraphView::mousePressEvent(QMouseEvent* event) {
     return;
   }
   m_drag = Drag::Pan;
-  m_offsetAtDragStart = m_offset;
+  m_offsetAtDragStart = m_zoom.offset;
   setCursor(Qt::ClosedHandCursor);
 }
 
@@ -537,7 +530,7 @@ void IrGraphView::mouseMoveEvent(QMouseEvent* event) {
     return;
   }
   if (m_drag == Drag::Pan) {
-    m_offset = m_offsetAtDragStart + (event->position() - m_dragStart);
+    m_zoom.offset = m_offsetAtDragStart + (event->position() - m_dragStart);
     update();
     return;
   }
@@ -622,10 +615,10 @@ void IrGraphView::keyPressEvent(QKeyEvent* event) {
   case Qt::Key_Equal: zoomAbout(centre, 1.25); break;
   case Qt::Key_Minus: zoomAbout(centre, 0.8); break;
   case Qt::Key_N: searchStep(event->modifiers() & Qt::ShiftModifier ? -1 : 1); break;
-  case Qt::Key_Left: m_offset += QPointF(width() * 0.15, 0); update(); break;
-  case Qt::Key_Right: m_offset -= QPointF(width() * 0.15, 0); update(); break;
-  case Qt::Key_Up: m_offset += QPointF(0, height() * 0.15); update(); break;
-  case Qt::Key_Down: m_offset -= QPointF(0, height() * 0.15); update(); break;
+  case Qt::Key_Left: m_zoom.offset += QPointF(width() * 0.15, 0); update(); break;
+  case Qt::Key_Right: m_zoom.offset -= QPointF(width() * 0.15, 0); update(); break;
+  case Qt::Key_Up: m_zoom.offset += QPointF(0, height() * 0.15); update(); break;
+  case Qt::Key_Down: m_zoom.offset -= QPointF(0, height() * 0.15); update(); break;
   case Qt::Key_Escape:
     if (m_drag == Drag::Move) {
       m_drag = Drag::None;

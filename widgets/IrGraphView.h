@@ -18,6 +18,8 @@
 
 #include "widgets/models/IrGraphLayout.h"
 
+#include "widgets/GraphZoom.h"
+
 #include <QWidget>
 
 #include <map>
@@ -68,7 +70,7 @@ public:
   QString searchStatus() const;  // "3 of 12", "no match"
 
   void fit();
-  double scale() const { return m_scale; }
+  double scale() const { return m_zoom.scale; }
   // Geometry for tests and clicks: the item under a widget position (-1),
   // the widget position of an item's centre, the cluster under a position.
   int itemAt(QPointF widgetPos) const;
@@ -126,8 +128,7 @@ private:
   ColorBy m_colorBy = ColorBy::Label;
   std::map<std::string, char> m_diff;
   bool m_editing = false;
-  double m_scale = 1.0;
-  QPointF m_offset;  // widget position of graph point (0, 0)
+  GraphZoom m_zoom;
   int m_selectedNode = -1;
   std::vector<char> m_highlighted;  // by item
   std::set<int> m_selection;        // graph nodes

@@ -31,6 +31,8 @@ QRectF nodeRect(const TaskGraphNode& node) {
 } // namespace
 
 TaskGraphView::TaskGraphView(QWidget* parent) : QWidget(parent) {
+  m_zoom.minScale = kTaskGraphMinScale;
+  m_zoom.maxScale = kTaskGraphMaxScale;
   setObjectName(QStringLiteral("TaskGraphView"));
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
@@ -54,8 +56,7 @@ void TaskGraphView::setMessage(const QString& message) {
 }
 
 void TaskGraphView::applyViewport(const GraphViewport& viewport) {
-  m_scale = std::clamp(viewport.scale, kTaskGraphMinScale, kTaskGraphMaxScale);
-  m_offset = QPointF(viewport.offset.x, viewport.offset.y);
+  m_zoom.set(viewport.scale, QPointF(viewport.offset.x, viewport.offset.y));
   m_fitPending = false;
   update();
 }
@@ -77,11 +78,11 @@ void TaskGraphView::toggleFit() {
   else fit();
 }
 
-QPointF TaskGraphView::toGraph(QPointF widgetPos) const { return (widgetPos - m_offset) / m_scale; }
+QPointF TaskGraphView::toGraph(QPointF widgetPos) const { return m_zoom.toGraph(widgetPos); }
 
 QPointF TaskGraphView::widgetPosOfNode(int node) const {
   const TaskGraphNode& n = m_layout->nodes[static_cast<std::size_t>(node)];
-  return m_offset + QPointF(n.centre.x, n.centre.y) * m_scale;
+  return m_zoom.offset + QPointF(n.centre.x, n.centre.y) * m_zoom.scale;
 }
 
 int TaskGraphView::nodeAt(QPointF widgetPos) const {
@@ -103,16 +104,13 @@ void TaskGraphView::selectTask(trace::TaskIndex task) {
 }
 
 void TaskGraphView::zoomAbout(QPointF widgetPos, double factor) {
-  double scale = std::clamp(m_scale * factor, kTaskGraphMinScale, kTaskGraphMaxScale);
-  QPointF graphPoint = toGraph(widgetPos);
-  m_scale = scale;
-  m_offset = widgetPos - graphPoint * m_scale;
+  m_zoom.zoomAbout(widgetPos, factor);
   m_framing = Framing::Free;
   update();
 }
 
 void TaskGraphView::pan(QPointF delta) {
-  m_offset += delta;
+  m_zoom.offset += delta;
   m_framing = Framing::Free;
   update();
 }
@@ -127,8 +125,7 @@ void TaskGraphView::paintEvent(QPaintEvent*) {
                      m_message.isEmpty() ? tr("No tasks.") : m_message);
     return;
   }
-  painter.translate(m_offset);
-  painter.scale(m_scale, m_scale);
+  m_zoom.apply(painter);
   QRectF visible = QRectF(toGraph(QPointF(0, 0)), toGraph(QPointF(width(), height()))).adjusted(-20, -20, 20, 20);
   bool dark = pal.color(QPalette::Base).lightness() < 128;
   QColor edgeColor = pal.color(QPalette::Text);
@@ -143,9 +140,9 @@ void TaskGraphView::paintEvent(QPaintEvent*) {
     if (!span.intersects(visible)) continue;
     bool critical = edge.critical;
     double penWidth = (critical ? 2.2 : 1.0) * (edge.count > 1 ? 1.0 + std::log2(double(edge.count)) * 0.3 : 1.0);
-    QPen pen(critical ? criticalColor : edgeColor, penWidth / std::max(m_scale, 0.3));
+    QPen pen(critical ? criticalColor : edgeColor, penWidth / std::max(m_zoom.scale, 0.3));
     QPainterPath path = paintGraphEdge(painter, edge.route, nodeRect(from), nodeRect(to), pen);
-    if (edge.count > 1 && m_scale > 0.5) {
+    if (edge.count > 1 && m_zoom.scale > 0.5) {
       QPointF middle = path.pointAtPercent(0.5);
       painter.setPen(pal.color(QPalette::Text));
       painter.drawText(middle + QPointF(4, 0), QString::number(edge.count));
@@ -167,11 +164,11 @@ void TaskGraphView::paintEvent(QPaintEvent*) {
     else fill = fill.lighter(125);
     bool selected = static_cast<int>(n) == m_selectedNode;
     QPen border(selected ? pal.color(QPalette::Highlight) : (node.critical ? criticalColor : fill.darker(170)),
-                (selected ? 3.0 : node.critical ? 2.0 : 1.0) / std::max(m_scale, 0.3));
+                (selected ? 3.0 : node.critical ? 2.0 : 1.0) / std::max(m_zoom.scale, 0.3));
     painter.setPen(border);
     painter.setBrush(fill);
     painter.drawRoundedRect(box, 4, 4);
-    if (m_scale * node.height < 14) continue;  // too small to read: colour only
+    if (m_zoom.scale * node.height < 14) continue;  // too small to read: colour only
     painter.setPen(dark ? QColor(235, 235, 235) : QColor(20, 20, 20));
     painter.setFont(titleFont);
     QRectF top(box.left() + 6, box.top() + 2, box.width() - 12, box.height() / 2);
@@ -183,12 +180,9 @@ void TaskGraphView::paintEvent(QPaintEvent*) {
 }
 
 void TaskGraphView::wheelEvent(QWheelEvent* event) {
-  double steps = event->angleDelta().y() / 120.0;
-  if (event->modifiers() & Qt::ShiftModifier || event->modifiers() & Qt::ControlModifier || steps == 0.0) {
-    pan(QPointF(event->angleDelta().x(), event->angleDelta().y()) * 0.5);
-  } else {
-    zoomAbout(event->position(), std::pow(1.2, steps));
-  }
+  m_zoom.wheel(*event);
+  m_framing = Framing::Free;
+  update();
   event->accept();
 }
 
@@ -203,13 +197,13 @@ void TaskGraphView::mousePressEvent(QMouseEvent* event) {
   }
   m_dragging = true;
   m_dragStart = event->position();
-  m_offsetAtDragStart = m_offset;
+  m_offsetAtDragStart = m_zoom.offset;
   setCursor(Qt::ClosedHandCursor);
 }
 
 void TaskGraphView::mouseMoveEvent(QMouseEvent* event) {
   if (!m_dragging) return;
-  pan(m_offsetAtDragStart + (event->position() - m_dragStart) - m_offset);
+  pan(m_offsetAtDragStart + (event->position() - m_dragStart) - m_zoom.offset);
 }
 
 void TaskGraphView::mouseReleaseEvent(QMouseEvent*) {

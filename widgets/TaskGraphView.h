@@ -10,6 +10,8 @@
 
 #include "widgets/models/TaskGraphLayout.h"
 
+#include "widgets/GraphZoom.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -31,7 +33,7 @@ public:
   // The readable first picture; fitWhole() the overview.
   void fit();
   void fitWhole();
-  double scale() const { return m_scale; }
+  double scale() const { return m_zoom.scale; }
   // The node under a widget position, or -1 (for tests and clicks).
   int nodeAt(QPointF widgetPos) const;
   QPointF widgetPosOfNode(int node) const;
@@ -64,8 +66,7 @@ private:
   std::shared_ptr<const TaskGraphLayout> m_layout;
   std::shared_ptr<const TraceIndex> m_index;
   QString m_message;
-  double m_scale = 1.0;
-  QPointF m_offset;  // widget position of graph point (0, 0)
+  GraphZoom m_zoom;
   int m_selectedNode = -1;
   bool m_fitPending = true;
   enum class Framing { Free, Readable, Whole };
