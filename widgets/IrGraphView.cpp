@@ -118,9 +118,10 @@ void IrGraphView::fit() {
   // too big is shown whole, in colour only, as an overview to zoom into.
   double legible = kMinTextPixels / kTitlePoints;
   double whole = std::min({sx, sy, 1.0});
-  m_zoom.scale = std::clamp(whole >= legible * 0.2 ? std::max(whole, legible) : whole, m_zoom.minScale, m_zoom.maxScale);
-  m_zoom.offset = QPointF(std::max(kIrGraphMargin, (width() - m_layout->width * m_zoom.scale) / 2),
-                     std::max(kIrGraphMargin, (height() - m_layout->height * m_zoom.scale) / 2));
+  const double scale =
+      std::clamp(whole >= legible * 0.2 ? std::max(whole, legible) : whole, m_zoom.minScale, m_zoom.maxScale);
+  m_zoom.set(scale, QPointF(std::max(kIrGraphMargin, (width() - m_layout->width * scale) / 2),
+                            std::max(kIrGraphMargin, (height() - m_layout->height * scale) / 2)));
   m_fitPending = false;
   update();
 }

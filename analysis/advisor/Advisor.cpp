@@ -155,7 +155,7 @@ std::optional<Advice> advise(const TracedProject& traced, DiagnosticEngine& diag
   advisor::Context context(traced, *baseline, options, advice);
   advice.baselineUs = baseline->simulation.stats.makespanUs;
   advice.bound = context.health.bound.kind;
-  for (const advisor::Rule& rule : advisor::advisorRules()) rule.advise(context);
+  for (advisor::Rule rule : advisor::advisorRules()) rule(context);
   std::stable_sort(advice.suggestions.begin(), advice.suggestions.end(),
                    [](const Suggestion& a, const Suggestion& b) { return a.predictedUs < b.predictedUs; });
   for (Suggestion& suggestion : advice.suggestions)

@@ -12,7 +12,7 @@ namespace {
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::optional<int> readMode(const CompileSettings& settings, DiagnosticEngine& diags) {
-  const OptionInfo& mode = oooScheduleOptions().front();
+  const OptionInfo& mode = *findDeclaration(oooScheduleOptions(), "ooo_sched_mode");
   const nlohmann::ordered_json& json = settings.passOptions;
   if (!json.is_object() || !json.contains(mode.name)) return static_cast<int>(mode.defaultInteger());
   const auto& given = json[mode.name];

@@ -144,7 +144,8 @@ bool checkPassOption(std::string_view name, const nlohmann::ordered_json& value,
   }
   if (name == "enable_pass_verify") {
     // The runner turns verification on only for `true`; say so rather than ignore a typo silently.
-    if (!value.is_boolean()) diags.error(SourceLocation{}) << "pass_options.enable_pass_verify must be true or false, got " << value.dump();
+    if (!value.is_boolean())
+      diags.error(SourceLocation{}) << "pass_options.enable_pass_verify must be true or false, got " << value.dump();
     return true;
   }
   for (const PassInfo& pass : tilePipeline())

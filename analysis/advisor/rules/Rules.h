@@ -5,16 +5,13 @@
 
 #include "analysis/advisor/AdvisorContext.h"
 
-#include <string_view>
 #include <vector>
 
 namespace pto::advisor {
 
-struct Rule {
-  std::string_view id;    // as suggestions name it: "scheduling-bound-vector"
-  std::string_view file;  // its file in this folder, without ".cpp"
-  void (*advise)(Context& context);
-};
+// A rule: it proposes through `context` (each suggestion names its rule, as
+// docs/cli.md's table of rules does).
+using Rule = void (*)(Context& context);
 
 // Every rule, in the order the advisor runs them.
 const std::vector<Rule>& advisorRules();
