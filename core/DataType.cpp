@@ -25,7 +25,7 @@ constexpr std::array<DataTypeInfo, kDataTypeCount> kInfos = {{
 #undef PTO_DATA_TYPE_INFO
 }};
 
-const DataTypeInfo& info(DataType type) { return kInfos[static_cast<std::size_t>(type)]; }
+const DataTypeInfo& info(DataType type) { return enumRow(kInfos, type); }
 
 // Spellings people type besides the canonical and PyPTO names.
 struct Alias {

@@ -1,6 +1,8 @@
 // Element types of tensors: the list, their sizes, names and parsing.
 #pragma once
 
+#include "core/XMacroEnum.h"
+
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -24,17 +26,7 @@ namespace pto {
   X(UInt64, "uint64", "DT_UINT64", 8, false, false) \
   X(Bool, "bool", "DT_BOOL", 1, false, false)
 
-enum class DataType : unsigned char {
-#define PTO_DATA_TYPE_ENUMERATOR(id, name, pyptoName, bytes, isFloat, isSigned) id,
-  PTO_FOR_EACH_DATA_TYPE(PTO_DATA_TYPE_ENUMERATOR)
-#undef PTO_DATA_TYPE_ENUMERATOR
-};
-
-inline constexpr std::size_t kDataTypeCount = 0
-#define PTO_DATA_TYPE_COUNT(...) +1
-    PTO_FOR_EACH_DATA_TYPE(PTO_DATA_TYPE_COUNT)
-#undef PTO_DATA_TYPE_COUNT
-    ;
+PTO_DECLARE_XMACRO_ENUM(DataType, unsigned char, PTO_FOR_EACH_DATA_TYPE);
 
 // Size of one element in bytes (bool is stored as one byte, as numpy does).
 std::size_t sizeOf(DataType type);

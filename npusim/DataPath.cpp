@@ -18,7 +18,7 @@ constexpr std::array<DataPathInfo, kDataPathCount> kDataPathInfos = {{
 #undef PTO_DATA_PATH_INFO
 }};
 
-const DataPathInfo& info(DataPath path) { return kDataPathInfos[static_cast<std::size_t>(path)]; }
+const DataPathInfo& info(DataPath path) { return enumRow(kDataPathInfos, path); }
 
 } // namespace
 
@@ -26,11 +26,7 @@ MemoryKind source(DataPath path) { return info(path).from; }
 MemoryKind destination(DataPath path) { return info(path).to; }
 std::string_view name(DataPath path) { return info(path).name; }
 
-std::optional<DataPath> parseDataPath(std::string_view text) {
-  for (std::size_t i = 0; i < kDataPathCount; ++i)
-    if (kDataPathInfos[i].name == text) return static_cast<DataPath>(i);
-  return std::nullopt;
-}
+std::optional<DataPath> parseDataPath(std::string_view text) { return findByName<DataPath>(kDataPathInfos, text); }
 
 std::optional<DataPath> dataPathBetween(MemoryKind from, MemoryKind to) {
   for (std::size_t i = 0; i < kDataPathCount; ++i)

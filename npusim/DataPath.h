@@ -2,6 +2,8 @@
 // engine with its own rate), as one list.
 #pragma once
 
+#include "core/XMacroEnum.h"
+
 #include "compiler/ir/MemoryKind.h"
 
 #include <cstddef>
@@ -29,17 +31,7 @@ namespace pto {
   X(UbToL1, UB, L1, "ub_to_l1")          \
   X(L1ToUb, L1, UB, "l1_to_ub")
 
-enum class DataPath : unsigned char {
-#define PTO_DATA_PATH_ENUMERATOR(id, from, to, name) id,
-  PTO_FOR_EACH_DATA_PATH(PTO_DATA_PATH_ENUMERATOR)
-#undef PTO_DATA_PATH_ENUMERATOR
-};
-
-inline constexpr std::size_t kDataPathCount = 0
-#define PTO_DATA_PATH_COUNT(...) +1
-    PTO_FOR_EACH_DATA_PATH(PTO_DATA_PATH_COUNT)
-#undef PTO_DATA_PATH_COUNT
-    ;
+PTO_DECLARE_XMACRO_ENUM(DataPath, unsigned char, PTO_FOR_EACH_DATA_PATH);
 
 MemoryKind source(DataPath path);
 MemoryKind destination(DataPath path);

@@ -19,13 +19,9 @@ constexpr std::array<VectorOpClassInfo, kVectorOpClassCount> kVectorOpClassInfos
 
 } // namespace
 
-std::string_view name(VectorOpClass opClass) { return kVectorOpClassInfos[static_cast<std::size_t>(opClass)].name; }
-std::string_view members(VectorOpClass opClass) { return kVectorOpClassInfos[static_cast<std::size_t>(opClass)].members; }
+std::string_view name(VectorOpClass opClass) { return enumRow(kVectorOpClassInfos, opClass).name; }
+std::string_view members(VectorOpClass opClass) { return enumRow(kVectorOpClassInfos, opClass).members; }
 
-std::optional<VectorOpClass> parseVectorOpClass(std::string_view text) {
-  for (std::size_t i = 0; i < kVectorOpClassCount; ++i)
-    if (kVectorOpClassInfos[i].name == text) return static_cast<VectorOpClass>(i);
-  return std::nullopt;
-}
+std::optional<VectorOpClass> parseVectorOpClass(std::string_view text) { return findByName<VectorOpClass>(kVectorOpClassInfos, text); }
 
 } // namespace pto

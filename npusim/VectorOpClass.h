@@ -2,6 +2,8 @@
 // same per byte, so a machine file gives one factor per class.
 #pragma once
 
+#include "core/XMacroEnum.h"
+
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -23,17 +25,7 @@ namespace pto {
   X(Cast, "cast", "dtype conversion")                                                     \
   X(Copy, "copy", "copy, duplicate, broadcast within the unified buffer")
 
-enum class VectorOpClass : unsigned char {
-#define PTO_VECTOR_OP_CLASS_ENUMERATOR(id, name, members) id,
-  PTO_FOR_EACH_VECTOR_OP_CLASS(PTO_VECTOR_OP_CLASS_ENUMERATOR)
-#undef PTO_VECTOR_OP_CLASS_ENUMERATOR
-};
-
-inline constexpr std::size_t kVectorOpClassCount = 0
-#define PTO_VECTOR_OP_CLASS_COUNT(...) +1
-    PTO_FOR_EACH_VECTOR_OP_CLASS(PTO_VECTOR_OP_CLASS_COUNT)
-#undef PTO_VECTOR_OP_CLASS_COUNT
-    ;
+PTO_DECLARE_XMACRO_ENUM(VectorOpClass, unsigned char, PTO_FOR_EACH_VECTOR_OP_CLASS);
 
 std::string_view name(VectorOpClass opClass);
 // What belongs to the class, for documentation and tooltips.

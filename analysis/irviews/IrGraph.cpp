@@ -68,14 +68,23 @@ void addEdge(IrGraph& graph, std::set<std::pair<int, int>>& seen, int from, int 
   graph.edges.push_back({from, to});
 }
 
-IrGraph tensorLevel(const Json& tensorJson) {
+// An empty graph of `level` for the kernel `json` describes.
+IrGraph startGraph(GraphLevel level, const Json& json) {
   IrGraph graph;
-  graph.level = GraphLevel::Tensor;
-  graph.kernel = tensorJson.value("kernel", std::string());
-  if (!tensorJson.contains("ops")) {
-    graph.missing = "the kernel has not been traced";
-    return graph;
-  }
+  graph.level = level;
+  graph.kernel = json.value("kernel", std::string());
+  return graph;
+}
+
+// `graph`, saying why it has nothing to show.
+IrGraph missing(IrGraph graph, std::string why) {
+  graph.missing = std::move(why);
+  return graph;
+}
+
+IrGraph tensorLevel(const Json& tensorJson) {
+  IrGraph graph = startGraph(GraphLevel::Tensor, tensorJson);
+  if (!tensorJson.contains("ops")) return missing(std::move(graph), "the kernel has not been traced");
   std::unordered_map<std::int64_t, const Json*> tensors;
   for (const Json& tensor : arrayAt(tensorJson, "tensors")) tensors[tensor.value("id", std::int64_t{-1})] = &tensor;
   std::unordered_map<std::int64_t, int> nodeOfOp;
@@ -187,13 +196,8 @@ TileOps addTileOps(IrGraph& graph, const Json& snapshot, bool withEdges) {
 }
 
 IrGraph tileLevel(const Json& snapshot) {
-  IrGraph graph;
-  graph.level = GraphLevel::Tile;
-  graph.kernel = snapshot.value("kernel", std::string());
-  if (!snapshot.contains("operations")) {
-    graph.missing = "the tile graph exists after ExpandFunction";
-    return graph;
-  }
+  IrGraph graph = startGraph(GraphLevel::Tile, snapshot);
+  if (!snapshot.contains("operations")) return missing(std::move(graph), "the tile graph exists after ExpandFunction");
   addTileOps(graph, snapshot, true);
   return graph;
 }
@@ -243,13 +247,8 @@ std::string regionKey(const Json& region) {
 }
 
 IrGraph blockLevel(const Json& snapshot) {
-  IrGraph graph;
-  graph.level = GraphLevel::Block;
-  graph.kernel = snapshot.value("kernel", std::string());
-  if (!snapshot.contains("block")) {
-    graph.missing = "the block graph exists after GraphPartition";
-    return graph;
-  }
+  IrGraph graph = startGraph(GraphLevel::Block, snapshot);
+  if (!snapshot.contains("block")) return missing(std::move(graph), "the block graph exists after GraphPartition");
   TileOps ops = addTileOps(graph, snapshot, false);
   std::set<std::pair<int, int>> seen;
   // Inside a subgraph ops pass data on chip; between subgraphs through GM,
@@ -350,13 +349,8 @@ IrGraph blockLevel(const Json& snapshot) {
 }
 
 IrGraph executeLevel(const Json& snapshot) {
-  IrGraph graph;
-  graph.level = GraphLevel::Execute;
-  graph.kernel = snapshot.value("kernel", std::string());
-  if (!snapshot.contains("execute")) {
-    graph.missing = "the execute graph exists after BuildExecuteGraph";
-    return graph;
-  }
+  IrGraph graph = startGraph(GraphLevel::Execute, snapshot);
+  if (!snapshot.contains("execute")) return missing(std::move(graph), "the execute graph exists after BuildExecuteGraph");
   // Task identities as PassDiff gives them.
   std::map<std::int64_t, std::string> subgraphKey;
   std::map<std::int64_t, std::string> tileKeys = tileOpKeys(snapshot);

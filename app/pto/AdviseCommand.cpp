@@ -22,23 +22,16 @@
 namespace pto::cli {
 namespace {
 
-struct AdviseOptions {
-  std::string projectPath;
-  std::string jsonTarget;
+struct AdviseOptions : ProjectCommandOptions {
   std::string suggestion;  // apply: the id
   std::string patchFile;   // apply: a JSON patch file instead
   bool dryRun = false;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 std::optional<TracedProject> traceOf(const AdviseOptions& options, DiagnosticEngine& diags) {
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return std::nullopt;
-  ProjectTraceOptions trace;
-  trace.timeoutSeconds = options.timeoutSeconds;
-  trace.maxElements = options.maxElements;
-  return traceForVariants(*project, diags, trace);
+  return traceForVariants(*project, diags, options.traceOptions());
 }
 
 void printAdvice(const std::string& project, const Advice& advice) {
@@ -75,13 +68,10 @@ int runAdvise(const AdviseOptions& options) {
   printDiagnostics(diags);
   if (options.jsonTarget != "-") printAdvice(traced->project.name, *advice);
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json;
-    json["command"] = "advise";
-    json["pto_version"] = kVersion;
+    nlohmann::ordered_json json = jsonReportFor("advise");
     json["project"] = traced->project.name;
     json.update(adviceJson(*advice));
-    json["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -183,9 +173,7 @@ int runApply(const AdviseOptions& options) {
     std::printf("%s\n", options.dryRun ? " (dry run: the project is unchanged)" : "");
   }
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json;
-    json["command"] = "apply";
-    json["pto_version"] = kVersion;
+    nlohmann::ordered_json json = jsonReportFor("apply");
     json["project"] = traced->project.name;
     json["applied"] = !options.dryRun;
     json["suggestion"] = id;
@@ -196,8 +184,7 @@ int runApply(const AdviseOptions& options) {
     json["before_us"] = beforeUs;
     json["obtained_us"] = afterUs;
     json["predicted_us"] = predicted ? nlohmann::ordered_json(*predicted) : nlohmann::ordered_json(nullptr);
-    json["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -205,21 +192,19 @@ int runApply(const AdviseOptions& options) {
 } // namespace
 
 void registerAdviseCommands(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<AdviseOptions>();
-  CLI::App* advise = app.add_subcommand(
-      "advise", "Suggest changes to a project's settings, each with its evidence, a JSON patch and a predicted "
-                "makespan (the patched project simulated)");
-  advise->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
-  advise->add_option("--json", options->jsonTarget, "Also write the suggestions as JSON to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  addTraceOptions(*advise, options->timeoutSeconds, options->maxElements);
-  advise->callback([&registry, options] { registry.selected = [options] { return runAdvise(*options); }; });
+  addProjectCommand(app, registry,
+                    {.name = "advise",
+                     .description = "Suggest changes to a project's settings, each with its evidence, a JSON patch "
+                                    "and "
+                                    "a predicted makespan (the patched project simulated)",
+                     .jsonOutput = "the suggestions as JSON"},
+                    std::make_shared<AdviseOptions>(), runAdvise);
 
   auto applyOptions = std::make_shared<AdviseOptions>();
   CLI::App* apply = app.add_subcommand(
       "apply", "Apply a suggestion (or a JSON patch) to pto-project.json, saved atomically, and report the "
                "makespan before, predicted and obtained");
-  apply->add_option("PROJECT", applyOptions->projectPath, "Project folder or its pto-project.json")->required();
+  addProjectOptions(*apply, *applyOptions, {.jsonOutput = "the result as JSON"});
   CLI::Option* suggestion =
       apply->add_option("--suggestion", applyOptions->suggestion, "The id `pto advise` gave it (\"l1-reuse:qk\")")
           ->type_name("ID");
@@ -228,9 +213,6 @@ void registerAdviseCommands(CLI::App& app, CommandRegistry& registry) {
           ->type_name("FILE");
   suggestion->excludes(patch);
   apply->add_flag("--dry-run", applyOptions->dryRun, "Simulate the change but leave the project file alone");
-  apply->add_option("--json", applyOptions->jsonTarget, "Also write the result as JSON to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  addTraceOptions(*apply, applyOptions->timeoutSeconds, applyOptions->maxElements);
   apply->callback([&registry, applyOptions, suggestion, patch] {
     if (suggestion->count() == 0 && patch->count() == 0)
       throw CLI::RequiredError("--suggestion or --patch");

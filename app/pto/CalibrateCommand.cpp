@@ -18,8 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CalibrateOptions {
-  std::string projectPath;
+struct CalibrateOptions : ProjectCommandOptions {
   std::vector<std::string> measured;
   std::vector<std::string> holdOut;
   bool noHoldOut = false;
@@ -30,9 +29,6 @@ struct CalibrateOptions {
   double counterMHz = 0.0;  // 0: PyPTO's rate for the machine
   std::string machine;
   std::string output;
-  std::string jsonTarget;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 std::string percent(double fraction) {
@@ -92,9 +88,7 @@ int runCalibrate(const CalibrateOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("calibrate", options.jsonTarget, diags);
-  ProjectTraceOptions traceOptions;
-  traceOptions.timeoutSeconds = options.timeoutSeconds;
-  traceOptions.maxElements = options.maxElements;
+  ProjectTraceOptions traceOptions = options.traceOptions();
   auto traced = traceForVariants(*project, diags, traceOptions);
   if (!traced) return failCommand("calibrate", options.jsonTarget, diags);
   // Compiled once: the parameters calibration moves change timings, not code.
@@ -157,15 +151,12 @@ int runCalibrate(const CalibrateOptions& options) {
   printDiagnostics(diags);
   if (options.jsonTarget != "-") printResult(*result, base->machine.name, project->name, written);
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report;
-    report["command"] = "calibrate";
-    report["pto_version"] = kVersion;
+    nlohmann::ordered_json report = jsonReportFor("calibrate");
     report["project"] = project->name;
     report["base_machine"] = base->machine.file.string();
     report["machine_file"] = written.string();
     report.update(calibrationResultJson(*result));
-    report["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -174,10 +165,12 @@ int runCalibrate(const CalibrateOptions& options) {
 
 void registerCalibrateCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<CalibrateOptions>();
-  CLI::App* command = app.add_subcommand(
-      "calibrate", "Fit the project's machine file to swimlanes measured on a chip (merged_swimlane.json, "
-                   "tilefwk_L1_prof_data*.json) and write machines/<name>-calibrated.json beside the project");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "calibrate",
+                                         .description = "Fit the project's machine file to swimlanes measured on a "
+                                                        "chip (merged_swimlane.json, tilefwk_L1_prof_data*.json) and "
+                                                        "write machines/<name>-calibrated.json beside the project"},
+                                        options, runCalibrate);
   command->add_option("MEASURED", options->measured, "Measured traces of the project as it is configured")
       ->required()
       ->expected(1, -1);
@@ -206,10 +199,6 @@ void registerCalibrateCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_option("--machine", options->machine, "Start from MACHINE (a name or a .json file) instead of the project's")
       ->type_name("MACHINE");
   command->add_option("--output", options->output, "Write the calibrated machine to FILE instead")->type_name("FILE");
-  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runCalibrate(*options); }; });
 }
 
 } // namespace pto::cli

@@ -15,12 +15,7 @@
 namespace pto::cli {
 namespace {
 
-struct CheckOptions {
-  std::string projectPath;
-  std::string jsonTarget;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
-};
+struct CheckOptions : ProjectCommandOptions {};
 
 // Settings that name parts of the kernel can only be checked against it:
 // partition_overrides' labels, lines and tensor ops. The kernel is traced
@@ -28,10 +23,7 @@ struct CheckOptions {
 bool checkKernelNames(const OperatorProject& project, const CheckOptions& options, DiagnosticEngine& diags) {
   const auto& overrides = project.partitionOverrides;
   if (!overrides.is_array() || overrides.empty()) return true;
-  ProjectTraceOptions traceOptions;
-  traceOptions.timeoutSeconds = options.timeoutSeconds;
-  traceOptions.maxElements = options.maxElements;
-  auto graph = traceProject(project, diags, traceOptions);
+  auto graph = traceProject(project, diags, options.traceOptions());
   if (!graph) return false;
   return checkPartitionOverrides(*graph, overrides, project.partitionOverrideLocations, project.file.string(), diags);
 }
@@ -111,16 +103,13 @@ int runCheck(const CheckOptions& options) {
     std::cout << (valid ? "valid" : "invalid") << " (" << countSummary(diags) << ")\n";
   }
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report;
-    report["command"] = "check";
-    report["pto_version"] = kVersion;
+    nlohmann::ordered_json report = jsonReportFor("check");
     report["project"] = options.projectPath;
     report["valid"] = valid;
     report["errors"] = diags.errorCount();
     report["warnings"] = diags.warningCount();
-    report["diagnostics"] = diagnosticsToJson(diags);
     if (valid) report["summary"] = summaryJson(*project);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return valid ? kExitOk : kExitUserError;
 }
@@ -128,13 +117,8 @@ int runCheck(const CheckOptions& options) {
 } // namespace
 
 void registerCheckCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<CheckOptions>();
-  CLI::App* command = app.add_subcommand("check", "Validate an operator project and print its contents");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
-  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runCheck(*options); }; });
+  addProjectCommand(app, registry, {.name = "check", .description = "Validate an operator project and print its contents"},
+                    std::make_shared<CheckOptions>(), runCheck);
 }
 
 } // namespace pto::cli

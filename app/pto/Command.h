@@ -2,9 +2,15 @@
 // subcommand and, when chosen, the action that runs it.
 #pragma once
 
+#include "compiler/frontend/ProjectTrace.h"
+
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
 
 namespace pto::cli {
 
@@ -38,5 +44,53 @@ void registerTrustCommand(CLI::App& app, CommandRegistry& registry);
 
 // --timeout, --max-elements and --trust, shared by the commands that trace kernels.
 void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements);
+
+// Makes `run(*options)` the action when `command` is the one chosen. The
+// options live in a shared_ptr because CLI11 writes them while parsing and
+// the action reads them after.
+template <class Options>
+void runWhenChosen(CLI::App& command, CommandRegistry& registry, std::shared_ptr<Options> options,
+                   int (*run)(const Options&)) {
+  command.callback([&registry, options, run] { registry.selected = [options, run] { return run(*options); }; });
+}
+
+// What every command that opens a project takes: PROJECT, --json FILE and
+// the limits on tracing its kernel. A command's own options derive from it.
+struct ProjectCommandOptions {
+  std::string projectPath;
+  std::string jsonTarget;
+  double timeoutSeconds = 60.0;
+  std::int64_t maxElements = std::int64_t{1} << 31;
+
+  // The trace limits as the frontend takes them.
+  ProjectTraceOptions traceOptions() const;
+};
+
+// How a project command presents itself in --help.
+struct ProjectCommandSpec {
+  const char* name = "";
+  std::string description{};
+  std::string projectHelp = "Project folder or its pto-project.json";
+  bool projectRequired = true;
+  // What --json writes, completing "Also write ... to FILE".
+  std::string jsonOutput = "a JSON report";
+  // Whether the command traces the kernel: adds --timeout, --max-elements, --trust.
+  bool tracesKernel = true;
+};
+
+// Adds PROJECT, --json and (when the spec says so) the trace options.
+void addProjectOptions(CLI::App& command, ProjectCommandOptions& options, const ProjectCommandSpec& spec);
+
+// Adds the subcommand `spec.name` with the project options and `run` as its
+// action; returns it so that the command can add its own options.
+template <class Options>
+CLI::App* addProjectCommand(CLI::App& app, CommandRegistry& registry, const ProjectCommandSpec& spec,
+                            std::shared_ptr<Options> options, int (*run)(const Options&)) {
+  static_assert(std::is_base_of_v<ProjectCommandOptions, Options>);
+  CLI::App* command = app.add_subcommand(spec.name, spec.description);
+  addProjectOptions(*command, *options, spec);
+  runWhenChosen(*command, registry, std::move(options), run);
+  return command;
+}
 
 } // namespace pto::cli

@@ -38,6 +38,18 @@ nlohmann::ordered_json diagnosticsToJson(const DiagnosticEngine& diags) {
   return list;
 }
 
+nlohmann::ordered_json jsonReportFor(const char* command) {
+  nlohmann::ordered_json report;
+  report["command"] = command;
+  report["pto_version"] = kVersion;
+  return report;
+}
+
+bool writeJsonReport(const std::string& target, nlohmann::ordered_json report, const DiagnosticEngine& diags) {
+  report["diagnostics"] = diagnosticsToJson(diags);
+  return writeJsonReport(target, report);
+}
+
 bool writeJsonReport(const std::string& target, const nlohmann::ordered_json& report) {
   std::string text = printJson(report);
   if (target == "-") {
@@ -66,12 +78,9 @@ std::string countSummary(const DiagnosticEngine& diags) {
 int failCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags) {
   printDiagnostics(diags);
   if (!jsonTarget.empty()) {
-    nlohmann::ordered_json report;
-    report["command"] = command;
-    report["pto_version"] = kVersion;
+    nlohmann::ordered_json report = jsonReportFor(command);
     report["ok"] = false;
-    report["diagnostics"] = diagnosticsToJson(diags);
-    writeJsonReport(jsonTarget, report);
+    writeJsonReport(jsonTarget, report, diags);
   }
   return kExitUserError;
 }

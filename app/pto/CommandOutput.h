@@ -15,9 +15,15 @@ namespace pto::cli {
 // [{"severity", "file", "line", "column", "message", "notes": [...]}].
 nlohmann::ordered_json diagnosticsToJson(const DiagnosticEngine& diags);
 
+// A new JSON report, starting with the fields every report has:
+// {"command", "pto_version"}.
+nlohmann::ordered_json jsonReportFor(const char* command);
+
 // Writes `report` to `target`: "-" for stdout, else a file (atomically).
 // Returns false and prints why on stderr when the file cannot be written.
 bool writeJsonReport(const std::string& target, const nlohmann::ordered_json& report);
+// The same, with the diagnostics added as the report's last field.
+bool writeJsonReport(const std::string& target, nlohmann::ordered_json report, const DiagnosticEngine& diags);
 
 // Prints the diagnostics compiler-style on stderr, in colour on a terminal.
 void printDiagnostics(const DiagnosticEngine& diags);

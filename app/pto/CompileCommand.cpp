@@ -20,21 +20,15 @@
 namespace pto::cli {
 namespace {
 
-struct CompileCommandOptions {
-  std::string projectPath;
-  std::string jsonTarget;
+struct CompileCommandOptions : ProjectCommandOptions {
   std::string dumpDir;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 int runCompile(const CompileCommandOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("compile", options.jsonTarget, diags);
-  ProjectTraceOptions traceOptions;
-  traceOptions.timeoutSeconds = options.timeoutSeconds;
-  traceOptions.maxElements = options.maxElements;
+  ProjectTraceOptions traceOptions = options.traceOptions();
   auto graph = traceProject(*project, diags, traceOptions);
   if (!graph) return failCommand("compile", options.jsonTarget, diags);
   CompileOptions compileOptions;
@@ -79,9 +73,7 @@ int runCompile(const CompileCommandOptions& options) {
     if (!options.dumpDir.empty()) std::printf("dumps written to %s\n", options.dumpDir.c_str());
   }
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report;
-    report["command"] = "compile";
-    report["pto_version"] = kVersion;
+    nlohmann::ordered_json report = jsonReportFor("compile");
     report["project"] = project->name;
     report["tensor_ops"] = graph->ops().size();
     report["tile_ops"] = compiled->compilation.tiles.tileOps().size();
@@ -89,8 +81,7 @@ int runCompile(const CompileCommandOptions& options) {
     for (const PassRecord& pass : compiled->passes)
       report["passes"].push_back(
           {{"name", pass.name}, {"milliseconds", pass.milliseconds}, {"changed", pass.changed}, {"skipped", pass.skipped}});
-    report["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -99,14 +90,12 @@ int runCompile(const CompileCommandOptions& options) {
 
 void registerCompileCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<CompileCommandOptions>();
-  CLI::App* command = app.add_subcommand("compile", "Compile a project's kernel and report each pass");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "compile",
+                                         .description = "Compile a project's kernel and report each pass"},
+                                        options, runCompile);
   command->add_option("--dump-passes", options->dumpDir, "Write the IR after each pass to DIR/NN-<pass>.json and the PTO programs to DIR/programs.pto")
       ->type_name("DIR");
-  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runCompile(*options); }; });
 }
 
 } // namespace pto::cli

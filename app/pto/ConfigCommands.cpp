@@ -82,16 +82,14 @@ void registerConfigCommands(CLI::App& app, CommandRegistry& registry) {
   exportCommand->add_option("-o,--output", exportOptions->outputFile, "Write to FILE instead of stdout")
       ->type_name("FILE");
   exportCommand->add_flag("--run", exportOptions->run, "Run the project first and note its makespan in \"measured\"");
-  exportCommand->callback(
-      [&registry, exportOptions] { registry.selected = [exportOptions] { return runExport(*exportOptions); }; });
+  runWhenChosen(*exportCommand, registry, exportOptions, runExport);
 
   auto importOptions = std::make_shared<ImportOptions>();
   CLI::App* importCommand =
       app.add_subcommand("import-config", "Apply a tuned-config file to a project and save the project file");
   importCommand->add_option("PROJECT", importOptions->projectPath, "Project folder or its pto-project.json")->required();
   importCommand->add_option("FILE", importOptions->configFile, "A tuned config written by export-config")->required();
-  importCommand->callback(
-      [&registry, importOptions] { registry.selected = [importOptions] { return runImport(*importOptions); }; });
+  runWhenChosen(*importCommand, registry, importOptions, runImport);
 }
 
 } // namespace pto::cli

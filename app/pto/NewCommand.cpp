@@ -45,7 +45,7 @@ void registerNewCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_option("--example", options->example, "The example to copy (default softmax; --list names them)")
       ->type_name("NAME");
   command->add_flag("--list", options->list, "List the bundled examples and exit");
-  command->callback([&registry, options] { registry.selected = [options] { return runNew(*options); }; });
+  runWhenChosen(*command, registry, options, runNew);
 }
 
 } // namespace pto::cli

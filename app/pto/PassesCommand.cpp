@@ -19,13 +19,9 @@
 namespace pto::cli {
 namespace {
 
-struct PassesOptions {
-  std::string projectPath;
-  std::string jsonTarget;
+struct PassesOptions : ProjectCommandOptions {
   std::vector<std::string> diff;  // two passes: names or 1-based numbers
   bool list = false;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 // "6 (+6)", "7 (+1 -2 ~3)", "-" for a level that does not exist yet.
@@ -126,9 +122,7 @@ int runPasses(const PassesOptions& options) {
   }
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("passes", options.jsonTarget, diags);
-  ProjectTraceOptions traceOptions;
-  traceOptions.timeoutSeconds = options.timeoutSeconds;
-  traceOptions.maxElements = options.maxElements;
+  ProjectTraceOptions traceOptions = options.traceOptions();
   auto graph = traceProject(*project, diags, traceOptions);
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = true;
@@ -155,9 +149,7 @@ int runPasses(const PassesOptions& options) {
   // disabled pass leaves the IR as it was.
   std::vector<std::vector<IrNode>> nodes;
   std::vector<IrNode> previous;
-  nlohmann::ordered_json report;
-  report["command"] = "passes";
-  report["pto_version"] = kVersion;
+  nlohmann::ordered_json report = jsonReportFor("passes");
   report["project"] = project->name;
   report["passes"] = nlohmann::ordered_json::array();
   if (options.jsonTarget != "-")
@@ -203,8 +195,7 @@ int runPasses(const PassesOptions& options) {
     report["diff"] = std::move(diff);
   }
   if (!options.jsonTarget.empty()) {
-    report["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -213,18 +204,18 @@ int runPasses(const PassesOptions& options) {
 
 void registerPassesCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<PassesOptions>();
-  CLI::App* command =
-      app.add_subcommand("passes", "List the compiler passes with what each changed, and diff the IR between two");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json (not with --list)");
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "passes",
+                                         .description = "List the compiler passes with what each changed, and diff "
+                                                        "the IR between two",
+                                         .projectHelp = "Project folder or its pto-project.json (not with --list)",
+                                         .projectRequired = false},
+                                        options, runPasses);
   command->add_flag("--list", options->list,
                     "The pipeline and every pass and runtime option (type, default, range), without a project");
   command->add_option("--diff", options->diff, "Nodes added, removed and changed from after pass A to after pass B")
       ->expected(2)
       ->type_name("A B");
-  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runPasses(*options); }; });
 }
 
 } // namespace pto::cli

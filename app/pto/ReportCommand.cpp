@@ -21,15 +21,11 @@
 namespace pto::cli {
 namespace {
 
-struct ReportOptions {
-  std::string projectPath;
-  std::string jsonTarget;
+struct ReportOptions : ProjectCommandOptions {
   std::string machine;
   bool taskBounds = false;
   bool noRecord = false;
   int subgraphRows = 12;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 std::string microseconds(double cycles, double clockGHz) {
@@ -167,13 +163,10 @@ int runReport(const ReportOptions& options) {
   }
   if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json;
-    json["command"] = "report";
-    json["pto_version"] = kVersion;
+    nlohmann::ordered_json json = jsonReportFor("report");
     json["project"] = project->name;
     json.update(healthReportJson(report, options.taskBounds));
-    json["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -182,12 +175,13 @@ int runReport(const ReportOptions& options) {
 
 void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<ReportOptions>();
-  CLI::App* command = app.add_subcommand(
-      "report", "Run a project (timing mode) and report its health: graph shapes, core use, waves, bubbles, "
-                "the critical path and what bounds each subgraph");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
-  command->add_option("--json", options->jsonTarget, "Also write the report as JSON to FILE ('-' for stdout)")
-      ->type_name("FILE");
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "report",
+                                         .description = "Run a project (timing mode) and report its health: graph "
+                                                        "shapes, core use, waves, bubbles, the critical path and "
+                                                        "what bounds each subgraph",
+                                         .jsonOutput = "the report as JSON"},
+                                        options, runReport);
   command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's")
       ->type_name("MACHINE");
   command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");
@@ -196,8 +190,6 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
       ->type_name("N")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runReport(*options); }; });
 }
 
 } // namespace pto::cli

@@ -22,9 +22,7 @@
 namespace pto::cli {
 namespace {
 
-struct RunOptions {
-  std::string projectPath;
-  std::string jsonTarget;
+struct RunOptions : ProjectCommandOptions {
   std::string saveOutputsDir;
   std::string traceFile;
   bool simOutput = false;
@@ -33,8 +31,6 @@ struct RunOptions {
   bool check = false;
   bool noCheck = false;
   bool noRecord = false;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 std::string formatNumber(double value) {
@@ -50,9 +46,7 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 nlohmann::ordered_json reportJson(const OperatorProject& project, const ProjectRunResult& run) {
-  nlohmann::ordered_json report;
-  report["command"] = "run";
-  report["pto_version"] = kVersion;
+  nlohmann::ordered_json report = jsonReportFor("run");
   report["project"] = project.name;
   report["pass"] = run.pass();
   if (run.simulation && run.compiled) addSimulationReport(report, run.compiled->compilation, *run.simulation);
@@ -167,32 +161,19 @@ int runRun(const RunOptions& options) {
   if (options.jsonTarget != "-") printReport(*project, *run);
   if (!options.jsonTarget.empty()) {
     nlohmann::ordered_json report = reportJson(*project, *run);
-    report["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return run->pass() ? kExitOk : kExitUserError;
 }
 
 } // namespace
 
-void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements) {
-  command.add_option("--timeout", timeoutSeconds, "Stop the kernel's Python code after SECONDS")
-      ->type_name("SECONDS")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  command.add_option("--max-elements", maxElements, "Largest tensor, in elements, a kernel may create")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  addTrustOption(command);
-}
-
 void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App* command = app.add_subcommand("run", "Run a project and check its outputs against the golden");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
-  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
-      ->type_name("FILE");
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "run",
+                                         .description = "Run a project and check its outputs against the golden"},
+                                        options, runRun);
   command->add_option("--save-outputs", options->saveOutputsDir, "Write each output as DIR/<name>.npy")
       ->type_name("DIR");
   command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's (a2, a3, 950, tiny, ...)")
@@ -216,8 +197,6 @@ void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
                     "$ASCEND_WORK_PATH/pypto, else ./output)");
   command->add_flag("--no-record", options->noRecord,
                     "Do not record the run in the project's run ledger (.pto/ledger.sqlite; pto runs lists it)");
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runRun(*options); }; });
 }
 
 } // namespace pto::cli

@@ -24,17 +24,14 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct RunsOptions {
-  std::string projectPath;
-  std::string jsonTarget;
+// The ledger is read, no kernel traced: the trace limits go unused.
+struct RunsOptions : ProjectCommandOptions {
   int limit = 20;
   std::vector<std::string> swimlane;  // {ID, FILE}: write that run's swimlane instead of listing
 };
 
-struct CompareOptions {
-  std::string projectPath;
+struct CompareOptions : ProjectCommandOptions {
   std::string runA, runB;
-  std::string jsonTarget;
 };
 
 // The project's folder, from the folder or its pto-project.json.
@@ -183,13 +180,10 @@ int runRuns(const RunsOptions& options) {
     }
   }
   if (!options.jsonTarget.empty()) {
-    Json report;
-    report["command"] = "runs";
-    report["pto_version"] = kVersion;
+    Json report = jsonReportFor("runs");
     report["ledger"] = file.string();
     report["runs"] = std::move(runs);
-    report["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -313,15 +307,12 @@ int runCompare(const CompareOptions& options) {
   const RunComparison comparison = compareRuns(*a, *b);
   if (options.jsonTarget != "-") printComparison(*a, *b, comparison);
   if (!options.jsonTarget.empty()) {
-    Json report;
-    report["command"] = "compare";
-    report["pto_version"] = kVersion;
+    Json report = jsonReportFor("compare");
     report["ledger"] = file.string();
     report["a"] = runSummaryJson(*a);
     report["b"] = runSummaryJson(*b);
     report.update(runComparisonJson(comparison));
-    report["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -330,10 +321,12 @@ int runCompare(const CompareOptions& options) {
 
 void registerRunsCommands(CLI::App& app, CommandRegistry& registry) {
   auto runs = std::make_shared<RunsOptions>();
-  CLI::App* list = app.add_subcommand("runs", "List the project's recorded runs, newest first");
-  list->add_option("PROJECT", runs->projectPath, "Project folder or its pto-project.json")->required();
-  list->add_option("--json", runs->jsonTarget, "Also write the list as JSON to FILE ('-' for stdout)")
-      ->type_name("FILE");
+  CLI::App* list = addProjectCommand(app, registry,
+                                     {.name = "runs",
+                                      .description = "List the project's recorded runs, newest first",
+                                      .jsonOutput = "the list as JSON",
+                                      .tracesKernel = false},
+                                     runs, runRuns);
   list->add_option("--limit", runs->limit, "List the newest N runs (0: all)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
@@ -343,16 +336,16 @@ void registerRunsCommands(CLI::App& app, CommandRegistry& registry) {
                    "Chrome/Perfetto trace to FILE instead of listing")
       ->expected(2)
       ->type_name("ID FILE");
-  list->callback([&registry, runs] { registry.selected = [runs] { return runRuns(*runs); }; });
 
   auto compare = std::make_shared<CompareOptions>();
-  CLI::App* command = app.add_subcommand("compare", "Compare two recorded runs of the project (B minus A)");
-  command->add_option("PROJECT", compare->projectPath, "Project folder or its pto-project.json")->required();
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "compare",
+                                         .description = "Compare two recorded runs of the project (B minus A)",
+                                         .jsonOutput = "the comparison as JSON",
+                                         .tracesKernel = false},
+                                        compare, runCompare);
   command->add_option("A", compare->runA, "A run id, latest, previous or -N (N runs before the latest)")->required();
   command->add_option("B", compare->runB, "The run to compare with A, named the same ways")->required();
-  command->add_option("--json", compare->jsonTarget, "Also write the comparison as JSON to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  command->callback([&registry, compare] { registry.selected = [compare] { return runCompare(*compare); }; });
 }
 
 } // namespace pto::cli

@@ -23,12 +23,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct SettingsOptions {
-  std::string projectPath;
+struct SettingsOptions : ProjectCommandOptions {
   std::string machine;
-  std::string jsonTarget;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 std::string governsText(const TileSite& site) {
@@ -97,9 +93,7 @@ int runSettings(const SettingsOptions& options) {
   auto machine = findMachine(machineName, diags,
                              options.machine.empty() ? project->locationOf("machine") : SourceLocation{"--machine"},
                              options.machine.empty() ? project->directory() : std::filesystem::path());
-  ProjectTraceOptions traceOptions;
-  traceOptions.timeoutSeconds = options.timeoutSeconds;
-  traceOptions.maxElements = options.maxElements;
+  ProjectTraceOptions traceOptions = options.traceOptions();
   auto graph = machine ? traceProject(*project, diags, traceOptions) : std::nullopt;
   if (!graph) return failCommand("settings", options.jsonTarget, diags);
   const TargetInfo target = machine->targetInfo();
@@ -107,9 +101,7 @@ int runSettings(const SettingsOptions& options) {
   std::vector<TileSite> sites = collectTileSites(*graph, project->tileSettings, bindings);
   const bool text = options.jsonTarget != "-";
 
-  Json report;
-  report["command"] = "settings";
-  report["pto_version"] = kVersion;
+  Json report = jsonReportFor("settings");
   report["project"] = project->name;
   report["machine"] = target.name;
   Json capacities = Json::object();
@@ -204,9 +196,8 @@ int runSettings(const SettingsOptions& options) {
         }
     report[section] = list;
   }
-  report["diagnostics"] = diagnosticsToJson(diags);
   printDiagnostics(diags);
-  if (!options.jsonTarget.empty() && !writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+  if (!options.jsonTarget.empty() && !writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   (void)anyOverflow;  // a report, not a check: overflowing shapes are shown, the exit code stays 0
   return kExitOk;
 }
@@ -215,14 +206,13 @@ int runSettings(const SettingsOptions& options) {
 
 void registerSettingsCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<SettingsOptions>();
-  CLI::App* command = app.add_subcommand(
-      "settings", "List the project's tile sites with their buffer use, and its pass and runtime options");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "settings",
+                                         .description = "List the project's tile sites with their buffer use, and "
+                                                        "its pass and runtime options"},
+                                        options, runSettings);
   command->add_option("--machine", options->machine, "Check buffers on MACHINE instead of the project's (a2, a3, 950, tiny, ...)")
       ->type_name("MACHINE");
-  command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")->type_name("FILE");
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runSettings(*options); }; });
 }
 
 } // namespace pto::cli

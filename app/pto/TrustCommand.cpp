@@ -110,7 +110,7 @@ void registerTrustCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_flag("--list", options->list, "List the trusted folders");
   command->add_option("--json", options->jsonTarget, "Also write a JSON report to FILE ('-' for stdout)")
       ->type_name("FILE");
-  command->callback([options, &registry] { registry.selected = [options] { return runTrust(*options); }; });
+  runWhenChosen(*command, registry, options, runTrust);
 }
 
 } // namespace pto::cli

@@ -21,9 +21,7 @@
 namespace pto::cli {
 namespace {
 
-struct TuneCommandOptions {
-  std::string projectPath;
-  std::string jsonTarget;
+struct TuneCommandOptions : ProjectCommandOptions {
   std::string strategy = "grid";
   std::string shard = "1/1";
   std::vector<std::string> mergeFiles;
@@ -32,8 +30,6 @@ struct TuneCommandOptions {
   int threads = 0;
   int rows = 10;
   bool apply = false;
-  double timeoutSeconds = 60.0;
-  std::int64_t maxElements = std::int64_t{1} << 31;
 };
 
 std::string settingsText(const TuneResult& result, const TunePoint& point) {
@@ -107,9 +103,7 @@ int runTune(const TuneCommandOptions& options) {
     } catch (const std::exception&) {
       diags.error(SourceLocation{"--shard"}) << "expected K/N (shard K of N, 1 <= K <= N), got '" << options.shard << "'";
     }
-    ProjectTraceOptions trace;
-    trace.timeoutSeconds = options.timeoutSeconds;
-    trace.maxElements = options.maxElements;
+    ProjectTraceOptions trace = options.traceOptions();
     if (!diags.hasErrors()) traced = traceForVariants(*project, diags, trace);
     if (traced) result = tune(*traced, tuneOptions, diags);
   }
@@ -128,14 +122,11 @@ int runTune(const TuneCommandOptions& options) {
   printDiagnostics(diags);
   if (options.jsonTarget != "-") printResult(project->name, *result, options.rows);
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json;
-    json["command"] = "tune";
-    json["pto_version"] = kVersion;
+    nlohmann::ordered_json json = jsonReportFor("tune");
     json["project"] = project->name;
     json.update(tuneResultJson(*result, *project));
     json["confidence"] = confidenceOfRanking(recordedConfidence());
-    json["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, json)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
   }
   return kExitOk;
 }
@@ -144,10 +135,13 @@ int runTune(const TuneCommandOptions& options) {
 
 void registerTuneCommand(CLI::App& app, CommandRegistry& registry) {
   auto options = std::make_shared<TuneCommandOptions>();
-  CLI::App* command = app.add_subcommand(
-      "tune", "Search a project's settings (its tune.space, else merge counts and scheduling policy) by simulating "
-              "each point; report the best and the Pareto front");
-  command->add_option("PROJECT", options->projectPath, "Project folder or its pto-project.json")->required();
+  CLI::App* command = addProjectCommand(app, registry,
+                                        {.name = "tune",
+                                         .description = "Search a project's settings (its tune.space, else merge "
+                                                        "counts and scheduling policy) by simulating each point; "
+                                                        "report the best and the Pareto front",
+                                         .jsonOutput = "every point as JSON"},
+                                        options, runTune);
   command->add_option("--budget", options->budget, "Points to simulate at most (pruned points do not count)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
@@ -167,10 +161,6 @@ void registerTuneCommand(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   command->add_option("--rows", options->rows, "Fastest points the text lists")->check(CLI::PositiveNumber);
   command->add_flag("--apply", options->apply, "Write the best point into pto-project.json (atomically)");
-  command->add_option("--json", options->jsonTarget, "Also write every point as JSON to FILE ('-' for stdout)")
-      ->type_name("FILE");
-  addTraceOptions(*command, options->timeoutSeconds, options->maxElements);
-  command->callback([&registry, options] { registry.selected = [options] { return runTune(*options); }; });
 }
 
 } // namespace pto::cli

@@ -265,12 +265,9 @@ int runValidate(const ValidateOptions& options) {
       if (toStdout) std::printf("  recorded in %s\n", (folder / "fit.json").string().c_str());
     }
     if (!options.jsonTarget.empty()) {
-      nlohmann::ordered_json report;
-      report["command"] = "validate";
-      report["pto_version"] = kVersion;
+      nlohmann::ordered_json report = jsonReportFor("validate");
       report["fit"] = fitResultJson(*fit);
-      report["diagnostics"] = diagnosticsToJson(diags);
-      if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+      if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
     }
     return kExitOk;
   }
@@ -346,9 +343,7 @@ int runValidate(const ValidateOptions& options) {
     if (toStdout) std::printf("  recorded in %s\n", (folder / "confidence.json").string().c_str());
   }
   if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report;
-    report["command"] = "validate";
-    report["pto_version"] = kVersion;
+    nlohmann::ordered_json report = jsonReportFor("validate");
     report["suite"] = (folder / "validation.json").string();
     report["pass"] = pass;
     report["summary"] = {{"passed", counts.passed}, {"failed", counts.failed}, {"known_gaps", counts.knownGaps},
@@ -358,8 +353,7 @@ int runValidate(const ValidateOptions& options) {
     report["parameters"] = parameters;
     if (fit) report["fit"] = fitResultJson(*fit);
     if (wholeSuite) report["confidence"] = confidenceJson(confidence);
-    report["diagnostics"] = diagnosticsToJson(diags);
-    if (!writeJsonReport(options.jsonTarget, report)) return kExitUserError;
+    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
   }
   return pass ? kExitOk : kExitUserError;
 }

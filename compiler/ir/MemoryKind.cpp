@@ -19,13 +19,9 @@ constexpr std::array<MemoryKindInfo, kMemoryKindCount> kMemoryKindInfos = {{
 
 } // namespace
 
-std::string_view name(MemoryKind kind) { return kMemoryKindInfos[static_cast<std::size_t>(kind)].name; }
-std::string_view title(MemoryKind kind) { return kMemoryKindInfos[static_cast<std::size_t>(kind)].title; }
+std::string_view name(MemoryKind kind) { return enumRow(kMemoryKindInfos, kind).name; }
+std::string_view title(MemoryKind kind) { return enumRow(kMemoryKindInfos, kind).title; }
 
-std::optional<MemoryKind> parseMemoryKind(std::string_view text) {
-  for (std::size_t i = 0; i < kMemoryKindCount; ++i)
-    if (kMemoryKindInfos[i].name == text) return static_cast<MemoryKind>(i);
-  return std::nullopt;
-}
+std::optional<MemoryKind> parseMemoryKind(std::string_view text) { return findByName<MemoryKind>(kMemoryKindInfos, text); }
 
 } // namespace pto

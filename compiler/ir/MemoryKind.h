@@ -1,6 +1,8 @@
 // The memories of the modelled chip: global memory and each core's buffers.
 #pragma once
 
+#include "core/XMacroEnum.h"
+
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -25,17 +27,7 @@ namespace pto {
   X(BT, "bt", "bias table")                \
   X(FB, "fb", "fixpipe buffer")
 
-enum class MemoryKind : unsigned char {
-#define PTO_MEMORY_KIND_ENUMERATOR(id, name, title) id,
-  PTO_FOR_EACH_MEMORY_KIND(PTO_MEMORY_KIND_ENUMERATOR)
-#undef PTO_MEMORY_KIND_ENUMERATOR
-};
-
-inline constexpr std::size_t kMemoryKindCount = 0
-#define PTO_MEMORY_KIND_COUNT(...) +1
-    PTO_FOR_EACH_MEMORY_KIND(PTO_MEMORY_KIND_COUNT)
-#undef PTO_MEMORY_KIND_COUNT
-    ;
+PTO_DECLARE_XMACRO_ENUM(MemoryKind, unsigned char, PTO_FOR_EACH_MEMORY_KIND);
 
 // "gm", "l1", "l0a", ...
 std::string_view name(MemoryKind kind);

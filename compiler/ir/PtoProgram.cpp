@@ -46,24 +46,16 @@ template <typename F> void forEachAccess(const PtoInstruction& instruction, F&& 
 
 } // namespace
 
-std::string_view name(Pipe pipe) { return kPipes[static_cast<std::size_t>(pipe)].name; }
-std::string_view summary(Pipe pipe) { return kPipes[static_cast<std::size_t>(pipe)].summary; }
+std::string_view name(Pipe pipe) { return enumRow(kPipes, pipe).name; }
+std::string_view summary(Pipe pipe) { return enumRow(kPipes, pipe).summary; }
 
-std::optional<Pipe> parsePipe(std::string_view text) {
-  for (std::size_t i = 0; i < kPipeCount; ++i)
-    if (kPipes[i].name == text) return static_cast<Pipe>(i);
-  return std::nullopt;
-}
+std::optional<Pipe> parsePipe(std::string_view text) { return findByName<Pipe>(kPipes, text); }
 
-std::string_view name(PtoOpcode opcode) { return kOpcodes[static_cast<std::size_t>(opcode)].name; }
-std::string_view summary(PtoOpcode opcode) { return kOpcodes[static_cast<std::size_t>(opcode)].summary; }
-Pipe pipeOf(PtoOpcode opcode) { return kOpcodes[static_cast<std::size_t>(opcode)].pipe; }
+std::string_view name(PtoOpcode opcode) { return enumRow(kOpcodes, opcode).name; }
+std::string_view summary(PtoOpcode opcode) { return enumRow(kOpcodes, opcode).summary; }
+Pipe pipeOf(PtoOpcode opcode) { return enumRow(kOpcodes, opcode).pipe; }
 
-std::optional<PtoOpcode> parsePtoOpcode(std::string_view text) {
-  for (std::size_t i = 0; i < kPtoOpcodeCount; ++i)
-    if (kOpcodes[i].name == text) return static_cast<PtoOpcode>(i);
-  return std::nullopt;
-}
+std::optional<PtoOpcode> parsePtoOpcode(std::string_view text) { return findByName<PtoOpcode>(kOpcodes, text); }
 
 bool isSync(PtoOpcode opcode) {
   return opcode == PtoOpcode::SET_FLAG || opcode == PtoOpcode::WAIT_FLAG || opcode == PtoOpcode::BARRIER;

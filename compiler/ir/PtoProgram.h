@@ -45,6 +45,8 @@
 // accumulating instruction also reads its destination.
 #pragma once
 
+#include "core/XMacroEnum.h"
+
 #include "compiler/ir/BlockGraph.h"
 #include "compiler/ir/MemoryKind.h"
 #include "compiler/ir/TileGraph.h"
@@ -69,17 +71,7 @@ namespace pto {
   X(MTE3, "copy-out: UB -> GM")                     \
   X(SCALAR, "scalar unit: control, barriers")
 
-enum class Pipe : unsigned char {
-#define PTO_PIPE_ENUMERATOR(id, summary) id,
-  PTO_FOR_EACH_PIPE(PTO_PIPE_ENUMERATOR)
-#undef PTO_PIPE_ENUMERATOR
-};
-
-inline constexpr std::size_t kPipeCount = 0
-#define PTO_PIPE_COUNT(...) +1
-    PTO_FOR_EACH_PIPE(PTO_PIPE_COUNT)
-#undef PTO_PIPE_COUNT
-    ;
+PTO_DECLARE_XMACRO_ENUM(Pipe, unsigned char, PTO_FOR_EACH_PIPE);
 
 // X(Enumerator, pipe, "what it does"). The name is the enumerator's spelling
 // (PTO's). SET_FLAG and WAIT_FLAG are listed on SCALAR but each one sits on
@@ -158,17 +150,7 @@ inline constexpr std::size_t kPipeCount = 0
   X(WAIT_FLAG, SCALAR, "wait on the destination pipe for a flag")                   \
   X(BARRIER, SCALAR, "all pipes drain")
 
-enum class PtoOpcode : unsigned char {
-#define PTO_OPCODE_ENUMERATOR(id, pipe, summary) id,
-  PTO_FOR_EACH_PTO_OPCODE(PTO_OPCODE_ENUMERATOR)
-#undef PTO_OPCODE_ENUMERATOR
-};
-
-inline constexpr std::size_t kPtoOpcodeCount = 0
-#define PTO_OPCODE_COUNT(...) +1
-    PTO_FOR_EACH_PTO_OPCODE(PTO_OPCODE_COUNT)
-#undef PTO_OPCODE_COUNT
-    ;
+PTO_DECLARE_XMACRO_ENUM(PtoOpcode, unsigned char, PTO_FOR_EACH_PTO_OPCODE);
 
 // "MTE2", "VECTOR", ...
 std::string_view name(Pipe pipe);

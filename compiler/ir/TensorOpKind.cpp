@@ -19,7 +19,7 @@ constexpr std::array<OpKindInfo, kTensorOpKindCount> kOpKindInfos = {{
 #undef PTO_TENSOR_OP_INFO
 }};
 
-const OpKindInfo& info(TensorOpKind kind) { return kOpKindInfos[static_cast<std::size_t>(kind)]; }
+const OpKindInfo& info(TensorOpKind kind) { return enumRow(kOpKindInfos, kind); }
 
 } // namespace
 
@@ -40,11 +40,7 @@ bool isElementwise(OpCategory category) {
 int inputCount(TensorOpKind kind) { return info(kind).inputs; }
 int outputCount(TensorOpKind kind) { return info(kind).outputs; }
 
-std::optional<TensorOpKind> parseTensorOpKind(std::string_view text) {
-  for (std::size_t i = 0; i < kOpKindInfos.size(); ++i)
-    if (kOpKindInfos[i].name == text) return static_cast<TensorOpKind>(i);
-  return std::nullopt;
-}
+std::optional<TensorOpKind> parseTensorOpKind(std::string_view text) { return findByName<TensorOpKind>(kOpKindInfos, text); }
 
 std::string_view name(OpCategory category) {
   switch (category) {

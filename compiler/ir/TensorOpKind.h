@@ -2,6 +2,8 @@
 // names and the per-kind facts are derived.
 #pragma once
 
+#include "core/XMacroEnum.h"
+
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -160,17 +162,7 @@ enum class OpCategory : unsigned char {
   X(Quantize, "quantize", Quantize, 2, 1)                \
   X(Dequantize, "dequantize", Quantize, 2, 1)
 
-enum class TensorOpKind : unsigned short {
-#define PTO_TENSOR_OP_ENUMERATOR(id, name, category, inputs, outputs) id,
-  PTO_FOR_EACH_TENSOR_OP(PTO_TENSOR_OP_ENUMERATOR)
-#undef PTO_TENSOR_OP_ENUMERATOR
-};
-
-inline constexpr std::size_t kTensorOpKindCount = 0
-#define PTO_TENSOR_OP_COUNT(...) +1
-    PTO_FOR_EACH_TENSOR_OP(PTO_TENSOR_OP_COUNT)
-#undef PTO_TENSOR_OP_COUNT
-    ;
+PTO_DECLARE_XMACRO_ENUM(TensorOpKind, unsigned short, PTO_FOR_EACH_TENSOR_OP);
 
 std::string_view name(TensorOpKind kind);
 OpCategory category(TensorOpKind kind);

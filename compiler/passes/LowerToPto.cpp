@@ -4,6 +4,7 @@
 #include "compiler/ir/Regions.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/RemoveRedundantOp.h"
+#include "core/Shape.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
@@ -347,6 +348,17 @@ private:
     return instruction;
   }
 
+  // Appends `opcode` moving `region` from `src` to `dst`, counted in the
+  // region's elements and bytes: the loads, stores and moves between buffers.
+  void emitTransfer(PtoOpcode opcode, const TileOp& op, PtoOperand dst, PtoOperand src, const TileRegion& region) {
+    PtoInstruction transfer = instruction(opcode, op);
+    transfer.dst.push_back(std::move(dst));
+    transfer.srcs.push_back(std::move(src));
+    transfer.elements = elementCountOf(region.shape);
+    transfer.bytes = transfer.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(region)));
+    m_program.instructions.push_back(std::move(transfer));
+  }
+
   // Copy-outs grouped by the position of the last op writing what may
   // overlap them.
   bool storesByWriter(std::vector<std::vector<int>>& storesAfter) const {
@@ -390,12 +402,7 @@ private:
 
   void emitLoad(int copyIn, int b, const TileOp& firstUser) {
     const Placed& placed = m_copyIns[static_cast<std::size_t>(copyIn)];
-    PtoInstruction load = instruction(PtoOpcode::TLOAD, firstUser);
-    load.dst.push_back(bufferOperand(b, placed));
-    load.srcs.push_back(gmOperand(true, copyIn));
-    load.elements = elementCountOf(placed.region.shape);
-    load.bytes = load.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
-    m_program.instructions.push_back(std::move(load));
+    emitTransfer(PtoOpcode::TLOAD, firstUser, bufferOperand(b, placed), gmOperand(true, copyIn), placed.region);
   }
 
   // ---- vector subgraphs ----------------------------------------------------
@@ -471,12 +478,7 @@ private:
         if (b < 0)
           return internalError(locationOf(op))
                  << "copy-out " << j << " (" << text(placed.region) << ") has no UB buffer";
-        PtoInstruction store = instruction(PtoOpcode::TSTORE, op);
-        store.dst.push_back(gmOperand(false, j));
-        store.srcs.push_back(bufferOperand(b, placed));
-        store.elements = elementCountOf(placed.region.shape);
-        store.bytes = store.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
-        m_program.instructions.push_back(std::move(store));
+        emitTransfer(PtoOpcode::TSTORE, op, gmOperand(false, j), bufferOperand(b, placed), placed.region);
       }
     }
     return true;
@@ -619,12 +621,7 @@ private:
     if (a1 < 0 || b1 < 0 || a0 < 0 || b0 < 0 || c0 < 0)
       return internalError(locationOf(op)) << "matmul tile op " << op.id << " lacks a buffer (L1 A/B, L0A, L0B or L0C)";
     auto move = [&](int from, int to, const Placed& placed) {
-      PtoInstruction mov = instruction(PtoOpcode::TMOV, op);
-      mov.dst.push_back(bufferOperand(to, placed));
-      mov.srcs.push_back(bufferOperand(from, placed));
-      mov.elements = elementCountOf(placed.region.shape);
-      mov.bytes = mov.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
-      m_program.instructions.push_back(std::move(mov));
+      emitTransfer(PtoOpcode::TMOV, op, bufferOperand(to, placed), bufferOperand(from, placed), placed.region);
     };
     // L0A/L0B buffers keep their tile for their whole live range.
     if (buffer(a0).firstUse == p) move(a1, a0, a);
@@ -645,12 +642,7 @@ private:
   // TMOV_ACC from L0C into a UB tile for `placed`, converting to its dtype.
   int moveOutOfL0C(int c0, const Placed& from, const Placed& placed, const TileOp& op, int p) {
     int tile = addUbTile(placed, op.id, p);
-    PtoInstruction mov = instruction(PtoOpcode::TMOV_ACC, op);
-    mov.dst.push_back(bufferOperand(tile, placed));
-    mov.srcs.push_back(bufferOperand(c0, from));
-    mov.elements = elementCountOf(placed.region.shape);
-    mov.bytes = mov.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
-    m_program.instructions.push_back(std::move(mov));
+    emitTransfer(PtoOpcode::TMOV_ACC, op, bufferOperand(tile, placed), bufferOperand(c0, from), placed.region);
     return tile;
   }
 
@@ -722,12 +714,8 @@ private:
     if (b < 0)
       return internalError(locationOf(op)) << "copy-out " << j << " (" << text(placed.region) << ") is in no "
                                            << (fromUb ? "UB" : "L0C") << " buffer";
-    PtoInstruction store = instruction(fromUb ? PtoOpcode::TSTORE : PtoOpcode::TSTORE_ACC, op);
-    store.dst.push_back(gmOperand(false, j));
-    store.srcs.push_back(bufferOperand(b, held));
-    store.elements = elementCountOf(placed.region.shape);
-    store.bytes = store.elements * static_cast<std::int64_t>(sizeOf(dtypeOf(placed.region)));
-    m_program.instructions.push_back(std::move(store));
+    emitTransfer(fromUb ? PtoOpcode::TSTORE : PtoOpcode::TSTORE_ACC, op, gmOperand(false, j), bufferOperand(b, held),
+                 placed.region);
     return true;
   }
 
