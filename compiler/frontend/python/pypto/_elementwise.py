@@ -50,6 +50,8 @@ reciprocal = _unary("reciprocal", PrecisionType.HIGH_PRECISION)
 sqrt = _unary("sqrt", PrecisionType.INTRINSIC)
 rsqrt = _unary("rsqrt", PrecisionType.INTRINSIC)
 exp = _unary("exp", PrecisionType.INTRINSIC)
+
+
 def exp2(x):
     """Elementwise 2 ** x; integer input gives fp32, as in PyPTO."""
     if not x.dtype.is_float():
@@ -257,4 +259,3 @@ def where(condition, x, y):
     if not any(_is_tensor(v) for v in (x, y)):
         attrs["dtype"] = DataType.DT_FP32
     return _one("where", inputs, attrs)
-

@@ -123,4 +123,3 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 def argsort(x, dim=-1, descending=False):
     return _one("argsort", [x], {"dim": int(dim), "descending": bool(descending)})
-

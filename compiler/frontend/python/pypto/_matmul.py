@@ -171,4 +171,3 @@ def dequantize(input, scale, otype=DataType.DT_FP32, axis=-1, zero_points=None):
     shifted = sub(cast(input, DataType.DT_FP32), cast(zero_points, DataType.DT_FP32))
     result = mul(shifted, cast(scale, DataType.DT_FP32))
     return result if otype == DataType.DT_FP32 else cast(result, otype)
-

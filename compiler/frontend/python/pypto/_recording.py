@@ -8,6 +8,7 @@ from ._errors import KernelError
 from ._location import user_location
 from ._tensor import SymbolicScalar, Tensor
 
+
 def _fail(message):
     file, line, column = user_location()
     raise KernelError(message, file, line, column)
@@ -78,6 +79,7 @@ def _as_list(dims):
     if isinstance(dims, (list, tuple)):
         return [int(d) for d in dims]
     return [int(dims)]
+
 
 def _known_int(value):
     if isinstance(value, bool):

@@ -27,7 +27,7 @@ def argmin(x, dim=-1, keepdim=False):
     return _one("argmin", [x], {"dims": [int(dim)], "keepdim": bool(keepdim)})
 
 
-# --- composites (built from the ops above) -----------------------------------
+# --- composites (built from the reductions and the elementwise ops) ---------------------
 
 def softmax(x, dim=-1):
     row_max = amax(x, dim=dim, keepdim=True)
@@ -63,4 +63,3 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, dim=-1):
     if bias is not None:
         result = add(result, bias)
     return result
-

@@ -238,11 +238,9 @@ def tensor(shape=None, dtype=None, name=None, format=None):  # noqa: A002 - PyPT
     return Tensor._traced(state, tensor_id)
 
 
-
 def _valid_shape(valid_shape, rank, what):
     """valid_shape as a list of its rank-many sizes (ints or symbolic scalars)."""
     sizes = list(valid_shape)
     if len(sizes) != rank:
         _fail(f"{what}: valid_shape {[str(v) for v in sizes]} has {len(sizes)} dims, the shape has {rank}")
     return sizes
-

@@ -64,8 +64,6 @@ def _bitcast(x, dtype):
     return _one("bitcast", [x], {"dtype": dtype})
 
 
-
-
 def _padded_view(x, shape, offsets, valid_shape):
     """The zero-padded copy for a view reaching past x's end, else None. An axis reaches past the end when its
     size, offset and x's dim are known while tracing and offset + size > dim (a block table's [1, 1024] row view
@@ -227,4 +225,3 @@ def _whole(x, offsets, sizes):
         if _known_int(offset) != 0 or _known_int(size) is None or _known_int(size) != _known_int(extent):
             return False
     return True
-
