@@ -198,7 +198,7 @@ class CastSaturationTest(unittest.TestCase):
                     np.testing.assert_array_equal(out, expected)
 
     def test_without_satmode_the_behaviour_is_unchanged(self):
-        # float -> int clamps and int -> int wraps, as before satmode existed (tests/python/test_ops_numpy.py).
+        # float -> int clamps and int -> int wraps, as before satmode existed (tests/python/test_ops_numpy_shapes.py).
         x = np.array([[300.0, -300.0, 50.0] + [0.0] * 61] * 4, np.float32)
         out = np.zeros(x.shape, np.int8)
         cast_with_satmode(x, out, pypto.CastMode.CAST_TRUNC, None)

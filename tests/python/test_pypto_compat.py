@@ -2,7 +2,7 @@
 SymbolicScalar construction and inspection, tensor descriptions and dtype names, temporaries made with
 pypto.Tensor inside a kernel, add/sub alpha, round decimals, scatter with a scalar src / reduce / in place,
 matmul extend_params, symbolic scalar operands and settings read back outside a kernel.
-(quantize/dequantize are in test_ops_numpy.Quantize; `if` on symbolic values in test_frontend.)"""
+(quantize/dequantize are in test_ops_numpy_matmul.Quantize; `if` on symbolic values in test_frontend.)"""
 import struct
 import unittest
 

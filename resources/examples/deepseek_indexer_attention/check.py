@@ -221,12 +221,7 @@ def main(argv=None):
     parser.add_argument("--max-blocks", type=int, default=None, help="block-table width (at least 16)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    lengths = [int(v) for v in args.kv.split(",")]
-    batch = args.batch if args.batch is not None else len(lengths)
-    if len(lengths) == 1:
-        lengths *= batch
-    if len(lengths) != batch or min(lengths) < 1:
-        parser.error(f"--kv lists {len(lengths)} positive lengths, --batch asks for {batch}")
+    lengths = LI_CHECK.request_lengths(parser, args)  # --kv and --batch as the Lightning Indexer's check reads them
     try:
         inputs = make_inputs(lengths, args.tokens, args.max_blocks, args.seed)
     except ValueError as error:

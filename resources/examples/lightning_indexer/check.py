@@ -177,6 +177,17 @@ def check(inputs):
     return scores_ok and topk_ok and simulated, [run_verdict, scores_verdict, topk_verdict], report
 
 
+def request_lengths(parser, args):
+    """The KV length of each request, from --kv (one value is used for every request) and --batch."""
+    lengths = [int(v) for v in args.kv.split(",")]
+    batch = args.batch if args.batch is not None else len(lengths)
+    if len(lengths) == 1:
+        lengths *= batch
+    if len(lengths) != batch or min(lengths) < 1:
+        parser.error(f"--kv lists {len(lengths)} positive lengths, --batch asks for {batch}")
+    return lengths
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=None, help="requests (default: as many as --kv lists)")
@@ -192,12 +203,7 @@ def main(argv=None):
     if args.kernel:
         global KERNEL
         KERNEL = _load_kernel(os.path.abspath(args.kernel))
-    lengths = [int(v) for v in args.kv.split(",")]
-    batch = args.batch if args.batch is not None else len(lengths)
-    if len(lengths) == 1:
-        lengths *= batch
-    if len(lengths) != batch or min(lengths) < 1:
-        parser.error(f"--kv lists {len(lengths)} positive lengths, --batch asks for {batch}")
+    lengths = request_lengths(parser, args)
     try:
         inputs = make_inputs(lengths, args.tokens, args.max_blocks, args.seed)
     except ValueError as error:

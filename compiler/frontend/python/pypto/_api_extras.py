@@ -10,7 +10,7 @@ import sys
 
 import _pypto_core as _core
 
-from . import _ops
+from . import _elementwise, _ops, _recording, _shapes
 from ._errors import KernelError
 from ._location import user_location
 from ._tensor import Tensor
@@ -36,13 +36,13 @@ _NO_INSTRUCTION = "the machines modelled (A2/A3/950-like) have no instruction fo
 
 def log2(input, precision_type=_ops.PrecisionType.INTRINSIC):  # noqa: A002 - PyPTO's parameter names
     """log(x) / ln 2. precision_type is accepted and has no numeric effect here."""
-    _ops._accepted_precision(precision_type, "log2")
+    _elementwise._accepted_precision(precision_type, "log2")
     return _ops.mul(_ops.log(input), 1.0 / math.log(2.0))
 
 
 def log10(input, precision_type=_ops.PrecisionType.INTRINSIC):  # noqa: A002
     """log(x) / ln 10. precision_type is accepted and has no numeric effect here."""
-    _ops._accepted_precision(precision_type, "log10")
+    _elementwise._accepted_precision(precision_type, "log10")
     return _ops.mul(_ops.log(input), 1.0 / math.log(10.0))
 
 
@@ -96,10 +96,10 @@ def floor_div(input, other):  # noqa: A002
 def ceil_div(input, other):  # noqa: A002
     """ceil(x / y). Integer tensors divide as PyPTO does, in fp32 (exact for |values| <= 2^24, its stated
     range): 7 ceil_div 2 is 4, -7 ceil_div 2 is -3."""
-    if _ops._is_tensor(input) and not input.dtype.is_float():
+    if _recording._is_tensor(input) and not input.dtype.is_float():
         dtype = input.dtype
         numerator = _ops.cast(input, _ops.DataType.DT_FP32)
-        denominator = _ops.cast(other, _ops.DataType.DT_FP32) if _ops._is_tensor(other) else float(other)
+        denominator = _ops.cast(other, _ops.DataType.DT_FP32) if _recording._is_tensor(other) else float(other)
         return _ops.cast(_ops.ceil(_ops.div(numerator, denominator)), dtype)
     return _ops.ceil(_ops.div(input, other))
 
@@ -108,13 +108,13 @@ def _in_fp32(compute, *operands):
     """compute(*operands) on fp16/bf16 tensors widened to fp32, the result rounded once back to their dtype:
     a quotient rounded to half precision before its floor or trunc would often be the wrong integer (torch
     computes fmod and remainder of half tensors exactly, then rounds once). Other dtypes compute as they are."""
-    half = [x.dtype for x in operands if _ops._is_tensor(x) and x.dtype in (_ops.DataType.DT_FP16,
+    half = [x.dtype for x in operands if _recording._is_tensor(x) and x.dtype in (_ops.DataType.DT_FP16,
                                                                             _ops.DataType.DT_BF16)]
     if not half:
         return compute(*operands)
     fp32 = _ops.DataType.DT_FP32
     # A Python number takes the tensor's dtype first (torch's and numpy's rule for a scalar operand).
-    wide = [_ops.cast(x, fp32) if _ops._is_tensor(x) and x.dtype != fp32
+    wide = [_ops.cast(x, fp32) if _recording._is_tensor(x) and x.dtype != fp32
             else _rounded_to_half(x, half[0]) if isinstance(x, float) else x for x in operands]
     return _ops.cast(compute(*wide), half[0])
 
@@ -134,14 +134,14 @@ def _rounded_to_half(value, dtype):
 def remainder(input, other, precision_type=_ops.PrecisionType.HIGH_PRECISION):  # noqa: A002
     """x - floor(x / y) * y: the result has the divisor's sign, as Python's % and torch.remainder; fp16/bf16
     in fp32 (_in_fp32). precision_type is accepted and has no numeric effect here."""
-    _ops._accepted_precision(precision_type, "remainder")
+    _elementwise._accepted_precision(precision_type, "remainder")
     return _in_fp32(lambda x, y: _ops.sub(x, _ops.mul(_ops.floor(_ops.div(x, y)), y)), input, other)
 
 
 def fmod(input, other, precision_type=_ops.PrecisionType.HIGH_PRECISION):  # noqa: A002
     """x - trunc(x / y) * y: the result has the dividend's sign, as C's fmod and torch.fmod; fp16/bf16 in
     fp32 (_in_fp32). precision_type is accepted and has no numeric effect here."""
-    _ops._accepted_precision(precision_type, "fmod")
+    _elementwise._accepted_precision(precision_type, "fmod")
     return _in_fp32(lambda x, y: _ops.sub(x, _ops.mul(_ops.trunc(_ops.div(x, y)), y)), input, other)
 
 
@@ -159,7 +159,7 @@ def prelu(input, weight):  # noqa: A002
     """x where x >= 0, else weight * x. As in PyPTO (and torch), a 1-D weight holds one value per channel, the
     input's dim 1 (for a 1-D input, one value shared by every element)."""
     rank = len(input.shape)
-    if _ops._is_tensor(weight) and len(weight.shape) == 1 and rank >= 2:
+    if _recording._is_tensor(weight) and len(weight.shape) == 1 and rank >= 2:
         weight = _ops.reshape(weight, [weight.shape[0]] + [1] * (rank - 2))
     return _ops.where(_ops.ge(input, 0.0), input, _ops.mul(input, weight))
 
@@ -199,29 +199,29 @@ def logical_not(input):  # noqa: A002
 
 def acos(input):  # noqa: A002
     """Elementwise arc cosine (float tensors); NaN outside [-1, 1]."""
-    return _ops._one("acos", [input])
+    return _recording._one("acos", [input])
 
 
 def asin(input):  # noqa: A002
     """Elementwise arc sine (float tensors); NaN outside [-1, 1]."""
-    return _ops._one("asin", [input])
+    return _recording._one("asin", [input])
 
 
 def atan(input):  # noqa: A002
     """Elementwise arc tangent (float tensors)."""
-    return _ops._one("atan", [input])
+    return _recording._one("atan", [input])
 
 
 def atan2(y, x):
     """Elementwise atan(y / x) in the quadrant of (x, y), as numpy.arctan2 (float tensors, broadcasting)."""
-    if not (_ops._is_tensor(y) and _ops._is_tensor(x)):
+    if not (_recording._is_tensor(y) and _recording._is_tensor(x)):
         _fail("atan2: both operands must be tensors (PyPTO's atan2 takes no scalar)")
-    return _ops._one("atan2", [y, x])
+    return _recording._one("atan2", [y, x])
 
 
 def signbit(input):  # noqa: A002
     """Whether each element's sign bit is set (a bool tensor): true for negatives, -0.0 and -NaN."""
-    return _ops._one("signbit", [input])
+    return _recording._one("signbit", [input])
 
 
 def copysign(input, other):  # noqa: A002
@@ -232,7 +232,7 @@ def copysign(input, other):  # noqa: A002
         if value.dtype in (_ops.DataType.DT_INT16, _ops.DataType.DT_INT32):
             return _ops.cast(value, _ops.DataType.DT_FP32)
         return value
-    if not (_ops._is_tensor(input) and _ops._is_tensor(other)):
+    if not (_recording._is_tensor(input) and _recording._is_tensor(other)):
         _fail("copysign: both operands must be tensors (PyPTO's copysign takes no scalar); for a constant sign, "
               "pass pypto.full(shape, value, dtype)")
     magnitude = _ops.abs(floating(input))
@@ -248,14 +248,14 @@ def _integer_scalar(value, what):
 
 def _integer_binary(kind, scalar_kind, reversed_kind=None):
     def op(input, other):  # noqa: A002 - PyPTO's names
-        if _ops._is_tensor(input) and _ops._is_tensor(other):
-            return _ops._one(kind, [input, other])
-        if _ops._is_tensor(input):
-            return _ops._one(scalar_kind, [input], {"scalar": _integer_scalar(other, kind)})
-        if _ops._is_tensor(other):
+        if _recording._is_tensor(input) and _recording._is_tensor(other):
+            return _recording._one(kind, [input, other])
+        if _recording._is_tensor(input):
+            return _recording._one(scalar_kind, [input], {"scalar": _integer_scalar(other, kind)})
+        if _recording._is_tensor(other):
             if reversed_kind is None:  # commutative
-                return _ops._one(scalar_kind, [other], {"scalar": _integer_scalar(input, kind)})
-            return _ops._one(reversed_kind, [other], {"scalar": _integer_scalar(input, kind)})
+                return _recording._one(scalar_kind, [other], {"scalar": _integer_scalar(input, kind)})
+            return _recording._one(reversed_kind, [other], {"scalar": _integer_scalar(input, kind)})
         _fail(f"{kind}: at least one operand must be a tensor")
     op.__name__ = kind
     op.__doc__ = (f"Elementwise {kind} of integer tensors (broadcasting) or of a tensor and an int; results wrap "
@@ -277,12 +277,12 @@ gcd.__doc__ = "Elementwise greatest common divisor, as numpy.gcd (never negative
 
 def bitwise_not(input):  # noqa: A002
     """Elementwise complement of an integer tensor (of a bool tensor: its negation)."""
-    return _ops._one("bitwise_not", [input])
+    return _recording._one("bitwise_not", [input])
 
 
 def _concrete_int(value, what):
     """An int known while tracing (an int, or a symbolic scalar that is known), else a KernelError at the line."""
-    known = _ops._known_int(value)
+    known = _recording._known_int(value)
     if known is None:
         _fail(f"{what}: expected an int known while tracing, got {type(value).__name__} {value!r}; "
               f"give a Python int or a static dim")
@@ -300,28 +300,28 @@ def _diagonal(value, what):
 
 def tril(input, diagonal=0):  # noqa: A002
     """The lower triangle of the last two dims: element (.., i, j) kept where j - i <= diagonal, else 0."""
-    return _ops._one("tril", [input], {"diagonal": _diagonal(diagonal, "tril: diagonal")})
+    return _recording._one("tril", [input], {"diagonal": _diagonal(diagonal, "tril: diagonal")})
 
 
 def triu(input, diagonal=0):  # noqa: A002
     """The upper triangle of the last two dims: element (.., i, j) kept where j - i >= diagonal, else 0."""
-    return _ops._one("triu", [input], {"diagonal": _diagonal(diagonal, "triu: diagonal")})
+    return _recording._one("triu", [input], {"diagonal": _diagonal(diagonal, "triu: diagonal")})
 
 
 def cumsum(input, dim):  # noqa: A002
     """Running sums along `dim`. Float tensors keep their dtype (fp16/bf16 accumulate in fp32 and round each
     sum once); integer tensors give int64, as PyPTO and torch do. A tile spans the whole dim."""
-    return _ops._one("cumsum", [input], {"dim": _concrete_int(dim, "cumsum: dim")})
+    return _recording._one("cumsum", [input], {"dim": _concrete_int(dim, "cumsum: dim")})
 
 
 def cumprod(input, dim):  # noqa: A002
     """Running products along `dim`; dtypes as cumsum."""
-    return _ops._one("cumprod", [input], {"dim": _concrete_int(dim, "cumprod: dim")})
+    return _recording._one("cumprod", [input], {"dim": _concrete_int(dim, "cumprod: dim")})
 
 
 def _dims_of(tensor, what):
     """A tensor's dims as ints (they must be known while tracing)."""
-    dims = [_ops._known_int(size) for size in tensor.shape]
+    dims = [_recording._known_int(size) for size in tensor.shape]
     if None in dims:
         d = dims.index(None)
         _fail(f"{what}: dim {d} of the input is only known when the kernel runs; this operation needs it while "
@@ -336,8 +336,8 @@ def expand_clone(input, shape, *, valid_shape=None):  # noqa: A002
     of a loop's last block past the tensor's end does."""
     attrs = {"shape": list(shape)}
     if valid_shape:
-        attrs["valid_shape"] = _ops._valid_shape(valid_shape, len(attrs["shape"]), "expand_clone")
-    result = _ops._one("expand_clone", [input], attrs)
+        attrs["valid_shape"] = _shapes._valid_shape(valid_shape, len(attrs["shape"]), "expand_clone")
+    result = _recording._one("expand_clone", [input], attrs)
     if valid_shape:
         result._valid_shape = attrs["valid_shape"]
     return result
@@ -358,10 +358,10 @@ def axpy_(y, x, alpha=1.0):
         wide_y = y if y.dtype == fp32 else _ops.cast(y, fp32)
         wide_x = x if x.dtype == fp32 else _ops.cast(x, fp32)
         total = _ops.add(wide_y, wide_x if float(alpha) == 1.0 else _ops.mul(wide_x, float(alpha)))
-        _ops._one("copy", [total if y.dtype == fp32 else _ops.cast(total, y.dtype)], into=[y])
+        _recording._one("copy", [total if y.dtype == fp32 else _ops.cast(total, y.dtype)], into=[y])
         return y
     scaled = x if float(alpha) == 1.0 else _ops.mul(x, float(alpha))
-    _ops._one("copy", [_ops.add(y, scaled)], into=[y])
+    _recording._one("copy", [_ops.add(y, scaled)], into=[y])
     return y
 
 
@@ -419,7 +419,7 @@ def fillpad(x, mode="constant", value=0):
     whole = _ops.reshape(x, dims, valid_shape=dims)
     mask = None
     for axis, (size, valid) in enumerate(zip(dims, x.valid_shape)):
-        known_size, known_valid = _ops._known_int(size), _ops._known_int(valid)
+        known_size, known_valid = _recording._known_int(size), _recording._known_int(valid)
         if known_size is not None and known_valid is not None and known_valid >= known_size:
             continue  # nothing cut on this axis
         shape = [1] * len(dims)
@@ -445,9 +445,9 @@ def _pick_columns(x, positions, first=0, step=1):
     if valid is None:
         return picked
     width = valid[-1]
-    known = _ops._known_int(width)
+    known = _recording._known_int(width)
     columns = picked.shape[-1]
-    if known is not None and known >= _ops._known_int(x.shape[-1]):
+    if known is not None and known >= _recording._known_int(x.shape[-1]):
         kept = columns
     elif known is not None:
         kept = max(0, -(-(known - first) // step))
@@ -524,7 +524,7 @@ def index_add_(input, dim, index, source, *, alpha=1):  # noqa: A002
     attrs = {"dim": axis, "reduce": "add"}
     if float(alpha) != 1.0:
         attrs["alpha"] = float(alpha)  # applied by the scatter, as PyPTO's IndexAdd takes it (no scaled copy)
-    _ops._record("scatter_update", [input, index, source], attrs, into=[input])
+    _recording._record("scatter_update", [input, index, source], attrs, into=[input])
     return input
 
 
@@ -570,12 +570,12 @@ def index_put_(input, indices, values, accumulate=False):  # noqa: A002
     # The rows as one 1-D index of whole slices (scatter_update), as PyPTO's IndexPut reads its indices.
     attrs = {"dim": 0, "reduce": "add"} if accumulate else {"dim": 0}
     if k == 1:
-        _ops._record("scatter_update", [input, row, source], attrs, into=[input])
+        _recording._record("scatter_update", [input, row, source], attrs, into=[input])
         return None
     # Several indexed dims: the rows of a copy, written back whole, so that the kernel keeps reaching input's
     # bytes under its one name (an in-place reshape alias beside direct writes would not be ordered).
     rows_of_input = _ops.reshape(input, [rows] + rest)
-    _ops._record("scatter_update", [rows_of_input, row, source], attrs, into=[rows_of_input])
+    _recording._record("scatter_update", [rows_of_input, row, source], attrs, into=[rows_of_input])
     _ops.assemble(_ops.reshape(rows_of_input, dims), [0] * len(dims), input)
     return None
 
@@ -599,7 +599,7 @@ def index_add_ub(input, dim, index, source, *, alpha=1):  # noqa: A002
 def _in_place(function):
     """Tensor.tril_ and friends: the result written back into self."""
     def method(self, *args, **kwargs):
-        _ops._one("copy", [function(self, *args, **kwargs)], into=[self])
+        _recording._one("copy", [function(self, *args, **kwargs)], into=[self])
         return self
     return method
 

@@ -165,14 +165,6 @@ def _setter(group):
     return set_group
 
 
-set_pass_options = _setter("pass_options")
-set_runtime_options = _setter("runtime_options")
-set_host_options = _setter("host_options")
-set_codegen_options = _setter("codegen_options")
-set_verify_options = _setter("verify_options")
-set_debug_options = _setter("debug_options")
-
-
 def _getter(group):
     def get():
         state = _state.active()
@@ -185,12 +177,13 @@ def _getter(group):
     return get
 
 
-get_pass_options = _getter("pass_options")
-get_runtime_options = _getter("runtime_options")
-get_host_options = _getter("host_options")
-get_codegen_options = _getter("codegen_options")
-get_verify_options = _getter("verify_options")
-get_debug_options = _getter("debug_options")
+# Each option group's setter and getter, one line a group.
+set_pass_options, get_pass_options = _setter("pass_options"), _getter("pass_options")
+set_runtime_options, get_runtime_options = _setter("runtime_options"), _getter("runtime_options")
+set_host_options, get_host_options = _setter("host_options"), _getter("host_options")
+set_codegen_options, get_codegen_options = _setter("codegen_options"), _getter("codegen_options")
+set_verify_options, get_verify_options = _setter("verify_options"), _getter("verify_options")
+set_debug_options, get_debug_options = _setter("debug_options"), _getter("debug_options")
 
 
 def reset_options():

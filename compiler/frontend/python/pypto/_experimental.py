@@ -5,7 +5,7 @@ simulator model (gather, index_select, integer div/mul/sub, view, transpose, mat
 PyPTO's fused instructions compute and the swimlane shows what the composite costs; PyPTO's own versions are
 single instructions that move the rows straight into UB or L1, so their timing differs. The other
 experimental operations raise a KernelError at the call saying why they are not supported."""
-from . import _config, _ops, _options, _state
+from . import _config, _ops, _options, _recording, _state
 from ._api_extras import _unsupported
 from ._dtypes import bytes_of
 from ._errors import KernelError
@@ -75,11 +75,11 @@ def _rows_source(param, rows):
     while view_of is not None:
         base, offsets = view_of
         width, base_width = param.shape[1], base.shape[1]
-        whole_rows = (len(base.shape) == 2 and _ops._known_int(offsets[1]) == 0 and width.is_concrete()
+        whole_rows = (len(base.shape) == 2 and _recording._known_int(offsets[1]) == 0 and width.is_concrete()
                       and base_width.is_concrete() and width.concrete() == base_width.concrete())
         if not whole_rows:
             break
-        if _ops._known_int(offsets[0]) != 0:
+        if _recording._known_int(offsets[0]) != 0:
             rows = _ops.add(rows, offsets[0])
         param, view_of = base, getattr(base, "_view_of", None)
     return param, rows
@@ -116,7 +116,7 @@ def gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix=False,
                                                                                      [0, 0])
     # into_l1: the compiler gathers the rows into L1 on the cube core (an MGATHER feeding the matmul that
     # reads them), not into UB.
-    return _ops._one("index_select", [columns, rows], {"dim": 0, "into_l1": True})
+    return _recording._one("index_select", [columns, rows], {"dim": 0, "into_l1": True})
 
 
 def transposed_batchmatmul(tensor_a, tensor_b, out_dtype):

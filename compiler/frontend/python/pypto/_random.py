@@ -16,8 +16,8 @@ import math
 
 from . import _api_extras
 from . import _config
-from . import _ops
-from ._ops import _fail
+from . import _ops, _recording, _views
+from ._recording import _fail
 
 _MASK = 0xFFFFFFFF
 _M0, _M1 = 0xD2511F53, 0xCD9E8D57
@@ -58,7 +58,7 @@ def _philox_words(blocks, key, counter0, counter1, rounds):
 
 def _in_unit_interval(words, count, dtype):
     """Element 4 i + j = word j of block i, the first `count` of them, as floats in [0, 1) of `dtype`."""
-    blocks = _ops._known_int(words[0].shape[0])
+    blocks = _recording._known_int(words[0].shape[0])
     columns = [_ops.reshape(word, [blocks, 1]) for word in words]
     stream = _ops.reshape(_ops.concat(columns, 1), [blocks * 4])
     if blocks * 4 != count:
@@ -71,7 +71,7 @@ def _in_unit_interval(words, count, dtype):
         _fail(f"uniform: dtype must be DT_FP32, DT_FP16 or DT_BF16, got {dtype}")
     mantissa, one_exponent, int_type = layouts[dtype]
     bits = _api_extras.bitwise_or(_api_extras.bitwise_and(stream, mantissa), one_exponent)
-    floats = _ops._bitcast(_ops.cast(bits, int_type), dtype)  # in [1, 2)
+    floats = _views._bitcast(_ops.cast(bits, int_type), dtype)  # in [1, 2)
     return _ops.sub(floats, 1.0)  # exact: both in [1, 2)
 
 
@@ -90,7 +90,7 @@ def _count_of(shape, what):
         _fail(f"{what}: the shape has {len(shape)} dims; it takes 1 to 4")
     count = 1
     for dim in shape:
-        dim = _ops._known_int(dim)
+        dim = _recording._known_int(dim)
         if dim is None or dim <= 0:
             _fail(f"{what}: every dim of the shape must be a positive int known while tracing, got {list(shape)}")
         count *= dim
@@ -122,7 +122,7 @@ def uniform_impl(key, counter0, counter1, shape, rounds=10, dtype=None):
         _fail(f"uniform_impl: rounds must be 7 or 10, got {rounds}")
     count = _count_of(shape, "uniform_impl")
     dtype = _ops.DataType.DT_FP32 if dtype is None else dtype
-    start = _ops._known_int(counter0)
+    start = _recording._known_int(counter0)
     if start is None:
         _fail("uniform_impl: counter0 must be known while tracing here")
     words = _philox_words(-(-count // 4), int(key) & 0xFFFFFFFFFFFFFFFF, start & 0xFFFFFFFFFFFFFFFF,
