@@ -8,7 +8,7 @@
 #include "app/studio/DiagnosticText.h"
 #include "app/studio/DockLayoutController.h"
 #include "app/studio/EditRecoveryController.h"
-#include "app/studio/GraphWorkbench.h"
+#include "app/studio/GraphsController.h"
 #include "app/studio/ProjectController.h"
 #include "app/studio/RecentFilesController.h"
 #include "app/studio/RunController.h"
@@ -16,6 +16,7 @@
 #include "core/project/ProjectFile.h"
 #include "runtime/trace/ChromeTraceWriter.h"
 #include "widgets/AdvicePanel.h"
+#include "widgets/GraphWorkbench.h"
 #include "widgets/HealthPanel.h"
 #include "widgets/IrGraphView.h"
 #include "widgets/MeasuredPanel.h"
@@ -33,7 +34,6 @@
 #include "widgets/TaskGraphView.h"
 #include "widgets/TuningPanel.h"
 #include "widgets/models/EditorDiagnostics.h"
-#include "widgets/models/TaskGraphLayout.h"
 #include "widgets/models/TimeFormat.h"
 #include "widgets/models/TraceLoading.h"
 
@@ -98,7 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_docks = new DockLayoutController(this, {m_editor, m_summary, m_details, m_tuning, m_health, m_problems, m_runs,
                                             m_measured, m_advicePanel});
   // The graphs of every IR level; the run's task graph is its execute level.
-  m_workbench = new GraphWorkbench(m_graph, m_settings, this);
+  m_workbench = new widgets::GraphWorkbench(m_graph, m_settings, this);
   m_centralTabs->addTab(m_workbench, tr("Graphs"));
 
   createControllers();
@@ -133,12 +133,15 @@ void MainWindow::createControllers() {
   });
   connect(m_projects, &ProjectController::runWanted, this, &MainWindow::runProject);
 
-  m_workbench->setRequestProvider([this] { return m_projects->trustedRequest(); });
+  m_graphs = new GraphsController(m_workbench, m_graph, m_swimlane, this);
+  m_graphs->setRequestProvider([this] { return m_projects->trustedRequest(); });
+  connect(m_graphs, &GraphsController::taskGraphLaidOut, this, &MainWindow::graphLaidOut);
+  connect(m_graphs, &GraphsController::statusMessage, this, &MainWindow::showStatus);
 
   m_runner = new RunController({m_editor, m_problems, m_summary, m_health, m_tuning}, this);
   m_runner->setProjectProvider([this] { return m_projects->runnableRequest(); }, [this] { return m_projects->project(); });
   connect(m_projects, &ProjectController::settingsEdited, this, [this] {
-    m_workbench->invalidate();
+    m_graphs->invalidate();
     m_runner->settingsEdited();
   });
   connect(m_projects, &ProjectController::trustRevoked, m_runner, &RunController::stop);
@@ -152,7 +155,7 @@ void MainWindow::createControllers() {
   });
   connect(m_runner, &RunController::finished, this, [this](bool ok) {
     m_workbench->noteRunMakespan(ok ? m_runner->lastRun().makespanUs : 0.0, ok);
-    m_workbench->invalidate();  // the kernel text it compiled may have changed since
+    m_graphs->invalidate();  // the kernel text it compiled may have changed since
     Q_EMIT runFinished(ok);
     Q_EMIT traceLoaded();
   });
@@ -350,17 +353,16 @@ void MainWindow::connectViews() {
     if (m_centralTabs->currentWidget() == m_workbench) m_workbench->refresh();
     updateTaskGraph();
   });
-  connect(m_workbench, &GraphWorkbench::taskGraphWanted, this, [this] {
+  connect(m_workbench, &widgets::GraphWorkbench::taskGraphWanted, this, [this] {
     updateTaskGraph();
     // Already laid out for this trace: say so, as a new layout would.
-    if (!m_graphJobs.busy() && m_graphSerial == m_traceSerial && m_centralTabs->currentWidget() == m_workbench)
-      Q_EMIT graphLaidOut();
+    if (m_graphs->taskGraphCurrent() && m_centralTabs->currentWidget() == m_workbench) Q_EMIT graphLaidOut();
   });
-  connect(m_workbench, &GraphWorkbench::laidOut, this, &MainWindow::graphLaidOut);
-  connect(m_workbench, &GraphWorkbench::lineRequested, this, [this](int line) {
+  connect(m_workbench, &widgets::GraphWorkbench::laidOut, this, &MainWindow::graphLaidOut);
+  connect(m_workbench, &widgets::GraphWorkbench::lineRequested, this, [this](int line) {
     if (!m_editor->filePath().isEmpty()) m_editor->showLine(line);
   });
-  connect(m_workbench, &GraphWorkbench::subgraphRequested, this, [this](std::int64_t subgraph) {
+  connect(m_workbench, &widgets::GraphWorkbench::subgraphRequested, this, [this](std::int64_t subgraph) {
     if (!m_trace) return;
     std::vector<trace::TaskIndex> tasks;
     const auto& all = m_trace->trace().tasks();
@@ -368,8 +370,8 @@ void MainWindow::connectViews() {
       if (all[t].subgraph == subgraph) tasks.push_back(static_cast<trace::TaskIndex>(t));
     if (!tasks.empty()) m_swimlane->showTasks(std::move(tasks));
   });
-  connect(m_workbench, &GraphWorkbench::partitionEdited, this, &MainWindow::runProject);
-  connect(m_workbench, &GraphWorkbench::statusMessage, this, [this](const QString& text) { showStatus(text, 10000); });
+  connect(m_workbench, &widgets::GraphWorkbench::partitionEdited, this, &MainWindow::runProject);
+  connect(m_workbench, &widgets::GraphWorkbench::statusMessage, this, [this](const QString& text) { showStatus(text, 10000); });
   connect(m_swimlane, &widgets::SwimlaneView::taskSelected, this, &MainWindow::onTaskSelected);
   connect(m_swimlane, &widgets::SwimlaneView::statusMessage, this, [this](const QString& text) { showStatus(text, 8000); });
   connect(m_details, &widgets::TaskDetailsPanel::taskActivated, this, [this](trace::TaskIndex task) { m_swimlane->selectTask(task, true); });
@@ -456,7 +458,7 @@ bool MainWindow::openProject(const QString& path) {
   m_comparisons->setProject(opened.directory());  // the runs recorded before, listed while the first run goes
   m_adviceController->setProjectOpen(true);  // the previous project's advice goes
   m_docks->dock(Dock::Source)->show();
-  m_workbench->invalidate();
+  m_graphs->invalidate();
   updateTitle();
   // Opening shows the project's swimlane at once unless the user turned
   // auto-run off (a slow kernel then waits for Ctrl+R).
@@ -507,7 +509,7 @@ void MainWindow::closeProject() {
   m_adviceController->setProjectOpen(false);
   m_traceFile.clear();
   setTrace(nullptr);
-  m_workbench->invalidate();
+  m_graphs->invalidate();
 }
 
 void MainWindow::reloadProject() {
@@ -604,7 +606,7 @@ QString MainWindow::showTraceSource(const QString& traceFile) {
 
 void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool fromRun) {
   m_trace = std::move(index);
-  ++m_traceSerial;
+  m_graphs->setTrace(m_trace);
   m_swimlane->setTrace(m_trace);
   m_details->setTrace(m_trace);
   // A run's summary comes from the run (simulated makespan, precision);
@@ -616,7 +618,7 @@ void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool
 }
 
 bool MainWindow::busy() const {
-  return m_traceJobs.busy() || m_runner->busy() || m_graphJobs.busy() || m_workbench->busy() || m_adviceController->busy();
+  return m_traceJobs.busy() || m_runner->busy() || m_graphs->busy() || m_adviceController->busy();
 }
 
 bool MainWindow::settling() const { return busy() || m_comparisons->busy(); }
@@ -627,30 +629,7 @@ void MainWindow::showGraphLevel(GraphLevel level) {
 }
 
 void MainWindow::updateTaskGraph() {
-  if (m_centralTabs->currentWidget() != m_workbench || !m_workbench->showingTaskGraph() ||
-      m_graphSerial == m_traceSerial)
-    return;
-  m_graphSerial = m_traceSerial;
-  if (!m_trace) {
-    m_graphJobs.cancel();
-    m_graph->setGraph(nullptr, nullptr);
-    return;
-  }
-  m_graph->setMessage(tr("Laying out %1 tasks…").arg(m_trace->trace().tasks().size()));
-  m_graphJobs.start<std::shared_ptr<const widgets::TaskGraphLayout>>(
-      [index = m_trace](const std::atomic<bool>& cancelled) {
-        return std::make_shared<const widgets::TaskGraphLayout>(widgets::layoutTaskGraph(*index, 300, &cancelled));
-      },
-      [this, index = m_trace](std::shared_ptr<const widgets::TaskGraphLayout> layout) {
-        m_graph->setGraph(layout, index);
-        if (m_swimlane->state().selected != trace::kNoTask) m_graph->selectTask(m_swimlane->state().selected);
-        if (layout->grouped)
-          showStatus(tr("Task graph: %1 tasks grouped into %2 boxes by label and subgraph")
-                         .arg(index->trace().tasks().size())
-                         .arg(layout->nodes.size()),
-                     8000);
-        Q_EMIT graphLaidOut();
-      });
+  m_graphs->updateTaskGraph(m_centralTabs->currentWidget() == m_workbench && m_workbench->showingTaskGraph());
 }
 
 void MainWindow::showView(View view) {
@@ -837,7 +816,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   m_docks->save();
   m_traceJobs.cancel();
   m_runner->dropRun();
-  m_graphJobs.cancel();
+  m_graphs->cancel();
   event->accept();
 }
 

@@ -3,9 +3,10 @@
 // that ask for decisions (recovered work, another window on the project, an
 // untrusted folder); the panels sit in docks (DockLayoutController). The open
 // project and its trust are the ProjectController's, unsaved work's recovery
-// the EditRecoveryController's, the run the RunController's, the ledger and
-// comparisons the ComparisonController's, advice and tuning the
-// AdviceController's, File > Open recent the RecentFilesController's. The
+// the EditRecoveryController's, the run the RunController's, the Graphs tab's
+// compiling and layouts the GraphsController's, the ledger and comparisons
+// the ComparisonController's, advice and tuning the AdviceController's,
+// File > Open recent the RecentFilesController's. The
 // window opens files, shows a trace in every view and links the views (a task
 // selected, a line clicked). A trace opened on its own brings its kernel into
 // the editor read-only; a project file that does not load opens in the editor
@@ -30,6 +31,7 @@ class QTabWidget;
 
 namespace pto::widgets {
 class AdvicePanel;
+class GraphWorkbench;
 class MeasuredPanel;
 class HealthPanel;
 class NoticeArea;
@@ -52,7 +54,7 @@ class AdviceController;
 class ComparisonController;
 class DockLayoutController;
 class EditRecoveryController;
-class GraphWorkbench;
+class GraphsController;
 class ProjectController;
 class RecentFilesController;
 class RunController;
@@ -122,7 +124,7 @@ public:
   widgets::ProblemsPanel* problems() const { return m_problems; }
   widgets::TaskGraphView* taskGraph() const { return m_graph; }
   // The Graphs tab: every IR level, the passes, partition editing.
-  GraphWorkbench* graphs() const { return m_workbench; }
+  widgets::GraphWorkbench* graphs() const { return m_workbench; }
   // Shows the Graphs tab at `level` (pto-studio --view graph --level ...).
   void showGraphLevel(GraphLevel level);
   widgets::TuningPanel* tuning() const { return m_tuning; }
@@ -226,8 +228,7 @@ private:
   void updateTitle();
   void showHelp();
   void onProblemActivated(const QString& file, int line, int column);
-  // Lays out the task graph on a worker when its tab is showing and the
-  // layout is not of the current trace.
+  // Lays out the task graph when the Graphs tab shows it.
   void updateTaskGraph();
   QString suggestedExportPath(const QString& suffix) const;
 
@@ -236,7 +237,7 @@ private:
   widgets::SwimlanePane* m_swimlanePane = nullptr;
   widgets::SwimlaneView* m_swimlane = nullptr;
   widgets::TaskGraphView* m_graph = nullptr;
-  GraphWorkbench* m_workbench = nullptr;
+  widgets::GraphWorkbench* m_workbench = nullptr;
   widgets::NoticeArea* m_notices = nullptr;
   widgets::SourceEditor* m_editor = nullptr;
   widgets::TaskDetailsPanel* m_details = nullptr;
@@ -255,6 +256,7 @@ private:
   ProjectController* m_projects = nullptr;
   EditRecoveryController* m_recovery = nullptr;
   RunController* m_runner = nullptr;
+  GraphsController* m_graphs = nullptr;
   ComparisonController* m_comparisons = nullptr;
   AdviceController* m_adviceController = nullptr;
   RecentFilesController* m_recent = nullptr;
@@ -263,11 +265,6 @@ private:
   std::shared_ptr<const widgets::TraceIndex> m_trace;
   QString m_traceFile;
   JobRunner m_traceJobs;
-  JobRunner m_graphJobs;
-  // Counts setTrace calls; the graph is laid out for one of them (a pointer
-  // could repeat after the old trace is freed).
-  quint64 m_traceSerial = 0;
-  quint64 m_graphSerial = 0;
 };
 
 } // namespace pto::studio
