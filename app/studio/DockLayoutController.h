@@ -1,10 +1,7 @@
 // DockLayoutController: the window's docks and their layout. Puts each panel
-// in its dock in the default arrangement (Source left; Summary, Health, Advice,
-// Runs and Measured tabbed above Task details and Tuning on the right;
-// Problems below, hidden until a run reports something), keeps that default
-// for View > Reset layout, restores and saves the user's layout (QSettings),
-// and sizes the docks when a view is brought forward. The panels are made and
-// wired by the window; this object only places them.
+// in its dock in the default arrangement, keeps that default for View > Reset
+// layout, restores and saves the user's layout, and sizes the docks when a
+// view is brought forward. The window makes and wires the panels.
 #pragma once
 
 #include "app/studio/StudioView.h"
@@ -37,6 +34,9 @@ public:
     QWidget* advice = nullptr;
   };
 
+  // Source on the left; Summary, Health, Advice, Runs and Measured tabbed
+  // above Task details and Tuning on the right; Problems below, hidden until
+  // a run reports something.
   DockLayoutController(QMainWindow* window, const Panels& panels);
 
   QDockWidget* dock(Dock which) const;

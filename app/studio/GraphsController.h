@@ -1,10 +1,7 @@
-// GraphsController: the work behind the Graphs tab (widgets/GraphWorkbench),
-// all off the GUI thread on JobRunners, a new request superseding the one in
-// flight. Compiles the open project pass by pass (analysis/run PassHistory,
-// which runs the kernel's Python: the final IR first, so the graph shows at
-// once, then every pass's), lays out the IR level the tab asks for, checks
-// partition edits by the compiler's own rules, and lays out the run's task
-// graph. The window says what to compile and which trace is on screen.
+// GraphsController: the Graphs tab's work (widgets/GraphWorkbench) off the
+// GUI thread — the pass history (PassHistory runs the kernel's Python, so it
+// stays out of widgets/), level layouts, partition-edit checks and the task
+// graph layout — each on a JobRunner, a new request superseding the last.
 #pragma once
 
 #include "app/studio/JobRunner.h"

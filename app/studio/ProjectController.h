@@ -1,10 +1,7 @@
-// ProjectController: the open project and whether it may run. Holds the
-// project as loaded plus the unsaved settings edits, saves the kernel and
-// the project file, asks before unsaved edits are lost, imports and exports
-// tuned configs and creates projects from the bundled examples. Opening a
-// project runs its Python, so a folder not yet trusted (core/project/
-// FolderTrust) is offered for trust in a bar and nothing runs until then.
-// The window decides what opening and closing mean for the other views.
+// ProjectController: the open project and whether it may run — the project
+// as loaded plus unsaved settings, saving, asking before edits are lost,
+// tuned-config import/export, new projects from examples, and the bar that
+// offers trust for an untrusted folder (running a project runs its Python).
 #pragma once
 
 #include "app/studio/ProjectRunJob.h"

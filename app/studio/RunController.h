@@ -1,9 +1,7 @@
-// RunController: the project's run. Runs the open project (ProjectRunJob) on
-// a JobRunner — a new run supersedes the one in flight, Esc cancels — reruns
-// a pause after each edit while auto-run is on, and hands what a run produced
-// to the views: the early swimlane, problems and editor marks, the tuning
-// panel's tile sites, the summary with its change from the previous run, the
-// health report. The window says what to run and shows the swimlane.
+// RunController: the project's run on a JobRunner (a new run supersedes the
+// one in flight; Esc cancels), auto-run after edits, and handing a run's
+// results to the views (swimlane, problems, editor marks, tile sites,
+// summary with its change from the previous run, health report).
 #pragma once
 
 #include "analysis/run/RunSummary.h"
