@@ -118,6 +118,19 @@ protected:
   }
 };
 
+// A page of the panel (suggestions, tuner): its layout, headed by a headline
+// in rich text the user can select and copy.
+QVBoxLayout* headedPage(QWidget* page, QLabel*& headline) {
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(0, 6, 0, 0);
+  headline = new QLabel(page);
+  headline->setWordWrap(true);
+  headline->setTextFormat(Qt::RichText);
+  headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(headline);
+  return layout;
+}
+
 } // namespace
 
 // One suggestion's card.
@@ -204,13 +217,7 @@ AdvicePanel::~AdvicePanel() = default;
 
 QWidget* AdvicePanel::createSuggestionsPage() {
   auto* page = new QWidget(this);
-  auto* layout = new QVBoxLayout(page);
-  layout->setContentsMargins(0, 6, 0, 0);
-  m_adviceHeadline = new QLabel(page);
-  m_adviceHeadline->setWordWrap(true);
-  m_adviceHeadline->setTextFormat(Qt::RichText);
-  m_adviceHeadline->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(m_adviceHeadline);
+  QVBoxLayout* layout = headedPage(page, m_adviceHeadline);
   m_staleNote = new QLabel(page);
   m_staleNote->setWordWrap(true);
   m_staleNote->setVisible(false);
@@ -234,13 +241,7 @@ QWidget* AdvicePanel::createSuggestionsPage() {
 
 QWidget* AdvicePanel::createTunerPage() {
   auto* page = new QWidget(this);
-  auto* layout = new QVBoxLayout(page);
-  layout->setContentsMargins(0, 6, 0, 0);
-  m_tuneHeadline = new QLabel(page);
-  m_tuneHeadline->setWordWrap(true);
-  m_tuneHeadline->setTextFormat(Qt::RichText);
-  m_tuneHeadline->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(m_tuneHeadline);
+  QVBoxLayout* layout = headedPage(page, m_tuneHeadline);
 
   auto* splitter = new QSplitter(Qt::Vertical, page);
   m_model = new TunePointsModel(this);

@@ -3,8 +3,13 @@
 // and is taken over.
 #include "app/studio/EditRecoveryController.h"
 
+#include "widgets/NoticeBar.h"
+
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QLocale>
 #include <QLockFile>
 
 #include <filesystem>
@@ -89,6 +94,11 @@ void EditRecoveryController::offerSettled() {
 }
 
 void EditRecoveryController::close() {
+  if (m_notices) {
+    m_notices->dismiss(QStringLiteral("recovery"));
+    m_notices->dismiss(QStringLiteral("recovery-problem"));
+    m_notices->dismiss(QStringLiteral("instance"));
+  }
   // Unsaved edits nobody decided about stay recoverable; discarded ones do not.
   if (autosaving() && !m_discarded) autosaveNow();  // removes the file when nothing is unsaved
   m_timer.stop();
@@ -128,6 +138,65 @@ void EditRecoveryController::discard() {
   m_timer.stop();
   m_discarded = true;
   if (autosaving()) removeEditRecovery(m_folder.toStdString());
+}
+
+void EditRecoveryController::setNotices(widgets::NoticeArea* notices, Restorer restore) {
+  m_notices = notices;
+  m_restore = std::move(restore);
+}
+
+void EditRecoveryController::guard(const QString& folder) {
+  DiagnosticEngine diags;
+  std::optional<EditRecovery> recovered = open(folder, diags);
+  // An unreadable recovery, or one that could not be set aside, stays where
+  // it is: the bar names the file and why.
+  if (diags.hasErrors())
+    m_notices->show(QStringLiteral("recovery-problem"), widgets::NoticeBar::Kind::Warning,
+                    tr("Unsaved edits from an earlier session cannot be offered back; the file is kept for you: %1")
+                        .arg(QString::fromStdString(diags.format(diags.diagnostics().front()))));
+  if (!m_otherInstance.isEmpty()) {
+    m_notices->show(QStringLiteral("instance"), widgets::NoticeBar::Kind::Warning,
+                    tr("This project is already open in another PTO Studio (%1). Saving in both windows makes one "
+                       "overwrite the other, and this window does not autosave; close one of them.")
+                        .arg(m_otherInstance));
+  } else if (!m_error.isEmpty()) {
+    Q_EMIT statusMessage(m_error, 10000);
+  }
+  if (recovered) offer(*recovered);
+}
+
+void EditRecoveryController::offer(const EditRecovery& recovered) {
+  QStringList what;
+  if (recovered.editor) what << QFileInfo(QString::fromStdString(recovered.editor->file.string())).fileName();
+  if (recovered.project) what << tr("the settings (%1)").arg(QFileInfo(QString::fromStdString(recovered.project->file.string())).fileName());
+  QString when = QString::fromStdString(recovered.writtenAt);
+  QDateTime written = QDateTime::fromString(when, Qt::ISODate);
+  if (written.isValid()) when = QLocale().toString(written.toLocalTime(), QLocale::ShortFormat);
+  widgets::NoticeBar* bar = m_notices->show(
+      QStringLiteral("recovery"), widgets::NoticeBar::Kind::Information,
+      tr("PTO Studio closed with unsaved edits to %1 (autosaved %2). Restore them into the editor and settings (they "
+         "stay unsaved until you save), or discard them? Until you choose they are kept in .pto/recovered/.")
+          .arg(what.join(tr(" and ")), when));
+  bar->addAction(tr("Restore"), [this, recovered] { restore(recovered); });
+  bar->addAction(tr("Discard"), [this] { offerSettled(); });
+  Q_EMIT editorWanted();
+}
+
+bool EditRecoveryController::restore(const EditRecovery& recovered) {
+  QStringList restored;
+  QStringList failed;
+  m_restore(recovered, restored, failed);
+  autosaveNow();  // the restored edits are the unsaved edits now
+  if (failed.isEmpty()) offerSettled();
+  else
+    Q_EMIT restoreFailed(tr("Cannot restore the unsaved edits"),
+                         tr("Some recovered edits were not restored: %1. They are kept in %2.")
+                             .arg(failed.join(QStringLiteral("; ")), m_offered));
+  if (!restored.isEmpty())
+    Q_EMIT statusMessage(tr("Restored the unsaved edits to %1; Ctrl+S saves them, Ctrl+Z undoes them.")
+                             .arg(restored.join(tr(" and "))),
+                         10000);
+  return failed.isEmpty();
 }
 
 } // namespace pto::studio

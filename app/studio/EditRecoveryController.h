@@ -4,7 +4,8 @@
 // autosaves the unsaved kernel and settings edits a second after each change
 // into the recovery file (core/project/EditRecovery). The window saves and
 // discards; this object is told and removes the recovery file. On opening a
-// project it hands over what a crashed or killed session left behind.
+// project it offers back, in a bar above the views, what a crashed or killed
+// session left behind, and warns there about another window on the project.
 #pragma once
 
 // moc cannot parse <concepts>, which the diagnostics header brings in.
@@ -14,6 +15,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 
 #include <functional>
@@ -21,6 +23,10 @@
 #include <optional>
 
 class QLockFile;
+
+namespace pto::widgets {
+class NoticeArea;
+} // namespace pto::widgets
 
 namespace pto::studio {
 
@@ -37,9 +43,23 @@ public:
   // disk; nullopt when nothing). An unreadable recovery file is reported in
   // `diags` and left in place.
   std::optional<EditRecovery> open(const QString& folder, DiagnosticEngine& diags);
-  // The project is closed: releases the lock; the recovery file stays only
-  // while it holds unsaved work (a close the user did not decide on).
+  // The project is closed: releases the lock (and takes down the bars
+  // guard() showed); the recovery file stays only while it holds unsaved
+  // work (a close the user did not decide on).
   void close();
+
+  // Where guard() speaks: bars in `notices`. `restore` puts recovered edits
+  // back as unsaved edits and names what it restored and what failed, and why
+  // (ProjectController::restoreEdits).
+  using Restorer = std::function<void(const EditRecovery&, QStringList& restored, QStringList& failed)>;
+  void setNotices(widgets::NoticeArea* notices, Restorer restore);
+  // The project in `folder` opened: open()s it and says in bars what stands
+  // in the way (another window on it, a recovery that cannot be offered) and
+  // offers what a previous session left unsaved (Restore, Discard).
+  void guard(const QString& folder);
+  // The bar's Restore: false when a part could not be restored (the reason
+  // is reported and the recovery kept).
+  bool restore(const EditRecovery& recovered);
 
   // An edit happened: autosave after a pause.
   void editsChanged();
@@ -69,9 +89,17 @@ Q_SIGNALS:
   // The recovery file was written (true) or removed (false).
   void autosaved(bool holdsEdits);
   void autosaveFailed(const QString& message);
+  // A recovery is offered: show the editor beside its bar.
+  void editorWanted();
+  void statusMessage(const QString& text, int timeoutMs);
+  void restoreFailed(const QString& title, const QString& message);
 
 private:
+  void offer(const EditRecovery& recovered);
+
   std::function<EditRecovery()> m_unsavedEdits;
+  widgets::NoticeArea* m_notices = nullptr;
+  Restorer m_restore;
   QTimer m_timer;
   QString m_folder;
   std::unique_ptr<QLockFile> m_lock;

@@ -1,38 +1,37 @@
-// MainWindow: pto-studio's window. The swimlane is the central widget; the
-// source editor, task details and summary are docks whose layout is saved
-// with QSettings (View > Reset layout restores the default). Opening and
-// parsing run on a JobRunner so the GUI thread never parses a file; the run
-// (compile + simulate) plugs in as another JobRunner whose result is a
-// TraceIndex handed to setTrace(). A trace opened on its own brings its
-// kernel into the editor read-only; a project file that does not load opens
-// in the editor with its errors, to be fixed and saved.
+// MainWindow: pto-studio's window, assembled from one controller per
+// concern. The swimlane and the Graphs tab share the centre, under the bars
+// that ask for decisions (recovered work, another window on the project, an
+// untrusted folder); the panels sit in docks (DockLayoutController). The open
+// project and its trust are the ProjectController's, unsaved work's recovery
+// the EditRecoveryController's, the run the RunController's, the Graphs tab's
+// compiling and layouts the GraphsController's, the ledger and comparisons
+// the ComparisonController's, advice and tuning the AdviceController's,
+// File > Open recent the RecentFilesController's. The
+// window opens files, shows a trace in every view and links the views (a task
+// selected, a line clicked). A trace opened on its own brings its kernel into
+// the editor read-only; a project file that does not load opens in the editor
+// with its errors, to be fixed and saved.
 #pragma once
 
 #include "app/studio/JobRunner.h"
 #include "analysis/irviews/IrGraph.h"
-#include "analysis/run/RunSummary.h"
 #include "app/studio/ProjectRunJob.h"
+#include "app/studio/StudioView.h"
 #include "core/Diagnostics.h"
 #include "core/project/EditRecovery.h"
 #include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"
 
 #include <QMainWindow>
-#include <QTimer>
 
 #include <memory>
 #include <optional>
 
-class QAction;
-class QComboBox;
-class QDockWidget;
-class QLineEdit;
-class QMenu;
-class QSpinBox;
 class QTabWidget;
 
 namespace pto::widgets {
 class AdvicePanel;
+class GraphWorkbench;
 class MeasuredPanel;
 class HealthPanel;
 class NoticeArea;
@@ -43,6 +42,7 @@ class TuningPanel;
 class SourceEditor;
 class SummaryPanel;
 class SwimlanePane;
+class SwimlaneToolBar;
 class SwimlaneView;
 class TaskDetailsPanel;
 class TaskGraphView;
@@ -52,13 +52,17 @@ namespace pto::studio {
 
 class AdviceController;
 class ComparisonController;
+class DockLayoutController;
 class EditRecoveryController;
-class GraphWorkbench;
+class GraphsController;
+class ProjectController;
+class RecentFilesController;
+class RunController;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
-  enum class View { Swimlane, Graph, Editor, Summary, Health, Tuning, Runs, Advice };
+  using View = StudioView;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -120,19 +124,19 @@ public:
   widgets::ProblemsPanel* problems() const { return m_problems; }
   widgets::TaskGraphView* taskGraph() const { return m_graph; }
   // The Graphs tab: every IR level, the passes, partition editing.
-  GraphWorkbench* graphs() const { return m_workbench; }
+  widgets::GraphWorkbench* graphs() const { return m_workbench; }
   // Shows the Graphs tab at `level` (pto-studio --view graph --level ...).
   void showGraphLevel(GraphLevel level);
   widgets::TuningPanel* tuning() const { return m_tuning; }
   widgets::ProjectSettingsDocument* settings() const { return m_settings; }
   // The open project with the unsaved settings applied (null when none).
-  const OperatorProject* project() const { return m_project ? &*m_project : nullptr; }
+  const OperatorProject* project() const;
   // File > Import tuned config: applies a tuned-config file to the settings
   // as one undoable edit (nothing changes when the file has an error).
   bool importTunedConfig(const QString& path);
-  const QString& projectFile() const { return m_projectFile; }
+  const QString& projectFile() const;
   // The last run that finished (not cancelled or superseded), failed or not.
-  const ProjectRunOutcome& lastRun() const { return m_lastRun; }
+  const ProjectRunOutcome& lastRun() const;
 
   // The Runs dock (issue 15): the project's recorded runs, a makespan trend,
   // and the A/B comparison of the current run with a recorded one.
@@ -148,7 +152,7 @@ public:
   // Opening a project runs its Python, so a folder not yet trusted
   // (core/project/FolderTrust) opens for reading and editing only, with a
   // bar offering to trust it; File > Trust this folder grants and revokes.
-  bool projectTrusted() const { return m_projectTrusted; }
+  bool projectTrusted() const;
   // Grants (or revokes) trust for the open project's folder in the store
   // pto shares; false when that fails or the folder stays as it was.
   bool setProjectTrusted(bool trusted);
@@ -196,8 +200,9 @@ protected:
   void closeEvent(QCloseEvent* event) override;
 
 private:
+  void createControllers();
   void createActions();
-  void createDocks();
+  void connectViews();
   void openTrace(const QString& path);
   bool openProject(const QString& path);
   // Opens a project file that failed to load in the editor, its errors
@@ -214,113 +219,52 @@ private:
   // open()); returns a note for the status bar, empty when all is well.
   QString showTraceSource(const QString& traceFile);
   void raiseEditor();
-  // The dock sizes of a view request (see showView).
-  void arrangeDocks(View view);
   // The status bar, stderr, openFailed and (when shown) a dialog titled `title`.
   void reportError(const QString& title, const QString& message);
-  void addRecentFile(const QString& path);
-  void rebuildRecentMenu();
+  void showStatus(const QString& text, int timeoutMs);
   void onTaskSelected(trace::TaskIndex task);
   void onEditorLineClicked(int line);
   void updateLineLabels();
   void updateTitle();
   void showHelp();
-  void newProject();
-  void onRunFinished(ProjectRunOutcome outcome);
-  // Shows a run's swimlane and its makespan delta, once per run (the early
-  // swimlane or, when none came, the finished run's).
-  void showRunTimeline(const ProjectRunOutcome& run);
   void onProblemActivated(const QString& file, int line, int column);
-  void onSettingsChanged();
-  void replaceKernelText(const QString& newSource, const QString& summary);
-  void scheduleAutoRun(int delayMs);
-  // Lays out the task graph on a worker when its tab is showing and the
-  // layout is not of the current trace.
+  // Lays out the task graph when the Graphs tab shows it.
   void updateTaskGraph();
-  ProjectRunRequest runRequest() const;
   QString suggestedExportPath(const QString& suffix) const;
-  // Asks to save unsaved kernel or settings edits; false when the user cancels.
-  bool confirmDiscardEdits();
-  void setSettingsModified(bool modified);
-  // The unsaved kernel text and settings, for the recovery file.
-  EditRecovery unsavedEdits() const;
-  // After a project opens: takes its lock (warns about another window on
-  // it) and offers back what a crashed session left unsaved.
-  void guardProject();
-  void offerRecovery(const EditRecovery& recovered);
-  // The bar that asks to trust the open project's folder (nothing runs until then).
-  void offerTrust();
-  // The Trust action's state, and what the empty swimlane says about the open project.
-  void updateTrustAction();
 
+  // The views.
+  QTabWidget* m_centralTabs = nullptr;
   widgets::SwimlanePane* m_swimlanePane = nullptr;
   widgets::SwimlaneView* m_swimlane = nullptr;
+  widgets::TaskGraphView* m_graph = nullptr;
+  widgets::GraphWorkbench* m_workbench = nullptr;
+  widgets::NoticeArea* m_notices = nullptr;
   widgets::SourceEditor* m_editor = nullptr;
   widgets::TaskDetailsPanel* m_details = nullptr;
   widgets::SummaryPanel* m_summary = nullptr;
   widgets::HealthPanel* m_health = nullptr;
   widgets::ProblemsPanel* m_problems = nullptr;
-  widgets::TaskGraphView* m_graph = nullptr;
-  GraphWorkbench* m_workbench = nullptr;
   widgets::ProjectSettingsDocument* m_settings = nullptr;
   widgets::TuningPanel* m_tuning = nullptr;
-  QDockWidget* m_tuningDock = nullptr;
-  bool m_loadingSettings = false;  // settingsChanged from load() is not an edit
-  QTabWidget* m_centralTabs = nullptr;
-  JobRunner m_graphJobs;
-  // Counts setTrace calls; the graph is laid out for one of them (a pointer
-  // could repeat after the old trace is freed).
-  quint64 m_traceSerial = 0;
-  quint64 m_graphSerial = 0;
-  QDockWidget* m_problemsDock = nullptr;
-  QAction* m_autoRunAction = nullptr;
-  QTimer m_autoRunTimer;
-  QDockWidget* m_editorDock = nullptr;
-  QDockWidget* m_detailsDock = nullptr;
-  QDockWidget* m_summaryDock = nullptr;
-  QDockWidget* m_healthDock = nullptr;
-  QLineEdit* m_search = nullptr;
-  QComboBox* m_colorMode = nullptr;
-  QSpinBox* m_depth = nullptr;
-  QMenu* m_recentMenu = nullptr;
-  QMenu* m_viewMenu = nullptr;
-  QMenu* m_exportMenu = nullptr;
-  QByteArray m_defaultLayout;
-  JobRunner m_traceJobs;
-  JobRunner m_runJobs;
-  double m_previousMakespanUs = 0.0;  // of the last successful run, for the delta
-  std::shared_ptr<const widgets::TraceIndex> m_trace;
-  QString m_projectFile;
-  std::optional<OperatorProject> m_project;  // as loaded or last saved, plus unsaved settings
-  ProjectRunOutcome m_lastRun;
-  bool m_settingsModified = false;
-  bool m_runShown = false;  // the current run's swimlane is on screen
-  QString m_runDelta;       // its makespan change against the previous run, as text
-  std::optional<RunSummary> m_previousRun;  // the last finished run of this project, for the summary's delta
-  QString m_traceFile;
-  QString m_brokenProjectFile;  // a project file with errors, open in the editor to be fixed
-
-  // The Runs and Measured docks; what they do is the ComparisonController's.
-  // A dock tabbed with `beside` on the right, listed after it in the View menu.
-  QDockWidget* addDockBeside(QDockWidget* beside, QWidget* content, const QString& title, const QString& name);
-  void createRunsDock();
-  void createMeasuredDock();
   widgets::RunsPanel* m_runs = nullptr;
-  QDockWidget* m_runsDock = nullptr;
   widgets::MeasuredPanel* m_measured = nullptr;
-  QDockWidget* m_measuredDock = nullptr;
-  ComparisonController* m_comparisons = nullptr;
-
-  // The Advice dock and its jobs (AdviceController).
-  void createAdviceDock();
   widgets::AdvicePanel* m_advicePanel = nullptr;
-  QDockWidget* m_adviceDock = nullptr;
-  AdviceController* m_adviceController = nullptr;
+  widgets::SwimlaneToolBar* m_swimlaneBar = nullptr;
 
-  widgets::NoticeArea* m_notices = nullptr;
+  // The controllers, one per concern.
+  DockLayoutController* m_docks = nullptr;
+  ProjectController* m_projects = nullptr;
   EditRecoveryController* m_recovery = nullptr;
-  bool m_projectTrusted = false;
-  QAction* m_trustAction = nullptr;
+  RunController* m_runner = nullptr;
+  GraphsController* m_graphs = nullptr;
+  ComparisonController* m_comparisons = nullptr;
+  AdviceController* m_adviceController = nullptr;
+  RecentFilesController* m_recent = nullptr;
+
+  // What is on screen: the trace (a run's or a file's) and the file it came from.
+  std::shared_ptr<const widgets::TraceIndex> m_trace;
+  QString m_traceFile;
+  JobRunner m_traceJobs;
 };
 
 } // namespace pto::studio

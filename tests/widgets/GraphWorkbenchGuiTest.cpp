@@ -6,7 +6,7 @@
 // (the tile arithmetic of kernel.py: 4 scale_add + 1 matmul + 2 rowsum tasks
 // become 3 + 1 + 2), and Undo brings the 7 tasks back. An illegal target
 // (the matmul's cube subgraph) is refused with the compiler's reason.
-#include "app/studio/GraphWorkbench.h"
+#include "widgets/GraphWorkbench.h"
 #include "app/studio/MainWindow.h"
 #include "widgets/IrGraphView.h"
 #include "widgets/ProjectSettingsDocument.h"

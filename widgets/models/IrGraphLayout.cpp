@@ -111,4 +111,20 @@ IrGraphLayout layoutIrGraph(std::shared_ptr<const IrGraph> graph, VisibleGraph v
   return layout;
 }
 
+IrGraphLayout layoutIrLevel(const IrLevelRequest& request, const std::atomic<bool>* cancelled) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  auto graph = std::make_shared<const IrGraph>(buildIrGraph(request.level, *request.tensor, request.snapshot ? *request.snapshot : empty));
+  if (!graph->missing.empty()) {
+    IrGraphLayout missing;
+    missing.graph = graph;
+    return missing;
+  }
+  VisibleGraphOptions options = defaultVisibleOptions(*graph);
+  if (request.grouping) options.grouping = *request.grouping;
+  options.expanded = request.options.expanded;
+  options.expandAll = request.options.expandAll;
+  options.focusNode = request.options.focusNode;
+  return layoutIrGraph(graph, visibleGraph(*graph, options), cancelled);
+}
+
 } // namespace pto::widgets

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,5 +61,20 @@ void measureItem(const VisibleItem& item, double& width, double& height);
 
 IrGraphLayout layoutIrGraph(std::shared_ptr<const IrGraph> graph, VisibleGraph visible,
                             const std::atomic<bool>* cancelled = nullptr);
+
+// One IR level after one pass, as the Graphs tab asks for it.
+struct IrLevelRequest {
+  GraphLevel level = GraphLevel::Tile;
+  std::shared_ptr<const nlohmann::json> tensor;    // the traced kernel (PassHistory::tensor)
+  std::shared_ptr<const nlohmann::json> snapshot;  // the IR after the pass; null: before the first
+  std::optional<GraphGrouping> grouping;           // nullopt: the level's default
+  VisibleGraphOptions options;                     // its expanded groups, expand-all and focus node
+};
+
+// Builds the level and lays out what is visible of it (run it on a worker: a
+// level of ten thousand nodes takes tens of milliseconds to build). A level
+// the snapshot does not have yet comes back with only `graph` set, whose
+// `missing` says why.
+IrGraphLayout layoutIrLevel(const IrLevelRequest& request, const std::atomic<bool>* cancelled = nullptr);
 
 } // namespace pto::widgets

@@ -8,19 +8,14 @@ QString durationText(double us) { return QString::number(us, 'f', 3) + QStringLi
 
 } // namespace
 
-MismatchListModel::MismatchListModel(QObject* parent) : QAbstractTableModel(parent) {}
+MismatchListModel::MismatchListModel(QObject* parent)
+    : TitledTableModel({tr("Label"), tr("Error"), tr("Measured"), tr("Simulated"), tr("Lane (chip)")}, {}, parent) {}
 
 void MismatchListModel::setRows(std::vector<MismatchRow> rows) {
   beginResetModel();
   m_rows = std::move(rows);
   endResetModel();
 }
-
-int MismatchListModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int MismatchListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant MismatchListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
@@ -40,18 +35,6 @@ QVariant MismatchListModel::data(const QModelIndex& index, int role) const {
   case MeasuredTaskRole: return static_cast<qulonglong>(row.measuredTask);
   case SimulatedTaskRole: return static_cast<qulonglong>(row.simulatedTask);
   case ErrorRole: return row.error;
-  }
-  return {};
-}
-
-QVariant MismatchListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  switch (section) {
-  case LabelColumn: return tr("Label");
-  case LaneColumn: return tr("Lane (chip)");
-  case MeasuredColumn: return tr("Measured");
-  case SimulatedColumn: return tr("Simulated");
-  case ErrorColumn: return tr("Error");
   }
   return {};
 }

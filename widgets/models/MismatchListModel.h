@@ -7,8 +7,7 @@
 #pragma once
 
 #include "runtime/trace/Trace.h"
-
-#include <QAbstractTableModel>
+#include "widgets/models/TitledTableModel.h"
 
 #include <string>
 #include <vector>
@@ -24,7 +23,7 @@ struct MismatchRow {
   double error = 0.0;  // measured / simulated - 1
 };
 
-class MismatchListModel : public QAbstractTableModel {
+class MismatchListModel : public TitledTableModel {
   Q_OBJECT
 public:
   enum Columns { LabelColumn, ErrorColumn, MeasuredColumn, SimulatedColumn, LaneColumn, ColumnCount };
@@ -40,12 +39,11 @@ public:
   void clear() { setRows({}); }
   const std::vector<MismatchRow>& rows() const { return m_rows; }
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+  int tableRows() const override { return static_cast<int>(m_rows.size()); }
+
   std::vector<MismatchRow> m_rows;
 };
 

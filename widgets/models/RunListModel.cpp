@@ -25,7 +25,10 @@ QStringList pointerSteps(const std::string& pointer) {
 
 } // namespace
 
-RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
+RunListModel::RunListModel(QObject* parent)
+    : TitledTableModel({tr("Run"), tr("Time"), tr("Makespan µs"), tr("Δ µs"), tr("Tasks"), tr("Changed from the run before"),
+                        tr("Against the current run")},
+                       {QString(), QString(), QString(), tr("Makespan change from the run recorded before it")}, parent) {}
 
 void RunListModel::setHistory(RunHistory history) {
   beginResetModel();
@@ -43,12 +46,6 @@ std::int64_t RunListModel::idAt(int row) const {
   if (row < 0 || row >= rowCount()) return 0;
   return m_history.runs[static_cast<std::size_t>(row)].run.id;
 }
-
-int RunListModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_history.runs.size());
-}
-
-int RunListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QString RunListModel::differenceText(const SettingDifference& difference, bool full) {
   QStringList steps = pointerSteps(difference.pointer);
@@ -129,24 +126,6 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
   }
   default: return {};
   }
-}
-
-QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal) return {};
-  if (role == Qt::DisplayRole) {
-    switch (section) {
-    case RunColumn: return tr("Run");
-    case TimeColumn: return tr("Time");
-    case MakespanColumn: return tr("Makespan µs");
-    case DeltaColumn: return tr("Δ µs");
-    case TasksColumn: return tr("Tasks");
-    case ChangedColumn: return tr("Changed from the run before");
-    case AgainstCurrentColumn: return tr("Against the current run");
-    default: return {};
-    }
-  }
-  if (role == Qt::ToolTipRole && section == DeltaColumn) return tr("Makespan change from the run recorded before it");
-  return {};
 }
 
 } // namespace pto::widgets

@@ -6,12 +6,11 @@
 #pragma once
 
 #include "analysis/ledger/RunHistory.h"
-
-#include <QAbstractTableModel>
+#include "widgets/models/TitledTableModel.h"
 
 namespace pto::widgets {
 
-class RunListModel : public QAbstractTableModel {
+class RunListModel : public TitledTableModel {
   Q_OBJECT
 public:
   enum Column { RunColumn, TimeColumn, MakespanColumn, DeltaColumn, TasksColumn, ChangedColumn, AgainstCurrentColumn, ColumnCount };
@@ -31,10 +30,7 @@ public:
   int rowOf(std::int64_t id) const;
   std::int64_t idAt(int row) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
   // "vec_nbuffer_setting.softmax 1 → 8": a difference in a few words (the
   // pointer's last two steps); `full` keeps the whole pointer.
@@ -45,6 +41,8 @@ public:
   static QString localTimeText(const std::string& timeUtc);
 
 private:
+  int tableRows() const override { return static_cast<int>(m_history.runs.size()); }
+
   RunHistory m_history;
 };
 

@@ -7,7 +7,8 @@
 
 namespace pto::widgets {
 
-TaskDependencyModel::TaskDependencyModel(QObject* parent) : QAbstractTableModel(parent) {}
+TaskDependencyModel::TaskDependencyModel(QObject* parent)
+    : TitledTableModel({tr("Relation"), tr("Task id"), tr("Label"), tr("Core"), tr("Start"), tr("End"), tr("Wait")}, {}, parent) {}
 
 void TaskDependencyModel::setTask(std::shared_ptr<const TraceIndex> index, TaskIndex task) {
   beginResetModel();
@@ -34,12 +35,6 @@ void TaskDependencyModel::setTask(std::shared_ptr<const TraceIndex> index, TaskI
   }
   endResetModel();
 }
-
-int TaskDependencyModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int TaskDependencyModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant TaskDependencyModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
@@ -78,20 +73,6 @@ QVariant TaskDependencyModel::data(const QModelIndex& index, int role) const {
   case StartColumn: return QString::fromStdString(formatDurationNs(static_cast<double>(task.startNs)));
   case EndColumn: return QString::fromStdString(formatDurationNs(static_cast<double>(task.endNs)));
   case GapColumn: return QString::fromStdString(formatDurationNs(static_cast<double>(gapNs)));
-  default: return {};
-  }
-}
-
-QVariant TaskDependencyModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  switch (section) {
-  case RelationColumn: return tr("Relation");
-  case TaskColumn: return tr("Task id");
-  case LabelColumn: return tr("Label");
-  case LaneColumn: return tr("Core");
-  case StartColumn: return tr("Start");
-  case EndColumn: return tr("End");
-  case GapColumn: return tr("Wait");
   default: return {};
   }
 }

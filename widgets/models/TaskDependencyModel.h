@@ -4,16 +4,15 @@
 // nothing. Rows: all producers (by end time), then all consumers (by start).
 #pragma once
 
+#include "widgets/models/TitledTableModel.h"
 #include "widgets/models/TraceIndex.h"
-
-#include <QAbstractTableModel>
 
 #include <memory>
 #include <vector>
 
 namespace pto::widgets {
 
-class TaskDependencyModel : public QAbstractTableModel {
+class TaskDependencyModel : public TitledTableModel {
   Q_OBJECT
 public:
   enum Column { RelationColumn, TaskColumn, LabelColumn, LaneColumn, StartColumn, EndColumn, GapColumn, ColumnCount };
@@ -26,12 +25,11 @@ public:
   TaskIndex task() const { return m_task; }
   int producerCount() const { return m_producerCount; }
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+  int tableRows() const override { return static_cast<int>(m_rows.size()); }
+
   std::shared_ptr<const TraceIndex> m_index;
   TaskIndex m_task = trace::kNoTask;
   std::vector<TaskIndex> m_rows;

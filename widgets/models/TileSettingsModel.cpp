@@ -3,7 +3,8 @@
 
 namespace pto::widgets {
 
-TileSettingsModel::TileSettingsModel(QObject* parent) : QAbstractTableModel(parent) {}
+TileSettingsModel::TileSettingsModel(QObject* parent)
+    : TitledTableModel({tr("Site"), tr("Governs"), tr("Shape"), tr("Memory use"), tr("Status")}, {}, parent) {}
 TileSettingsModel::~TileSettingsModel() = default;
 
 void TileSettingsModel::setKernel(std::shared_ptr<const TensorGraph> graph, std::map<std::string, std::int64_t> bindings,
@@ -74,12 +75,6 @@ std::vector<int> TileSettingsModel::rowsToWriteBack() const {
   }
   return rows;
 }
-
-int TileSettingsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int TileSettingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QString TileSettingsModel::siteText(const TileSite& site) {
   QString section = QString::fromUtf8(name(site.section).data(), static_cast<int>(name(site.section).size()));
@@ -156,18 +151,6 @@ QVariant TileSettingsModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) return data(index, DetailsRole);
   return {};
-}
-
-QVariant TileSettingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  switch (section) {
-  case SiteColumn: return tr("Site");
-  case GovernsColumn: return tr("Governs");
-  case ShapeColumn: return tr("Shape");
-  case MemoryColumn: return tr("Memory use");
-  case StatusColumn: return tr("Status");
-  default: return {};
-  }
 }
 
 Qt::ItemFlags TileSettingsModel::flags(const QModelIndex& index) const {

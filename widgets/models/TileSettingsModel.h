@@ -13,15 +13,14 @@
 
 #include "analysis/tuning/TileBufferCheck.h"
 #include "analysis/tuning/TileSites.h"
-
-#include <QAbstractTableModel>
+#include "widgets/models/TitledTableModel.h"
 
 #include <memory>
 #include <vector>
 
 namespace pto::widgets {
 
-class TileSettingsModel : public QAbstractTableModel {
+class TileSettingsModel : public TitledTableModel {
   Q_OBJECT
 public:
   enum Column { SiteColumn, GovernsColumn, ShapeColumn, MemoryColumn, StatusColumn, ColumnCount };
@@ -49,10 +48,7 @@ public:
   // The rows whose key is a call site and whose value comes from the project.
   std::vector<int> rowsToWriteBack() const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
   Qt::ItemFlags flags(const QModelIndex& index) const override;
   bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
@@ -65,6 +61,8 @@ Q_SIGNALS:
   void tileShapeEditRequested(pto::TileSection section, const QString& key, const std::optional<pto::TileShape>& shape);
 
 private:
+  int tableRows() const override { return static_cast<int>(m_rows.size()); }
+
   struct Row {
     TileSite site;
     std::shared_ptr<TileBufferChecker> checker;

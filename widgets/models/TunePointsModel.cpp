@@ -10,7 +10,13 @@ QString microseconds(double us) { return QString::number(us, 'f', 2) + QStringLi
 
 } // namespace
 
-TunePointsModel::TunePointsModel(QObject* parent) : QAbstractTableModel(parent) {}
+TunePointsModel::TunePointsModel(QObject* parent)
+    : TitledTableModel({tr("Makespan"), tr("vs start"), tr("Busy"), tr("Settings")},
+                       {tr("The simulated makespan with this point's settings"),
+                        tr("Against the makespan of the settings the sweep started from"),
+                        tr("Core time the tasks took (the cost side of the Pareto front)"),
+                        tr("The point's value of each dimension of the tuning space")},
+                       parent) {}
 
 void TunePointsModel::setResult(std::shared_ptr<const TuneResult> result, std::vector<int> rows) {
   beginResetModel();
@@ -51,12 +57,6 @@ QString TunePointsModel::settingsText(const TuneSpace& space, const std::vector<
   return parts.join(QStringLiteral(" \u00B7 "));
 }
 
-int TunePointsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
-}
-
-int TunePointsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
 QVariant TunePointsModel::data(const QModelIndex& index, int role) const {
   if (!m_result || !index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
   const int pointIndex = m_rows[static_cast<std::size_t>(index.row())];
@@ -95,22 +95,7 @@ QVariant TunePointsModel::headerData(int section, Qt::Orientation orientation, i
     if (role == Qt::DisplayRole && section >= 0 && section < rowCount()) return section + 1;
     return {};
   }
-  if (role == Qt::ToolTipRole) {
-    switch (section) {
-    case MakespanColumn: return tr("The simulated makespan with this point's settings");
-    case GainColumn: return tr("Against the makespan of the settings the sweep started from");
-    case BusyColumn: return tr("Core time the tasks took (the cost side of the Pareto front)");
-    case SettingsColumn: return tr("The point's value of each dimension of the tuning space");
-    }
-  }
-  if (role != Qt::DisplayRole) return {};
-  switch (section) {
-  case MakespanColumn: return tr("Makespan");
-  case GainColumn: return tr("vs start");
-  case BusyColumn: return tr("Busy");
-  case SettingsColumn: return tr("Settings");
-  }
-  return {};
+  return TitledTableModel::headerData(section, orientation, role);
 }
 
 } // namespace pto::widgets

@@ -7,15 +7,14 @@
 #pragma once
 
 #include "analysis/tuner/Tuner.h"
-
-#include <QAbstractTableModel>
+#include "widgets/models/TitledTableModel.h"
 
 #include <memory>
 #include <vector>
 
 namespace pto::widgets {
 
-class TunePointsModel : public QAbstractTableModel {
+class TunePointsModel : public TitledTableModel {
   Q_OBJECT
 public:
   enum Columns { MakespanColumn, GainColumn, BusyColumn, SettingsColumn, ColumnCount };
@@ -40,12 +39,12 @@ public:
   // group ("pass_options.", "runtime_options.", "tile_settings.") = value.
   static QString settingsText(const TuneSpace& space, const std::vector<int>& choice);
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+  int tableRows() const override { return static_cast<int>(m_rows.size()); }
+
   std::shared_ptr<const TuneResult> m_result;
   std::vector<int> m_rows;
 };

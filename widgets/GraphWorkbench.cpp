@@ -1,4 +1,6 @@
-#include "app/studio/GraphWorkbench.h"
+// The Graphs tab: its toolbar, pass list, override list, graph and listing,
+// and the partition edits made by dragging in the graph.
+#include "widgets/GraphWorkbench.h"
 
 #include "core/AtomicFile.h"
 #include "widgets/IrGraphView.h"
@@ -34,10 +36,8 @@
 
 #include <utility>
 
-namespace pto::studio {
+namespace pto::widgets {
 namespace {
-
-using widgets::qtext;
 
 // "6 (+6)", "7 (+1 -2 ~3)", "" for a level that does not exist yet (as `pto passes`).
 QString countsText(const LevelCounts& counts) {
@@ -80,18 +80,9 @@ QString entryText(const nlohmann::ordered_json& entry) {
   return qtext(entry.dump());
 }
 
-// Whether two requests compile to the same IR: kernel text and the settings
-// the compiler reads (runtime options only change the schedule).
-bool sameCompileInputs(const ProjectRunRequest& a, const ProjectRunRequest& b) {
-  return a.sourceText == b.sourceText && a.project.file == b.project.file && a.project.machine == b.project.machine &&
-         a.project.tileSettings == b.project.tileSettings && a.project.passOptions == b.project.passOptions &&
-         a.project.partitionOverrides == b.project.partitionOverrides;
-}
-
 } // namespace
 
-GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::ProjectSettingsDocument* settings,
-                               QWidget* parent)
+GraphWorkbench::GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument* settings, QWidget* parent)
     : QWidget(parent), m_settings(settings), m_taskGraph(taskGraph) {
   setObjectName(QStringLiteral("GraphWorkbench"));
   auto* outer = new QVBoxLayout(this);
@@ -119,10 +110,10 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
   m_groupBox->addItem(tr("Group: label"), static_cast<int>(GraphGrouping::Label));
   m_groupBox->setToolTip(tr("Collapse nodes into groups; double-click a group to expand it"));
   m_colorBox = new QComboBox(this);
-  m_colorBox->addItem(tr("Colour: label"), static_cast<int>(widgets::IrGraphView::ColorBy::Label));
-  m_colorBox->addItem(tr("Colour: subgraph"), static_cast<int>(widgets::IrGraphView::ColorBy::Subgraph));
-  m_colorBox->addItem(tr("Colour: program"), static_cast<int>(widgets::IrGraphView::ColorBy::Program));
-  m_colorBox->addItem(tr("Colour: core type"), static_cast<int>(widgets::IrGraphView::ColorBy::CoreType));
+  m_colorBox->addItem(tr("Colour: label"), static_cast<int>(IrGraphView::ColorBy::Label));
+  m_colorBox->addItem(tr("Colour: subgraph"), static_cast<int>(IrGraphView::ColorBy::Subgraph));
+  m_colorBox->addItem(tr("Colour: program"), static_cast<int>(IrGraphView::ColorBy::Program));
+  m_colorBox->addItem(tr("Colour: core type"), static_cast<int>(IrGraphView::ColorBy::CoreType));
   m_search = new QLineEdit(this);
   m_search->setPlaceholderText(tr("Find node: name, label or line"));
   m_search->setClearButtonEnabled(true);
@@ -183,7 +174,7 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
 
   auto* centre = new QSplitter(Qt::Vertical, split);
   m_stack = new QStackedWidget(centre);
-  m_view = new widgets::IrGraphView(m_stack);
+  m_view = new IrGraphView(m_stack);
   m_view->setPartitionEditing(true);
   m_stack->addWidget(m_view);
   m_stack->addWidget(m_taskGraph);
@@ -218,7 +209,7 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
     layoutCurrent();
   });
   connect(m_colorBox, &QComboBox::currentIndexChanged, this, [this] {
-    m_view->setColorBy(static_cast<widgets::IrGraphView::ColorBy>(m_colorBox->currentData().toInt()));
+    m_view->setColorBy(static_cast<IrGraphView::ColorBy>(m_colorBox->currentData().toInt()));
   });
   connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
     int count = m_view->search(text);
@@ -232,7 +223,7 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
     if (m_stack->currentWidget() == m_view) m_view->fit();
     else m_taskGraph->fit();
   });
-  connect(m_editButton, &QToolButton::toggled, m_view, &widgets::IrGraphView::setPartitionEditing);
+  connect(m_editButton, &QToolButton::toggled, m_view, &IrGraphView::setPartitionEditing);
   connect(m_passes, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
     if (!item) return;
     int step = item->data(PassIndex, Qt::UserRole).toInt();
@@ -245,10 +236,10 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
     int row = m_overrides->currentRow();
     if (row >= 0) m_settings->removePartitionOverride(static_cast<std::size_t>(row));
   });
-  connect(m_settings, &widgets::ProjectSettingsDocument::settingsChanged, this, &GraphWorkbench::fillOverrideList);
-  connect(m_view, &widgets::IrGraphView::nodeActivated, this, &GraphWorkbench::onNodeActivated);
-  connect(m_view, &widgets::IrGraphView::nodeOpened, this, &GraphWorkbench::onNodeOpened);
-  connect(m_view, &widgets::IrGraphView::groupToggled, this, [this](const std::string& key) {
+  connect(m_settings, &ProjectSettingsDocument::settingsChanged, this, &GraphWorkbench::fillOverrideList);
+  connect(m_view, &IrGraphView::nodeActivated, this, &GraphWorkbench::onNodeActivated);
+  connect(m_view, &IrGraphView::nodeOpened, this, &GraphWorkbench::onNodeOpened);
+  connect(m_view, &IrGraphView::groupToggled, this, [this](const std::string& key) {
     if (m_expandAll) {
       m_expandAll = false;
       m_groupBox->setCurrentIndex(0);
@@ -256,13 +247,13 @@ GraphWorkbench::GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::Proje
     if (!m_expanded.erase(key)) m_expanded.insert(key);
     layoutCurrent();
   });
-  connect(m_view, &widgets::IrGraphView::dropTargetChanged, this, &GraphWorkbench::onDropTarget);
-  connect(m_view, &widgets::IrGraphView::moveRequested, this, &GraphWorkbench::onMoveRequested);
-  connect(m_view, &widgets::IrGraphView::moveToNewSubgraphRequested, this, &GraphWorkbench::onMoveToNew);
-  connect(m_view, &widgets::IrGraphView::splitRequested, this, &GraphWorkbench::onSplit);
-  connect(m_view, &widgets::IrGraphView::newSubgraphFromSelectionRequested, this, &GraphWorkbench::onNewSubgraphFromSelection);
-  connect(m_view, &widgets::IrGraphView::mergeRequested, this, &GraphWorkbench::onMerge);
-  connect(m_taskGraph, &widgets::TaskGraphView::subgraphOpened, this, [this](int subgraph) {
+  connect(m_view, &IrGraphView::dropTargetChanged, this, &GraphWorkbench::onDropTarget);
+  connect(m_view, &IrGraphView::moveRequested, this, &GraphWorkbench::onMoveRequested);
+  connect(m_view, &IrGraphView::moveToNewSubgraphRequested, this, &GraphWorkbench::onMoveToNew);
+  connect(m_view, &IrGraphView::splitRequested, this, &GraphWorkbench::onSplit);
+  connect(m_view, &IrGraphView::newSubgraphFromSelectionRequested, this, &GraphWorkbench::onNewSubgraphFromSelection);
+  connect(m_view, &IrGraphView::mergeRequested, this, &GraphWorkbench::onMerge);
+  connect(m_taskGraph, &TaskGraphView::subgraphOpened, this, [this](int subgraph) {
     // From a task to its subgraph: the block graph, the subgraph's ops selected, its program listed.
     m_pendingSubgraph = subgraph;
     m_levelBox->setCurrentIndex(static_cast<int>(GraphLevel::Block));
@@ -300,28 +291,20 @@ void GraphWorkbench::focusSearch() {
   m_search->selectAll();
 }
 
-void GraphWorkbench::setRequestProvider(std::function<std::optional<ProjectRunRequest>()> provider) {
-  m_requestProvider = std::move(provider);
+void GraphWorkbench::setOverridesChecker(std::function<std::string(const nlohmann::ordered_json&)> checker) {
+  m_overridesChecker = std::move(checker);
 }
-
-bool GraphWorkbench::busy() const { return m_historyJobs.busy() || m_layoutJobs.busy(); }
 
 bool GraphWorkbench::showingTaskGraph() const { return m_stack->currentWidget() == m_taskGraph; }
 
 void GraphWorkbench::invalidate() {
-  // A run finishing with the inputs the graphs were compiled from changes
-  // nothing here: no need to compile a big kernel pass by pass again.
-  if (m_history && m_historyRequest && m_requestProvider && !m_historyJobs.busy()) {
-    std::optional<ProjectRunRequest> now = m_requestProvider();
-    if (now && sameCompileInputs(*now, *m_historyRequest)) return;
-  }
   m_stale = true;
   if (isVisible()) refresh();
 }
 
 void GraphWorkbench::refresh() {
   fillOverrideList();
-  if (m_stale) startHistory();
+  if (m_stale) Q_EMIT compileRequested();
   else if (m_level == GraphLevel::Execute && !m_history) Q_EMIT taskGraphWanted();
 }
 
@@ -342,48 +325,29 @@ void GraphWorkbench::setLevel(GraphLevel level) {
   layoutCurrent();
 }
 
-void GraphWorkbench::startHistory() {
-  std::optional<ProjectRunRequest> request = m_requestProvider ? m_requestProvider() : std::nullopt;
-  if (!request) {
-    // A trace without its project: only the run's task graph exists.
-    m_stale = false;
-    m_history.reset();
-    m_passes->clear();
-    m_passHeader->setText(tr("Passes: open the trace's project to step through its compilation"));
-    if (m_level != GraphLevel::Execute) {
-      m_stack->setCurrentWidget(m_view);
-      m_view->setGraphLayout(nullptr);
-      m_view->setMessage(tr("A trace file holds tasks only: the Execute graph shows them. Open the project to see "
-                            "the tensor, tile and block graphs."));
-      Q_EMIT laidOut();
-    } else {
-      m_stack->setCurrentWidget(m_taskGraph);
-      Q_EMIT taskGraphWanted();
-    }
-    return;
-  }
+void GraphWorkbench::showWithoutProject() {
   m_stale = false;
-  m_view->setMessage(tr("Compiling %1 pass by pass…").arg(qtext(request->project.name)));
-  m_historyRequest = request;
-  startHistoryJob(PassHistoryDepth::FinalIr);
+  m_history.reset();
+  m_passes->clear();
+  m_passHeader->setText(tr("Passes: open the trace's project to step through its compilation"));
+  if (m_level != GraphLevel::Execute) {
+    m_stack->setCurrentWidget(m_view);
+    m_view->setGraphLayout(nullptr);
+    m_view->setMessage(tr("A trace file holds tasks only: the Execute graph shows them. Open the project to see "
+                          "the tensor, tile and block graphs."));
+    Q_EMIT laidOut();
+  } else {
+    m_stack->setCurrentWidget(m_taskGraph);
+    Q_EMIT taskGraphWanted();
+  }
 }
 
-void GraphWorkbench::startHistoryJob(PassHistoryDepth depth) {
-  // The final IR first (one snapshot: the graph shows at once), then every
-  // pass's (the pass list's counts and diffs) as a second job.
-  m_historyJobs.start<std::shared_ptr<const PassHistory>>(
-      [request = *m_historyRequest, depth](const std::atomic<bool>& cancelled) {
-        return std::make_shared<const PassHistory>(
-            compilePassHistory(request.project, request.sourceText, [&cancelled] { return cancelled.load(); }, depth));
-      },
-      [this](std::shared_ptr<const PassHistory> history) {
-        bool finalOnly = history->finalOnly;
-        onHistory(std::move(history));
-        if (finalOnly) startHistoryJob(PassHistoryDepth::EveryPass);
-      });
+void GraphWorkbench::showCompiling(const QString& projectName) {
+  m_stale = false;
+  m_view->setMessage(tr("Compiling %1 pass by pass…").arg(projectName));
 }
 
-void GraphWorkbench::onHistory(std::shared_ptr<const PassHistory> history) {
+void GraphWorkbench::setHistory(std::shared_ptr<const PassHistory> history, int partitionStep) {
   // Keep the selected pass by name across recompiles (the last when new).
   std::string stepName = m_history && m_step >= 0 && m_step < static_cast<int>(m_history->steps.size())
                              ? m_history->steps[static_cast<std::size_t>(m_step)].name
@@ -402,7 +366,7 @@ void GraphWorkbench::onHistory(std::shared_ptr<const PassHistory> history) {
   if (!wasLast)
     for (std::size_t i = 0; i < m_history->steps.size(); ++i)
       if (m_history->steps[i].name == stepName) m_step = static_cast<int>(i);
-  int partition = partitionStep(*m_history);
+  int partition = partitionStep;
   m_partitionGraph = partition >= 0 ? std::make_shared<const IrGraph>(buildIrGraph(
                                           GraphLevel::Tile, m_history->tensor, *m_history->steps[static_cast<std::size_t>(partition)].snapshot))
                                     : nullptr;
@@ -492,55 +456,48 @@ void GraphWorkbench::layoutCurrent() {
   options.focusNode = m_focusNode;
   QString stepName = m_step >= 0 ? qtext(m_history->steps[static_cast<std::size_t>(m_step)].name) : tr("tracing");
   m_view->setMessage(m_view->graphLayout() ? QString() : tr("Laying out…"));
-  // Building the level, grouping and dot all run on the worker: a level of
-  // ten thousand nodes takes tens of milliseconds to build.
-  m_layoutJobs.start<std::shared_ptr<const widgets::IrGraphLayout>>(
-      [history = m_history, snapshot, level = m_level, grouping, options](const std::atomic<bool>& cancelled) mutable {
-        static const nlohmann::json empty = nlohmann::json::object();
-        auto graph = std::make_shared<const IrGraph>(buildIrGraph(level, history->tensor, snapshot ? *snapshot : empty));
-        if (!graph->missing.empty()) {
-          widgets::IrGraphLayout missing;
-          missing.graph = graph;
-          return std::make_shared<const widgets::IrGraphLayout>(std::move(missing));
-        }
-        VisibleGraphOptions chosenOptions = defaultVisibleOptions(*graph);
-        if (grouping) chosenOptions.grouping = *grouping;
-        chosenOptions.expanded = std::move(options.expanded);
-        chosenOptions.expandAll = options.expandAll;
-        chosenOptions.focusNode = options.focusNode;
-        return std::make_shared<const widgets::IrGraphLayout>(
-            widgets::layoutIrGraph(graph, visibleGraph(*graph, chosenOptions), &cancelled));
-      },
-      [this, marks = std::move(marks), stepName](std::shared_ptr<const widgets::IrGraphLayout> layout) mutable {
-        m_graph = layout->graph;
-        if (!m_graph->missing.empty()) {
-          m_view->setGraphLayout(nullptr);
-          m_view->setMessage(tr("No %1 graph after %2: %3")
-                                 .arg(qtext(std::string(name(m_graph->level))), stepName, qtext(m_graph->missing)));
-          Q_EMIT laidOut();
-          return;
-        }
-        m_view->setMessage(QString());
-        m_view->setDiff(std::move(marks));
-        m_view->setGraphLayout(layout);
-        if (!m_search->text().isEmpty()) {
-          m_view->search(m_search->text());
-          m_searchStatus->setText(m_view->searchStatus());
-        }
-        const VisibleGraph& shown = layout->visible;
-        QString grouped = shown.items.size() < layout->graph->nodes.size()
-                              ? tr(" in %1 boxes (double-click a group to expand it)").arg(shown.items.size())
-                              : QString();
-        Q_EMIT statusMessage(tr("%1: %2 nodes%3; laid out in %4 ms")
-                                 .arg(m_levelBox->currentText())
-                                 .arg(layout->graph->nodes.size())
-                                 .arg(grouped)
-                                 .arg(layout->layoutMs, 0, 'f', 0));
-        if (m_history && m_step == m_history->divergedAt && m_history->divergenceLine > 0) showLine(m_history->divergenceLine);
-        if (m_pendingSubgraph >= 0) showSubgraph(std::exchange(m_pendingSubgraph, -1));
-        else if (m_pendingLine > 0) showLine(std::exchange(m_pendingLine, 0));
-        Q_EMIT laidOut();
-      });
+  m_layoutMarks = std::move(marks);
+  m_layoutStepName = stepName;
+  IrLevelRequest request;
+  request.level = m_level;
+  request.tensor = std::shared_ptr<const nlohmann::json>(m_history, &m_history->tensor);
+  request.snapshot = std::move(snapshot);
+  request.grouping = grouping;
+  request.options = std::move(options);
+  Q_EMIT layoutRequested(request);
+}
+
+void GraphWorkbench::showLayout(std::shared_ptr<const IrGraphLayout> layout) {
+  std::map<std::string, char> marks = std::move(m_layoutMarks);
+  const QString& stepName = m_layoutStepName;
+  m_graph = layout->graph;
+  if (!m_graph->missing.empty()) {
+    m_view->setGraphLayout(nullptr);
+    m_view->setMessage(tr("No %1 graph after %2: %3")
+                           .arg(qtext(std::string(name(m_graph->level))), stepName, qtext(m_graph->missing)));
+    Q_EMIT laidOut();
+    return;
+  }
+  m_view->setMessage(QString());
+  m_view->setDiff(std::move(marks));
+  m_view->setGraphLayout(layout);
+  if (!m_search->text().isEmpty()) {
+    m_view->search(m_search->text());
+    m_searchStatus->setText(m_view->searchStatus());
+  }
+  const VisibleGraph& shown = layout->visible;
+  QString grouped = shown.items.size() < layout->graph->nodes.size()
+                        ? tr(" in %1 boxes (double-click a group to expand it)").arg(shown.items.size())
+                        : QString();
+  Q_EMIT statusMessage(tr("%1: %2 nodes%3; laid out in %4 ms")
+                           .arg(m_levelBox->currentText())
+                           .arg(layout->graph->nodes.size())
+                           .arg(grouped)
+                           .arg(layout->layoutMs, 0, 'f', 0));
+  if (m_history && m_step == m_history->divergedAt && m_history->divergenceLine > 0) showLine(m_history->divergenceLine);
+  if (m_pendingSubgraph >= 0) showSubgraph(std::exchange(m_pendingSubgraph, -1));
+  else if (m_pendingLine > 0) showLine(std::exchange(m_pendingLine, 0));
+  Q_EMIT laidOut();
 }
 
 void GraphWorkbench::onNodeActivated(int node) {
@@ -587,7 +544,7 @@ void GraphWorkbench::showListing(std::int64_t subgraph) {
     QTextCharFormat format;
     auto label = labelOfLine.find(line.line);
     if (line.line > 0 && label != labelOfLine.end()) {
-      widgets::Rgb rgb = widgets::labelColor(label->second);
+      Rgb rgb = labelColor(label->second);
       QColor colour(rgb.r, rgb.g, rgb.b);
       format.setBackground(dark ? colour.darker(250) : colour.lighter(170));
     }
@@ -689,8 +646,8 @@ std::optional<nlohmann::ordered_json> GraphWorkbench::moveEntries(const std::vec
 }
 
 void GraphWorkbench::onDropTarget(int node, int cluster) {
-  if (node < 0 || cluster < 0 || !m_graph || !m_history || !m_history->traced || !m_historyRequest) {
-    m_checkJobs.cancel();
+  if (node < 0 || cluster < 0 || !m_graph || !m_history || !m_history->traced) {
+    Q_EMIT dropCheckCancelled();
     return;
   }
   QString why;
@@ -704,18 +661,15 @@ void GraphWorkbench::onDropTarget(int node, int cluster) {
   for (const auto& entry : *entries) overrides.push_back(entry);
   QStringList what;
   for (const auto& entry : *entries) what << movedOpsText(entry["move"]);
-  OperatorProject project = m_historyRequest->project;
-  auto traced = m_history->traced;
-  m_checkJobs.start<std::string>(
-      [project, traced, overrides](const std::atomic<bool>&) { return partitionOverridesProblem(project, *traced, overrides); },
-      [this, node, cluster, what = what.join(QStringLiteral(", "))](std::string problem) {
-        // "partition_overrides[2] (move): would ..." -> "would ...": the entry is the one being dragged.
-        std::size_t colon = problem.find("): ");
-        QString reason = qtext(colon != std::string::npos && problem.rfind("partition_overrides[", 0) == 0 ? problem.substr(colon + 3) : problem);
-        if (problem.empty())
-          reason = tr("move %1 into sg%2").arg(what).arg(m_graph->clusters[static_cast<std::size_t>(cluster)].id);
-        m_view->setDropVerdict(node, cluster, problem.empty(), reason);
-      });
+  Q_EMIT dropCheckRequested(node, cluster, overrides, what.join(QStringLiteral(", ")));
+}
+
+void GraphWorkbench::showDropCheck(int node, int cluster, const std::string& problem, const QString& what) {
+  // "partition_overrides[2] (move): would ..." -> "would ...": the entry is the one being dragged.
+  std::size_t colon = problem.find("): ");
+  QString reason = qtext(colon != std::string::npos && problem.rfind("partition_overrides[", 0) == 0 ? problem.substr(colon + 3) : problem);
+  if (problem.empty()) reason = tr("move %1 into sg%2").arg(what).arg(m_graph->clusters[static_cast<std::size_t>(cluster)].id);
+  m_view->setDropVerdict(node, cluster, problem.empty(), reason);
 }
 
 void GraphWorkbench::onMoveRequested(int node, int cluster) {
@@ -802,10 +756,10 @@ void GraphWorkbench::addEdit(const nlohmann::ordered_json& edit, const QString& 
   // never reaches the project.
   const nlohmann::ordered_json entries = edit.is_array() ? edit : nlohmann::ordered_json::array({edit});
   std::string problem;
-  if (m_history && m_history->traced && m_historyRequest) {
+  if (m_history && m_history->traced && m_overridesChecker) {
     nlohmann::ordered_json overrides = m_settings->partitionOverrides();
     for (const auto& entry : entries) overrides.push_back(entry);
-    problem = partitionOverridesProblem(m_historyRequest->project, *m_history->traced, overrides);
+    problem = m_overridesChecker(overrides);
   }
   if (!problem.empty()) {
     Q_EMIT statusMessage(tr("%1: not possible: %2").arg(text, qtext(problem)));
@@ -852,7 +806,7 @@ void GraphWorkbench::fillOverrideList() {
 }
 
 bool GraphWorkbench::exportView(const QString& path, QString* error) {
-  const widgets::IrGraphLayout* layout = m_view->graphLayout();
+  const IrGraphLayout* layout = m_view->graphLayout();
   if (!layout || !layout->graph) {
     if (error) *error = tr("there is no graph to export");
     return false;
@@ -892,4 +846,4 @@ bool GraphWorkbench::exportView(const QString& path, QString* error) {
   return true;
 }
 
-} // namespace pto::studio
+} // namespace pto::widgets

@@ -12,24 +12,24 @@
 //             (TaskGraphView, with timings and the critical path)
 //   bottom    the PTO program of the subgraph last double-clicked
 //
-// Work happens on JobRunners: compiling with snapshots (PassHistory), laying
-// out (IrGraphLayout) and checking a drop target (the compiler's own
-// ApplyPartitionOverrides rules); the GUI thread only paints.
+// A view only: the project compiled pass by pass (PassHistory), the level
+// laid out (IrLevelRequest → IrGraphLayout) and partition edits checked by
+// the compiler's rules all come from its owner (app/studio/GraphsController),
+// which does that work off the GUI thread. The GUI thread only paints.
 #pragma once
 
 #include "analysis/irviews/IrGraph.h"
-#include "analysis/run/PassHistory.h"
-#include "app/studio/JobRunner.h"
-#include "app/studio/ProjectRunJob.h"
+#include "analysis/run/PassHistory.h"  // the plain result structs only: nothing here compiles
 #include "widgets/models/IrGraphLayout.h"
 
 #include <QWidget>
 
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 
 class QComboBox;
 class QLabel;
@@ -42,30 +42,43 @@ class QToolButton;
 class QTreeWidget;
 
 namespace pto::widgets {
+
 class IrGraphView;
 class ProjectSettingsDocument;
 class TaskGraphView;
-} // namespace pto::widgets
-
-namespace pto::studio {
 
 class GraphWorkbench : public QWidget {
   Q_OBJECT
 public:
-  GraphWorkbench(widgets::TaskGraphView* taskGraph, widgets::ProjectSettingsDocument* settings,
-                 QWidget* parent = nullptr);
+  GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument* settings, QWidget* parent = nullptr);
   ~GraphWorkbench() override;
 
-  // What to compile: the project with its unsaved settings and kernel text
-  // (nullopt: no project open, e.g. a trace file).
-  void setRequestProvider(std::function<std::optional<ProjectRunRequest>()> provider);
-  // The project, its kernel or its settings changed: recompile when shown.
+  // What the owner found or made.
+  // No project to compile (a trace file on its own): only the run's task graph exists.
+  void showWithoutProject();
+  void showCompiling(const QString& projectName);
+  // The project compiled pass by pass; `partitionStep` is the step the
+  // partition is edited at (analysis/run partitionStep, -1 when not reached).
+  void setHistory(std::shared_ptr<const PassHistory> history, int partitionStep);
+  // The layout of the last layoutRequested.
+  void showLayout(std::shared_ptr<const IrGraphLayout> layout);
+  // The verdict on the drop of dropCheckRequested: `problem` is the
+  // compiler's reason, empty when the move compiles.
+  void showDropCheck(int node, int cluster, const std::string& problem, const QString& what);
+  // Checks a whole partition_overrides array now (a click's edit): the
+  // compiler's reason, empty when it compiles or cannot be checked.
+  void setOverridesChecker(std::function<std::string(const nlohmann::ordered_json& overrides)> checker);
+
+  // The project, its kernel or its settings changed: compile again (now
+  // when shown, else when refresh() is called).
   void invalidate();
-  // Compiles (if stale) and lays out the current level; called when the tab shows.
+  // Compiles (if stale: compileRequested) and lays out the current level;
+  // called when the tab shows.
   void refresh();
+
   void setLevel(GraphLevel level);
   GraphLevel level() const { return m_level; }
-  // Whether the exec level shows (MainWindow then lays out the task graph).
+  // Whether the exec level shows (the window then lays out the task graph).
   bool showingTaskGraph() const;
 
   // Linking from the other views.
@@ -74,11 +87,10 @@ public:
   // A run finished with this makespan: the latest partition edit's effect.
   void noteRunMakespan(double makespanUs, bool ok);
 
-  bool busy() const;
   const PassHistory* history() const { return m_history.get(); }
   int currentStep() const { return m_step; }
   void selectStep(int step);
-  widgets::IrGraphView* view() const { return m_view; }
+  IrGraphView* view() const { return m_view; }
   QTreeWidget* passList() const { return m_passes; }
   QListWidget* overrideList() const { return m_overrides; }
   QPlainTextEdit* programListing() const { return m_listing; }
@@ -87,6 +99,15 @@ public:
   bool exportView(const QString& path, QString* error = nullptr);
 
 Q_SIGNALS:
+  // Compile the project pass by pass: showWithoutProject or showCompiling
+  // follows at once, setHistory when the compiler is done.
+  void compileRequested();
+  // Lay out this level (showLayout follows unless a newer request came).
+  void layoutRequested(const IrLevelRequest& request);
+  // Check dragging the moving nodes onto `cluster` with these overrides (showDropCheck follows).
+  void dropCheckRequested(int node, int cluster, const nlohmann::ordered_json& overrides, const QString& what);
+  // The drag left every target: a check in flight is no longer wanted.
+  void dropCheckCancelled();
   // A layout reached the view (or the level has none): screenshots wait for it.
   void laidOut();
   void lineRequested(int line);
@@ -100,9 +121,6 @@ protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-  void startHistory();
-  void startHistoryJob(PassHistoryDepth depth);
-  void onHistory(std::shared_ptr<const PassHistory> history);
   void fillPassList();
   void layoutCurrent();
   void onNodeActivated(int node);
@@ -125,9 +143,9 @@ private:
   void fillOverrideList();
   void showListing(std::int64_t subgraph);
 
-  widgets::ProjectSettingsDocument* m_settings = nullptr;
-  widgets::TaskGraphView* m_taskGraph = nullptr;
-  widgets::IrGraphView* m_view = nullptr;
+  ProjectSettingsDocument* m_settings = nullptr;
+  TaskGraphView* m_taskGraph = nullptr;
+  IrGraphView* m_view = nullptr;
   QStackedWidget* m_stack = nullptr;
   QComboBox* m_levelBox = nullptr;
   QComboBox* m_groupBox = nullptr;
@@ -141,14 +159,10 @@ private:
   QLabel* m_passHeader = nullptr;
   QSplitter* m_centreSplit = nullptr;
 
-  std::function<std::optional<ProjectRunRequest>()> m_requestProvider;
-  JobRunner m_historyJobs;
-  JobRunner m_layoutJobs;
-  JobRunner m_checkJobs;
-  bool m_stale = true;
+  std::function<std::string(const nlohmann::ordered_json&)> m_overridesChecker;
+  bool m_stale = true;  // invalidated since the last compileRequested
   std::shared_ptr<const PassHistory> m_history;
-  std::optional<ProjectRunRequest> m_historyRequest;  // what m_history was compiled from
-  std::shared_ptr<const IrGraph> m_graph;        // the current level after the current step
+  std::shared_ptr<const IrGraph> m_graph;           // the current level after the current step
   std::shared_ptr<const IrGraph> m_partitionGraph;  // the tile level at ApplyPartitionOverrides
   GraphLevel m_level = GraphLevel::Tile;
   int m_step = -1;
@@ -157,6 +171,9 @@ private:
   int m_focusNode = -1;
   int m_pendingSubgraph = -1;  // select after the next layout (a task double-clicked)
   int m_pendingLine = 0;       // select after the next layout (the level changed)
+  // What the layout requested last is of: its diff marks and its step's name.
+  std::map<std::string, char> m_layoutMarks;
+  QString m_layoutStepName;
   // Effects of partition edits: entry (dumped) -> "makespan 9.1 → 7.4 µs".
   std::map<std::string, QString> m_effects;
   std::string m_pendingEffect;  // the entry whose rerun has not finished yet
@@ -164,4 +181,4 @@ private:
   double m_lastMakespan = 0.0;
 };
 
-} // namespace pto::studio
+} // namespace pto::widgets

@@ -1,0 +1,168 @@
+// The window's docks: their default arrangement, the saved layout, the sizes
+// each view asks for.
+#include "app/studio/DockLayoutController.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFrame>
+#include <QMainWindow>
+#include <QScrollArea>
+#include <QSettings>
+
+#include <map>
+
+namespace pto::studio {
+namespace {
+
+constexpr int kLayoutVersion = 5;  // bump when docks change, so old saved layouts are ignored
+
+} // namespace
+
+DockLayoutController::DockLayoutController(QMainWindow* window, const Panels& panels)
+    : QObject(window), m_window(window) {
+  m_window->setDockNestingEnabled(true);
+  m_source = add(panels.source, tr("Source"), QStringLiteral("SourceDock"), Qt::LeftDockWidgetArea);
+  m_summary = add(panels.summary, tr("Summary"), QStringLiteral("SummaryDock"), Qt::RightDockWidgetArea);
+  m_details = add(panels.details, tr("Task details"), QStringLiteral("DetailsDock"), Qt::RightDockWidgetArea);
+  m_window->splitDockWidget(m_summary, m_details, Qt::Vertical);
+
+  // Tuning shares the right column with the task details: opening a project
+  // raises it, clicking a task raises the details.
+  m_tuning = addBeside(m_details, panels.tuning, tr("Tuning"), QStringLiteral("TuningDock"));
+  m_details->raise();
+
+  // The health report shares the summary's place: the run at a glance first,
+  // why it takes that long one tab away.
+  m_health = addBeside(m_summary, panels.health, tr("Health"), QStringLiteral("HealthDock"));
+  m_summary->raise();
+
+  m_problems = add(panels.problems, tr("Problems"), QStringLiteral("ProblemsDock"), Qt::BottomDockWidgetArea);
+  m_problems->hide();  // shown when a run reports something
+  m_window->resizeDocks({m_source, m_summary}, {400, 370}, Qt::Horizontal);
+  m_window->resizeDocks({m_summary, m_details}, {300, 540}, Qt::Vertical);
+
+  // Beside the summary and the health report: how the run got there (Runs),
+  // how it compares with the chip (Measured), and what to change (Advice).
+  m_runs = addBeside(m_health, panels.runs, tr("Runs"), QStringLiteral("RunsDock"));
+  m_measured = addBeside(m_runs, panels.measured, tr("Measured"), QStringLiteral("MeasuredDock"));
+  // The advice in a scroll area: the cards and the Pareto plot want room, but
+  // the dock shares its column with docks that do not, and must not widen the
+  // column (or keep it tall) when another view asks for the room.
+  auto* adviceScroll = new QScrollArea;
+  adviceScroll->setWidgetResizable(true);
+  adviceScroll->setFrameShape(QFrame::NoFrame);
+  adviceScroll->setMinimumSize(120, 100);
+  adviceScroll->setWidget(panels.advice);
+  m_advice = addBeside(m_runs, adviceScroll, tr("Advice"), QStringLiteral("AdviceDock"));
+  m_summary->raise();  // the run at a glance shows first
+}
+
+QDockWidget* DockLayoutController::add(QWidget* content, const QString& title, const QString& name,
+                                       Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, m_window);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  m_window->addDockWidget(area, dock);
+  return dock;
+}
+
+QDockWidget* DockLayoutController::addBeside(QDockWidget* beside, QWidget* content, const QString& title,
+                                             const QString& name) {
+  QDockWidget* dock = add(content, title, name, Qt::RightDockWidgetArea);
+  m_window->tabifyDockWidget(beside, dock);
+  return dock;
+}
+
+QDockWidget* DockLayoutController::dock(Dock which) const {
+  switch (which) {
+  case Dock::Source: return m_source;
+  case Dock::Summary: return m_summary;
+  case Dock::Details: return m_details;
+  case Dock::Tuning: return m_tuning;
+  case Dock::Health: return m_health;
+  case Dock::Problems: return m_problems;
+  case Dock::Runs: return m_runs;
+  case Dock::Measured: return m_measured;
+  case Dock::Advice: return m_advice;
+  }
+  return nullptr;
+}
+
+void DockLayoutController::raise(Dock which) {
+  QDockWidget* shown = dock(which);
+  shown->show();
+  shown->raise();
+}
+
+QList<QAction*> DockLayoutController::toggleActions() const {
+  QList<QAction*> actions;
+  for (QDockWidget* dock : {m_source, m_details, m_tuning, m_summary, m_health, m_advice, m_runs, m_measured, m_problems})
+    actions << dock->toggleViewAction();
+  return actions;
+}
+
+void DockLayoutController::restoreSaved() {
+  m_defaultLayout = m_window->saveState(kLayoutVersion);
+  QSettings settings;
+  m_window->restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  m_window->restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+}
+
+void DockLayoutController::save() {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), m_window->saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), m_window->saveState(kLayoutVersion));
+}
+
+void DockLayoutController::resetToDefault() { m_window->restoreState(m_defaultLayout, kLayoutVersion); }
+
+void DockLayoutController::arrange(StudioView view) {
+  if (view == StudioView::Swimlane || view == StudioView::Graph) return;  // the centre already has the room
+  // The right column's width goes through the summary (its top dock).
+  int width = m_window->width();
+  // Below the summary: task details and tuning, as tabs; the one showing.
+  QDockWidget* lower = m_tuning->isVisible() ? m_tuning : m_details;
+  int columnHeight = m_summary->height() + lower->height();
+  std::map<QDockWidget*, int> widths;
+  std::map<QDockWidget*, int> heights;
+  switch (view) {
+  case StudioView::Editor:
+    // The kernel gets half the window; the swimlane stays beside it.
+    widths = {{m_source, width * 50 / 100}, {m_summary, width * 25 / 100}};
+    break;
+  case StudioView::Summary:
+  case StudioView::Health:  // it shares the summary's place
+    widths = {{m_source, width * 20 / 100}, {m_summary, width * 45 / 100}};
+    heights = {{m_summary, columnHeight * 70 / 100}, {lower, columnHeight * 30 / 100}};
+    break;
+  case StudioView::Advice:  // it shares the summary's place; cards and the Pareto plot want the height
+    widths = {{m_source, width * 18 / 100}, {m_summary, width * 47 / 100}};
+    heights = {{m_summary, columnHeight * 85 / 100}, {lower, columnHeight * 15 / 100}};
+    break;
+  case StudioView::Runs:  // it shares the summary's place; the A/B swimlanes keep the centre
+    widths = {{m_source, width * 15 / 100}, {m_summary, width * 42 / 100}};
+    heights = {{m_summary, columnHeight * 80 / 100}, {lower, columnHeight * 20 / 100}};
+    break;
+  case StudioView::Tuning:
+    widths = {{m_source, width * 20 / 100}, {m_summary, width * 45 / 100}};
+    heights = {{m_summary, columnHeight * 25 / 100}, {m_tuning, columnHeight * 75 / 100}};
+    break;
+  case StudioView::Swimlane:
+  case StudioView::Graph:
+    break;
+  }
+  auto resize = [this](const std::map<QDockWidget*, int>& sizes, Qt::Orientation orientation) {
+    QList<QDockWidget*> docks;
+    QList<int> pixels;
+    for (const auto& [dock, size] : sizes) {
+      if (dock->isFloating() || !dock->isVisible()) continue;  // not in the layout
+      docks << dock;
+      pixels << size;
+    }
+    if (!docks.isEmpty()) m_window->resizeDocks(docks, pixels, orientation);
+  };
+  resize(widths, Qt::Horizontal);
+  resize(heights, Qt::Vertical);
+}
+
+} // namespace pto::studio
