@@ -19,7 +19,7 @@
 #pragma once
 
 #include "analysis/irviews/IrGraph.h"
-#include "analysis/run/PassHistory.h"  // the plain result structs only: nothing here compiles
+#include "analysis/irviews/PassSteps.h"
 #include "widgets/models/IrGraphLayout.h"
 
 #include <QWidget>
