@@ -179,12 +179,17 @@ def check(inputs):
 
 def request_lengths(parser, args):
     """The KV length of each request, from --kv (one value is used for every request) and --batch."""
-    lengths = [int(v) for v in args.kv.split(",")]
+    try:
+        lengths = [int(v) for v in args.kv.split(",")]
+    except ValueError:
+        parser.error(f"--kv takes comma-separated whole numbers (4096,3000), got {args.kv!r}")
+    if min(lengths) < 1:
+        parser.error(f"--kv lengths must be at least 1, got {args.kv!r}")
     batch = args.batch if args.batch is not None else len(lengths)
     if len(lengths) == 1:
         lengths *= batch
-    if len(lengths) != batch or min(lengths) < 1:
-        parser.error(f"--kv lists {len(lengths)} positive lengths, --batch asks for {batch}")
+    if len(lengths) != batch:
+        parser.error(f"--kv lists {len(lengths)} lengths, --batch asks for {batch}")
     return lengths
 
 
