@@ -4,27 +4,16 @@ simulator at a small shape (2 tokens, the model's full widths), agrees with the 
 answers, so a passing run means something.
 """
 import contextlib
-import importlib.util
 import io
-import os
 import re
 import unittest
 from unittest import mock
 
 import numpy as np
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "examples")
-EXAMPLE_DIR = os.path.join(EXAMPLES, "indexer_prolog")
+from example_checks import load_check, load_example_file
 
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-check = load(os.path.join(EXAMPLE_DIR, "check.py"), "indexer_prolog_check")
+check = load_check("indexer_prolog")
 
 
 class IndexerPrologExampleTest(unittest.TestCase):
@@ -56,7 +45,7 @@ class IndexerPrologExampleTest(unittest.TestCase):
     def test_the_outputs_are_the_lightning_indexers_inputs(self):
         # Same dtypes and layouts as resources/examples/lightning_indexer's query, query_scale, key_cache,
         # key_scale and weights, and the same head count and head dim.
-        indexer = load(os.path.join(EXAMPLES, "lightning_indexer", "kernel.py"), "lightning_indexer_kernel")
+        indexer = load_example_file("lightning_indexer", "kernel.py")
         self.assertEqual((indexer.HEADS, indexer.DIM, indexer.BLOCK), (check.HEADS, check.DIM, check.BLOCK))
         tokens = self.inputs["x"].shape[0]
         self.assertEqual((self.outputs["q_int8"].dtype, self.outputs["q_int8"].shape),

@@ -4,19 +4,14 @@ cube core's L1, agree with sparse flash attention's numpy golden (its check.py, 
 on the simulator, and the L1 form runs without the workspace round trip: fewer cube tasks' loads, no vector
 task between a step's indices and its matmul.
 """
-import importlib.util
-import os
 import unittest
 
 import numpy as np
 
-from example_checks import example_dir, load_check
+from example_checks import load_check, load_example_file
 
 check = load_check("sparse_flash_attention")
-TUNING_DIR = example_dir("sparse_attention_gather_tuning")
-_spec = importlib.util.spec_from_file_location("gather_tuning_kernel", os.path.join(TUNING_DIR, "kernel.py"))
-KERNEL = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(KERNEL)
+KERNEL = load_example_file("sparse_attention_gather_tuning", "kernel.py")
 
 TOPK = 192          # three steps of 64 slots
 LENGTHS = [3000, 100]

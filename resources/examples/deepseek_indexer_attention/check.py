@@ -26,36 +26,24 @@ the other side. The tolerances are the four examples' own, derived in their chec
 Untouched cache rows must come back bit for bit. Prints one verdict line per output and exits 1 when one is
 wrong or the kernel was not simulated.
 """
-import argparse
-import importlib.util
 import os
 import sys
 import warnings
 
 import numpy as np
 
+import pto_examples
 import pypto
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-
-def _load(path, name):
-    # Loaded under its own name: every example has a kernel.py and a check.py.
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _load_kernel(path=os.path.join(HERE, "kernel.py")):
-    return _load(path, "deepseek_indexer_attention_kernel")
-
-
-KERNEL = _load_kernel()
-MLA_CHECK = _load(os.path.join(HERE, "..", "mla_prolog", "check.py"), "dia_mla_prolog_check")
-IP_CHECK = _load(os.path.join(HERE, "..", "indexer_prolog", "check.py"), "dia_indexer_prolog_check")
-LI_CHECK = _load(os.path.join(HERE, "..", "lightning_indexer", "check.py"), "dia_lightning_indexer_check")
-SFA_CHECK = _load(os.path.join(HERE, "..", "sparse_flash_attention", "check.py"), "dia_sparse_flash_attention_check")
+KERNEL = pto_examples.load_module(os.path.join(HERE, "kernel.py"), "deepseek_indexer_attention_kernel")
+MLA_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "mla_prolog", "check.py"), "dia_mla_prolog_check")
+IP_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "indexer_prolog", "check.py"), "dia_indexer_prolog_check")
+LI_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "lightning_indexer", "check.py"),
+                                    "dia_lightning_indexer_check")
+SFA_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "sparse_flash_attention", "check.py"),
+                                     "dia_sparse_flash_attention_check")
 
 BLOCK, TOPK, HEADS, OUT, NOPE = KERNEL.BLOCK, KERNEL.TOPK, KERNEL.HEADS, KERNEL.OUT, KERNEL.NOPE
 Q_RANK, IDX_HEADS, IDX_DIM = KERNEL.Q_RANK, KERNEL.IDX_HEADS, KERNEL.IDX_DIM
@@ -201,35 +189,19 @@ def check(inputs):
     """Runs and compares. Returns (ok, verdict lines, run report)."""
     out, report = run_kernel(inputs)
     results = compare_all(inputs, out, goldens(inputs, out))
-    simulated = bool(report and report.get("simulated"))
-    if simulated:
-        run_verdict = (f"run: simulated on {report['machine']} ({report['mode']}, outputs from "
-                       f"{report.get('outputs_from')}), {report['tasks']} tasks {report['tasks_by_core_type']}, "
-                       f"makespan {report['makespan_us']:.1f} us")
-    else:
-        run_verdict = f"run: FAIL: not simulated: {report.get('simulation_error') if report else 'no report'}"
-    lines = [run_verdict] + [line for _, verdict in results for line in verdict.split("\n")]
-    return simulated and all(ok for ok, _ in results), lines, report
+    ok, lines = pto_examples.verdicts(report, results, show_outputs_from=True)
+    return ok, lines, report
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=None, help="requests (default: as many as --kv lists)")
-    parser.add_argument("--tokens", type=int, default=1, help="new tokens per request (1 + MTP drafts)")
-    parser.add_argument("--kv", default="2500,300",
-                        help="KV lengths including the new tokens, comma-separated; one value is used for all")
-    parser.add_argument("--max-blocks", type=int, default=None, help="block-table width (at least 16)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = pto_examples.request_parser(
+        __doc__.splitlines()[0], kv="2500,300", tokens=1, tokens_help="new tokens per request (1 + MTP drafts)",
+        kv_help="KV lengths including the new tokens, comma-separated; one value is used for all",
+        max_blocks_help="block-table width (at least 16)")
     args = parser.parse_args(argv)
-    lengths = LI_CHECK.request_lengths(parser, args)  # --kv and --batch as the Lightning Indexer's check reads them
-    try:
-        inputs = make_inputs(lengths, args.tokens, args.max_blocks, args.seed)
-    except ValueError as error:
-        parser.error(str(error))
-    ok, verdicts, _ = check(inputs)
-    for line in verdicts:
-        print(line)
-    return 0 if ok else 1
+    lengths = pto_examples.request_lengths(parser, args)
+    return pto_examples.run_check(parser, lambda: make_inputs(lengths, args.tokens, args.max_blocks, args.seed),
+                                  check)
 
 
 if __name__ == "__main__":

@@ -7,28 +7,18 @@ the gates, and the paged key cache, every written row and every row that must st
 
 Prints one verdict line per output and exits 1 when one is wrong or the kernel was not simulated.
 """
-import argparse
-import importlib.util
 import os
 import sys
 import warnings
 
 import numpy as np
 
+import pto_examples
 import pypto
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-
-def _load_kernel(path=os.path.join(HERE, "kernel.py")):
-    # Loaded under its own name: other examples also have a kernel.py.
-    spec = importlib.util.spec_from_file_location("indexer_prolog_kernel", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-KERNEL = _load_kernel()
+KERNEL = pto_examples.load_module(os.path.join(HERE, "kernel.py"), "indexer_prolog_kernel")
 HIDDEN, Q_RANK, HEADS, DIM, ROPE = KERNEL.HIDDEN, KERNEL.Q_RANK, KERNEL.HEADS, KERNEL.DIM, KERNEL.ROPE
 BLOCK, EPS, WEIGHT_SCALE, INT8_MAX = KERNEL.BLOCK, KERNEL.EPS, KERNEL.WEIGHT_SCALE, KERNEL.INT8_MAX
 ROPE_BASE = 10000.0
@@ -229,30 +219,13 @@ def check(inputs):
     exact, stored = golden(inputs), golden(inputs, stored=True)
     results = [compare_q(outputs, exact, stored), compare_weights(outputs["weights"], exact),
                compare_cache(outputs, inputs, exact, stored)]
-    simulated = bool(report and report.get("simulated"))
-    if simulated:
-        run_verdict = (f"run: simulated on {report['machine']} ({report['mode']}), {report['tasks']} tasks "
-                       f"{report['tasks_by_core_type']}, makespan {report['makespan_us']:.1f} us")
-    else:
-        run_verdict = f"run: FAIL: not simulated: {report.get('simulation_error') if report else 'no report'}"
-    lines = [run_verdict] + [line for _, verdict in results for line in verdict.split("\n")]
-    return simulated and all(ok for ok, _ in results), lines, report
+    ok, lines = pto_examples.verdicts(report, results)
+    return ok, lines, report
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tokens", type=int, default=2, help="decode tokens T = B * S1 (default 2)")
-    parser.add_argument("--cache-blocks", type=int, default=4, help="blocks of 128 slots in the cache")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    try:
-        inputs = make_inputs(args.tokens, args.cache_blocks, args.seed)
-    except ValueError as error:
-        parser.error(str(error))
-    ok, verdicts, _ = check(inputs)
-    for line in verdicts:
-        print(line)
-    return 0 if ok else 1
+    parser, args = pto_examples.cache_arguments(__doc__.splitlines()[0], argv)
+    return pto_examples.run_check(parser, lambda: make_inputs(args.tokens, args.cache_blocks, args.seed), check)
 
 
 if __name__ == "__main__":

@@ -7,24 +7,19 @@ operator's definition (not from the kernel): the scores within a stated toleranc
 
 Prints one verdict line per output and exits 1 when either is wrong or the kernel was not simulated.
 """
-import argparse
-import importlib.util
 import os
 import sys
 
 import numpy as np
 
+import pto_examples
 import pypto
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _load_kernel(path=os.path.join(HERE, "kernel.py")):
-    # Loaded under its own name: other examples also have a kernel.py.
-    spec = importlib.util.spec_from_file_location("lightning_indexer_kernel", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return pto_examples.load_module(path, "lightning_indexer_kernel")
 
 
 KERNEL = _load_kernel()
@@ -166,57 +161,24 @@ def check(inputs):
     """Runs and compares. Returns (ok, verdict lines, run report)."""
     scores, topk_indices, report = run_kernel(inputs)
     expected, magnitude, token_length = golden(inputs)
-    scores_ok, scores_verdict = compare_scores(scores, expected, magnitude)
-    topk_ok, topk_verdict = compare_topk(topk_indices, expected, magnitude, token_length)
-    simulated = bool(report and report.get("simulated"))
-    if simulated:
-        run_verdict = (f"run: simulated on {report['machine']} ({report['mode']}), {report['tasks']} tasks "
-                       f"{report['tasks_by_core_type']}, makespan {report['makespan_us']:.1f} us")
-    else:
-        run_verdict = f"run: FAIL: not simulated: {report.get('simulation_error') if report else 'no report'}"
-    return scores_ok and topk_ok and simulated, [run_verdict, scores_verdict, topk_verdict], report
-
-
-def request_lengths(parser, args):
-    """The KV length of each request, from --kv (one value is used for every request) and --batch."""
-    try:
-        lengths = [int(v) for v in args.kv.split(",")]
-    except ValueError:
-        parser.error(f"--kv takes comma-separated whole numbers (4096,3000), got {args.kv!r}")
-    if min(lengths) < 1:
-        parser.error(f"--kv lengths must be at least 1, got {args.kv!r}")
-    batch = args.batch if args.batch is not None else len(lengths)
-    if len(lengths) == 1:
-        lengths *= batch
-    if len(lengths) != batch:
-        parser.error(f"--kv lists {len(lengths)} lengths, --batch asks for {batch}")
-    return lengths
+    ok, lines = pto_examples.verdicts(report, [compare_scores(scores, expected, magnitude),
+                                               compare_topk(topk_indices, expected, magnitude, token_length)])
+    return ok, lines, report
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=None, help="requests (default: as many as --kv lists)")
-    parser.add_argument("--tokens", type=int, default=2, help="query tokens per request (1 + MTP drafts)")
-    parser.add_argument("--kv", default="4096,3000",
-                        help="KV lengths, comma-separated; one value is used for every request")
-    parser.add_argument("--max-blocks", type=int, default=None,
-                        help="block-table width (default: enough for the longest request and for top-k)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = pto_examples.request_parser(
+        __doc__.splitlines()[0], kv="4096,3000",
+        max_blocks_help="block-table width (default: enough for the longest request and for top-k)")
     parser.add_argument("--kernel", default=None,
                         help="another kernel.py with the same lightning_indexer signature (a tuning variant)")
     args = parser.parse_args(argv)
     if args.kernel:
         global KERNEL
         KERNEL = _load_kernel(os.path.abspath(args.kernel))
-    lengths = request_lengths(parser, args)
-    try:
-        inputs = make_inputs(lengths, args.tokens, args.max_blocks, args.seed)
-    except ValueError as error:
-        parser.error(str(error))
-    ok, verdicts, _ = check(inputs)
-    for line in verdicts:
-        print(line)
-    return 0 if ok else 1
+    lengths = pto_examples.request_lengths(parser, args)
+    return pto_examples.run_check(parser, lambda: make_inputs(lengths, args.tokens, args.max_blocks, args.seed),
+                                  check)
 
 
 if __name__ == "__main__":

@@ -7,28 +7,18 @@ and every row that must stay as it was.
 
 Prints one verdict line per output and exits 1 when one is wrong or the kernel was not simulated.
 """
-import argparse
-import importlib.util
 import os
 import sys
 import warnings
 
 import numpy as np
 
+import pto_examples
 import pypto
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-
-def _load_kernel(path=os.path.join(HERE, "kernel.py")):
-    # Loaded under its own name: other examples also have a kernel.py.
-    spec = importlib.util.spec_from_file_location("mla_prolog_kernel", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-KERNEL = _load_kernel()
+KERNEL = pto_examples.load_module(os.path.join(HERE, "kernel.py"), "mla_prolog_kernel")
 HIDDEN, HEADS, Q_RANK, KV_RANK = KERNEL.HIDDEN, KERNEL.HEADS, KERNEL.Q_RANK, KERNEL.KV_RANK
 NOPE, ROPE, QK, OUT, BLOCK, EPS = KERNEL.NOPE, KERNEL.ROPE, KERNEL.QK, KERNEL.OUT, KERNEL.BLOCK, KERNEL.EPS
 ROPE_BASE = 10000.0
@@ -207,30 +197,13 @@ def check(inputs):
     expected = golden(inputs)
     results = [compare_qr(qr, expected), compare_q_out(q_out, expected),
                compare_cache(kv_cache, expected, inputs["kv_cache"], inputs["cache_index"])]
-    simulated = bool(report and report.get("simulated"))
-    if simulated:
-        run_verdict = (f"run: simulated on {report['machine']} ({report['mode']}), {report['tasks']} tasks "
-                       f"{report['tasks_by_core_type']}, makespan {report['makespan_us']:.1f} us")
-    else:
-        run_verdict = f"run: FAIL: not simulated: {report.get('simulation_error') if report else 'no report'}"
-    lines = [run_verdict] + [line for _, verdict in results for line in verdict.split("\n")]
-    return simulated and all(ok for ok, _ in results), lines, report
+    ok, lines = pto_examples.verdicts(report, results)
+    return ok, lines, report
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tokens", type=int, default=2, help="decode tokens T = B * S1 (default 2)")
-    parser.add_argument("--cache-blocks", type=int, default=4, help="blocks of 128 slots in the cache")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    try:
-        inputs = make_inputs(args.tokens, args.cache_blocks, args.seed)
-    except ValueError as error:
-        parser.error(str(error))
-    ok, verdicts, _ = check(inputs)
-    for line in verdicts:
-        print(line)
-    return 0 if ok else 1
+    parser, args = pto_examples.cache_arguments(__doc__.splitlines()[0], argv)
+    return pto_examples.run_check(parser, lambda: make_inputs(args.tokens, args.cache_blocks, args.seed), check)
 
 
 if __name__ == "__main__":

@@ -8,27 +8,17 @@ from the operator's definition (not from the kernel), within a tolerance derived
 Prints one verdict line for the run and one for the output, and exits 1 when the output is wrong or the kernel
 was not simulated.
 """
-import argparse
-import importlib.util
 import os
 import sys
 
 import numpy as np
 
+import pto_examples
 import pypto
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-
-def _load_kernel(path=os.path.join(HERE, "kernel.py")):
-    # Loaded under its own name: other examples also have a kernel.py.
-    spec = importlib.util.spec_from_file_location("sparse_flash_attention_kernel", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-KERNEL = _load_kernel()
+KERNEL = pto_examples.load_module(os.path.join(HERE, "kernel.py"), "sparse_flash_attention_kernel")
 BLOCK, HEADS, NOPE, ROPE, TILE = KERNEL.BLOCK, KERNEL.HEADS, KERNEL.NOPE, KERNEL.ROPE, KERNEL.TILE
 DIM = NOPE + ROPE
 SCALE = 1.0 / np.sqrt(DIM)     # the definition's, not the kernel's constant
@@ -154,42 +144,18 @@ def check(inputs):
     """Runs and compares. Returns (ok, verdict lines, run report)."""
     out, report = run_kernel(inputs)
     expected, allowed = golden(inputs)
-    out_ok, out_verdict = compare(out, expected, allowed)
-    simulated = bool(report and report.get("simulated"))
-    if simulated:
-        run_verdict = (f"run: simulated on {report['machine']} ({report['mode']}), {report['tasks']} tasks "
-                       f"{report['tasks_by_core_type']}, makespan {report['makespan_us']:.1f} us")
-    else:
-        run_verdict = f"run: FAIL: not simulated: {report.get('simulation_error') if report else 'no report'}"
-    return out_ok and simulated, [run_verdict, out_verdict], report
+    ok, lines = pto_examples.verdicts(report, [compare(out, expected, allowed)])
+    return ok, lines, report
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=None, help="requests (default: as many as --kv lists)")
-    parser.add_argument("--tokens", type=int, default=2, help="query tokens per request (1 + MTP drafts)")
-    parser.add_argument("--kv", default="4096,150",
-                        help="KV lengths, comma-separated; one value is used for every request")
+    parser = pto_examples.request_parser(__doc__.splitlines()[0], kv="4096,150")
     parser.add_argument("--topk", type=int, default=256,
                         help=f"selected slots per token (2048 in the model; a multiple of {TILE})")
-    parser.add_argument("--max-blocks", type=int, default=None,
-                        help="block-table width (default: enough for the longest request)")
-    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    lengths = [int(v) for v in args.kv.split(",")]
-    batch = args.batch if args.batch is not None else len(lengths)
-    if len(lengths) == 1:
-        lengths *= batch
-    if len(lengths) != batch or min(lengths) < 1:
-        parser.error(f"--kv lists {len(lengths)} positive lengths, --batch asks for {batch}")
-    try:
-        inputs = make_inputs(lengths, args.tokens, args.topk, args.max_blocks, args.seed)
-    except ValueError as error:
-        parser.error(str(error))
-    ok, verdicts, _ = check(inputs)
-    for line in verdicts:
-        print(line)
-    return 0 if ok else 1
+    lengths = pto_examples.request_lengths(parser, args)
+    return pto_examples.run_check(
+        parser, lambda: make_inputs(lengths, args.tokens, args.topk, args.max_blocks, args.seed), check)
 
 
 if __name__ == "__main__":
