@@ -42,18 +42,8 @@ from ._random import normal, uniform, uniform_impl
 from ._tensor import DYN, DYNAMIC, STATIC, Tensor, TileOpFormat
 
 DataType = _core.DataType
-DT_FP32 = DataType.DT_FP32
-DT_FP16 = DataType.DT_FP16
-DT_BF16 = DataType.DT_BF16
-DT_INT8 = DataType.DT_INT8
-DT_INT16 = DataType.DT_INT16
-DT_INT32 = DataType.DT_INT32
-DT_INT64 = DataType.DT_INT64
-DT_UINT8 = DataType.DT_UINT8
-DT_UINT16 = DataType.DT_UINT16
-DT_UINT32 = DataType.DT_UINT32
-DT_UINT64 = DataType.DT_UINT64
-DT_BOOL = DataType.DT_BOOL
+# The dtypes PTO Studio computes in, by name: pypto.DT_FP32, DT_FP16, DT_BF16, DT_INT8 ... DT_UINT64, DT_BOOL.
+globals().update(DataType.__members__)
 # Documented operations PTO Studio does not model: calling one raises a KernelError that says why.
 globals().update(_api_extras.unsupported_functions())
 _api_extras.install_tensor_extras()

@@ -718,53 +718,18 @@ class PassConfigKey(enum.Enum):
 
 
 # --- enums from PyPTO's datatype reference -------------------------------------------------------------------
-# Values accepted as arguments; where an operation PTO Studio models takes one, it is honoured there.
+# Values accepted as arguments; where an operation PTO Studio models takes one, it is honoured there. Each
+# names its members in PyPTO's order, numbered from 0.
 
-
-class CachePolicy(enum.Enum):
-    NONE_CACHEABLE = 0
-    PREFETCH = 1
-
-
-class LogBaseType(enum.Enum):
-    LOG_E = 0
-    LOG_2 = 1
-    LOG_10 = 2
-
-
-class OutType(enum.Enum):
-    VALUE = 0
-    INDEX = 1
-
-
+CachePolicy = enum.Enum("CachePolicy", "NONE_CACHEABLE PREFETCH", start=0)
+LogBaseType = enum.Enum("LogBaseType", "LOG_E LOG_2 LOG_10", start=0)
+OutType = enum.Enum("OutType", "VALUE INDEX", start=0)
 PrecisionType = _ops.PrecisionType  # defined with the operations that take it (div, exp, sqrt, ...)
-
-
-class ReduceMode(enum.Enum):
-    ATOMIC_ADD = 0
-
-
+ReduceMode = enum.Enum("ReduceMode", "ATOMIC_ADD", start=0)
 SaturationMode = _ops.SaturationMode  # defined with cast, which takes it
-
-
-class ScatterMode(enum.Enum):
-    NONE = 0
-    ADD = 1
-    MULTIPLY = 2
-
-
-class TopKAlgo(enum.Enum):
-    DEFAULT = 0
-    RADIX = 1
-
-
-class OpType(enum.Enum):
-    EQ = 0
-    NE = 1
-    LT = 2
-    LE = 3
-    GT = 4
-    GE = 5
+ScatterMode = enum.Enum("ScatterMode", "NONE ADD MULTIPLY", start=0)
+TopKAlgo = enum.Enum("TopKAlgo", "DEFAULT RADIX", start=0)
+OpType = enum.Enum("OpType", "EQ NE LT LE GT GE", start=0)
 
 
 # --- Element: a typed scalar -----------------------------------------------------------------------------------
