@@ -78,7 +78,7 @@ BINARY = {
     "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor",
     "BitwiseLeftShift": "bitwise_left_shift", "BitwiseRightShift": "bitwise_right_shift", "CeilDiv": "ceil_div",
     "FloorDiv": "floor_div", "Fmod": "fmod", "Remainder": "remainder", "Gcd": "gcd", "Hypot": "hypot",
-    "LogicalAnd": "logical_and", "PReLU": "prelu",
+    "LogicalAnd": "logical_and", "PReLU": "prelu", "ExpandExpDif": "expand_exp_dif", "CopySign": "copysign",
 }
 TENSOR_SCALAR = {
     "Adds": "add", "Subs": "sub", "Muls": "mul", "Divs": "div", "Pows": "pow", "BitwiseAnds": "bitwise_and",
@@ -133,27 +133,21 @@ def call_of(op, params, inputs, view=(), full_shape=()):
         low = "a1" if test_type in (-1, 0, 1, 2, 5) and inputs > 1 else "None"
         high = "a2" if test_type in (-1, 0, 1, 2, 4) and inputs > 2 else "None"
         return f"pypto.clip(a0, {low}, {high})"
-    if op == "Cmps":
-        return f"pypto.{params['compare_op']}(a0, {scalar_of(params, 'scalar', 'scalar_dtype')})"
-    if op == "Compare":
-        return f"pypto.{params['compare_op']}(a0, a1)"
+    if op in ("Cmps", "Compare"):
+        other = scalar_of(params, "scalar", "scalar_dtype") if op == "Cmps" else "a1"
+        return f"pypto.{params['compare_op']}(a0, {other})"
     if op == "Axpy":
         # PyPTO's Axpy(y, x, alpha) returns y + alpha x; pypto.axpy_ is its in-place form: on a copy of y.
         return f"pypto.axpy_(pypto.clone(a0), a1, {float(params.get('alpha', 1.0))!r})"
-    if op == "ExpandExpDif":
-        return "pypto.expand_exp_dif(a0, a1)"
     if op == "Expand":
         # PyPTO's Expand test gives each block's valid part (the last block may reach past the output's end).
-        valid = ", ".join(f"pypto.min({extent} - i{d} * {view[d]}, {view[d]})" for d, extent in enumerate(full_shape))
-        return f"pypto.expand_clone(a0, {list(view)}, valid_shape=[{valid}])"
-    if op == "CopySign":
-        return "pypto.copysign(a0, a1)"
+        return f"pypto.expand_clone(a0, {list(view)}, valid_shape=[{', '.join(valid_sizes(full_shape, view))}])"
     if op == "Cast" and int(params.get("mode", 0)) == 0:
         return f"pypto.cast(a0, pypto.{DTYPES[params['dst_dtype']][1]})" if "dst_dtype" in params else None
     if op == "Full":
         # PyPTO's Full test fills each view block of the output (input0 gives only the shape).
         sizes = ", ".join(str(v) for v in view)
-        valid = ", ".join(f"pypto.min({extent} - i{d} * {view[d]}, {view[d]})" for d, extent in enumerate(full_shape))
+        valid = ", ".join(valid_sizes(full_shape, view))
         dtype = DTYPES[params.get("scalar_type", "fp32")][1]
         return f"pypto.full([{sizes}], {scalar_of(params)}, pypto.{dtype}, valid_shape=[{valid}])"
     if op == "Where":
@@ -183,8 +177,13 @@ def block_loops(lines, shape, view):
                      f"idx_name='i{d}'):")
         indent += "    "
     offsets = [f"i{d} * {view[d]}" for d in range(len(shape))]
-    valid = [f"pypto.min({shape[d]} - i{d} * {view[d]}, {view[d]})" for d in range(len(shape))]
-    return indent, offsets, valid
+    return indent, offsets, valid_sizes(shape, view)
+
+
+def valid_sizes(shape, view):
+    """Kernel text: the valid size of block (i0, i1, ...) of `view` blocks of `shape`, per dim (the last block
+    of a dim may reach past the end)."""
+    return [f"pypto.min({extent} - i{d} * {view[d]}, {view[d]})" for d, extent in enumerate(shape)]
 
 
 def kernel_source(case, call):
@@ -523,10 +522,9 @@ def whole_call_of(case):
     if op in ("IndexAdd_", "IndexAddUB"):
         name = "index_add" if op == "IndexAdd_" else "index_add_ub"
         return f"pypto.{name}(a0, {int(params['axis'])}, a2, a1, alpha={float(params.get('alpha', 1.0))!r})"
-    if op == "ScatterTensor":
-        return f"pypto.scatter(a0, {int(params['axis'])}, a1, a2{reduce})"
-    if op == "Scatter":
-        return f"pypto.scatter(a0, {int(params['axis'])}, a1, {float(params['src'])!r}{reduce})"
+    if op in ("ScatterTensor", "Scatter"):
+        src = "a2" if op == "ScatterTensor" else repr(float(params["src"]))
+        return f"pypto.scatter(a0, {int(params['axis'])}, a1, {src}{reduce})"
     if op == "Pad":
         x, out = case["input_tensors"][0]["shape"], case["output_tensors"][0]["shape"]
         pads = [0, out[-1] - x[-1]] + ([0, out[-2] - x[-2]] if len(x) > 1 else [])
