@@ -20,7 +20,11 @@ L = 128
 BLK = 16
 NB = L // BLK          # 8 blocks
 
-
+# Both forms take the same arguments: A, chunk after chunk; the identity's diagonal blocks side by side; and the
+# output, each chunk's eight inverted blocks side by side.
+CHUNKS = pypto.Tensor([pypto.DYNAMIC, L], pypto.DT_FP32)
+EYE = pypto.Tensor([BLK, NB * BLK], pypto.DT_FP32)
+INVERSES = pypto.Tensor([pypto.DYNAMIC, NB * BLK], pypto.DT_FP32)
 
 
 def invert_block(blk):
@@ -49,9 +53,7 @@ def invert_concat(d, nb=NB):
 
 
 @pypto.frontend.jit(runtime_options={"stitch_function_max_num": 128})
-def per_block(a: pypto.Tensor([pypto.DYNAMIC, L], pypto.DT_FP32),
-              eye: pypto.Tensor([BLK, NB * BLK], pypto.DT_FP32),
-              out: pypto.Tensor([pypto.DYNAMIC, NB * BLK], pypto.DT_FP32)):
+def per_block(a: CHUNKS, eye: EYE, out: INVERSES):
     chunks = a.shape[0] // L
     pypto.set_vec_tile_shapes(128, 128)
     for c in pypto.loop(0, chunks, 1, name="chunk", idx_name="c"):
@@ -65,9 +67,7 @@ def per_block(a: pypto.Tensor([pypto.DYNAMIC, L], pypto.DT_FP32),
 
 
 @pypto.frontend.jit(runtime_options={"stitch_function_max_num": 128})
-def concat(a: pypto.Tensor([pypto.DYNAMIC, L], pypto.DT_FP32),
-           eye: pypto.Tensor([BLK, NB * BLK], pypto.DT_FP32),
-           out: pypto.Tensor([pypto.DYNAMIC, NB * BLK], pypto.DT_FP32)):
+def concat(a: CHUNKS, eye: EYE, out: INVERSES):
     chunks = a.shape[0] // L
     pypto.set_vec_tile_shapes(128, 128)
     for c in pypto.loop(0, chunks, 1, name="chunk", idx_name="c"):
