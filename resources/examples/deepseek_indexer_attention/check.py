@@ -189,8 +189,7 @@ def check(inputs):
     """Runs and compares. Returns (ok, verdict lines, run report)."""
     out, report = run_kernel(inputs)
     results = compare_all(inputs, out, goldens(inputs, out))
-    ok, lines = pto_examples.verdicts(report, results, show_outputs_from=True)
-    return ok, lines, report
+    return pto_examples.check_result(report, results, show_outputs_from=True)
 
 
 def main(argv=None):

@@ -21,7 +21,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KERNEL = pto_examples.load_module(os.path.join(HERE, "kernel.py"), "indexer_prolog_kernel")
 HIDDEN, Q_RANK, HEADS, DIM, ROPE = KERNEL.HIDDEN, KERNEL.Q_RANK, KERNEL.HEADS, KERNEL.DIM, KERNEL.ROPE
 BLOCK, EPS, WEIGHT_SCALE, INT8_MAX = KERNEL.BLOCK, KERNEL.EPS, KERNEL.WEIGHT_SCALE, KERNEL.INT8_MAX
-ROPE_BASE = 10000.0
 
 # Two goldens.
 #
@@ -56,27 +55,11 @@ def sylvester_hadamard(n=DIM):
     return (h / np.sqrt(n)).astype(np.float16)
 
 
-def rope_table(positions):
-    """cos and sin [T, 64] of the rotate-half RoPE: angle position * base^(-2i/64), i < 32, in both halves."""
-    inv_freq = ROPE_BASE ** (-np.arange(0, ROPE, 2) / ROPE)
-    angles = np.outer(positions, inv_freq)
-    angles = np.concatenate([angles, angles], axis=1)
-    return np.cos(angles).astype(np.float16), np.sin(angles).astype(np.float16)
-
-
 def make_inputs(tokens=2, cache_blocks=4, seed=0):
     """Seeded kernel arguments: weights with the variance 1 / fan_in, qr of RMS one (as the MLA prolog's
     RMSNorm leaves it), a real RoPE table, Sylvester's Hadamard matrix, distinct random cache slots and a cache
     full of old keys and scales (so rows the kernel must leave alone are visible)."""
-    if not 1 <= tokens <= cache_blocks * BLOCK:
-        raise ValueError(f"{tokens} tokens need between 1 and {cache_blocks * BLOCK} cache slots")
-    rng = np.random.default_rng(seed)
-
-    def weight(shape, fan_in):
-        bound = np.sqrt(3.0 / fan_in)
-        return rng.uniform(-bound, bound, shape).astype(np.float16)
-
-    cos, sin = rope_table(rng.integers(0, 65536, tokens))
+    rng, weight, cos, sin = pto_examples.prolog_inputs(tokens, cache_blocks * BLOCK, ROPE, seed)
     return {
         "x": rng.uniform(-1.0, 1.0, (tokens, HIDDEN)).astype(np.float16),
         "qr": rng.uniform(-np.sqrt(3.0), np.sqrt(3.0), (tokens, Q_RANK)).astype(np.float16),
@@ -219,13 +202,11 @@ def check(inputs):
     exact, stored = golden(inputs), golden(inputs, stored=True)
     results = [compare_q(outputs, exact, stored), compare_weights(outputs["weights"], exact),
                compare_cache(outputs, inputs, exact, stored)]
-    ok, lines = pto_examples.verdicts(report, results)
-    return ok, lines, report
+    return pto_examples.check_result(report, results)
 
 
 def main(argv=None):
-    parser, args = pto_examples.cache_arguments(__doc__.splitlines()[0], argv)
-    return pto_examples.run_check(parser, lambda: make_inputs(args.tokens, args.cache_blocks, args.seed), check)
+    return pto_examples.prolog_main(__doc__, argv, make_inputs, check)
 
 
 if __name__ == "__main__":

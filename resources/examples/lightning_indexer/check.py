@@ -161,9 +161,8 @@ def check(inputs):
     """Runs and compares. Returns (ok, verdict lines, run report)."""
     scores, topk_indices, report = run_kernel(inputs)
     expected, magnitude, token_length = golden(inputs)
-    ok, lines = pto_examples.verdicts(report, [compare_scores(scores, expected, magnitude),
-                                               compare_topk(topk_indices, expected, magnitude, token_length)])
-    return ok, lines, report
+    return pto_examples.check_result(report, [compare_scores(scores, expected, magnitude),
+                                              compare_topk(topk_indices, expected, magnitude, token_length)])
 
 
 def main(argv=None):

@@ -21,7 +21,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KERNEL = pto_examples.load_module(os.path.join(HERE, "kernel.py"), "mla_prolog_kernel")
 HIDDEN, HEADS, Q_RANK, KV_RANK = KERNEL.HIDDEN, KERNEL.HEADS, KERNEL.Q_RANK, KERNEL.KV_RANK
 NOPE, ROPE, QK, OUT, BLOCK, EPS = KERNEL.NOPE, KERNEL.ROPE, KERNEL.QK, KERNEL.OUT, KERNEL.BLOCK, KERNEL.EPS
-ROPE_BASE = 10000.0
 
 # Tolerances. Every output is fp16, so the kernel's last step, rounding to nearest, is off by at most
 # U |value| (U = 2^-11, half an fp16 ulp, relative); that part of each allowance is exact. On top of it comes
@@ -46,27 +45,11 @@ ROPE_UPSTREAM = 4.0
 NOPE_UPSTREAM = 8.0
 
 
-def rope_table(positions):
-    """cos and sin [T, 64] of the rotate-half RoPE: angle position * base^(-2i/64), i < 32, in both halves."""
-    inv_freq = ROPE_BASE ** (-np.arange(0, ROPE, 2) / ROPE)
-    angles = np.outer(positions, inv_freq)
-    angles = np.concatenate([angles, angles], axis=1)
-    return np.cos(angles).astype(np.float16), np.sin(angles).astype(np.float16)
-
-
 def make_inputs(tokens=2, cache_blocks=4, seed=0):
     """Seeded kernel arguments: uniform weights with the variance 1 / fan_in (so activations stay of order one),
     gammas near one, a real RoPE table for random positions, distinct random cache slots and a cache full of
     old values (so rows the kernel must leave alone are visible)."""
-    if not 1 <= tokens <= cache_blocks * BLOCK:
-        raise ValueError(f"{tokens} tokens need between 1 and {cache_blocks * BLOCK} cache slots")
-    rng = np.random.default_rng(seed)
-
-    def weight(shape, fan_in):
-        bound = np.sqrt(3.0 / fan_in)
-        return rng.uniform(-bound, bound, shape).astype(np.float16)
-
-    cos, sin = rope_table(rng.integers(0, 65536, tokens))
+    rng, weight, cos, sin = pto_examples.prolog_inputs(tokens, cache_blocks * BLOCK, ROPE, seed)
     return {
         "x": rng.uniform(-1.0, 1.0, (tokens, HIDDEN)).astype(np.float16),
         "w_dq": weight((HIDDEN, Q_RANK), HIDDEN),
@@ -197,13 +180,11 @@ def check(inputs):
     expected = golden(inputs)
     results = [compare_qr(qr, expected), compare_q_out(q_out, expected),
                compare_cache(kv_cache, expected, inputs["kv_cache"], inputs["cache_index"])]
-    ok, lines = pto_examples.verdicts(report, results)
-    return ok, lines, report
+    return pto_examples.check_result(report, results)
 
 
 def main(argv=None):
-    parser, args = pto_examples.cache_arguments(__doc__.splitlines()[0], argv)
-    return pto_examples.run_check(parser, lambda: make_inputs(args.tokens, args.cache_blocks, args.seed), check)
+    return pto_examples.prolog_main(__doc__, argv, make_inputs, check)
 
 
 if __name__ == "__main__":

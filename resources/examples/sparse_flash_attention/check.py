@@ -144,8 +144,7 @@ def check(inputs):
     """Runs and compares. Returns (ok, verdict lines, run report)."""
     out, report = run_kernel(inputs)
     expected, allowed = golden(inputs)
-    ok, lines = pto_examples.verdicts(report, [compare(out, expected, allowed)])
-    return ok, lines, report
+    return pto_examples.check_result(report, [compare(out, expected, allowed)])
 
 
 def main(argv=None):
