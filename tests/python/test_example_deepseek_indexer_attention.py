@@ -4,6 +4,7 @@ simulated at a small shape and agrees with the four examples' numpy goldens chai
 checker rejects wrong answers, so a passing run means something.
 """
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -73,13 +74,9 @@ class DeepseekIndexerAttentionExampleTest(unittest.TestCase):
         self.assertIn("token 0", verdict)
 
     def test_not_simulated_fails_the_check(self):
-        saved = check.run_kernel
-        check.run_kernel = lambda inputs: (self.out, dict(self.report, simulated=False,
-                                                          simulation_error="forced by the test"))
-        try:
+        not_simulated = (self.out, dict(self.report, simulated=False, simulation_error="forced by the test"))
+        with mock.patch.object(check, "run_kernel", return_value=not_simulated):
             ok, lines, _ = check.check(self.inputs)
-        finally:
-            check.run_kernel = saved
         self.assertFalse(ok)
         self.assertIn("not simulated", lines[0])
 

@@ -3,15 +3,12 @@ simulator at a small shape (2 tokens, the model's full widths), agrees with the 
 (check.py), its outputs are what the Lightning Indexer example reads, and check.py's comparisons reject wrong
 answers, so a passing run means something.
 """
-import contextlib
-import io
 import re
 import unittest
-from unittest import mock
 
 import numpy as np
 
-from example_checks import load_check, load_example_file
+from example_checks import load_check, load_example_file, main_output
 
 check = load_check("indexer_prolog")
 
@@ -117,12 +114,9 @@ class IndexerPrologExampleTest(unittest.TestCase):
         not_simulated = dict(self.report, simulated=False, simulation_error="a reason")
         for result, message in (((wrong, self.report), "weights: FAIL"),
                                 ((self.outputs, not_simulated), "not simulated: a reason")):
-            printed = io.StringIO()
-            with mock.patch.object(check, "make_inputs", return_value=self.inputs), \
-                    mock.patch.object(check, "run_kernel", return_value=result), \
-                    contextlib.redirect_stdout(printed):
-                self.assertEqual(check.main([]), 1)
-            self.assertIn(message, printed.getvalue())
+            status, printed = main_output(check, self.inputs, result)
+            self.assertEqual(status, 1)
+            self.assertIn(message, printed)
 
 
 if __name__ == "__main__":

@@ -2,16 +2,12 @@
 shape (2 tokens, the model's full widths), agrees with the example's float64 numpy golden (check.py), and
 check.py's comparisons reject wrong answers, so a passing run means something.
 """
-import contextlib
-import io
 import unittest
-from unittest import mock
 
 import numpy as np
 
-from example_checks import example_dir, load_check
+from example_checks import load_check, main_output
 
-EXAMPLE_DIR = example_dir("mla_prolog")
 check = load_check("mla_prolog")
 
 
@@ -83,12 +79,9 @@ class MlaPrologExampleTest(unittest.TestCase):
         cases = [((self.qr, wrong_q_out, self.kv_cache, self.report), "FAIL"),
                  ((self.qr, self.q_out, self.kv_cache, not_simulated), "not simulated: a reason")]
         for outputs, message in cases:
-            printed = io.StringIO()
-            with mock.patch.object(check, "make_inputs", return_value=self.inputs), \
-                    mock.patch.object(check, "run_kernel", return_value=outputs), \
-                    contextlib.redirect_stdout(printed):
-                self.assertEqual(check.main([]), 1)
-            self.assertIn(message, printed.getvalue())
+            status, printed = main_output(check, self.inputs, outputs)
+            self.assertEqual(status, 1)
+            self.assertIn(message, printed)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import unittest
 
 import numpy as np
 
-from example_checks import load_check, load_example_file
+from example_checks import load_check, load_example_file, sparse_attention_inputs
 
 check = load_check("sparse_flash_attention")
 KERNEL = load_example_file("sparse_attention_gather_tuning", "kernel.py")
@@ -31,11 +31,7 @@ class GatherTuningExampleTest(unittest.TestCase):
     def setUpClass(cls):
         # As the sparse attention example's own test: the second request's 100 keys leave slots 100..191 at -1,
         # and token 0 gets a -1 mid-step and two indices at or past its L, which must be masked, not gathered.
-        cls.inputs = check.make_inputs(LENGTHS, tokens_per_request=2, topk=TOPK, seed=5)
-        indices = cls.inputs["topk_indices"]
-        indices[0, 10] = -1
-        indices[0, 70] = 3000
-        indices[0, 150] = 1 << 30
+        cls.inputs = sparse_attention_inputs(check, LENGTHS, TOPK)
         cls.expected, cls.allowed = check.golden(cls.inputs)
         cls.runs = {name: run(getattr(KERNEL, name), cls.inputs) for name in ("through_workspace", "into_l1")}
 

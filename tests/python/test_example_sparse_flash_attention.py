@@ -3,12 +3,12 @@ simulator at a small shape, agrees with the example's numpy golden (check.py), a
 rejects wrong answers, including ones a kernel with a subtle bug would give, so a passing run means something.
 """
 import unittest
+from unittest import mock
 
 import numpy as np
 
-from example_checks import example_dir, load_check
+from example_checks import load_check, sparse_attention_inputs
 
-EXAMPLE_DIR = example_dir("sparse_flash_attention")
 check = load_check("sparse_flash_attention")
 
 TOPK = 192          # three steps of 64 slots
@@ -28,11 +28,7 @@ class SparseFlashAttentionExampleTest(unittest.TestCase):
         # Two requests of two tokens. The second has 100 keys, so its tokens' slots 100..191 are -1: step 1 is
         # partly and step 2 wholly unused. Token 0 also gets a -1 in the middle of a step and two indices at or
         # past its L (3000), which count as unused too.
-        cls.inputs = check.make_inputs(LENGTHS, tokens_per_request=2, topk=TOPK, seed=5)
-        indices = cls.inputs["topk_indices"]
-        indices[0, 10] = -1
-        indices[0, 70] = 3000
-        indices[0, 150] = 1 << 30
+        cls.inputs = sparse_attention_inputs(check, LENGTHS, TOPK)
         cls.out, cls.report = check.run_kernel(cls.inputs)
         cls.expected, cls.allowed = check.golden(cls.inputs)
 
@@ -98,12 +94,9 @@ class SparseFlashAttentionExampleTest(unittest.TestCase):
         self.assert_rejected(self.golden_of(kv_cache=cache))
 
     def test_a_run_that_was_not_simulated_fails_the_check(self):
-        saved = check.run_kernel
-        check.run_kernel = lambda inputs: (self.out, {"simulated": False, "simulation_error": "UB overflow"})
-        try:
+        not_simulated = (self.out, {"simulated": False, "simulation_error": "UB overflow"})
+        with mock.patch.object(check, "run_kernel", return_value=not_simulated):
             ok, verdicts, _ = check.check(self.inputs)
-        finally:
-            check.run_kernel = saved
         self.assertFalse(ok)
         self.assertIn("not simulated: UB overflow", verdicts[0])
         self.assertIn("PASS", verdicts[1])
