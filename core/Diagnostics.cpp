@@ -1,6 +1,8 @@
 // Recording diagnostics and printing them in compiler style.
 #include "core/Diagnostics.h"
 
+#include "core/EnumNames.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -8,14 +10,10 @@
 
 namespace pto {
 
-std::string_view name(Severity severity) {
-  switch (severity) {
-  case Severity::Note: return "note";
-  case Severity::Warning: return "warning";
-  case Severity::Error: return "error";
-  }
-  return "error";
-}
+constexpr auto kSeverityNames = enumNames<Severity>({
+    {Severity::Note, "note"}, {Severity::Warning, "warning"}, {Severity::Error, "error"}});
+
+std::string_view name(Severity severity) { return kSeverityNames.name(severity); }
 
 DiagnosticBuilder::DiagnosticBuilder(DiagnosticEngine& engine, Severity severity, SourceLocation location)
     : m_engine(&engine) {

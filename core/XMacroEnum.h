@@ -28,6 +28,15 @@ constexpr const auto& enumRow(const Table& table, Enum value) {
   return table[static_cast<std::size_t>(value)];
 }
 
+// Whether a hand-written table indexed by enumerator lists its rows in
+// enumerator order, read from each row's `member`; for a static_assert.
+template <auto Member, class Table>
+constexpr bool rowsFollowEnumerators(const Table& table) {
+  for (std::size_t i = 0; i < std::size(table); ++i)
+    if (static_cast<std::size_t>(table[i].*Member) != i) return false;
+  return true;
+}
+
 // The enumerator whose row's `name` is `text`, if any.
 template <class Enum, class Table>
   requires std::is_enum_v<Enum>

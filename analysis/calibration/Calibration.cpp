@@ -6,6 +6,7 @@
 #include "analysis/calibration/RobustLeastSquares.h"
 #include "analysis/simulation/Simulation.h"
 #include "core/AtomicFile.h"
+#include "core/EnumNames.h"
 #include "core/Version.h"
 #include "runtime/ScheduleTrace.h"
 
@@ -25,14 +26,10 @@ namespace fs = std::filesystem;
 
 enum class MatchKey { SubgraphLabel, Label, Subgraph };
 
-std::string_view name(MatchKey key) {
-  switch (key) {
-  case MatchKey::SubgraphLabel: return "subgraph+label";
-  case MatchKey::Label: return "label";
-  case MatchKey::Subgraph: return "subgraph";
-  }
-  return "?";
-}
+constexpr auto kMatchKeyNames = enumNames<MatchKey>({
+    {MatchKey::SubgraphLabel, "subgraph+label"}, {MatchKey::Label, "label"}, {MatchKey::Subgraph, "subgraph"}});
+
+std::string_view name(MatchKey key) { return kMatchKeyNames.name(key); }
 
 std::string groupOf(MatchKey key, int subgraph, const std::string& label) {
   switch (key) {

@@ -4,6 +4,7 @@
 #include "analysis/irviews/PassDiff.h"
 #include "compiler/ir/Regions.h"
 #include "core/DotText.h"
+#include "core/EnumNames.h"
 
 #include <algorithm>
 #include <deque>
@@ -396,39 +397,21 @@ IrGraph executeLevel(const Json& snapshot) {
 
 } // namespace
 
-std::string_view name(GraphLevel level) {
-  switch (level) {
-  case GraphLevel::Tensor: return "tensor";
-  case GraphLevel::Tile: return "tile";
-  case GraphLevel::Block: return "block";
-  case GraphLevel::Execute: return "exec";
-  }
-  return "tile";
-}
+constexpr auto kGraphLevelNames = enumNames<GraphLevel>({
+    {GraphLevel::Tensor, "tensor"}, {GraphLevel::Tile, "tile"}, {GraphLevel::Block, "block"},
+    {GraphLevel::Execute, "exec"}});
 
-std::optional<GraphLevel> graphLevelNamed(std::string_view text) {
-  for (GraphLevel level : {GraphLevel::Tensor, GraphLevel::Tile, GraphLevel::Block, GraphLevel::Execute})
-    if (name(level) == text) return level;
-  return std::nullopt;
-}
+std::string_view name(GraphLevel level) { return kGraphLevelNames.name(level); }
 
-std::string_view name(GraphGrouping grouping) {
-  switch (grouping) {
-  case GraphGrouping::None: return "none";
-  case GraphGrouping::Subgraph: return "subgraph";
-  case GraphGrouping::TensorOp: return "op";
-  case GraphGrouping::Scope: return "scope";
-  case GraphGrouping::Label: return "label";
-  }
-  return "none";
-}
+std::optional<GraphLevel> graphLevelNamed(std::string_view text) { return kGraphLevelNames.parse(text); }
 
-std::optional<GraphGrouping> graphGroupingNamed(std::string_view text) {
-  for (GraphGrouping grouping :
-       {GraphGrouping::None, GraphGrouping::Subgraph, GraphGrouping::TensorOp, GraphGrouping::Scope, GraphGrouping::Label})
-    if (name(grouping) == text) return grouping;
-  return std::nullopt;
-}
+constexpr auto kGraphGroupingNames = enumNames<GraphGrouping>({
+    {GraphGrouping::None, "none"}, {GraphGrouping::Subgraph, "subgraph"}, {GraphGrouping::TensorOp, "op"},
+    {GraphGrouping::Scope, "scope"}, {GraphGrouping::Label, "label"}});
+
+std::string_view name(GraphGrouping grouping) { return kGraphGroupingNames.name(grouping); }
+
+std::optional<GraphGrouping> graphGroupingNamed(std::string_view text) { return kGraphGroupingNames.parse(text); }
 
 IrGraph buildIrGraph(GraphLevel level, const Json& tensorJson, const Json& snapshot) {
   switch (level) {

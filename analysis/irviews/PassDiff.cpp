@@ -1,6 +1,8 @@
 // Snapshot nodes and their differences (see PassDiff.h).
 #include "analysis/irviews/PassDiff.h"
 
+#include "core/EnumNames.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -49,15 +51,11 @@ std::string occurrence(std::map<std::string, int>& seen, const std::string& key)
 
 } // namespace
 
-std::string_view name(IrLevel level) {
-  switch (level) {
-  case IrLevel::TileOp: return "tile_ops";
-  case IrLevel::Subgraph: return "subgraphs";
-  case IrLevel::Program: return "programs";
-  case IrLevel::Task: return "tasks";
-  }
-  return "tile_ops";
-}
+constexpr auto kIrLevelNames = enumNames<IrLevel>({
+    {IrLevel::TileOp, "tile_ops"}, {IrLevel::Subgraph, "subgraphs"}, {IrLevel::Program, "programs"},
+    {IrLevel::Task, "tasks"}});
+
+std::string_view name(IrLevel level) { return kIrLevelNames.name(level); }
 
 std::string tileOpText(const Json& op) {
   const Json& outs = arrayMember(op, "ooperands");

@@ -1,6 +1,8 @@
 // Implementation of the output rules.
 #include "analysis/simulation/OutputRules.h"
 
+#include "core/EnumNames.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -121,21 +123,13 @@ OutputComparison compareQuantized(const HostTensor& actual, const HostTensor& ex
 
 } // namespace
 
-std::string_view name(CompareRule rule) {
-  switch (rule) {
-  case CompareRule::Allclose: return "allclose";
-  case CompareRule::Exact: return "exact";
-  case CompareRule::Quantized: return "quantized";
-  case CompareRule::Topk: return "topk";
-  }
-  return "allclose";
-}
+constexpr auto kCompareRuleNames = enumNames<CompareRule>({
+    {CompareRule::Allclose, "allclose"}, {CompareRule::Exact, "exact"}, {CompareRule::Quantized, "quantized"},
+    {CompareRule::Topk, "topk"}});
 
-std::optional<CompareRule> parseCompareRule(std::string_view text) {
-  for (CompareRule rule : {CompareRule::Allclose, CompareRule::Exact, CompareRule::Quantized, CompareRule::Topk})
-    if (name(rule) == text) return rule;
-  return std::nullopt;
-}
+std::string_view name(CompareRule rule) { return kCompareRuleNames.name(rule); }
+
+std::optional<CompareRule> parseCompareRule(std::string_view text) { return kCompareRuleNames.parse(text); }
 
 CompareRule compareRuleFor(const TensorGraph& graph, TensorId argument) {
   if (isFloatingPoint(graph.tensor(argument).dtype)) return CompareRule::Allclose;

@@ -2,6 +2,7 @@
 
 #include "analysis/tuning/TileBufferCheck.h"
 #include "analysis/tuning/TileSites.h"
+#include "core/EnumNames.h"
 #include "core/project/ProjectFile.h"
 
 #include <algorithm>
@@ -201,21 +202,12 @@ void summarise(TuneResult& result) {
 
 double TuneSpace::size() const { return static_cast<double>(gridSize(*this)); }
 
-std::optional<TuneStrategy> parseTuneStrategy(std::string_view text) {
-  if (text == "grid") return TuneStrategy::Grid;
-  if (text == "random") return TuneStrategy::Random;
-  if (text == "evolve") return TuneStrategy::Evolve;
-  return std::nullopt;
-}
+constexpr auto kTuneStrategyNames = enumNames<TuneStrategy>({
+    {TuneStrategy::Grid, "grid"}, {TuneStrategy::Random, "random"}, {TuneStrategy::Evolve, "evolve"}});
 
-std::string_view name(TuneStrategy strategy) {
-  switch (strategy) {
-    case TuneStrategy::Grid: return "grid";
-    case TuneStrategy::Random: return "random";
-    case TuneStrategy::Evolve: return "evolve";
-  }
-  return "grid";
-}
+std::string_view name(TuneStrategy strategy) { return kTuneStrategyNames.name(strategy); }
+
+std::optional<TuneStrategy> parseTuneStrategy(std::string_view text) { return kTuneStrategyNames.parse(text); }
 
 json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
   return json::diff(json::parse(project.document.dump()), documentFor(project, space, choice));

@@ -4,6 +4,7 @@
 #include "compiler/ir/BlockGraph.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/settings/TileSettings.h"
+#include "core/EnumNames.h"
 #include "core/Shape.h"
 
 #include <algorithm>
@@ -18,15 +19,11 @@ using Dims = std::vector<std::int64_t>;
 
 } // namespace
 
-std::string_view name(TileFit fit) {
-  switch (fit) {
-  case TileFit::Fits: return "fits";
-  case TileFit::MayNotFit: return "may not fit";
-  case TileFit::DoesNotFit: return "does not fit";
-  case TileFit::Invalid: return "invalid";
-  }
-  return "invalid";
-}
+constexpr auto kTileFitNames = enumNames<TileFit>({
+    {TileFit::Fits, "fits"}, {TileFit::MayNotFit, "may not fit"}, {TileFit::DoesNotFit, "does not fit"},
+    {TileFit::Invalid, "invalid"}});
+
+std::string_view name(TileFit fit) { return kTileFitNames.name(fit); }
 
 std::string memoryLabel(MemoryKind memory) {
   std::string label(name(memory));

@@ -1,20 +1,19 @@
 // BlockGraph helpers.
 #include "compiler/ir/BlockGraph.h"
 
+#include "core/EnumNames.h"
+
 #include <functional>
 
 namespace pto {
 
 std::string_view name(CoreType type) { return type == CoreType::AIC ? "AIC" : "AIV"; }
 
-std::string_view name(BufferOverlap overlap) {
-  switch (overlap) {
-  case BufferOverlap::PingPong: return "ping-pong";
-  case BufferOverlap::MembersApart: return "members-apart";
-  case BufferOverlap::Single: return "single";
-  }
-  return "single";
-}
+constexpr auto kBufferOverlapNames = enumNames<BufferOverlap>({
+    {BufferOverlap::PingPong, "ping-pong"}, {BufferOverlap::MembersApart, "members-apart"},
+    {BufferOverlap::Single, "single"}});
+
+std::string_view name(BufferOverlap overlap) { return kBufferOverlapNames.name(overlap); }
 
 std::vector<Scope> collectScopes(const TensorGraph& graph, std::vector<ScopeId>& scopeOfOp) {
   std::vector<Scope> scopes;

@@ -1,6 +1,8 @@
 // Tables behind TensorOpKind, generated from PTO_FOR_EACH_TENSOR_OP.
 #include "compiler/ir/TensorOpKind.h"
 
+#include "core/EnumNames.h"
+
 #include <array>
 
 namespace pto {
@@ -42,24 +44,13 @@ int outputCount(TensorOpKind kind) { return info(kind).outputs; }
 
 std::optional<TensorOpKind> parseTensorOpKind(std::string_view text) { return findByName<TensorOpKind>(kOpKindInfos, text); }
 
-std::string_view name(OpCategory category) {
-  switch (category) {
-  case OpCategory::Unary: return "unary";
-  case OpCategory::Binary: return "binary";
-  case OpCategory::BinaryScalar: return "binary-scalar";
-  case OpCategory::Compare: return "compare";
-  case OpCategory::CompareScalar: return "compare-scalar";
-  case OpCategory::Select: return "select";
-  case OpCategory::Reduce: return "reduce";
-  case OpCategory::Layout: return "layout";
-  case OpCategory::Memory: return "memory";
-  case OpCategory::Creation: return "creation";
-  case OpCategory::Indexing: return "indexing";
-  case OpCategory::Sort: return "sort";
-  case OpCategory::Matmul: return "matmul";
-  case OpCategory::Quantize: return "quantize";
-  }
-  return "unknown";
-}
+constexpr auto kOpCategoryNames = enumNames<OpCategory>({
+    {OpCategory::Unary, "unary"}, {OpCategory::Binary, "binary"}, {OpCategory::BinaryScalar, "binary-scalar"},
+    {OpCategory::Compare, "compare"}, {OpCategory::CompareScalar, "compare-scalar"},
+    {OpCategory::Select, "select"}, {OpCategory::Reduce, "reduce"}, {OpCategory::Layout, "layout"},
+    {OpCategory::Memory, "memory"}, {OpCategory::Creation, "creation"}, {OpCategory::Indexing, "indexing"},
+    {OpCategory::Sort, "sort"}, {OpCategory::Matmul, "matmul"}, {OpCategory::Quantize, "quantize"}});
+
+std::string_view name(OpCategory category) { return kOpCategoryNames.name(category); }
 
 } // namespace pto

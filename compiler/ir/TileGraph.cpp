@@ -1,20 +1,16 @@
 // TileGraph storage and printing.
 #include "compiler/ir/TileGraph.h"
 
+#include "core/EnumNames.h"
 #include "core/SymbolicSimplify.h"
 
 namespace pto {
 
-std::string_view name(TileAccumulate mode) {
-  switch (mode) {
-  case TileAccumulate::None: return "none";
-  case TileAccumulate::Add: return "add";
-  case TileAccumulate::Max: return "max";
-  case TileAccumulate::Min: return "min";
-  case TileAccumulate::Mul: return "mul";
-  }
-  return "none";
-}
+constexpr auto kTileAccumulateNames = enumNames<TileAccumulate>({
+    {TileAccumulate::None, "none"}, {TileAccumulate::Add, "add"}, {TileAccumulate::Max, "max"},
+    {TileAccumulate::Min, "min"}, {TileAccumulate::Mul, "mul"}});
+
+std::string_view name(TileAccumulate mode) { return kTileAccumulateNames.name(mode); }
 
 void TileGraph::setShape(TensorId id, std::vector<std::int64_t> shape) {
   if (m_shapes.size() <= static_cast<std::size_t>(id)) m_shapes.resize(static_cast<std::size_t>(id) + 1);

@@ -1,21 +1,17 @@
 // The option declaration type, and the runtime's declarations.
 #include "compiler/settings/Options.h"
 
+#include "core/EnumNames.h"
+
 namespace pto {
 
 std::string_view name(OptionScope scope) { return scope == OptionScope::Pass ? "pass_options" : "runtime_options"; }
 
-std::string_view name(OptionType type) {
-  switch (type) {
-  case OptionType::Int: return "int";
-  case OptionType::Bool: return "bool";
-  case OptionType::Enum: return "enum";
-  case OptionType::MergeSetting: return "merge-setting";
-  case OptionType::List: return "list";
-  case OptionType::LabelMap: return "label-map";
-  }
-  return "int";
-}
+constexpr auto kOptionTypeNames = enumNames<OptionType>({
+    {OptionType::Int, "int"}, {OptionType::Bool, "bool"}, {OptionType::Enum, "enum"},
+    {OptionType::MergeSetting, "merge-setting"}, {OptionType::List, "list"}, {OptionType::LabelMap, "label-map"}});
+
+std::string_view name(OptionType type) { return kOptionTypeNames.name(type); }
 
 OptionInfo declareOption(std::string name, OptionScope scope, OptionType type, nlohmann::ordered_json defaultValue,
                          std::string defaultText, std::string summary, std::string readBy) {

@@ -1,21 +1,18 @@
 // The trace model: building, finalizing and querying swimlanes.
 #include "runtime/trace/Trace.h"
 
+#include "core/EnumNames.h"
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
 
 namespace pto::trace {
 
-std::string_view name(LaneKind kind) {
-  switch (kind) {
-  case LaneKind::Aic: return "AIC";
-  case LaneKind::Aiv: return "AIV";
-  case LaneKind::Aicpu: return "AICPU";
-  case LaneKind::Other: return "Other";
-  }
-  return "Other";
-}
+constexpr auto kLaneKindNames = enumNames<LaneKind>({
+    {LaneKind::Aic, "AIC"}, {LaneKind::Aiv, "AIV"}, {LaneKind::Aicpu, "AICPU"}, {LaneKind::Other, "Other"}});
+
+std::string_view name(LaneKind kind) { return kLaneKindNames.name(kind); }
 
 LaneKind laneKindFromName(std::string_view laneName) {
   if (laneName.starts_with("AICPU")) return LaneKind::Aicpu;

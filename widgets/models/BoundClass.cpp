@@ -1,6 +1,8 @@
 // A task's bound class from its pipe intervals.
 #include "widgets/models/BoundClass.h"
 
+#include "core/XMacroEnum.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -17,29 +19,30 @@ bool sameLetters(std::string_view a, std::string_view b) {
 
 } // namespace
 
-std::string_view name(BoundClass bound) {
-  switch (bound) {
-  case BoundClass::Unknown: return "unknown";
-  case BoundClass::MemoryIn: return "memory-in";
-  case BoundClass::Cube: return "cube";
-  case BoundClass::Vector: return "vector";
-  case BoundClass::MemoryOut: return "memory-out";
-  case BoundClass::Scalar: return "scalar";
-  }
-  return "unknown";
-}
+namespace {
 
-std::string_view pipesOf(BoundClass bound) {
-  switch (bound) {
-  case BoundClass::Unknown: return "no pipe data";
-  case BoundClass::MemoryIn: return "MTE2, MTE1";
-  case BoundClass::Cube: return "CUBE";
-  case BoundClass::Vector: return "VECTOR";
-  case BoundClass::MemoryOut: return "MTE3, FIXPIPE";
-  case BoundClass::Scalar: return "SCALAR";
-  }
-  return "";
-}
+struct BoundClassInfo {
+  BoundClass bound;
+  std::string_view name;
+  std::string_view pipes;
+};
+
+constexpr BoundClassInfo kBoundClasses[] = {
+    {BoundClass::Unknown, "unknown", "no pipe data"},
+    {BoundClass::MemoryIn, "memory-in", "MTE2, MTE1"},
+    {BoundClass::Cube, "cube", "CUBE"},
+    {BoundClass::Vector, "vector", "VECTOR"},
+    {BoundClass::MemoryOut, "memory-out", "MTE3, FIXPIPE"},
+    {BoundClass::Scalar, "scalar", "SCALAR"},
+};
+static_assert(std::size(kBoundClasses) == kBoundClassCount);
+static_assert(rowsFollowEnumerators<&BoundClassInfo::bound>(kBoundClasses), "kBoundClasses is indexed by BoundClass");
+
+} // namespace
+
+std::string_view name(BoundClass bound) { return enumRow(kBoundClasses, bound).name; }
+
+std::string_view pipesOf(BoundClass bound) { return enumRow(kBoundClasses, bound).pipes; }
 
 std::optional<BoundClass> boundClassOfPipe(std::string_view pipe) {
   struct Entry {

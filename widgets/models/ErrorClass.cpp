@@ -1,6 +1,8 @@
 // Error bands of measured against simulated task durations.
 #include "widgets/models/ErrorClass.h"
 
+#include "core/XMacroEnum.h"
+
 #include <cmath>
 
 namespace pto::widgets {
@@ -15,33 +17,32 @@ ErrorClass errorClassOf(double error) {
   return longer ? ErrorClass::MuchLonger : ErrorClass::MuchShorter;
 }
 
-std::string_view name(ErrorClass error) {
-  switch (error) {
-  case ErrorClass::Unpaired: return "not paired";
-  case ErrorClass::MuchShorter: return "> 25 % shorter on the chip";
-  case ErrorClass::Shorter: return "10-25 % shorter on the chip";
-  case ErrorClass::SlightlyShorter: return "3-10 % shorter on the chip";
-  case ErrorClass::Close: return "within 3 %";
-  case ErrorClass::SlightlyLonger: return "3-10 % longer on the chip";
-  case ErrorClass::Longer: return "10-25 % longer on the chip";
-  case ErrorClass::MuchLonger: return "> 25 % longer on the chip";
-  }
-  return "?";
-}
+namespace {
 
-Rgb errorColor(ErrorClass error) {
-  // ColorBrewer's RdBu diverging scheme (7 classes), reversed so red is slower.
-  switch (error) {
-  case ErrorClass::Unpaired: return kUnknownColor;
-  case ErrorClass::MuchShorter: return {33, 102, 172};
-  case ErrorClass::Shorter: return {103, 169, 207};
-  case ErrorClass::SlightlyShorter: return {209, 229, 240};
-  case ErrorClass::Close: return {240, 240, 240};
-  case ErrorClass::SlightlyLonger: return {253, 219, 199};
-  case ErrorClass::Longer: return {239, 138, 98};
-  case ErrorClass::MuchLonger: return {178, 24, 43};
-  }
-  return kUnknownColor;
-}
+struct ErrorClassInfo {
+  ErrorClass error;
+  std::string_view name;
+  Rgb color;
+};
+
+// Colours: ColorBrewer's RdBu diverging scheme (7 classes), reversed so red is slower.
+constexpr ErrorClassInfo kErrorClasses[] = {
+    {ErrorClass::Unpaired, "not paired", kUnknownColor},
+    {ErrorClass::MuchShorter, "> 25 % shorter on the chip", {33, 102, 172}},
+    {ErrorClass::Shorter, "10-25 % shorter on the chip", {103, 169, 207}},
+    {ErrorClass::SlightlyShorter, "3-10 % shorter on the chip", {209, 229, 240}},
+    {ErrorClass::Close, "within 3 %", {240, 240, 240}},
+    {ErrorClass::SlightlyLonger, "3-10 % longer on the chip", {253, 219, 199}},
+    {ErrorClass::Longer, "10-25 % longer on the chip", {239, 138, 98}},
+    {ErrorClass::MuchLonger, "> 25 % longer on the chip", {178, 24, 43}},
+};
+
+static_assert(rowsFollowEnumerators<&ErrorClassInfo::error>(kErrorClasses), "kErrorClasses is indexed by ErrorClass");
+
+} // namespace
+
+std::string_view name(ErrorClass error) { return enumRow(kErrorClasses, error).name; }
+
+Rgb errorColor(ErrorClass error) { return enumRow(kErrorClasses, error).color; }
 
 } // namespace pto::widgets

@@ -1,6 +1,8 @@
 // Stable label and subgraph colours.
 #include "widgets/models/LabelPalette.h"
 
+#include "core/XMacroEnum.h"
+
 #include <algorithm>
 #include <array>
 
@@ -75,16 +77,11 @@ Rgb LabelColors::color(std::string_view label) const {
 Rgb boundColor(BoundClass bound) {
   // Hues far apart so the five classes read at a glance: memory traffic in
   // cool blue (in) and purple (out), compute in red (cube) and green
-  // (vector), scalar/sync in yellow.
-  switch (bound) {
-  case BoundClass::Unknown: return kUnknownColor;
-  case BoundClass::MemoryIn: return {78, 121, 167};
-  case BoundClass::Cube: return {225, 87, 89};
-  case BoundClass::Vector: return {89, 161, 79};
-  case BoundClass::MemoryOut: return {176, 122, 161};
-  case BoundClass::Scalar: return {237, 201, 72};
-  }
-  return kUnknownColor;
+  // (vector), scalar/sync in yellow. Indexed by BoundClass.
+  static constexpr Rgb kBoundColors[] = {kUnknownColor, {78, 121, 167},  {225, 87, 89},
+                                         {89, 161, 79}, {176, 122, 161}, {237, 201, 72}};
+  static_assert(std::size(kBoundColors) == kBoundClassCount);
+  return enumRow(kBoundColors, bound);
 }
 
 Rgb subgraphColor(int subgraph) {
