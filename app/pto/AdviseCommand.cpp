@@ -67,13 +67,10 @@ int runAdvise(const AdviseOptions& options) {
   if (!advice) return failCommand("advise", options.jsonTarget, diags);
   printDiagnostics(diags);
   if (options.jsonTarget != "-") printAdvice(traced->project.name, *advice);
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json = jsonReportFor("advise");
+  return finishCommand("advise", options.jsonTarget, diags, [&](nlohmann::ordered_json& json) {
     json["project"] = traced->project.name;
     json.update(adviceJson(*advice));
-    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 // Makes a suggestion's kernel edit and simulates the result. A dry run
@@ -172,8 +169,7 @@ int runApply(const AdviseOptions& options) {
     if (predicted) std::printf("; predicted %.1f us", *predicted);
     std::printf("%s\n", options.dryRun ? " (dry run: the project is unchanged)" : "");
   }
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json = jsonReportFor("apply");
+  return finishCommand("apply", options.jsonTarget, diags, [&](nlohmann::ordered_json& json) {
     json["project"] = traced->project.name;
     json["applied"] = !options.dryRun;
     json["suggestion"] = id;
@@ -184,9 +180,7 @@ int runApply(const AdviseOptions& options) {
     json["before_us"] = beforeUs;
     json["obtained_us"] = afterUs;
     json["predicted_us"] = predicted ? nlohmann::ordered_json(*predicted) : nlohmann::ordered_json(nullptr);
-    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 } // namespace

@@ -31,6 +31,11 @@ struct CalibrateOptions : ProjectCommandOptions {
   std::string output;
 };
 
+const ProjectCommandSpec kCalibrateCommand{
+    .name = "calibrate",
+    .description = "Fit the project's machine file to swimlanes measured on a chip (merged_swimlane.json, "
+                   "tilefwk_L1_prof_data*.json) and write machines/<name>-calibrated.json beside the project"};
+
 std::string percent(double fraction) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f%%", 100.0 * fraction);
@@ -88,8 +93,7 @@ int runCalibrate(const CalibrateOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("calibrate", options.jsonTarget, diags);
-  ProjectTraceOptions traceOptions = options.traceOptions();
-  auto traced = traceForVariants(*project, diags, traceOptions);
+  auto traced = traceForVariants(*project, diags, options.traceOptions());
   if (!traced) return failCommand("calibrate", options.jsonTarget, diags);
   // Compiled once: the parameters calibration moves change timings, not code.
   OperatorProject variant = traced->project;
@@ -150,27 +154,18 @@ int runCalibrate(const CalibrateOptions& options) {
   }
   printDiagnostics(diags);
   if (options.jsonTarget != "-") printResult(*result, base->machine.name, project->name, written);
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report = jsonReportFor("calibrate");
+  return finishCommand("calibrate", options.jsonTarget, diags, [&](nlohmann::ordered_json& report) {
     report["project"] = project->name;
     report["base_machine"] = base->machine.file.string();
     report["machine_file"] = written.string();
     report.update(calibrationResultJson(*result));
-    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 } // namespace
 
 void registerCalibrateCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<CalibrateOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "calibrate",
-                                         .description = "Fit the project's machine file to swimlanes measured on a "
-                                                        "chip (merged_swimlane.json, tilefwk_L1_prof_data*.json) and "
-                                                        "write machines/<name>-calibrated.json beside the project"},
-                                        options, runCalibrate);
+  auto [command, options] = addProjectCommand(app, registry, kCalibrateCommand, runCalibrate);
   command->add_option("MEASURED", options->measured, "Measured traces of the project as it is configured")
       ->required()
       ->expected(1, -1);

@@ -102,16 +102,14 @@ int runCheck(const CheckOptions& options) {
     if (valid) printSummary(*project);
     std::cout << (valid ? "valid" : "invalid") << " (" << countSummary(diags) << ")\n";
   }
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report = jsonReportFor("check");
+  const int written = finishCommand("check", options.jsonTarget, diags, [&](nlohmann::ordered_json& report) {
     report["project"] = options.projectPath;
     report["valid"] = valid;
     report["errors"] = diags.errorCount();
     report["warnings"] = diags.warningCount();
     if (valid) report["summary"] = summaryJson(*project);
-    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
-  }
-  return valid ? kExitOk : kExitUserError;
+  });
+  return valid ? written : kExitUserError;
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace pto::cli {
 
@@ -91,6 +92,16 @@ CLI::App* addProjectCommand(CLI::App& app, CommandRegistry& registry, const Proj
   addProjectOptions(*command, *options, spec);
   runWhenChosen(*command, registry, std::move(options), run);
   return command;
+}
+
+// The same with options made here: returns the subcommand and its options,
+// `auto [command, options] = addProjectCommand(app, registry, {...}, runThing);`.
+template <class Options>
+std::pair<CLI::App*, std::shared_ptr<Options>> addProjectCommand(CLI::App& app, CommandRegistry& registry,
+                                                                 const ProjectCommandSpec& spec,
+                                                                 int (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  return {addProjectCommand(app, registry, spec, options, run), options};
 }
 
 } // namespace pto::cli

@@ -75,6 +75,11 @@ std::string countSummary(const DiagnosticEngine& diags) {
   return plural(diags.errorCount(), "error") + " and " + plural(diags.warningCount(), "warning");
 }
 
+int failCommand(const DiagnosticEngine& diags) {
+  printDiagnostics(diags);
+  return kExitUserError;
+}
+
 int failCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags) {
   printDiagnostics(diags);
   if (!jsonTarget.empty()) {
@@ -83,6 +88,14 @@ int failCommand(const char* command, const std::string& jsonTarget, const Diagno
     writeJsonReport(jsonTarget, report, diags);
   }
   return kExitUserError;
+}
+
+int finishCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags,
+                  const std::function<void(nlohmann::ordered_json& report)>& fill) {
+  if (jsonTarget.empty()) return kExitOk;
+  nlohmann::ordered_json report = jsonReportFor(command);
+  fill(report);
+  return writeJsonReport(jsonTarget, report, diags) ? kExitOk : kExitUserError;
 }
 
 } // namespace pto::cli

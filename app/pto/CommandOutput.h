@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 
@@ -34,6 +35,15 @@ void printDiagnostics(const DiagnosticEngine& diags);
 // "pto_version", "ok": false, "diagnostics"} there, so that a script asking
 // for JSON always gets JSON. Returns the exit code, 1.
 int failCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags);
+// The same for a command without --json: prints the diagnostics, returns 1.
+int failCommand(const DiagnosticEngine& diags);
+
+// A command that has its result: when JSON was asked for, writes the report
+// that starts with jsonReportFor(command), is completed by `fill` and ends
+// with the diagnostics. Returns the exit code: 0, or 1 when the report could
+// not be written. `fill` runs only when JSON was asked for.
+int finishCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags,
+                  const std::function<void(nlohmann::ordered_json& report)>& fill);
 
 // "2 errors and 1 warning" / "1 error" / "no problems".
 std::string countSummary(const DiagnosticEngine& diags);

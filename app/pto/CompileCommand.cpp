@@ -24,12 +24,15 @@ struct CompileCommandOptions : ProjectCommandOptions {
   std::string dumpDir;
 };
 
+const ProjectCommandSpec kCompileCommand{
+    .name = "compile",
+    .description = "Compile a project's kernel and report each pass"};
+
 int runCompile(const CompileCommandOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("compile", options.jsonTarget, diags);
-  ProjectTraceOptions traceOptions = options.traceOptions();
-  auto graph = traceProject(*project, diags, traceOptions);
+  auto graph = traceProject(*project, diags, options.traceOptions());
   if (!graph) return failCommand("compile", options.jsonTarget, diags);
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = !options.dumpDir.empty();
@@ -72,8 +75,7 @@ int runCompile(const CompileCommandOptions& options) {
                   pass.skipped ? "disabled" : (pass.changed ? "yes" : "no"));
     if (!options.dumpDir.empty()) std::printf("dumps written to %s\n", options.dumpDir.c_str());
   }
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report = jsonReportFor("compile");
+  return finishCommand("compile", options.jsonTarget, diags, [&](nlohmann::ordered_json& report) {
     report["project"] = project->name;
     report["tensor_ops"] = graph->ops().size();
     report["tile_ops"] = compiled->compilation.tiles.tileOps().size();
@@ -81,19 +83,13 @@ int runCompile(const CompileCommandOptions& options) {
     for (const PassRecord& pass : compiled->passes)
       report["passes"].push_back(
           {{"name", pass.name}, {"milliseconds", pass.milliseconds}, {"changed", pass.changed}, {"skipped", pass.skipped}});
-    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 } // namespace
 
 void registerCompileCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<CompileCommandOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "compile",
-                                         .description = "Compile a project's kernel and report each pass"},
-                                        options, runCompile);
+  auto [command, options] = addProjectCommand(app, registry, kCompileCommand, runCompile);
   command->add_option("--dump-passes", options->dumpDir, "Write the IR after each pass to DIR/NN-<pass>.json and the PTO programs to DIR/programs.pto")
       ->type_name("DIR");
 }

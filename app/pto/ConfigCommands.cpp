@@ -29,17 +29,11 @@ struct ImportOptions {
 int runExport(const ExportOptions& options) {
   DiagnosticEngine diags;
   auto project = loadProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand(diags);
   std::optional<TunedConfigMeasurement> measured;
   if (options.run) {
     auto run = runProject(*project, diags);
-    if (!run || !run->simulation) {
-      printDiagnostics(diags);
-      return kExitUserError;
-    }
+    if (!run || !run->simulation) return failCommand(diags);
     measured = TunedConfigMeasurement{run->simulation->stats.makespanUs, run->simulation->machine,
                                       std::string(name(run->simulation->mode))};
   }

@@ -76,10 +76,7 @@ std::string viewText(const IrGraph& graph, const GraphOptions& options) {
 int runGraph(const GraphOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) {
-    printDiagnostics(diags);
-    return kExitUserError;
-  }
+  if (!project) return failCommand(diags);
   ProjectTraceOptions traceOptions;
   traceOptions.timeoutSeconds = options.timeoutSeconds;
   traceOptions.maxElements = options.maxElements;

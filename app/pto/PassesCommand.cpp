@@ -24,6 +24,12 @@ struct PassesOptions : ProjectCommandOptions {
   bool list = false;
 };
 
+const ProjectCommandSpec kPassesCommand{
+    .name = "passes",
+    .description = "List the compiler passes with what each changed, and diff the IR between two",
+    .projectHelp = "Project folder or its pto-project.json (not with --list)",
+    .projectRequired = false};
+
 // "6 (+6)", "7 (+1 -2 ~3)", "-" for a level that does not exist yet.
 std::string countsText(const LevelCounts& counts) {
   if (counts.count == 0 && counts.removed == 0) return "-";
@@ -122,8 +128,7 @@ int runPasses(const PassesOptions& options) {
   }
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("passes", options.jsonTarget, diags);
-  ProjectTraceOptions traceOptions = options.traceOptions();
-  auto graph = traceProject(*project, diags, traceOptions);
+  auto graph = traceProject(*project, diags, options.traceOptions());
   CompileOptions compileOptions;
   compileOptions.keepSnapshots = true;
   auto settings = graph ? compileSettingsFor(*project, *graph, argumentShapes(*project, *graph, diags), diags) : std::nullopt;
@@ -203,14 +208,7 @@ int runPasses(const PassesOptions& options) {
 } // namespace
 
 void registerPassesCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<PassesOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "passes",
-                                         .description = "List the compiler passes with what each changed, and diff "
-                                                        "the IR between two",
-                                         .projectHelp = "Project folder or its pto-project.json (not with --list)",
-                                         .projectRequired = false},
-                                        options, runPasses);
+  auto [command, options] = addProjectCommand(app, registry, kPassesCommand, runPasses);
   command->add_flag("--list", options->list,
                     "The pipeline and every pass and runtime option (type, default, range), without a project");
   command->add_option("--diff", options->diff, "Nodes added, removed and changed from after pass A to after pass B")

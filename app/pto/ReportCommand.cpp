@@ -28,6 +28,12 @@ struct ReportOptions : ProjectCommandOptions {
   int subgraphRows = 12;
 };
 
+const ProjectCommandSpec kReportCommand{
+    .name = "report",
+    .description = "Run a project (timing mode) and report its health: graph shapes, core use, waves, bubbles, the "
+                   "critical path and what bounds each subgraph",
+    .jsonOutput = "the report as JSON"};
+
 std::string microseconds(double cycles, double clockGHz) {
   char buffer[32];
   const double us = clockGHz > 0 ? cycles / (clockGHz * 1000.0) : 0.0;
@@ -146,8 +152,7 @@ int runReport(const ReportOptions& options) {
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("report", options.jsonTarget, diags);
   ProjectRunOptions runOptions;
-  runOptions.trace.timeoutSeconds = options.timeoutSeconds;
-  runOptions.trace.maxElements = options.maxElements;
+  runOptions.trace = options.traceOptions();
   runOptions.machineOverride = options.machine;
   runOptions.mode = SimulationMode::Timing;
   runOptions.check = PrecisionCheck::Never;
@@ -162,26 +167,16 @@ int runReport(const ReportOptions& options) {
     for (const Diagnostic& diagnostic : recordDiags.diagnostics()) diags.report(diagnostic);
   }
   if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json = jsonReportFor("report");
+  return finishCommand("report", options.jsonTarget, diags, [&](nlohmann::ordered_json& json) {
     json["project"] = project->name;
     json.update(healthReportJson(report, options.taskBounds));
-    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 } // namespace
 
 void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<ReportOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "report",
-                                         .description = "Run a project (timing mode) and report its health: graph "
-                                                        "shapes, core use, waves, bubbles, the critical path and "
-                                                        "what bounds each subgraph",
-                                         .jsonOutput = "the report as JSON"},
-                                        options, runReport);
+  auto [command, options] = addProjectCommand(app, registry, kReportCommand, runReport);
   command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's")
       ->type_name("MACHINE");
   command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");

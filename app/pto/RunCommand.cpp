@@ -33,6 +33,10 @@ struct RunOptions : ProjectCommandOptions {
   bool noRecord = false;
 };
 
+const ProjectCommandSpec kRunCommand{
+    .name = "run",
+    .description = "Run a project and check its outputs against the golden"};
+
 std::string formatNumber(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3g", value);
@@ -138,8 +142,7 @@ int runRun(const RunOptions& options) {
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("run", options.jsonTarget, diags);
   ProjectRunOptions runOptions;
-  runOptions.trace.timeoutSeconds = options.timeoutSeconds;
-  runOptions.trace.maxElements = options.maxElements;
+  runOptions.trace = options.traceOptions();
   runOptions.machineOverride = options.machine;
   runOptions.mode = *parseSimulationMode(options.mode);  // CLI11 checked the spelling
   runOptions.check = options.check ? PrecisionCheck::Always : options.noCheck ? PrecisionCheck::Never : PrecisionCheck::Auto;
@@ -169,11 +172,7 @@ int runRun(const RunOptions& options) {
 } // namespace
 
 void registerRunCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<RunOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "run",
-                                         .description = "Run a project and check its outputs against the golden"},
-                                        options, runRun);
+  auto [command, options] = addProjectCommand(app, registry, kRunCommand, runRun);
   command->add_option("--save-outputs", options->saveOutputsDir, "Write each output as DIR/<name>.npy")
       ->type_name("DIR");
   command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's (a2, a3, 950, tiny, ...)")

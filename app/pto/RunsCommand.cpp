@@ -30,9 +30,21 @@ struct RunsOptions : ProjectCommandOptions {
   std::vector<std::string> swimlane;  // {ID, FILE}: write that run's swimlane instead of listing
 };
 
+const ProjectCommandSpec kRunsCommand{
+    .name = "runs",
+    .description = "List the project's recorded runs, newest first",
+    .jsonOutput = "the list as JSON",
+    .tracesKernel = false};
+
 struct CompareOptions : ProjectCommandOptions {
   std::string runA, runB;
 };
+
+const ProjectCommandSpec kCompareCommand{
+    .name = "compare",
+    .description = "Compare two recorded runs of the project (B minus A)",
+    .jsonOutput = "the comparison as JSON",
+    .tracesKernel = false};
 
 // The project's folder, from the folder or its pto-project.json.
 std::optional<std::filesystem::path> projectFolder(const std::string& path, DiagnosticEngine& diags) {
@@ -179,13 +191,10 @@ int runRuns(const RunsOptions& options) {
       }
     }
   }
-  if (!options.jsonTarget.empty()) {
-    Json report = jsonReportFor("runs");
+  return finishCommand("runs", options.jsonTarget, diags, [&](nlohmann::ordered_json& report) {
     report["ledger"] = file.string();
     report["runs"] = std::move(runs);
-    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 // A run named on the command line: an id, `latest`, `previous` (the run
@@ -306,27 +315,18 @@ int runCompare(const CompareOptions& options) {
 
   const RunComparison comparison = compareRuns(*a, *b);
   if (options.jsonTarget != "-") printComparison(*a, *b, comparison);
-  if (!options.jsonTarget.empty()) {
-    Json report = jsonReportFor("compare");
+  return finishCommand("compare", options.jsonTarget, diags, [&](nlohmann::ordered_json& report) {
     report["ledger"] = file.string();
     report["a"] = runSummaryJson(*a);
     report["b"] = runSummaryJson(*b);
     report.update(runComparisonJson(comparison));
-    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 } // namespace
 
 void registerRunsCommands(CLI::App& app, CommandRegistry& registry) {
-  auto runs = std::make_shared<RunsOptions>();
-  CLI::App* list = addProjectCommand(app, registry,
-                                     {.name = "runs",
-                                      .description = "List the project's recorded runs, newest first",
-                                      .jsonOutput = "the list as JSON",
-                                      .tracesKernel = false},
-                                     runs, runRuns);
+  auto [list, runs] = addProjectCommand(app, registry, kRunsCommand, runRuns);
   list->add_option("--limit", runs->limit, "List the newest N runs (0: all)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)
@@ -337,13 +337,7 @@ void registerRunsCommands(CLI::App& app, CommandRegistry& registry) {
       ->expected(2)
       ->type_name("ID FILE");
 
-  auto compare = std::make_shared<CompareOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "compare",
-                                         .description = "Compare two recorded runs of the project (B minus A)",
-                                         .jsonOutput = "the comparison as JSON",
-                                         .tracesKernel = false},
-                                        compare, runCompare);
+  auto [command, compare] = addProjectCommand(app, registry, kCompareCommand, runCompare);
   command->add_option("A", compare->runA, "A run id, latest, previous or -N (N runs before the latest)")->required();
   command->add_option("B", compare->runB, "The run to compare with A, named the same ways")->required();
 }

@@ -27,6 +27,10 @@ struct SettingsOptions : ProjectCommandOptions {
   std::string machine;
 };
 
+const ProjectCommandSpec kSettingsCommand{
+    .name = "settings",
+    .description = "List the project's tile sites with their buffer use, and its pass and runtime options"};
+
 std::string governsText(const TileSite& site) {
   if (site.governs.empty()) return "nothing (no op uses this key)";
   std::string kinds;
@@ -93,8 +97,7 @@ int runSettings(const SettingsOptions& options) {
   auto machine = findMachine(machineName, diags,
                              options.machine.empty() ? project->locationOf("machine") : SourceLocation{"--machine"},
                              options.machine.empty() ? project->directory() : std::filesystem::path());
-  ProjectTraceOptions traceOptions = options.traceOptions();
-  auto graph = machine ? traceProject(*project, diags, traceOptions) : std::nullopt;
+  auto graph = machine ? traceProject(*project, diags, options.traceOptions()) : std::nullopt;
   if (!graph) return failCommand("settings", options.jsonTarget, diags);
   const TargetInfo target = machine->targetInfo();
   const auto bindings = projectDimBindings(*project, *graph);
@@ -205,12 +208,7 @@ int runSettings(const SettingsOptions& options) {
 } // namespace
 
 void registerSettingsCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<SettingsOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "settings",
-                                         .description = "List the project's tile sites with their buffer use, and "
-                                                        "its pass and runtime options"},
-                                        options, runSettings);
+  auto [command, options] = addProjectCommand(app, registry, kSettingsCommand, runSettings);
   command->add_option("--machine", options->machine, "Check buffers on MACHINE instead of the project's (a2, a3, 950, tiny, ...)")
       ->type_name("MACHINE");
 }

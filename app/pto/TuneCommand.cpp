@@ -32,6 +32,12 @@ struct TuneCommandOptions : ProjectCommandOptions {
   bool apply = false;
 };
 
+const ProjectCommandSpec kTuneCommand{
+    .name = "tune",
+    .description = "Search a project's settings (its tune.space, else merge counts and scheduling policy) by "
+                   "simulating each point; report the best and the Pareto front",
+    .jsonOutput = "every point as JSON"};
+
 std::string settingsText(const TuneResult& result, const TunePoint& point) {
   std::string text;
   for (std::size_t d = 0; d < result.space.dimensions.size(); ++d)
@@ -103,8 +109,7 @@ int runTune(const TuneCommandOptions& options) {
     } catch (const std::exception&) {
       diags.error(SourceLocation{"--shard"}) << "expected K/N (shard K of N, 1 <= K <= N), got '" << options.shard << "'";
     }
-    ProjectTraceOptions trace = options.traceOptions();
-    if (!diags.hasErrors()) traced = traceForVariants(*project, diags, trace);
+    if (!diags.hasErrors()) traced = traceForVariants(*project, diags, options.traceOptions());
     if (traced) result = tune(*traced, tuneOptions, diags);
   }
   const TunePoint* best = result && result->best >= 0 ? &result->points[static_cast<std::size_t>(result->best)] : nullptr;
@@ -121,27 +126,17 @@ int runTune(const TuneCommandOptions& options) {
   if (!result) return failCommand("tune", options.jsonTarget, diags);
   printDiagnostics(diags);
   if (options.jsonTarget != "-") printResult(project->name, *result, options.rows);
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json json = jsonReportFor("tune");
+  return finishCommand("tune", options.jsonTarget, diags, [&](nlohmann::ordered_json& json) {
     json["project"] = project->name;
     json.update(tuneResultJson(*result, *project));
     json["confidence"] = confidenceOfRanking(recordedConfidence());
-    if (!writeJsonReport(options.jsonTarget, json, diags)) return kExitUserError;
-  }
-  return kExitOk;
+  });
 }
 
 } // namespace
 
 void registerTuneCommand(CLI::App& app, CommandRegistry& registry) {
-  auto options = std::make_shared<TuneCommandOptions>();
-  CLI::App* command = addProjectCommand(app, registry,
-                                        {.name = "tune",
-                                         .description = "Search a project's settings (its tune.space, else merge "
-                                                        "counts and scheduling policy) by simulating each point; "
-                                                        "report the best and the Pareto front",
-                                         .jsonOutput = "every point as JSON"},
-                                        options, runTune);
+  auto [command, options] = addProjectCommand(app, registry, kTuneCommand, runTune);
   command->add_option("--budget", options->budget, "Points to simulate at most (pruned points do not count)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)

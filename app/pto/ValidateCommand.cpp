@@ -264,12 +264,8 @@ int runValidate(const ValidateOptions& options) {
       }
       if (toStdout) std::printf("  recorded in %s\n", (folder / "fit.json").string().c_str());
     }
-    if (!options.jsonTarget.empty()) {
-      nlohmann::ordered_json report = jsonReportFor("validate");
-      report["fit"] = fitResultJson(*fit);
-      if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
-    }
-    return kExitOk;
+    return finishCommand("validate", options.jsonTarget, diags,
+                         [&](nlohmann::ordered_json& report) { report["fit"] = fitResultJson(*fit); });
   }
   for (const std::string& name : options.only) {
     bool known = false;
@@ -342,8 +338,7 @@ int runValidate(const ValidateOptions& options) {
     }
     if (toStdout) std::printf("  recorded in %s\n", (folder / "confidence.json").string().c_str());
   }
-  if (!options.jsonTarget.empty()) {
-    nlohmann::ordered_json report = jsonReportFor("validate");
+  const int written = finishCommand("validate", options.jsonTarget, diags, [&](nlohmann::ordered_json& report) {
     report["suite"] = (folder / "validation.json").string();
     report["pass"] = pass;
     report["summary"] = {{"passed", counts.passed}, {"failed", counts.failed}, {"known_gaps", counts.knownGaps},
@@ -353,9 +348,8 @@ int runValidate(const ValidateOptions& options) {
     report["parameters"] = parameters;
     if (fit) report["fit"] = fitResultJson(*fit);
     if (wholeSuite) report["confidence"] = confidenceJson(confidence);
-    if (!writeJsonReport(options.jsonTarget, report, diags)) return kExitUserError;
-  }
-  return pass ? kExitOk : kExitUserError;
+  });
+  return pass ? written : kExitUserError;
 }
 
 } // namespace
