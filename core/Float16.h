@@ -16,29 +16,21 @@ std::uint16_t floatToBfloat16Bits(float value);
 
 // Storage types for tensor elements. They only convert; arithmetic happens in
 // float and is rounded back, which is what the hardware's vector unit does.
-struct Float16 {
+template <std::uint16_t (*ToBits)(float), float (*ToFloat)(std::uint16_t)>
+struct SixteenBitFloat {
   std::uint16_t bits = 0;
-  Float16() = default;
-  explicit Float16(float value) : bits(floatToHalfBits(value)) {}
-  static Float16 fromBits(std::uint16_t raw) {
-    Float16 h;
-    h.bits = raw;
-    return h;
+  SixteenBitFloat() = default;
+  explicit SixteenBitFloat(float value) : bits(ToBits(value)) {}
+  static SixteenBitFloat fromBits(std::uint16_t raw) {
+    SixteenBitFloat value;
+    value.bits = raw;
+    return value;
   }
-  explicit operator float() const { return halfBitsToFloat(bits); }
+  explicit operator float() const { return ToFloat(bits); }
 };
 
-struct BFloat16 {
-  std::uint16_t bits = 0;
-  BFloat16() = default;
-  explicit BFloat16(float value) : bits(floatToBfloat16Bits(value)) {}
-  static BFloat16 fromBits(std::uint16_t raw) {
-    BFloat16 b;
-    b.bits = raw;
-    return b;
-  }
-  explicit operator float() const { return bfloat16BitsToFloat(bits); }
-};
+using Float16 = SixteenBitFloat<floatToHalfBits, halfBitsToFloat>;
+using BFloat16 = SixteenBitFloat<floatToBfloat16Bits, bfloat16BitsToFloat>;
 
 static_assert(sizeof(Float16) == 2 && sizeof(BFloat16) == 2);
 

@@ -228,6 +228,18 @@ Json parseOrEmpty(const std::string& text) {
   return value.is_discarded() ? Json::object() : value;
 }
 
+// The columns a run row and a run record share, selected in this order from
+// column `first`: time_utc, project, kernel_hash, settings, mode, machine.
+template <class Run>
+void readRunIdentity(SqlStatement& query, int first, Run& run) {
+  run.timeUtc = query.text(first);
+  run.project = query.text(first + 1);
+  run.kernelHash = query.text(first + 2);
+  run.settings = parseOrEmpty(query.text(first + 3));
+  run.mode = query.text(first + 4);
+  run.machine = query.text(first + 5);
+}
+
 } // namespace
 
 void RunLedger::Close::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -367,12 +379,7 @@ std::optional<std::vector<RunRow>> RunLedger::list(DiagnosticEngine& diags, int 
   while ((rc = query.step()) == SQLITE_ROW) {
     RunRow row;
     row.id = query.integer(0);
-    row.timeUtc = query.text(1);
-    row.project = query.text(2);
-    row.kernelHash = query.text(3);
-    row.settings = parseOrEmpty(query.text(4));
-    row.mode = query.text(5);
-    row.machine = query.text(6);
+    readRunIdentity(query, 1, row);
     row.makespanCycles = query.integer(7);
     row.makespanUs = query.real(8);
     row.tasks = static_cast<int>(query.integer(9));
@@ -395,12 +402,7 @@ std::optional<RunRecord> RunLedger::load(std::int64_t id, DiagnosticEngine& diag
   if (rc != SQLITE_ROW) return diags.error(at) << "cannot read run " << id << ": " << why(m_db.get());
   RunRecord record;
   record.id = id;
-  record.timeUtc = query.text(0);
-  record.project = query.text(1);
-  record.kernelHash = query.text(2);
-  record.settings = parseOrEmpty(query.text(3));
-  record.mode = query.text(4);
-  record.machine = query.text(5);
+  readRunIdentity(query, 0, record);
   record.clockGHz = query.real(6);
   record.makespanCycles = query.integer(7);
   record.makespanUs = query.real(8);

@@ -28,15 +28,8 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
       outcome.trace = std::make_shared<widgets::TraceIndex>(std::move(swimlane), request.project.name + " (run)");
       outcome.machine = simulation.machine;
       outcome.makespanUs = simulation.stats.makespanUs;
-      if (progress.onSwimlane) {
-        ProjectRunOutcome early;
-        early.trace = outcome.trace;
-        early.graph = outcome.graph;
-        early.projectName = outcome.projectName;
-        early.machine = outcome.machine;
-        early.makespanUs = outcome.makespanUs;
-        progress.onSwimlane(std::move(early));
-      }
+      // All the outcome holds so far: the graph, the swimlane and their names.
+      if (progress.onSwimlane) progress.onSwimlane(ProjectRunOutcome(outcome));
     };
     std::optional<ProjectRunResult> run = runProject(request.project, diags, options);
     if (!run) outcome.trace = nullptr;  // failed after simulating (e.g. the golden): not a completed run

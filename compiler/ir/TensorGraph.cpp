@@ -1,19 +1,17 @@
 // TensorGraph arenas and queries.
 #include "compiler/ir/TensorGraph.h"
 
+#include "core/EnumNames.h"
+
 #include <functional>
 #include <set>
 
 namespace pto {
 
-std::string_view name(TensorRole role) {
-  switch (role) {
-  case TensorRole::Argument: return "argument";
-  case TensorRole::Temporary: return "temporary";
-  case TensorRole::View: return "view";
-  }
-  return "temporary";
-}
+constexpr auto kTensorRoleNames = enumNames<TensorRole>({
+    {TensorRole::Argument, "argument"}, {TensorRole::Temporary, "temporary"}, {TensorRole::View, "view"}});
+
+std::string_view name(TensorRole role) { return kTensorRoleNames.name(role); }
 
 TensorId TensorGraph::addTensor(TensorValue value) {
   value.id = static_cast<TensorId>(m_tensors.size());
@@ -90,6 +88,25 @@ std::string shapeString(const SymbolicShape& shape) {
     text += shape[i].str();
   }
   return text + "]";
+}
+
+std::vector<int> loopSegmentOfOps(const TensorGraph& graph) {
+  std::vector<int> segmentOfOp(graph.ops().size(), 0);
+  std::function<void(const Region&)> visit = [&](const Region& region) {
+    for (const Path& path : region.paths) {
+      int segment = 0;
+      for (const Statement& statement : path.statements) {
+        if (statement.kind == Statement::Kind::Op) {
+          segmentOfOp[static_cast<std::size_t>(statement.id)] = segment;
+          continue;
+        }
+        ++segment;
+        for (const LoopBody& body : graph.loop(statement.id).bodies) visit(body.region);
+      }
+    }
+  };
+  visit(graph.body);
+  return segmentOfOp;
 }
 
 } // namespace pto

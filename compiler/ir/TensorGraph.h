@@ -244,4 +244,10 @@ private:
 // "[B, 32, 1, 256]"
 std::string shapeString(const SymbolicShape& shape);
 
+// Each op's loop segment, by OpId: a nested loop splits the ops of its scope
+// into stretches numbered 0, 1, ... in statement order. A task runs where its
+// first op is, so ops after a nested loop never join ops before it (they may
+// need the loop's results); the partition and the merge both keep to this.
+std::vector<int> loopSegmentOfOps(const TensorGraph& graph);
+
 } // namespace pto

@@ -7,6 +7,19 @@
 #include <stdexcept>
 
 namespace pto {
+namespace {
+
+TensorValue newTensor(std::string name, DataType dtype, SymbolicShape shape, TensorRole role, SourceLocation location) {
+  TensorValue value;
+  value.name = std::move(name);
+  value.dtype = dtype;
+  value.shape = std::move(shape);
+  value.role = role;
+  value.location = std::move(location);
+  return value;
+}
+
+} // namespace
 
 TensorGraphBuilder::TensorGraphBuilder(std::string kernelName, SourceLocation kernelLocation) {
   m_graph.kernelName = std::move(kernelName);
@@ -16,13 +29,8 @@ TensorGraphBuilder::TensorGraphBuilder(std::string kernelName, SourceLocation ke
 
 TensorId TensorGraphBuilder::addArgument(std::string argName, DataType dtype, SymbolicShape shape,
                                          SourceLocation location) {
-  TensorValue value;
-  value.name = std::move(argName);
-  value.dtype = dtype;
-  value.shape = std::move(shape);
-  value.role = TensorRole::Argument;
+  TensorValue value = newTensor(std::move(argName), dtype, std::move(shape), TensorRole::Argument, std::move(location));
   value.argumentIndex = static_cast<int>(m_graph.arguments.size());
-  value.location = std::move(location);
   TensorId id = m_graph.addTensor(std::move(value));
   m_graph.arguments.push_back(id);
   return id;
@@ -32,12 +40,7 @@ void TensorGraphBuilder::addDynamicSymbol(SymbolSource source) { m_graph.dynamic
 
 TensorId TensorGraphBuilder::addTemporary(std::string tensorName, DataType dtype, SymbolicShape shape,
                                           SourceLocation location) {
-  TensorValue value;
-  value.name = std::move(tensorName);
-  value.dtype = dtype;
-  value.shape = std::move(shape);
-  value.role = TensorRole::Temporary;
-  value.location = std::move(location);
+  TensorValue value = newTensor(std::move(tensorName), dtype, std::move(shape), TensorRole::Temporary, std::move(location));
   value.loop = m_loopStack.empty() ? kNoId : m_loopStack.back();
   return m_graph.addTensor(std::move(value));
 }

@@ -140,24 +140,7 @@ bool Partitioner::run() {
 
 // ---- per tile op facts ----
 void Partitioner::classifyOps() {
-  // Segments: a nested loop splits its scope's ops into stretches. A task
-  // runs where its first op is, so ops after a nested loop never join ops
-  // before it (they may need the loop's results).
-  m_segmentOfOp.assign(m_graph.ops().size(), 0);
-  std::function<void(const Region&)> visit = [&](const Region& region) {
-    for (const Path& path : region.paths) {
-      std::int32_t segment = 0;
-      for (const Statement& statement : path.statements) {
-        if (statement.kind == Statement::Kind::Op) {
-          m_segmentOfOp[static_cast<std::size_t>(statement.id)] = segment;
-          continue;
-        }
-        ++segment;
-        for (const LoopBody& body : m_graph.loop(statement.id).bodies) visit(body.region);
-      }
-    }
-  };
-  visit(m_graph.body);
+  m_segmentOfOp = loopSegmentOfOps(m_graph);
   m_core.resize(m_tiles.tileOps().size());
   for (const TileOp& op : m_tiles.tileOps()) {
     bool cube = op.kind == TensorOpKind::Matmul || gathersIntoL1(op) ||
@@ -603,7 +586,7 @@ bool Partitioner::partitionScope(const std::vector<TileOpId>& ops, std::vector<P
 
 } // namespace partition
 
-bool checkGraphPartitionOptions(const CompileSettings& settings, DiagnosticEngine& diags) {
+bool checkGraphPartitionOptions(const CompileSettings& settings, const TensorGraph&, DiagnosticEngine& diags) {
   return readOptions(settings, diags).has_value();
 }
 

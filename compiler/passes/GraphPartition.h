@@ -97,8 +97,9 @@ bool graphPartition(Compilation& compilation, DiagnosticEngine& diags);
 const std::vector<OptionInfo>& graphPartitionOptions();
 
 // Reads the options above as graphPartition does, reporting the same errors;
-// for tools that check settings without compiling.
-bool checkGraphPartitionOptions(const CompileSettings& settings, DiagnosticEngine& diags);
+// for tools that check settings without compiling (it does not read
+// `graph`: every pass's check takes one).
+bool checkGraphPartitionOptions(const CompileSettings& settings, const TensorGraph& graph, DiagnosticEngine& diags);
 
 // ---------------------------------------------------------------------------
 // GraphPartition's rules, for passes that regroup tile ops after it

@@ -255,14 +255,7 @@ private:
 
   PtoOperand gmOperand(bool copyIn, int index) const {
     const TileRegion& region = (copyIn ? m_copyIns : m_copyOuts)[static_cast<std::size_t>(index)].region;
-    PtoOperand operand;
-    operand.memory = MemoryKind::GM;
-    operand.shape = region.shape;
-    operand.dtype = dtypeOf(region);
-    operand.bytes = elementCountOf(region.shape) * static_cast<std::int64_t>(sizeOf(operand.dtype));
-    operand.gmRegion = index;
-    operand.gmAlias = (copyIn ? m_inAlias : m_outAlias)[static_cast<std::size_t>(index)];
-    return operand;
+    return wholeRegionOperand(region, index, (copyIn ? m_inAlias : m_outAlias)[static_cast<std::size_t>(index)]);
   }
 
   // Gather source j: read after the copy-ins (Task::reads[copyIns + j]).
@@ -277,7 +270,8 @@ private:
                               static_cast<int>(m_copyOuts.size()) + j, m_scatterAlias[static_cast<std::size_t>(j)]);
   }
 
-  // A GM region an MGATHER or MSCATTER touches row by row: the task's region `gmRegion`, whole.
+  // The task's GM region `gmRegion`, whole: a copy's side in GM, or a region an MGATHER or MSCATTER touches
+  // row by row.
   PtoOperand wholeRegionOperand(const TileRegion& region, int gmRegion, int gmAlias) const {
     PtoOperand operand;
     operand.memory = MemoryKind::GM;

@@ -34,7 +34,7 @@ const std::vector<OptionInfo>& oooScheduleOptions() {
   return declarations;
 }
 
-bool checkOoOScheduleOptions(const CompileSettings& settings, DiagnosticEngine& diags) {
+bool checkOoOScheduleOptions(const CompileSettings& settings, const TensorGraph&, DiagnosticEngine& diags) {
   return readMode(settings, diags).has_value();
 }
 

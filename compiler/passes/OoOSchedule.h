@@ -28,9 +28,10 @@ namespace pto {
 
 bool oooSchedule(Compilation& compilation, DiagnosticEngine& diags);
 
-// ooo_sched_mode, declared; and read as oooSchedule reads it, reporting the same error.
+// ooo_sched_mode, declared; and read as oooSchedule reads it, reporting the
+// same error (it does not read `graph`: every pass's check takes one).
 const std::vector<OptionInfo>& oooScheduleOptions();
-bool checkOoOScheduleOptions(const CompileSettings& settings, DiagnosticEngine& diags);
+bool checkOoOScheduleOptions(const CompileSettings& settings, const TensorGraph& graph, DiagnosticEngine& diags);
 
 // The scheduling of one program (mode 0 leaves it as it is); for tests.
 void scheduleProgram(PtoProgram& program, int mode = 1);

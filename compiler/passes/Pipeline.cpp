@@ -30,10 +30,7 @@ const std::vector<PassInfo>& tilePipeline() {
       {"ForwardAssemble", "let producers write straight into the tensors they are copied to", &forwardAssemble, false},
       // GenerateMoveOp fills in the copies of the subgraphs GraphPartition makes.
       {"GraphPartition", "cut the tile graph into subgraphs, one task kind each", &graphPartition, true,
-       &graphPartitionOptions,
-       [](const CompileSettings& settings, const TensorGraph&, DiagnosticEngine& diags) {
-         return checkGraphPartitionOptions(settings, diags);
-       }},
+       &graphPartitionOptions, &checkGraphPartitionOptions},
       {"ApplyPartitionOverrides", "apply the project's partition_overrides (move, split, merge)", &applyPartitionOverrides, true},
       // Merges after the partition is final and before the copies are made.
       // Cube merges first: a group of cube subgraphs becomes one, so the vector
@@ -49,10 +46,7 @@ const std::vector<PassInfo>& tilePipeline() {
       {"LowerToPto", "one PTO instruction program per isomorphic subgraph class", &lowerToPto, true},
       // Flags follow the final order: InsertSync after OoOSchedule.
       {"OoOSchedule", "order each program's instructions so that pipes overlap", &oooSchedule, false,
-       &oooScheduleOptions,
-       [](const CompileSettings& settings, const TensorGraph&, DiagnosticEngine& diags) {
-         return checkOoOScheduleOptions(settings, diags);
-       }},
+       &oooScheduleOptions, &checkOoOScheduleOptions},
       {"InsertSync", "set/wait flags between dependent instructions of different pipes", &insertSync, true},
       // Tasks last: they need every subgraph's final copies.
       {"BuildExecuteGraph", "one task per subgraph execution, linked by global-memory dependencies", &buildExecuteGraph,

@@ -103,21 +103,7 @@ struct SubgraphMerger::Boxes {
 SubgraphMerger::SubgraphMerger(Compilation& compilation, DiagnosticEngine& diags)
     : m_compilation(compilation), m_diags(diags), m_boxes(std::make_unique<Boxes>()) {
   const TensorGraph& graph = compilation.tiles.graph;
-  m_segmentOfOp.assign(graph.ops().size(), 0);
-  std::function<void(const Region&)> visit = [&](const Region& region) {
-    for (const Path& path : region.paths) {
-      int segment = 0;
-      for (const Statement& statement : path.statements) {
-        if (statement.kind == Statement::Kind::Op) {
-          m_segmentOfOp[static_cast<std::size_t>(statement.id)] = segment;
-          continue;
-        }
-        ++segment;
-        for (const LoopBody& body : graph.loop(statement.id).bodies) visit(body.region);
-      }
-    }
-  };
-  visit(graph.body);
+  m_segmentOfOp = loopSegmentOfOps(graph);
   const BlockGraph& blocks = compilation.blocks;
   m_labels.resize(blocks.subgraphs.size());
   for (const Subgraph& subgraph : blocks.subgraphs)

@@ -150,7 +150,7 @@ private:
   std::vector<RegionBox> m_readBoxes, m_writeBoxes;
   std::vector<std::int32_t> m_pinOfOp;     // by OpId: index into m_pinNames, or -1
   std::vector<std::int32_t> m_scopeRunOfOp; // by OpId: which run of consecutive ops under one scope, or -1
-  std::vector<std::int32_t> m_segmentOfOp; // by OpId
+  std::vector<int> m_segmentOfOp; // by OpId: see loopSegmentOfOps
   std::vector<std::string> m_pinNames;
 
   // The scope being partitioned; local index = position in m_ops.
