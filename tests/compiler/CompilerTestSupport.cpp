@@ -7,8 +7,6 @@
 
 namespace pto::testing {
 
-SourceLocation kernelLine(int line) { return SourceLocation{"kernel.py", line, 0}; }
-
 std::string tileOpLine(const TileGraph& graph, const TileOp& op) {
   std::string text = "#" + std::to_string(op.id) + " " + std::string(name(op.kind));
   for (std::size_t i = 0; i < op.inputs.size(); ++i) text += (i ? ", " : " ") + regionString(graph, op.inputs[i]);
@@ -98,12 +96,6 @@ std::string indexString(const Shape& shape, std::int64_t linear) {
     worst = std::max(worst, std::abs(a - b));
   }
   return ::testing::AssertionSuccess() << "largest difference " << worst;
-}
-
-std::string messages(const DiagnosticEngine& diags) {
-  std::string text;
-  for (const Diagnostic& diagnostic : diags.diagnostics()) text += diagnostic.message + "\n";
-  return text;
 }
 
 } // namespace pto::testing

@@ -2,6 +2,7 @@
 // check, seeded random arguments, and element-by-element comparisons that name the first mismatch.
 #pragma once
 
+#include "tests/support/KernelBuilding.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/ir/TileGraph.h"
 #include "core/Diagnostics.h"
@@ -15,9 +16,6 @@
 #include <vector>
 
 namespace pto::testing {
-
-// A line of the imaginary kernel file the tests' ops come from: "kernel.py:<line>".
-SourceLocation kernelLine(int line);
 
 // One tile op as the golden files spell it:
 //   #3 exp x[0:4, 64:128] -> t2[0:4, 64:128] tile=[4, 64]
@@ -38,8 +36,5 @@ HostTensor randomTensor(DataType dtype, const std::vector<std::int64_t>& shape, 
 // must match exactly.
 ::testing::AssertionResult withinTolerance(const HostTensor& actual, const HostTensor& expected, double rtol,
                                            double atol);
-
-// The messages of all diagnostics, one per line.
-std::string messages(const DiagnosticEngine& diags);
 
 } // namespace pto::testing

@@ -14,20 +14,6 @@ namespace pto::testing {
 namespace {
 
 
-SymbolicShape dims(std::initializer_list<std::int64_t> values) {
-  SymbolicShape shape;
-  for (std::int64_t value : values) shape.emplace_back(value);
-  return shape;
-}
-
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
-               int line, std::vector<TensorId> into = {}) {
-  TensorGraphBuilder::OpResult result =
-      builder.addOp(kind, std::move(inputs), std::move(attrs), kernelLine(line), std::move(into));
-  EXPECT_EQ(result.error, "") << "at kernel.py:" << line;
-  return result.outputs.empty() ? kNoId : result.outputs[0];
-}
-
 // The project's tile_settings as the project file gives them (docs/project-format.md).
 CompileSettings withTileSettings(const char* json) {
   CompileSettings settings;
@@ -48,8 +34,8 @@ std::vector<std::string> tileLines(const CompileResult& result, TensorOpKind kin
 // file name only), the op at line 7, under `label` when given.
 TensorGraph expKernel(const std::vector<std::int64_t>& kernelTile, const std::string& label = {}) {
   TensorGraphBuilder builder("exp_kernel", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dims({6, 40}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dims({6, 40}), kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dimsOf({6, 40}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dimsOf({6, 40}), kernelLine(1));
   builder.beginPath();
   if (!kernelTile.empty()) builder.setVecTile(kernelTile, SourceLocation{"/home/dev/ops/kernel.py", 4, 5});
   if (!label.empty()) builder.setLabel(label);
@@ -122,8 +108,8 @@ TEST(ExpandFunctionDiagnostics, ProjectTileForACallSiteOfTheWrongRankIsAnErrorAt
 TEST(ExpandFunctionDiagnostics, ShapeDependingOnALoopIndexIsAnErrorAtTheLineThatMadeIt) {
   // for b in range(4): v = x[0:b+1, :]  (line 6); y[0:b+1, :] = exp(v) — the view's rows change per iteration.
   TensorGraphBuilder builder("growing", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dims({4, 16}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dims({4, 16}), kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dimsOf({4, 16}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dimsOf({4, 16}), kernelLine(1));
   builder.beginPath();
   builder.setVecTile({1, 16}, kernelLine(3));
   const LoopId loop = builder.beginLoop("grow", "b", 0, 4, 1, false, kernelLine(5));
@@ -131,9 +117,9 @@ TEST(ExpandFunctionDiagnostics, ShapeDependingOnALoopIndexIsAnErrorAtTheLineThat
   builder.beginPath();
   const SymbolicScalar b = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);
   const TensorId v =
-      addOp(builder, TensorOpKind::View, {x}, {{"offsets", dims({0, 0})}, {"shape", SymbolicShape{b + 1, 16}}}, 6);
+      addOp(builder, TensorOpKind::View, {x}, {{"offsets", dimsOf({0, 0})}, {"shape", SymbolicShape{b + 1, 16}}}, 6);
   const TensorId e = addOp(builder, TensorOpKind::Exp, {v}, {}, 7);
-  addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", dims({0, 0})}}, 8, {y});
+  addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", dimsOf({0, 0})}}, 8, {y});
   builder.endPath();
   builder.endLoop(loop);
   builder.endPath();
@@ -209,9 +195,9 @@ TEST(ExpandFunctionTileSettings, ProjectDefaultAppliesOnlyWhereTheKernelSetsNoTi
 
 TEST(ExpandFunctionTileSettings, ProjectCubeTileForTheCallSiteOverridesTheKernels) {
   TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", kF32, dims({40, 64}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", kF32, dims({64, 32}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", kF32, dims({40, 32}), kernelLine(1));
+  const TensorId a = builder.addArgument("a", kF32, dimsOf({40, 64}), kernelLine(1));
+  const TensorId b = builder.addArgument("b", kF32, dimsOf({64, 32}), kernelLine(1));
+  const TensorId c = builder.addArgument("c", kF32, dimsOf({40, 32}), kernelLine(1));
   builder.beginPath();
   builder.setCubeTile(CubeTileShape{16, 16, 16, 16, 16, 16, 16, false},
                       SourceLocation{"/home/dev/ops/kernel.py", 9, 5});
@@ -236,9 +222,9 @@ TensorGraph twoExpKernel(const std::vector<std::int64_t>& tile, const std::vecto
   TensorGraphBuilder builder("two_exp", kernelLine(1));
   SymbolicShape smallShape;
   for (std::int64_t dim : small) smallShape.emplace_back(dim);
-  const TensorId x = builder.addArgument("x", kF32, dims({6, 40}), kernelLine(1));
+  const TensorId x = builder.addArgument("x", kF32, dimsOf({6, 40}), kernelLine(1));
   const TensorId w = builder.addArgument("w", kF32, smallShape, kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dims({6, 40}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", kF32, dimsOf({6, 40}), kernelLine(1));
   const TensorId z = builder.addArgument("z", kF32, smallShape, kernelLine(1));
   builder.beginPath();
   builder.setVecTile(tile, SourceLocation{"/home/dev/ops/kernel.py", 4, 5});
@@ -296,9 +282,9 @@ TEST(ExpandFunctionClamping, WithoutItsLineAProjectTileIsNotedAtTheFirstOpNaming
 TEST(ExpandFunctionClamping, AnOversizedProjectCubeTileIsNotedAtItsProjectFileLine) {
   // c[40, 32] = a[40, 64] @ b[64, 32]; the project's cube tile asks for 128 x 128 x 64 blocks.
   TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", kF32, dims({40, 64}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", kF32, dims({64, 32}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", kF32, dims({40, 32}), kernelLine(1));
+  const TensorId a = builder.addArgument("a", kF32, dimsOf({40, 64}), kernelLine(1));
+  const TensorId b = builder.addArgument("b", kF32, dimsOf({64, 32}), kernelLine(1));
+  const TensorId c = builder.addArgument("c", kF32, dimsOf({40, 32}), kernelLine(1));
   builder.beginPath();
   builder.setCubeTile(CubeTileShape{16, 16, 16, 16, 16, 16, 16, false}, SourceLocation{"/home/dev/ops/kernel.py", 9, 5});
   addOp(builder, TensorOpKind::Matmul, {a, b}, {}, 10, {c});

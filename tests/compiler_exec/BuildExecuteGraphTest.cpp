@@ -44,11 +44,7 @@ Compilation built(const TensorGraph& graph, const std::map<std::string, std::int
 // body has four tile ops: exp x[b, 0:16] -> e[0, 0:16], exp x[b, 16:32] -> e[0, 16:32], and the two copies of
 // e into y[b].
 TensorGraph rowExp(std::int64_t rows) {
-  TensorGraphBuilder builder("row_exp", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({rows, 32}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({rows, 32}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 16}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("row_exp", {rows, 32}, {rows, 32}, {1, 16});
   const LoopId loop = builder.beginLoop("rows", "b", 0, rows, 1, false, kernelLine(3));
   builder.beginLoopBody(loop, 1);
   builder.beginPath();
@@ -117,11 +113,7 @@ TEST(BuildExecuteGraph, TemporariesMadeInALoopBodyAreEachIterationsOwn) {
 // e = exp(x); n = neg(e); copy(n) -> y on [8, 32] with tile [4, 16]: four tiles per op, and tile k of each op
 // depends on tile k of the op before only.
 TEST(BuildExecuteGraph, ConsumerTilesFollowTheirProducerTileAndNoOther) {
-  TensorGraphBuilder builder("chain", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({8, 32}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({8, 32}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({4, 16}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("chain", {8, 32}, {8, 32}, {4, 16});
   const TensorId e = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
   const TensorId n = addOp(builder, TensorOpKind::Neg, {e}, {}, 4);
   addOp(builder, TensorOpKind::Copy, {n}, {}, 5, {y});
@@ -253,11 +245,7 @@ TEST(BuildExecuteGraph, AnIterationReadingWhatThePreviousOneWroteFollowsIt) {
 // for i in range(2): for j in range(3): y[i, 16j:16j+16] = exp(x[i, 16j:16j+16]): loop indices outermost
 // first, in execution order.
 TEST(BuildExecuteGraph, NestedLoopsRecordTheirIndicesOutermostFirst) {
-  TensorGraphBuilder builder("nested", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 48}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({2, 48}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 16}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("nested", {2, 48}, {2, 48}, {1, 16});
   const LoopId rows = builder.beginLoop("rows", "i", 0, 2, 1, false, kernelLine(3));
   builder.beginLoopBody(rows, 1);
   builder.beginPath();
@@ -292,11 +280,7 @@ TEST(BuildExecuteGraph, NestedLoopsRecordTheirIndicesOutermostFirst) {
 // for i in pypto.loop(0, 6, 1, unroll=[4, 1]): y[i:i+f] = exp(x[i:i+f]) for the body of factor f. The factor-4
 // body runs once at i = 0 (8 tasks, one scope), then the factor-1 body at 4 and 5 (2 tasks each).
 TEST(BuildExecuteGraph, UnrolledBodiesAreTheirOwnScopesAndReportTheirFirstIteration) {
-  TensorGraphBuilder builder("unrolled", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({6, 16}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({6, 16}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 16}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("unrolled", {6, 16}, {6, 16}, {1, 16});
   const LoopId loop = builder.beginLoop("rows", "i", 0, 6, 1, false, kernelLine(3));
   for (std::int64_t factor : {4, 1}) {
     builder.beginLoopBody(loop, factor);
@@ -325,11 +309,7 @@ TEST(BuildExecuteGraph, UnrolledBodiesAreTheirOwnScopesAndReportTheirFirstIterat
 // for b in range(4): y[b] = x[b] if b % 2 == 0 else x[b] * 2. The even path has one tile op (copy), the odd
 // path two (muls, copy): each iteration makes the tasks of the path it takes only.
 TEST(BuildExecuteGraph, OnlyThePathAnIterationTakesMakesTasks) {
-  TensorGraphBuilder builder("cond", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({4, 16}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({4, 16}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 16}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("cond", {4, 16}, {4, 16}, {1, 16});
   const LoopId loop = builder.beginLoop("rows", "b", 0, 4, 1, false, kernelLine(3));
   builder.beginLoopBody(loop, 1);
   const SymbolicScalar b = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);

@@ -7,22 +7,6 @@
 
 namespace pto::testing {
 
-SourceLocation kernelLine(int line) { return SourceLocation{"kernel.py", line, 0}; }
-
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims) {
-  SymbolicShape shape;
-  for (std::int64_t dim : dims) shape.emplace_back(dim);
-  return shape;
-}
-
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
-               int line, std::vector<TensorId> into) {
-  const TensorGraphBuilder::OpResult result =
-      builder.addOp(kind, std::move(inputs), std::move(attrs), kernelLine(line), std::move(into));
-  EXPECT_EQ(result.error, "") << "at line " << line;
-  return result.outputs.empty() ? kNoId : result.outputs[0];
-}
-
 Compilation compileWithOneSubgraphPerTileOp(const TensorGraph& graph,
                                             const std::map<std::string, std::int64_t>& bindings) {
   CompileSettings settings;
@@ -66,12 +50,6 @@ void reindexSubgraphs(BlockGraph& blocks) {
   blocks.subgraphOfTileOp.assign(std::max(count, blocks.subgraphOfTileOp.size()), kNoId);
   for (const Subgraph& subgraph : blocks.subgraphs)
     for (TileOpId op : subgraph.ops) blocks.subgraphOfTileOp[static_cast<std::size_t>(op)] = subgraph.id;
-}
-
-std::string messages(const DiagnosticEngine& diags) {
-  std::string text;
-  for (const Diagnostic& diagnostic : diags.diagnostics()) text += diagnostic.message + "\n";
-  return text;
 }
 
 bool boxesOverlap(const ConcreteRegion& a, const ConcreteRegion& b) {

@@ -3,6 +3,7 @@
 // dependency index is compared with.
 #pragma once
 
+#include "tests/support/KernelBuilding.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/ir/Compilation.h"
 #include "core/Diagnostics.h"
@@ -16,13 +17,6 @@
 
 namespace pto::testing {
 
-// A line of the imaginary kernel file the tests' ops come from: "kernel.py:<line>".
-SourceLocation kernelLine(int line);
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims);
-// Records an op and returns its first output; a shape-inference error fails the test.
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
-               int line, std::vector<TensorId> into = {});
-
 // compileKernel (ExpandFunction, RemoveRedundantOp) and then a block graph with one subgraph per tile op, in
 // tile-op order: its scope is its tensor op's (collectScopes), AIC for matmul tiles and AIV for the rest,
 // copyIns = the tile op's inputs plus its output when it accumulates, copyOuts = its outputs, label = the
@@ -32,9 +26,6 @@ Compilation compileWithOneSubgraphPerTileOp(const TensorGraph& graph,
                                             const std::map<std::string, std::int64_t>& bindings = {});
 // Rebuilds blocks.subgraphOfTileOp from the subgraphs' op lists (after a test regroups tile ops).
 void reindexSubgraphs(BlockGraph& blocks);
-
-// The messages of all diagnostics, one per line.
-std::string messages(const DiagnosticEngine& diags);
 
 // True when the boxes overlap in every dim (same tensor, no empty size).
 bool boxesOverlap(const ConcreteRegion& a, const ConcreteRegion& b);

@@ -20,11 +20,7 @@ using Json = nlohmann::ordered_json;
 // for b in range(2): y[b] = exp(x[b]) on [2, 32] with tile [1, 16] (the first kernel of BuildExecuteGraphTest),
 // and a matmul with two k-steps per block and a cast.
 Compilation rowExpTasks() {
-  TensorGraphBuilder builder("row_exp", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 32}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({2, 32}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 16}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("row_exp", {2, 32}, {2, 32}, {1, 16});
   const LoopId loop = builder.beginLoop("rows", "b", 0, 2, 1, false, kernelLine(3));
   builder.beginLoopBody(loop, 1);
   builder.beginPath();

@@ -17,11 +17,7 @@ namespace {
 
 // y = exp(x) * x over [32, 64] float32, vec tile [8, 64].
 TensorGraph expTimesRowBlocks() {
-  TensorGraphBuilder builder("rows", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({32, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({32, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({8, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("rows", {32, 64}, {32, 64}, {8, 64});
   const TensorId e = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
   addOp(builder, TensorOpKind::Mul, {e, x}, {}, 4, {y});
   builder.endPath();

@@ -10,6 +10,7 @@
 #include "compiler/reference/TileInterpreter.h"
 #include "core/project/ProjectFile.h"
 #include "tests/TestDtypes.h"
+#include "tests/support/KernelBuilding.h"
 
 #include <gtest/gtest.h>
 
@@ -21,14 +22,6 @@ namespace pto::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-SourceLocation kernelLine(int line) { return SourceLocation{"kernel.py", line, 0}; }
-
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims) {
-  SymbolicShape shape;
-  for (std::int64_t dim : dims) shape.emplace_back(dim);
-  return shape;
-}
 
 TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, int line,
                std::vector<TensorId> into = {}, Attributes attrs = {}) {
@@ -42,11 +35,7 @@ TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<Tenso
 // ("out", line 5), 4 tiles each, so tile ops add #0-3, exp #4-7, copy #8-11. GraphPartition makes sg g =
 // {#g, #4+g, #8+g}, all one program.
 TensorGraph chain() {
-  TensorGraphBuilder builder("chain", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 128}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({64, 128}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({32, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("chain", {64, 128}, {64, 128}, {32, 64});
   builder.setLabel("double");
   const TensorId a = addOp(builder, TensorOpKind::Add, {x, x}, 3);
   builder.setLabel("exp");

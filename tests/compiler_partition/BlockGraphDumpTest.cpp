@@ -56,11 +56,7 @@ TEST(BlockGraphDump, JsonListsScopesSubgraphsAndCopies) {
 }
 
 TEST(BlockGraphDump, JsonOffsetsKeepTheLoopIndex) {
-  TensorGraphBuilder builder("rows", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({4, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({4, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("rows", {4, 64}, {4, 64}, {1, 64});
   const LoopId loop = builder.beginLoop("rows", "b", 0, 4, 1, false, kernelLine(3));
   builder.beginLoopBody(loop, 1);
   builder.beginPath();

@@ -21,11 +21,7 @@ namespace {
 // then y = t: 16 * 4 * 1600 + 1600 = 104 000 tile ops. Summing along the rows (dim 1) keeps each row its
 // own connected component; alternating row and column sums ties every tile op into one.
 TensorGraph rounds(bool alternate) {
-  TensorGraphBuilder builder("scale", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({100, 1024}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({100, 1024}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("scale", {100, 1024}, {100, 1024}, {1, 64});
   TensorId t = x;
   for (int round = 0; round < 16; ++round) {
     const std::int64_t dim = alternate && round % 2 ? 0 : 1;
@@ -94,11 +90,7 @@ TEST(PartitionScale, OneHundredThousandTileOpsTiedTogetherByRowAndColumnSums) {
 // iterates the smaller copy-in set, so this stays linear; the 4 MiB bound cuts the chain into 4 subgraphs
 // (4 MiB is 16 384 x tiles of 256 bytes, minus the running sum each later part loads).
 TEST(PartitionScale, ALongReductionChainIsCutByTheCopyInBound) {
-  TensorGraphBuilder builder("chain", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({1, 3276800}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({1, 1}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("chain", {1, 3276800}, {1, 1}, {1, 64});
   const TensorId e = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
   const TensorId s = addOp(builder, TensorOpKind::Sum, {e}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, 4);
   addOp(builder, TensorOpKind::Copy, {s}, {}, 5, {y});

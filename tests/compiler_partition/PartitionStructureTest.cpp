@@ -15,11 +15,7 @@ namespace {
 // [1, 4, 1, 64]. Each of amax, sub, exp, sum, div and the assemble's copy has 32 tiles: row group g
 // (rows 4g..4g+3) and column block j make tile 4g + j of each.
 TensorGraph softmaxLoop() {
-  TensorGraphBuilder builder("softmax", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 32, 1, 256}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({2, 32, 1, 256}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 4, 1, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("softmax", {2, 32, 1, 256}, {2, 32, 1, 256}, {1, 4, 1, 64});
   const LoopId loop = builder.beginLoop("rows", "b", 0, 2, 1, false, kernelLine(3));
   builder.beginLoopBody(loop, 1);
   builder.beginPath();
@@ -203,11 +199,7 @@ TEST(GraphPartition, CopyInUpperBoundKeepsAMergeFromLoadingTooMuch) {
 // s and y [1, 1] (one 32-byte block). Tile ops: #0 #1 exp, #2 #3 exp, #4 #5 sum (the second accumulates),
 // #6 copy. The sum ties both tiles' chains into one subgraph.
 TensorGraph twoChainsSummed() {
-  TensorGraphBuilder builder("chains", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({1, 128}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({1, 1}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("chains", {1, 128}, {1, 1}, {1, 64});
   const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
   const TensorId b = addOp(builder, TensorOpKind::Exp, {a}, {}, 4);
   const TensorId s = addOp(builder, TensorOpKind::Sum, {b}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, 5);
@@ -423,11 +415,7 @@ TEST(GraphPartition, MalformedOptionsAreErrorsAtTheProjectFile) {
 // One row of softmax without a loop: x, y [1, 256], vec tile [1, 64]; amax #0-3, sub #4-7, exp #8-11,
 // sum #12-15, div #16-19, copy #20-23.
 TensorGraph softmaxRow() {
-  TensorGraphBuilder builder("row", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({1, 256}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({1, 256}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("row", {1, 256}, {1, 256}, {1, 64});
   const std::vector<std::int64_t> last{1};
   const TensorId m = addOp(builder, TensorOpKind::Amax, {x}, {{"dims", last}, {"keepdim", true}}, 3);
   const TensorId d = addOp(builder, TensorOpKind::Sub, {x, m}, {}, 4);
@@ -511,11 +499,7 @@ TEST(GraphPartition, OpsAfterANestedLoopNeverJoinOpsBeforeIt) {
 // acc = zeros([1, 64]); for b in range(2): acc = acc + x[b]; y = acc. The loop body reads acc before it
 // writes it, so it copies acc in, and copies it out again for the next iteration and for y.
 TEST(GenerateMoveOp, LoopCarriedTemporaryIsCopiedInAndOut) {
-  TensorGraphBuilder builder("carry", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({1, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("carry", {2, 64}, {1, 64}, {1, 64});
   const TensorId acc =
       addOp(builder, TensorOpKind::Full, {}, {{"dtype", kF32}, {"shape", dimsOf({1, 64})}, {"value", 0.0}}, 3);
   const LoopId loop = builder.beginLoop("rows", "b", 0, 2, 1, false, kernelLine(4));
@@ -551,11 +535,7 @@ TEST(GenerateMoveOp, LoopCarriedTemporaryIsCopiedInAndOut) {
 // a = exp(x) in [4, 64] tiles; b = abs(a) in one [8, 64] tile; y = b. abs reads what two exp tiles wrote
 // together, so a stays on chip.
 TEST(GenerateMoveOp, ARegionWrittenByTwoTilesOfTheSubgraphStaysOnChip) {
-  TensorGraphBuilder builder("retile", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({8, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({8, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({4, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("retile", {8, 64}, {8, 64}, {4, 64});
   const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
   builder.setVecTile({8, 64}, kernelLine(4));
   const TensorId b = addOp(builder, TensorOpKind::Abs, {a}, {}, 5);

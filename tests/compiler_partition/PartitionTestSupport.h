@@ -2,6 +2,7 @@
 // compact text of a block graph that the structure tests compare with.
 #pragma once
 
+#include "tests/support/KernelBuilding.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 
@@ -13,14 +14,6 @@
 #include <vector>
 
 namespace pto::testing {
-
-// A line of the imaginary kernel file: "kernel.py:<line>".
-SourceLocation kernelLine(int line);
-
-// Records an op (its first output), failing the test on a shape-inference error.
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
-               int line, std::vector<TensorId> into = {});
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims);
 
 // Runs the pipeline with `passOptions`; nullopt when it fails, with the messages in `errors` (or, without
 // `errors`, a test failure that shows them).
@@ -34,8 +27,5 @@ std::optional<CompileResult> compileWith(const TensorGraph& graph, const nlohman
 //     out y[...]; ...                          ("out -" when none)
 std::string describe(const Compilation& compilation, const Subgraph& subgraph);
 std::string describeAll(const Compilation& compilation);
-
-// The messages of all diagnostics, one per line.
-std::string messages(const DiagnosticEngine& diags);
 
 } // namespace pto::testing

@@ -297,11 +297,7 @@ TEST(LowerToPto, ReducingOuterAxesIsAColumnReduction) {
 
 TEST(LowerToPto, IsomorphicSubgraphsShareTheProgramOfTheFirst) {
   // Two row tiles of exp: same structure, one program lowered from subgraph 0.
-  TensorGraphBuilder builder("exp_rows", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({8, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({8, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({4, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("exp_rows", {8, 64}, {8, 64}, {4, 64});
   addOp(builder, TensorOpKind::Exp, {x}, {}, 3, {y});
   builder.endPath();
   Compilation compilation = tiled(builder.finish(), kProgramOrder);

@@ -45,11 +45,7 @@ TEST(OoOSchedule, ModeZeroKeepsProgramOrder) {
 // y = exp(x) + 1 on x [8, 64] fp32 with vec tile [4, 64]: tile ops exp x[0:4] (0), exp x[4:8] (1),
 // adds (2), adds (3); the subgraph runs them tile by tile: 0, 2, 1, 3.
 Compilation twoIndependentTiles() {
-  TensorGraphBuilder builder("exp_adds", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({8, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({8, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({4, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("exp_adds", {8, 64}, {8, 64}, {4, 64});
   const TensorId t = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
   addOp(builder, TensorOpKind::AddS, {t}, {{"scalar", 1.0}}, 4, {y});
   builder.endPath();

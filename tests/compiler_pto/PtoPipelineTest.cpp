@@ -79,11 +79,7 @@ std::set<PtoOpcode> opcodesOf(const Compilation& compilation) {
 TEST(PtoPipeline, SoftmaxRowsLowerToSoundPrograms) {
   // y = exp(x - amax(x)) / sum(exp(x - amax(x))) over rows of x [8, 128], vec tile [4, 64]: partial
   // row maxima and sums.
-  TensorGraphBuilder builder("softmax", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({8, 128}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({8, 128}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({4, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("softmax", {8, 128}, {8, 128}, {4, 64});
   const Attributes rows = {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}};
   const TensorId m = addOp(builder, TensorOpKind::Amax, {x}, rows, 3);
   const TensorId d = addOp(builder, TensorOpKind::Sub, {x, m}, {}, 4);
@@ -138,11 +134,7 @@ TEST(PtoPipeline, AMatmulBlockLowersToKStepsAndAConvertingStore) {
 
 // for b in range(rows): y[b] = exp(x[b]) on x, y [rows, 32], vec tile [1, 16]: a view and an assemble.
 TensorGraph rowExp(std::int64_t rows) {
-  TensorGraphBuilder builder("row_exp", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({rows, 32}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({rows, 32}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({1, 16}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("row_exp", {rows, 32}, {rows, 32}, {1, 16});
   const LoopId loop = builder.beginLoop("rows", "b", 0, rows, 1, false, kernelLine(3));
   builder.beginLoopBody(loop, 1);
   builder.beginPath();
@@ -170,11 +162,7 @@ TEST(PtoPipeline, RegionsOnViewsAreMatchedOnTheirStorage) {
 }
 
 TEST(PtoProgramText, JsonNamesPipesOperandsAndSourceLinks) {
-  TensorGraphBuilder builder("exp", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({4, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({4, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({4, 64}, kernelLine(2));
+  auto [builder, x, y] = beginXyKernel("exp", {4, 64}, {4, 64}, {4, 64});
   addOp(builder, TensorOpKind::Exp, {x}, {}, 3, {y});
   builder.endPath();
   Compilation compilation = tiled(builder.finish());

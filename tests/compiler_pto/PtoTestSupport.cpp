@@ -13,28 +13,6 @@
 
 namespace pto::testing {
 
-SourceLocation kernelLine(int line) { return SourceLocation{"kernel.py", line, 0}; }
-
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims) {
-  SymbolicShape shape;
-  for (std::int64_t dim : dims) shape.emplace_back(dim);
-  return shape;
-}
-
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs, int line,
-               std::vector<TensorId> into) {
-  const TensorGraphBuilder::OpResult result =
-      builder.addOp(kind, std::move(inputs), std::move(attrs), kernelLine(line), std::move(into));
-  EXPECT_EQ(result.error, "") << "at line " << line;
-  return result.outputs.empty() ? kNoId : result.outputs[0];
-}
-
-std::string messages(const DiagnosticEngine& diags) {
-  std::string text;
-  for (const Diagnostic& diagnostic : diags.diagnostics()) text += diagnostic.message + "\n";
-  return text;
-}
-
 Compilation tiled(const TensorGraph& graph, const nlohmann::ordered_json& passOptions) {
   CompileSettings settings;
   settings.passOptions = passOptions;

@@ -2,6 +2,7 @@
 // and the PTO passes, random instruction lists, and the brute-force validators the passes are checked with.
 #pragma once
 
+#include "tests/support/KernelBuilding.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/ir/Compilation.h"
 
@@ -14,15 +15,6 @@
 #include <vector>
 
 namespace pto::testing {
-
-// A line of the imaginary kernel file: "kernel.py:<line>".
-SourceLocation kernelLine(int line);
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims);
-// Records an op (its first output), failing the test on a shape-inference error.
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs, int line,
-               std::vector<TensorId> into = {});
-// The messages of all diagnostics, one per line.
-std::string messages(const DiagnosticEngine& diags);
 
 // compileKernel with `passOptions`, then the block graph replaced by nothing (tests add subgraphs).
 Compilation tiled(const TensorGraph& graph,

@@ -5,16 +5,12 @@ inputs at the tests' shape."""
 import contextlib
 import io
 import os
-import sys
 from unittest import mock
+
+import pto_examples  # what the checks share; beside pypto in the build's python folder and when installed
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 EXAMPLES_DIR = os.path.join(ROOT, "resources", "examples")
-# The checks import pto_examples, which is installed beside pypto; here it comes from the source tree, as the
-# checks themselves do (appended, so a pypto on PYTHONPATH, the build's, still comes first).
-sys.path.append(os.path.join(ROOT, "compiler", "frontend", "python"))
-
-import pto_examples  # noqa: E402 - needs the path above
 
 
 def example_dir(name):

@@ -14,8 +14,6 @@
 namespace pto::testing {
 namespace fs = std::filesystem;
 
-SourceLocation kernelLine(int line) { return SourceLocation{"kernel.py", line, 5}; }
-
 fs::path freshTestDir(const std::string& name) {
   const fs::path dir = fs::path(PTO_TEST_DATA_DIR) / "reference" / name;
   fs::remove_all(dir);
@@ -47,26 +45,6 @@ std::vector<double> valuesOf(const HostTensor& tensor) {
   return values;
 }
 
-std::vector<TensorId> addOps(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs,
-                             Attributes attrs, int line, std::vector<TensorId> into) {
-  const TensorGraphBuilder::OpResult result =
-      builder.addOp(kind, std::move(inputs), std::move(attrs), kernelLine(line), std::move(into));
-  EXPECT_EQ(result.error, "") << "at line " << line;
-  return result.outputs;
-}
-
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
-               int line, std::vector<TensorId> into) {
-  const std::vector<TensorId> outputs = addOps(builder, kind, std::move(inputs), std::move(attrs), line, std::move(into));
-  return outputs.empty() ? kNoId : outputs[0];
-}
-
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims) {
-  SymbolicShape shape;
-  for (std::int64_t dim : dims) shape.emplace_back(dim);
-  return shape;
-}
-
 TensorGraph buildRowSoftmax(DataType dtype, const SymbolicShape& shape) {
   TensorGraphBuilder builder("softmax", kernelLine(1));
   const TensorId x = builder.addArgument("x", dtype, shape, kernelLine(1));
@@ -96,12 +74,6 @@ TensorGraph buildRowSoftmax(DataType dtype, const SymbolicShape& shape) {
   builder.endLoop(loop);
   builder.endPath();
   return builder.finish();
-}
-
-std::string messages(const DiagnosticEngine& diags) {
-  std::string text;
-  for (const Diagnostic& diagnostic : diags.diagnostics()) text += diagnostic.message + "\n";
-  return text;
 }
 
 SingleOpRun runSingleOp(TensorOpKind kind, const std::vector<HostTensor>& inputs, Attributes attrs,

@@ -3,6 +3,7 @@
 // numpy_reference.py in one python run, read back).
 #pragma once
 
+#include "tests/support/KernelBuilding.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "core/Diagnostics.h"
@@ -19,9 +20,6 @@
 
 namespace pto::testing {
 
-// A location in the imaginary kernel file the tests' ops come from.
-SourceLocation kernelLine(int line);
-
 // An empty directory for one test under PTO_TEST_DATA_DIR.
 std::filesystem::path freshTestDir(const std::string& name);
 
@@ -30,21 +28,9 @@ HostTensor randomTensor(DataType dtype, Shape shape, double low, double high, st
 HostTensor tensorOf(DataType dtype, Shape shape, const std::vector<double>& values);
 std::vector<double> valuesOf(const HostTensor& tensor);
 
-// Records an op and returns its outputs; a shape-inference error fails the test (and returns none).
-std::vector<TensorId> addOps(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs,
-                             Attributes attrs, int line, std::vector<TensorId> into = {});
-// The first output of addOps, or kNoId.
-TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs, Attributes attrs,
-               int line, std::vector<TensorId> into = {});
-// A constant symbolic shape.
-SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims);
-
 // The softmax kernel of the examples: for b in range(shape[0]): y[b:b+1] = softmax(x[b:b+1]) over the last
 // dim, written with view, amax, sub, exp, sum, div and assemble. A symbolic shape[0] is bound from x and y.
 TensorGraph buildRowSoftmax(DataType dtype, const SymbolicShape& shape);
-
-// The messages of all diagnostics, one per line.
-std::string messages(const DiagnosticEngine& diags);
 
 // Runs one op on `inputs`: the graph takes the inputs as arguments and copies each of the op's results into
 // an output argument. Returns the outputs; on failure they are empty and `diags` says why.
