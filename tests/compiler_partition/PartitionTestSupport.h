@@ -28,4 +28,15 @@ std::optional<CompileResult> compileWith(const TensorGraph& graph, const nlohman
 std::string describe(const Compilation& compilation, const Subgraph& subgraph);
 std::string describeAll(const Compilation& compilation);
 
+// The contract every block graph keeps, checked element by element. Each tile op execution writes a new
+// version into the elements it writes; a sequential walk records which version each read must see. The block
+// graph then runs as the runtime runs it: a subgraph's task where the walk reaches its earliest tensor op, its
+// ops in `ops` order reading what the subgraph wrote before (on chip) or else what its copy-ins loaded from
+// global memory; its copy-outs store what it wrote. Every read must see the sequential version, data stays on
+// chip only along the core paths the machine has (`cubeVectorMayShare`: cube results may feed vector ops on
+// chip), and the arguments must end as sequentially. Also: every tile op in exactly one subgraph, subgraphs in
+// first-op order, ops ascending within each member (each merged member), one core type per subgraph unless
+// the machine shares.
+::testing::AssertionResult runsLikeSequential(const Compilation& compilation, bool cubeVectorMayShare = false);
+
 } // namespace pto::testing
