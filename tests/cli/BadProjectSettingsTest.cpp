@@ -12,14 +12,10 @@
 #include <regex>
 #include <string>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::example;
-using pto::test::Result;
-using pto::test::runPto;
-using pto::test::slurp;
-
 
 // A copy of an example whose project file `edit` changes; removed when the test ends.
 class EditedExample {
@@ -107,3 +103,4 @@ TEST(BadProjectSettings, ABadMergeCountPointsAtPassOptions) {
 }
 
 } // namespace
+} // namespace pto::test

@@ -10,12 +10,10 @@
 #include <fstream>
 #include <random>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
-using pto::test::slurp;
 
 class ConfigCommands : public ::testing::Test {
 protected:
@@ -100,3 +98,4 @@ TEST_F(ConfigCommands, MissingArgumentsAreUsageErrors) {
 }
 
 } // namespace
+} // namespace pto::test

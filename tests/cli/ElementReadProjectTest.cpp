@@ -14,22 +14,21 @@
 #include <random>
 #include <sstream>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
 
-constexpr const char* kElementReadKernel =
-    "import pypto\n"
-    "\n"
-    "@pypto.frontend.jit\n"
-    "def ragged(x: pypto.Tensor([4, 256], pypto.DT_FP32), lengths: pypto.Tensor([4], pypto.DT_INT32),\n"
-    "           out: pypto.Tensor([4, 256], pypto.DT_FP32)):\n"
-    "    pypto.set_vec_tile_shapes(1, 64)\n"
-    "    for b in pypto.loop(0, 4, 1, name='batch', idx_name='b'):\n"
-    "        for i in pypto.loop(0, (lengths[b] + 63) // 64, 1, name='tiles', idx_name='i'):\n"
-    "            pypto.assemble(pypto.view(x, [1, 64], [b, i * 64]) * 2.0, [b, i * 64], out)\n";
+constexpr const char* kElementReadKernel = R"(import pypto
+
+@pypto.frontend.jit
+def ragged(x: pypto.Tensor([4, 256], pypto.DT_FP32), lengths: pypto.Tensor([4], pypto.DT_INT32),
+           out: pypto.Tensor([4, 256], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(1, 64)
+    for b in pypto.loop(0, 4, 1, name='batch', idx_name='b'):
+        for i in pypto.loop(0, (lengths[b] + 63) // 64, 1, name='tiles', idx_name='i'):
+            pypto.assemble(pypto.view(x, [1, 64], [b, i * 64]) * 2.0, [b, i * 64], out)
+)";
 
 std::string projectWith(const std::string& lengthsInit) {
   return R"({"name": "ragged", "source": "kernel.py", "entry": "ragged", "machine": "a2",
@@ -111,3 +110,4 @@ TEST_F(ElementReadProject, GeneratedLengthsAreMadeEvenInTimingMode) {
 }
 
 } // namespace
+} // namespace pto::test

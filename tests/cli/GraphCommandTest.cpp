@@ -16,20 +16,19 @@
 #include <sstream>
 #include <utility>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
 
-constexpr const char* kGraphKernel =
-    "import pypto\n"
-    "\n"
-    "@pypto.frontend.jit\n"
-    "def halves(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
-    "    pypto.set_vec_tile_shapes(2, 64)\n"
-    "    t = pypto.exp(x)\n"
-    "    y[:] = t * 2.0\n";
+constexpr const char* kGraphKernel = R"(import pypto
+
+@pypto.frontend.jit
+def halves(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(2, 64)
+    t = pypto.exp(x)
+    y[:] = t * 2.0
+)";
 
 constexpr const char* kGraphProject = R"({
   "name": "halves",
@@ -129,3 +128,4 @@ TEST(LoopBarrierGraph, TheTracedLoopAndTheExecuteGraphCarryTheBarrier) {
 }
 
 } // namespace
+} // namespace pto::test

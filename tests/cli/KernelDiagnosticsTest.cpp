@@ -8,11 +8,10 @@
 #include <fstream>
 #include <random>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
 
 constexpr const char* kDiagnosticsProject = R"({
   "name": "bad",
@@ -25,12 +24,12 @@ constexpr const char* kDiagnosticsProject = R"({
 }
 )";
 
-constexpr const char* kHeader =
-    "import pypto\n"
-    "\n"
-    "@pypto.frontend.jit\n"
-    "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
-    "    pypto.set_vec_tile_shapes(4, 64)\n";  // kernel body lines start at 6
+constexpr const char* kHeader = R"(import pypto
+
+@pypto.frontend.jit
+def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(4, 64)
+)";  // kernel body lines start at 6
 
 class BadKernel : public ::testing::Test {
 protected:
@@ -194,3 +193,4 @@ TEST_F(BadKernel, EditedKernelIsReadAgain) {
 }
 
 } // namespace
+} // namespace pto::test

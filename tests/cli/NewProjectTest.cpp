@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+namespace pto::test {
+
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
-using pto::test::slurp;
 
 namespace {
 
@@ -56,3 +55,5 @@ TEST(PtoNew, RefusesAFolderInUseAndUnknownExamples) {
   EXPECT_NE(list.out.find("softmax  Row softmax"), std::string::npos) << list.out;
   fs::remove_all(folder.parent_path());
 }
+
+} // namespace pto::test

@@ -9,10 +9,8 @@
 
 #include <map>
 
+namespace pto::test {
 namespace {
-
-using pto::test::Result;
-using pto::test::runPto;
 
 const std::string kMatmulRowsumExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/muls_add_matmul_rowsum";
 
@@ -122,3 +120,4 @@ TEST(PassesCommand, WithoutAProjectOrListItSaysWhatItNeeds) {
 }
 
 } // namespace
+} // namespace pto::test

@@ -8,12 +8,10 @@
 #include <fstream>
 #include <random>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
-using pto::test::slurp;
 
 const std::string kSoftmaxExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/softmax";
 
@@ -147,3 +145,4 @@ TEST(PtoCli, MissingProjectPath) {
 }
 
 } // namespace
+} // namespace pto::test

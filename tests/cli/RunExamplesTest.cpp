@@ -15,14 +15,10 @@
 #include <sys/wait.h>
 #include <vector>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::example;
-using pto::test::Result;
-using pto::test::runPto;
-using pto::test::slurp;
-
 
 class RunExamples : public ::testing::TestWithParam<std::string> {
 protected:
@@ -350,3 +346,5 @@ TEST(RunOptions, TimingModeChecksALargeKernelOnlyWhenAsked) {
   EXPECT_EQ(both.exitCode, 2);
   fs::remove_all(dir);
 }
+
+} // namespace pto::test

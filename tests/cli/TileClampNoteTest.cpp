@@ -12,21 +12,20 @@
 #include <fstream>
 #include <random>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
 
 // exp and muls on [32, 100] under a [64, 1024] tile set at line 5.
-constexpr const char* kVecKernel =
-    "import pypto\n"
-    "\n"
-    "@pypto.frontend.jit\n"
-    "def kernel(x: pypto.Tensor((32, 100), pypto.DT_FP32), y: pypto.Tensor((32, 100), pypto.DT_FP32)):\n"
-    "    pypto.set_vec_tile_shapes(64, 1024)\n"
-    "    t = pypto.exp(x)\n"
-    "    y[:] = t * 0.5\n";
+constexpr const char* kVecKernel = R"(import pypto
+
+@pypto.frontend.jit
+def kernel(x: pypto.Tensor((32, 100), pypto.DT_FP32), y: pypto.Tensor((32, 100), pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(64, 1024)
+    t = pypto.exp(x)
+    y[:] = t * 0.5
+)";
 
 constexpr const char* kVecProject = R"({
   "name": "clamp",
@@ -40,15 +39,15 @@ constexpr const char* kVecProject = R"({
 )";
 
 // c[32, 16] = a[32, 64] @ b[64, 16]; the kernel's cube tile fits, the project's (line 12) is 128 x 128 x 64.
-constexpr const char* kCubeKernel =
-    "import pypto\n"
-    "\n"
-    "@pypto.frontend.jit\n"
-    "def gemm(a: pypto.Tensor((32, 64), pypto.DT_FP32), b: pypto.Tensor((64, 16), pypto.DT_FP32),\n"
-    "         c: pypto.Tensor((32, 16), pypto.DT_FP32)):\n"
-    "    pypto.set_cube_tile_shapes([32, 32], [64, 64], [16, 16])\n"
-    "    pypto.set_semantic_label(\"gemm\")\n"
-    "    c[:] = pypto.matmul(a, b, pypto.DT_FP32)\n";
+constexpr const char* kCubeKernel = R"(import pypto
+
+@pypto.frontend.jit
+def gemm(a: pypto.Tensor((32, 64), pypto.DT_FP32), b: pypto.Tensor((64, 16), pypto.DT_FP32),
+         c: pypto.Tensor((32, 16), pypto.DT_FP32)):
+    pypto.set_cube_tile_shapes([32, 32], [64, 64], [16, 16])
+    pypto.set_semantic_label("gemm")
+    c[:] = pypto.matmul(a, b, pypto.DT_FP32)
+)";
 
 constexpr const char* kCubeProject = R"({
   "name": "cube_clamp",
@@ -127,3 +126,4 @@ TEST_F(ClampedTile, AnOversizedProjectCubeTileIsReportedAtItsProjectFileLine) {
 }
 
 } // namespace
+} // namespace pto::test

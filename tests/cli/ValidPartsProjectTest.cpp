@@ -13,24 +13,23 @@
 #include <fstream>
 #include <utility>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
 
-constexpr const char* kTailSoftmaxKernel =
-    "import pypto\n"
-    "\n"
-    "@pypto.frontend.jit\n"
-    "def tail_softmax(x: pypto.Tensor(), lengths: pypto.Tensor(), out: pypto.Tensor()):\n"
-    "    pypto.set_vec_tile_shapes(16, 32)\n"
-    "    n = lengths[0]\n"
-    "    for i in pypto.loop((x.shape[0] + 15) // 16, name='rows', idx_name='i'):\n"
-    "        rows = pypto.min(16, lengths[1] - i * 16)\n"
-    "        block = pypto.view(x, [16, 128], [i * 16, 0], valid_shape=[rows, n])\n"
-    "        weights = pypto.exp(pypto.sub(block, pypto.amax(block, dim=-1, keepdim=True)))\n"
-    "        pypto.assemble(pypto.div(weights, pypto.sum(weights, dim=-1, keepdim=True)), [i * 16, 0], out)\n";
+constexpr const char* kTailSoftmaxKernel = R"(import pypto
+
+@pypto.frontend.jit
+def tail_softmax(x: pypto.Tensor(), lengths: pypto.Tensor(), out: pypto.Tensor()):
+    pypto.set_vec_tile_shapes(16, 32)
+    n = lengths[0]
+    for i in pypto.loop((x.shape[0] + 15) // 16, name='rows', idx_name='i'):
+        rows = pypto.min(16, lengths[1] - i * 16)
+        block = pypto.view(x, [16, 128], [i * 16, 0], valid_shape=[rows, n])
+        weights = pypto.exp(pypto.sub(block, pypto.amax(block, dim=-1, keepdim=True)))
+        pypto.assemble(pypto.div(weights, pypto.sum(weights, dim=-1, keepdim=True)), [i * 16, 0], out)
+)";
 
 constexpr const char* kTailSoftmaxProject = R"({"name": "tail_softmax", "source": "kernel.py", "entry": "tail_softmax",
   "machine": "a2", "bindings": {"R": 48},
@@ -78,3 +77,4 @@ TEST(ValidPartsProject, BothModesMatchTheReferenceAndTasksWriteOnlyTheirValidPar
 }
 
 } // namespace
+} // namespace pto::test

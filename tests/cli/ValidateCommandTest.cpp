@@ -13,12 +13,10 @@
 #include <set>
 #include <random>
 
+namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
-using pto::test::Result;
-using pto::test::runPto;
-using pto::test::slurp;
 
 const fs::path kSuite = fs::path(PTO_SOURCE_DIR) / "resources/validation";
 
@@ -249,3 +247,4 @@ TEST(ValidateCommand, ASuiteWrapperOfPyptosKernelFindsTheCheckoutPtoValidateWasG
 }
 
 } // namespace
+} // namespace pto::test

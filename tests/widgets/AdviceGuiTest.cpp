@@ -10,6 +10,7 @@
 // outside the settings applies nothing.
 #include "app/studio/AdviceController.h"
 #include "app/studio/MainWindow.h"
+#include "StudioTestSupport.h"
 #include "core/project/ProjectFile.h"
 #include "widgets/AdvicePanel.h"
 #include "widgets/ProjectSettingsDocument.h"
@@ -43,11 +44,9 @@ constexpr int kRunTimeoutMs = 180000;
 // The softmax example copied into `folder` and run once (auto-run off, so
 // every run in the test is one the test started or an apply started).
 bool openAndRun(pto::studio::MainWindow& window, const QString& folder) {
-  window.setAutoRun(false);
   QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-  if (!window.createProject(QStringLiteral("softmax"), folder)) return false;
-  window.runProject();
-  return finished.wait(kRunTimeoutMs) && finished.first().first().toBool();
+  return pto::testing::createAndRun(window, finished, folder, QStringLiteral("softmax"), kRunTimeoutMs) &&
+         finished.first().first().toBool();
 }
 
 bool within(double value, double reference, double share) { return std::abs(value - reference) <= share * reference; }

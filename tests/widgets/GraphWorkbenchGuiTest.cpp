@@ -8,6 +8,7 @@
 // (the matmul's cube subgraph) is refused with the compiler's reason.
 #include "widgets/GraphWorkbench.h"
 #include "app/studio/MainWindow.h"
+#include "StudioTestSupport.h"
 #include "widgets/IrGraphView.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/SwimlaneView.h"
@@ -67,13 +68,8 @@ private Q_SLOTS:
 
   void everyLevelLaysOutOffTheGuiThreadAndThePassesStep() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
-    window.resize(1500, 950);
-    window.show();
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
     auto* graphs = window.graphs();
     for (pto::GraphLevel level : {pto::GraphLevel::Tensor, pto::GraphLevel::Tile, pto::GraphLevel::Block}) {
       window.showGraphLevel(level);
@@ -113,13 +109,8 @@ private Q_SLOTS:
   // passes keeps the selected node where it was on screen.
   void expandingAndSteppingKeepTheNodeInView() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
-    window.resize(1500, 950);
-    window.show();
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
     window.showGraphLevel(pto::GraphLevel::Tile);
     QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
     auto* view = window.graphs()->view();
@@ -241,13 +232,8 @@ private Q_SLOTS:
   // them in a cycle: refused, nothing added.
   void mergingSubgraphsFromTheMenu() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
-    window.resize(1500, 950);
-    window.show();
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
     window.showGraphLevel(pto::GraphLevel::Tile);
     QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
     auto* view = window.graphs()->view();
@@ -272,13 +258,8 @@ private Q_SLOTS:
   // two entries, and the two tiles run as one task (7 -> 6).
   void aSelectionBecomesOneNewSubgraph() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
-    window.resize(1500, 950);
-    window.show();
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
     window.showGraphLevel(pto::GraphLevel::Tile);
     QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
     auto* view = window.graphs()->view();

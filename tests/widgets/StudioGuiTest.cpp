@@ -5,6 +5,7 @@
 // cancel drops the run. Expected task counts come from the tile arithmetic
 // of resources/examples/muls_add_matmul_rowsum/kernel.py, not from earlier runs.
 #include "app/studio/MainWindow.h"
+#include "StudioTestSupport.h"
 #include "core/Diagnostics.h"
 #include "widgets/HealthPanel.h"
 #include "widgets/RooflinePlot.h"
@@ -53,12 +54,8 @@ class StudioGuiTest : public QObject {
   Q_OBJECT
   // Copies the example into a new project with auto-run off and runs it once.
   bool createAndRun(pto::studio::MainWindow& window) {
-    window.setAutoRun(false);
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    if (!window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))))
-      return false;
-    window.runProject();
-    return finished.wait(60000);
+    return pto::testing::createAndRun(window, finished, m_dir->filePath(QStringLiteral("op")));
   }
 
 private Q_SLOTS:
@@ -117,11 +114,8 @@ private Q_SLOTS:
 
   void aBurstOfEditsRerunsOnceAfterThePause() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();  // auto-run is off: opening does not run
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::createAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
     finished.clear();
 
     window.setAutoRun(true);
@@ -137,11 +131,8 @@ private Q_SLOTS:
 
   void aBrokenKernelKeepsTheSwimlaneAndListsTheError() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), m_dir->filePath(QStringLiteral("op"))));
-    window.runProject();  // auto-run is off: opening does not run
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::createAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
     auto good = window.swimlane()->traceIndex();
 
     QString text = window.editor()->text();
