@@ -55,4 +55,21 @@ inline TensorGraph independentIterationsGraph(std::int64_t trips) {
   return builder.finish();
 }
 
+// Five exps and an assemble over a [rows, 256] fp32 tensor in [1, 64] tiles
+// (kernel lines 3-7 and 2): 4 tile ops per row per op, so `rows` sweeps the
+// tile-op count linearly.
+inline TensorGraph vectorChainGraph(std::int64_t rows) {
+  TensorGraphBuilder builder("chain", SourceLocation{"chain.py", 1, 0});
+  builder.beginPath();
+  SourceLocation at{"chain.py", 2, 0};
+  TensorId x = builder.addArgument("x", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  TensorId y = builder.addArgument("y", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  builder.setVecTile({1, 64}, at);
+  TensorId value = x;
+  for (int i = 0; i < 5; ++i)
+    value = builder.addOp(TensorOpKind::Exp, {value}, {}, SourceLocation{"chain.py", 3 + i, 0}).outputs[0];
+  builder.addOp(TensorOpKind::Assemble, {value}, {{"offsets", SymbolicShape{0, 0}}}, at, {y});
+  return builder.finish();
+}
+
 } // namespace pto

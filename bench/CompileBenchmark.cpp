@@ -72,20 +72,9 @@ BENCHMARK_CAPTURE(compileExample, muls_add_matmul_rowsum, std::string("muls_add_
 BENCHMARK_CAPTURE(referenceExample, softmax, std::string("softmax"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(referenceExample, matmul, std::string("matmul"))->Unit(benchmark::kMillisecond);
 
-// A vector chain over a [rows, 256] fp32 tensor with [1, 64] tiles: 4 tile
-// ops per row per op, so `rows` sweeps the tile-op count linearly.
+// The vector chain of BenchGraphs.h: `rows` sweeps the tile-op count linearly.
 void compileSyntheticVector(benchmark::State& state) {
-  std::int64_t rows = state.range(0);
-  TensorGraphBuilder builder("synthetic", SourceLocation{"synthetic.py", 1, 0});
-  builder.beginPath();
-  SourceLocation at{"synthetic.py", 2, 0};
-  TensorId x = builder.addArgument("x", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
-  TensorId y = builder.addArgument("y", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
-  builder.setVecTile({1, 64}, at);
-  TensorId value = x;
-  for (int i = 0; i < 5; ++i) value = builder.addOp(TensorOpKind::Exp, {value}, {}, at).outputs[0];
-  builder.addOp(TensorOpKind::Assemble, {value}, {{"offsets", SymbolicShape{0, 0}}}, at, {y});
-  TensorGraph graph = builder.finish();
+  const TensorGraph graph = vectorChainGraph(state.range(0));
   std::size_t tileOps = 0;
   for (auto _ : state) {
     DiagnosticEngine diags;

@@ -12,6 +12,8 @@
 //   layoutUngrouped/N        every node laid out (what grouping saves); 20k is
 //                            left out: dot alone takes minutes there
 // Run: QT_QPA_PLATFORM=offscreen build/release/bin/pto_graph_bench
+#include "BenchGraphs.h"
+
 #include "analysis/irviews/IrGraph.h"
 #include "analysis/run/PassHistory.h"
 #include "compiler/ir/TensorGraphBuilder.h"
@@ -28,26 +30,11 @@ namespace {
 
 using namespace pto;
 
-// Five exps and an assemble over a [rows, 256] fp32 tensor in [1, 64] tiles:
-// 4 tiles per row per op.
-TensorGraph vectorChain(std::int64_t rows) {
-  TensorGraphBuilder builder("chain", SourceLocation{"chain.py", 1, 0});
-  builder.beginPath();
-  SourceLocation at{"chain.py", 2, 0};
-  TensorId x = builder.addArgument("x", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
-  TensorId y = builder.addArgument("y", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
-  builder.setVecTile({1, 64}, at);
-  TensorId value = x;
-  for (int i = 0; i < 5; ++i) value = builder.addOp(TensorOpKind::Exp, {value}, {}, SourceLocation{"chain.py", 3 + i, 0}).outputs[0];
-  builder.addOp(TensorOpKind::Assemble, {value}, {{"offsets", SymbolicShape{0, 0}}}, at, {y});
-  return builder.finish();
-}
-
 // What the Graphs tab does before its first picture (PassHistoryDepth::
 // FinalIr): compile, one snapshot of the final IR, the tile level grouped as
 // it opens, dot, paint.
 void firstPictureOfTileGraph(benchmark::State& state) {
-  TensorGraph graph = vectorChain(256);
+  TensorGraph graph = vectorChainGraph(256);
   std::size_t tileOps = 0, items = 0;
   double compileMs = 0, pictureMs = 0;
   for (auto _ : state) {
@@ -83,7 +70,7 @@ BENCHMARK(firstPictureOfTileGraph)->Unit(benchmark::kMillisecond)->UseRealTime()
 
 // The second job: the IR after every pass, parsed and diffed (the pass list).
 void everyPassOfTileGraph(benchmark::State& state) {
-  TensorGraph graph = vectorChain(256);
+  TensorGraph graph = vectorChainGraph(256);
   for (auto _ : state) {
     DiagnosticEngine diags;
     CompileOptions options;

@@ -28,12 +28,6 @@ struct AdviseOptions : ProjectCommandOptions {
   bool dryRun = false;
 };
 
-std::optional<TracedProject> traceOf(const AdviseOptions& options, DiagnosticEngine& diags) {
-  auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) return std::nullopt;
-  return traceForVariants(*project, diags, options.traceOptions());
-}
-
 void printAdvice(const std::string& project, const Advice& advice) {
   std::printf("%s: %.1f us, %s-bound; %zu suggestion%s (%d variants simulated in %.1f s)\n", project.c_str(),
               advice.baselineUs, advice.bound.c_str(), advice.suggestions.size(),
@@ -61,7 +55,7 @@ void printAdvice(const std::string& project, const Advice& advice) {
 
 int runAdvise(const AdviseOptions& options) {
   DiagnosticEngine diags;
-  auto traced = traceOf(options, diags);
+  auto traced = traceProjectForVariants(options, diags);
   std::optional<Advice> advice;
   if (traced) advice = advise(*traced, diags);
   if (!advice) return failCommand("advise", options.jsonTarget, diags);
@@ -102,7 +96,7 @@ std::optional<VariantRun> applyKernelEditAndRun(const TracedProject& traced, con
     diags.error(where) << "cannot save the edited kernel: " << error << "; the file is unchanged";
     return std::nullopt;
   }
-  auto retraced = traceOf(options, diags);
+  auto retraced = traceProjectForVariants(options, diags);
   std::optional<VariantRun> run;
   if (retraced) run = simulateVariant(*retraced, retraced->project, diags);
   if (!run) {
@@ -116,7 +110,7 @@ std::optional<VariantRun> applyKernelEditAndRun(const TracedProject& traced, con
 
 int runApply(const AdviseOptions& options) {
   DiagnosticEngine diags;
-  auto traced = traceOf(options, diags);
+  auto traced = traceProjectForVariants(options, diags);
   if (!traced) return failCommand("apply", options.jsonTarget, diags);
   nlohmann::json patch;
   std::optional<double> predicted;

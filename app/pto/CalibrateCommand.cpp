@@ -91,10 +91,9 @@ void printResult(const CalibrationResult& result, const std::string& machine, co
 
 int runCalibrate(const CalibrateOptions& options) {
   DiagnosticEngine diags;
-  auto project = loadTrustedProject(options.projectPath, diags);
-  if (!project) return failCommand("calibrate", options.jsonTarget, diags);
-  auto traced = traceForVariants(*project, diags, options.traceOptions());
+  auto traced = traceProjectForVariants(options, diags);
   if (!traced) return failCommand("calibrate", options.jsonTarget, diags);
+  const OperatorProject& project = traced->project;
   // Compiled once: the parameters calibration moves change timings, not code.
   OperatorProject variant = traced->project;
   if (!options.machine.empty()) {
@@ -109,7 +108,7 @@ int runCalibrate(const CalibrateOptions& options) {
   readOptions.timeScale = options.timeScale;
   readOptions.counterMHz = options.counterMHz > 0.0 ? options.counterMHz : pyptoCounterMHzFor(base->machine.name);
   CalibrationInput input;
-  input.projectName = project->name;
+  input.projectName = project.name;
   input.compilation = &base->compiled.compilation;
   input.machine = &base->machine;
   input.runtime = base->runtime;
@@ -144,7 +143,7 @@ int runCalibrate(const CalibrateOptions& options) {
 
   const fs::path written = !options.output.empty()
                                ? fs::path(options.output)
-                               : project->directory() / "machines" / (calibratedMachineName(base->machine.name) + ".json");
+                               : project.directory() / "machines" / (calibratedMachineName(base->machine.name) + ".json");
   std::error_code error;
   if (written.has_parent_path()) fs::create_directories(written.parent_path(), error);
   std::string writeError;
@@ -153,9 +152,9 @@ int runCalibrate(const CalibrateOptions& options) {
     return failCommand("calibrate", options.jsonTarget, diags);
   }
   printDiagnostics(diags);
-  if (options.jsonTarget != "-") printResult(*result, base->machine.name, project->name, written);
+  if (options.jsonTarget != "-") printResult(*result, base->machine.name, project.name, written);
   return finishCommand("calibrate", options.jsonTarget, diags, [&](nlohmann::ordered_json& report) {
-    report["project"] = project->name;
+    report["project"] = project.name;
     report["base_machine"] = base->machine.file.string();
     report["machine_file"] = written.string();
     report.update(calibrationResultJson(*result));
@@ -178,10 +177,7 @@ void registerCalibrateCommand(CLI::App& app, CommandRegistry& registry) {
                       "Fit these machine figures instead of the default set (comma-separated keys)")
       ->type_name("KEYS")
       ->delimiter(',');
-  command->add_option("--budget", options->budget, "Simulations at most")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  addCountOption(*command, "--budget", options->budget, "Simulations at most");
   command->add_flag("--partial", options->partial,
                     "Fit on the tasks that pair when a trace misses tasks or has extra ones (no makespan term)");
   command->add_option("--time-scale", options->timeScale, "Multiply every time read by F (a trace not in microseconds)")

@@ -11,15 +11,25 @@ ProjectTraceOptions ProjectCommandOptions::traceOptions() const {
   return options;
 }
 
+std::optional<TracedProject> traceProjectForVariants(const ProjectCommandOptions& options, DiagnosticEngine& diags) {
+  auto project = loadTrustedProject(options.projectPath, diags);
+  if (!project) return std::nullopt;
+  return traceForVariants(*project, diags, options.traceOptions());
+}
+
+ProjectRunOptions ProjectCommandOptions::runOptions(const std::string& machine) const {
+  ProjectRunOptions options;
+  options.trace = traceOptions();
+  options.machineOverride = machine;
+  return options;
+}
+
 void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements) {
   command.add_option("--timeout", timeoutSeconds, "Stop the kernel's Python code after SECONDS")
       ->type_name("SECONDS")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command.add_option("--max-elements", maxElements, "Largest tensor, in elements, a kernel may create")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  addCountOption(command, "--max-elements", maxElements, "Largest tensor, in elements, a kernel may create");
   addTrustOption(command);
 }
 

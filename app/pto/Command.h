@@ -2,6 +2,7 @@
 // subcommand and, when chosen, the action that runs it.
 #pragma once
 
+#include "analysis/run/ProjectRun.h"
 #include "compiler/frontend/ProjectTrace.h"
 
 #include <CLI/CLI.hpp>
@@ -43,6 +44,16 @@ void registerTuneCommand(CLI::App& app, CommandRegistry& registry);
 void registerCalibrateCommand(CLI::App& app, CommandRegistry& registry);
 void registerTrustCommand(CLI::App& app, CommandRegistry& registry);
 
+// An option that takes a count N (at least `least`, 0 or 1), its default shown in --help.
+template <class Number>
+CLI::Option* addCountOption(CLI::App& command, const std::string& name, Number& value, const std::string& help,
+                            int least = 1) {
+  return command.add_option(name, value, help)
+      ->type_name("N")
+      ->check(least > 0 ? CLI::Validator(CLI::PositiveNumber) : CLI::Validator(CLI::NonNegativeNumber))
+      ->capture_default_str();
+}
+
 // --timeout, --max-elements and --trust, shared by the commands that trace kernels.
 void addTraceOptions(CLI::App& command, double& timeoutSeconds, std::int64_t& maxElements);
 
@@ -65,7 +76,15 @@ struct ProjectCommandOptions {
 
   // The trace limits as the frontend takes them.
   ProjectTraceOptions traceOptions() const;
+  // What a command that runs the project starts from: those limits, and
+  // `machine` (a --machine value) in place of the project's when not empty.
+  ProjectRunOptions runOptions(const std::string& machine = {}) const;
 };
+
+// The project at options.projectPath (trust asked for as --trust says),
+// traced once for the variants the advisor, the tuner and calibration
+// simulate; nullopt with the reasons in `diags`.
+std::optional<TracedProject> traceProjectForVariants(const ProjectCommandOptions& options, DiagnosticEngine& diags);
 
 // How a project command presents itself in --help.
 struct ProjectCommandSpec {

@@ -151,9 +151,7 @@ int runReport(const ReportOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("report", options.jsonTarget, diags);
-  ProjectRunOptions runOptions;
-  runOptions.trace = options.traceOptions();
-  runOptions.machineOverride = options.machine;
+  ProjectRunOptions runOptions = options.runOptions(options.machine);
   runOptions.mode = SimulationMode::Timing;
   runOptions.check = PrecisionCheck::Never;
   auto run = runProject(*project, diags, runOptions);
@@ -181,10 +179,7 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
       ->type_name("MACHINE");
   command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");
   command->add_flag("--no-record", options->noRecord, "Do not record the run in the project's run ledger");
-  command->add_option("--rows", options->subgraphRows, "Subgraphs and labels the text report lists")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  addCountOption(*command, "--rows", options->subgraphRows, "Subgraphs and labels the text report lists");
 }
 
 } // namespace pto::cli

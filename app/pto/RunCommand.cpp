@@ -141,9 +141,7 @@ int runRun(const RunOptions& options) {
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("run", options.jsonTarget, diags);
-  ProjectRunOptions runOptions;
-  runOptions.trace = options.traceOptions();
-  runOptions.machineOverride = options.machine;
+  ProjectRunOptions runOptions = options.runOptions(options.machine);
   runOptions.mode = *parseSimulationMode(options.mode);  // CLI11 checked the spelling
   runOptions.check = options.check ? PrecisionCheck::Always : options.noCheck ? PrecisionCheck::Never : PrecisionCheck::Auto;
   auto run = runProject(*project, diags, runOptions);

@@ -327,10 +327,7 @@ int runCompare(const CompareOptions& options) {
 
 void registerRunsCommands(CLI::App& app, CommandRegistry& registry) {
   auto [list, runs] = addProjectCommand(app, registry, kRunsCommand, runRuns);
-  list->add_option("--limit", runs->limit, "List the newest N runs (0: all)")
-      ->type_name("N")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  addCountOption(*list, "--limit", runs->limit, "List the newest N runs (0: all)", 0);
   list->add_option("--swimlane", runs->swimlane,
                    "Write run ID's swimlane, rebuilt from its task table (lanes, times, labels), as a "
                    "Chrome/Perfetto trace to FILE instead of listing")

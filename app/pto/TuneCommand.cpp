@@ -137,10 +137,7 @@ int runTune(const TuneCommandOptions& options) {
 
 void registerTuneCommand(CLI::App& app, CommandRegistry& registry) {
   auto [command, options] = addProjectCommand(app, registry, kTuneCommand, runTune);
-  command->add_option("--budget", options->budget, "Points to simulate at most (pruned points do not count)")
-      ->type_name("N")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  addCountOption(*command, "--budget", options->budget, "Points to simulate at most (pruned points do not count)", 0);
   command->add_option("--strategy", options->strategy, "grid, random (seeded) or evolve (seeded)")
       ->check(CLI::IsMember({"grid", "random", "evolve"}))
       ->capture_default_str();

@@ -38,51 +38,50 @@ std::function<bool()> countingCancel(const std::atomic<bool>& cancelled, const V
   };
 }
 
-template <typename Outcome>
-void finish(Outcome& outcome, const DiagnosticEngine& diags, std::chrono::steady_clock::time_point start) {
+// Traces the request's kernel and runs `work(kernel, outcome, diags)` on it;
+// whatever escapes becomes an internal error at the project file ("while
+// <activity>"). The outcome gets the diagnostics, formatted too, and the wall
+// time of it all.
+template <typename Outcome, typename Work>
+Outcome onTracedKernel(const ProjectRunRequest& request, const std::atomic<bool>& cancelled, const char* activity,
+                       Work&& work) {
+  Outcome outcome;
+  const auto start = std::chrono::steady_clock::now();
+  DiagnosticEngine diags;
+  try {
+    if (auto kernel = traced(request, cancelled, diags)) work(*kernel, outcome, diags);
+  } catch (const std::exception& error) {
+    diags.error(SourceLocation{request.project.file.string()}) << "internal error while " << activity << ": "
+                                                               << error.what();
+  }
   outcome.diagnostics = diags.diagnostics();
   for (const Diagnostic& diagnostic : diags.diagnostics()) outcome.problems += diags.format(diagnostic) + "\n";
   outcome.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return outcome;
 }
 
 } // namespace
 
 AdviceOutcome adviseForViews(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
                              const VariantProgress& progress) {
-  AdviceOutcome outcome;
-  const auto start = std::chrono::steady_clock::now();
-  DiagnosticEngine diags;
-  try {
-    if (auto kernel = traced(request, cancelled, diags)) {
-      AdviceOptions options;
-      options.cancelled = countingCancel(cancelled, progress);
-      outcome.advice = advise(*kernel, diags, options);
-    }
-  } catch (const std::exception& error) {
-    diags.error(SourceLocation{request.project.file.string()}) << "internal error while advising: " << error.what();
-  }
-  if (cancelled.load()) outcome.advice.reset();  // a cancelled advisor proposes from the variants it got to
-  finish(outcome, diags, start);
-  return outcome;
+  return onTracedKernel<AdviceOutcome>(
+      request, cancelled, "advising", [&](TracedProject& kernel, AdviceOutcome& outcome, DiagnosticEngine& diags) {
+        AdviceOptions options;
+        options.cancelled = countingCancel(cancelled, progress);
+        outcome.advice = advise(kernel, diags, options);
+        if (cancelled.load()) outcome.advice.reset();  // a cancelled advisor proposes from the variants it got to
+      });
 }
 
 TuneOutcome tuneForViews(const ProjectRunRequest& request, TuneOptions options, const std::atomic<bool>& cancelled,
                          const VariantProgress& progress) {
-  TuneOutcome outcome;
-  const auto start = std::chrono::steady_clock::now();
-  DiagnosticEngine diags;
-  try {
-    if (auto kernel = traced(request, cancelled, diags)) {
-      options.cancelled = countingCancel(cancelled, progress);
-      outcome.result = tune(*kernel, options, diags);
-      outcome.project = std::move(kernel->project);
-    }
-  } catch (const std::exception& error) {
-    diags.error(SourceLocation{request.project.file.string()}) << "internal error while tuning: " << error.what();
-  }
-  if (cancelled.load()) outcome.result.reset();
-  finish(outcome, diags, start);
-  return outcome;
+  return onTracedKernel<TuneOutcome>(
+      request, cancelled, "tuning", [&](TracedProject& kernel, TuneOutcome& outcome, DiagnosticEngine& diags) {
+        options.cancelled = countingCancel(cancelled, progress);
+        outcome.result = tune(kernel, options, diags);
+        outcome.project = std::move(kernel.project);
+        if (cancelled.load()) outcome.result.reset();
+      });
 }
 
 } // namespace pto::studio

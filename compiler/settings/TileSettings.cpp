@@ -243,16 +243,9 @@ std::optional<CubeTileShape> cubeTileShapeFromSetting(const nlohmann::ordered_js
 }
 
 bool cutByVecTile(const nlohmann::ordered_json& tileSettings, const TensorOp& op) {
-  switch (category(op.kind)) {
-  case OpCategory::Unary:
-  case OpCategory::Binary:
-  case OpCategory::BinaryScalar:
-  case OpCategory::Compare:
-  case OpCategory::CompareScalar:
-  case OpCategory::Select:
-  case OpCategory::Quantize:
-  case OpCategory::Reduce:
-    return true;
+  const OpCategory kind = category(op.kind);
+  if (isElementwise(kind) || kind == OpCategory::Quantize || kind == OpCategory::Reduce) return true;
+  switch (kind) {
   case OpCategory::Memory:
     // Assemble and copy are cut only when some vec tile applies; otherwise one tile.
     return op.kind != TensorOpKind::View && tileShapeSource(tileSettings, TileSection::Vec, op).origin != TileShapeOrigin::None;

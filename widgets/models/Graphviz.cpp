@@ -13,6 +13,11 @@ GVC_t* graphvizContext() {
   return context;
 }
 
+std::optional<boxf> layOutWithDot(GVC_t* context, Agraph_t* graph) {
+  if (gvLayout(context, graph, "dot") != 0) return std::nullopt;
+  return GD_bb(graph);
+}
+
 std::vector<GraphPoint> edgeRoute(Agedge_t* edge, const boxf& box) {
   std::vector<GraphPoint> points;
   splines* route = ED_spl(edge);

@@ -9,6 +9,7 @@
 #include <graphviz/gvc.h>
 
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ inline std::string graphvizInches(double points) { return std::to_string(points 
 
 // A point of a laid-out graph whose bounding box is `box`, in view coordinates.
 inline GraphPoint fromGraphviz(pointf p, const boxf& box) { return GraphPoint{p.x - box.LL.x, box.UR.y - p.y}; }
+
+// Lays `graph` out with dot; its bounding box, or nullopt when dot failed.
+// Call gvFreeLayout(context, graph) after reading the layout.
+std::optional<boxf> layOutWithDot(GVC_t* context, Agraph_t* graph);
+inline double boxWidth(const boxf& box) { return box.UR.x - box.LL.x; }
+inline double boxHeight(const boxf& box) { return box.UR.y - box.LL.y; }
 
 // An edge's route: start, then (control, control, end) triples; the segment
 // under the arrowhead appended so the line reaches the node. Empty when dot

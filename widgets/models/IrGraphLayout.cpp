@@ -90,18 +90,18 @@ IrGraphLayout layoutIrGraph(std::shared_ptr<const IrGraph> graph, VisibleGraph v
     edges[e] = agedge(root, nodes[static_cast<std::size_t>(layout.edges[e].from)],
                       nodes[static_cast<std::size_t>(layout.edges[e].to)], nullptr, 1);
 
-  if (gvLayout(context, root, "dot") != 0) {
+  if (const std::optional<boxf> laidOut = layOutWithDot(context, root); !laidOut) {
     layout.error = "Graphviz could not lay out the graph (is the graphviz package installed?)";
   } else {
-    boxf box = GD_bb(root);
-    layout.width = box.UR.x - box.LL.x;
-    layout.height = box.UR.y - box.LL.y;
+    const boxf& box = *laidOut;
+    layout.width = boxWidth(box);
+    layout.height = boxHeight(box);
     auto flip = [&](pointf p) { return fromGraphviz(p, box); };
     for (std::size_t i = 0; i < nodes.size(); ++i) layout.items[i].centre = flip(ND_coord(nodes[i]));
     for (const auto& [cluster, sub] : clusterGraphs) {
       boxf bb = GD_bb(sub);
       GraphPoint topLeft = flip(pointf{bb.LL.x, bb.UR.y});
-      layout.clusters.push_back({cluster, topLeft.x, topLeft.y, bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y});
+      layout.clusters.push_back({cluster, topLeft.x, topLeft.y, boxWidth(bb), boxHeight(bb)});
     }
     for (std::size_t e = 0; e < edges.size(); ++e) layout.edges[e].route = edgeRoute(edges[e], box);
     gvFreeLayout(context, root);

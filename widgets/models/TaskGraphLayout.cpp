@@ -429,13 +429,13 @@ TaskGraphLayout layoutTaskGraph(const TraceIndex& index, std::size_t maxNodes, c
   for (const auto& [above, below] : shape.rowOrder) invisibleEdge(above, below, "r");
   for (const auto& [above, below] : shape.columns) invisibleEdge(above, below, "c");
 
-  if (gvLayout(context, graph, "dot") != 0) {
+  if (const std::optional<boxf> laidOut = layOutWithDot(context, graph); !laidOut) {
     layout = {};
     layout.error = "Graphviz could not lay out the task graph (is the graphviz package installed?)";
   } else {
-    boxf box = GD_bb(graph);
-    layout.width = box.UR.x - box.LL.x;
-    layout.height = box.UR.y - box.LL.y;
+    const boxf& box = *laidOut;
+    layout.width = boxWidth(box);
+    layout.height = boxHeight(box);
     auto flip = [&](pointf p) { return fromGraphviz(p, box); };
     for (std::size_t n = 0; n < layout.nodes.size(); ++n) layout.nodes[n].centre = flip(ND_coord(gvNodes[n]));
     for (std::size_t e = 0; e < layout.edges.size(); ++e) layout.edges[e].route = edgeRoute(gvEdges[e], box);
