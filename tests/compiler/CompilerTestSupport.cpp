@@ -3,9 +3,23 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <sstream>
 
 namespace pto::testing {
+
+std::string dimsText(const Dims& dims) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+std::int64_t product(const Dims& dims) {
+  return std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
+}
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::string tileOpLine(const TileGraph& graph, const TileOp& op) {
   std::string text = "#" + std::to_string(op.id) + " " + std::string(name(op.kind));

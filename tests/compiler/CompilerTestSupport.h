@@ -17,6 +17,14 @@
 
 namespace pto::testing {
 
+using Dims = std::vector<std::int64_t>;
+
+// "[2, 64]"
+std::string dimsText(const Dims& dims);
+// The element count of a shape.
+std::int64_t product(const Dims& dims);
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b);
+
 // One tile op as the golden files spell it:
 //   #3 exp x[0:4, 64:128] -> t2[0:4, 64:128] tile=[4, 64]
 //   #7 sum x[0:2, 16:32] -> s[0:2, 0:1] acc=add tile=[2, 16]

@@ -43,21 +43,7 @@
 namespace pto::testing {
 namespace {
 
-using Dims = std::vector<std::int64_t>;
-
 constexpr double kU32 = 0x1p-24;  // unit roundoff of fp32
-
-std::string dimsText(const Dims& dims) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
-std::int64_t product(const Dims& dims) {
-  return std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
-}
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::int64_t tileCount(const Dims& shape, const Dims& tile) {
   std::int64_t count = 1;

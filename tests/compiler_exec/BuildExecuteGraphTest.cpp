@@ -40,26 +40,9 @@ Compilation built(const TensorGraph& graph, const std::map<std::string, std::int
   return compilation;
 }
 
-// for b in range(rows): y[b] = exp(x[b]); x, y: [rows, 32], vec tile [1, 16]. After RemoveRedundantOp the
-// body has four tile ops: exp x[b, 0:16] -> e[0, 0:16], exp x[b, 16:32] -> e[0, 16:32], and the two copies of
-// e into y[b].
-TensorGraph rowExp(std::int64_t rows) {
-  auto [builder, x, y] = beginXyKernel("row_exp", {rows, 32}, {rows, 32}, {1, 16});
-  const LoopId loop = builder.beginLoop("rows", "b", 0, rows, 1, false, kernelLine(3));
-  builder.beginLoopBody(loop, 1);
-  builder.beginPath();
-  const SymbolicScalar b = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);
-  const TensorId xv = addOp(builder, TensorOpKind::View, {x}, {{"offsets", SymbolicShape{b, 0}}, {"shape", dimsOf({1, 32})}}, 4);
-  const TensorId e = addOp(builder, TensorOpKind::Exp, {xv}, {}, 5);
-  addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", SymbolicShape{b, 0}}}, 6, {y});
-  builder.endPath();
-  builder.endLoop(loop);
-  builder.endPath();
-  return builder.finish();
-}
 
 TEST(BuildExecuteGraph, ALoopMakesOneTaskPerSubgraphAndIterationWithItsIndexAndRegions) {
-  const Compilation compilation = built(rowExp(5));
+  const Compilation compilation = built(rowExpKernel(5));
   const ExecuteGraph& graph = compilation.tasks;
   ASSERT_EQ(compilation.blocks.subgraphs.size(), 4u);
   ASSERT_EQ(graph.tasks.size(), 20u);
@@ -87,7 +70,7 @@ TEST(BuildExecuteGraph, ALoopMakesOneTaskPerSubgraphAndIterationWithItsIndexAndR
 // workspace). Each copy follows the exp that wrote its tile of e in the same iteration (read after write) and
 // nothing else: no iteration waits for another's use of e, x is only read and the rows of y are disjoint.
 TEST(BuildExecuteGraph, TemporariesMadeInALoopBodyAreEachIterationsOwn) {
-  const ExecuteGraph graph = built(rowExp(5)).tasks;
+  const ExecuteGraph graph = built(rowExpKernel(5)).tasks;
   ASSERT_EQ(graph.tasks.size(), 20u);
   for (TaskId b = 0; b < 5; ++b) {
     const TaskId first = 4 * b;
@@ -181,17 +164,7 @@ TEST(BuildExecuteGraph, AccumulatingPartialsOfAReductionFormAChain) {
 // block two k-steps into the fp32 accumulator c_acc (AIC) and a cast into c (AIV). The second k-step follows
 // the first, the cast the second; blocks are independent.
 TEST(BuildExecuteGraph, MatmulKStepsAndTheirCastAreOrderedPerOutputBlock) {
-  TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", DataType::Fp16, dimsOf({40, 96}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", DataType::Fp16, dimsOf({96, 48}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", DataType::Fp16, dimsOf({40, 48}), kernelLine(1));
-  CubeTileShape cube;
-  cube.mL0 = 32, cube.mL1 = 64, cube.kL0 = 64, cube.kAL1 = cube.kBL1 = 128, cube.nL0 = 32, cube.nL1 = 64;
-  builder.beginPath();
-  builder.setCubeTile(cube, kernelLine(2));
-  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", DataType::Fp16}}, 3, {c});
-  builder.endPath();
-  const Compilation compilation = built(builder.finish());
+  const Compilation compilation = built(matmulKStepsKernel());
   const ExecuteGraph& graph = compilation.tasks;
   ASSERT_EQ(graph.tasks.size(), 12u);
   for (TaskId block = 0; block < 4; ++block) {
@@ -380,14 +353,14 @@ TEST(BuildExecuteGraph, ASubgraphStartsAtItsEarliestTensorOpAndTiesGoInIdOrder) 
 }
 
 TEST(BuildExecuteGraph, ALoopWithoutIterationsMakesNoTasks) {
-  const Compilation compilation = built(rowExp(0));
+  const Compilation compilation = built(rowExpKernel(0));
   EXPECT_EQ(compilation.blocks.subgraphs.size(), 4u);
   EXPECT_TRUE(compilation.tasks.tasks.empty());
   EXPECT_EQ(compilation.tasks.edgeCount, 0u);
 }
 
 TEST(BuildExecuteGraph, AnOffsetThatCannotBeEvaluatedIsReportedAtTheKernelLine) {
-  Compilation compilation = compileWithOneSubgraphPerTileOp(rowExp(3));
+  Compilation compilation = compileWithOneSubgraphPerTileOp(rowExpKernel(3));
   compilation.blocks.subgraphs.at(1).copyIns.at(0).offsets.at(1) = SymbolicScalar::symbol("q") * 16;
   DiagnosticEngine diags;
   EXPECT_FALSE(buildExecuteGraph(compilation, diags));
@@ -398,14 +371,14 @@ TEST(BuildExecuteGraph, AnOffsetThatCannotBeEvaluatedIsReportedAtTheKernelLine) 
 }
 
 TEST(BuildExecuteGraph, ABlockGraphThatMissesTileOpsIsAnInternalError) {
-  Compilation compilation = compileWithOneSubgraphPerTileOp(rowExp(3));
+  Compilation compilation = compileWithOneSubgraphPerTileOp(rowExpKernel(3));
   compilation.blocks.subgraphOfTileOp.pop_back();
   DiagnosticEngine diags;
   EXPECT_FALSE(buildExecuteGraph(compilation, diags));
   EXPECT_EQ(messages(diags), "internal error in BuildExecuteGraph: the block graph assigns 3 tile ops to subgraphs "
                              "but the tile graph has 4\n");
 
-  Compilation orphan = compileWithOneSubgraphPerTileOp(rowExp(3));
+  Compilation orphan = compileWithOneSubgraphPerTileOp(rowExpKernel(3));
   orphan.blocks.subgraphOfTileOp.at(2) = kNoId;
   diags.clear();
   EXPECT_FALSE(buildExecuteGraph(orphan, diags));

@@ -17,38 +17,17 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// for b in range(2): y[b] = exp(x[b]) on [2, 32] with tile [1, 16] (the first kernel of BuildExecuteGraphTest),
+// rowExpKernel(2) (support/KernelBuilding.h: for b in range(2): y[b] = exp(x[b]) on [2, 32] with tile [1, 16]),
 // and a matmul with two k-steps per block and a cast.
 Compilation rowExpTasks() {
-  auto [builder, x, y] = beginXyKernel("row_exp", {2, 32}, {2, 32}, {1, 16});
-  const LoopId loop = builder.beginLoop("rows", "b", 0, 2, 1, false, kernelLine(3));
-  builder.beginLoopBody(loop, 1);
-  builder.beginPath();
-  const SymbolicScalar b = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);
-  const TensorId xv = addOp(builder, TensorOpKind::View, {x}, {{"offsets", SymbolicShape{b, 0}}, {"shape", dimsOf({1, 32})}}, 4);
-  const TensorId e = addOp(builder, TensorOpKind::Exp, {xv}, {}, 5);
-  addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", SymbolicShape{b, 0}}}, 6, {y});
-  builder.endPath();
-  builder.endLoop(loop);
-  builder.endPath();
-  Compilation compilation = compileWithOneSubgraphPerTileOp(builder.finish());
+  Compilation compilation = compileWithOneSubgraphPerTileOp(rowExpKernel(2));
   DiagnosticEngine diags;
   EXPECT_TRUE(buildExecuteGraph(compilation, diags)) << messages(diags);
   return compilation;
 }
 
 Compilation matmulTasks() {
-  TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", DataType::Fp16, dimsOf({40, 96}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", DataType::Fp16, dimsOf({96, 48}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", DataType::Fp16, dimsOf({40, 48}), kernelLine(1));
-  CubeTileShape cube;
-  cube.mL0 = 32, cube.mL1 = 64, cube.kL0 = 64, cube.kAL1 = cube.kBL1 = 128, cube.nL0 = 32, cube.nL1 = 64;
-  builder.beginPath();
-  builder.setCubeTile(cube, kernelLine(2));
-  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", DataType::Fp16}}, 3, {c});
-  builder.endPath();
-  Compilation compilation = compileWithOneSubgraphPerTileOp(builder.finish());
+  Compilation compilation = compileWithOneSubgraphPerTileOp(matmulKStepsKernel());
   DiagnosticEngine diags;
   EXPECT_TRUE(buildExecuteGraph(compilation, diags)) << messages(diags);
   return compilation;

@@ -49,25 +49,7 @@ TensorGraph chain() {
 // a = exp(x) ("exp", line 3); c = a @ w ("mm", line 4); d = c + a ("add", line 5); y = d ("out", line 6). All
 // [64, 64], one tile each (#0 exp, #1 matmul, #2 add, #3 copy). On a2 GraphPartition makes sg0 {#0}, sg1 {#1},
 // sg2 {#2, #3}; with an L0C -> UB path sg0 {#0}, sg1 {#1, #2, #3}.
-TensorGraph vectorCubeVector() {
-  TensorGraphBuilder builder("vcv", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({64, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({64, 64}, kernelLine(2));
-  builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
-  builder.setLabel("exp");
-  const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, 3);
-  builder.setLabel("mm");
-  const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, w}, 4);
-  builder.setLabel("add");
-  const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, 5);
-  builder.setLabel("out");
-  addOp(builder, TensorOpKind::Copy, {d}, 6, {y});
-  builder.endPath();
-  return builder.finish();
-}
+TensorGraph vectorCubeVector() { return vectorCubeVectorKernel({"exp", "mm", "add", "out"}); }
 
 // t = exp(x) ("pre", line 3) in the kernel body; for b in range(2) (loop "rows", line 4): y[b] = t[b] + t[b]
 // ("inner", lines 5-7); then z = exp(x) ("post", line 8) after the loop. x, y, z: [2, 64], vec tile [1, 64].

@@ -15,26 +15,8 @@ namespace pto::testing {
 namespace {
 
 
-// a = exp(x); c = a @ w; d = c + a; y = d: [64, 64] float32, one tile per op.
-TensorGraph labelledVectorCubeVector() {
-  TensorGraphBuilder builder("vcv", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({64, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({64, 64}, kernelLine(2));
-  builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
-  builder.setLabel("attn");
-  const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
-  const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, w}, {}, 4);
-  const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, {}, 5);
-  addOp(builder, TensorOpKind::Copy, {d}, {}, 6, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(a).name = "a";
-  graph.tensor(c).name = "c";
-  return graph;
-}
+// a = exp(x); c = a @ w; d = c + a; y = d: [64, 64] float32, one tile per op, all labelled "attn".
+TensorGraph labelledVectorCubeVector() { return vectorCubeVectorKernel({"attn", "attn", "attn", "attn"}); }
 
 TEST(BlockGraphDump, JsonListsScopesSubgraphsAndCopies) {
   auto result = compileWith(labelledVectorCubeVector(), {});

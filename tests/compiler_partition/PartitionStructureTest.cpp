@@ -64,31 +64,11 @@ TEST(GraphPartition, SoftmaxRowGroupsAreEightIsomorphicVectorSubgraphsPerIterati
 }
 
 // a = exp(x); c = a @ w; d = c + a; y = d. All [64, 64] float32, one tile each (vec [64, 64], cube 64^3).
-TensorGraph vectorCubeVector() {
-  TensorGraphBuilder builder("vcv", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({64, 64}), kernelLine(1));
-  builder.beginPath();
-  builder.setVecTile({64, 64}, kernelLine(2));
-  builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
-  const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
-  const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, w}, {}, 4);
-  const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, {}, 5);
-  addOp(builder, TensorOpKind::Copy, {d}, {}, 6, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(a).name = "a";
-  graph.tensor(c).name = "c";
-  graph.tensor(d).name = "d";
-  return graph;
-}
+TensorGraph vectorCubeVector() { return vectorCubeVectorKernel(); }
 
 TEST(GraphPartition, VectorCubeVectorMakesThreeSubgraphsWithoutACycle) {
   // add reads exp's result directly too, but joining exp's subgraph would need the matmul between them.
-  auto result = compileWith(vectorCubeVector(), {});
-  ASSERT_TRUE(result);
-  EXPECT_EQ(describeAll(result->compilation),
+  EXPECT_EQ(partitionOf(vectorCubeVector()),
             "sg0 scope 0 AIV program 0\n"
             "  ops #0 exp\n"
             "  in x[0:64, 0:64]\n"
@@ -104,9 +84,7 @@ TEST(GraphPartition, VectorCubeVectorMakesThreeSubgraphsWithoutACycle) {
 }
 
 TEST(GraphPartition, WithAnL0CToUBPathTheMatmulFeedsItsVectorConsumerOnChip) {
-  auto result = compileWith(vectorCubeVector(), {{"machine_has_l0c_to_ub", true}});
-  ASSERT_TRUE(result);
-  EXPECT_EQ(describeAll(result->compilation),
+  EXPECT_EQ(partitionOf(vectorCubeVector(), {{"machine_has_l0c_to_ub", true}}),
             "sg0 scope 0 AIV program 0\n"
             "  ops #0 exp\n"
             "  in x[0:64, 0:64]\n"
@@ -131,9 +109,7 @@ TEST(GraphPartition, MatmulKStepsAndTheirCastStayInOneCubeSubgraph) {
   builder.endPath();
   TensorGraph graph = builder.finish();
   graph.tensor(c).name = "c";
-  auto result = compileWith(graph, {});
-  ASSERT_TRUE(result);
-  EXPECT_EQ(describeAll(result->compilation),
+  EXPECT_EQ(partitionOf(graph),
             "sg0 scope 0 AIC program 0\n"
             "  ops #0 matmul, #1 matmul, #2 matmul, #3 matmul, #4 cast\n"
             "  in a[0:32, 0:32]; b[0:32, 0:64]; a[0:32, 32:64]; b[32:64, 0:64]; a[0:32, 64:96]; b[64:96, 0:64]; "
@@ -479,9 +455,7 @@ TEST(GraphPartition, OpsAfterANestedLoopNeverJoinOpsBeforeIt) {
   builder.endPath();
   TensorGraph graph = builder.finish();
   graph.tensor(p).name = "p";
-  auto result = compileWith(graph, {});
-  ASSERT_TRUE(result);
-  EXPECT_EQ(describeAll(result->compilation),
+  EXPECT_EQ(partitionOf(graph),
             "sg0 scope 0 AIV program 0\n"
             "  ops #0 exp\n"
             "  in x[0:2, 0:64]\n"
@@ -515,9 +489,7 @@ TEST(GenerateMoveOp, LoopCarriedTemporaryIsCopiedInAndOut) {
   builder.endPath();
   TensorGraph graph = builder.finish();
   graph.tensor(acc).name = "acc";
-  auto result = compileWith(graph, {});
-  ASSERT_TRUE(result);
-  EXPECT_EQ(describeAll(result->compilation),
+  EXPECT_EQ(partitionOf(graph),
             "sg0 scope 0 AIV program 0\n"
             "  ops #0 full\n"
             "  in -\n"
@@ -541,9 +513,7 @@ TEST(GenerateMoveOp, ARegionWrittenByTwoTilesOfTheSubgraphStaysOnChip) {
   const TensorId b = addOp(builder, TensorOpKind::Abs, {a}, {}, 5);
   addOp(builder, TensorOpKind::Copy, {b}, {}, 6, {y});
   builder.endPath();
-  auto result = compileWith(builder.finish(), {});
-  ASSERT_TRUE(result);
-  EXPECT_EQ(describeAll(result->compilation),
+  EXPECT_EQ(partitionOf(builder.finish()),
             "sg0 scope 0 AIV program 0\n"
             "  ops #0 exp, #1 exp, #2 abs, #3 copy\n"
             "  in x[0:4, 0:64]; x[4:8, 0:64]\n"

@@ -51,6 +51,12 @@ std::string describeAll(const Compilation& compilation) {
   return text;
 }
 
+std::string partitionOf(const TensorGraph& graph, const nlohmann::ordered_json& passOptions) {
+  std::string errors;
+  auto result = compileWith(graph, passOptions, &errors);
+  return result ? describeAll(result->compilation) : "compilation failed:\n" + errors;
+}
+
 namespace {
 
 using Element = std::pair<TensorId, std::int64_t>;  // storage tensor, flat index

@@ -20,6 +20,10 @@ namespace pto::testing {
 std::optional<CompileResult> compileWith(const TensorGraph& graph, const nlohmann::ordered_json& passOptions,
                                          std::string* errors = nullptr);
 
+// describeAll of `graph` compiled by compileWith, or the compiler's messages when it fails.
+std::string partitionOf(const TensorGraph& graph,
+                        const nlohmann::ordered_json& passOptions = nlohmann::ordered_json::object());
+
 // One subgraph per paragraph:
 //   sg2 scope 1 AIV program 0 [pinned]
 //     ops #8 amax, #9 amax

@@ -132,28 +132,12 @@ TEST(PtoPipeline, AMatmulBlockLowersToKStepsAndAConvertingStore) {
   EXPECT_EQ(blocks, 2);
 }
 
-// for b in range(rows): y[b] = exp(x[b]) on x, y [rows, 32], vec tile [1, 16]: a view and an assemble.
-TensorGraph rowExp(std::int64_t rows) {
-  auto [builder, x, y] = beginXyKernel("row_exp", {rows, 32}, {rows, 32}, {1, 16});
-  const LoopId loop = builder.beginLoop("rows", "b", 0, rows, 1, false, kernelLine(3));
-  builder.beginLoopBody(loop, 1);
-  builder.beginPath();
-  const SymbolicScalar b = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);
-  const TensorId xv =
-      addOp(builder, TensorOpKind::View, {x}, {{"offsets", SymbolicShape{b, 0}}, {"shape", dimsOf({1, 32})}}, 4);
-  const TensorId e = addOp(builder, TensorOpKind::Exp, {xv}, {}, 5);
-  addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", SymbolicShape{b, 0}}}, 6, {y});
-  builder.endPath();
-  builder.endLoop(loop);
-  builder.endPath();
-  return builder.finish();
-}
 
 TEST(PtoPipeline, RegionsOnViewsAreMatchedOnTheirStorage) {
   for (bool removeViews : {true, false}) {
     CompileOptions options;
     if (!removeViews) options.disabledPasses.insert("RemoveRedundantOp");
-    std::optional<Compilation> compilation = compiled(rowExp(4), options);
+    std::optional<Compilation> compilation = compiled(rowExpKernel(4), options);
     ASSERT_TRUE(compilation) << removeViews;
     checkPrograms(*compilation);
     std::set<PtoOpcode> all = opcodesOf(*compilation);

@@ -1,6 +1,7 @@
 // .npy reading and writing: round trips, numpy cross-checks both ways, and
 // one test per malformed input with its full message.
 #include "core/Npy.h"
+#include "tests/support/TestFiles.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -17,13 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh, empty directory for one test (ctest runs tests in parallel).
-fs::path freshTestDir(const std::string& testName) {
-  const fs::path dir = fs::path(PTO_TEST_DATA_DIR) / "npy" / testName;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path freshTestDir(const std::string& testName) { return testing::freshTestDir("npy", testName); }
 
 std::string readWholeFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

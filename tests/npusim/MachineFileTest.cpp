@@ -1,6 +1,7 @@
 // Machine files: the bundled ones load cleanly, malformed ones give located
 // messages, names resolve on the search path.
 #include "npusim/MachineFile.h"
+#include "tests/support/TestFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -70,13 +71,7 @@ protected:
     return loadMachine(m_dir / "test.json", m_diags);
   }
   // "line:col: severity: message" for each diagnostic, joined by newlines.
-  std::string messages() const {
-    std::string out;
-    for (const Diagnostic& d : m_diags.diagnostics())
-      out += std::to_string(d.location.line) + ":" + std::to_string(d.location.column) + ": " +
-             std::string(name(d.severity)) + ": " + d.message + "\n";
-    return out;
-  }
+  std::string messages() const { return testing::locatedMessages(m_diags); }
 
   fs::path m_dir;
   DiagnosticEngine m_diags;

@@ -15,18 +15,6 @@
 
 namespace pto::testing {
 
-std::string dimsText(const Dims& dims) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
-std::int64_t product(const Dims& dims) {
-  return std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
-}
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 FunctionalCase::FunctionalCase(std::uint64_t seed) : random(seed), m_builder("kernel", kernelLine(1)) {
   m_description = "seed " + std::to_string(seed);
   m_builder.beginPath();

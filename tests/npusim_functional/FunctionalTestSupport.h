@@ -3,6 +3,7 @@
 // interpreter, and compared output by output.
 #pragma once
 
+#include "CompilerTestSupport.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 #include "core/HostTensor.h"
@@ -17,8 +18,6 @@
 #include <vector>
 
 namespace pto::testing {
-
-using Dims = std::vector<std::int64_t>;
 
 // How one output is held to the reference interpreter's result:
 //   |functional - reference| <= atol[e] + rtol * |reference| per element (exact: bit for bit).
@@ -75,10 +74,6 @@ private:
   bool m_loadsIntoL0C = false;
   int m_line = 2;
 };
-
-std::string dimsText(const Dims& dims);
-std::int64_t product(const Dims& dims);
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b);
 
 // The first on-chip destination (or transfer source) of a compiled program whose byte range is smaller than its shape needs in the
 // padded layout (a program that cannot be right), as "program P instruction I (OPCODE): ..."; empty if none.

@@ -1,5 +1,6 @@
 // pto-project.json: loading, located errors, and load/save round trips.
 #include "core/project/ProjectFile.h"
+#include "tests/support/TestFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -41,13 +42,7 @@ protected:
     return loadProject(m_dir, m_diags);
   }
   // "line:col: severity: message" for each diagnostic, joined by newlines.
-  std::string messages() const {
-    std::string out;
-    for (const Diagnostic& d : m_diags.diagnostics())
-      out += std::to_string(d.location.line) + ":" + std::to_string(d.location.column) + ": " +
-             std::string(name(d.severity)) + ": " + d.message + "\n";
-    return out;
-  }
+  std::string messages() const { return testing::locatedMessages(m_diags); }
 
   fs::path m_dir;
   DiagnosticEngine m_diags;

@@ -2,6 +2,7 @@
 #include "ReferenceTestSupport.h"
 
 #include "core/Npy.h"
+#include "tests/support/TestFiles.h"
 
 #include <sys/wait.h>
 
@@ -14,12 +15,7 @@
 namespace pto::testing {
 namespace fs = std::filesystem;
 
-fs::path freshTestDir(const std::string& name) {
-  const fs::path dir = fs::path(PTO_TEST_DATA_DIR) / "reference" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path freshTestDir(const std::string& name) { return freshTestDir("reference", name); }
 
 HostTensor randomTensor(DataType dtype, Shape shape, double low, double high, std::uint32_t seed) {
   std::mt19937 generator(seed);

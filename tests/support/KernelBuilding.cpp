@@ -37,6 +37,63 @@ XyKernel beginXyKernel(std::string name, std::initializer_list<std::int64_t> xSh
   return kernel;
 }
 
+TensorGraph vectorCubeVectorKernel(const std::vector<std::string>& labels) {
+  TensorGraphBuilder builder("vcv", kernelLine(1));
+  const TensorId x = builder.addArgument("x", DataType::Fp32, dimsOf({64, 64}), kernelLine(1));
+  const TensorId w = builder.addArgument("w", DataType::Fp32, dimsOf({64, 64}), kernelLine(1));
+  const TensorId y = builder.addArgument("y", DataType::Fp32, dimsOf({64, 64}), kernelLine(1));
+  builder.beginPath();
+  builder.setVecTile({64, 64}, kernelLine(2));
+  builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
+  auto label = [&](std::size_t op) {
+    if (op < labels.size()) builder.setLabel(labels[op]);
+  };
+  label(0);
+  const TensorId a = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
+  label(1);
+  const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, w}, {}, 4);
+  label(2);
+  const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, {}, 5);
+  label(3);
+  addOp(builder, TensorOpKind::Copy, {d}, {}, 6, {y});
+  builder.endPath();
+  TensorGraph graph = builder.finish();
+  graph.tensor(a).name = "a";
+  graph.tensor(c).name = "c";
+  graph.tensor(d).name = "d";
+  return graph;
+}
+
+TensorGraph rowExpKernel(std::int64_t rows) {
+  auto [builder, x, y] = beginXyKernel("row_exp", {rows, 32}, {rows, 32}, {1, 16});
+  const LoopId loop = builder.beginLoop("rows", "b", 0, rows, 1, false, kernelLine(3));
+  builder.beginLoopBody(loop, 1);
+  builder.beginPath();
+  const SymbolicScalar b = SymbolicScalar::symbol(builder.loop(loop).indexSymbol);
+  const TensorId xv =
+      addOp(builder, TensorOpKind::View, {x}, {{"offsets", SymbolicShape{b, 0}}, {"shape", dimsOf({1, 32})}}, 4);
+  const TensorId e = addOp(builder, TensorOpKind::Exp, {xv}, {}, 5);
+  addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", SymbolicShape{b, 0}}}, 6, {y});
+  builder.endPath();
+  builder.endLoop(loop);
+  builder.endPath();
+  return builder.finish();
+}
+
+TensorGraph matmulKStepsKernel() {
+  TensorGraphBuilder builder("mm", kernelLine(1));
+  const TensorId a = builder.addArgument("a", DataType::Fp16, dimsOf({40, 96}), kernelLine(1));
+  const TensorId b = builder.addArgument("b", DataType::Fp16, dimsOf({96, 48}), kernelLine(1));
+  const TensorId c = builder.addArgument("c", DataType::Fp16, dimsOf({40, 48}), kernelLine(1));
+  CubeTileShape cube;
+  cube.mL0 = 32, cube.mL1 = 64, cube.kL0 = 64, cube.kAL1 = cube.kBL1 = 128, cube.nL0 = 32, cube.nL1 = 64;
+  builder.beginPath();
+  builder.setCubeTile(cube, kernelLine(2));
+  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", DataType::Fp16}}, 3, {c});
+  builder.endPath();
+  return builder.finish();
+}
+
 std::string messages(const DiagnosticEngine& diags) {
   std::string text;
   for (const Diagnostic& diagnostic : diags.diagnostics()) text += diagnostic.message + "\n";

@@ -38,6 +38,21 @@ struct XyKernel {
 XyKernel beginXyKernel(std::string name, std::initializer_list<std::int64_t> xShape,
                        std::initializer_list<std::int64_t> yShape, std::vector<std::int64_t> vecTile);
 
+// a = exp(x) (line 3); c = a @ w (line 4); d = c + a (line 5); y = d (line 6): all [64, 64] float32, one tile
+// each (vec [64, 64], cube 64^3, tile ops #0 exp, #1 matmul, #2 add, #3 copy), the temporaries named a, c
+// and d. The ops are labelled labels[0..3] when `labels` is given. The partition tests' smallest kernel with
+// a cube op between two vector ops.
+TensorGraph vectorCubeVectorKernel(const std::vector<std::string>& labels = {});
+
+// for b in range(rows) (loop "rows", line 3): y[b] = exp(x[b]) (view line 4, exp line 5, assemble line 6) on
+// x, y [rows, 32] float32 with vec tile [1, 16]. After RemoveRedundantOp the body has four tile ops: exp
+// x[b, 0:16] -> e[0, 0:16], exp x[b, 16:32] -> e[0, 16:32], and the two copies of e into y[b].
+TensorGraph rowExpKernel(std::int64_t rows);
+
+// c = a @ b (line 3) for fp16 a [40, 96], b [96, 48], c [40, 48] with cube tile m=[32, 64] k=[64, 128]
+// n=[32, 64]: per output block two k-steps into an fp32 accumulator and a cast into c.
+TensorGraph matmulKStepsKernel();
+
 // The messages of all diagnostics, one per line.
 std::string messages(const DiagnosticEngine& diags);
 
