@@ -2,6 +2,7 @@
 // keys (docs/cli.md), identical timelines from timing and functional mode (the trace files are compared byte
 // for byte), one Perfetto flow pair per dependency edge, --machine, and bad --mode / --machine values.
 #include "CliRunner.h"
+#include "tests/support/ChromeTraceChecks.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -79,21 +80,8 @@ TEST_P(RunExamples, ThePerfettoTraceHasOneFlowPairPerDependencyEdge) {
   const nlohmann::json report = run("timing", text);
   const nlohmann::json trace = nlohmann::json::parse(text, nullptr, false);
   ASSERT_FALSE(trace.is_discarded());
-  std::map<std::int64_t, int> starts, finishes;
-  int tasks = 0;
-  for (const nlohmann::json& event : trace["traceEvents"]) {
-    const std::string phase = event["ph"];
-    if (phase == "X") ++tasks;
-    if (phase == "s") ++starts[event["id"].get<std::int64_t>()];
-    if (phase == "f") {
-      ++finishes[event["id"].get<std::int64_t>()];
-      EXPECT_EQ(event["bp"], "e");
-    }
-  }
-  EXPECT_EQ(tasks, report["tasks"].get<int>());
-  EXPECT_EQ(starts.size(), report["dependencies"].get<std::size_t>());
-  EXPECT_EQ(starts, finishes);
-  for (const auto& [id, count] : starts) EXPECT_EQ(count, 1) << "flow id " << id << " reused";
+  EXPECT_TRUE(pto::testing::hasOneFlowPairPerEdge(trace, report["tasks"].get<std::int64_t>(),
+                                                  report["dependencies"].get<std::int64_t>()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, RunExamples, ::testing::Values("softmax", "matmul", "muls_add_matmul_rowsum"));

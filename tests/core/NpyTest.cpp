@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -18,14 +16,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path freshTestDir(const std::string& testName) { return testing::freshTestDir("npy", testName); }
+using testing::PythonRun;
+using testing::readWholeFile;
+using testing::runPython;
 
-std::string readWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+fs::path freshTestDir(const std::string& testName) { return testing::freshTestDir("npy", testName); }
 
 // A .npy image from a header dict literal and raw data, padded as numpy pads.
 std::string npyImage(std::string_view dict, std::string_view data, int majorVersion = 1) {
@@ -60,23 +55,6 @@ std::string toHex(std::span<const std::byte> bytes) {
   return text;
 }
 
-struct PythonRun {
-  int exitCode = -1;
-  std::string output;
-};
-
-// Runs the test interpreter with `arguments` (already quoted), capturing
-// stdout and stderr in `dir`.
-PythonRun runPython(const std::string& arguments, const fs::path& dir) {
-  const fs::path log = dir / "python.log";
-  const std::string command =
-      std::string("'") + PTO_PYTHON_EXECUTABLE + "' " + arguments + " > '" + log.string() + "' 2>&1";
-  const int status = std::system(command.c_str());
-  PythonRun run;
-  run.exitCode = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.output = readWholeFile(log);
-  return run;
-}
 
 // Fails the calling test unless python with numpy runs: a missing reference
 // must not look like a pass.

@@ -12,19 +12,14 @@ import tempfile
 import textwrap
 import unittest
 
+from pto_examples import load_module  # a script loaded as a module of its own name
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SHIMS = REPO / "scripts" / "pypto_compat_shims"
 MODEL_SHIMS = SHIMS / "models"
 
 
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-compat = load("pypto_compat_under_test", REPO / "scripts" / "pypto_compat.py")
+compat = load_module(REPO / "scripts" / "pypto_compat.py", "pypto_compat_under_test")
 HAVE_PYTEST = importlib.util.find_spec("pytest") is not None
 PYPTO_SPEC = importlib.util.find_spec("pypto")
 
@@ -296,7 +291,7 @@ class RunnerEndToEnd(unittest.TestCase):
 class PluginDescribesErrors(unittest.TestCase):
     @unittest.skipUnless(HAVE_PYTEST, "pytest is not installed")
     def test_kernel_errors_use_their_kernel_line(self):
-        plugin = load("pypto_compat_pytest_under_test", MODEL_SHIMS / "pypto_compat_pytest.py")
+        plugin = load_module(MODEL_SHIMS / "pypto_compat_pytest.py", "pypto_compat_pytest_under_test")
         plugin.MODELS_DIR = "/tmp/somewhere/models/deepseek_v32_exp"
 
         class KernelError(ValueError):

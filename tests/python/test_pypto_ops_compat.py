@@ -2,7 +2,6 @@
 PyPTO's operation cases (blocks of the view shape, a partial last block, the case's vec tile) run in functional
 mode against numpy; the int32 Sum golden PyPTO's script makes through float32; bit-packed compares (C++ only);
 and the worker asking PyPTO's golden script for a case by its position in the sorted list, as the script counts."""
-import importlib.util
 import json
 import pathlib
 import tempfile
@@ -10,17 +9,11 @@ import unittest
 
 import numpy as np
 
+from pto_examples import load_module  # a script loaded as a module of its own name
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ops = load("pypto_ops_compat_under_test", REPO / "scripts" / "pypto_ops_compat.py")
+ops = load_module(REPO / "scripts" / "pypto_ops_compat.py", "pypto_ops_compat_under_test")
 
 
 def tensor(name, shape, dtype, low=-100, high=100):

@@ -2,9 +2,7 @@
 #include "ReferenceTestSupport.h"
 
 #include "core/Npy.h"
-#include "tests/support/TestFiles.h"
 
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -156,19 +154,6 @@ bool isClose(double a, double b, double rtol, double atol) {
   return ::testing::AssertionFailure() << mismatches << " of " << count << " elements differ; first: " << first.str();
 }
 
-PythonRun runPython(const std::string& arguments, const fs::path& dir) {
-  const fs::path log = dir / "python.log";
-  const std::string command =
-      std::string("'") + PTO_PYTHON_EXECUTABLE + "' " + arguments + " > '" + log.string() + "' 2>&1";
-  const int status = std::system(command.c_str());
-  PythonRun run;
-  run.exitCode = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  run.output = text.str();
-  return run;
-}
 
 NumpyReference::NumpyReference(const std::string& testName) : m_dir(freshTestDir(testName)) {}
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tests/support/KernelBuilding.h"
+#include "tests/support/TestFiles.h"
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "core/Diagnostics.h"
@@ -46,11 +47,6 @@ SingleOpRun runSingleOp(TensorOpKind kind, const std::vector<HostTensor>& inputs
 ::testing::AssertionResult closeTo(const HostTensor& actual, const HostTensor& expected, double rtol, double atol,
                                    int ulps = 1);
 
-struct PythonRun {
-  int exitCode = -1;
-  std::string output;
-};
-PythonRun runPython(const std::string& arguments, const std::filesystem::path& dir);
 
 // Cases for numpy: add() writes the inputs, run() lets numpy_reference.py compute all cases at once,
 // expected() reads its results. A missing python or numpy fails the test.

@@ -7,6 +7,7 @@
 #include "compiler/passes/Pipeline.h"
 #include "runtime/ScheduleTrace.h"
 #include "runtime/trace/ChromeTraceWriter.h"
+#include "tests/support/ChromeTraceChecks.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -138,21 +139,8 @@ TEST(ScheduleTrace, ThePerfettoExportHasOneFlowPairPerDependencyEdge) {
   std::ostringstream out;
   trace::writeChromeTrace(trace, out);
   const nlohmann::json json = nlohmann::json::parse(out.str());
-  std::map<std::int64_t, int> starts, finishes;
-  int tasks = 0;
-  for (const nlohmann::json& event : json["traceEvents"]) {
-    const std::string phase = event["ph"];
-    if (phase == "X") ++tasks;
-    if (phase == "s") ++starts[event["id"].get<std::int64_t>()];
-    if (phase == "f") {
-      ++finishes[event["id"].get<std::int64_t>()];
-      EXPECT_EQ(event["bp"], "e");
-    }
-  }
-  EXPECT_EQ(tasks, static_cast<int>(run.compiled.compilation.tasks.tasks.size()));
-  EXPECT_EQ(starts.size(), run.compiled.compilation.tasks.edgeCount);
-  EXPECT_EQ(starts, finishes);  // one s and one f per id, no id reused
-  for (const auto& [id, count] : starts) EXPECT_EQ(count, 1) << id;
+  EXPECT_TRUE(hasOneFlowPairPerEdge(json, static_cast<std::int64_t>(run.compiled.compilation.tasks.tasks.size()),
+                                    static_cast<std::int64_t>(run.compiled.compilation.tasks.edgeCount)));
 }
 
 } // namespace
