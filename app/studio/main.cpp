@@ -25,56 +25,114 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
+
+namespace {
+
+// pto-studio's options; the window's main reads them after parsing.
+struct StudioCommandLine {
+  QCommandLineOption view{
+      QStringLiteral("view"),
+      QStringLiteral("The view to show: swimlane, graph, editor, summary, health, tuning, runs or advice."),
+      QStringLiteral("view"), QStringLiteral("swimlane")};
+  QCommandLineOption level{
+      QStringLiteral("level"),
+      QStringLiteral("With --view graph: the IR level to show: tensor, tile (default), block or exec."),
+      QStringLiteral("level"), QStringLiteral("tile")};
+  QCommandLineOption theme{QStringLiteral("theme"), QStringLiteral("system (default), light or dark."),
+                           QStringLiteral("theme"), QStringLiteral("system")};
+  QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                QStringLiteral("Save a PNG of the window once it has painted."), QStringLiteral("file")};
+  QCommandLineOption exit{QStringLiteral("exit"), QStringLiteral("Quit after opening (and the screenshot).")};
+  QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size WIDTHxHEIGHT."), QStringLiteral("size")};
+  QCommandLineOption run{
+      QStringLiteral("run"),
+      QStringLiteral("Run the project after opening it, even with auto-run off (the screenshot waits for it).")};
+  QCommandLineOption compare{QStringLiteral("compare-run"),
+                             QStringLiteral("With --run: compare the run with recorded run ID (or 'previous', the run "
+                                            "recorded before it): its swimlane beneath, time-aligned."),
+                             QStringLiteral("id")};
+  QCommandLineOption measured{QStringLiteral("measured"),
+                              QStringLiteral("With --run: compare the run with a trace measured on a chip (PyPTO's "
+                                             "merged_swimlane.json or tilefwk_L1_prof_data*.json): its swimlane "
+                                             "beneath, each task coloured by its error."),
+                              QStringLiteral("file")};
+  QCommandLineOption advise{QStringLiteral("advise"),
+                            QStringLiteral("Run the advisor on the project after opening it (the Advice panel; the "
+                                           "screenshot waits for it).")};
+  QCommandLineOption tune{QStringLiteral("tune"),
+                          QStringLiteral("Run the tuner (grid, at most BUDGET points) after opening the project, after "
+                                         "--advise if both are given (the screenshot waits for it)."),
+                          QStringLiteral("budget")};
+
+  void describe(QCommandLineParser& parser) const {
+    parser.setApplicationDescription(QStringLiteral("PTO Studio: write and tune fused tile operators."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("paths"),
+                                 QStringLiteral("Project folders, pto-project.json files or swimlane traces (.json)."),
+                                 QStringLiteral("[PROJECT_OR_TRACE...]"));
+    parser.addOptions({view, level, theme, screenshot, exit, size, run, compare, measured, advise, tune});
+  }
+};
+
+void nameApplication() {
+  QCoreApplication::setOrganizationName(QStringLiteral("PTO Studio"));
+  QCoreApplication::setApplicationName(QStringLiteral("pto-studio"));
+  QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+}
+
+// --help and --version need no window, so they are answered before a
+// display is opened (without one, QApplication aborts).
+bool asksForHelpOrVersion(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "-?" || arg == "--help-all" || arg == "-v" || arg == "--version")
+      return true;
+  }
+  return false;
+}
+
+// Whether Qt has somewhere to draw: a platform chosen by QT_QPA_PLATFORM or
+// -platform, or an X or Wayland display.
+bool hasDisplay(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "-platform") return true;
+  for (const char* variable : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) {
+    const char* value = std::getenv(variable);
+    if (value && *value) return true;
+  }
+  return false;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
+  if (asksForHelpOrVersion(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    nameApplication();
+    QCommandLineParser parser;
+    StudioCommandLine().describe(parser);
+    parser.process(core);  // prints the help or the version and exits
+    return 0;
+  }
+  if (!hasDisplay(argc, argv)) {
+    std::fprintf(stderr, "pto-studio: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set). "
+                         "Run it in a desktop session, or set QT_QPA_PLATFORM=offscreen for --screenshot FILE --exit; "
+                         "everything it shows is also available from `pto` (pto --help).\n");
+    return 1;
+  }
   QApplication app(argc, argv);
-  QApplication::setOrganizationName(QStringLiteral("PTO Studio"));
-  QApplication::setApplicationName(QStringLiteral("pto-studio"));
-  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
-
+  nameApplication();
+  const StudioCommandLine options;
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("PTO Studio: write and tune fused tile operators."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Project folders, pto-project.json files or swimlane traces (.json)."),
-                               QStringLiteral("[PROJECT_OR_TRACE...]"));
-  QCommandLineOption viewOption(QStringLiteral("view"), QStringLiteral("The view to show: swimlane, graph, editor, summary, health, tuning, runs or advice."),
-                                QStringLiteral("view"), QStringLiteral("swimlane"));
-  QCommandLineOption levelOption(QStringLiteral("level"),
-                                 QStringLiteral("With --view graph: the IR level to show: tensor, tile (default), block or exec."),
-                                 QStringLiteral("level"), QStringLiteral("tile"));
-  QCommandLineOption themeOption(QStringLiteral("theme"), QStringLiteral("system (default), light or dark."),
-                                 QStringLiteral("theme"), QStringLiteral("system"));
-  QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
-                                      QStringLiteral("Save a PNG of the window once it has painted."), QStringLiteral("file"));
-  QCommandLineOption exitOption(QStringLiteral("exit"), QStringLiteral("Quit after opening (and the screenshot)."));
-  QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size WIDTHxHEIGHT."), QStringLiteral("size"));
-  QCommandLineOption runOption(QStringLiteral("run"),
-                               QStringLiteral("Run the project after opening it, even with auto-run off (the screenshot waits for it)."));
-  QCommandLineOption compareOption(QStringLiteral("compare-run"),
-                                   QStringLiteral("With --run: compare the run with recorded run ID (or 'previous', the run "
-                                                  "recorded before it): its swimlane beneath, time-aligned."),
-                                   QStringLiteral("id"));
-  QCommandLineOption adviseOption(QStringLiteral("advise"),
-                                  QStringLiteral("Run the advisor on the project after opening it (the Advice panel; the screenshot waits for it)."));
-  QCommandLineOption measuredOption(QStringLiteral("measured"),
-                                    QStringLiteral("With --run: compare the run with a trace measured on a chip (PyPTO's "
-                                                   "merged_swimlane.json or tilefwk_L1_prof_data*.json): its swimlane "
-                                                   "beneath, each task coloured by its error."),
-                                    QStringLiteral("file"));
-  parser.addOptions({viewOption, levelOption, themeOption, screenshotOption, exitOption, sizeOption, runOption, compareOption,
-                     measuredOption});
-  QCommandLineOption tuneOption(QStringLiteral("tune"),
-                                QStringLiteral("Run the tuner (grid, at most BUDGET points) after opening the project, after "
-                                               "--advise if both are given (the screenshot waits for it)."),
-                                QStringLiteral("budget"));
-  parser.addOption(adviseOption);
-  parser.addOption(tuneOption);
+  options.describe(parser);
   parser.process(app);
 
   using View = pto::studio::MainWindow::View;
-  QString viewName = parser.value(viewOption);
+  QString viewName = parser.value(options.view);
   View view = View::Swimlane;
   if (viewName == QStringLiteral("editor")) view = View::Editor;
   else if (viewName == QStringLiteral("graph")) view = View::Graph;
@@ -88,12 +146,12 @@ int main(int argc, char** argv) {
                  qPrintable(viewName));
     return 2;
   }
-  auto level = pto::graphLevelNamed(parser.value(levelOption).toStdString());
+  auto level = pto::graphLevelNamed(parser.value(options.level).toStdString());
   if (!level) {
-    std::fprintf(stderr, "pto-studio: --level must be tensor, tile, block or exec, not '%s'\n", qPrintable(parser.value(levelOption)));
+    std::fprintf(stderr, "pto-studio: --level must be tensor, tile, block or exec, not '%s'\n", qPrintable(parser.value(options.level)));
     return 2;
   }
-  QString theme = parser.value(themeOption);
+  QString theme = parser.value(options.theme);
   if (theme == QStringLiteral("dark") || theme == QStringLiteral("light")) {
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     QApplication::setPalette(theme == QStringLiteral("dark") ? pto::widgets::darkPalette() : QApplication::style()->standardPalette());
@@ -102,7 +160,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  QString compareRun = parser.value(compareOption);
+  QString compareRun = parser.value(options.compare);
   bool compareRunIsId = false;
   qint64 compareRunId = compareRun.toLongLong(&compareRunIsId);
   if (!compareRun.isEmpty() && compareRun != QStringLiteral("previous") && (!compareRunIsId || compareRunId <= 0)) {
@@ -112,19 +170,19 @@ int main(int argc, char** argv) {
   }
 
   pto::studio::MainWindow window;
-  if (parser.isSet(sizeOption)) {
-    QStringList parts = parser.value(sizeOption).split('x');
+  if (parser.isSet(options.size)) {
+    QStringList parts = parser.value(options.size).split('x');
     if (parts.size() == 2) window.resize(parts[0].toInt(), parts[1].toInt());
   }
   window.show();
   bool ok = true;
   QObject::connect(&window, &pto::studio::MainWindow::openFailed, &app, [&ok] { ok = false; });
   for (const QString& path : parser.positionalArguments()) ok = window.open(path) && ok;
-  if (parser.isSet(runOption) && !window.projectFile().isEmpty() && !window.busy()) window.runProject();
-  if (parser.isSet(adviseOption) && !window.projectFile().isEmpty()) window.adviceController()->advise();
+  if (parser.isSet(options.run) && !window.projectFile().isEmpty() && !window.busy()) window.runProject();
+  if (parser.isSet(options.advise) && !window.projectFile().isEmpty()) window.adviceController()->advise();
   // The advisor and the tuner share one job: the tuner follows the advice.
-  if (parser.isSet(tuneOption) && !window.projectFile().isEmpty()) {
-    const int budget = std::max(1, parser.value(tuneOption).toInt());
+  if (parser.isSet(options.tune) && !window.projectFile().isEmpty()) {
+    const int budget = std::max(1, parser.value(options.tune).toInt());
     auto tune = [&window, budget] { window.adviceController()->tune(pto::TuneStrategy::Grid, budget); };
     if (window.adviceController()->busy())
       QObject::connect(window.adviceController(), &pto::studio::AdviceController::adviceFinished, &window, tune,
@@ -162,10 +220,10 @@ int main(int argc, char** argv) {
     });
   }
   // The measured trace once the first run has finished.
-  if (parser.isSet(measuredOption)) {
+  if (parser.isSet(options.measured)) {
     QObject::connect(
         &window, &pto::studio::MainWindow::runFinished, &window,
-        [&window, &ok, file = parser.value(measuredOption)](bool succeeded) {
+        [&window, &ok, file = parser.value(options.measured)](bool succeeded) {
           if (succeeded && !window.compareWithMeasured(file)) ok = false;
         },
         Qt::SingleShotConnection);
@@ -178,8 +236,8 @@ int main(int argc, char** argv) {
   if (view == View::Graph) window.showGraphLevel(*level);
   else window.showView(view);
 
-  bool exitAfter = parser.isSet(exitOption);
-  QString screenshot = parser.value(screenshotOption);
+  bool exitAfter = parser.isSet(options.exit);
+  QString screenshot = parser.value(options.screenshot);
   // Once nothing is loading: let layout and painting settle, then act.
   auto finish = [&] {
     QTimer::singleShot(300, &window, [&] {
