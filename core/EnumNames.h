@@ -51,7 +51,6 @@ public:
     return std::nullopt;
   }
 
-  constexpr const std::array<Row, Count>& rows() const { return m_rows; }
 
 private:
   std::array<Row, Count> m_rows{};
