@@ -51,7 +51,6 @@ public:
     return std::nullopt;
   }
 
-
 private:
   std::array<Row, Count> m_rows{};
 };
