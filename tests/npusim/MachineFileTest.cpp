@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <random>
+#include <utility>
 
 namespace pto {
 namespace {
@@ -52,6 +54,13 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   std::size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// kValid with each (from, to) replacement made in turn.
+std::string edited(std::initializer_list<std::pair<std::string, std::string>> replacements) {
+  std::string text = kValid;
+  for (const auto& [from, to] : replacements) text = replaced(text, from, to);
   return text;
 }
 
@@ -177,9 +186,7 @@ TEST_F(MachineFileTest, EmptyFileSaysWhatAMachineFileHolds) {
 }
 
 TEST_F(MachineFileTest, MissingKeysAreReportedAtTheObjectThatLacksThem) {
-  std::string text = replaced(kValid, "  \"clock_ghz\": 1.85,\n", "");
-  text = replaced(text, ", \"aiv\": 4", "");
-  EXPECT_FALSE(load(text));
+  EXPECT_FALSE(load(edited({{"  \"clock_ghz\": 1.85,\n", ""}, {", \"aiv\": 4", ""}})));
   EXPECT_EQ(messages(),
             "4:12: error: missing required key 'aiv' in cores\n"
             "1:1: error: missing required key 'clock_ghz'\n");
@@ -222,9 +229,9 @@ TEST_F(MachineFileTest, L1MustHoldWhatL0Holds) {
 }
 
 TEST_F(MachineFileTest, UnknownKeysWarnWithASuggestion) {
-  std::string text = replaced(kValid, "  \"clock_ghz\": 1.85,\n", "  \"clock_ghz\": 1.85,\n  \"clok_ghz\": 2,\n");
-  text = replaced(text, "    \"ub_to_gm\"", "    \"gm_to_l2\": {\"peak_gib_per_s\": 1, \"saturation_bytes\": 0},\n    \"ub_to_gm\"");
-  auto machine = load(text);
+  auto machine = load(edited(
+      {{"  \"clock_ghz\": 1.85,\n", "  \"clock_ghz\": 1.85,\n  \"clok_ghz\": 2,\n"},
+       {"    \"ub_to_gm\"", "    \"gm_to_l2\": {\"peak_gib_per_s\": 1, \"saturation_bytes\": 0},\n    \"ub_to_gm\""}}));
   ASSERT_TRUE(machine) << messages();
   EXPECT_EQ(messages(),
             "6:3: warning: unknown key 'clok_ghz' is ignored (did you mean 'clock_ghz'?)\n"
@@ -232,14 +239,13 @@ TEST_F(MachineFileTest, UnknownKeysWarnWithASuggestion) {
 }
 
 TEST_F(MachineFileTest, EveryProblemIsReportedInOneRun) {
-  std::string text = replaced(kValid, "\"schema_version\": 1", "\"schema_version\": 2");
-  text = replaced(text, "\"aiv\": 4", "\"aiv\": 0");
-  text = replaced(text, "\"resolve_cycles\": 390", "\"resolve_cycles\": -1");
-  // 196608 (UB) is 48 * 4096, so UB alone is not reported.
-  text = replaced(text, "\"granularity_bytes\": 32", "\"granularity_bytes\": 48");
-  text = replaced(text, "\"efficiency\": 0.8", "\"efficiency\": 1.5");
-  text = replaced(text, "\"m0\": 16", "\"m0\": 16.5");
-  EXPECT_FALSE(load(text));
+  EXPECT_FALSE(load(edited({{"\"schema_version\": 1", "\"schema_version\": 2"},
+                             {"\"aiv\": 4", "\"aiv\": 0"},
+                             {"\"resolve_cycles\": 390", "\"resolve_cycles\": -1"},
+                             // 196608 (UB) is 48 * 4096, so UB alone is not reported.
+                             {"\"granularity_bytes\": 32", "\"granularity_bytes\": 48"},
+                             {"\"efficiency\": 0.8", "\"efficiency\": 1.5"},
+                             {"\"m0\": 16", "\"m0\": 16.5"}})));
   EXPECT_EQ(messages(),
             "2:21: error: schema_version: unsupported schema version 2; this build reads version 1\n"
             "4:30: error: cores.aiv: must be positive, got 0\n"

@@ -59,6 +59,18 @@ constexpr const char* kMinimal = R"({
 }
 )";
 
+// kMinimal with `keys` (whole lines) inserted before "args": they become its lines 5, 6, ...
+std::string minimalWithKeysBeforeArgs(const std::string& keys) {
+  std::string text = kMinimal;
+  return text.insert(text.find("  \"args\""), keys);
+}
+
+// kMinimal with `key` added after "args", as its last key (line 9).
+std::string minimalWithLastKey(const std::string& key) {
+  std::string text = kMinimal;
+  return text.insert(text.rfind("\n}"), ",\n  " + key);
+}
+
 TEST_F(ProjectFileTest, LoadsTheBundledExample) {
   DiagnosticEngine diags;
   auto project = loadProject(fs::path(PTO_SOURCE_DIR) / "resources/examples/softmax", diags);
@@ -149,26 +161,20 @@ TEST_F(ProjectFileTest, EveryProblemIsReportedInOneRun) {
 }
 
 TEST_F(ProjectFileTest, AnOutputsRuleIsReadCheckedAndSavedBack) {
-  std::string text = kMinimal;
-  text.insert(text.rfind("\n}"), ",\n  \"tolerance\": {\"y\": {\"rule\": \"topk\"}}");
-  auto project = load(text);
+  auto project = load(minimalWithLastKey("\"tolerance\": {\"y\": {\"rule\": \"topk\"}}"));
   ASSERT_TRUE(project) << messages();
   EXPECT_EQ(project->compareRules.at("y"), "topk");
   // A rule alone keeps the dtype's tolerance.
   EXPECT_EQ(project->toleranceFor(project->args[1]), (Tolerance{1e-4, 1e-5}));
   EXPECT_NE(serializeProject(*project).find(R"("y": {"rule": "topk"})"), std::string::npos) << serializeProject(*project);
 
-  std::string wrong = kMinimal;
-  wrong.insert(wrong.rfind("\n}"), ",\n  \"tolerance\": {\"y\": {\"rule\": \"sets\"}}");
-  EXPECT_FALSE(load(wrong));
+  EXPECT_FALSE(load(minimalWithLastKey("\"tolerance\": {\"y\": {\"rule\": \"sets\"}}")));
   EXPECT_EQ(messages(), "9:31: error: tolerance.y.rule: unknown rule 'sets'; one of \"allclose\", \"exact\", "
                         "\"quantized\" (integers within one step), \"topk\" (each row's indices as a set)\n");
 }
 
 TEST_F(ProjectFileTest, UnknownKeysWarnWithASuggestion) {
-  std::string text = kMinimal;
-  text.insert(text.find("  \"args\""), "  \"pass_option\": {},\n  \"colour\": \"red\",\n");
-  auto project = load(text);
+  auto project = load(minimalWithKeysBeforeArgs("  \"pass_option\": {},\n  \"colour\": \"red\",\n"));
   ASSERT_TRUE(project) << messages();
   EXPECT_EQ(messages(),
             "5:3: warning: unknown key 'pass_option' is ignored (did you mean 'pass_options'?)\n"
@@ -176,9 +182,7 @@ TEST_F(ProjectFileTest, UnknownKeysWarnWithASuggestion) {
 }
 
 TEST_F(ProjectFileTest, DuplicateKeysWarn) {
-  std::string text = kMinimal;
-  text.insert(text.find("  \"args\""), "  \"name\": \"again\",\n");
-  auto project = load(text);
+  auto project = load(minimalWithKeysBeforeArgs("  \"name\": \"again\",\n"));
   ASSERT_TRUE(project) << messages();
   EXPECT_EQ(project->name, "again");
   EXPECT_EQ(messages(), "5:3: warning: key 'name' appears more than once in its object; the last one wins\n");
