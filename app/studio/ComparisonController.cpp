@@ -40,8 +40,9 @@ void ComparisonController::setProject(std::optional<std::filesystem::path> folde
 }
 
 void ComparisonController::noteRunFinished(bool ok) {
-  // Each finished run is in the ledger by now (ProjectRunJob records it):
-  // list it, and compare the new current run with the same B.
+  // A finished run is in the ledger by now (ProjectRunJob records it, or for
+  // a project's opening run names the recorded run it repeats, if any): list
+  // it, and compare the new current run with the same B.
   if (ok) m_currentRunId = m_lastRun().ledgerRunId;
   refreshRuns();
   if (ok && m_comparedRunId != 0) {

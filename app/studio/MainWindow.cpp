@@ -461,9 +461,10 @@ bool MainWindow::openProject(const QString& path) {
   m_graphs->invalidate();
   updateTitle();
   // Opening shows the project's swimlane at once unless the user turned
-  // auto-run off (a slow kernel then waits for Ctrl+R).
+  // auto-run off (a slow kernel then waits for Ctrl+R). That run is not
+  // recorded: only a run the user asked for adds a row to the ledger.
   QString name = QString::fromStdString(opened.name);
-  if (autoRun() && m_projects->trusted()) runProject();
+  if (autoRun() && m_projects->trusted()) m_runner->runUnrecorded();
   else if (!m_projects->trusted()) statusBar()->showMessage(tr("Opened %1 without running it: its folder is not trusted.").arg(name));
   else statusBar()->showMessage(tr("Opened %1; Ctrl+R runs it.").arg(name));
   return true;
@@ -536,6 +537,7 @@ bool MainWindow::createProject(const QString& example, const QString& folder) {
 }
 
 void MainWindow::runProject() { m_runner->run(); }
+bool MainWindow::recordRunInFlight() { return m_runner->recordRunInFlight(); }
 void MainWindow::cancelRun() { m_runner->cancel(); }
 const ProjectRunOutcome& MainWindow::lastRun() const { return m_runner->lastRun(); }
 void MainWindow::setAutoRun(bool on) { m_runner->autoRunAction()->setChecked(on); }

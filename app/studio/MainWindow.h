@@ -100,6 +100,10 @@ public:
   // newer run supersedes an older one; Esc cancels. The run sees the
   // editor's current text and the unsaved settings.
   void runProject();
+  // The run opening a project makes is not recorded in its ledger; this asks
+  // the one in flight to be recorded after all (pto-studio --run). False when
+  // no run is in flight.
+  bool recordRunInFlight();
   void cancelRun();
   // With auto-run on, an edit reruns after this pause (settings edits are
   // deliberate, kernel typing is not: it waits longer).

@@ -3,6 +3,7 @@
 // on a worker thread with the job's cancel flag.
 #pragma once
 
+#include "analysis/ledger/RunRecord.h"
 #include "analysis/report/HealthReport.h"
 #include "analysis/run/ProjectRun.h"
 #include "core/Diagnostics.h"
@@ -19,11 +20,27 @@
 
 namespace pto::studio {
 
+// The run opening a project made, not recorded in its ledger, while nothing
+// recorded yet repeats it. The next recorded run records it first unless it
+// repeats it, so that the run an edit is compared with is in the ledger;
+// `taken` says a recorded run has dealt with it (it is the first one's).
+struct UnrecordedRun {
+  explicit UnrecordedRun(RunRecord run) : record(std::move(run)) {}
+  const RunRecord record;
+  std::atomic<bool> taken{false};
+};
+
 // What a run works on: a snapshot taken on the GUI thread when Run was
 // asked for, so edits made while it runs do not reach it half-way.
 struct ProjectRunRequest {
   OperatorProject project;                // with the panel's unsaved settings applied
   std::optional<std::string> sourceText;  // the editor's unsaved kernel text, if modified
+  // Whether the completed run is recorded in the project's run ledger; read
+  // when the run completes, so that a run in flight can still be asked to
+  // record. Null: it is.
+  std::shared_ptr<const std::atomic<bool>> recordInLedger;
+  // When recorded: the project's opening run to record before it (see UnrecordedRun).
+  std::shared_ptr<UnrecordedRun> recordBefore;
 };
 
 struct ProjectRunOutcome {
@@ -36,8 +53,14 @@ struct ProjectRunOutcome {
   // Its health report (the Health tab), made on the worker thread; null
   // when the run did not complete.
   std::shared_ptr<const HealthReport> health;
-  // Its id in the project's run ledger; 0 when it was not recorded.
+  // Its id in the project's run ledger: the row it added or, for a run not
+  // recorded, the newest recorded run it repeats (the same kernel, settings,
+  // machine, mode, makespan and tasks: the simulator is deterministic, so
+  // that row describes this run); 0 when neither.
   std::int64_t ledgerRunId = 0;
+  bool recorded = false;  // it added the row ledgerRunId
+  // This run's record when it was neither recorded nor repeats a recorded run.
+  std::shared_ptr<UnrecordedRun> unrecorded;
   std::string projectName;
   std::string machine;
   double makespanUs = 0.0;

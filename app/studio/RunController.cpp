@@ -44,10 +44,22 @@ void RunController::setProjectProvider(std::function<std::optional<ProjectRunReq
   m_project = std::move(project);
 }
 
-void RunController::run() {
+void RunController::run() { start(true); }
+void RunController::runUnrecorded() { start(false); }
+
+bool RunController::recordRunInFlight() {
+  if (!m_jobs.busy() || !m_recordInFlight) return false;
+  m_recordInFlight->store(true);
+  return true;
+}
+
+void RunController::start(bool recorded) {
   m_autoRunTimer.stop();
   std::optional<ProjectRunRequest> request = m_request ? m_request() : std::nullopt;
   if (!request) return;
+  m_recordInFlight = std::make_shared<std::atomic<bool>>(recorded);
+  request->recordInLedger = m_recordInFlight;
+  if (recorded) request->recordBefore = m_openingRun;
   const QString name = QString::fromStdString(request->project.name);
   // Progress comes from the worker thread; it is shown only while the run
   // that sent it is the current one.
@@ -96,6 +108,7 @@ void RunController::stop() {
 
 void RunController::forgetPreviousRuns() {
   m_lastRun = {};
+  m_openingRun.reset();
   m_previousRun.reset();
   m_previousMakespanUs = 0.0;  // a delta against another project would mislead
 }
@@ -134,6 +147,8 @@ void RunController::showSwimlane(const ProjectRunOutcome& run) {
 void RunController::onFinished(ProjectRunOutcome outcome) {
   m_lastRun = std::move(outcome);
   const ProjectRunOutcome& run = m_lastRun;
+  if (run.unrecorded) m_openingRun = run.unrecorded;
+  else if (run.recorded) m_openingRun.reset();  // recorded before it, or repeated by it
   m_views.problems->setDiagnostics(run.diagnostics);
   m_views.editor->setDiagnostics(widgets::editorDiagnostics(run.diagnostics, m_views.editor->filePath().toStdString()));
   const OperatorProject* project = m_project ? m_project() : nullptr;
@@ -167,7 +182,10 @@ void RunController::onFinished(ProjectRunOutcome outcome) {
                            .arg(!run.precisionChecked ? tr("not checked")
                                 : run.pass             ? tr("pass")
                                                        : tr("FAIL (%1 outputs)").arg(run.failedOutputs))
-                           .arg(run.hostMs, 0, 'f', 0),
+                           .arg(run.hostMs, 0, 'f', 0) +
+                           (m_recordInFlight && m_recordInFlight->load() ? QString()
+                            : run.ledgerRunId != 0 ? tr(" (not recorded again: the same as run #%1)").arg(run.ledgerRunId)
+                                                   : tr(" (not recorded: Ctrl+R runs and records)")),
                        0);
   Q_EMIT finished(true);
 }

@@ -12,6 +12,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -49,7 +50,16 @@ public:
   void setProjectProvider(std::function<std::optional<ProjectRunRequest>()> request,
                           std::function<const OperatorProject*()> project);
 
+  // Runs the project; the completed run is recorded in its run ledger.
   void run();
+  // The run opening a project makes: shown like any other, but not recorded
+  // (a plain open adds no row to the Runs panel) unless recordRunInFlight()
+  // asks for it before it completes. When no recorded run repeats it, the
+  // next recorded run that differs from it records it first (UnrecordedRun).
+  void runUnrecorded();
+  // The run in flight is recorded after all (pto-studio --run, when opening
+  // already started one). False when no run is in flight.
+  bool recordRunInFlight();
   // Esc: stops the run in flight and says so.
   void cancel();
   // The project closed or lost its trust: no run goes on and none is pending.
@@ -84,6 +94,7 @@ Q_SIGNALS:
   void statusMessage(const QString& text, int timeoutMs);
 
 private:
+  void start(bool recorded);
   void schedule(int delayMs);
   void onFinished(ProjectRunOutcome outcome);
   // Shows a run's swimlane and its makespan delta, once per run (the early
@@ -96,6 +107,8 @@ private:
   JobRunner m_jobs;
   QTimer m_autoRunTimer;
   QAction* m_autoRunAction = nullptr;
+  std::shared_ptr<std::atomic<bool>> m_recordInFlight;  // the run in flight's ProjectRunRequest::recordInLedger
+  std::shared_ptr<UnrecordedRun> m_openingRun;          // the opening run to record before the next recorded one
   ProjectRunOutcome m_lastRun;
   double m_previousMakespanUs = 0.0;        // of the last successful run, for the delta
   std::optional<RunSummary> m_previousRun;  // the last finished run of this project, for the summary's delta

@@ -49,7 +49,8 @@ struct StudioCommandLine {
   QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size WIDTHxHEIGHT."), QStringLiteral("size")};
   QCommandLineOption run{
       QStringLiteral("run"),
-      QStringLiteral("Run the project after opening it, even with auto-run off (the screenshot waits for it).")};
+      QStringLiteral("Run the project after opening it, even with auto-run off, and record the run in the "
+                     "project's run ledger (the run opening makes is not recorded; the screenshot waits for it).")};
   QCommandLineOption compare{QStringLiteral("compare-run"),
                              QStringLiteral("With --run: compare the run with recorded run ID (or 'previous', the run "
                                             "recorded before it): its swimlane beneath, time-aligned."),
@@ -178,7 +179,9 @@ int main(int argc, char** argv) {
   bool ok = true;
   QObject::connect(&window, &pto::studio::MainWindow::openFailed, &app, [&ok] { ok = false; });
   for (const QString& path : parser.positionalArguments()) ok = window.open(path) && ok;
-  if (parser.isSet(options.run) && !window.projectFile().isEmpty() && !window.busy()) window.runProject();
+  // --run asks for a recorded run: the one opening started, or a new one.
+  if (parser.isSet(options.run) && !window.projectFile().isEmpty() && !window.recordRunInFlight() && !window.busy())
+    window.runProject();
   if (parser.isSet(options.advise) && !window.projectFile().isEmpty()) window.adviceController()->advise();
   // The advisor and the tuner share one job: the tuner follows the advice.
   if (parser.isSet(options.tune) && !window.projectFile().isEmpty()) {

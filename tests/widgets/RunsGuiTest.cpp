@@ -183,6 +183,62 @@ private Q_SLOTS:
     QCOMPARE(a->state().coords.extentEndNs(), a->traceIndex()->endNs());
   }
 
+  // Issue 35: a plain open runs the project and adds no ledger row; the
+  // first recorded run after an open records the opening run before it when
+  // the two differ (the run an edit is compared with); a Run records even
+  // when it repeats a run; an open that repeats a recorded run shows it as
+  // the current run. The rows are read with RunLedger, not the panel.
+  void openingRecordsNoRunButRunDoes() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString folder = dir.filePath(QStringLiteral("softmax"));
+    MainWindow window;
+    window.setAutoRun(false);
+    QVERIFY(window.createProject(QStringLiteral("softmax"), folder));  // auto-run off: opened, not run
+    window.setAutoRun(true);
+    QSignalSpy finished(&window, &MainWindow::runFinished);
+    auto runFinishedWell = [&finished] { return finished.wait(60000) && finished.last().first().toBool(); };
+    for (int open = 0; open < 2; ++open) {
+      QVERIFY(window.open(folder));
+      QVERIFY(runFinishedWell());
+      QCOMPARE(ledgerRows(folder).size(), std::size_t(0));
+      QCOMPARE(window.lastRun().ledgerRunId, std::int64_t(0));
+    }
+    const double openedMakespanUs = window.lastRun().makespanUs;
+
+    // An edit's run: the opening run, then the edited one.
+    window.settings()->setPassOption(QStringLiteral("vec_nbuffer_setting"), nlohmann::ordered_json{{"softmax", 8}});
+    window.runProject();
+    QVERIFY(runFinishedWell());
+    std::vector<pto::RunRow> rows = ledgerRows(folder);
+    QCOMPARE(rows.size(), std::size_t(2));
+    QVERIFY(std::abs(rows[1].makespanUs - openedMakespanUs) <= 1e-9 * openedMakespanUs);
+    const nlohmann::ordered_json::json_pointer nbuffer("/pass_options/vec_nbuffer_setting/softmax");
+    QCOMPARE(rows[1].settings.value(nbuffer, 0), 0);
+    QCOMPARE(rows[0].settings.value(nbuffer, 0), 8);
+    QCOMPARE(window.lastRun().ledgerRunId, rows[0].id);
+
+    // Run again, nothing changed: one row more.
+    window.runProject();
+    QVERIFY(runFinishedWell());
+    rows = ledgerRows(folder);
+    QCOMPARE(rows.size(), std::size_t(3));
+    QCOMPARE(window.lastRun().ledgerRunId, rows[0].id);
+    QVERIFY(window.save());
+
+    // Opening the saved project again repeats the newest run: no row, and
+    // that run is the current one in the Runs panel.
+    QVERIFY(window.open(folder));
+    QVERIFY(runFinishedWell());
+    QCOMPARE(ledgerRows(folder).size(), std::size_t(3));
+    QCOMPARE(window.lastRun().ledgerRunId, rows[0].id);
+    QVERIFY(!window.lastRun().recorded);
+    RunListModel* model = window.runs()->model();
+    QTRY_COMPARE(model->rowCount(), 3);
+    QTRY_VERIFY(model->index(0, 0).data(RunListModel::CurrentRole).toBool());
+    window.setAutoRun(false);
+  }
+
   void theRunListModelPassesTheModelTester() {
     pto::RunRow older;
     older.id = 1;
