@@ -42,12 +42,6 @@ std::string percent(double fraction) {
   return buffer;
 }
 
-std::string signedPercent(double fraction) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%+.1f%%", 100.0 * fraction);
-  return buffer;
-}
-
 void printResult(const CalibrationResult& result, const std::string& machine, const std::string& project,
                  const fs::path& written) {
   std::printf("calibrated %s on project '%s': %d simulations in %.1f s (%.0f per second)%s\n\n", machine.c_str(),

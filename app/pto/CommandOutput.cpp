@@ -6,6 +6,7 @@
 #include "core/Version.h"
 #include "core/json/JsonPrinter.h"
 
+#include <cstdio>
 #include <iostream>
 #include <unistd.h>
 
@@ -66,6 +67,12 @@ bool writeJsonReport(const std::string& target, const nlohmann::ordered_json& re
 
 void printDiagnostics(const DiagnosticEngine& diags) {
   diags.print(std::cerr, ::isatty(STDERR_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr);
+}
+
+std::string signedPercent(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%+.1f%%", 100.0 * fraction);
+  return buffer;
 }
 
 std::string countSummary(const DiagnosticEngine& diags) {

@@ -45,6 +45,9 @@ int failCommand(const DiagnosticEngine& diags);
 int finishCommand(const char* command, const std::string& jsonTarget, const DiagnosticEngine& diags,
                   const std::function<void(nlohmann::ordered_json& report)>& fill);
 
+// A fraction as a signed percentage: "+12.5%", "-3.0%".
+std::string signedPercent(double fraction);
+
 // "2 errors and 1 warning" / "1 error" / "no problems".
 std::string countSummary(const DiagnosticEngine& diags);
 

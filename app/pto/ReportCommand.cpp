@@ -5,6 +5,7 @@
 #include "app/pto/Command.h"
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
+#include "app/pto/ReportMemory.h"
 
 #include "analysis/report/HealthReport.h"
 #include "analysis/run/ProjectRun.h"
@@ -25,6 +26,7 @@ struct ReportOptions : ProjectCommandOptions {
   std::string machine;
   bool taskBounds = false;
   bool noRecord = false;
+  MemoryReportOptions memory;
   int subgraphRows = 12;
 };
 
@@ -164,6 +166,7 @@ int runReport(const ReportOptions& options) {
     printDiagnostics(recordDiags);
     for (const Diagnostic& diagnostic : recordDiags.diagnostics()) diags.report(diagnostic);
   }
+  if (options.memory.memory) return reportMemory(*project, *run, options.memory, options.jsonTarget, diags);
   if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
   return finishCommand("report", options.jsonTarget, diags, [&](nlohmann::ordered_json& json) {
     json["project"] = project->name;
@@ -178,6 +181,7 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's")
       ->type_name("MACHINE");
   command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");
+  addMemoryReportOptions(*command, options->memory);
   command->add_flag("--no-record", options->noRecord, "Do not record the run in the project's run ledger");
   addCountOption(*command, "--rows", options->subgraphRows, "Subgraphs and labels the text report lists");
 }

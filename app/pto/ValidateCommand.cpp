@@ -47,12 +47,6 @@ std::string microseconds(double us) {
   return buffer;
 }
 
-std::string signedPercent(double fraction) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%+.1f%%", fraction * 100.0);
-  return buffer;
-}
-
 std::string verdict(const ValidationResult& result) {
   if (result.pass) return "pass";
   return result.knownGap.empty() ? "FAIL" : "FAIL (known gap)";

@@ -642,6 +642,7 @@ class Runner:
         self.json_of("run", [softmax, "--no-check", "--no-record"])
         self.json_of("report", [softmax, "--task-bounds"])
         self.json_of("report", [mixed])
+        self.json_of("report", [mixed, "--memory", "--task", "0", "--no-record"])
         advice = self.json_of("advise", [softmax])
         suggestion = advice["suggestions"][0]["id"] if advice.get("suggestions") else None
         if suggestion:
