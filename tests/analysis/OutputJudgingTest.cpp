@@ -11,6 +11,7 @@
 namespace pto {
 namespace {
 
+using testing::addArguments;
 using testing::addOp;
 using testing::dimsOf;
 using testing::kernelLine;
@@ -73,11 +74,9 @@ TEST(OutputRules, TopkOf2048ExcusesOneTiedIndexPerRowAsPyptosIndexerTestDoes) {
 // idx = where(values > -1e30, index, -1) assembled into out_idx; q into out_q; scores into out_scores.
 TEST(OutputRules, RulesFollowHowTheKernelComputesEachOutput) {
   TensorGraphBuilder builder("rules", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 8}), kernelLine(1));
-  const TensorId outScores = builder.addArgument("out_scores", kF32, dimsOf({2, 8}), kernelLine(1));
-  const TensorId outQ = builder.addArgument("out_q", kI32, dimsOf({2, 8}), kernelLine(1));
-  const TensorId outIdx = builder.addArgument("out_idx", kI32, dimsOf({2, 4}), kernelLine(1));
-  const TensorId outCopy = builder.addArgument("out_copy", kI32, dimsOf({2, 4}), kernelLine(1));
+  const auto [x, outScores, outQ, outIdx, outCopy] =
+      addArguments(builder, {{"x", kF32, {2, 8}}, {"out_scores", kF32, {2, 8}}, {"out_q", kI32, {2, 8}},
+                             {"out_idx", kI32, {2, 4}}, {"out_copy", kI32, {2, 4}}});
   builder.beginPath();
   const TensorId scores = addOp(builder, TensorOpKind::MulS, {x}, {{"scalar", 3.0}}, 2);
   addOp(builder, TensorOpKind::Assemble, {scores}, {{"offsets", dimsOf({0, 0})}}, 3, {outScores});
@@ -104,9 +103,7 @@ TEST(OutputRules, RulesFollowHowTheKernelComputesEachOutput) {
 // writes out = mid * 10 (int32), then adds 1 to out in place (an accumulator: read back, written again).
 TensorGraph buildTwoStages() {
   TensorGraphBuilder builder("two_stages", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({1, 4}), kernelLine(1));
-  const TensorId mid = builder.addArgument("mid", kI32, dimsOf({1, 4}), kernelLine(1));
-  const TensorId out = builder.addArgument("out", kI32, dimsOf({1, 4}), kernelLine(1));
+  const auto [x, mid, out] = addArguments(builder, {{"x", kF32, {1, 4}}, {"mid", kI32, {1, 4}}, {"out", kI32, {1, 4}}});
   builder.beginPath();
   const TensorId half = addOp(builder, TensorOpKind::MulS, {x}, {{"scalar", 0.5}}, 2);
   const TensorId rounded = addOp(builder, TensorOpKind::Cast, {half}, {{"dtype", kI32}, {"mode", std::string("rint")}}, 2);

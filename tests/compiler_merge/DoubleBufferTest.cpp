@@ -97,17 +97,8 @@ TEST(DoubleBuffer, MembersSharingBytesMakeTheLoadWait) {
 // c = a @ b with a [16, 1024], b [1024, 128] float16, cube tiles m 16, k 256, n 128: one block of four
 // k-steps whose [256, 128] b tile is 64 KiB, all of L0B, so L0B holds one at a time.
 TensorGraph kStepsFillingL0b() {
-  TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", kF16, dimsOf({16, 1024}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", kF16, dimsOf({1024, 128}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", kF32, dimsOf({16, 128}), kernelLine(1));
-  CubeTileShape cube;
-  cube.mL0 = cube.mL1 = 16, cube.kL0 = cube.kAL1 = cube.kBL1 = 256, cube.nL0 = cube.nL1 = 128;
-  builder.beginPath();
-  builder.setCubeTile(cube, kernelLine(2));
-  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", kF32}}, 3, {c});
-  builder.endPath();
-  return builder.finish();
+  return matmulKernel(16, 1024, 128,
+                      {.mL0 = 16, .mL1 = 16, .kL0 = 256, .kAL1 = 256, .kBL1 = 256, .nL0 = 128, .nL1 = 128}, kF32);
 }
 
 TEST(DoubleBuffer, AMemoryWithoutRoomForTwoTilesLeavesTheOthersDoubleBuffered) {

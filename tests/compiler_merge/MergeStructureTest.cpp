@@ -133,17 +133,8 @@ TEST(NBufferMerge, MalformedSettingsAreErrorsAtTheProjectFile) {
 // k-step each (tile ops #0..#7 row-major over (m, n)), each its own subgraph. Blocks of one row of c read
 // the same a tile.
 TensorGraph matmulBlocks() {
-  TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", kF16, dimsOf({64, 64}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", kF16, dimsOf({64, 128}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", kF32, dimsOf({64, 128}), kernelLine(1));
-  CubeTileShape cube;
-  cube.mL0 = cube.mL1 = 32, cube.kL0 = cube.kAL1 = cube.kBL1 = 64, cube.nL0 = cube.nL1 = 32;
-  builder.beginPath();
-  builder.setCubeTile(cube, kernelLine(2));
-  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", kF32}}, 3, {c});
-  builder.endPath();
-  return builder.finish();
+  return matmulKernel(64, 64, 128, {.mL0 = 32, .mL1 = 32, .kL0 = 64, .kAL1 = 64, .kBL1 = 64, .nL0 = 32, .nL1 = 32},
+                      kF32);
 }
 
 // L1 reuse groups by the shared a tile (two groups of four beat four groups of two by b): each task loads

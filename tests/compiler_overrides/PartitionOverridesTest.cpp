@@ -55,9 +55,7 @@ TensorGraph vectorCubeVector() { return vectorCubeVectorKernel({"exp", "mm", "ad
 // ("inner", lines 5-7); then z = exp(x) ("post", line 8) after the loop. x, y, z: [2, 64], vec tile [1, 64].
 TensorGraph bodyLoopBody() {
   TensorGraphBuilder builder("scoped", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({2, 64}), kernelLine(1));
-  const TensorId z = builder.addArgument("z", kF32, dimsOf({2, 64}), kernelLine(1));
+  const auto [x, y, z] = addArguments(builder, {{"x", kF32, {2, 64}}, {"y", kF32, {2, 64}}, {"z", kF32, {2, 64}}});
   builder.beginPath();
   builder.setVecTile({1, 64}, kernelLine(2));
   builder.setLabel("pre");

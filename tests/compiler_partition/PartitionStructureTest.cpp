@@ -99,17 +99,14 @@ TEST(GraphPartition, WithAnL0CToUBPathTheMatmulFeedsItsVectorConsumerOnChip) {
 // four k-steps into the float32 accumulator c_acc and one cast; then y = c (one copy tile).
 TEST(GraphPartition, MatmulKStepsAndTheirCastStayInOneCubeSubgraph) {
   TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", DataType::Fp16, dimsOf({64, 128}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", DataType::Fp16, dimsOf({128, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", DataType::Fp16, dimsOf({64, 64}), kernelLine(1));
+  const auto [a, b, y] =
+      addArguments(builder, {{"a", DataType::Fp16, {64, 128}}, {"b", DataType::Fp16, {128, 64}},
+                             {"y", DataType::Fp16, {64, 64}}});
   builder.beginPath();
   builder.setCubeTile(CubeTileShape{32, 32, 32, 32, 32, 64, 64, false}, kernelLine(2));
   const TensorId c = addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", DataType::Fp16}}, 3);
   addOp(builder, TensorOpKind::Copy, {c}, {}, 4, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(c).name = "c";
-  EXPECT_EQ(partitionOf(graph),
+  EXPECT_EQ(partitionOf(finishNamed(builder, {{c, "c"}})),
             "sg0 scope 0 AIC program 0\n"
             "  ops #0 matmul, #1 matmul, #2 matmul, #3 matmul, #4 cast\n"
             "  in a[0:32, 0:32]; b[0:32, 0:64]; a[0:32, 32:64]; b[32:64, 0:64]; a[0:32, 64:96]; b[64:96, 0:64]; "
@@ -129,19 +126,13 @@ TEST(GraphPartition, MatmulKStepsAndTheirCastStayInOneCubeSubgraph) {
 // t = exp(x); u = t + w; y = u. x, w, y: [1, 64] float32 (256 bytes per tile), vec tile [1, 64].
 TensorGraph expThenAdd() {
   TensorGraphBuilder builder("bound", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({1, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", kF32, dimsOf({1, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({1, 64}), kernelLine(1));
+  const auto [x, w, y] = addArguments(builder, {{"x", kF32, {1, 64}}, {"w", kF32, {1, 64}}, {"y", kF32, {1, 64}}});
   builder.beginPath();
   builder.setVecTile({1, 64}, kernelLine(2));
   const TensorId t = addOp(builder, TensorOpKind::Exp, {x}, {}, 3);
   const TensorId u = addOp(builder, TensorOpKind::Add, {t, w}, {}, 4);
   addOp(builder, TensorOpKind::Copy, {u}, {}, 5, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(t).name = "t";
-  graph.tensor(u).name = "u";
-  return graph;
+  return finishNamed(builder, {{t, "t"}, {u, "u"}});
 }
 
 TEST(GraphPartition, CopyInUpperBoundKeepsAMergeFromLoadingTooMuch) {
@@ -180,12 +171,7 @@ TensorGraph twoChainsSummed() {
   const TensorId b = addOp(builder, TensorOpKind::Exp, {a}, {}, 4);
   const TensorId s = addOp(builder, TensorOpKind::Sum, {b}, {{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}}, 5);
   addOp(builder, TensorOpKind::Copy, {s}, {}, 6, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(a).name = "a";
-  graph.tensor(b).name = "b";
-  graph.tensor(s).name = "s";
-  return graph;
+  return finishNamed(builder, {{a, "a"}, {b, "b"}, {s, "s"}});
 }
 
 std::optional<CompileResult> compileWithUnifiedBuffer(const TensorGraph& graph, std::int64_t bytes,
@@ -244,11 +230,9 @@ TEST(GraphPartition, ATileOpTooBigForTheUnifiedBufferOnItsOwnStaysALocatedError)
 // `scoped` instead tags the "grp" ops with the kernel's own pass option sg_set_scope = 7.
 TensorGraph labelledOps(bool scoped) {
   TensorGraphBuilder builder("pins", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({1, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", kF32, dimsOf({1, 64}), kernelLine(1));
-  const TensorId y1 = builder.addArgument("y1", kF32, dimsOf({1, 64}), kernelLine(1));
-  const TensorId y2 = builder.addArgument("y2", kF32, dimsOf({1, 64}), kernelLine(1));
-  const TensorId y3 = builder.addArgument("y3", kF32, dimsOf({1, 64}), kernelLine(1));
+  const auto [x, w, y1, y2, y3] =
+      addArguments(builder, {{"x", kF32, {1, 64}}, {"w", kF32, {1, 64}}, {"y1", kF32, {1, 64}}, {"y2", kF32, {1, 64}},
+                             {"y3", kF32, {1, 64}}});
   builder.beginPath();
   builder.setVecTile({1, 64}, kernelLine(2));
   if (scoped) builder.setPassOptions({{"sg_set_scope", 7}});
@@ -261,10 +245,7 @@ TensorGraph labelledOps(bool scoped) {
   builder.setPassOptions(nlohmann::ordered_json::object());
   const TensorId n = addOp(builder, TensorOpKind::Neg, {a}, {}, 7);
   addOp(builder, TensorOpKind::Copy, {n}, {}, 8, {y3});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(a).name = "a";
-  return graph;
+  return finishNamed(builder, {{a, "a"}});
 }
 
 TEST(GraphPartition, SgSetScopePinsLabelledOpsIntoOneSubgraphThatNoOtherOpJoins) {
@@ -307,9 +288,7 @@ TensorGraph pinnedAroundMatmul(const std::string& matmulLabel, bool kernelScopes
     else builder.setPassOptions(label == "grp" ? nlohmann::ordered_json{{"sg_set_scope", 1}} : nlohmann::ordered_json::object());
   };
   TensorGraphBuilder builder("pins", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", kF32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({64, 64}), kernelLine(1));
+  const auto [x, w, y] = addArguments(builder, {{"x", kF32, {64, 64}}, {"w", kF32, {64, 64}}, {"y", kF32, {64, 64}}});
   builder.beginPath();
   builder.setVecTile({64, 64}, kernelLine(2));
   builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
@@ -399,11 +378,7 @@ TensorGraph softmaxRow() {
   const TensorId s = addOp(builder, TensorOpKind::Sum, {e}, {{"dims", last}, {"keepdim", true}}, 6);
   const TensorId r = addOp(builder, TensorOpKind::Div, {e, s}, {}, 7);
   addOp(builder, TensorOpKind::Assemble, {r}, {{"offsets", dimsOf({0, 0})}}, 8, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(e).name = "e";
-  graph.tensor(s).name = "s";
-  return graph;
+  return finishNamed(builder, {{e, "e"}, {s, "s"}});
 }
 
 TEST(GraphPartition, ParallelLowerBoundSplitsAGroupAlongItsOutputTiles) {
@@ -433,8 +408,7 @@ TEST(GraphPartition, ParallelLowerBoundSplitsAGroupAlongItsOutputTiles) {
 // p = exp(x); for b in range(2): z[b] = p[b] + 1; y = z + p. x, y, z (a temporary): [2, 64].
 TEST(GraphPartition, OpsAfterANestedLoopNeverJoinOpsBeforeIt) {
   TensorGraphBuilder builder("segments", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({2, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({2, 64}), kernelLine(1));
+  const auto [x, y] = addArguments(builder, {{"x", kF32, {2, 64}}, {"y", kF32, {2, 64}}});
   builder.beginPath();
   const TensorId z = builder.addTemporary("z", kF32, dimsOf({2, 64}), kernelLine(2));
   builder.setVecTile({2, 64}, kernelLine(2));
@@ -452,10 +426,7 @@ TEST(GraphPartition, OpsAfterANestedLoopNeverJoinOpsBeforeIt) {
   builder.setVecTile({2, 64}, kernelLine(9));
   const TensorId r = addOp(builder, TensorOpKind::Add, {z, p}, {}, 10);
   addOp(builder, TensorOpKind::Copy, {r}, {}, 11, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(p).name = "p";
-  EXPECT_EQ(partitionOf(graph),
+  EXPECT_EQ(partitionOf(finishNamed(builder, {{p, "p"}})),
             "sg0 scope 0 AIV program 0\n"
             "  ops #0 exp\n"
             "  in x[0:2, 0:64]\n"
@@ -486,10 +457,7 @@ TEST(GenerateMoveOp, LoopCarriedTemporaryIsCopiedInAndOut) {
   builder.endPath();
   builder.endLoop(loop);
   addOp(builder, TensorOpKind::Copy, {acc}, {}, 8, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(acc).name = "acc";
-  EXPECT_EQ(partitionOf(graph),
+  EXPECT_EQ(partitionOf(finishNamed(builder, {{acc, "acc"}})),
             "sg0 scope 0 AIV program 0\n"
             "  ops #0 full\n"
             "  in -\n"

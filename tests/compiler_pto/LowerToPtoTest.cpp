@@ -28,9 +28,7 @@ std::string listing(const Compilation& compilation, int program = 0) {
 // y = exp(x) + z on [4, 64] fp32, one vec tile: tile ops exp x -> t, add t, z -> y.
 TensorGraph expAdd() {
   TensorGraphBuilder builder("exp_add", kernelLine(1));
-  const TensorId x = builder.addArgument("x", kF32, dimsOf({4, 64}), kernelLine(1));
-  const TensorId z = builder.addArgument("z", kF32, dimsOf({4, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({4, 64}), kernelLine(1));
+  const auto [x, z, y] = addArguments(builder, {{"x", kF32, {4, 64}}, {"z", kF32, {4, 64}}, {"y", kF32, {4, 64}}});
   builder.beginPath();
   builder.setVecTile({4, 64}, kernelLine(4));
   const TensorId t = addOp(builder, TensorOpKind::Exp, {x}, {}, 5);
@@ -81,17 +79,7 @@ TEST(LowerToPto, VectorSubgraphLoadsComputesAndStoresWithFlagsBetweenPipes) {
 // c = a @ b: a [16, 64] fp16, b [64, 32] fp16, c fp16; cube tile m 16, k 32, n 32: two k-steps into an fp32
 // accumulator, then the cast into c.
 TensorGraph matmulTwoKSteps(DataType out = kF16) {
-  TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", kF16, dimsOf({16, 64}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", kF16, dimsOf({64, 32}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", out, dimsOf({16, 32}), kernelLine(1));
-  CubeTileShape cube;
-  cube.mL0 = 16, cube.mL1 = 16, cube.kL0 = 32, cube.kAL1 = cube.kBL1 = 64, cube.nL0 = 32, cube.nL1 = 32;
-  builder.beginPath();
-  builder.setCubeTile(cube, kernelLine(2));
-  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", out}}, 3, {c});
-  builder.endPath();
-  return builder.finish();
+  return matmulKernel(16, 64, 32, {.mL0 = 16, .mL1 = 16, .kL0 = 32, .kAL1 = 64, .kBL1 = 64, .nL0 = 32, .nL1 = 32}, out);
 }
 
 TEST(LowerToPto, MatmulWithTwoKStepsStagesThroughL1AndL0AndConvertsOnTheWayOut) {
@@ -199,10 +187,9 @@ TEST(LowerToPto, SplitKStepsOfAConvertedResultAccumulateBeforeTheConversion) {
 TEST(LowerToPto, VectorOpsOfACubeSubgraphReadTheMatmulResultThroughUb) {
   // y = (a @ b) + z with the add in the cube subgraph, as GraphPartition makes it on machines with L0C -> UB.
   TensorGraphBuilder builder("mm_add", kernelLine(1));
-  const TensorId a = builder.addArgument("a", kF16, dimsOf({16, 64}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", kF16, dimsOf({64, 32}), kernelLine(1));
-  const TensorId z = builder.addArgument("z", kF32, dimsOf({16, 32}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", kF32, dimsOf({16, 32}), kernelLine(1));
+  const auto [a, b, z, y] =
+      addArguments(builder, {{"a", kF16, {16, 64}}, {"b", kF16, {64, 32}}, {"z", kF32, {16, 32}},
+                             {"y", kF32, {16, 32}}});
   CubeTileShape cube;
   cube.mL0 = 16, cube.mL1 = 16, cube.kL0 = 32, cube.kAL1 = cube.kBL1 = 64, cube.nL0 = 32, cube.nL1 = 32;
   builder.beginPath();

@@ -97,17 +97,8 @@ TEST(PtoPipeline, SoftmaxRowsLowerToSoundPrograms) {
 }
 
 TEST(PtoPipeline, AMatmulBlockLowersToKStepsAndAConvertingStore) {
-  TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", kF16, dimsOf({32, 128}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", kF16, dimsOf({128, 32}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", kF16, dimsOf({32, 32}), kernelLine(1));
-  CubeTileShape cube;
-  cube.mL0 = 16, cube.mL1 = 32, cube.kL0 = 32, cube.kAL1 = cube.kBL1 = 128, cube.nL0 = 32, cube.nL1 = 32;
-  builder.beginPath();
-  builder.setCubeTile(cube, kernelLine(2));
-  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", kF16}}, 3, {c});
-  builder.endPath();
-  std::optional<Compilation> compilation = compiled(builder.finish());
+  const CubeTileShape cube{.mL0 = 16, .mL1 = 32, .kL0 = 32, .kAL1 = 128, .kBL1 = 128, .nL0 = 32, .nL1 = 32};
+  std::optional<Compilation> compilation = compiled(matmulKernel(32, 128, 32, cube, kF16));
   ASSERT_TRUE(compilation);
   checkPrograms(*compilation);
   // Every output block: 4 k-steps (one TMATMUL, three TMATMUL_ACC) and one converting TSTORE_ACC.

@@ -13,6 +13,11 @@ SymbolicShape dimsOf(std::initializer_list<std::int64_t> dims) {
   return shape;
 }
 
+TensorId addArgument(TensorGraphBuilder& builder, const KernelArgument& argument) {
+  return builder.addArgument(argument.name, argument.dtype, SymbolicShape(argument.dims.begin(), argument.dims.end()),
+                             kernelLine(1));
+}
+
 std::vector<TensorId> addOps(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<TensorId> inputs,
                              Attributes attrs, int line, std::vector<TensorId> into) {
   const TensorGraphBuilder::OpResult result =
@@ -27,6 +32,13 @@ TensorId addOp(TensorGraphBuilder& builder, TensorOpKind kind, std::vector<Tenso
   return outputs.empty() ? kNoId : outputs[0];
 }
 
+TensorGraph finishNamed(TensorGraphBuilder& builder, std::initializer_list<std::pair<TensorId, std::string>> names) {
+  builder.endPath();
+  TensorGraph graph = builder.finish();
+  for (const auto& [id, name] : names) graph.tensor(id).name = name;
+  return graph;
+}
+
 XyKernel beginXyKernel(std::string name, std::initializer_list<std::int64_t> xShape,
                        std::initializer_list<std::int64_t> yShape, std::vector<std::int64_t> vecTile) {
   XyKernel kernel{TensorGraphBuilder(std::move(name), kernelLine(1))};
@@ -39,9 +51,9 @@ XyKernel beginXyKernel(std::string name, std::initializer_list<std::int64_t> xSh
 
 TensorGraph vectorCubeVectorKernel(const std::vector<std::string>& labels) {
   TensorGraphBuilder builder("vcv", kernelLine(1));
-  const TensorId x = builder.addArgument("x", DataType::Fp32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId w = builder.addArgument("w", DataType::Fp32, dimsOf({64, 64}), kernelLine(1));
-  const TensorId y = builder.addArgument("y", DataType::Fp32, dimsOf({64, 64}), kernelLine(1));
+  const auto [x, w, y] =
+      addArguments(builder, {{"x", DataType::Fp32, {64, 64}}, {"w", DataType::Fp32, {64, 64}},
+                             {"y", DataType::Fp32, {64, 64}}});
   builder.beginPath();
   builder.setVecTile({64, 64}, kernelLine(2));
   builder.setCubeTile(CubeTileShape{64, 64, 64, 64, 64, 64, 64, false}, kernelLine(2));
@@ -56,12 +68,7 @@ TensorGraph vectorCubeVectorKernel(const std::vector<std::string>& labels) {
   const TensorId d = addOp(builder, TensorOpKind::Add, {c, a}, {}, 5);
   label(3);
   addOp(builder, TensorOpKind::Copy, {d}, {}, 6, {y});
-  builder.endPath();
-  TensorGraph graph = builder.finish();
-  graph.tensor(a).name = "a";
-  graph.tensor(c).name = "c";
-  graph.tensor(d).name = "d";
-  return graph;
+  return finishNamed(builder, {{a, "a"}, {c, "c"}, {d, "d"}});
 }
 
 TensorGraph rowExpKernel(std::int64_t rows) {
@@ -80,18 +87,20 @@ TensorGraph rowExpKernel(std::int64_t rows) {
   return builder.finish();
 }
 
-TensorGraph matmulKStepsKernel() {
+TensorGraph matmulKernel(std::int64_t m, std::int64_t k, std::int64_t n, const CubeTileShape& cube, DataType out) {
   TensorGraphBuilder builder("mm", kernelLine(1));
-  const TensorId a = builder.addArgument("a", DataType::Fp16, dimsOf({40, 96}), kernelLine(1));
-  const TensorId b = builder.addArgument("b", DataType::Fp16, dimsOf({96, 48}), kernelLine(1));
-  const TensorId c = builder.addArgument("c", DataType::Fp16, dimsOf({40, 48}), kernelLine(1));
-  CubeTileShape cube;
-  cube.mL0 = 32, cube.mL1 = 64, cube.kL0 = 64, cube.kAL1 = cube.kBL1 = 128, cube.nL0 = 32, cube.nL1 = 64;
+  const auto [a, b, c] =
+      addArguments(builder, {{"a", DataType::Fp16, {m, k}}, {"b", DataType::Fp16, {k, n}}, {"c", out, {m, n}}});
   builder.beginPath();
   builder.setCubeTile(cube, kernelLine(2));
-  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", DataType::Fp16}}, 3, {c});
+  addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", out}}, 3, {c});
   builder.endPath();
   return builder.finish();
+}
+
+TensorGraph matmulKStepsKernel() {
+  return matmulKernel(40, 96, 48, {.mL0 = 32, .mL1 = 64, .kL0 = 64, .kAL1 = 128, .kBL1 = 128, .nL0 = 32, .nL1 = 64},
+                      DataType::Fp16);
 }
 
 std::string messages(const DiagnosticEngine& diags) {
