@@ -31,23 +31,30 @@ std::vector<HostTensor> expArguments() {
   return {HostTensor(DataType::Fp32, Shape({8, 64})), HostTensor(DataType::Fp32, Shape({8, 64}))};
 }
 
-int indexOf(const PtoProgram& program, PtoOpcode opcode) {
+// The index of the first `opcode` instruction of program 0, or -1 when there is none (or no program).
+int indexOf(const Compilation& compilation, PtoOpcode opcode) {
+  if (compilation.programs.empty()) return -1;
+  const PtoProgram& program = compilation.programs[0];
   for (std::size_t i = 0; i < program.instructions.size(); ++i)
     if (program.instructions[i].opcode == opcode) return static_cast<int>(i);
   return -1;
 }
 
-TEST(FunctionalErrors, AnOperandOutsideItsMemoryNamesTheInstructionAndTheKernelLine) {
-  Compilation compilation = compiledExp();
-  ASSERT_FALSE(compilation.programs.empty());
-  PtoProgram& program = compilation.programs[0];
-  const int exp = indexOf(program, PtoOpcode::TEXP);
-  ASSERT_GE(exp, 0);
-  PtoOperand& dst = program.instructions[static_cast<std::size_t>(exp)].dst.at(0);
-  dst.offsetBytes = compilation.settings.target.capacity(MemoryKind::UB) - 512;  // 1 KiB tile: half outside
+// Runs `compilation` on expArguments() in functional mode, which must refuse it: its diagnostics.
+DiagnosticEngine refusalOf(const Compilation& compilation) {
   std::vector<HostTensor> arguments = expArguments();
   DiagnosticEngine diags;
   EXPECT_FALSE(executeFunctional(compilation, arguments, diags));
+  return diags;
+}
+
+TEST(FunctionalErrors, AnOperandOutsideItsMemoryNamesTheInstructionAndTheKernelLine) {
+  Compilation compilation = compiledExp();
+  const int exp = indexOf(compilation, PtoOpcode::TEXP);
+  ASSERT_GE(exp, 0);
+  PtoOperand& dst = compilation.programs[0].instructions[static_cast<std::size_t>(exp)].dst.at(0);
+  dst.offsetBytes = compilation.settings.target.capacity(MemoryKind::UB) - 512;  // 1 KiB tile: half outside
+  const DiagnosticEngine diags = refusalOf(compilation);
   const std::string text = messages(diags);
   EXPECT_NE(text.find("functional simulation: program 0 (task 0), instruction " + std::to_string(exp) + " (TEXP, tile op"),
             std::string::npos)
@@ -60,33 +67,24 @@ TEST(FunctionalErrors, AnOperandOutsideItsMemoryNamesTheInstructionAndTheKernelL
 
 TEST(FunctionalErrors, AGmOperandNamingNoCopyListEntryIsAnError) {
   Compilation compilation = compiledExp();
-  ASSERT_FALSE(compilation.programs.empty());
-  PtoProgram& program = compilation.programs[0];
-  const int load = indexOf(program, PtoOpcode::TLOAD);
+  const int load = indexOf(compilation, PtoOpcode::TLOAD);
   ASSERT_GE(load, 0);
-  program.instructions[static_cast<std::size_t>(load)].srcs.at(0).gmRegion = 7;
-  std::vector<HostTensor> arguments = expArguments();
-  DiagnosticEngine diags;
-  EXPECT_FALSE(executeFunctional(compilation, arguments, diags));
-  EXPECT_NE(messages(diags).find("instruction " + std::to_string(load) +
-                                 " (TLOAD, tile op 0, exp): GM operand names copy-in 7 but the task has 1"),
+  compilation.programs[0].instructions[static_cast<std::size_t>(load)].srcs.at(0).gmRegion = 7;
+  const std::string text = messages(refusalOf(compilation));
+  EXPECT_NE(text.find("instruction " + std::to_string(load) +
+                      " (TLOAD, tile op 0, exp): GM operand names copy-in 7 but the task has 1"),
             std::string::npos)
-      << messages(diags);
+      << text;
 }
 
 TEST(FunctionalErrors, AComputeInstructionWithoutATileOpCannotBeExecuted) {
   Compilation compilation = compiledExp();
-  ASSERT_FALSE(compilation.programs.empty());
-  PtoProgram& program = compilation.programs[0];
-  const int exp = indexOf(program, PtoOpcode::TEXP);
+  const int exp = indexOf(compilation, PtoOpcode::TEXP);
   ASSERT_GE(exp, 0);
-  program.instructions[static_cast<std::size_t>(exp)].tileOp = kNoId;
-  std::vector<HostTensor> arguments = expArguments();
-  DiagnosticEngine diags;
-  EXPECT_FALSE(executeFunctional(compilation, arguments, diags));
-  EXPECT_NE(messages(diags).find("(TEXP): the instruction names no tile op, so what it computes is unknown"),
-            std::string::npos)
-      << messages(diags);
+  compilation.programs[0].instructions[static_cast<std::size_t>(exp)].tileOp = kNoId;
+  const std::string text = messages(refusalOf(compilation));
+  EXPECT_NE(text.find("(TEXP): the instruction names no tile op, so what it computes is unknown"), std::string::npos)
+      << text;
 }
 
 TEST(FunctionalErrors, ArgumentsOfAnotherShapeAreRejected) {

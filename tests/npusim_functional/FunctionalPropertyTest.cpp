@@ -115,6 +115,21 @@ void reduction(std::uint64_t seed) {
   c.run();
 }
 
+// The absolute error bound of each element of a [m, k] @ b [k, n] accumulated in fp32: 2 (K + 1) u
+// sum_k |a_ik||b_kj|, computed in double from the (rounded) inputs, with 1 % and 2^-24 to spare.
+std::vector<double> matmulAbsoluteBounds(const HostTensor& a, const HostTensor& b, std::int64_t m, std::int64_t k,
+                                         std::int64_t n) {
+  std::vector<double> atol(static_cast<std::size_t>(m * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double sum = 0.0;
+      for (std::int64_t p = 0; p < k; ++p)
+        sum += std::abs(a.getAsDouble(i * k + p)) * std::abs(b.getAsDouble(p * n + j));
+      atol[static_cast<std::size_t>(i * n + j)] = 2.0 * static_cast<double>(k + 1) * kU32 * sum * 1.01 + 0x1p-24;
+    }
+  return atol;
+}
+
 // Returns whether the compiled kernel loads an accumulator into L0C (split k).
 bool matmul(std::uint64_t seed) {
   FunctionalCase c(seed);
@@ -137,17 +152,7 @@ bool matmul(std::uint64_t seed) {
   // accumulation held in GM (split k: TLOAD GM -> L0C, then TMATMUL_ACC).
   if (c.chance(0.4)) c.passOptions["mg_copyin_upper_bound"] = 1;
   c.op(TensorOpKind::Matmul, {a, b}, {{"out_dtype", outType}}, {out});
-  // Per element: 2 (K + 1) u sum_k |a_ik||b_kj|, computed in double from the (rounded) inputs.
-  const HostTensor& left = c.data(a);
-  const HostTensor& right = c.data(b);
-  std::vector<double> atol(static_cast<std::size_t>(m * n));
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      double sum = 0.0;
-      for (std::int64_t p = 0; p < k; ++p)
-        sum += std::abs(left.getAsDouble(i * k + p)) * std::abs(right.getAsDouble(p * n + j));
-      atol[static_cast<std::size_t>(i * n + j)] = 2.0 * static_cast<double>(k + 1) * kU32 * sum * 1.01 + 0x1p-24;
-    }
+  std::vector<double> atol = matmulAbsoluteBounds(c.data(a), c.data(b), m, k, n);
   c.check(OutputCheck{c.argumentIndex(out), false, narrowRtol(outType), std::move(atol),
                       "2 (K + 1) u sum|a||b| (fp32 accumulation) plus one output ulp"});
   c.run();
@@ -225,16 +230,7 @@ void matmulThenVector(std::uint64_t seed) {
   c.vecTile({cube.mL0, cube.nL0});
   const TensorId product = c.op(TensorOpKind::Matmul, {a, b}, {{"out_dtype", DataType::Fp32}});
   c.op(TensorOpKind::Add, {product, z}, {}, {y});
-  const HostTensor& left = c.data(a);
-  const HostTensor& right = c.data(b);
-  std::vector<double> atol(static_cast<std::size_t>(m * n));
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j) {
-      double sum = 0.0;
-      for (std::int64_t p = 0; p < k; ++p)
-        sum += std::abs(left.getAsDouble(i * k + p)) * std::abs(right.getAsDouble(p * n + j));
-      atol[static_cast<std::size_t>(i * n + j)] = (2.0 * static_cast<double>(k + 1) * kU32 * sum) * 1.01 + 0x1p-24;
-    }
+  std::vector<double> atol = matmulAbsoluteBounds(c.data(a), c.data(b), m, k, n);
   c.check(OutputCheck{c.argumentIndex(y), false, 2 * kU32, std::move(atol),
                       "2 (K + 1) u sum|a||b| for the product, then one fp32 rounding of the add"});
   c.run();
