@@ -43,39 +43,22 @@ TEST(ReferenceControlFlow, DynamicRowCountIsBoundFromTheArguments) {
 
 TEST(ReferenceControlFlow, ADynamicSymbolBoundTwiceToDifferentValuesNamesBothArguments) {
   const TensorGraph graph = buildRowSoftmax(kF32, {SymbolicScalar::symbol("B"), 2, 1, 5});
-  std::vector<HostTensor> arguments{HostTensor(kF32, Shape{3, 2, 1, 5}), HostTensor(kF32, Shape{4, 2, 1, 5})};
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags));
+  const DiagnosticEngine diags =
+      failedRun(graph, {HostTensor(kF32, Shape{3, 2, 1, 5}), HostTensor(kF32, Shape{4, 2, 1, 5})});
   EXPECT_EQ(messages(diags), "dynamic dim 'B' is 3 in argument 'x' (dim 0) but 4 in argument 'y' (dim 0)\n");
   EXPECT_EQ(diags.diagnostics().at(0).location, kernelLine(1));
 }
 
 TEST(ReferenceControlFlow, ArgumentsMustMatchTheGraphsDtypeShapeAndCount) {
   const TensorGraph graph = buildRowSoftmax(kF32, {SymbolicScalar::symbol("B"), 2, 1, 5});
-  {
-    std::vector<HostTensor> arguments{HostTensor(kF32, Shape{3, 2, 1, 5}), HostTensor(kF32, Shape{3, 2, 1, 4})};
-    DiagnosticEngine diags;
-    EXPECT_FALSE(runReference(graph, arguments, diags));
-    EXPECT_EQ(messages(diags), "argument 'y' must have shape [B, 2, 1, 5] = [3, 2, 1, 5], got [3, 2, 1, 4]\n");
-  }
-  {
-    std::vector<HostTensor> arguments{HostTensor(DataType::Fp16, Shape{3, 2, 1, 5}), HostTensor(kF32, Shape{3, 2, 1, 5})};
-    DiagnosticEngine diags;
-    EXPECT_FALSE(runReference(graph, arguments, diags));
-    EXPECT_EQ(messages(diags), "argument 'x' must be float32, got float16\n");
-  }
-  {
-    std::vector<HostTensor> arguments{HostTensor(kF32, Shape{3, 2, 1, 5})};
-    DiagnosticEngine diags;
-    EXPECT_FALSE(runReference(graph, arguments, diags));
-    EXPECT_EQ(messages(diags), "kernel 'softmax' takes 2 arguments, got 1\n");
-  }
-  {
-    std::vector<HostTensor> arguments{HostTensor(kF32, Shape{3, 2, 5}), HostTensor(kF32, Shape{3, 2, 1, 5})};
-    DiagnosticEngine diags;
-    EXPECT_FALSE(runReference(graph, arguments, diags));
-    EXPECT_EQ(messages(diags), "argument 'x' must have shape [B, 2, 1, 5], got [3, 2, 5]\n");
-  }
+  EXPECT_EQ(messages(failedRun(graph, {HostTensor(kF32, Shape{3, 2, 1, 5}), HostTensor(kF32, Shape{3, 2, 1, 4})})),
+            "argument 'y' must have shape [B, 2, 1, 5] = [3, 2, 1, 5], got [3, 2, 1, 4]\n");
+  EXPECT_EQ(messages(failedRun(graph, {HostTensor(kF16, Shape{3, 2, 1, 5}), HostTensor(kF32, Shape{3, 2, 1, 5})})),
+            "argument 'x' must be float32, got float16\n");
+  EXPECT_EQ(messages(failedRun(graph, {HostTensor(kF32, Shape{3, 2, 1, 5})})),
+            "kernel 'softmax' takes 2 arguments, got 1\n");
+  EXPECT_EQ(messages(failedRun(graph, {HostTensor(kF32, Shape{3, 2, 5}), HostTensor(kF32, Shape{3, 2, 1, 5})})),
+            "argument 'x' must have shape [B, 2, 1, 5], got [3, 2, 5]\n");
 }
 
 // for b in range(4): y[b] = x[b] if b is even else x[b] * 2   (pypto.cond on b % 2 == 0)
@@ -181,9 +164,7 @@ TEST(ReferenceControlFlow, AnUnboundSymbolicScalarOperandIsAnErrorAtTheOp) {
   addOp(builder, TensorOpKind::Copy, {scaled}, {}, 3, {y});
   builder.endPath();
   const TensorGraph graph = builder.finish();
-  std::vector<HostTensor> arguments{HostTensor(kF32, Shape{2}), HostTensor(kF32, Shape{2})};
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags));
+  const DiagnosticEngine diags = failedRun(graph, {HostTensor(kF32, Shape{2}), HostTensor(kF32, Shape{2})});
   EXPECT_EQ(messages(diags), "muls: the scalar operand 'K + 1' cannot be evaluated: unbound symbol 'K'\n");
   EXPECT_EQ(diags.diagnostics().at(0).location, kernelLine(2));
 }

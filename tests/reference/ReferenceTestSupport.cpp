@@ -70,6 +70,18 @@ TensorGraph buildRowSoftmax(DataType dtype, const SymbolicShape& shape) {
   return builder.finish();
 }
 
+DiagnosticEngine failedRun(const TensorGraph& graph, std::vector<HostTensor>& arguments,
+                           const ReferenceOptions& options) {
+  DiagnosticEngine diags;
+  EXPECT_FALSE(runReference(graph, arguments, diags, options));
+  return diags;
+}
+
+DiagnosticEngine failedRun(const TensorGraph& graph, std::vector<HostTensor>&& arguments,
+                           const ReferenceOptions& options) {
+  return failedRun(graph, arguments, options);
+}
+
 SingleOpRun runSingleOp(TensorOpKind kind, const std::vector<HostTensor>& inputs, Attributes attrs,
                         DiagnosticEngine& diags, const ReferenceOptions& options) {
   TensorGraphBuilder builder("single_op", kernelLine(1));

@@ -33,6 +33,14 @@ std::vector<double> valuesOf(const HostTensor& tensor);
 // dim, written with view, amax, sub, exp, sum, div and assemble. A symbolic shape[0] is bound from x and y.
 TensorGraph buildRowSoftmax(DataType dtype, const SymbolicShape& shape);
 
+// Runs `graph` on `arguments` in the reference interpreter, which must fail (the test fails if the run
+// succeeds): the diagnostics that say why. The arguments keep what the run wrote before it stopped.
+DiagnosticEngine failedRun(const TensorGraph& graph, std::vector<HostTensor>& arguments,
+                           const ReferenceOptions& options = {});
+// The same on arguments the test does not look at afterwards.
+DiagnosticEngine failedRun(const TensorGraph& graph, std::vector<HostTensor>&& arguments,
+                           const ReferenceOptions& options = {});
+
 // Runs one op on `inputs`: the graph takes the inputs as arguments and copies each of the op's results into
 // an output argument. Returns the outputs; on failure they are empty and `diags` says why.
 struct SingleOpRun {

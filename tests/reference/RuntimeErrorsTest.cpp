@@ -31,8 +31,7 @@ TensorGraph rowLoop(std::int64_t xRows, std::int64_t yRows) {
 TEST(ReferenceRuntimeErrors, AViewOutsideItsTensorAtRunTime) {
   const TensorGraph graph = rowLoop(3, 4);
   std::vector<HostTensor> arguments{tensorOf(kF32, Shape{3, 37}, std::vector<double>(111, 1.0)), HostTensor(kF32, Shape{4, 37})};
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags));
+  const DiagnosticEngine diags = failedRun(graph, arguments);
   ASSERT_EQ(diags.errorCount(), 1u);
   EXPECT_EQ(diags.diagnostics()[0].message,
             "view: region [3, 4) of dim 0 lies outside 'x' [3, 37] (offsets [3, 0], shape [1, 37])");
@@ -44,9 +43,7 @@ TEST(ReferenceRuntimeErrors, AViewOutsideItsTensorAtRunTime) {
 
 TEST(ReferenceRuntimeErrors, AnAssembleOutsideItsTargetAtRunTime) {
   const TensorGraph graph = rowLoop(4, 3);
-  std::vector<HostTensor> arguments{HostTensor(kF32, Shape{4, 37}), HostTensor(kF32, Shape{3, 37})};
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags));
+  const DiagnosticEngine diags = failedRun(graph, {HostTensor(kF32, Shape{4, 37}), HostTensor(kF32, Shape{3, 37})});
   EXPECT_EQ(messages(diags), "assemble: region [3, 4) of dim 0 lies outside 'y' [3, 37] (offsets [3, 0], value shape [1, 37])\n");
   EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(5));
 }
@@ -98,9 +95,7 @@ TEST(ReferenceRuntimeErrors, LoopStepsMustBePositive) {
   builder.endLoop(loop);
   builder.endPath();
   const TensorGraph graph = builder.finish();
-  std::vector<HostTensor> arguments{HostTensor(kF32, Shape{0})};
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags));
+  const DiagnosticEngine diags = failedRun(graph, {HostTensor(kF32, Shape{0})});
   EXPECT_EQ(messages(diags), "loop 'rows': the step must be positive, got 0\n");
   EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(2));
 }
@@ -117,10 +112,8 @@ TEST(ReferenceRuntimeErrors, UnrolledLoopsWithoutABodyForTheRemainder) {
   builder.endLoop(loop);
   builder.endPath();
   const TensorGraph graph = builder.finish();
-  std::vector<HostTensor> arguments{HostTensor(kF32, Shape{2})};
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags));
-  EXPECT_EQ(messages(diags), "loop 'rows': no body covers the remaining 1 iteration(s) from index 2\n");
+  EXPECT_EQ(messages(failedRun(graph, {HostTensor(kF32, Shape{2})})),
+            "loop 'rows': no body covers the remaining 1 iteration(s) from index 2\n");
 }
 
 TEST(ReferenceRuntimeErrors, ShapesWithUnboundSymbols) {
@@ -129,9 +122,7 @@ TEST(ReferenceRuntimeErrors, ShapesWithUnboundSymbols) {
   addOp(builder, TensorOpKind::Full, {}, {{"shape", SymbolicShape{SymbolicScalar::symbol("N")}}, {"value", 1.0}, {"dtype", kF32}}, 2);
   builder.endPath();
   const TensorGraph graph = builder.finish();
-  std::vector<HostTensor> arguments;
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags));
+  const DiagnosticEngine diags = failedRun(graph, {});
   EXPECT_EQ(messages(diags), "cannot evaluate dim 0 of the shape of full's output 'N': unbound symbol 'N'\n");
   EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(2));
 }
@@ -148,8 +139,7 @@ TEST(ReferenceRuntimeErrors, TemporariesLargerThanMaxElementsAreRefused) {
   std::vector<HostTensor> arguments{HostTensor(kF32, Shape{1000, 1000})};
   ReferenceOptions options;
   options.maxElements = 1000;
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags, options));
+  const DiagnosticEngine diags = failedRun(graph, arguments, options);
   // Arguments and views allocate nothing; the 10x100 temporary is within the limit, the 1000x1000 one is not.
   EXPECT_EQ(messages(diags), "refusing to allocate the output of exp of shape [1000, 1000] (1000000 elements): the "
                              "reference interpreter's limit is 1000 elements\n");
@@ -163,8 +153,7 @@ TEST(ReferenceRuntimeErrors, CancellationStopsBetweenOps) {
   ReferenceOptions options;
   // Polls: one per iteration and one per op (view, exp, assemble), so the 7th is the second iteration's exp.
   options.cancelled = [&polls] { return ++polls == 7; };
-  DiagnosticEngine diags;
-  EXPECT_FALSE(runReference(graph, arguments, diags, options));
+  const DiagnosticEngine diags = failedRun(graph, arguments, options);
   EXPECT_EQ(messages(diags), "cancelled\n");
   EXPECT_EQ(polls, 7);
   EXPECT_EQ(diags.diagnostics()[0].location, kernelLine(4));
@@ -173,8 +162,7 @@ TEST(ReferenceRuntimeErrors, CancellationStopsBetweenOps) {
 
   ReferenceOptions always;
   always.cancelled = [] { return true; };
-  DiagnosticEngine early;
-  EXPECT_FALSE(runReference(graph, arguments, early, always));
+  const DiagnosticEngine early = failedRun(graph, arguments, always);
   EXPECT_EQ(messages(early), "cancelled\n");
   EXPECT_EQ(early.diagnostics()[0].location, kernelLine(2));  // the loop's first iteration
 }
