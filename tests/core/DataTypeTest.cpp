@@ -3,22 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <utility>
+
 namespace pto {
 namespace {
 
 TEST(DataType, SizesMatchNumpy) {
-  EXPECT_EQ(sizeOf(DataType::Fp32), 4u);
-  EXPECT_EQ(sizeOf(DataType::Fp16), 2u);
-  EXPECT_EQ(sizeOf(DataType::Bf16), 2u);
-  EXPECT_EQ(sizeOf(DataType::Int8), 1u);
-  EXPECT_EQ(sizeOf(DataType::Int16), 2u);
-  EXPECT_EQ(sizeOf(DataType::Int32), 4u);
-  EXPECT_EQ(sizeOf(DataType::Int64), 8u);
-  EXPECT_EQ(sizeOf(DataType::UInt8), 1u);
-  EXPECT_EQ(sizeOf(DataType::UInt16), 2u);
-  EXPECT_EQ(sizeOf(DataType::UInt32), 4u);
-  EXPECT_EQ(sizeOf(DataType::UInt64), 8u);
-  EXPECT_EQ(sizeOf(DataType::Bool), 1u);
+  using enum DataType;
+  const std::pair<DataType, std::size_t> numpyItemsizes[] = {
+      {Fp32, 4},  {Fp16, 2},  {Bf16, 2},   {Int8, 1},   {Int16, 2},  {Int32, 4},
+      {Int64, 8}, {UInt8, 1}, {UInt16, 2}, {UInt32, 4}, {UInt64, 8}, {Bool, 1}};
+  for (const auto& [type, bytes] : numpyItemsizes) EXPECT_EQ(sizeOf(type), bytes) << name(type);
 }
 
 TEST(DataType, EveryNameParsesBackToItsType) {
