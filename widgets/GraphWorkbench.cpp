@@ -260,9 +260,11 @@ GraphWorkbench::GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument
     showListing(subgraph);
   });
 
-  // j/k step through the passes and 1-4 switch levels while the graph or the
-  // pass list has the focus (not the search field, where they are text).
+  // j/k step through the passes and 1-4 switch levels while a graph view
+  // (the IR graph or the task graph) or the pass list has the focus (not
+  // the search field, where they are text).
   m_view->installEventFilter(this);
+  m_taskGraph->installEventFilter(this);
   m_passes->installEventFilter(this);
   m_view->setMessage(tr("Open a project to see its tensor, tile, block and execute graphs."));
 }
@@ -270,7 +272,7 @@ GraphWorkbench::GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument
 GraphWorkbench::~GraphWorkbench() = default;
 
 bool GraphWorkbench::eventFilter(QObject* watched, QEvent* event) {
-  if (event->type() == QEvent::KeyPress && (watched == m_view || watched == m_passes)) {
+  if (event->type() == QEvent::KeyPress && (watched == m_view || watched == m_taskGraph || watched == m_passes)) {
     auto* key = static_cast<QKeyEvent*>(event);
     if (key->modifiers() & (Qt::ControlModifier | Qt::AltModifier)) return false;
     switch (key->key()) {
@@ -279,7 +281,12 @@ bool GraphWorkbench::eventFilter(QObject* watched, QEvent* event) {
     case Qt::Key_1:
     case Qt::Key_2:
     case Qt::Key_3:
-    case Qt::Key_4: m_levelBox->setCurrentIndex(key->key() - Qt::Key_1); return true;
+    case Qt::Key_4:
+      m_levelBox->setCurrentIndex(key->key() - Qt::Key_1);
+      // The level on show may be in the other view (the task graph shows the
+      // execute level): the focus goes with it, so the next key works too.
+      if (watched != m_passes) m_stack->currentWidget()->setFocus();
+      return true;
     default: break;
     }
   }
@@ -440,8 +447,8 @@ void GraphWorkbench::layoutCurrent() {
     m_view->setMessage(tr("Making the IR after each pass…"));
     return;
   }
-  std::shared_ptr<const nlohmann::json> snapshot =
-      m_step >= 0 ? m_history->steps[static_cast<std::size_t>(m_step)].snapshot : std::shared_ptr<const nlohmann::json>();
+  std::shared_ptr<const IrJson> snapshot =
+      m_step >= 0 ? m_history->steps[static_cast<std::size_t>(m_step)].snapshot : std::shared_ptr<const IrJson>();
   // Diff marks against the pass before (the tensor graph does not change).
   std::map<std::string, char> marks;
   if (m_level != GraphLevel::Tensor && m_step > 0)
@@ -460,7 +467,7 @@ void GraphWorkbench::layoutCurrent() {
   m_layoutStepName = stepName;
   IrLevelRequest request;
   request.level = m_level;
-  request.tensor = std::shared_ptr<const nlohmann::json>(m_history, &m_history->tensor);
+  request.tensor = std::shared_ptr<const IrJson>(m_history, &m_history->tensor);
   request.snapshot = std::move(snapshot);
   request.grouping = grouping;
   request.options = std::move(options);

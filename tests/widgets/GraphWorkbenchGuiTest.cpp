@@ -10,6 +10,7 @@
 #include "app/studio/MainWindow.h"
 #include "StudioTestSupport.h"
 #include "widgets/IrGraphView.h"
+#include "widgets/TaskGraphView.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/SwimlaneView.h"
 
@@ -103,6 +104,37 @@ private Q_SLOTS:
     graphs->selectStep(forward);
     QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
     QCOMPARE(graphs->passList()->topLevelItem(forward)->text(3), QStringLiteral("11 (+2 -4)"));  // 13 tile ops before it
+  }
+
+  // Keys 1-4 switch the level whichever graph view has the focus, the task
+  // graph that shows the execute level too (issue 35), and the focus goes
+  // to the view that shows the new level.
+  void levelKeysWorkInEveryGraphView() {
+    pto::studio::MainWindow window;
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
+    pto::widgets::GraphWorkbench* graphs = window.graphs();
+    QWidget* taskGraph = window.taskGraph();
+    window.showGraphLevel(pto::GraphLevel::Execute);
+    QVERIFY(graphs->showingTaskGraph());
+    QTest::keyClick(taskGraph, Qt::Key_2);
+    QCOMPARE(graphs->level(), pto::GraphLevel::Tile);
+    QVERIFY(!graphs->showingTaskGraph());
+    QCOMPARE(window.focusWidget(), static_cast<QWidget*>(graphs->view()));
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
+    QTest::keyClick(graphs->view(), Qt::Key_1);
+    QCOMPARE(graphs->level(), pto::GraphLevel::Tensor);
+    QTest::keyClick(graphs->view(), Qt::Key_3);
+    QCOMPARE(graphs->level(), pto::GraphLevel::Block);
+    QTest::keyClick(graphs->view(), Qt::Key_4);
+    QCOMPARE(graphs->level(), pto::GraphLevel::Execute);
+    QVERIFY(graphs->showingTaskGraph());
+    QCOMPARE(window.focusWidget(), taskGraph);
+    QTest::keyClick(taskGraph, Qt::Key_3);
+    QCOMPARE(graphs->level(), pto::GraphLevel::Block);
+    QTest::keyClick(graphs->passList(), Qt::Key_1);
+    QCOMPARE(graphs->level(), pto::GraphLevel::Tensor);
+    QVERIFY(waitForLayout(window, pto::GraphLevel::Tensor));
   }
 
   // Expanding a group keeps its first node where the group was; stepping
