@@ -10,6 +10,7 @@
 // outside the settings applies nothing.
 #include "app/studio/AdviceController.h"
 #include "app/studio/MainWindow.h"
+#include "StudioGuiTestCase.h"
 #include "StudioTestSupport.h"
 #include "core/project/ProjectFile.h"
 #include "widgets/AdvicePanel.h"
@@ -26,9 +27,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
-#include <QStandardPaths>
 #include <QTableView>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 
@@ -53,17 +52,10 @@ bool within(double value, double reference, double share) { return std::abs(valu
 
 } // namespace
 
-class AdviceGuiTest : public QObject {
+class AdviceGuiTest : public pto::testing::StudioGuiTestCase {
   Q_OBJECT
 
 private Q_SLOTS:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
-  void init() {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-  }
-
   void applyingASuggestionObtainsItsPredictionAndUndoes() {
     pto::studio::MainWindow window;
     window.resize(1600, 1000);
@@ -295,8 +287,6 @@ private Q_SLOTS:
     QCOMPARE(window.editor()->text(), before);
   }
 
-private:
-  std::unique_ptr<QTemporaryDir> m_dir;
 };
 
 QTEST_MAIN(AdviceGuiTest)

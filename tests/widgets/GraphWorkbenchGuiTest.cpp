@@ -8,6 +8,7 @@
 // (the matmul's cube subgraph) is refused with the compiler's reason.
 #include "widgets/GraphWorkbench.h"
 #include "app/studio/MainWindow.h"
+#include "StudioGuiTestCase.h"
 #include "StudioTestSupport.h"
 #include "widgets/IrGraphView.h"
 #include "widgets/TaskGraphView.h"
@@ -17,31 +18,16 @@
 #include <QComboBox>
 #include <QListWidget>
 #include <QSignalSpy>
-#include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 #include <QTreeWidget>
 #include <QUndoStack>
 
-#include <fstream>
 #include <map>
 #include <vector>
 #include <thread>
-#include <sstream>
 
-namespace {
-
-std::string readFile(const QString& path) {
-  std::ifstream in(path.toStdString());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-} // namespace
-
-class GraphWorkbenchGuiTest : public QObject {
+class GraphWorkbenchGuiTest : public pto::testing::StudioGuiTestCase {
   Q_OBJECT
 
   // Waits until the workbench shows a layout of `level` and nothing is pending.
@@ -59,14 +45,15 @@ class GraphWorkbenchGuiTest : public QObject {
     return window.swimlane()->traceIndex()->trace().tasks().size();
   }
 
-private Q_SLOTS:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
-  void init() {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
+  // The example made a project in a shown window, run once and its tile graph laid out: the graph's view,
+  // or null when the run or the layout did not come.
+  pto::widgets::IrGraphView* runAndShowTheTileGraph(pto::studio::MainWindow& window, QSignalSpy& finished) {
+    if (!pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op")))) return nullptr;
+    window.showGraphLevel(pto::GraphLevel::Tile);
+    return waitForLayout(window, pto::GraphLevel::Tile) ? window.graphs()->view() : nullptr;
   }
 
+private Q_SLOTS:
   void everyLevelLaysOutOffTheGuiThreadAndThePassesStep() {
     pto::studio::MainWindow window;
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
@@ -142,10 +129,8 @@ private Q_SLOTS:
   void expandingAndSteppingKeepTheNodeInView() {
     pto::studio::MainWindow window;
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
-    window.showGraphLevel(pto::GraphLevel::Tile);
-    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
-    auto* view = window.graphs()->view();
+    auto* view = runAndShowTheTileGraph(window, finished);
+    QVERIFY(view);
     auto* groupBox = window.graphs()->findChild<QComboBox*>(QStringLiteral("GraphGrouping"));
     QVERIFY(groupBox);
     groupBox->setCurrentIndex(groupBox->findData(static_cast<int>(pto::GraphGrouping::Subgraph)));
@@ -182,14 +167,9 @@ private Q_SLOTS:
 
   void draggingATileOpIntoAnotherSubgraphSavesAnOverrideRerunsAndUndoes() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
-    window.resize(1500, 950);
-    window.show();
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
     QString folder = m_dir->filePath(QStringLiteral("op"));
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), folder));
-    window.runProject();
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::showCreateAndRun(window, finished, folder));
     QCOMPARE(taskCount(window), std::size_t(7));
     window.showGraphLevel(pto::GraphLevel::Tile);
     QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
@@ -239,7 +219,7 @@ private Q_SLOTS:
 
     // Saved into the project file, readable.
     QVERIFY(window.save());
-    std::string saved = readFile(folder + QStringLiteral("/pto-project.json"));
+    std::string saved = pto::testing::readFile(folder + QStringLiteral("/pto-project.json"));
     QVERIFY2(saved.find("\"partition_overrides\"") != std::string::npos, saved.c_str());
     QVERIFY(saved.find("\"scale_add\"") != std::string::npos);
 
@@ -265,10 +245,8 @@ private Q_SLOTS:
   void mergingSubgraphsFromTheMenu() {
     pto::studio::MainWindow window;
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
-    window.showGraphLevel(pto::GraphLevel::Tile);
-    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
-    auto* view = window.graphs()->view();
+    auto* view = runAndShowTheTileGraph(window, finished);
+    QVERIFY(view);
     const pto::IrGraph& graph = *view->graphLayout()->graph;
     std::vector<int> sums, scaleAdd;
     for (const pto::IrGraphNode& node : graph.nodes) {
@@ -291,10 +269,8 @@ private Q_SLOTS:
   void aSelectionBecomesOneNewSubgraph() {
     pto::studio::MainWindow window;
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
-    QVERIFY(pto::testing::showCreateAndRun(window, finished, m_dir->filePath(QStringLiteral("op"))));
-    window.showGraphLevel(pto::GraphLevel::Tile);
-    QVERIFY(waitForLayout(window, pto::GraphLevel::Tile));
-    auto* view = window.graphs()->view();
+    auto* view = runAndShowTheTileGraph(window, finished);
+    QVERIFY(view);
     view->fit();
     QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, QPoint(2, 2));
     QTest::mouseMove(view, QPoint(view->width() - 2, view->height() - 2));
@@ -321,8 +297,6 @@ private Q_SLOTS:
     QVERIFY(window.settings()->partitionOverrides().empty());
   }
 
-private:
-  std::unique_ptr<QTemporaryDir> m_dir;
 };
 
 QTEST_MAIN(GraphWorkbenchGuiTest)

@@ -7,6 +7,7 @@
 // mismatches (the compute tasks first, +50 %), a click selects the task in
 // both swimlanes, and closing restores the run's own colours.
 // MismatchListModel runs under QAbstractItemModelTester.
+#include "StudioGuiTestCase.h"
 #include "app/studio/MainWindow.h"
 #include "runtime/trace/ChromeTraceWriter.h"
 #include "widgets/MeasuredPanel.h"
@@ -17,9 +18,7 @@
 #include <QAbstractItemModelTester>
 #include <QLabel>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTableView>
-#include <QTemporaryDir>
 #include <QTest>
 
 namespace {
@@ -50,20 +49,16 @@ pto::trace::Trace stretchedCopy(const pto::trace::Trace& run, std::string_view s
 
 } // namespace
 
-class MeasuredGuiTest : public QObject {
+class MeasuredGuiTest : public pto::testing::StudioGuiTestCase {
   Q_OBJECT
 
 private Q_SLOTS:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
   void aMeasuredTraceShowsBeneathTheRunColouredByErrorWithItsLargestMismatches() {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
     MainWindow window;
     window.setAutoRun(false);
     window.resize(1500, 950);
     window.show();
-    QVERIFY(window.createProject(QStringLiteral("calibration"), dir.filePath(QStringLiteral("calibration"))));
+    QVERIFY(window.createProject(QStringLiteral("calibration"), m_dir->filePath(QStringLiteral("calibration"))));
     QSignalSpy finished(&window, &MainWindow::runFinished);
     window.runProject();
     QVERIFY(finished.wait(120000));
@@ -71,7 +66,7 @@ private Q_SLOTS:
 
     const auto runTrace = window.lastRun().trace;
     QVERIFY(runTrace);
-    const std::string measuredFile = dir.filePath(QStringLiteral("merged_swimlane.json")).toStdString();
+    const std::string measuredFile = m_dir->filePath(QStringLiteral("merged_swimlane.json")).toStdString();
     std::string error;
     QVERIFY(pto::trace::writeChromeTraceFile(stretchedCopy(runTrace->trace(), "compute", 1.5), measuredFile, error));
 
@@ -123,12 +118,10 @@ private Q_SLOTS:
   }
 
   void anotherKernelsTraceIsRefusedInTheDock() {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
     MainWindow window;
     window.setAutoRun(false);
     window.show();
-    QVERIFY(window.createProject(QStringLiteral("calibration"), dir.filePath(QStringLiteral("calibration"))));
+    QVERIFY(window.createProject(QStringLiteral("calibration"), m_dir->filePath(QStringLiteral("calibration"))));
     QSignalSpy finished(&window, &MainWindow::runFinished);
     window.runProject();
     QVERIFY(finished.wait(120000));
@@ -140,7 +133,7 @@ private Q_SLOTS:
     task.endNs = 1000;
     other.addTask(task);
     other.finalize();
-    const std::string file = dir.filePath(QStringLiteral("other.json")).toStdString();
+    const std::string file = m_dir->filePath(QStringLiteral("other.json")).toStdString();
     std::string error;
     QVERIFY(pto::trace::writeChromeTraceFile(other, file, error));
     QSignalSpy shown(&window, &MainWindow::comparisonShown);

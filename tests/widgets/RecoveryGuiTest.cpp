@@ -47,6 +47,14 @@ QString readAll(const QString& path) {
   return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
+// Clicks `choice` ("Restore" or "Discard") on the recovery offer of `window`; false when it offers none.
+bool answerRecoveryOffer(pto::studio::MainWindow& window, const QString& choice) {
+  pto::widgets::NoticeBar* offer = window.notices()->bar(QStringLiteral("recovery"));
+  if (!offer) return false;
+  QTest::mouseClick(offer->button(choice), Qt::LeftButton);
+  return true;
+}
+
 // The softmax example copied into a new folder under `dir`.
 QString newProject(const QTemporaryDir& dir) {
   pto::DiagnosticEngine diags;
@@ -180,17 +188,13 @@ private Q_SLOTS:
       window.setAutoRun(false);
       QVERIFY(window.open(project));
       QCOMPARE(pto::setAsideEditRecoveries(folder).size(), std::size_t{2});
-      pto::widgets::NoticeBar* offer = window.notices()->bar(QStringLiteral("recovery"));
-      QVERIFY(offer);
-      QTest::mouseClick(offer->button(QStringLiteral("Discard")), Qt::LeftButton);  // the newer one
+      QVERIFY(answerRecoveryOffer(window, QStringLiteral("Discard")));  // the newer one
       QCOMPARE(window.editor()->text(), kernelOnDisk);
     }
     pto::studio::MainWindow window;
     window.setAutoRun(false);
     QVERIFY(window.open(project));
-    pto::widgets::NoticeBar* offer = window.notices()->bar(QStringLiteral("recovery"));
-    QVERIFY(offer);
-    QTest::mouseClick(offer->button(QStringLiteral("Restore")), Qt::LeftButton);
+    QVERIFY(answerRecoveryOffer(window, QStringLiteral("Restore")));
     QCOMPARE(window.editor()->text(), QStringLiteral("print('first crash')\n"));
     QVERIFY(window.editor()->isModified());
     QVERIFY(pto::setAsideEditRecoveries(folder).empty());
@@ -209,9 +213,7 @@ private Q_SLOTS:
     pto::studio::MainWindow window;
     window.setAutoRun(false);
     QVERIFY(window.open(project));
-    pto::widgets::NoticeBar* offer = window.notices()->bar(QStringLiteral("recovery"));
-    QVERIFY(offer);
-    QTest::mouseClick(offer->button(QStringLiteral("Discard")), Qt::LeftButton);
+    QVERIFY(answerRecoveryOffer(window, QStringLiteral("Discard")));
     QVERIFY(!QFile::exists(QString::fromStdString(pto::recoveryFilePath(project.toStdString()).string())));
     QVERIFY(pto::setAsideEditRecoveries(project.toStdString()).empty());
     QCOMPARE(window.editor()->text(), readAll(kernel));

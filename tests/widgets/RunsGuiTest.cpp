@@ -9,6 +9,7 @@
 // returns to the single swimlane. RunListModel runs under
 // QAbstractItemModelTester.
 #include "analysis/ledger/RunLedger.h"
+#include "StudioGuiTestCase.h"
 #include "app/studio/MainWindow.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/QCustomPlot.h"
@@ -21,8 +22,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 
@@ -54,16 +53,12 @@ bool runWithNbuffer(MainWindow& window, int nbuffer) {
 
 } // namespace
 
-class RunsGuiTest : public QObject {
+class RunsGuiTest : public pto::testing::StudioGuiTestCase {
   Q_OBJECT
 
 private Q_SLOTS:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
   void twoRunsAreListedPlottedAndComparedOnOneTimeAxis() {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString folder = dir.filePath(QStringLiteral("softmax"));
+    const QString folder = m_dir->filePath(QStringLiteral("softmax"));
     MainWindow window;
     window.setAutoRun(false);
     window.resize(1500, 950);

@@ -5,6 +5,7 @@
 // cancel drops the run. Expected task counts come from the tile arithmetic
 // of resources/examples/muls_add_matmul_rowsum/kernel.py, not from earlier runs.
 #include "app/studio/MainWindow.h"
+#include "StudioGuiTestCase.h"
 #include "StudioTestSupport.h"
 #include "core/Diagnostics.h"
 #include "widgets/HealthPanel.h"
@@ -25,23 +26,14 @@
 
 #include <QDir>
 #include <QSignalSpy>
-#include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 
-#include <fstream>
 #include <functional>
-#include <sstream>
+
+using pto::testing::readFile;
 
 namespace {
-
-std::string readFile(const QString& path) {
-  std::ifstream in(path.toStdString());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The example's tasks for a scale_add tile of rows x cols: scale_add (a*0.5+b
 // fused) is 64x64 cut into tiles; one untiled matmul block; the row sum of the
@@ -50,7 +42,7 @@ std::size_t expectedTasks(int rows, int cols) { return std::size_t((64 / rows) *
 
 } // namespace
 
-class StudioGuiTest : public QObject {
+class StudioGuiTest : public pto::testing::StudioGuiTestCase {
   Q_OBJECT
   // Copies the example into a new project with auto-run off and runs it once.
   bool createAndRun(pto::studio::MainWindow& window) {
@@ -59,13 +51,6 @@ class StudioGuiTest : public QObject {
   }
 
 private Q_SLOTS:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
-  void init() {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-  }
-
   void newProjectCopiesTheExampleAndRunsIt() {
     pto::studio::MainWindow window;
     window.setAutoRun(false);
@@ -85,12 +70,9 @@ private Q_SLOTS:
 
   void aRunUsesTheEditorsUnsavedText() {
     pto::studio::MainWindow window;
-    window.setAutoRun(false);
     QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
     QString folder = m_dir->filePath(QStringLiteral("op"));
-    QVERIFY(window.createProject(QStringLiteral("muls_add_matmul_rowsum"), folder));
-    window.runProject();  // auto-run is off: opening does not run
-    QVERIFY(finished.wait(60000));
+    QVERIFY(pto::testing::createAndRun(window, finished, folder));
     double before = window.lastRun().makespanUs;
     std::string onDisk = readFile(folder + QStringLiteral("/kernel.py"));
 
@@ -379,8 +361,6 @@ private Q_SLOTS:
     QVERIFY(!window.swimlane()->traceIndex());
   }
 
-private:
-  std::unique_ptr<QTemporaryDir> m_dir;
 };
 
 QTEST_MAIN(StudioGuiTest)

@@ -7,6 +7,10 @@
 #include <QSignalSpy>
 #include <QString>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 namespace pto::testing {
 
 // Turns auto-run off (so every run in a test is one the test started),
@@ -26,6 +30,14 @@ inline bool showCreateAndRun(studio::MainWindow& window, QSignalSpy& finished, c
   window.resize(1500, 950);
   window.show();
   return createAndRun(window, finished, folder);
+}
+
+// The whole of a text file, as its bytes ("" when it cannot be read).
+inline std::string readFile(const QString& path) {
+  std::ifstream in(path.toStdString());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 } // namespace pto::testing

@@ -9,6 +9,7 @@
 // the documented rules (zoom factor 1.3 per key, 15% pan) and from traces
 // built here. With PTO_SCREENSHOT_DIR set, screenshots() also writes PNGs
 // of the pane (fit-all and zoomed, light and dark) there.
+#include "WidgetTestSupport.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/Theme.h"
 #include "widgets/SwimlanePane.h"
@@ -150,10 +151,7 @@ private Q_SLOTS:
 
   void readyStripFollowsTheLanes() {
     SwimlanePane pane;
-    pane.resize(1000, 500);
-    pane.setTrace(vectorOnlyTrace(2, 4, true));
-    pane.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    QVERIFY(pto::testing::showOnTrace(pane, QSize(1000, 500), vectorOnlyTrace(2, 4, true)));
     ReadyCountStrip* strip = pane.readyStrip();
     SwimlaneView* view = pane.view();
     QVERIFY(strip->isVisible());
@@ -246,10 +244,7 @@ private Q_SLOTS:
 
   void idleLanesCollapseAndOpen() {
     SwimlaneView view;
-    view.resize(900, 500);
-    view.setTrace(vectorOnlyTrace(24, 4, false));
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(pto::testing::showOnTrace(view, QSize(900, 500), vectorOnlyTrace(24, 4, false)));
     QCOMPARE(view.idleLaneCount(), std::size_t{24});
     QVERIFY(view.collapsesIdleLanes());
     const LaneLayout& layout = view.renderer().layout();
@@ -303,10 +298,7 @@ private Q_SLOTS:
       for (bool dark : {false, true}) {
         SwimlanePane pane;
         if (dark) pane.setPalette(pto::widgets::darkPalette());
-        pane.resize(1400, 700);
-        pane.setTrace(loaded.index);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        QVERIFY(pto::testing::showOnTrace(pane, QSize(1400, 700), loaded.index));
         QString stem = dir + QStringLiteral("/") + QFileInfo(path).baseName() + (dark ? QStringLiteral("-dark") : QStringLiteral("-light"));
         pane.view()->selectTask(static_cast<TaskIndex>(loaded.index->trace().tasks().size() / 2), false);
         QApplication::processEvents();

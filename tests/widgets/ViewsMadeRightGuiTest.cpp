@@ -7,6 +7,7 @@
 // broken project file opens in the editor with its error at its line, listed
 // in Problems, and opens as a project once fixed and saved. Traces here are
 // written by hand (a few tasks, known sources), so no test waits for a run.
+#include "StudioGuiTestCase.h"
 #include "app/studio/MainWindow.h"
 #include "widgets/ProblemsPanel.h"
 #include "widgets/SourceEditor.h"
@@ -25,9 +26,7 @@
 #include <QImage>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <fstream>
@@ -90,18 +89,15 @@ QAction* actionNamed(MainWindow& window, const QString& text) {
 
 } // namespace
 
-class ViewsMadeRightGuiTest : public QObject {
+class ViewsMadeRightGuiTest : public pto::testing::StudioGuiTestCase {
   Q_OBJECT
 
 private Q_SLOTS:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
   void init() {
     // Every test starts from the default layout and no run on open.
     QSettings().remove(QStringLiteral("window"));
     QSettings().setValue(QStringLiteral("run/auto"), false);
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
+    QVERIFY(makeScratchFolder());
   }
 
   // Defect 1: selecting a task only scrolled the editor; its line is now
@@ -313,8 +309,6 @@ private Q_SLOTS:
     QVERIFY(editor.diagnostics().empty());
   }
 
-private:
-  std::unique_ptr<QTemporaryDir> m_dir;
 };
 
 QTEST_MAIN(ViewsMadeRightGuiTest)

@@ -3,6 +3,8 @@
 // the editor and the swimlane select each other; wheel zoom keeps the time
 // under the cursor; the dependency model passes QAbstractItemModelTester.
 // Expected values come from reading the fixture JSON independently here.
+#include "StudioGuiTestCase.h"
+#include "WidgetTestSupport.h"
 #include "app/studio/MainWindow.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
@@ -15,7 +17,6 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -57,11 +58,9 @@ FixtureFacts readFixture() {
 
 } // namespace
 
-class WidgetGuiTest : public QObject {
+class WidgetGuiTest : public pto::testing::StudioGuiTestCase {
   Q_OBJECT
 private Q_SLOTS:
-  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
   void mainWindowOpensTheTraceInTheBackground() {
     FixtureFacts facts = readFixture();
     pto::studio::MainWindow window;
@@ -114,10 +113,7 @@ private Q_SLOTS:
     auto loaded = loadTraceFile(kFixture);
     QVERIFY(loaded.index);
     SwimlaneView view;
-    view.resize(1200, 400);
-    view.setTrace(loaded.index);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(pto::testing::showOnTrace(view, QSize(1200, 400), loaded.index));
     const auto& trc = loaded.index->trace();
     // The longest task; its centre pixel from the fit rule (1% margins) and
     // the row layout constants, not from the view's own picking code.
