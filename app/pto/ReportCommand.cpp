@@ -5,6 +5,7 @@
 #include "app/pto/Command.h"
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
+#include "app/pto/ReportByLine.h"
 #include "app/pto/ReportMemory.h"
 
 #include "analysis/report/HealthReport.h"
@@ -26,6 +27,7 @@ struct ReportOptions : ProjectCommandOptions {
   std::string machine;
   bool taskBounds = false;
   bool noRecord = false;
+  bool byLine = false;
   MemoryReportOptions memory;
   int subgraphRows = 12;
 };
@@ -167,10 +169,13 @@ int runReport(const ReportOptions& options) {
     for (const Diagnostic& diagnostic : recordDiags.diagnostics()) diags.report(diagnostic);
   }
   if (options.memory.memory) return reportMemory(*project, *run, options.memory, options.jsonTarget, diags);
-  if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
+  nlohmann::ordered_json byLine;
+  if (options.byLine) byLine = reportByLine(*project, *run, options.jsonTarget != "-");
+  else if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
   return finishCommand("report", options.jsonTarget, diags, [&](nlohmann::ordered_json& json) {
     json["project"] = project->name;
     json.update(healthReportJson(report, options.taskBounds));
+    if (options.byLine) json["by_line"] = std::move(byLine);
   });
 }
 
@@ -181,6 +186,7 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_option("--machine", options->machine, "Simulate on MACHINE instead of the project's")
       ->type_name("MACHINE");
   command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");
+  command->add_flag("--by-line", options->byLine, "Print each kernel line's share of busy time instead (JSON: by_line)");
   addMemoryReportOptions(*command, options->memory);
   command->add_flag("--no-record", options->noRecord, "Do not record the run in the project's run ledger");
   addCountOption(*command, "--rows", options->subgraphRows, "Subgraphs and labels the text report lists");

@@ -142,5 +142,67 @@ TEST(ReportCommand, AMissingProjectIsAnErrorNamingIt) {
   EXPECT_EQ(report["diagnostics"][0]["message"], "no such project file or folder");
 }
 
+// `--by-line`: each kernel line's share of busy time. The busy time it splits is the health report's (its
+// utilisation x cores x makespan, summed from the schedule independently), and every line sums back to it.
+nlohmann::json byLineReport(const std::string& project) {
+  const nlohmann::json report = runPtoJson("report '" + project + "' --by-line --no-record");
+  EXPECT_TRUE(report.contains("by_line")) << report.dump().substr(0, 400);
+  std::map<std::string, double> busy;
+  for (const auto& type : report["core_types"])
+    busy[type["core_type"]] = type["utilization"].get<double>() * type["cores"].get<double>() *
+                              report["makespan_cycles"].get<double>();
+  const auto& byLine = report["by_line"];
+  double shares = 0.0;
+  std::map<std::string, double> lineBusy;
+  for (const auto& line : byLine["lines"]) {
+    shares += line["share"].get<double>();
+    for (const char* type : {"AIC", "AIV"}) lineBusy[type] += line["cycles"][type].get<double>();
+  }
+  EXPECT_NEAR(shares, 1.0, 0.001);
+  for (const char* type : {"AIC", "AIV"}) {
+    EXPECT_NEAR(byLine["busy_cycles"][type].get<double>(), busy[type], 1e-6 * (1.0 + busy[type])) << type;
+    EXPECT_NEAR(lineBusy[type], busy[type], 1e-6 * (1.0 + busy[type])) << type;
+  }
+  return report;
+}
+
+// Softmax's row_softmax runs fused in every task: line 14 (amax), 15 (exp(x - max)) and 16 (divide by the
+// sum) each count all 256 tasks; before, a task linked to its first line only and 15-16 "ran no task".
+TEST(ReportCommand, ByLineCreditsEveryLineOfAFusedTask) {
+  const nlohmann::json report = byLineReport(example("softmax"));
+  std::map<int, nlohmann::json> lines;
+  for (const auto& line : report["by_line"]["lines"]) lines[line["line"].get<int>()] = line;
+  for (int number : {14, 15, 16}) {
+    ASSERT_TRUE(lines.count(number)) << report["by_line"].dump().substr(0, 400);
+    EXPECT_EQ(lines[number]["tasks"], report["execute_graph"]["tasks"]) << number;
+    EXPECT_GT(lines[number]["share"].get<double>(), 0.0) << number;
+    EXPECT_EQ(lines[number]["cycles"]["AIC"], 0.0) << "softmax runs on vector cores only";
+  }
+  EXPECT_EQ(lines[15]["text"], "numerator = pypto.exp(x - row_max)");
+  EXPECT_EQ(lines[15]["opcodes"]["TEXP"], 1024) << "256 tasks x 4 tiles";
+  EXPECT_TRUE(lines[15]["pipes"].contains("VECTOR"));
+
+  Result text = runPto("report '" + example("softmax") + "' --by-line --no-record");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("kernel.py:15"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("numerator = pypto.exp(x - row_max)"), std::string::npos) << text.out;
+}
+
+// The LI story's matmul line runs on the cube cores only, its scoring lines on the vector cores.
+TEST(ReportCommand, ByLineSplitsCubeAndVectorTime) {
+  const nlohmann::json report = byLineReport(kStory);
+  int matmulLines = 0;
+  for (const auto& line : report["by_line"]["lines"]) {
+    const std::string text = line["text"];
+    if (text.find("pypto.matmul(") != std::string::npos) {
+      ++matmulLines;
+      EXPECT_GT(line["cycles"]["AIC"].get<double>(), 0.0);
+      EXPECT_EQ(line["cycles"]["AIV"], 0.0);
+      EXPECT_TRUE(line["opcodes"].contains("TMATMUL")) << line.dump();
+    }
+  }
+  EXPECT_EQ(matmulLines, 1);
+}
+
 } // namespace
 } // namespace pto::test

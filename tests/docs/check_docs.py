@@ -640,7 +640,7 @@ class Runner:
         self.json_of("run", [softmax])
         self.json_of("run", [mixed, "--mode", "functional"])
         self.json_of("run", [softmax, "--no-check", "--no-record"])
-        self.json_of("report", [softmax, "--task-bounds"])
+        self.json_of("report", [softmax, "--task-bounds", "--by-line"])
         self.json_of("report", [mixed])
         self.json_of("report", [mixed, "--memory", "--task", "0", "--no-record"])
         advice = self.json_of("advise", [softmax])
