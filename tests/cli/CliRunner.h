@@ -1,4 +1,5 @@
-// Runs the `pto` executable for end-to-end tests, capturing its streams.
+// Runs the `pto` executable for end-to-end tests, capturing its streams; the scratch folders and project
+// files the tests run it on.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -51,25 +52,47 @@ inline nlohmann::json runPtoJson(const std::string& args) {
   return result.exitCode == 0 ? nlohmann::json::parse(result.out) : nlohmann::json();
 }
 
-// A project folder in the temporary directory holding a kernel.py and a pto-project.json, removed when the
-// object goes.
-class ScratchProject {
+// A new folder in the temporary directory (`prefix`-<random number>), removed with all it holds when the
+// object goes: each test's own place for projects and outputs (ctest runs tests in parallel).
+class ScratchFolder {
 public:
-  ScratchProject(const std::string& prefix, const std::string& kernel, const std::string& project)
+  explicit ScratchFolder(const std::string& prefix)
       : m_dir(std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(std::random_device{}()))) {
     std::filesystem::create_directories(m_dir);
-    std::ofstream(m_dir / "kernel.py") << kernel;
-    std::ofstream(m_dir / "pto-project.json") << project;
   }
-  ~ScratchProject() { std::filesystem::remove_all(m_dir); }
-  ScratchProject(const ScratchProject&) = delete;
-  ScratchProject& operator=(const ScratchProject&) = delete;
+  ~ScratchFolder() { std::filesystem::remove_all(m_dir); }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
 
   const std::filesystem::path& dir() const { return m_dir; }
 
 private:
   std::filesystem::path m_dir;
 };
+
+// A scratch folder holding a kernel.py and a pto-project.json.
+class ScratchProject : public ScratchFolder {
+public:
+  ScratchProject(const std::string& prefix, const std::string& kernel, const std::string& project)
+      : ScratchFolder(prefix) {
+    std::ofstream(dir() / "kernel.py") << kernel;
+    std::ofstream(dir() / "pto-project.json") << project;
+  }
+};
+
+// The pto-project.json `name` of a kernel `entry` in kernel.py that takes x and y, both float32 [rows, cols]:
+// x filled with 0, 1, 2, ... (arange), y its output.
+inline std::string xyProject(const std::string& name, const std::string& entry, int rows, int cols) {
+  const nlohmann::ordered_json shape = {rows, cols};
+  const nlohmann::ordered_json project = {
+      {"name", name},
+      {"source", "kernel.py"},
+      {"entry", entry},
+      {"args",
+       {{{"name", "x"}, {"shape", shape}, {"dtype", "float32"}, {"init", {{"kind", "arange"}}}},
+        {{"name", "y"}, {"shape", shape}, {"dtype", "float32"}}}}};
+  return project.dump(2) + "\n";
+}
 
 // A bundled example project's folder in the source tree.
 inline std::string example(const std::string& name) {

@@ -8,7 +8,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 namespace pto::test {
 namespace {
@@ -18,17 +17,14 @@ namespace fs = std::filesystem;
 class ConfigCommands : public ::testing::Test {
 protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("pto-config-test-" + std::to_string(std::random_device{}()));
-    fs::create_directories(m_dir);
-    for (const char* copy : {"tuned", "plain"})
-      fs::copy(std::string(PTO_SOURCE_DIR) + "/resources/examples/softmax", m_dir / copy, fs::copy_options::recursive);
+    for (const char* copy : {"tuned", "plain"}) fs::copy(example("softmax"), m_dir / copy, fs::copy_options::recursive);
   }
-  void TearDown() override { fs::remove_all(m_dir); }
   void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
   nlohmann::ordered_json project(const char* copy) {
     return nlohmann::ordered_json::parse(slurp(m_dir / copy / "pto-project.json"));
   }
-  fs::path m_dir;
+  ScratchFolder m_scratch{"pto-config-test"};
+  const fs::path& m_dir = m_scratch.dir();
 };
 
 TEST_F(ConfigCommands, ExportThenImportRestoresTheSettings) {

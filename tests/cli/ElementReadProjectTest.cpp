@@ -11,7 +11,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 namespace pto::test {
@@ -44,12 +43,7 @@ std::string projectWith(const std::string& lengthsInit) {
 
 class ElementReadProject : public ::testing::Test {
 protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("pto-element-read-" + std::to_string(std::random_device{}()));
-    fs::create_directories(m_dir);
-    std::ofstream(m_dir / "kernel.py") << kElementReadKernel;
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
+  void SetUp() override { std::ofstream(m_dir / "kernel.py") << kElementReadKernel; }
 
   void writeLengths(const std::vector<std::int32_t>& lengths) {
     pto::HostTensor tensor(pto::DataType::Int32, pto::Shape({static_cast<std::int64_t>(lengths.size())}));
@@ -72,7 +66,8 @@ protected:
     return graph.value("tasks", nlohmann::json::array()).size();
   }
 
-  fs::path m_dir;
+  ScratchFolder m_scratch{"pto-element-read"};
+  const fs::path& m_dir = m_scratch.dir();
 };
 
 TEST_F(ElementReadProject, TheTaskGraphFollowsTheReadLengths) {

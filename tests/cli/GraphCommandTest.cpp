@@ -10,7 +10,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -30,22 +29,11 @@ def halves(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pyp
     y[:] = t * 2.0
 )";
 
-constexpr const char* kGraphProject = R"({
-  "name": "halves",
-  "source": "kernel.py",
-  "entry": "halves",
-  "args": [
-    {"name": "x", "shape": [4, 64], "dtype": "float32", "init": {"kind": "arange"}},
-    {"name": "y", "shape": [4, 64], "dtype": "float32"}
-  ]
-}
-)";
-
 using Edges = std::set<std::pair<int, int>>;
 
 class TileGraphOutput : public ::testing::Test {
 protected:
-  pto::test::ScratchProject m_project{"pto-graph-cli", kGraphKernel, kGraphProject};
+  pto::test::ScratchProject m_project{"pto-graph-cli", kGraphKernel, xyProject("halves", "halves", 4, 64)};
   const fs::path& m_dir = m_project.dir();
 };
 

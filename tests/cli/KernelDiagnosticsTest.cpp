@@ -6,43 +6,25 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 namespace pto::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kDiagnosticsProject = R"({
-  "name": "bad",
-  "source": "kernel.py",
-  "entry": "kernel",
-  "args": [
-    {"name": "x", "shape": [4, 64], "dtype": "float32", "init": {"kind": "arange"}},
-    {"name": "y", "shape": [4, 64], "dtype": "float32"}
-  ]
-}
-)";
-
-constexpr const char* kHeader = R"(import pypto
+// The kernel's first four lines: x and y [4, 64] float32. runWithBody() sets a [4, 64] vec tile at line 5, the
+// body's lines start at 6.
+constexpr const char* kSignature = R"(import pypto
 
 @pypto.frontend.jit
 def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):
-    pypto.set_vec_tile_shapes(4, 64)
-)";  // kernel body lines start at 6
+)";
 
 class BadKernel : public ::testing::Test {
 protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("pto-bad-kernel-" + std::to_string(std::random_device{}()));
-    fs::create_directories(m_dir);
-    std::ofstream(m_dir / "pto-project.json") << kDiagnosticsProject;
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-
-  // Runs `pto run` on a kernel whose body follows kHeader.
+  // Runs `pto run` on the kernel with `body`.
   Result runWithBody(const std::string& body, const std::string& extraArgs = "") {
-    std::ofstream(m_dir / "kernel.py") << kHeader << body;
+    std::ofstream(m_dir / "kernel.py") << kSignature << "    pypto.set_vec_tile_shapes(4, 64)\n" << body;
     return runPto("run " + m_dir.string() + " " + extraArgs);
   }
   std::string at(int line, int column = 0) const {
@@ -51,8 +33,18 @@ protected:
   }
   // The first line of stderr: the diagnostic's location and message.
   static std::string firstLine(const Result& result) { return result.err.substr(0, result.err.find('\n')); }
+  // Whether `result` failed (exit code 1) with its first diagnostic at kernel.py:`line` and `words` in stderr.
+  ::testing::AssertionResult failedAt(const Result& result, int line, const std::string& words) const {
+    if (result.exitCode != 1) return ::testing::AssertionFailure() << "exit code " << result.exitCode;
+    if (firstLine(result).rfind(at(line), 0) != 0)
+      return ::testing::AssertionFailure() << "the first diagnostic is not at " << at(line) << "\n" << result.err;
+    if (result.err.find(words) == std::string::npos)
+      return ::testing::AssertionFailure() << "no \"" << words << "\" in\n" << result.err;
+    return ::testing::AssertionSuccess();
+  }
 
-  fs::path m_dir;
+  ScratchProject m_project{"pto-bad-kernel", "", xyProject("bad", "kernel", 4, 64)};
+  const fs::path& m_dir = m_project.dir();
 };
 
 TEST_F(BadKernel, AWorkingKernelPasses) {
@@ -63,10 +55,7 @@ TEST_F(BadKernel, AWorkingKernelPasses) {
 }
 
 TEST_F(BadKernel, SyntaxError) {
-  Result result = runWithBody("    y[:] = pypto.exp(x\n");
-  EXPECT_EQ(result.exitCode, 1);
-  EXPECT_EQ(firstLine(result).rfind(at(6), 0), 0u) << result.err;
-  EXPECT_NE(result.err.find("syntax error"), std::string::npos) << result.err;
+  EXPECT_TRUE(failedAt(runWithBody("    y[:] = pypto.exp(x\n"), 6, "syntax error"));
 }
 
 TEST_F(BadKernel, PythonException) {
@@ -82,10 +71,8 @@ TEST_F(BadKernel, UnknownPyptoAttribute) {
 }
 
 TEST_F(BadKernel, ShapesThatDoNotFit) {
-  Result result = runWithBody("    z = pypto.tensor((3, 64), pypto.DT_FP32)\n    y[:] = x + z\n");
-  EXPECT_EQ(result.exitCode, 1);
-  EXPECT_EQ(firstLine(result).rfind(at(7), 0), 0u) << result.err;
-  EXPECT_NE(result.err.find("add: shapes [4, 64] and [3, 64] do not broadcast"), std::string::npos) << result.err;
+  EXPECT_TRUE(failedAt(runWithBody("    z = pypto.tensor((3, 64), pypto.DT_FP32)\n    y[:] = x + z\n"), 7,
+                       "add: shapes [4, 64] and [3, 64] do not broadcast"));
 }
 
 TEST_F(BadKernel, ErrorsInHelpersPointAtTheHelperAndItsCaller) {
@@ -120,12 +107,8 @@ TEST_F(BadKernel, AbsurdAllocation) {
 }
 
 TEST_F(BadKernel, TileShapeRankMismatchIsReportedAtTheSetting) {
-  std::ofstream(m_dir / "kernel.py") << "import pypto\n"
-                                        "\n"
-                                        "@pypto.frontend.jit\n"
-                                        "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
-                                        "    pypto.set_vec_tile_shapes(64)\n"
-                                        "    y[:] = pypto.exp(x)\n";
+  std::ofstream(m_dir / "kernel.py") << kSignature << "    pypto.set_vec_tile_shapes(64)\n"
+                                                      "    y[:] = pypto.exp(x)\n";
   Result result = runPto("run " + m_dir.string());
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_EQ(firstLine(result), at(5) + " error: set_vec_tile_shapes(64) gives 1 dim, but exp works on rank-2 "
@@ -136,12 +119,8 @@ TEST_F(BadKernel, TileShapeRankMismatchIsReportedAtTheSetting) {
 // A row of no whole number of 32-byte blocks is accepted, as PyPTO accepts it: the unified buffer pads it, and
 // `pto settings` says what the padding costs.
 TEST_F(BadKernel, TileRowsOfNoWholeBlockArePaddedNotRefused) {
-  std::ofstream(m_dir / "kernel.py") << "import pypto\n"
-                                        "\n"
-                                        "@pypto.frontend.jit\n"
-                                        "def kernel(x: pypto.Tensor((4, 64), pypto.DT_FP32), y: pypto.Tensor((4, 64), pypto.DT_FP32)):\n"
-                                        "    pypto.set_vec_tile_shapes(4, 12)\n"
-                                        "    y[:] = x + 1.0\n";
+  std::ofstream(m_dir / "kernel.py") << kSignature << "    pypto.set_vec_tile_shapes(4, 12)\n"
+                                                      "    y[:] = x + 1.0\n";
   Result result = runPto("run " + m_dir.string() + " --no-record");
   EXPECT_EQ(result.exitCode, 0) << result.err;
   Result settings = runPto("settings " + m_dir.string());

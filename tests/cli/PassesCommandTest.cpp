@@ -12,7 +12,7 @@
 namespace pto::test {
 namespace {
 
-const std::string kMatmulRowsumExample = std::string(PTO_SOURCE_DIR) + "/resources/examples/muls_add_matmul_rowsum";
+const std::string kMatmulRowsumExample = example("muls_add_matmul_rowsum");
 
 TEST(PassesCommand, CountsMatchTheFinalIrAndAddUp) {
   Result result = runPto("passes '" + kMatmulRowsumExample + "' --json -");

@@ -5,15 +5,23 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include <memory>
 
 namespace pto::test {
 namespace {
 
-const std::string kExamplesDir = std::string(PTO_SOURCE_DIR) + "/resources/examples/";
+// A scratch copy of the matmul example whose project file has these tile_settings (and pass_options, when
+// given) instead of the example's.
+std::unique_ptr<ScratchProject> matmulWith(const nlohmann::ordered_json& tileSettings,
+                                           const nlohmann::ordered_json& passOptions = nullptr) {
+  nlohmann::ordered_json project = nlohmann::ordered_json::parse(slurp(example("matmul") + "/pto-project.json"));
+  project["tile_settings"] = tileSettings;
+  if (!passOptions.is_null()) project["pass_options"] = passOptions;
+  return std::make_unique<ScratchProject>("pto-settings-cli", slurp(example("matmul") + "/kernel.py"), project.dump(2));
+}
 
 TEST(SettingsCommand, TextListsSitesWithBufferUseAndOptions) {
-  Result result = runPto("settings '" + kExamplesDir + "matmul'");
+  Result result = runPto("settings '" + example("matmul") + "'");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.out.find("matmul on a2: UB 192 KiB, L1 512 KiB, L0A 64 KiB, L0B 64 KiB, L0C 128 KiB per core"),
             std::string::npos)
@@ -29,14 +37,9 @@ TEST(SettingsCommand, TextListsSitesWithBufferUseAndOptions) {
 
 TEST(SettingsCommand, JsonReportsAnOverflowAndBadOptionsOfAProject) {
   // The matmul example with kL0 = 512 (A: 128 x 512 fp16 = 128 KiB in a 64 KiB L0A) and a bad option.
-  std::filesystem::path folder = std::filesystem::temp_directory_path() / "pto-settings-cli";
-  std::filesystem::create_directories(folder);
-  std::filesystem::copy_file(kExamplesDir + "matmul/kernel.py", folder / "kernel.py",
-                             std::filesystem::copy_options::overwrite_existing);
-  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamplesDir + "matmul/pto-project.json"));
-  project["tile_settings"] = {{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {512, 512}}, {"n", {128, 128}}}}}}};
-  project["pass_options"] = {{"ooo_sched_mode", 5}, {"pypto_only_option", 1}};
-  std::ofstream(folder / "pto-project.json") << project.dump(2);
+  const auto copy = matmulWith({{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {512, 512}}, {"n", {128, 128}}}}}}},
+                               {{"ooo_sched_mode", 5}, {"pypto_only_option", 1}});
+  const std::filesystem::path& folder = copy->dir();
 
   Result result = runPto("settings '" + folder.string() + "' --machine 950 --json -");
   ASSERT_EQ(result.exitCode, 0) << result.err;
@@ -72,20 +75,15 @@ TEST(SettingsCommand, JsonReportsAnOverflowAndBadOptionsOfAProject) {
 // n = 256 one B tile is 128 x 256 fp16 = 64 KiB, all of L0B: the next k-step's B has no room, so the site is
 // single-buffered and says what double buffering needs (L0B 128 KiB of 64 KiB).
 TEST(SettingsCommand, SaysWhetherASiteCanBeDoubleBuffered) {
-  Result example = runPto("settings '" + kExamplesDir + "matmul'");
+  Result example = runPto("settings '" + pto::test::example("matmul") + "'");
   ASSERT_EQ(example.exitCode, 0) << example.err;
   EXPECT_NE(example.out.find("       double-buffered: L1 64 KiB / 512 KiB, L0A 32 KiB / 64 KiB, L0B 32 KiB / 64 KiB, "
                              "L0C 64 KiB / 128 KiB\n"),
             std::string::npos)
       << example.out;
 
-  std::filesystem::path folder = std::filesystem::temp_directory_path() / "pto-settings-single-buffered";
-  std::filesystem::create_directories(folder);
-  std::filesystem::copy_file(kExamplesDir + "matmul/kernel.py", folder / "kernel.py",
-                             std::filesystem::copy_options::overwrite_existing);
-  nlohmann::ordered_json project = nlohmann::ordered_json::parse(std::ifstream(kExamplesDir + "matmul/pto-project.json"));
-  project["tile_settings"] = {{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {128, 256}}, {"n", {256, 256}}}}}}};
-  std::ofstream(folder / "pto-project.json") << project.dump(2);
+  const auto copy = matmulWith({{"cube", {{"gemm", {{"m", {128, 128}}, {"k", {128, 256}}, {"n", {256, 256}}}}}}});
+  const std::filesystem::path& folder = copy->dir();
   Result result = runPto("settings '" + folder.string() + "'");
   ASSERT_EQ(result.exitCode, 0) << result.err;
   EXPECT_NE(result.out.find("       single-buffered: double buffering needs L0B 128 KiB / 64 KiB\n"), std::string::npos)
@@ -97,11 +95,10 @@ TEST(SettingsCommand, SaysWhetherASiteCanBeDoubleBuffered) {
     if (site["key"] == "gemm" && site["section"] == "cube") gemm = site;
   ASSERT_FALSE(gemm.is_null());
   EXPECT_EQ(gemm["check"]["double_buffered"], false);
-  std::filesystem::remove_all(folder);
 }
 
 TEST(SettingsCommand, UnknownMachineIsAnError) {
-  Result result = runPto("settings '" + kExamplesDir + "softmax' --machine nosuch");
+  Result result = runPto("settings '" + example("softmax") + "' --machine nosuch");
   EXPECT_EQ(result.exitCode, 1);
   EXPECT_NE(result.err.find("nosuch"), std::string::npos) << result.err;
 }

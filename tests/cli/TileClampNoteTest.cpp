@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 namespace pto::test {
 namespace {
@@ -26,17 +25,7 @@ def kernel(x: pypto.Tensor((32, 100), pypto.DT_FP32), y: pypto.Tensor((32, 100),
     t = pypto.exp(x)
     y[:] = t * 0.5
 )";
-
-constexpr const char* kVecProject = R"({
-  "name": "clamp",
-  "source": "kernel.py",
-  "entry": "kernel",
-  "args": [
-    {"name": "x", "shape": [32, 100], "dtype": "float32", "init": {"kind": "arange"}},
-    {"name": "y", "shape": [32, 100], "dtype": "float32"}
-  ]
-}
-)";
+const std::string kVecProject = xyProject("clamp", "kernel", 32, 100);
 
 // c[32, 16] = a[32, 64] @ b[64, 16]; the kernel's cube tile fits, the project's (line 12) is 128 x 128 x 64.
 constexpr const char* kCubeKernel = R"(import pypto
@@ -73,12 +62,7 @@ const char* const kCubeNote = "tile_settings.cube.gemm: cube tile mL0 128, kL0 1
 
 class ClampedTile : public ::testing::Test {
 protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("pto-clamp-cli-" + std::to_string(std::random_device{}()));
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-  void write(const char* kernel, const char* project) {
+  void write(const std::string& kernel, const std::string& project) {
     std::ofstream(m_dir / "kernel.py") << kernel;
     std::ofstream(m_dir / "pto-project.json") << project;
   }
@@ -92,7 +76,8 @@ protected:
                         std::to_string(diagnostic["line"].get<int>()) + ": " + diagnostic["message"].get<std::string>());
     return found;
   }
-  fs::path m_dir;
+  ScratchFolder m_scratch{"pto-clamp-cli"};
+  const fs::path& m_dir = m_scratch.dir();
 };
 
 TEST_F(ClampedTile, TheKernelsTileIsNotedOnceAtItsCallByCompileRunAndSettings) {

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <random>
 
 namespace pto::test {
 namespace {
@@ -21,14 +20,11 @@ namespace fs = std::filesystem;
 class TrustCommandTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    m_root = fs::temp_directory_path() / ("pto-trust-" + std::to_string(std::random_device{}()));
     fs::create_directories(m_root / "config");
-    m_project = m_root / "received" / "softmax";
     fs::create_directories(m_project.parent_path());
     fs::copy(example("softmax"), m_project, fs::copy_options::recursive);
     fs::remove_all(m_project / ".pto");
   }
-  void TearDown() override { fs::remove_all(m_root); }
 
   // pto without PTO_TRUST, with this test's trust store.
   Result untrusted(const std::string& args) {
@@ -36,8 +32,9 @@ protected:
     return runShell("env -u PTO_TRUST XDG_CONFIG_HOME='" + (m_root / "config").string() + "' '" + saved + "' " + args);
   }
 
-  fs::path m_root;
-  fs::path m_project;
+  ScratchFolder m_scratch{"pto-trust"};
+  const fs::path& m_root = m_scratch.dir();
+  const fs::path m_project = m_root / "received" / "softmax";
 };
 
 TEST_F(TrustCommandTest, AnUntrustedProjectIsNotRunAndTheMessageSaysHowToTrustIt) {
