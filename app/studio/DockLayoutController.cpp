@@ -14,7 +14,7 @@
 namespace pto::studio {
 namespace {
 
-constexpr int kLayoutVersion = 5;  // bump when docks change, so old saved layouts are ignored
+constexpr int kLayoutVersion = 6;  // bump when docks change, so old saved layouts are ignored
 
 } // namespace
 
@@ -29,6 +29,8 @@ DockLayoutController::DockLayoutController(QMainWindow* window, const Panels& pa
   // Tuning shares the right column with the task details: opening a project
   // raises it, clicking a task raises the details.
   m_tuning = addBeside(m_details, panels.tuning, tr("Tuning"), QStringLiteral("TuningDock"));
+  // The selected task's on-chip memory, one tab from its details.
+  m_memory = addBeside(m_details, panels.memory, tr("Memory"), QStringLiteral("MemoryDock"));
   m_details->raise();
 
   // The health report shares the summary's place: the run at a glance first,
@@ -84,6 +86,7 @@ QDockWidget* DockLayoutController::dock(Dock which) const {
   case Dock::Runs: return m_runs;
   case Dock::Measured: return m_measured;
   case Dock::Advice: return m_advice;
+  case Dock::Memory: return m_memory;
   }
   return nullptr;
 }
@@ -96,7 +99,7 @@ void DockLayoutController::raise(Dock which) {
 
 QList<QAction*> DockLayoutController::toggleActions() const {
   QList<QAction*> actions;
-  for (QDockWidget* dock : {m_source, m_details, m_tuning, m_summary, m_health, m_advice, m_runs, m_measured, m_problems})
+  for (QDockWidget* dock : {m_source, m_details, m_memory, m_tuning, m_summary, m_health, m_advice, m_runs, m_measured, m_problems})
     actions << dock->toggleViewAction();
   return actions;
 }
@@ -121,7 +124,7 @@ void DockLayoutController::arrange(StudioView view) {
   // The right column's width goes through the summary (its top dock).
   int width = m_window->width();
   // Below the summary: task details and tuning, as tabs; the one showing.
-  QDockWidget* lower = m_tuning->isVisible() ? m_tuning : m_details;
+  QDockWidget* lower = m_tuning->isVisible() ? m_tuning : m_memory->isVisible() ? m_memory : m_details;
   int columnHeight = m_summary->height() + lower->height();
   std::map<QDockWidget*, int> widths;
   std::map<QDockWidget*, int> heights;
@@ -142,6 +145,10 @@ void DockLayoutController::arrange(StudioView view) {
   case StudioView::Runs:  // it shares the summary's place; the A/B swimlanes keep the centre
     widths = {{m_source, width * 15 / 100}, {m_summary, width * 42 / 100}};
     heights = {{m_summary, columnHeight * 80 / 100}, {lower, columnHeight * 20 / 100}};
+    break;
+  case StudioView::Memory:  // beside the task details; its panels want the height and the width
+    widths = {{m_source, width * 18 / 100}, {m_summary, width * 45 / 100}};
+    heights = {{m_summary, columnHeight * 25 / 100}, {lower, columnHeight * 75 / 100}};
     break;
   case StudioView::Tuning:
     widths = {{m_source, width * 20 / 100}, {m_summary, width * 45 / 100}};

@@ -20,7 +20,7 @@ namespace pto::studio {
 class DockLayoutController : public QObject {
   Q_OBJECT
 public:
-  enum class Dock { Source, Summary, Details, Tuning, Health, Problems, Runs, Measured, Advice };
+  enum class Dock { Source, Summary, Details, Tuning, Health, Problems, Runs, Measured, Advice, Memory };
   // The content of each dock.
   struct Panels {
     QWidget* source = nullptr;
@@ -32,10 +32,11 @@ public:
     QWidget* runs = nullptr;
     QWidget* measured = nullptr;
     QWidget* advice = nullptr;
+    QWidget* memory = nullptr;
   };
 
   // Source on the left; Summary, Health, Advice, Runs and Measured tabbed
-  // above Task details and Tuning on the right; Problems below, hidden until
+  // above Task details, Memory and Tuning on the right; Problems below, hidden until
   // a run reports something.
   DockLayoutController(QMainWindow* window, const Panels& panels);
 
@@ -72,6 +73,7 @@ private:
   QDockWidget* m_runs = nullptr;
   QDockWidget* m_measured = nullptr;
   QDockWidget* m_advice = nullptr;
+  QDockWidget* m_memory = nullptr;
   QByteArray m_defaultLayout;
 };
 

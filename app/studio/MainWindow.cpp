@@ -9,6 +9,7 @@
 #include "app/studio/DockLayoutController.h"
 #include "app/studio/EditRecoveryController.h"
 #include "app/studio/GraphsController.h"
+#include "app/studio/MemoryMapController.h"
 #include "app/studio/ProjectController.h"
 #include "app/studio/RecentFilesController.h"
 #include "app/studio/RunController.h"
@@ -19,6 +20,7 @@
 #include "widgets/GraphWorkbench.h"
 #include "widgets/HealthPanel.h"
 #include "widgets/IrGraphView.h"
+#include "widgets/MemoryMapView.h"
 #include "widgets/MeasuredPanel.h"
 #include "widgets/NoticeBar.h"
 #include "widgets/ProblemsPanel.h"
@@ -95,8 +97,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_runs = new widgets::RunsPanel(this);
   m_measured = new widgets::MeasuredPanel(this);
   m_advicePanel = new widgets::AdvicePanel(this);
+  m_memoryView = new widgets::MemoryMapView(this);
   m_docks = new DockLayoutController(this, {m_editor, m_summary, m_details, m_tuning, m_health, m_problems, m_runs,
-                                            m_measured, m_advicePanel});
+                                            m_measured, m_advicePanel, m_memoryView});
   // The graphs of every IR level; the run's task graph is its execute level.
   m_workbench = new widgets::GraphWorkbench(m_graph, m_settings, this);
   m_centralTabs->addTab(m_workbench, tr("Graphs"));
@@ -159,6 +162,14 @@ void MainWindow::createControllers() {
     Q_EMIT runFinished(ok);
     Q_EMIT traceLoaded();
   });
+
+  // The Memory dock's maps come from the finished run whose swimlane is on screen.
+  m_memory = new MemoryMapController(m_memoryView, this);
+  m_memory->setRunProvider([this]() -> std::shared_ptr<const ProjectRunResult> {
+    const ProjectRunOutcome& run = m_runner->lastRun();
+    return run.trace && run.trace == m_trace ? run.result : nullptr;
+  });
+  connect(this, &MainWindow::runFinished, m_memory, &MemoryMapController::runChanged);
 
   // What the Runs and Measured docks do: the ledger's runs and the comparisons beneath the run.
   m_comparisons = new ComparisonController(m_runs, m_measured, m_swimlanePane, this);
@@ -369,6 +380,7 @@ void MainWindow::connectViews() {
     for (std::size_t t = 0; t < all.size(); ++t)
       if (all[t].subgraph == subgraph) tasks.push_back(static_cast<trace::TaskIndex>(t));
     if (!tasks.empty()) m_swimlane->showTasks(std::move(tasks));
+    m_memory->showSubgraph(static_cast<int>(subgraph));
   });
   connect(m_workbench, &widgets::GraphWorkbench::partitionEdited, this, &MainWindow::runProject);
   connect(m_workbench, &widgets::GraphWorkbench::statusMessage, this, [this](const QString& text) { showStatus(text, 10000); });
@@ -614,13 +626,14 @@ void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool
   // A run's summary comes from the run (simulated makespan, precision);
   // a trace file's from the trace.
   if (!fromRun) m_summary->setTrace(m_trace);
+  if (!fromRun) m_memory->runChanged();  // a run's map follows when it finishes
   updateTaskGraph();
   updateLineLabels();
   updateTitle();
 }
 
 bool MainWindow::busy() const {
-  return m_traceJobs.busy() || m_runner->busy() || m_graphs->busy() || m_adviceController->busy();
+  return m_traceJobs.busy() || m_runner->busy() || m_graphs->busy() || m_adviceController->busy() || m_memory->busy();
 }
 
 bool MainWindow::settling() const { return busy() || m_comparisons->busy(); }
@@ -651,6 +664,7 @@ void MainWindow::showView(View view) {
   case View::Runs: m_docks->raise(Dock::Runs); break;
   case View::Advice: m_docks->raise(Dock::Advice); break;
   case View::Tuning: m_docks->raise(Dock::Tuning); break;
+  case View::Memory: m_docks->raise(Dock::Memory); break;
   }
   m_docks->arrange(view);
 }
@@ -672,6 +686,7 @@ void MainWindow::showStatus(const QString& text, int timeoutMs) { statusBar()->s
 
 void MainWindow::onTaskSelected(trace::TaskIndex task) {
   m_details->showTask(task);
+  m_memory->showTask(m_trace && task != trace::kNoTask ? static_cast<int>(m_trace->trace().tasks()[task].id) : -1);
   if (task != trace::kNoTask && !m_docks->dock(Dock::Details)->isFloating()) m_docks->dock(Dock::Details)->raise();
   if (m_graph->graph()) m_graph->selectTask(task);
   if (!m_trace || task == trace::kNoTask) {
@@ -819,6 +834,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   m_traceJobs.cancel();
   m_runner->dropRun();
   m_graphs->cancel();
+  m_memory->cancel();
   event->accept();
 }
 

@@ -34,6 +34,7 @@ class AdvicePanel;
 class GraphWorkbench;
 class MeasuredPanel;
 class HealthPanel;
+class MemoryMapView;
 class NoticeArea;
 class RunsPanel;
 class ProblemsPanel;
@@ -55,6 +56,7 @@ class ComparisonController;
 class DockLayoutController;
 class EditRecoveryController;
 class GraphsController;
+class MemoryMapController;
 class ProjectController;
 class RecentFilesController;
 class RunController;
@@ -132,6 +134,9 @@ public:
   // Shows the Graphs tab at `level` (pto-studio --view graph --level ...).
   void showGraphLevel(GraphLevel level);
   widgets::TuningPanel* tuning() const { return m_tuning; }
+  // The Memory dock: the selected task's on-chip buffers over time.
+  widgets::MemoryMapView* memoryMap() const { return m_memoryView; }
+  MemoryMapController* memoryMapController() const { return m_memory; }
   widgets::ProjectSettingsDocument* settings() const { return m_settings; }
   // The open project with the unsaved settings applied (null when none).
   const OperatorProject* project() const;
@@ -253,6 +258,7 @@ private:
   widgets::RunsPanel* m_runs = nullptr;
   widgets::MeasuredPanel* m_measured = nullptr;
   widgets::AdvicePanel* m_advicePanel = nullptr;
+  widgets::MemoryMapView* m_memoryView = nullptr;
   widgets::SwimlaneToolBar* m_swimlaneBar = nullptr;
 
   // The controllers, one per concern.
@@ -263,6 +269,7 @@ private:
   GraphsController* m_graphs = nullptr;
   ComparisonController* m_comparisons = nullptr;
   AdviceController* m_adviceController = nullptr;
+  MemoryMapController* m_memory = nullptr;
   RecentFilesController* m_recent = nullptr;
 
   // What is on screen: the trace (a run's or a file's) and the file it came from.

@@ -1,4 +1,4 @@
-// pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET] [--view swimlane|graph|editor|summary|health|tuning|runs|advice]
+// pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET] [--view swimlane|graph|editor|summary|health|tuning|runs|advice|memory]
 //            [--level tensor|tile|block|exec] [--compare-run ID|previous] [--measured FILE]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
@@ -35,7 +35,7 @@ namespace {
 struct StudioCommandLine {
   QCommandLineOption view{
       QStringLiteral("view"),
-      QStringLiteral("The view to show: swimlane, graph, editor, summary, health, tuning, runs or advice."),
+      QStringLiteral("The view to show: swimlane, graph, editor, summary, health, tuning, runs, advice or memory."),
       QStringLiteral("view"), QStringLiteral("swimlane")};
   QCommandLineOption level{
       QStringLiteral("level"),
@@ -142,8 +142,9 @@ int main(int argc, char** argv) {
   else if (viewName == QStringLiteral("health")) view = View::Health;
   else if (viewName == QStringLiteral("runs")) view = View::Runs;
   else if (viewName == QStringLiteral("advice")) view = View::Advice;
+  else if (viewName == QStringLiteral("memory")) view = View::Memory;
   else if (viewName != QStringLiteral("swimlane")) {
-    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary, health, tuning, runs or advice, not '%s'\n",
+    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary, health, tuning, runs, advice or memory, not '%s'\n",
                  qPrintable(viewName));
     return 2;
   }

@@ -31,7 +31,7 @@ struct DockedWindow {
     window.setCentralWidget(new QLabel(QStringLiteral("centre")));
     DockLayoutController::Panels panels;
     for (QWidget** panel : {&panels.source, &panels.summary, &panels.details, &panels.tuning, &panels.health,
-                            &panels.problems, &panels.runs, &panels.measured, &panels.advice})
+                            &panels.problems, &panels.runs, &panels.measured, &panels.advice, &panels.memory})
       *panel = new QLabel;
     docks = std::make_unique<DockLayoutController>(&window, panels);
     window.resize(1500, 900);
@@ -87,7 +87,8 @@ private Q_SLOTS:
 
     QStringList order;
     for (QAction* action : docks.toggleActions()) order << action->text();
-    QCOMPARE(order, (QStringList{"Source", "Task details", "Tuning", "Summary", "Health", "Advice", "Runs", "Measured", "Problems"}));
+    QCOMPARE(order, (QStringList{"Source", "Task details", "Memory", "Tuning", "Summary", "Health", "Advice", "Runs", "Measured",
+                                 "Problems"}));
     QCOMPARE(window.dockWidgetArea(docks.dock(Dock::Source)), Qt::LeftDockWidgetArea);
     QCOMPARE(window.dockWidgetArea(docks.dock(Dock::Problems)), Qt::BottomDockWidgetArea);
     QVERIFY(!docks.dock(Dock::Problems)->isVisible());  // until a run reports something
