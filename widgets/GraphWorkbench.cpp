@@ -108,6 +108,7 @@ GraphWorkbench::GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument
   m_groupBox->addItem(tr("Group: tensor op"), static_cast<int>(GraphGrouping::TensorOp));
   m_groupBox->addItem(tr("Group: loop scope"), static_cast<int>(GraphGrouping::Scope));
   m_groupBox->addItem(tr("Group: label"), static_cast<int>(GraphGrouping::Label));
+  m_groupBox->addItem(tr("Group: label › subgraph › op"), static_cast<int>(GraphGrouping::Structure));
   m_groupBox->setToolTip(tr("Collapse nodes into groups; double-click a group to expand it"));
   m_colorBox = new QComboBox(this);
   m_colorBox->addItem(tr("Colour: label"), static_cast<int>(IrGraphView::ColorBy::Label));

@@ -258,6 +258,22 @@ void IrGraphView::paintGraph(QPainter& painter, const QRectF& visible, double sc
   titleFont.setBold(true);
   QFont detailFont = font();
   detailFont.setPointSizeF(8.0);
+  // Too far out for the boxes' own text: a summary (the title alone) in a
+  // screen-sized font wherever the box is big enough on screen to hold a
+  // few characters, so a fitted big graph still says what its boxes are.
+  QFont summaryFont = font();
+  summaryFont.setPointSizeF(8.0);
+  const QFontMetricsF summaryMetrics(summaryFont);
+  auto drawSummary = [&](const QRectF& box, const QString& title, Qt::Alignment align) {
+    const QRectF onScreen = painter.transform().mapRect(box).adjusted(3, 1, -3, -1);
+    if (onScreen.width() < 4 * summaryMetrics.averageCharWidth() || onScreen.height() < summaryMetrics.height()) return;
+    painter.save();
+    painter.resetTransform();
+    painter.setFont(summaryFont);
+    painter.setPen(dark ? QColor(235, 235, 235) : QColor(20, 20, 20));
+    painter.drawText(onScreen, align, summaryMetrics.elidedText(title, Qt::ElideRight, onScreen.width()));
+    painter.restore();
+  };
 
   // Clusters: subgraphs, tinted by core type, titled at the top left.
   for (const LaidOutCluster& laid : m_layout->clusters) {
@@ -278,6 +294,8 @@ void IrGraphView::paintGraph(QPainter& painter, const QRectF& visible, double sc
       painter.setPen(pal.color(QPalette::Text));
       painter.drawText(QRectF(box.left() + 8, box.top() + 2, box.width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter,
                        qtext(cluster.title));
+    } else {
+      drawSummary(box, qtext(cluster.title), Qt::AlignLeft | Qt::AlignTop);
     }
   }
 
@@ -328,7 +346,10 @@ void IrGraphView::paintGraph(QPainter& painter, const QRectF& visible, double sc
       painter.setBrush(Qt::NoBrush);
       painter.drawRoundedRect(box.adjusted(-4, -4, 4, 4), 6, 6);
     }
-    if (!text) continue;  // too small to read: colour only
+    if (!text) {  // too small for the box's own text: its title in a screen-sized font, if that fits
+      drawSummary(box, qtext(item.title), Qt::AlignLeft | Qt::AlignVCenter);
+      continue;
+    }
     painter.setPen(dark ? QColor(235, 235, 235) : QColor(20, 20, 20));
     painter.setFont(titleFont);
     QRectF top(box.left() + 6, box.top() + 2, box.width() - 12, box.height() / 2);
@@ -591,7 +612,13 @@ void IrGraphView::mouseDoubleClickEvent(QMouseEvent* event) {
     int cluster = clusterAt(event->position());
     // Double-clicking a subgraph's frame collapses the subgraph back into its group.
     if (cluster >= 0) {
-      Q_EMIT groupToggled(m_layout->graph->clusters[static_cast<std::size_t>(cluster)].key);
+      std::string key = m_layout->graph->clusters[static_cast<std::size_t>(cluster)].key;
+      for (const VisibleItem& shown : m_layout->visible.items)
+        if (shown.cluster == cluster && !shown.openGroup.empty()) {
+          key = shown.openGroup;
+          break;
+        }
+      Q_EMIT groupToggled(key);
       return;
     }
     fit();

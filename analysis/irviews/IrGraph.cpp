@@ -15,7 +15,7 @@
 
 namespace pto {
 
-using Json = nlohmann::json;
+using Json = IrJson;
 
 namespace {
 
@@ -407,7 +407,7 @@ std::optional<GraphLevel> graphLevelNamed(std::string_view text) { return kGraph
 
 constexpr auto kGraphGroupingNames = enumNames<GraphGrouping>({
     {GraphGrouping::None, "none"}, {GraphGrouping::Subgraph, "subgraph"}, {GraphGrouping::TensorOp, "op"},
-    {GraphGrouping::Scope, "scope"}, {GraphGrouping::Label, "label"}});
+    {GraphGrouping::Scope, "scope"}, {GraphGrouping::Label, "label"}, {GraphGrouping::Structure, "structure"}});
 
 std::string_view name(GraphGrouping grouping) { return kGraphGroupingNames.name(grouping); }
 
@@ -436,6 +436,7 @@ std::string groupKeyOf(const IrGraph& graph, const IrGraphNode& node, GraphGroup
   case GraphGrouping::TensorOp: return node.tensorOp >= 0 ? "op:" + std::to_string(node.tensorOp) : std::string();
   case GraphGrouping::Scope: return node.scope >= 0 ? "scope:" + std::to_string(node.scope) : std::string();
   case GraphGrouping::Label: return "label:" + node.label;
+  case GraphGrouping::Structure: return {};  // nested: see structureGroups
   }
   return {};
 }
@@ -447,12 +448,17 @@ std::string nodeNoun(GraphLevel level, std::size_t count) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
-std::string groupTitle(const IrGraph& graph, const VisibleGroup& group, GraphGrouping grouping) {
-  const IrGraphNode& first = graph.nodes[static_cast<std::size_t>(group.members.front())];
+// " in 6 subgraphs" when a group's members run in more than one.
+std::string subgraphsPhrase(const IrGraph& graph, const VisibleGroup& group) {
   std::set<std::int64_t> subgraphs;
   for (int member : group.members) subgraphs.insert(graph.nodes[static_cast<std::size_t>(member)].subgraph);
   subgraphs.erase(-1);
-  std::string where = subgraphs.size() > 1 ? " in " + std::to_string(subgraphs.size()) + " subgraphs" : std::string();
+  return subgraphs.size() > 1 ? " in " + std::to_string(subgraphs.size()) + " subgraphs" : std::string();
+}
+
+std::string groupTitle(const IrGraph& graph, const VisibleGroup& group, GraphGrouping grouping) {
+  const IrGraphNode& first = graph.nodes[static_cast<std::size_t>(group.members.front())];
+  const std::string where = subgraphsPhrase(graph, group);
   std::string label = first.label.empty() ? std::string("(no label)") : first.label;
   switch (grouping) {
   case GraphGrouping::Subgraph:
@@ -462,28 +468,103 @@ std::string groupTitle(const IrGraph& graph, const VisibleGroup& group, GraphGro
     return first.kind + " '" + label + "'" + (first.line > 0 ? " · line " + std::to_string(first.line) : "") + where;
   case GraphGrouping::Scope: return "loop scope " + std::to_string(first.scope) + where;
   case GraphGrouping::Label: return label + where;
-  case GraphGrouping::None: break;
+  case GraphGrouping::None:
+  case GraphGrouping::Structure: break;
   }
   return label;
+}
+
+// Structure grouping: each node's groups from the outside in, as
+// (grouping, key) — its label, one level per dotted part ("mla" holds
+// "mla.q_down": how kernels name their stages); its subgraph (else, on a
+// tile level, its tensor op); inside a subgraph its tensor op.
+std::vector<std::pair<GraphGrouping, std::string>> structurePath(const IrGraph& graph, const IrGraphNode& node) {
+  std::vector<std::pair<GraphGrouping, std::string>> path;
+  const std::string label = groupKeyOf(graph, node, GraphGrouping::Label);  // "label:" + the label
+  for (std::size_t dot = label.find('.'); dot != std::string::npos; dot = label.find('.', dot + 1))
+    path.emplace_back(GraphGrouping::Label, label.substr(0, dot));
+  path.emplace_back(GraphGrouping::Label, label);
+  std::string subgraph = groupKeyOf(graph, node, GraphGrouping::Subgraph);
+  std::string op = graph.level == GraphLevel::Tensor ? std::string() : groupKeyOf(graph, node, GraphGrouping::TensorOp);
+  if (!subgraph.empty()) path.emplace_back(GraphGrouping::Subgraph, path.back().second + "/" + subgraph);
+  if (!op.empty()) path.emplace_back(GraphGrouping::TensorOp, path.back().second + "/" + op);
+  return path;
+}
+
+// A label level's title: its (dotted part of the) label and where it runs.
+std::string labelGroupTitle(const IrGraph& graph, const VisibleGroup& group) {
+  std::string title = group.key.substr(std::string_view("label:").size());
+  return (title.empty() ? std::string("(no label)") : title) + subgraphsPhrase(graph, group);
+}
+
+// Fills `visible.groups` with every group of every level and sets, per node,
+// the collapsed group that stands for it (-1: the node shows itself) and the
+// innermost open group around it. A group opens when asked to, when it has
+// one member, when it is the only group at its level inside its parent, or
+// (below the labels) when its parent is small enough to show in full.
+void structureGroups(const IrGraph& graph, const VisibleGraphOptions& options, VisibleGraph& visible,
+                     std::vector<int>& groupOf, std::vector<std::string>& openGroupOf) {
+  const std::size_t n = graph.nodes.size();
+  std::unordered_map<std::string, int> index;
+  std::vector<std::vector<int>> pathOf(n);
+  std::vector<int> parentOf;
+  std::vector<GraphGrouping> kindOf;
+  for (std::size_t i = 0; i < n; ++i) {
+    int parent = -1;
+    for (auto& [kind, key] : structurePath(graph, graph.nodes[i])) {
+      auto [slot, added] = index.emplace(key, static_cast<int>(visible.groups.size()));
+      if (added) {
+        VisibleGroup group;
+        group.key = key;
+        group.depth = static_cast<int>(pathOf[i].size());
+        visible.groups.push_back(std::move(group));
+        parentOf.push_back(parent);
+        kindOf.push_back(kind);
+      }
+      visible.groups[static_cast<std::size_t>(slot->second)].members.push_back(static_cast<int>(i));
+      pathOf[i].push_back(slot->second);
+      parent = slot->second;
+    }
+  }
+  std::vector<int> children(visible.groups.size(), 0);
+  int topLevel = 0;
+  for (std::size_t g = 0; g < visible.groups.size(); ++g)
+    parentOf[g] < 0 ? ++topLevel : ++children[static_cast<std::size_t>(parentOf[g])];
+  for (std::size_t g = 0; g < visible.groups.size(); ++g) {
+    VisibleGroup& group = visible.groups[g];
+    const int parent = parentOf[g];
+    const bool alone = parent < 0 ? topLevel == 1 : children[static_cast<std::size_t>(parent)] == 1;
+    const bool smallParent =
+        parent >= 0 && visible.groups[static_cast<std::size_t>(parent)].members.size() <= kOpenInnerGroupsUpTo;
+    group.expanded = options.expandAll || options.expanded.count(group.key) > 0 || group.members.size() == 1 ||
+                     alone || smallParent;
+    group.title = kindOf[g] == GraphGrouping::Label ? labelGroupTitle(graph, group) : groupTitle(graph, group, kindOf[g]);
+  }
+  // A node's frame closes its open subgraph; outside one, the innermost open
+  // group that was more than its single member.
+  for (std::size_t i = 0; i < n; ++i) {
+    bool inSubgraph = false;
+    for (int group : pathOf[i]) {
+      const VisibleGroup& g = visible.groups[static_cast<std::size_t>(group)];
+      if (!g.expanded) {
+        groupOf[i] = group;
+        break;
+      }
+      if (kindOf[static_cast<std::size_t>(group)] == GraphGrouping::Subgraph) {
+        openGroupOf[i] = g.key;
+        inSubgraph = true;
+      } else if (!inSubgraph && g.members.size() > 1) {
+        openGroupOf[i] = g.key;
+      }
+    }
+  }
 }
 
 } // namespace
 
 VisibleGraphOptions defaultVisibleOptions(const IrGraph& graph) {
   VisibleGraphOptions options;
-  if (graph.nodes.size() <= kExpandAllUpTo) return options;
-  for (GraphGrouping grouping : {GraphGrouping::Subgraph, GraphGrouping::TensorOp, GraphGrouping::Scope}) {
-    std::set<std::string> groups;
-    for (const IrGraphNode& node : graph.nodes) {
-      groups.insert(groupKeyOf(graph, node, grouping));
-      if (groups.size() > kExpandAllUpTo) break;
-    }
-    if (groups.size() > 1 && groups.size() <= kExpandAllUpTo) {
-      options.grouping = grouping;
-      return options;
-    }
-  }
-  options.grouping = GraphGrouping::Label;
+  if (graph.nodes.size() > kExpandAllUpTo) options.grouping = GraphGrouping::Structure;
   return options;
 }
 
@@ -492,7 +573,10 @@ VisibleGraph visibleGraph(const IrGraph& graph, const VisibleGraphOptions& optio
   const std::size_t n = graph.nodes.size();
   // Groups, in order of their first node.
   std::vector<int> groupOf(n, -1);
-  if (options.grouping != GraphGrouping::None) {
+  std::vector<std::string> openGroupOf(n);
+  if (options.grouping == GraphGrouping::Structure) {
+    structureGroups(graph, options, visible, groupOf, openGroupOf);
+  } else if (options.grouping != GraphGrouping::None) {
     std::unordered_map<std::string, int> index;
     for (std::size_t i = 0; i < n; ++i) {
       std::string key = groupKeyOf(graph, graph.nodes[i], options.grouping);
@@ -506,6 +590,9 @@ VisibleGraph visibleGraph(const IrGraph& graph, const VisibleGraphOptions& optio
       group.expanded = options.expandAll || options.expanded.count(group.key) > 0 || group.members.size() == 1;
       group.title = groupTitle(graph, group, options.grouping);
     }
+    for (std::size_t i = 0; i < n; ++i)
+      if (groupOf[i] >= 0 && visible.groups[static_cast<std::size_t>(groupOf[i])].expanded)
+        openGroupOf[i] = visible.groups[static_cast<std::size_t>(groupOf[i])].key;
   }
   // Items: each node of an expanded group (or of none), one per collapsed group.
   std::vector<int> itemOf(n, -1);
@@ -522,6 +609,9 @@ VisibleGraph visibleGraph(const IrGraph& graph, const VisibleGraphOptions& optio
         entry.key = "group:" + g.key;
         entry.title = g.title;
         entry.detail = nodeNoun(graph.level, g.members.size()) + " · double-click to expand";
+        entry.openGroup = openGroupOf[i];
+        // A tensor op's group inside an open subgraph stays in its frame.
+        if (g.depth == 2) entry.cluster = graph.nodes[i].cluster;
         visible.items.push_back(std::move(entry));
       }
       visible.items[static_cast<std::size_t>(item)].members.push_back(static_cast<int>(i));
@@ -536,6 +626,7 @@ VisibleGraph visibleGraph(const IrGraph& graph, const VisibleGraphOptions& optio
     entry.title = node.title;
     entry.detail = node.detail;
     entry.members = {static_cast<int>(i)};
+    entry.openGroup = openGroupOf[i];
     itemOf[i] = static_cast<int>(visible.items.size());
     visible.items.push_back(std::move(entry));
   }

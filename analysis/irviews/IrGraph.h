@@ -26,7 +26,7 @@
 // out within a second.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "analysis/irviews/IrJson.h"
 
 #include <cstdint>
 #include <optional>
@@ -90,18 +90,24 @@ struct IrGraph {
 // `tensorJson` is tensorGraphToJson's output; `snapshot` a pass snapshot or
 // the final one (Pipeline.h). A level the snapshot does not have yet gives
 // an empty graph with `missing` set.
-IrGraph buildIrGraph(GraphLevel level, const nlohmann::json& tensorJson, const nlohmann::json& snapshot);
+IrGraph buildIrGraph(GraphLevel level, const IrJson& tensorJson, const IrJson& snapshot);
 
 // --- What gets laid out -----------------------------------------------------
 
-enum class GraphGrouping { None, Subgraph, TensorOp, Scope, Label };
-std::string_view name(GraphGrouping grouping);  // "none", "subgraph", "op", "scope", "label"
+// Structure: nested, as people think of a kernel — by label, inside a label
+// by subgraph (tile ops before partitioning: by tensor op), inside a big
+// subgraph by tensor op; each level collapsed until opened.
+enum class GraphGrouping { None, Subgraph, TensorOp, Scope, Label, Structure };
+std::string_view name(GraphGrouping grouping);  // "none", "subgraph", "op", "scope", "label", "structure"
 std::optional<GraphGrouping> graphGroupingNamed(std::string_view text);
 
 // Up to this many nodes a graph is shown whole; beyond it groups start collapsed.
 constexpr std::size_t kExpandAllUpTo = 400;
 // Beyond this many visible items only a neighbourhood of the focus is shown.
 constexpr std::size_t kNeighbourhoodAbove = 3000;
+// Structure grouping: a group this small shows its members when it opens
+// instead of another level of boxes.
+constexpr std::size_t kOpenInnerGroupsUpTo = 48;
 
 struct VisibleItem {
   int node = -1;             // a node of the graph, or
@@ -111,13 +117,18 @@ struct VisibleItem {
   std::string title;
   std::string detail;
   std::vector<int> members;  // the graph's nodes it stands for
+  // The open group double-clicking its subgraph's frame closes again: its
+  // subgraph's group, else the innermost open group of more than itself
+  // ("" at top level).
+  std::string openGroup;
 };
 
 struct VisibleGroup {
-  std::string key;    // "sg:...", "op:4", "scope:3", "label:softmax"
+  std::string key;    // "sg:...", "op:4", "scope:3", "label:softmax"; nested: "label:softmax/sg:..."
   std::string title;  // "softmax · 24 tile ops in 6 subgraphs"
   std::vector<int> members;
   bool expanded = false;
+  int depth = 0;  // Structure grouping: 0 label, 1 subgraph (or tensor op), 2 tensor op
 };
 
 struct VisibleEdge {
@@ -146,10 +157,10 @@ struct VisibleGraphOptions {
   std::size_t neighbourhoodAbove = kNeighbourhoodAbove;
 };
 
-// The default for a graph: whole when small, else grouped, all groups
-// collapsed, by the first of subgraph, tensor op, loop scope that gives at
-// most kExpandAllUpTo groups (a picture of more boxes explains nothing and
-// takes dot seconds), else by label.
+// The default for a graph: whole when small (kExpandAllUpTo nodes), else by
+// structure with every group collapsed: a few labelled boxes with counts
+// that open level by level (a picture of hundreds of boxes explains nothing
+// and takes dot seconds).
 VisibleGraphOptions defaultVisibleOptions(const IrGraph& graph);
 VisibleGraph visibleGraph(const IrGraph& graph, const VisibleGraphOptions& options);
 
@@ -171,6 +182,6 @@ struct ListingLine {
   std::string file;
   int line = 0;  // kernel line, 0 for sync instructions
 };
-std::vector<ListingLine> programListing(const nlohmann::json& snapshot, std::int64_t subgraph);
+std::vector<ListingLine> programListing(const IrJson& snapshot, std::int64_t subgraph);
 
 } // namespace pto

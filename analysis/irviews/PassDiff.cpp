@@ -10,7 +10,7 @@
 namespace pto {
 namespace {
 
-using Json = nlohmann::json;
+using Json = IrJson;
 
 // "t4[0:32, 0:32]" from an operand or region with name, offset(s) and shape.
 std::string regionText(const Json& operand) {

@@ -6,7 +6,7 @@
 // nodes. `pto passes` prints it; the IDE's pass viewer is meant to show it.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "analysis/irviews/IrJson.h"
 
 #include <array>
 #include <cstdint>
@@ -30,14 +30,14 @@ struct IrNode {
 
 // The nodes of one snapshot (Pipeline.h's snapshot JSON: the tile graph plus
 // "block", "pto" and "execute" once they exist), sorted by level then key.
-std::vector<IrNode> irNodes(const nlohmann::json& snapshot);
+std::vector<IrNode> irNodes(const IrJson& snapshot);
 
 // The identity of each tile op of a snapshot, by its id (opmagic): tensor op,
 // opcode, output and first input regions, made unique by occurrence. Graph
 // views key their nodes by it, so diffs and layouts line up with irNodes.
-std::map<std::int64_t, std::string> tileOpKeys(const nlohmann::json& snapshot);
+std::map<std::int64_t, std::string> tileOpKeys(const IrJson& snapshot);
 // "muls t4[0:32, 0:32] (kernel.py:18)": how irNodes labels a tile op.
-std::string tileOpText(const nlohmann::json& operation);
+std::string tileOpText(const IrJson& operation);
 
 struct LevelCounts {
   int count = 0;  // nodes after the pass

@@ -5,7 +5,7 @@ namespace pto {
 
 void appendPassSteps(PassHistory& history, std::vector<PassRecord> records) {
   std::vector<IrNode> previous;
-  std::shared_ptr<const nlohmann::json> previousSnapshot = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  std::shared_ptr<const IrJson> previousSnapshot = std::make_shared<IrJson>(IrJson::object());
   for (PassRecord& record : records) {
     PassStep step;
     step.name = record.name;
@@ -23,7 +23,7 @@ void appendPassSteps(PassHistory& history, std::vector<PassRecord> records) {
         continue;
       }
     } else {
-      step.snapshot = std::make_shared<nlohmann::json>(nlohmann::json::parse(record.snapshotJson));
+      step.snapshot = std::make_shared<IrJson>(IrJson::parse(record.snapshotJson));
       record.snapshotJson.clear();
     }
     std::vector<IrNode> nodes = irNodes(*step.snapshot);

@@ -9,7 +9,7 @@
 #include "compiler/passes/Pipeline.h"
 #include "core/Diagnostics.h"
 
-#include <nlohmann/json.hpp>
+#include "analysis/irviews/IrJson.h"
 
 #include <array>
 #include <memory>
@@ -24,14 +24,14 @@ struct PassStep {
   bool changed = false;
   bool skipped = false;
   // The IR after the pass (a skipped pass shares its predecessor's).
-  std::shared_ptr<const nlohmann::json> snapshot;
+  std::shared_ptr<const IrJson> snapshot;
   std::array<LevelCounts, kIrLevelCount> counts{};
   std::vector<NodeChange> changes;  // against the step before (the first: against nothing)
   bool diverged = false;            // pass verify: its result left the golden
 };
 
 struct PassHistory {
-  nlohmann::json tensor;  // the traced kernel (tensorGraphToJson); null when tracing failed
+  IrJson tensor;  // the traced kernel (tensorGraphToJson); null when tracing failed
   std::shared_ptr<const TensorGraph> traced;  // the same, for checking partition edits without tracing again
   std::vector<PassStep> steps;
   int divergedAt = -1;     // the step pass verify stopped at, -1 when none

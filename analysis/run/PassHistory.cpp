@@ -7,17 +7,19 @@
 
 #include <chrono>
 #include <exception>
+#include <future>
 
 namespace pto {
 
 
 PassHistory compilePassHistory(const OperatorProject& project, const std::optional<std::string>& sourceText,
-                               const std::function<bool()>& cancelled, PassHistoryDepth depth) {
+                               const std::function<bool()>& cancelled, PassHistoryDepth depth,
+                               std::shared_ptr<const TensorGraph> traced) {
   auto start = std::chrono::steady_clock::now();
   PassHistory history;
   DiagnosticEngine diags;
   std::vector<PassRecord> records;
-  std::shared_ptr<nlohmann::json> finalIr;
+  std::shared_ptr<IrJson> finalIr;
   try {
     ProjectRunOptions options;
     options.trace.sourceText = sourceText;
@@ -33,20 +35,23 @@ PassHistory compilePassHistory(const OperatorProject& project, const std::option
       options.check = PrecisionCheck::Never;
       options.onTraced = [&history](const TensorGraph& graph) {
         history.traced = std::make_shared<const TensorGraph>(graph);
-        history.tensor = nlohmann::json(tensorGraphToJson(graph));
+        history.tensor = tensorGraphToJson(graph);
       };
       history.complete = runProject(project, diags, options).has_value();
     } else {
-      auto graph = traceProject(project, diags, options.trace);
-      if (graph) {
-        history.traced = std::make_shared<const TensorGraph>(*graph);
-        history.tensor = nlohmann::json(tensorGraphToJson(*graph));
+      if (!traced)
+        if (auto graph = traceProject(project, diags, options.trace))
+          traced = std::make_shared<const TensorGraph>(std::move(*graph));
+      if (traced) {
+        const TensorGraph* graph = traced.get();
+        history.traced = traced;
+        history.tensor = tensorGraphToJson(*graph);
         options.compile.disabledPasses =
             disabledPassesFrom(project.passOptions, project.locationOf("pass_options"), diags);
         auto settings = compileSettingsFor(project, *graph, argumentShapes(project, *graph, diags), diags);
         auto compiled = settings ? compileKernel(*graph, std::move(*settings), diags, options.compile) : std::nullopt;
         history.complete = compiled.has_value();
-        if (compiled && history.finalOnly) finalIr = std::make_shared<nlohmann::json>(irSnapshot(compiled->compilation));
+        if (compiled && history.finalOnly) finalIr = std::make_shared<IrJson>(irSnapshot(compiled->compilation));
       }
     }
     if (verify && !history.complete && !records.empty()) {
@@ -69,6 +74,29 @@ PassHistory compilePassHistory(const OperatorProject& project, const std::option
   }
   history.diagnostics = diags.diagnostics();
   for (const Diagnostic& diagnostic : diags.diagnostics()) history.problems += diags.format(diagnostic) + "\n";
+  history.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return history;
+}
+
+PassHistory passHistoryOfRun(std::shared_ptr<const TensorGraph> traced, const CompileResult& compiled) {
+  auto start = std::chrono::steady_clock::now();
+  PassHistory history;
+  history.finalOnly = true;
+  history.complete = true;
+  // The kernel's tensor graph on a second thread while this one writes the
+  // final IR (a tenth of DIA's first picture each).
+  std::future<IrJson> tensor = std::async(std::launch::async, [&traced] { return IrJson(tensorGraphToJson(*traced)); });
+  std::vector<PassRecord> records = compiled.passes;
+  for (PassRecord& record : records) record.snapshotJson.clear();
+  appendPassSteps(history, std::move(records));
+  if (!history.steps.empty()) {
+    PassStep& last = history.steps.back();
+    // No change counts: irNodes would take half a second on a big kernel;
+    // the history of every pass that follows has them.
+    last.snapshot = std::make_shared<IrJson>(irSnapshot(compiled.compilation));
+  }
+  history.tensor = tensor.get();
+  history.traced = std::move(traced);
   history.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return history;
 }

@@ -27,9 +27,18 @@ namespace pto {
 // verify when the project asks for it.
 enum class PassHistoryDepth { FinalIr, EveryPass };
 
+// `traced`: the kernel already traced from `sourceText` (a run's graph):
+// compiled as it is, without running the kernel's Python again.
 PassHistory compilePassHistory(const OperatorProject& project, const std::optional<std::string>& sourceText,
                                const std::function<bool()>& cancelled,
-                               PassHistoryDepth depth = PassHistoryDepth::EveryPass);
+                               PassHistoryDepth depth = PassHistoryDepth::EveryPass,
+                               std::shared_ptr<const TensorGraph> traced = nullptr);
+
+// The history a finished run already holds (PassHistoryDepth::FinalIr): its
+// traced graph, its passes' records and the final IR of its compilation, so
+// the graph views show the run's own graphs without tracing or compiling
+// again. The passes have no snapshots; compilePassHistory with `traced` adds them.
+PassHistory passHistoryOfRun(std::shared_ptr<const TensorGraph> traced, const CompileResult& compiled);
 
 // Whether `overrides` (a whole partition_overrides array) compiles for the
 // project: empty when it does, else the compiler's reason (cycle, order,

@@ -86,8 +86,8 @@ int runGraph(const GraphOptions& options) {
   std::string text;
   if (!options.group.empty() || !options.afterPass.empty()) {
     // The IDE's view: the snapshot after the pass asked for (the last by default).
-    nlohmann::json tensorJson = nlohmann::json(tensorGraphToJson(*graph));
-    nlohmann::json snapshot = nlohmann::json::object();
+    IrJson tensorJson = tensorGraphToJson(*graph);
+    IrJson snapshot = IrJson::object();
     if (options.stage != "tensor") {
       CompileOptions compileOptions;
       compileOptions.keepSnapshots = true;
@@ -113,7 +113,7 @@ int runGraph(const GraphOptions& options) {
         printDiagnostics(diags);
         return kExitUserError;
       }
-      snapshot = nlohmann::json::parse(chosen->snapshotJson);
+      snapshot = IrJson::parse(chosen->snapshotJson);
     }
     IrGraph irGraph = buildIrGraph(*graphLevelNamed(options.stage), tensorJson, snapshot);
     if (!irGraph.missing.empty()) {
@@ -162,9 +162,10 @@ void registerGraphCommand(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   command->add_option("-o,--output", options->outputPath, "Write to FILE instead of stdout")->type_name("FILE");
   command->add_option("--group", options->group,
-                      "Print what the IDE's graph view shows: nodes grouped by subgraph, tensor op (op), loop scope or label "
-                      "(auto: as the IDE opens it; none: every node)")
-      ->check(CLI::IsMember({"auto", "none", "subgraph", "op", "scope", "label"}));
+                      "Print what the IDE's graph view shows: nodes grouped by subgraph, tensor op (op), loop scope, label, or "
+                      "structure (label, then subgraph, then tensor op) (auto: as the IDE opens it, structure for big "
+                      "graphs; none: every node)")
+      ->check(CLI::IsMember({"auto", "none", "subgraph", "op", "scope", "label", "structure"}));
   command->add_option("--after", options->afterPass, "The IR after this pass (name or 1-based number); implies --group auto")
       ->type_name("PASS");
   command->add_option("--expand", options->expand, "With --group: show this group expanded (its key, as listed in groups[])")

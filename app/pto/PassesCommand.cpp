@@ -163,7 +163,7 @@ int runPasses(const PassesOptions& options) {
   for (std::size_t i = 0; i < passes.size(); ++i) {
     const PassRecord& pass = passes[i];
     std::vector<IrNode> after =
-        pass.snapshotJson.empty() ? previous : irNodes(nlohmann::json::parse(pass.snapshotJson, nullptr, false));
+        pass.snapshotJson.empty() ? previous : irNodes(IrJson::parse(pass.snapshotJson, nullptr, false));
     const std::array<LevelCounts, kIrLevelCount> counts = countChanges(after, diffNodes(previous, after));
     nlohmann::ordered_json entry{{"index", i + 1},
                                  {"name", pass.name},

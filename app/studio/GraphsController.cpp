@@ -69,6 +69,15 @@ void GraphsController::invalidate() {
   m_graphs->invalidate();
 }
 
+void GraphsController::useRun(const ProjectRunOutcome& run) {
+  if (run.request && run.graph && run.result && run.result->compiled) {
+    m_runRequest = run.request;
+    m_runGraph = run.graph;
+    m_runResult = run.result;
+  }
+  invalidate();
+}
+
 void GraphsController::compile() {
   std::optional<ProjectRunRequest> request = m_requestProvider ? m_requestProvider() : std::nullopt;
   if (!request) {
@@ -76,23 +85,28 @@ void GraphsController::compile() {
     return;
   }
   m_graphs->showCompiling(widgets::qtext(request->project.name));
+  const bool fromRun = m_runRequest && sameCompileInputs(*request, *m_runRequest);
   m_historyRequest = std::move(request);
-  startHistoryJob(PassHistoryDepth::FinalIr);
+  if (fromRun) startHistoryJob(PassHistoryDepth::FinalIr, m_runGraph, m_runResult);
+  else startHistoryJob(PassHistoryDepth::FinalIr);
 }
 
-void GraphsController::startHistoryJob(PassHistoryDepth depth) {
+void GraphsController::startHistoryJob(PassHistoryDepth depth, std::shared_ptr<const TensorGraph> traced,
+                                       std::shared_ptr<const ProjectRunResult> run) {
   // The final IR first (one snapshot: the graph shows at once), then every
   // pass's (the pass list's counts and diffs) as a second job.
   m_historyJobs.start<std::shared_ptr<const PassHistory>>(
-      [request = *m_historyRequest, depth](const std::atomic<bool>& cancelled) {
-        return std::make_shared<const PassHistory>(
-            compilePassHistory(request.project, request.sourceText, [&cancelled] { return cancelled.load(); }, depth));
+      [request = *m_historyRequest, depth, traced, run](const std::atomic<bool>& cancelled) {
+        if (run) return std::make_shared<const PassHistory>(passHistoryOfRun(traced, *run->compiled));
+        return std::make_shared<const PassHistory>(compilePassHistory(
+            request.project, request.sourceText, [&cancelled] { return cancelled.load(); }, depth, traced));
       },
       [this](std::shared_ptr<const PassHistory> history) {
         bool finalOnly = history->finalOnly;
         int partition = partitionStep(*history);
+        std::shared_ptr<const TensorGraph> traced = history->traced;
         m_graphs->setHistory(std::move(history), partition);
-        if (finalOnly) startHistoryJob(PassHistoryDepth::EveryPass);
+        if (finalOnly) startHistoryJob(PassHistoryDepth::EveryPass, std::move(traced));
       });
 }
 
@@ -126,6 +140,13 @@ void GraphsController::updateTaskGraph(bool shown) {
       });
 }
 
-void GraphsController::cancel() { m_taskGraphJobs.cancel(); }
+void GraphsController::cancel() {
+  // Every job: the window waits for running work as it closes, and a
+  // cancelled compile or trace stops at its next check instead of finishing.
+  m_historyJobs.cancel();
+  m_layoutJobs.cancel();
+  m_checkJobs.cancel();
+  m_taskGraphJobs.cancel();
+}
 
 } // namespace pto::studio

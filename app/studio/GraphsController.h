@@ -40,6 +40,9 @@ public:
   // The project, its kernel or its settings changed: compile again when the
   // tab shows (not when a run finished with the inputs last compiled).
   void invalidate();
+  // A run finished: while the project's inputs stay the run's, the tab shows
+  // the run's own compilation (no second trace or compile); then invalidate().
+  void useRun(const ProjectRunOutcome& run);
 
   // The trace on screen (null: none), whose task graph is the exec level.
   void setTrace(std::shared_ptr<const widgets::TraceIndex> trace);
@@ -60,7 +63,11 @@ Q_SIGNALS:
 
 private:
   void compile();
-  void startHistoryJob(PassHistoryDepth depth);
+  // The history of the request in m_historyRequest: from `run` when given,
+  // else traced (unless `traced` is given) and compiled to `depth`. A final-IR
+  // history is followed by one of every pass, from its traced graph.
+  void startHistoryJob(PassHistoryDepth depth, std::shared_ptr<const TensorGraph> traced = nullptr,
+                       std::shared_ptr<const ProjectRunResult> run = nullptr);
 
   widgets::GraphWorkbench* m_graphs;
   widgets::TaskGraphView* m_taskGraph;
@@ -71,6 +78,11 @@ private:
   JobRunner m_checkJobs;
   JobRunner m_taskGraphJobs;
   std::optional<ProjectRunRequest> m_historyRequest;  // what the tab's history was compiled from
+  // The last completed run, whose compilation the tab reuses while the
+  // project's inputs are still its request's.
+  std::shared_ptr<const ProjectRunRequest> m_runRequest;
+  std::shared_ptr<const TensorGraph> m_runGraph;
+  std::shared_ptr<const ProjectRunResult> m_runResult;
   std::shared_ptr<const widgets::TraceIndex> m_trace;
   // Counts setTrace calls; the task graph is laid out for one of them (a
   // pointer could repeat after the old trace is freed).

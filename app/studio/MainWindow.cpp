@@ -158,7 +158,7 @@ void MainWindow::createControllers() {
   });
   connect(m_runner, &RunController::finished, this, [this](bool ok) {
     m_workbench->noteRunMakespan(ok ? m_runner->lastRun().makespanUs : 0.0, ok);
-    m_graphs->invalidate();  // the kernel text it compiled may have changed since
+    m_graphs->useRun(m_runner->lastRun());  // the kernel text it compiled may have changed since
     Q_EMIT runFinished(ok);
     Q_EMIT traceLoaded();
   });

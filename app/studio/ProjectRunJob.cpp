@@ -61,6 +61,7 @@ std::int64_t recordInLedger(const ProjectRunRequest& request, const RunRecord& r
 ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
                                      const ProjectRunProgress& progress) {
   ProjectRunOutcome outcome;
+  outcome.request = std::make_shared<const ProjectRunRequest>(request);
   outcome.projectName = request.project.name;
   auto start = std::chrono::steady_clock::now();
   DiagnosticEngine diags;

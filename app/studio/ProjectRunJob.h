@@ -44,6 +44,9 @@ struct ProjectRunRequest {
 };
 
 struct ProjectRunOutcome {
+  // What was run: the graph views reuse the run's compilation when their
+  // inputs are still these (GraphsController::useRun).
+  std::shared_ptr<const ProjectRunRequest> request;
   std::shared_ptr<const widgets::TraceIndex> trace;  // null when the run failed
   // The traced kernel, kept even when compiling failed (the tuning panel
   // lists its tile sites); null when tracing itself failed.

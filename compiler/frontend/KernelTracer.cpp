@@ -151,6 +151,18 @@ std::optional<TensorGraph> traceKernel(const TraceRequest& request, DiagnosticEn
   diags.setSourceText(request.kernelFile.string(), source);
 
   ensureInterpreter();
+  // One trace at a time in the process. Kernels share the interpreter's
+  // modules — pypto and whatever a kernel patches in it (the DIA example
+  // prefixes its stages' labels by swapping pypto.set_semantic_label for the
+  // length of a stage) — so two traces interleaving under the GIL (the
+  // IDE's run beside its tuning panel or advisor) saw each other's state:
+  // the same kernel traced with other labels from run to run. Waiting here
+  // holds no GIL, so the trace in progress goes on, and a cancel is heard.
+  static std::timed_mutex oneTraceAtATime;
+  std::unique_lock<std::timed_mutex> turn(oneTraceAtATime, std::defer_lock);
+  while (!turn.try_lock_for(std::chrono::milliseconds(20)))
+    if (request.cancelled && request.cancelled())
+      return diags.error(SourceLocation{request.kernelFile.string()}) << "cancelled while tracing the kernel";
   py::gil_scoped_acquire gil;
   try {
     py::object traceFile = py::module_::import("pypto._embedding").attr("trace_file");

@@ -33,7 +33,7 @@ const PassHistory& exampleHistory() {
   return history;
 }
 
-const nlohmann::json& finalSnapshot() { return *exampleHistory().steps.back().snapshot; }
+const IrJson& finalSnapshot() { return *exampleHistory().steps.back().snapshot; }
 
 TEST(PassHistory, KeepsEveryPassWithItsSnapshotAndCounts) {
   const PassHistory& history = exampleHistory();
@@ -173,7 +173,7 @@ IrGraph chainedClusters(int clusters, int perCluster) {
   return graph;
 }
 
-TEST(VisibleGraph, SmallGraphsShowWholeBigOnesStartGroupedBySubgraph) {
+TEST(VisibleGraph, SmallGraphsShowWholeBigOnesStartGroupedByStructure) {
   IrGraph small = chainedClusters(4, 10);
   EXPECT_EQ(defaultVisibleOptions(small).grouping, GraphGrouping::None);
   VisibleGraph whole = visibleGraph(small, defaultVisibleOptions(small));
@@ -181,8 +181,9 @@ TEST(VisibleGraph, SmallGraphsShowWholeBigOnesStartGroupedBySubgraph) {
   EXPECT_EQ(whole.edges.size(), 39u);
 
   IrGraph big = chainedClusters(100, 50);  // 5000 tile ops
-  VisibleGraphOptions options = defaultVisibleOptions(big);
-  EXPECT_EQ(options.grouping, GraphGrouping::Subgraph);
+  EXPECT_EQ(defaultVisibleOptions(big).grouping, GraphGrouping::Structure);
+  VisibleGraphOptions options;
+  options.grouping = GraphGrouping::Subgraph;
   VisibleGraph grouped = visibleGraph(big, options);
   ASSERT_EQ(grouped.items.size(), 100u);
   ASSERT_EQ(grouped.edges.size(), 99u);  // the chain between subgraphs, once each
@@ -212,8 +213,9 @@ TEST(VisibleGraph, SmallGraphsShowWholeBigOnesStartGroupedBySubgraph) {
   EXPECT_EQ(total, 99);
 }
 
-TEST(VisibleGraph, TooManySubgraphsGroupByTensorOpThenScope) {
-  // 1000 subgraphs of 5 ops: too many boxes; the ops' 5 tensor ops make 5.
+TEST(VisibleGraph, StructureOpensLabelThenSubgraphThenTensorOp) {
+  // 1000 subgraphs of 5 ops (labels alternate even/odd by subgraph), each op
+  // of its own tensor op (0..4): 5000 tile ops.
   IrGraph graph = chainedClusters(1000, 5);
   for (IrGraphNode& node : graph.nodes) {
     node.tensorOp = static_cast<int>(node.tileIndex);
@@ -221,14 +223,83 @@ TEST(VisibleGraph, TooManySubgraphsGroupByTensorOpThenScope) {
     node.line = 10 + node.tensorOp;
   }
   VisibleGraphOptions options = defaultVisibleOptions(graph);
-  EXPECT_EQ(options.grouping, GraphGrouping::TensorOp);
-  VisibleGraph byOp = visibleGraph(graph, options);
-  ASSERT_EQ(byOp.items.size(), 5u);
-  EXPECT_EQ(byOp.items[2].title, "exp 'even' · line 12 in 1000 subgraphs");
-  EXPECT_EQ(byOp.items[2].members.size(), 1000u);
-  // Without tensor ops (all -1) the loop scopes (c / 10: 100 of them) are next.
-  for (IrGraphNode& node : graph.nodes) node.tensorOp = -1;
-  EXPECT_EQ(defaultVisibleOptions(graph).grouping, GraphGrouping::Scope);
+  ASSERT_EQ(options.grouping, GraphGrouping::Structure);
+  // First sight: one box per label, with its counts.
+  VisibleGraph labels = visibleGraph(graph, options);
+  ASSERT_EQ(labels.items.size(), 2u);
+  EXPECT_EQ(labels.items[0].title, "even in 500 subgraphs");
+  EXPECT_EQ(labels.items[0].detail, "2500 tile ops · double-click to expand");
+  EXPECT_EQ(labels.items[0].members.size(), 2500u);
+  EXPECT_EQ(labels.edges.size(), 2u);  // even -> odd and odd -> even
+  // A label opens into its subgraphs, each a box; the other label stays one.
+  options.expanded = {"label:even"};
+  VisibleGraph subgraphs = visibleGraph(graph, options);
+  ASSERT_EQ(subgraphs.items.size(), 501u);
+  EXPECT_EQ(subgraphs.items[0].key, "group:label:even/sg:0");
+  EXPECT_EQ(subgraphs.items[0].title, "sg0");
+  EXPECT_EQ(subgraphs.items[0].members.size(), 5u);
+  EXPECT_EQ(subgraphs.items[0].openGroup, "label:even");
+  // A subgraph opens into its ops (each tensor op has one tile here), drawn
+  // in its frame; double-clicking the frame closes the subgraph again.
+  options.expanded.insert("label:even/sg:0");
+  VisibleGraph ops = visibleGraph(graph, options);
+  ASSERT_EQ(ops.items.size(), 505u);
+  for (int node = 0; node < 5; ++node) {
+    const VisibleItem& item = ops.items[static_cast<std::size_t>(ops.itemOfNode[static_cast<std::size_t>(node)])];
+    EXPECT_EQ(item.node, node);
+    EXPECT_EQ(item.cluster, 0);
+    EXPECT_EQ(item.openGroup, "label:even/sg:0");
+  }
+  // Every node is shown by exactly one item.
+  std::size_t shown = 0;
+  for (const VisibleItem& item : ops.items) shown += item.members.size();
+  EXPECT_EQ(shown, graph.nodes.size());
+}
+
+TEST(VisibleGraph, StructureOpensSmallAndLoneGroupsAtOnce) {
+  // One label only: its box would say nothing, so it opens into subgraphs;
+  // one big subgraph of 600 ops over 3 tensor ops opens into 3 op boxes.
+  IrGraph graph = chainedClusters(1, 600);
+  for (IrGraphNode& node : graph.nodes) {
+    node.label = "only";
+    node.tensorOp = node.tileIndex % 3;
+    node.kind = "exp";
+  }
+  VisibleGraph visible = visibleGraph(graph, defaultVisibleOptions(graph));
+  ASSERT_EQ(visible.items.size(), 3u);
+  for (const VisibleItem& item : visible.items) {
+    EXPECT_GE(item.group, 0);
+    EXPECT_EQ(item.members.size(), 200u);
+    EXPECT_EQ(item.cluster, 0);  // in the subgraph's frame
+  }
+  // A label of at most kOpenInnerGroupsUpTo ops shows its ops when opened.
+  IrGraph few = chainedClusters(100, 5);  // labels of 250 ops each
+  few.nodes[0].label = "tiny";
+  few.nodes[1].label = "tiny";
+  few.nodes[2].label = "tiny";
+  VisibleGraphOptions options = defaultVisibleOptions(few);
+  options.expanded = {"label:tiny"};
+  VisibleGraph opened = visibleGraph(few, options);
+  for (int node = 0; node < 3; ++node)
+    EXPECT_EQ(opened.items[static_cast<std::size_t>(opened.itemOfNode[static_cast<std::size_t>(node)])].node, node);
+}
+
+TEST(VisibleGraph, StructureNestsDottedLabels) {
+  // Labels "stage0.part0" .. "stage1.part1" over 100 subgraphs of 5 ops.
+  IrGraph graph = chainedClusters(100, 5);
+  for (IrGraphNode& node : graph.nodes)
+    node.label = "stage" + std::to_string(node.subgraph / 50) + ".part" + std::to_string(node.subgraph % 2);
+  VisibleGraphOptions options = defaultVisibleOptions(graph);
+  VisibleGraph stages = visibleGraph(graph, options);
+  ASSERT_EQ(stages.items.size(), 2u);
+  EXPECT_EQ(stages.items[0].title, "stage0 in 50 subgraphs");
+  EXPECT_EQ(stages.items[0].key, "group:label:stage0");
+  options.expanded = {"label:stage0"};
+  VisibleGraph parts = visibleGraph(graph, options);
+  ASSERT_EQ(parts.items.size(), 3u);  // stage0.part0, stage0.part1, stage1
+  EXPECT_EQ(parts.items[0].title, "stage0.part0 in 25 subgraphs");
+  EXPECT_EQ(parts.items[0].members.size(), 125u);
+  EXPECT_EQ(parts.items[0].openGroup, "label:stage0");
 }
 
 TEST(VisibleGraph, AboveTheLimitOnlyTheFocusNeighbourhoodShows) {

@@ -65,8 +65,8 @@ IrGraphLayout layoutIrGraph(std::shared_ptr<const IrGraph> graph, VisibleGraph v
 // One IR level after one pass, as the Graphs tab asks for it.
 struct IrLevelRequest {
   GraphLevel level = GraphLevel::Tile;
-  std::shared_ptr<const nlohmann::json> tensor;    // the traced kernel (PassHistory::tensor)
-  std::shared_ptr<const nlohmann::json> snapshot;  // the IR after the pass; null: before the first
+  std::shared_ptr<const IrJson> tensor;    // the traced kernel (PassHistory::tensor)
+  std::shared_ptr<const IrJson> snapshot;  // the IR after the pass; null: before the first
   std::optional<GraphGrouping> grouping;           // nullopt: the level's default
   VisibleGraphOptions options;                     // its expanded groups, expand-all and focus node
 };
