@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <set>
 #include <string_view>
 
 namespace pto {
@@ -41,7 +42,27 @@ struct SubgraphFacts {
   trace::StringId name = trace::kEmptyString;
   trace::StringId file = trace::kEmptyString;
   std::int32_t line = 0;
+  trace::StringId lines = trace::kEmptyString;  // kTaskLinesArg's value; empty for a single line
 };
+
+// The kTaskLinesArg value of a subgraph shown at `shownFile`: every line of
+// its tile ops, its own file's first as bare numbers; empty when the ops
+// come from one line only.
+std::string subgraphLines(const TileGraph& tiles, const Subgraph& subgraph, const std::string& shownFile) {
+  std::set<std::pair<bool, std::pair<std::string, int>>> lines;  // (other file, (file, line))
+  for (TileOpId id : subgraph.ops) {
+    const TileOp& op = tiles.tileOp(id);
+    if (op.tensorOp == kNoId) continue;
+    const SourceLocation& location = tiles.graph.op(op.tensorOp).location;
+    if (location.known() && location.line > 0)
+      lines.insert({location.file != shownFile, {location.file, location.line}});
+  }
+  if (lines.size() < 2) return {};
+  std::string text;
+  for (const auto& [other, where] : lines)
+    text += (text.empty() ? "" : ", ") + (other ? where.first + ":" : std::string()) + std::to_string(where.second);
+  return text;
+}
 
 } // namespace
 
@@ -76,6 +97,7 @@ trace::Trace traceFromSchedule(const ScheduleTraceInput& input) {
       opName = std::string(name(op.kind));
       fact.file = trace.intern(op.location.file);
       fact.line = op.location.line;
+      fact.lines = trace.intern(subgraphLines(input.tiles, subgraph, op.location.file));
     }
     if (label.empty()) label = opName;
     fact.label = trace.intern(label);
@@ -90,6 +112,7 @@ trace::Trace traceFromSchedule(const ScheduleTraceInput& input) {
   std::vector<trace::PipeInterval> pipes;
   std::vector<trace::TaskArg> args;
   const trace::StringId loopKey = trace.intern("loop");
+  const trace::StringId linesKey = trace.intern(trace::kTaskLinesArg);
   for (const TaskRecord& record : input.schedule.tasks) {
     const Task& task = input.tasks.tasks.at(static_cast<std::size_t>(record.task));
     const SubgraphFacts& fact = facts.at(static_cast<std::size_t>(task.subgraph));
@@ -115,6 +138,7 @@ trace::Trace traceFromSchedule(const ScheduleTraceInput& input) {
     // a measured task with a simulated one by subgraph, label and loop.
     args.clear();
     if (!task.loopIndices.empty()) args.push_back({loopKey, trace.intern(loopIndicesText(task.loopIndices)), false});
+    if (fact.lines != trace::kEmptyString) args.push_back({linesKey, fact.lines, false});
     trace.addTask(entry, pipes, args);
   }
   // Trace indices equal task ids: the schedule lists every task by id.

@@ -12,6 +12,9 @@
 //   label, line the subgraph's representative tile op: its first compute op
 //               (not a data move), so a task links to the kernel line that
 //               does its work; its semantic label names the task.
+//   args.lines  every kernel line of the subgraph's tile ops, when there is
+//               more than one (a fused task): "14, 15, 16", ascending; a line
+//               in another file than `line`'s as "helpers.py:3" (trace::kTaskLinesArg).
 //   inputs/outputs  the GM regions it reads and writes, "x[0:4, 64:128]".
 //   predecessors    the Execute graph's dependency edges.
 //   args.loop   the task's loop indices, "i=3, j=0" (outermost first), when

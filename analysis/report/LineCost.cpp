@@ -2,6 +2,7 @@
 #include "analysis/report/LineCost.h"
 
 #include "npusim/ProgramTiming.h"
+#include "runtime/trace/Trace.h"
 
 #include <algorithm>
 #include <map>
@@ -13,11 +14,6 @@ namespace pto {
 namespace {
 
 constexpr std::size_t kNoLine = static_cast<std::size_t>(-1);
-
-std::string_view lastComponent(std::string_view path) {
-  std::size_t slash = path.find_last_of("/\\");
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 // One line's part of something, as a fraction (the parts of a list sum to 1).
 struct LinePart {
@@ -275,9 +271,9 @@ private:
 } // namespace
 
 const SourceLineCost* LineCostReport::find(std::string_view file, int line) const {
-  const std::string_view wanted = lastComponent(file);
+  const std::string_view wanted = trace::fileNameOf(file);
   for (const SourceLineCost& entry : lines)
-    if (entry.line == line && lastComponent(entry.file) == wanted) return &entry;
+    if (entry.line == line && trace::fileNameOf(entry.file) == wanted) return &entry;
   return nullptr;
 }
 

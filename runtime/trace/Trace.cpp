@@ -4,6 +4,7 @@
 #include "core/EnumNames.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <stdexcept>
 
@@ -157,6 +158,28 @@ std::size_t Trace::memoryBytes() const {
   for (const Counter& counter : m_counters) bytes += counter.samples.capacity() * sizeof(CounterSample);
   bytes += m_pendingEdges.capacity() * sizeof(m_pendingEdges[0]);
   return bytes;
+}
+
+std::string_view fileNameOf(std::string_view path) {
+  std::size_t slash = path.find_last_of("/\\");
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool taskLinesName(std::string_view lines, int line, bool ownFile, std::string_view fileName) {
+  while (!lines.empty()) {
+    std::size_t comma = lines.find(',');
+    std::string_view entry = lines.substr(0, comma);
+    lines = comma == std::string_view::npos ? std::string_view() : lines.substr(comma + 1);
+    while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
+    std::size_t colon = entry.rfind(':');
+    std::string_view number = colon == std::string_view::npos ? entry : entry.substr(colon + 1);
+    int value = 0;
+    auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error != std::errc() || end != number.data() + number.size() || value != line) continue;
+    if (colon == std::string_view::npos ? ownFile : fileNameOf(entry.substr(0, colon)) == fileNameOf(fileName))
+      return true;
+  }
+  return false;
 }
 
 } // namespace pto::trace

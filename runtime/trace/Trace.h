@@ -59,6 +59,18 @@ struct TaskArg {
   bool raw = false;
 };
 
+// The arg a task of a fused subgraph lists all its kernel lines in:
+// "14, 15, 16" (lines of the task's own sourceFile), a line of another file
+// as "helpers.py:3". taskLinesName says whether such a value names 1-based
+// `line` of the task's own file (`ownFile`: the task's file is the one asked
+// about) or of a file named `fileName` (compared by the last path component).
+inline constexpr std::string_view kTaskLinesArg = "lines";
+bool taskLinesName(std::string_view lines, int line, bool ownFile, std::string_view fileName);
+
+// The last component of a path ("a/b/kernel.py" -> "kernel.py"): how trace
+// files are compared, since traces hold paths relative to the project.
+std::string_view fileNameOf(std::string_view path);
+
 struct Task {
   std::int64_t id = 0;          // runtime task id (PyPTO "taskId")
   std::int64_t dispatchNs = 0;  // when the scheduler handed it to the core

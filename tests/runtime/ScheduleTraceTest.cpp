@@ -133,6 +133,30 @@ TEST(ScheduleTrace, ReadyCountTotalIsTheSumOfBothQueuesAtEveryChange) {
   EXPECT_GT(peak, 0);  // 12 rows on 2 cores: tasks did wait
 }
 
+// A fused task links to every line of its subgraph, not only to its first computing op's: the kernel's exp
+// (line 6) and add (line 7) of a row, and the row's view (5) and assemble (8) where the subgraph holds them.
+TEST(ScheduleTrace, FusedTasksListEveryKernelLineTheyRun) {
+  const Scheduled run = compileAndSchedule(6, 2);
+  const trace::Trace trace = traceOf(run, 2, 1.0);
+  int fused = 0;
+  for (trace::TaskIndex t = 0; t < trace.tasks().size(); ++t) {
+    std::string lines;
+    for (const trace::TaskArg& arg : trace.args(t))
+      if (trace.str(arg.key) == trace::kTaskLinesArg) lines = std::string(trace.str(arg.value));
+    const Subgraph& subgraph = run.compiled.compilation.blocks.subgraph(trace.tasks()[t].subgraph);
+    std::set<TensorOpKind> kinds;
+    for (TileOpId op : subgraph.ops) kinds.insert(run.compiled.compilation.tiles.tileOp(op).kind);
+    if (kinds.count(TensorOpKind::Exp) && kinds.count(TensorOpKind::AddS)) {
+      ++fused;
+      std::string expected = std::string(kinds.count(TensorOpKind::View) ? "5, " : "") + "6, 7" +
+                             (kinds.count(TensorOpKind::Assemble) ? ", 8" : "");
+      EXPECT_EQ(lines, expected) << t;
+      EXPECT_EQ(trace.tasks()[t].sourceLine, 6) << "shown at its first computing op";
+    }
+  }
+  EXPECT_GT(fused, 0) << "the row's exp and add fuse into one subgraph";
+}
+
 TEST(ScheduleTrace, ThePerfettoExportHasOneFlowPairPerDependencyEdge) {
   const Scheduled run = compileAndSchedule(6, 2);
   const trace::Trace trace = traceOf(run, 2, 1.85);

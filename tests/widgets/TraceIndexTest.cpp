@@ -125,6 +125,36 @@ TEST(TraceIndex, TasksAtLineMatchTheFileName) {
   EXPECT_EQ(fileNameOf("a/b\\c.py"), "c.py");
 }
 
+// A fused task runs lines 9, 10 and 12 of kernel.py and line 3 of helpers.py; an unfused one line 10 only.
+TEST(TraceIndex, TasksAtLineFindFusedTasksByEveryLineTheyRun) {
+  auto trace = std::make_shared<trace::Trace>();
+  const LaneIndex lane = trace->addLane("AIV_0", 0);
+  auto add = [&](std::int64_t start, int line, const char* lines) {
+    trace::Task task;
+    task.lane = lane;
+    task.startNs = start;
+    task.endNs = start + 5;
+    task.sourceFile = trace->intern("ops/kernel.py");
+    task.sourceLine = line;
+    std::vector<trace::TaskArg> args{{trace->intern("loop"), trace->intern("b=0"), false}};
+    if (*lines) args.push_back({trace->intern(trace::kTaskLinesArg), trace->intern(lines), false});
+    return trace->addTask(task, {}, args);
+  };
+  const TaskIndex fused = add(0, 9, "9, 10, 12, lib/helpers.py:3");
+  const TaskIndex single = add(10, 10, "");
+  trace->finalize();
+  TraceIndex index(trace);
+  EXPECT_EQ(index.tasksAtLine("kernel.py", 9), (std::vector<TaskIndex>{fused}));
+  EXPECT_EQ(index.tasksAtLine("/home/me/kernel.py", 10), (std::vector<TaskIndex>{fused, single}));
+  EXPECT_EQ(index.tasksAtLine("kernel.py", 12), (std::vector<TaskIndex>{fused}));
+  EXPECT_TRUE(index.tasksAtLine("kernel.py", 11).empty());
+  EXPECT_TRUE(index.tasksAtLine("kernel.py", 1).empty()) << "not a prefix of 12 or 10";
+  EXPECT_TRUE(index.tasksAtLine("kernel.py", 3).empty()) << "line 3 is the helper's";
+  EXPECT_EQ(index.tasksAtLine("helpers.py", 3), (std::vector<TaskIndex>{fused}));
+  EXPECT_TRUE(index.tasksAtLine("helpers.py", 9).empty());
+  EXPECT_TRUE(index.tasksAtLine("other.py", 10).empty());
+}
+
 TEST(TraceIndex, EmptyTrace) {
   auto trace = std::make_shared<trace::Trace>();
   trace->finalize();

@@ -40,11 +40,6 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
 
 } // namespace
 
-std::string_view fileNameOf(std::string_view path) {
-  std::size_t slash = path.find_last_of("/\\");
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string sourceName, std::vector<ErrorClass> errors)
     : m_trace(std::move(tracePtr)), m_sourceName(std::move(sourceName)) {
   const trace::Trace& tr = *m_trace;
@@ -260,13 +255,28 @@ std::vector<TaskIndex> TraceIndex::tasksAtLine(std::string_view fileName, int li
   std::vector<TaskIndex> found;
   const trace::Trace& tr = *m_trace;
   std::string_view wanted = fileNameOf(fileName);
-  std::vector<char> fileMatches(tr.strings().size(), -1);  // -1 unknown, 0 no, 1 yes
+  // Per string id, -1 while unknown. A file: whether it is the one wanted. A
+  // kTaskLinesArg value: bit 0 whether it names `line` of the task's own
+  // file, bit 1 whether it names it of the wanted file by name.
+  std::vector<signed char> fileKnown(tr.strings().size(), -1), linesKnown(tr.strings().size(), -1);
+  auto fileMatches = [&](trace::StringId file) {
+    if (fileKnown[file] < 0) fileKnown[file] = fileNameOf(tr.str(file)) == wanted ? 1 : 0;
+    return fileKnown[file] == 1;
+  };
   const auto& tasks = tr.tasks();
   for (TaskIndex t = 0; t < tasks.size(); ++t) {
     const trace::Task& task = tasks[t];
-    if (task.sourceLine != line || task.sourceFile == trace::kEmptyString) continue;
-    char& match = fileMatches[task.sourceFile];
-    if (match < 0) match = fileNameOf(tr.str(task.sourceFile)) == wanted ? 1 : 0;
+    if (task.sourceFile == trace::kEmptyString) continue;
+    bool match = task.sourceLine == line && fileMatches(task.sourceFile);
+    // A fused task also names the other lines it runs (ScheduleTrace.h).
+    for (const trace::TaskArg& arg : tr.args(t)) {
+      if (match || tr.str(arg.key) != trace::kTaskLinesArg) continue;
+      signed char& names = linesKnown[arg.value];
+      if (names < 0)
+        names = static_cast<signed char>((trace::taskLinesName(tr.str(arg.value), line, true, {}) ? 1 : 0) |
+                                         (trace::taskLinesName(tr.str(arg.value), line, false, wanted) ? 2 : 0));
+      match = ((names & 1) && fileMatches(task.sourceFile)) || (names & 2);
+    }
     if (match) found.push_back(t);
   }
   return found;

@@ -89,7 +89,8 @@ public:
   // case) or, failing that, task names containing it.
   std::vector<TaskIndex> find(std::string_view query) const;
   // Tasks whose source is `line` of a file named `fileName` (compared by the
-  // last path component, since traces hold paths relative to the project).
+  // last path component, since traces hold paths relative to the project):
+  // by their sourceLine or, for a fused task, its kTaskLinesArg.
   std::vector<TaskIndex> tasksAtLine(std::string_view fileName, int line) const;
 
   // The task before `task` on its lane in start order (kNoTask if first).
@@ -146,7 +147,6 @@ private:
   std::array<std::vector<ColorKeyTotal>, kColorModeCount> m_keyTotals;
 };
 
-// The last component of a path ("a/b/kernel.py" → "kernel.py").
-std::string_view fileNameOf(std::string_view path);
+using trace::fileNameOf;
 
 } // namespace pto::widgets
