@@ -51,6 +51,11 @@ std::vector<InstructionSpan> instructionSpans(const Compilation& compilation, co
     for (int p = std::max(0, buffers[b].firstUse); p <= buffers[b].lastUse && static_cast<std::size_t>(p) < positions; ++p)
       liveAt[static_cast<std::size_t>(p)].push_back(static_cast<int>(b));
   std::vector<InstructionSpan> opSpans(positions);
+  // Two buffers live at one op share bytes only when a result is written in
+  // place over an input that dies there: the write is both's; a read before
+  // it is the input's, after it the result's (the buffer written last).
+  std::vector<int> writtenAt(buffers.size(), -1);
+  std::vector<int> candidates;
   for (std::size_t i = 0; i < program.instructions.size(); ++i) {
     const PtoInstruction& instruction = program.instructions[i];
     if (instruction.tileOp == kNoId) continue;
@@ -58,17 +63,36 @@ std::vector<InstructionSpan> instructionSpans(const Compilation& compilation, co
     if (found == positionOf.end() || static_cast<std::size_t>(found->second) >= positions) continue;
     const auto position = static_cast<std::size_t>(found->second);
     opSpans[position].add(static_cast<int>(i));
-    auto touch = [&](const PtoOperand& operand) {
+    auto touch = [&](const PtoOperand& operand, bool writes) {
       if (!isOnChip(operand.memory)) return;
+      candidates.clear();
       for (int b : liveAt[position]) {
         const BufferAllocation& buffer = buffers[static_cast<std::size_t>(b)];
         if (buffer.memory == operand.memory && operand.offsetBytes < buffer.offsetBytes + buffer.bytes &&
             buffer.offsetBytes < operand.offsetBytes + std::max<std::int64_t>(operand.bytes, 1))
-          spans[static_cast<std::size_t>(b)].add(static_cast<int>(i));
+          candidates.push_back(b);
+      }
+      if (!writes && candidates.size() > 1) {
+        // Written last; of two written by one instruction, the one made later.
+        const int latest = *std::max_element(candidates.begin(), candidates.end(), [&](int x, int y) {
+          return std::pair(writtenAt[static_cast<std::size_t>(x)], buffers[static_cast<std::size_t>(x)].firstUse) <
+                 std::pair(writtenAt[static_cast<std::size_t>(y)], buffers[static_cast<std::size_t>(y)].firstUse);
+        });
+        const BufferAllocation& kept = buffers[static_cast<std::size_t>(latest)];
+        if (writtenAt[static_cast<std::size_t>(latest)] >= 0)
+          std::erase_if(candidates, [&](int b) {
+            const BufferAllocation& other = buffers[static_cast<std::size_t>(b)];
+            return b != latest && other.offsetBytes < kept.offsetBytes + kept.bytes &&
+                   kept.offsetBytes < other.offsetBytes + other.bytes;
+          });
+      }
+      for (int b : candidates) {
+        spans[static_cast<std::size_t>(b)].add(static_cast<int>(i));
+        if (writes) writtenAt[static_cast<std::size_t>(b)] = static_cast<int>(i);
       }
     };
-    for (const PtoOperand& operand : instruction.dst) touch(operand);
-    for (const PtoOperand& operand : instruction.srcs) touch(operand);
+    for (const PtoOperand& operand : instruction.dst) touch(operand, true);
+    for (const PtoOperand& operand : instruction.srcs) touch(operand, false);
   }
   // A buffer no operand named: the instructions of the ops that use it.
   for (std::size_t b = 0; b < buffers.size(); ++b) {

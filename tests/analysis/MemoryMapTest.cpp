@@ -193,6 +193,126 @@ TEST(MemoryMap, TheFullestSubgraphHasTheHighestFootprintShare) {
   EXPECT_DOUBLE_EQ(share(compilation.blocks.subgraph(fullest)), 0.5);
 }
 
+// A merged vector subgraph placed by hand: two members (tiles), each loading a (256 B), computing b = exp(a)
+// and c = exp(b); member 0 writes c over b in place (the compiler does so when a plan would overflow), member 1
+// gives b 512 B. UB of 2048 B. Instructions (issue order), with the op position each implements:
+//   0 TLOAD a0 [0,256)      (op 0)     5 TLOAD a1 [512,768)        (op 2)
+//   1 TEXP a0 -> b0 [256,512) (op 0)   6 TEXP a1 -> b1 [768,1280)  (op 2)
+//   2 TEXP b0 -> c0 [256,512) (op 1)   7 TEXP b1 -> c1 [1280,1536) (op 3)
+//   3 TSTORE c0             (op 1)     8 TSTORE c1                 (op 3)
+//   4 SET_FLAG (no op)
+// By hand: lifetimes a0 0-1, b0 1-2, c0 2-3 (in place of b0), a1 5-6, b1 6-7, c1 7-8. Live bytes: 512 at 1,
+// 256 at 2 (b0 and c0 share their bytes), 256 at 3, 768 at 6 (a1 + b1) and at 7 (b1 + c1): the peak is 768 at
+// instruction 6, where [512,1280) is taken: free [0,512) and [1280,2048), 1280 B in two blocks, the largest
+// 768 B: fragmentation 1 - 768 / 1280 = 0.4; below the footprint (1536 B) 512 + 256 = 768 B are holes.
+// Members 0 and 1 are the ping-pong halves 0 and 1.
+TEST(MemoryMap, HandPlacedMergedSubgraphWithAResultWrittenInPlace) {
+  Compilation compilation;
+  compilation.settings.target.capacityBytes[static_cast<std::size_t>(MemoryKind::UB)] = 2048;
+  TensorGraph& graph = compilation.tiles.graph;
+  TensorOp exp;
+  exp.kind = TensorOpKind::Exp;
+  exp.location = SourceLocation{"/somewhere/k.py", 7, 5};
+  const OpId expOp = graph.addOp(exp);
+  auto tensor = [&](const std::string& name) {
+    TensorValue value;
+    value.name = name;
+    value.dtype = DataType::Fp32;
+    return graph.addTensor(value);
+  };
+  const TensorId a = tensor("a"), b = tensor("b"), c = tensor("c");
+  auto region = [](TensorId id, std::int64_t column, std::int64_t columns) {
+    return TileRegion{id, {SymbolicScalar(0), SymbolicScalar(column)}, {8, columns}, {}};
+  };
+  // Ops 0 and 2 make b from a; 1 and 3 make c from b (member k works on columns 64k..).
+  for (int op = 0; op < 4; ++op) {
+    TileOp tile;
+    tile.tensorOp = expOp;
+    tile.kind = TensorOpKind::Exp;
+    const std::int64_t column = 64 * (op / 2);
+    tile.inputs = {op % 2 == 0 ? region(a, column, 8) : region(b, column, op == 1 ? 8 : 16)};
+    tile.outputs = {op % 2 == 0 ? region(b, column, op == 0 ? 8 : 16) : region(c, column, 8)};
+    compilation.tiles.addTileOp(tile);
+  }
+  Subgraph subgraph;
+  subgraph.id = 0;
+  subgraph.programId = 0;
+  subgraph.ops = {0, 1, 2, 3};
+  subgraph.memberStarts = {0, 2};
+  auto buffer = [](TileRegion held, std::int64_t offset, std::int64_t bytes, TileOpId producer, int first, int last) {
+    BufferAllocation allocation;
+    allocation.memory = MemoryKind::UB;
+    allocation.offsetBytes = offset;
+    allocation.bytes = bytes;
+    allocation.region = std::move(held);
+    allocation.producer = producer;
+    allocation.firstUse = first;
+    allocation.lastUse = last;
+    return allocation;
+  };
+  subgraph.buffers = {buffer(region(a, 0, 8), 0, 256, kNoId, 0, 0),      buffer(region(b, 0, 8), 256, 256, 0, 0, 1),
+                      buffer(region(c, 0, 8), 256, 256, 1, 1, 1),        buffer(region(a, 64, 8), 512, 256, kNoId, 2, 2),
+                      buffer(region(b, 64, 16), 768, 512, 2, 2, 3),      buffer(region(c, 64, 8), 1280, 256, 3, 3, 3)};
+  compilation.blocks.subgraphs.push_back(subgraph);
+
+  PtoProgram program;
+  program.programId = 0;
+  program.subgraph = 0;
+  auto ub = [](std::int64_t offset, std::int64_t bytes) {
+    PtoOperand operand;
+    operand.memory = MemoryKind::UB;
+    operand.offsetBytes = offset;
+    operand.bytes = bytes;
+    return operand;
+  };
+  PtoOperand gm;
+  gm.memory = MemoryKind::GM;
+  auto instruction = [&](PtoOpcode opcode, TileOpId op, std::vector<PtoOperand> dst, std::vector<PtoOperand> srcs) {
+    PtoInstruction made;
+    made.opcode = opcode;
+    made.tileOp = op;
+    made.dst = std::move(dst);
+    made.srcs = std::move(srcs);
+    program.instructions.push_back(made);
+  };
+  instruction(PtoOpcode::TLOAD, 0, {ub(0, 256)}, {gm});
+  instruction(PtoOpcode::TEXP, 0, {ub(256, 256)}, {ub(0, 256)});
+  instruction(PtoOpcode::TEXP, 1, {ub(256, 256)}, {ub(256, 256)});
+  instruction(PtoOpcode::TSTORE, 1, {gm}, {ub(256, 256)});
+  instruction(PtoOpcode::SET_FLAG, kNoId, {}, {});
+  instruction(PtoOpcode::TLOAD, 2, {ub(512, 256)}, {gm});
+  instruction(PtoOpcode::TEXP, 2, {ub(768, 512)}, {ub(512, 256)});
+  instruction(PtoOpcode::TEXP, 3, {ub(1280, 256)}, {ub(768, 512)});
+  instruction(PtoOpcode::TSTORE, 3, {gm}, {ub(1280, 256)});
+  compilation.programs.push_back(program);
+
+  const MemoryMap map = memoryMap(compilation, 0);
+  EXPECT_EQ(map.members, 2);
+  EXPECT_EQ(map.instructionCount, 9);
+  ASSERT_EQ(map.spaces.size(), 1u);
+  const MemorySpaceMap& space = map.spaces[0];
+  ASSERT_EQ(space.buffers.size(), 6u);
+  const std::vector<std::pair<int, int>> lifetimes{{0, 1}, {1, 2}, {2, 3}, {5, 6}, {6, 7}, {7, 8}};
+  for (std::size_t i = 0; i < 6; ++i) {
+    const MemoryMapBuffer& held = space.buffers[i];  // by first instruction: the order above
+    EXPECT_EQ(held.index, static_cast<int>(i));
+    EXPECT_EQ(std::make_pair(held.firstInstruction, held.lastInstruction), lifetimes[i]) << i;
+    EXPECT_EQ(held.member, i < 3 ? 0 : 1);
+    EXPECT_EQ(held.pingPongHalf, i < 3 ? 0 : 1);
+    EXPECT_EQ(held.inPlaceOf, i == 2 ? 1 : -1) << i;
+    EXPECT_EQ(held.source(), "k.py:7");
+  }
+  EXPECT_EQ(space.buffers[0].name(), "load a[8x8]");
+  EXPECT_EQ(space.buffers[4].name(), "exp b[8x16]");
+  EXPECT_EQ(space.peakLiveBytes, 768);
+  EXPECT_EQ(space.peakInstruction, 6);
+  EXPECT_EQ(space.footprintBytes, 1536);
+  EXPECT_DOUBLE_EQ(space.utilization, 768.0 / 2048.0);
+  EXPECT_EQ(space.largestFreeBytesAtPeak, 768);
+  EXPECT_EQ(space.holeBytesAtPeak, 768);
+  EXPECT_NEAR(space.fragmentation, 0.4, 1e-12);
+}
+
 TEST(MemoryMap, JsonNamesEveryBufferWithItsPlaceAndLifetime) {
   auto run = runExample("softmax");
   ASSERT_TRUE(run);
