@@ -142,7 +142,26 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   }
   for (auto& pipe : m_intervals[static_cast<std::size_t>(slot)]) pipe.clear();
   std::fill_n(m_state.flags.begin() + static_cast<std::ptrdiff_t>(slot) * m_maxFlagSlots, m_maxFlagSlots, 0);
-  if (issue(m_state, slot)) {
+  if (m_stepRecorder && known && m_stepRecorder->wants(task.id)) {
+    TaskSteps steps;
+    steps.task = task.id;
+    steps.core = core;
+    steps.programId = task.programId;
+    steps.startCycle = m_state.now;
+    const TimedProgram& program = *m_programs[id];
+    for (std::size_t p = 0; p < kPipeCount; ++p)
+      for (const TimedStep& step : program.steps[p]) {
+        StepTiming timing;
+        timing.instruction = step.instruction;
+        timing.kind = step.kind;
+        if (step.kind == StepKind::GmTransfer && step.pathBytesPerCycle > 0.0)
+          timing.aloneDataCycles = static_cast<double>(step.bytes) / step.pathBytesPerCycle;
+        steps.pipes[p].push_back(timing);
+      }
+    run.recording = static_cast<int>(m_stepRecorder->recorded.size());
+    m_stepRecorder->recorded.push_back(std::move(steps));
+  }
+  if (issue(m_state, slot, true)) {
     run.ended = true;
     run.endCycle = cycleAtOrAfter(m_state.now);
   }
@@ -216,6 +235,7 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
       for (const auto& [from, to] : m_intervals[slot][pipe])
         intervals.push_back({std::string(name(static_cast<Pipe>(pipe))), from, std::min(to, endCycle)});
     if (run.program >= 0) m_instructions += m_programs[static_cast<std::size_t>(run.program)]->instructionCount;
+    if (TaskSteps* steps = recordOf(run, true)) steps->endCycle = endCycle;
     if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size())
       for (const ConcreteRegion& region : m_graph->tasks[static_cast<std::size_t>(task)].writes)
         if (!region.scattered) m_l2.access(region);  // a scatter's few rows: as for gathers, left out
@@ -253,9 +273,10 @@ void NpuExecutor::recordInterval(int slot, int pipe, double from, double to) con
   else list.emplace_back(start, end);
 }
 
-bool NpuExecutor::issue(ChipState& state, int slot) const {
+bool NpuExecutor::issue(ChipState& state, int slot, bool record) const {
   CoreRun& run = state.cores[static_cast<std::size_t>(slot)];
   if (run.program < 0) return true;
+  TaskSteps* recorded = recordOf(run, record);
   const TimedProgram& program = *m_programs[static_cast<std::size_t>(run.program)];
   std::int32_t* flags = state.flags.data() + static_cast<std::ptrdiff_t>(slot) * m_maxFlagSlots;
   const std::vector<double>& hits = m_readHitFraction[static_cast<std::size_t>(slot)];
@@ -267,6 +288,9 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
       const std::vector<TimedStep>& steps = program.steps[p];
       while (pipe.phase == kReady && pipe.position < steps.size()) {
         const TimedStep& step = steps[pipe.position];
+        // The pipe reached this step now, unless it was waiting at it already.
+        StepTiming* timing = recorded ? &recorded->pipes[p][pipe.position] : nullptr;
+        if (timing && timing->startCycle < 0.0) timing->startCycle = state.now;
         if (step.kind == StepKind::SetFlag) {
           ++flags[step.slot];
         } else if (step.kind == StepKind::WaitFlag) {
@@ -279,7 +303,9 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
           }
           if (run.barrierArrivals < static_cast<int>(kPipeCount)) break;
           // Everyone is here: all pass; the others resume on the next sweep.
-          for (PipeRun& other : run.pipes) {
+          for (std::size_t q = 0; q < kPipeCount; ++q) {
+            PipeRun& other = run.pipes[q];
+            if (recorded) recorded->pipes[q][other.position].endCycle = state.now;
             other.atBarrier = false;
             ++other.position;
           }
@@ -297,6 +323,7 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
             if (pipe.transferEnd >= 0.0 && state.now <= pipe.transferEnd + kTimeEpsilon)
               cycles = std::max(0.0, cycles - pipe.transferDataCycles);
           } else if (cycles <= 0.0) {
+            if (timing) timing->endCycle = state.now;
             ++pipe.position;
             progress = true;
             continue;
@@ -307,6 +334,7 @@ bool NpuExecutor::issue(ChipState& state, int slot) const {
           std::push_heap(state.events.begin(), state.events.end(), laterEvent);
           break;
         }
+        if (timing) timing->endCycle = state.now;  // a flag raised or consumed
         ++pipe.position;
         progress = true;
       }
@@ -377,10 +405,12 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       const TimedStep& step =
           m_programs[static_cast<std::size_t>(run.program)]->steps[static_cast<std::size_t>(event.pipe)][pipe.position];
       touched.push_back(event.core);
+      TaskSteps* recorded = recordOf(run, record);
       if (step.kind == StepKind::GmTransfer && step.bytes > 0) {
         // The latency is over: the data phase joins the shared bandwidth.
         pipe.phase = kMoving;
         pipe.dataSince = state.now;
+        if (recorded) recorded->pipes[static_cast<std::size_t>(event.pipe)][pipe.position].dataCycle = state.now;
         // HBM bytes per byte moved: the whole lines that missed (a store
         // writes all of its bytes back).
         double fromHbm = 1.0;
@@ -398,6 +428,11 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         continue;
       }
       if (record) recordInterval(event.core, event.pipe, pipe.busySince, state.now);
+      if (recorded) {
+        StepTiming& timing = recorded->pipes[static_cast<std::size_t>(event.pipe)][pipe.position];
+        timing.endCycle = state.now;
+        if (step.kind == StepKind::GmTransfer) timing.dataCycle = state.now;  // no bytes: start-up only
+      }
       pipe.phase = kReady;
       ++pipe.position;
     }
@@ -416,8 +451,11 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         }
         std::int32_t core = state.moving[i] / static_cast<std::int32_t>(kPipeCount);
         std::int32_t p = state.moving[i] % static_cast<std::int32_t>(kPipeCount);
-        PipeRun& pipe = state.cores[static_cast<std::size_t>(core)].pipes[static_cast<std::size_t>(p)];
+        CoreRun& run = state.cores[static_cast<std::size_t>(core)];
+        PipeRun& pipe = run.pipes[static_cast<std::size_t>(p)];
         if (record) recordInterval(core, p, pipe.busySince, state.now);
+        if (TaskSteps* recorded = recordOf(run, record))
+          recorded->pipes[static_cast<std::size_t>(p)][pipe.position].endCycle = state.now;
         pipe.transferEnd = state.now;
         pipe.transferDataCycles = state.now - pipe.dataSince;
         pipe.phase = kReady;
@@ -438,7 +476,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     for (std::int32_t slot : touched) {
       CoreRun& run = state.cores[static_cast<std::size_t>(slot)];
-      if (run.ended || !issue(state, slot)) continue;
+      if (run.ended || !issue(state, slot, record)) continue;
       run.ended = true;
       run.endCycle = std::max(cycleAtOrAfter(state.now), static_cast<std::int64_t>(toldCycle));
       if (stopAtFirstEnd) limit = std::min(limit, static_cast<double>(run.endCycle));

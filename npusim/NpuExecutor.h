@@ -51,6 +51,7 @@
 #include "npusim/L2CacheModel.h"
 #include "npusim/MachineDescription.h"
 #include "npusim/ProgramTiming.h"
+#include "npusim/StepRecorder.h"
 #include "runtime/Executor.h"
 
 #include <array>
@@ -94,6 +95,11 @@ public:
   // rows). A caller that wants only the task times (the tuner) turns them off.
   void setRecordPipeIntervals(bool record) { m_recordPipeIntervals = record; }
 
+  // Records when each step of the tasks `recorder` asks for ran
+  // (StepRecorder.h); null (the default) records none. The recorder
+  // outlives the runs it records; reset() keeps it and its earlier records.
+  void setStepRecorder(StepRecorder* recorder) { m_stepRecorder = recorder; }
+
   // Since the last reset: non-sync instructions of finished tasks, and the L2.
   std::int64_t instructionsSimulated() const { return m_instructions; }
   const L2CacheModel& l2() const { return m_l2; }
@@ -118,6 +124,7 @@ public:
     bool ended = false;   // every pipe is done; waiting for finish()
     std::int64_t endCycle = 0;
     int barrierArrivals = 0;
+    int recording = -1;  // index into the step recorder's records; -1: not recorded
     std::array<PipeRun, kPipeCount> pipes{};
   };
   struct Event {
@@ -150,8 +157,13 @@ private:
   // the (rounded-up) cycle of the first task that ends. `record` marks the
   // committed state: pipe intervals and bandwidth samples are recorded.
   void advance(ChipState& state, double limit, bool stopAtFirstEnd, bool record) const;
-  // Starts what can start on `slot`'s pipes at state.now; true when the task ended.
-  bool issue(ChipState& state, int slot) const;
+  // Starts what can start on `slot`'s pipes at state.now; true when the task
+  // ended. `record`: the committed state (steps are recorded).
+  bool issue(ChipState& state, int slot, bool record) const;
+  // The recorded steps of `run`'s task, when it is recorded and `record`; else null.
+  TaskSteps* recordOf(const CoreRun& run, bool record) const {
+    return record && run.recording >= 0 ? &m_stepRecorder->recorded[static_cast<std::size_t>(run.recording)] : nullptr;
+  }
   void recordInterval(int slot, int pipe, double from, double to) const;
   int slotOf(CoreId core);
 
@@ -173,6 +185,7 @@ private:
   std::int64_t m_instructions = 0;
   BandwidthObserver m_observer;
   bool m_recordPipeIntervals = true;
+  StepRecorder* m_stepRecorder = nullptr;
   mutable std::optional<std::optional<Completion>> m_cachedCompletion;
 };
 

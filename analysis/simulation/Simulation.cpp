@@ -117,6 +117,7 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
   std::optional<NpuExecutor> timing = NpuExecutor::create(machine, compilation.programs, gmLayoutsOf(compilation), diags);
   if (!timing || !timing->checkGraph(compilation.tasks, diags)) return std::nullopt;
   timing->setRecordPipeIntervals(request.keepPipeIntervals);
+  timing->setStepRecorder(request.stepRecorder);
 
   // Functional mode executes each task's instructions on the data when it
   // starts: its producers have all finished, and the timeline stays the

@@ -13,6 +13,7 @@
 #include "core/Diagnostics.h"
 #include "core/HostTensor.h"
 #include "npusim/MachineDescription.h"
+#include "npusim/StepRecorder.h"
 #include "npusim/TimingRun.h"
 #include "runtime/Schedule.h"
 #include "runtime/trace/Trace.h"
@@ -72,6 +73,9 @@ struct SimulationRequest {
   // the swimlane's pipe rows, bound classes); a caller that needs only the
   // task times (the tuner's points) saves their allocation.
   bool keepPipeIntervals = true;
+  // Records when each step of the tasks it asks for ran (npusim/StepRecorder.h:
+  // the view inside a task); null records none.
+  StepRecorder* stepRecorder = nullptr;
 };
 
 // The values of `graph`'s dynamic dims in the actual `arguments` (graph
