@@ -4,6 +4,7 @@
 // one, so they include this header and link no Python.
 #pragma once
 
+#include "analysis/irviews/IrGraph.h"
 #include "analysis/irviews/PassDiff.h"
 #include "compiler/ir/TensorGraph.h"
 #include "compiler/passes/Pipeline.h"
@@ -28,6 +29,10 @@ struct PassStep {
   std::array<LevelCounts, kIrLevelCount> counts{};
   std::vector<NodeChange> changes;  // against the step before (the first: against nothing)
   bool diverged = false;            // pass verify: its result left the golden
+  // Read from another compiler's dumps (PyPTO's compile_debug_mode,
+  // analysis/pypto): no snapshot of ours, each level already a graph (by
+  // GraphLevel; null where the pass dumped none).
+  std::array<std::shared_ptr<const IrGraph>, 4> graphs{};
 };
 
 struct PassHistory {
@@ -44,6 +49,9 @@ struct PassHistory {
   // show at once while the snapshots of every pass are still being made.
   bool finalOnly = false;
   double hostMs = 0.0;
+  // The folder of PyPTO pass dumps it was read from ("" when compiled here):
+  // the steps hold graphs, not snapshots, and there is no run.
+  std::string importedFrom;
 };
 
 // Steps from the pass runner's records (with snapshots): parsed, each diffed

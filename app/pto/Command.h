@@ -43,6 +43,7 @@ void registerAdviseCommands(CLI::App& app, CommandRegistry& registry);
 void registerTuneCommand(CLI::App& app, CommandRegistry& registry);
 void registerCalibrateCommand(CLI::App& app, CommandRegistry& registry);
 void registerTrustCommand(CLI::App& app, CommandRegistry& registry);
+void registerInspectCommand(CLI::App& app, CommandRegistry& registry);  // PyPTO artifacts
 
 // An option that takes a count N (at least `least`, 0 or 1), its default shown in --help.
 template <class Number>

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   registerAdviseCommands(app, registry);
   registerTuneCommand(app, registry);
   registerCalibrateCommand(app, registry);
+  registerInspectCommand(app, registry);
   registerNewCommand(app, registry);
   registerTrustCommand(app, registry);
   registerConfigCommands(app, registry);

@@ -665,6 +665,12 @@ class Runner:
         measured = self.work / "measured.json"
         run_text([self.pto, "run", str(calibration), "--no-check", "--no-record", "--trace", str(measured)])
         self.json_of("calibrate", [calibration, measured, measured, "--budget", "40"])
+        # PyPTO's own artifacts, the hand-written ones the tests read.
+        artifacts = Path(__file__).resolve().parents[1] / "data" / "pypto_artifacts"
+        for artifact in ("passes", "passes/Pass_004_ExpandFunction/Before_004_ExpandFunction_TENSOR_softmax_2.json",
+                         "After_030_OoOSchedule_TENSOR_softmax_2_LEAF_program_id_00_155_Block_Graph_Health_Report.json",
+                         "merged_swimlane.json", "trace_core3.json"):
+            self.json_of("inspect", [artifacts / artifact])
 
 
 def check_json(cli, runner, problems):
