@@ -34,6 +34,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <set>
 #include <QImage>
 #include <QPainter>
 
@@ -138,6 +139,58 @@ BENCHMARK_CAPTURE(firstPictureAfterRun, sparse_flash_attention, std::string("spa
     ->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(3);
 BENCHMARK_CAPTURE(firstPictureAfterRun, deepseek_indexer_attention, std::string("deepseek_indexer_attention"))
     ->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(3);
+
+// Opening groups on DIA's tile graph, as a user drills down from the first
+// picture: each stage opens on its own, and each label inside it; every
+// picture is grouped and laid out (what the view waits for after a
+// double-click). Counters: the slowest opening, its items, and the mean.
+void openEveryLabelOfDia(benchmark::State& state) {
+  ::setenv("PTO_PYTHON_PATH", PTO_PYTHON_PACKAGE_DIR, 1);
+  DiagnosticEngine diags;
+  auto project = loadProject(std::string(PTO_SOURCE_DIR) + "/resources/examples/deepseek_indexer_attention", diags);
+  ProjectRunOptions options;
+  options.check = PrecisionCheck::Never;
+  auto run = project ? runProject(*project, diags, options) : std::nullopt;
+  if (!run || !run->compiled) {
+    state.SkipWithError("the example does not run");
+    return;
+  }
+  PassHistory history = passHistoryOfRun(std::make_shared<const TensorGraph>(run->graph), *run->compiled);
+  auto graph = std::make_shared<const IrGraph>(buildIrGraph(GraphLevel::Tile, history.tensor, *history.steps.back().snapshot));
+  double slowestMs = 0, totalMs = 0;
+  std::size_t slowestItems = 0, openings = 0;
+  for (auto _ : state) {
+    const VisibleGraphOptions first = defaultVisibleOptions(*graph);
+    std::vector<std::set<std::string>> toOpen;
+    for (const VisibleGroup& stage : visibleGraph(*graph, first).groups)
+      if (stage.depth == 0 && !stage.expanded) {
+        toOpen.push_back({stage.key});
+        VisibleGraphOptions opened = first;
+        opened.expanded = {stage.key};
+        for (const VisibleGroup& label : visibleGraph(*graph, opened).groups)
+          if (label.depth == 1 && !label.expanded && label.key.rfind(stage.key + ".", 0) == 0)
+            toOpen.push_back({stage.key, label.key});
+      }
+    for (const std::set<std::string>& keys : toOpen) {
+      auto start = std::chrono::steady_clock::now();
+      VisibleGraphOptions opened = first;
+      opened.expanded = keys;
+      auto layout = widgets::layoutIrGraph(graph, visibleGraph(*graph, opened));
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      totalMs += ms;
+      ++openings;
+      if (ms > slowestMs) {
+        slowestMs = ms;
+        slowestItems = layout.items.size();
+      }
+    }
+  }
+  state.counters["openings"] = static_cast<double>(openings);
+  state.counters["slowest_ms"] = slowestMs;
+  state.counters["slowest_items"] = static_cast<double>(slowestItems);
+  state.counters["mean_ms"] = openings ? totalMs / static_cast<double>(openings) : 0.0;
+}
+BENCHMARK(openEveryLabelOfDia)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 // The second job: the IR after every pass, parsed and diffed (the pass list).
 void everyPassOfTileGraph(benchmark::State& state) {

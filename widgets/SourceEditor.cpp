@@ -2,17 +2,24 @@
 #include "widgets/SourceEditor.h"
 
 #include "core/AtomicFile.h"
+#include "runtime/trace/Trace.h"
 
+#include "widgets/CostHeatmap.h"
 #include "widgets/SwimlaneRenderer.h"
 #include "widgets/models/LabelPalette.h"
 
+#include <Qsci/qscistyle.h>
+#include <QAction>
 #include <QFile>
+#include <QFileInfo>
 #include <QFontDatabase>
+#include <QFontMetrics>
 #include <QImage>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QSettings>
 #include <QToolTip>
 
 #include <algorithm>
@@ -34,10 +41,15 @@ constexpr int kNoteMarker = kPaletteSize + 2;
 constexpr int kWarningMarker = kPaletteSize + 3;
 constexpr int kErrorMarker = kPaletteSize + 4;
 static_assert(kErrorMarker <= 24, "Scintilla reserves markers 25..31 for folding");
-// Margins, left to right: diagnostic symbols, line numbers, the label stripe.
+// Margins, left to right: diagnostic symbols, line numbers, the label
+// stripe, the cost heatmap (text, each line's share of busy time).
 constexpr int kDiagnosticMargin = 0;
 constexpr int kLineNumberMargin = 1;
 constexpr int kLabelMargin = 2;
+constexpr int kHeatMargin = 3;
+// The heatmap's styles, one per colour level: numbers above the Python
+// lexer's and Scintilla's predefined ones (margin text shares their table).
+constexpr int kHeatStyleBase = 200;
 // Indicators (8.. are free for containers).
 constexpr int kErrorIndicator = 8;
 constexpr int kWarningIndicator = 9;
@@ -157,7 +169,10 @@ SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
   setMarginWidth(kLineNumberMargin, QStringLiteral("00000"));
   setMarginType(kLabelMargin, QsciScintilla::SymbolMargin);
   setMarginWidth(kLabelMargin, 7);
-  for (int margin : {kDiagnosticMargin, kLineNumberMargin, kLabelMargin}) setMarginSensitivity(margin, true);
+  setMarginType(kHeatMargin, QsciScintilla::TextMarginRightJustified);
+  setMarginWidth(kHeatMargin, 0);
+  setMarginMarkerMask(kHeatMargin, 0);
+  for (int margin : {kDiagnosticMargin, kLineNumberMargin, kLabelMargin, kHeatMargin}) setMarginSensitivity(margin, true);
   setMarginMarkerMask(kDiagnosticMargin, (1 << kNoteMarker) | (1 << kWarningMarker) | (1 << kErrorMarker));
   // Scintilla paints a translucent Background marker only when some margin's
   // mask holds it (ViewStyle's maskDrawInText); in a margin it draws
@@ -186,6 +201,15 @@ SourceEditor::SourceEditor(QWidget* parent) : QsciScintilla(parent) {
   });
   connect(this, &QsciScintillaBase::SCN_DWELLSTART, this, &SourceEditor::onDwellStart);
   connect(this, &QsciScintillaBase::SCN_DWELLEND, this, [] { QToolTip::hideText(); });
+
+  m_costHeatmapAction = new QAction(tr("Cost &heatmap"), this);
+  m_costHeatmapAction->setCheckable(true);
+  m_costHeatmapAction->setChecked(QSettings().value(QStringLiteral("editor/costHeatmap"), true).toBool());
+  m_costHeatmapAction->setToolTip(tr("Show each kernel line's share of the run's busy time beside the code"));
+  connect(m_costHeatmapAction, &QAction::toggled, this, [this](bool on) {
+    QSettings().setValue(QStringLiteral("editor/costHeatmap"), on);
+    showCostHeatmap();
+  });
 
   m_findBar = new FindBar(this);
   m_findBar->hide();
@@ -254,6 +278,7 @@ void SourceEditor::applyColours() {
   defineDiagnosticMarkers();
   for (Severity severity : {Severity::Error, Severity::Warning, Severity::Note})
     setIndicatorForegroundColor(severityColour(severity, dark), indicatorFor(severity));
+  if (m_lineCosts) showCostHeatmap();
   QColor found = dark ? QColor(234, 92, 0, 110) : QColor(255, 200, 0, 130);
   setIndicatorForegroundColor(found, kFindIndicator);
   SendScintilla(SCI_INDICSETALPHA, kFindIndicator, static_cast<long>(found.alpha()));
@@ -289,6 +314,7 @@ bool SourceEditor::loadFile(const QString& path, QString* error, bool readOnly) 
   m_placeholder = false;
   m_shownLine = 0;
   setLineLabels(m_lineLabels, m_lineLabelColors);
+  setLineCosts(nullptr);  // a run's costs are of the file it ran
   return true;
 }
 
@@ -303,6 +329,7 @@ void SourceEditor::showPlaceholder(const QString& text) {
   m_placeholder = true;
   m_shownLine = 0;
   setLineLabels({});
+  setLineCosts(nullptr);
 }
 
 bool SourceEditor::save(QString* error) {
@@ -497,12 +524,25 @@ std::vector<EditorDiagnostic::Severity> SourceEditor::diagnosticMarkers(int line
 }
 
 void SourceEditor::onDwellStart(int position, int x, int y) {
-  int marginsWidth = 0;
-  for (int margin = 0; margin < 5; ++margin) marginsWidth += static_cast<int>(SendScintilla(SCI_GETMARGINWIDTHN, margin));
+  int marginsWidth = 0, heatStart = 0;
+  for (int margin = 0; margin < 5; ++margin) {
+    if (margin == kHeatMargin) heatStart = marginsWidth;
+    marginsWidth += static_cast<int>(SendScintilla(SCI_GETMARGINWIDTHN, margin));
+  }
   QStringList messages;
   if (x >= 0 && x < marginsWidth) {
     long nearest = SendScintilla(SCI_POSITIONFROMPOINT, static_cast<unsigned long>(marginsWidth), static_cast<long>(y));
-    messages = diagnosticMessages(static_cast<int>(SendScintilla(SCI_LINEFROMPOSITION, nearest)), 0, true);
+    int line = static_cast<int>(SendScintilla(SCI_LINEFROMPOSITION, nearest));
+    int heatWidth = static_cast<int>(SendScintilla(SCI_GETMARGINWIDTHN, kHeatMargin));
+    QString cost = x >= heatStart && x < heatStart + heatWidth ? costTextOnLine(line + 1) : QString();
+    if (!cost.isEmpty()) {
+      QToolTip::showText(viewport()->mapToGlobal(QPoint(x, y)),
+                         QStringLiteral("<p style='white-space:pre'>") +
+                             cost.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")) + QStringLiteral("</p>"),
+                         viewport());
+      return;
+    }
+    messages = diagnosticMessages(line, 0, true);
   } else if (position >= 0) {
     int line = 0, index = 0;
     lineIndexFromPosition(position, &line, &index);
@@ -533,6 +573,71 @@ void SourceEditor::onDwellStart(int position, int x, int y) {
   // short message into a narrow column.
   QToolTip::showText(viewport()->mapToGlobal(QPoint(x, y)),
                      QStringLiteral("<p style='white-space:pre'>") + html + QStringLiteral("</p>"), viewport());
+}
+
+// --- cost heatmap --------------------------------------------------------------
+
+void SourceEditor::setLineCosts(std::shared_ptr<const LineCostReport> costs) {
+  m_lineCosts = std::move(costs);
+  m_lineCostByLine.clear();
+  if (m_lineCosts && !m_path.isEmpty()) {
+    const std::string name = QFileInfo(m_path).fileName().toStdString();
+    for (const SourceLineCost& line : m_lineCosts->lines)
+      if (line.line >= 1 && trace::fileNameOf(line.file) == name) m_lineCostByLine[line.line] = &line;
+  }
+  showCostHeatmap();
+}
+
+void SourceEditor::showCostHeatmap() {
+  clearMarginText();
+  m_costLevels.clear();
+  if (!m_costHeatmapAction->isChecked() || m_lineCostByLine.empty()) {
+    setMarginWidth(kHeatMargin, 0);
+    return;
+  }
+  double hottest = 0.0;
+  for (const auto& [line, cost] : m_lineCostByLine) hottest = std::max(hottest, cost->share);
+  QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  font.setPointSizeF(font.pointSizeF() * 0.9);
+  const QPalette pal = palette();
+  for (const auto& [line, cost] : m_lineCostByLine) {
+    if (line > lines()) continue;
+    const int level = heatLevel(cost->share, hottest);
+    // A line that ran but cost nothing keeps the margin's own colours.
+    QsciStyle style(kHeatStyleBase + level, QStringLiteral("cost heatmap"),
+                    level == 0 ? pal.color(QPalette::PlaceholderText) : heatTextColour(level),
+                    level == 0 ? pal.color(QPalette::Window) : heatColour(level), font);
+    style.apply(this);
+    setMarginText(line - 1, heatShareText(cost->share) + QLatin1Char(' '), style);
+    m_costLevels[line] = level;
+  }
+  QFontMetrics metrics(font);
+  setMarginWidth(kHeatMargin, metrics.horizontalAdvance(QStringLiteral(" 100.0% ")));
+}
+
+const SourceLineCost* SourceEditor::lineCostAt(int line) const {
+  auto found = m_lineCostByLine.find(line);
+  return found == m_lineCostByLine.end() ? nullptr : found->second;
+}
+
+QString SourceEditor::costMarginText(int line) const {
+  if (line < 1 || line > lines() || !m_costLevels.count(line)) return {};
+  long length = SendScintilla(SCI_MARGINGETTEXT, static_cast<unsigned long>(line - 1), static_cast<void*>(nullptr));
+  if (length <= 0) return {};
+  QByteArray text(static_cast<qsizetype>(length), '\0');
+  SendScintilla(SCI_MARGINGETTEXT, static_cast<unsigned long>(line - 1), static_cast<void*>(text.data()));
+  return QString::fromUtf8(text).trimmed();
+}
+
+int SourceEditor::costLevelOnLine(int line) const {
+  auto found = m_costLevels.find(line);
+  return found == m_costLevels.end() ? -1 : found->second;
+}
+
+QString SourceEditor::costTextOnLine(int line) const {
+  const SourceLineCost* cost = lineCostAt(line);
+  if (!cost || !m_costHeatmapAction->isChecked()) return {};
+  return costTooltipText(*cost, *m_lineCosts);
 }
 
 // --- find / replace ----------------------------------------------------------

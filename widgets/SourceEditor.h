@@ -4,7 +4,8 @@
 // tints the whole line in its label's colour, and clicking a line emits
 // lineClicked so its tasks can be selected. It also shows a run's
 // diagnostics (margin symbols, squiggles, hover text) and has an inline
-// find/replace bar (Ctrl+F, Ctrl+H, F3, Shift+F3). A file can be shown
+// find/replace bar (Ctrl+F, Ctrl+H, F3, Shift+F3), and a run's cost
+// heatmap: each line's share of busy time in a margin. A file can be shown
 // read-only (a trace's kernel), and a placeholder text can stand in for a
 // file that could not be found.
 // Unsaved edits: QsciScintilla's isModified() and modificationChanged(bool);
@@ -17,10 +18,18 @@
 #include "widgets/models/LabelPalette.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+class QAction;
+
+namespace pto {
+struct LineCostReport;
+struct SourceLineCost;
+} // namespace pto
 
 namespace pto::widgets {
 
@@ -82,6 +91,23 @@ public:
   // The severities marked in the margin of 1-based `line`.
   std::vector<EditorDiagnostic::Severity> diagnosticMarkers(int line) const;
 
+  // --- cost heatmap --------------------------------------------------------
+  // A run's busy time per kernel line (analysis/report/LineCost.h; null
+  // clears it): a margin beside the text gives each line of this file that a
+  // task ran its share of the run's busy time, coloured white -> yellow ->
+  // red relative to the hottest line (CostHeatmap.h); hovering it shows the
+  // line's cycles by core type and pipe, its tasks and its instructions.
+  // Loading a file clears it.
+  void setLineCosts(std::shared_ptr<const LineCostReport> costs);
+  // View > Cost heatmap: shows or hides the margin (on by default; remembered).
+  QAction* costHeatmapAction() const { return m_costHeatmapAction; }
+  // What the margin shows on 1-based `line`: its text ("13.3%"; empty when
+  // none or hidden) and its colour level (0..kHeatLevels, -1 when none).
+  QString costMarginText(int line) const;
+  int costLevelOnLine(int line) const;
+  // What hovering the heatmap of `line` shows; empty when it shows nothing.
+  QString costTextOnLine(int line) const;
+
   // --- find / replace ------------------------------------------------------
   // The bar at the bottom of the editor. Ctrl+F / Ctrl+H open it (with the
   // selected word as the text), Esc closes it.
@@ -127,6 +153,9 @@ private:
   // Gives the shown line's mark the colour of m_shownLineLabel (see showLine).
   void colourShownLine();
   void defineDiagnosticMarkers();
+  // Redraws the heatmap margin from m_lineCosts (the styles too: a theme change).
+  void showCostHeatmap();
+  const SourceLineCost* lineCostAt(int line) const;
   void layoutFindBar();
   void onDwellStart(int position, int x, int y);
   QStringList diagnosticMessages(int line, int index, bool wholeLine) const;
@@ -151,6 +180,11 @@ private:
   LabelColors m_lineLabelColors;
   std::vector<EditorDiagnostic> m_diagnostics;
   std::vector<ShownDiagnostic> m_shown;
+
+  std::shared_ptr<const LineCostReport> m_lineCosts;
+  std::map<int, const SourceLineCost*> m_lineCostByLine;  // this file's lines in m_lineCosts
+  std::map<int, int> m_costLevels;                        // as shown: line -> colour level
+  QAction* m_costHeatmapAction = nullptr;
 
   FindBar* m_findBar = nullptr;
   QString m_searchText;

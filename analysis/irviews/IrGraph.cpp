@@ -505,13 +505,29 @@ std::string labelGroupTitle(const IrGraph& graph, const VisibleGroup& group) {
 void structureGroups(const IrGraph& graph, const VisibleGraphOptions& options, VisibleGraph& visible,
                      std::vector<int>& groupOf, std::vector<std::string>& openGroupOf) {
   const std::size_t n = graph.nodes.size();
+  // Each group's children in order of appearance ("" is the top level): a
+  // group with more than kMostChildrenShown gets a level of parts between
+  // it and them, so opening it never asks for a picture of a thousand boxes.
+  std::vector<std::vector<std::pair<GraphGrouping, std::string>>> rawPaths(n);
+  std::unordered_map<std::string, std::unordered_map<std::string, int>> childOrder;
+  for (std::size_t i = 0; i < n; ++i) {
+    rawPaths[i] = structurePath(graph, graph.nodes[i]);
+    std::string parent;
+    for (const auto& [kind, key] : rawPaths[i]) {
+      auto& order = childOrder[parent];
+      order.emplace(key, static_cast<int>(order.size()));
+      parent = key;
+    }
+  }
   std::unordered_map<std::string, int> index;
   std::vector<std::vector<int>> pathOf(n);
   std::vector<int> parentOf;
-  std::vector<GraphGrouping> kindOf;
+  std::vector<GraphGrouping> kindOf;  // None: a part
+  std::unordered_map<int, std::string> partTitle;
   for (std::size_t i = 0; i < n; ++i) {
     int parent = -1;
-    for (auto& [kind, key] : structurePath(graph, graph.nodes[i])) {
+    std::string parentKey;
+    auto enter = [&](GraphGrouping kind, const std::string& key) {
       auto [slot, added] = index.emplace(key, static_cast<int>(visible.groups.size()));
       if (added) {
         VisibleGroup group;
@@ -524,6 +540,23 @@ void structureGroups(const IrGraph& graph, const VisibleGraphOptions& options, V
       visible.groups[static_cast<std::size_t>(slot->second)].members.push_back(static_cast<int>(i));
       pathOf[i].push_back(slot->second);
       parent = slot->second;
+      return added ? slot->second : -1;
+    };
+    for (const auto& [kind, key] : rawPaths[i]) {
+      const auto& siblings = childOrder[parentKey];
+      const int count = static_cast<int>(siblings.size());
+      if (count > static_cast<int>(kMostChildrenShown)) {
+        const int parts = (count + static_cast<int>(kMostChildrenShown) - 1) / static_cast<int>(kMostChildrenShown);
+        const int perPart = (count + parts - 1) / parts;
+        const int part = siblings.at(key) / perPart;
+        const int first = part * perPart + 1, last = std::min(count, (part + 1) * perPart);
+        const int added = enter(GraphGrouping::None, parentKey + (parentKey.empty() ? "" : "/") + "part:" + std::to_string(part));
+        if (added >= 0)
+          partTitle[added] = std::string(kind == GraphGrouping::Subgraph ? "subgraphs " : kind == GraphGrouping::TensorOp ? "ops " : "labels ") +
+                             std::to_string(first) + "-" + std::to_string(last) + " of " + std::to_string(count);
+      }
+      enter(kind, key);
+      parentKey = key;
     }
   }
   std::vector<int> children(visible.groups.size(), 0);
@@ -538,7 +571,9 @@ void structureGroups(const IrGraph& graph, const VisibleGraphOptions& options, V
         parent >= 0 && visible.groups[static_cast<std::size_t>(parent)].members.size() <= kOpenInnerGroupsUpTo;
     group.expanded = options.expandAll || options.expanded.count(group.key) > 0 || group.members.size() == 1 ||
                      alone || smallParent;
-    group.title = kindOf[g] == GraphGrouping::Label ? labelGroupTitle(graph, group) : groupTitle(graph, group, kindOf[g]);
+    group.title = kindOf[g] == GraphGrouping::None    ? partTitle[static_cast<int>(g)]
+                  : kindOf[g] == GraphGrouping::Label ? labelGroupTitle(graph, group)
+                                                      : groupTitle(graph, group, kindOf[g]);
   }
   // A node's frame closes its open subgraph; outside one, the innermost open
   // group that was more than its single member.

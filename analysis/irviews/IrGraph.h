@@ -96,7 +96,8 @@ IrGraph buildIrGraph(GraphLevel level, const IrJson& tensorJson, const IrJson& s
 
 // Structure: nested, as people think of a kernel — by label, inside a label
 // by subgraph (tile ops before partitioning: by tensor op), inside a big
-// subgraph by tensor op; each level collapsed until opened.
+// subgraph by tensor op; each level collapsed until opened, a level of too
+// many children split into parts.
 enum class GraphGrouping { None, Subgraph, TensorOp, Scope, Label, Structure };
 std::string_view name(GraphGrouping grouping);  // "none", "subgraph", "op", "scope", "label", "structure"
 std::optional<GraphGrouping> graphGroupingNamed(std::string_view text);
@@ -108,6 +109,9 @@ constexpr std::size_t kNeighbourhoodAbove = 3000;
 // Structure grouping: a group this small shows its members when it opens
 // instead of another level of boxes.
 constexpr std::size_t kOpenInnerGroupsUpTo = 48;
+// Structure grouping: a group of more children than this opens into parts
+// ("subgraphs 1-91 of 1088"), each opening into its share of the children.
+constexpr std::size_t kMostChildrenShown = 100;
 
 struct VisibleItem {
   int node = -1;             // a node of the graph, or

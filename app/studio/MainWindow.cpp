@@ -335,6 +335,7 @@ void MainWindow::createActions() {
   critical->setCheckable(true);
   critical->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
   connect(critical, &QAction::toggled, m_swimlane, &widgets::SwimlaneView::setShowCriticalPath);
+  view->addAction(m_editor->costHeatmapAction());
   QAction* find = view->addAction(tr("Find &task…"));
   find->setShortcut(QKeySequence::Find);
   view->addSeparator();

@@ -87,9 +87,11 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
       outcome.precisionChecked = run->precisionSkipped.empty();
       for (const OutputResult& output : run->outputs) outcome.failedOutputs += output.comparison.pass() ? 0 : 1;
       outcome.result = std::make_shared<const ProjectRunResult>(std::move(*run));
-      // The health report and the ledger entry cost a fraction of the run
+      // The health report, the cost per line and the ledger entry cost a fraction of the run
       // (0.2 s on the DIA's 8 753 tasks) and stay off the GUI thread.
       outcome.health = std::make_shared<const HealthReport>(healthReport(
+          outcome.result->compiled->compilation, outcome.result->simulation->schedule, *outcome.result->machine));
+      outcome.lineCost = std::make_shared<const LineCostReport>(lineCostReport(
           outcome.result->compiled->compilation, outcome.result->simulation->schedule, *outcome.result->machine));
       const ProjectRunResult& completed = *outcome.result;
       const RunRecord record =

@@ -5,6 +5,7 @@
 
 #include "analysis/ledger/RunRecord.h"
 #include "analysis/report/HealthReport.h"
+#include "analysis/report/LineCost.h"
 #include "analysis/run/ProjectRun.h"
 #include "core/Diagnostics.h"
 #include "core/project/OperatorProject.h"
@@ -56,6 +57,8 @@ struct ProjectRunOutcome {
   // Its health report (the Health tab), made on the worker thread; null
   // when the run did not complete.
   std::shared_ptr<const HealthReport> health;
+  // Its busy time per kernel line (the editor's heatmap), likewise.
+  std::shared_ptr<const LineCostReport> lineCost;
   // Its id in the project's run ledger: the row it added or, for a run not
   // recorded, the newest recorded run it repeats (the same kernel, settings,
   // machine, mode, makespan and tasks: the simulator is deterministic, so

@@ -175,6 +175,7 @@ void RunController::onFinished(ProjectRunOutcome outcome) {
     m_previousRun = summary;
   }
   if (run.health) m_views.health->setReport(*run.health);
+  if (run.lineCost) m_views.editor->setLineCosts(run.lineCost);
   Q_EMIT statusMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
                            .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
                            .arg(run.makespanUs, 0, 'f', 3)

@@ -231,19 +231,24 @@ TEST(VisibleGraph, StructureOpensLabelThenSubgraphThenTensorOp) {
   EXPECT_EQ(labels.items[0].detail, "2500 tile ops · double-click to expand");
   EXPECT_EQ(labels.items[0].members.size(), 2500u);
   EXPECT_EQ(labels.edges.size(), 2u);  // even -> odd and odd -> even
-  // A label opens into its subgraphs, each a box; the other label stays one.
+  // A label opens into its 500 subgraphs in 5 parts; the other label stays one box.
   options.expanded = {"label:even"};
+  VisibleGraph parts = visibleGraph(graph, options);
+  ASSERT_EQ(parts.items.size(), 6u);
+  EXPECT_EQ(parts.items[0].title, "subgraphs 1-100 of 500");
+  // A part opens into its subgraphs, each a box.
+  options.expanded.insert("label:even/part:0");
   VisibleGraph subgraphs = visibleGraph(graph, options);
-  ASSERT_EQ(subgraphs.items.size(), 501u);
+  ASSERT_EQ(subgraphs.items.size(), 100u + 4u + 1u);
   EXPECT_EQ(subgraphs.items[0].key, "group:label:even/sg:0");
   EXPECT_EQ(subgraphs.items[0].title, "sg0");
   EXPECT_EQ(subgraphs.items[0].members.size(), 5u);
-  EXPECT_EQ(subgraphs.items[0].openGroup, "label:even");
+  EXPECT_EQ(subgraphs.items[0].openGroup, "label:even/part:0");
   // A subgraph opens into its ops (each tensor op has one tile here), drawn
   // in its frame; double-clicking the frame closes the subgraph again.
   options.expanded.insert("label:even/sg:0");
   VisibleGraph ops = visibleGraph(graph, options);
-  ASSERT_EQ(ops.items.size(), 505u);
+  ASSERT_EQ(ops.items.size(), 99u + 5u + 4u + 1u);
   for (int node = 0; node < 5; ++node) {
     const VisibleItem& item = ops.items[static_cast<std::size_t>(ops.itemOfNode[static_cast<std::size_t>(node)])];
     EXPECT_EQ(item.node, node);
@@ -300,6 +305,25 @@ TEST(VisibleGraph, StructureNestsDottedLabels) {
   EXPECT_EQ(parts.items[0].title, "stage0.part0 in 25 subgraphs");
   EXPECT_EQ(parts.items[0].members.size(), 125u);
   EXPECT_EQ(parts.items[0].openGroup, "label:stage0");
+}
+
+TEST(VisibleGraph, StructureSplitsTooManyChildrenIntoParts) {
+  // One label over 250 subgraphs of 2 ops: the label opens (it is alone)
+  // into 3 parts of at most kMostChildrenShown subgraphs, not 250 boxes.
+  IrGraph graph = chainedClusters(250, 2);
+  for (IrGraphNode& node : graph.nodes) node.label = "x";
+  VisibleGraphOptions options = defaultVisibleOptions(graph);
+  VisibleGraph parts = visibleGraph(graph, options);
+  ASSERT_EQ(parts.items.size(), 3u);
+  EXPECT_EQ(parts.items[0].title, "subgraphs 1-84 of 250");
+  EXPECT_EQ(parts.items[2].title, "subgraphs 169-250 of 250");
+  EXPECT_EQ(parts.items[0].members.size(), 168u);
+  EXPECT_EQ(parts.items[0].key, "group:label:x/part:0");
+  options.expanded = {"label:x/part:1"};
+  VisibleGraph opened = visibleGraph(graph, options);
+  ASSERT_EQ(opened.items.size(), 2u + 84u);  // parts 0 and 2, and part 1's subgraphs
+  EXPECT_EQ(opened.items[1].title, "sg84");
+  EXPECT_EQ(opened.items[1].openGroup, "label:x/part:1");
 }
 
 TEST(VisibleGraph, AboveTheLimitOnlyTheFocusNeighbourhoodShows) {

@@ -18,6 +18,7 @@
 #include "widgets/TaskGraphView.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/TuningPanel.h"
+#include "widgets/CostHeatmap.h"
 #include "widgets/models/TileSettingsModel.h"
 
 #include <QUndoStack>
@@ -25,6 +26,10 @@
 #include <nlohmann/json.hpp>
 
 #include <QDir>
+#include <QMenu>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QToolTip>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeWidget>
@@ -109,6 +114,68 @@ private Q_SLOTS:
     QTest::qWait(1500);  // a second run would have started and finished by now
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.first().first().toBool(), true);
+  }
+
+  // After a run the editor's heatmap gives each line that ran its share of busy time. Softmax's row_softmax
+  // (lines 14-16) runs fused in all 256 tasks, so each of its lines counts them all, and a click on line 15
+  // finds them (it said "ran no task" while a task linked to its first line only).
+  void theEditorShowsEachLinesCostAfterARun() {
+    pto::studio::MainWindow window;
+    window.setAutoRun(false);
+    QSignalSpy finished(&window, &pto::studio::MainWindow::runFinished);
+    QVERIFY(window.createProject(QStringLiteral("softmax"), m_dir->filePath(QStringLiteral("sm"))));
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.last().first().toBool(), true);
+    pto::widgets::SourceEditor* editor = window.editor();
+    QVERIFY(editor->costHeatmapAction()->isChecked());
+    bool inViewMenu = false;
+    for (QMenu* menu : window.menuBar()->findChildren<QMenu*>())
+      inViewMenu |= menu->title() == QStringLiteral("&View") && menu->actions().contains(editor->costHeatmapAction());
+    QVERIFY(inViewMenu);
+    double percent = 0.0;
+    int hottest = 0;
+    for (int line : {14, 15, 16}) {
+      const QString text = editor->costMarginText(line);
+      QVERIFY2(text.endsWith(QLatin1Char('%')), qPrintable(QStringLiteral("line %1: '%2'").arg(line).arg(text)));
+      percent += text.chopped(1).toDouble();
+      QVERIFY(editor->costLevelOnLine(line) >= 1);
+      hottest = std::max(hottest, editor->costLevelOnLine(line));
+      const QString hover = editor->costTextOnLine(line);
+      QVERIFY2(hover.contains(QStringLiteral("256 tasks: 0-255")), qPrintable(hover));
+      QVERIFY2(hover.contains(QStringLiteral("AIV ")), qPrintable(hover));
+    }
+    QVERIFY2(std::abs(percent - 100.0) <= 0.15, qPrintable(QString::number(percent)));  // three roundings to 0.1
+    QCOMPARE(hottest, pto::widgets::kHeatLevels);
+    QVERIFY(editor->costTextOnLine(15).contains(QStringLiteral("TEXP 1")));
+    for (int line : {1, 13, 24}) {  // the docstring, a comment, the kernel's shape read: no task ran them
+      QCOMPARE(editor->costMarginText(line), QString());
+      QCOMPARE(editor->costLevelOnLine(line), -1);
+      QCOMPARE(editor->costTextOnLine(line), QString());
+    }
+
+    // Resting the mouse on the heatmap of line 15 shows the same text as a tooltip.
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    int heatX = 2;
+    for (int margin = 0; margin < 3; ++margin)
+      heatX += static_cast<int>(editor->SendScintilla(QsciScintillaBase::SCI_GETMARGINWIDTHN, margin));
+    const long line15 = editor->positionFromLineIndex(14, 0);
+    const int y15 = static_cast<int>(editor->SendScintilla(QsciScintillaBase::SCI_POINTYFROMPOSITION, 0UL, line15)) + 3;
+    Q_EMIT editor->SCN_DWELLSTART(-1, heatX, y15);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("256 tasks: 0-255")), qPrintable(QToolTip::text()));
+    Q_EMIT editor->SCN_DWELLEND(-1, heatX, y15);
+
+    Q_EMIT editor->lineClicked(15);
+    QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("Line 15: 256 tasks")),
+             qPrintable(window.statusBar()->currentMessage()));
+
+    editor->costHeatmapAction()->setChecked(false);  // View > Cost heatmap
+    QCOMPARE(editor->costMarginText(15), QString());
+    QCOMPARE(editor->costTextOnLine(15), QString());
+    editor->costHeatmapAction()->setChecked(true);
+    QVERIFY(editor->costMarginText(15).endsWith(QLatin1Char('%')));
   }
 
   void aBrokenKernelKeepsTheSwimlaneAndListsTheError() {
