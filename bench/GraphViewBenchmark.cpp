@@ -34,6 +34,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <QImage>
 #include <QPainter>
@@ -82,17 +83,25 @@ BENCHMARK(firstPictureOfTileGraph)->Unit(benchmark::kMillisecond)->UseRealTime()
 
 // The Graphs tab's first picture after a run of a real example: the run's
 // compiled graphs reused (passHistoryOfRun), the tile level as it opens.
-void firstPictureAfterRun(benchmark::State& state, const std::string& example) {
+// A bundled example run as the IDE runs it (timing mode; the view needs the
+// compiled graphs, not the outputs), or nullopt with the benchmark skipped.
+std::optional<ProjectRunResult> runForGraphs(benchmark::State& state, const std::string& example) {
   ::setenv("PTO_PYTHON_PATH", PTO_PYTHON_PACKAGE_DIR, 1);
   DiagnosticEngine diags;
   auto project = loadProject(std::string(PTO_SOURCE_DIR) + "/resources/examples/" + example, diags);
   ProjectRunOptions options;
-  options.check = PrecisionCheck::Never;  // the view needs the compiled graphs, not the outputs
+  options.check = PrecisionCheck::Never;
   auto run = project ? runProject(*project, diags, options) : std::nullopt;
   if (!run || !run->compiled) {
     state.SkipWithError("the example does not run");
-    return;
+    return std::nullopt;
   }
+  return run;
+}
+
+void firstPictureAfterRun(benchmark::State& state, const std::string& example) {
+  auto run = runForGraphs(state, example);
+  if (!run) return;
   auto traced = std::make_shared<const TensorGraph>(run->graph);
   std::size_t tileOps = 0, items = 0;
   double historyMs = 0, levelMs = 0, layoutMs = 0, paintMs = 0;
@@ -145,16 +154,8 @@ BENCHMARK_CAPTURE(firstPictureAfterRun, deepseek_indexer_attention, std::string(
 // picture is grouped and laid out (what the view waits for after a
 // double-click). Counters: the slowest opening, its items, and the mean.
 void openEveryLabelOfDia(benchmark::State& state) {
-  ::setenv("PTO_PYTHON_PATH", PTO_PYTHON_PACKAGE_DIR, 1);
-  DiagnosticEngine diags;
-  auto project = loadProject(std::string(PTO_SOURCE_DIR) + "/resources/examples/deepseek_indexer_attention", diags);
-  ProjectRunOptions options;
-  options.check = PrecisionCheck::Never;
-  auto run = project ? runProject(*project, diags, options) : std::nullopt;
-  if (!run || !run->compiled) {
-    state.SkipWithError("the example does not run");
-    return;
-  }
+  auto run = runForGraphs(state, "deepseek_indexer_attention");
+  if (!run) return;
   PassHistory history = passHistoryOfRun(std::make_shared<const TensorGraph>(run->graph), *run->compiled);
   auto graph = std::make_shared<const IrGraph>(buildIrGraph(GraphLevel::Tile, history.tensor, *history.steps.back().snapshot));
   double slowestMs = 0, totalMs = 0;
