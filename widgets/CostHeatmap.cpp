@@ -17,7 +17,12 @@ QColor mix(const QColor& a, const QColor& b, double t) {
   return QColor(channel(a.red(), b.red()), channel(a.green(), b.green()), channel(a.blue(), b.blue()));
 }
 
-QString grouped(double value) { return QLocale::c().toString(std::llround(value)).replace(QLatin1Char(','), QChar(0x2009)); }
+// "65 349": digits grouped by thin spaces, whatever the user's locale.
+QString grouped(double value) {
+  QLocale locale = QLocale::c();
+  locale.setNumberOptions(QLocale::DefaultNumberOptions);
+  return locale.toString(static_cast<qlonglong>(std::llround(value))).replace(QLatin1Char(','), QChar(0x2009));
+}
 
 QString microseconds(double cycleCount, double clockGHz) {
   if (clockGHz <= 0.0) return {};
