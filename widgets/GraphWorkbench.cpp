@@ -197,7 +197,8 @@ GraphWorkbench::GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument
   split->addWidget(centre);
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
-  split->setSizes({330, 1000});
+  // The passes' names and counts fit in 250 px; the graph gets the rest.
+  split->setSizes({250, 1000});
   split->setCollapsible(1, false);
   outer->addWidget(split, 1);
 
@@ -207,6 +208,7 @@ GraphWorkbench::GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument
   connect(m_groupBox, &QComboBox::currentIndexChanged, this, [this] {
     m_expanded.clear();
     m_expandAll = false;
+    m_view->fitNextLayout();
     layoutCurrent();
   });
   connect(m_colorBox, &QComboBox::currentIndexChanged, this, [this] {
@@ -378,6 +380,18 @@ void GraphWorkbench::setHistory(std::shared_ptr<const PassHistory> history, int 
   m_partitionGraph = partition >= 0 ? std::make_shared<const IrGraph>(buildIrGraph(
                                           GraphLevel::Tile, m_history->tensor, *m_history->steps[static_cast<std::size_t>(partition)].snapshot))
                                     : nullptr;
+  // PyPTO's dumps hold the levels each pass dumped: show one the pass has.
+  if (!m_history->importedFrom.empty() && m_step >= 0) {
+    const auto& graphs = m_history->steps[static_cast<std::size_t>(m_step)].graphs;
+    if (!graphs[static_cast<std::size_t>(m_level)])
+      for (GraphLevel level : {GraphLevel::Tile, GraphLevel::Block, GraphLevel::Execute, GraphLevel::Tensor})
+        if (graphs[static_cast<std::size_t>(level)]) {
+          m_level = level;
+          QSignalBlocker block(m_levelBox);
+          m_levelBox->setCurrentIndex(static_cast<int>(level));
+          break;
+        }
+  }
   fillPassList();
   if (m_history->steps.empty() && !m_history->tensor.is_null() && m_level == GraphLevel::Tensor) {
     layoutCurrent();
@@ -406,7 +420,9 @@ void GraphWorkbench::fillPassList() {
     item->setData(PassIndex, Qt::UserRole, static_cast<int>(i));
     item->setText(PassIndex, QString::number(i + 1));
     item->setText(PassName, qtext(step.name));
-    item->setText(PassTime, step.skipped ? tr("off") : QString::number(step.milliseconds, 'f', step.milliseconds < 10 ? 2 : 0));
+    item->setText(PassTime, !m_history->importedFrom.empty() ? QStringLiteral("–")  // PyPTO's dumps carry no times
+                            : step.skipped ? tr("off")
+                                           : QString::number(step.milliseconds, 'f', step.milliseconds < 10 ? 2 : 0));
     item->setTextAlignment(PassTime, Qt::AlignRight | Qt::AlignVCenter);
     for (int level = 0; level < 4; ++level) item->setText(PassTiles + level, countsText(step.counts[static_cast<std::size_t>(level)]));
     QString tip = step.skipped ? tr("disabled by disable_pass") : step.changed ? tr("changed the IR") : tr("changed nothing");
@@ -420,7 +436,11 @@ void GraphWorkbench::fillPassList() {
     }
     for (int column = 0; column < PassColumns; ++column) item->setToolTip(column, tip);
   }
-  m_passHeader->setText(!m_history->complete  ? tr("Passes: stopped after %1 — see Problems").arg(m_history->steps.size())
+  m_passHeader->setText(!m_history->importedFrom.empty()
+                            ? tr("PyPTO's pass dumps: %1 passes from %2 (j/k step)")
+                                  .arg(m_history->steps.size())
+                                  .arg(QFileInfo(qtext(m_history->importedFrom)).fileName())
+                        : !m_history->complete ? tr("Passes: stopped after %1 — see Problems").arg(m_history->steps.size())
                         : m_history->finalOnly ? tr("Passes: %1 in %2 ms; making the IR after each…").arg(m_history->steps.size()).arg(total, 0, 'f', 1)
                                                : tr("Passes: %1 in %2 ms (j/k step)").arg(m_history->steps.size()).arg(total, 0, 'f', 1));
   if (m_step >= 0) m_passes->setCurrentItem(m_passes->topLevelItem(m_step));
@@ -432,7 +452,9 @@ void GraphWorkbench::selectStep(int step) {
 }
 
 void GraphWorkbench::layoutCurrent() {
-  if (m_level == GraphLevel::Execute && (!m_history || m_step == static_cast<int>(m_history->steps.size()) - 1)) {
+  const bool imported = m_history && !m_history->importedFrom.empty();  // PyPTO's dumps: graphs, no run
+  if (m_level == GraphLevel::Execute && !imported &&
+      (!m_history || m_step == static_cast<int>(m_history->steps.size()) - 1)) {
     // The final execute graph is the run's: timings and the critical path.
     m_stack->setCurrentWidget(m_taskGraph);
     Q_EMIT taskGraphWanted();
@@ -470,6 +492,15 @@ void GraphWorkbench::layoutCurrent() {
   request.level = m_level;
   request.tensor = std::shared_ptr<const IrJson>(m_history, &m_history->tensor);
   request.snapshot = std::move(snapshot);
+  if (imported && m_step >= 0) {
+    request.graph = m_history->steps[static_cast<std::size_t>(m_step)].graphs[static_cast<std::size_t>(m_level)];
+    if (!request.graph) {
+      auto none = std::make_shared<IrGraph>();
+      none->level = m_level;
+      none->missing = "PyPTO dumped no " + std::string(name(m_level)) + " graph in this pass's folder";
+      request.graph = std::move(none);
+    }
+  }
   request.grouping = grouping;
   request.options = std::move(options);
   Q_EMIT layoutRequested(request);
@@ -534,7 +565,7 @@ void GraphWorkbench::onNodeOpened(int node) {
 }
 
 void GraphWorkbench::showListing(std::int64_t subgraph) {
-  if (!m_history || m_history->steps.empty()) return;
+  if (!m_history || m_history->steps.empty() || !m_history->steps.back().snapshot) return;
   std::vector<ListingLine> lines = pto::programListing(*m_history->steps.back().snapshot, subgraph);
   if (lines.empty()) {
     m_listing->setPlainText(tr("; subgraph %1 has no PTO program yet (they exist after the last pass)").arg(subgraph));

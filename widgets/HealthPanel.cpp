@@ -1,6 +1,8 @@
 // The run's health report as a linked tree.
 #include "widgets/HealthPanel.h"
 
+#include "analysis/pypto/PyptoArtifacts.h"
+
 #include "widgets/RooflinePlot.h"
 #include "widgets/models/TimeFormat.h"
 
@@ -84,10 +86,37 @@ QTreeWidgetItem* HealthPanel::addRow(QTreeWidgetItem* parent, const QString& fig
   return item;
 }
 
+void HealthPanel::setPyptoReport(const PyptoHealthReport& report) {
+  m_report.reset();
+  m_groupRowOf.clear();
+  m_tree->clear();
+  m_roofline->clear();
+  QStringList headline;
+  for (const std::string& figure : report.headline) headline << QString::fromStdString(figure);
+  m_headline->setText(tr("<b>PyPTO %1 health report</b> &mdash; %2%3")
+                          .arg(QString::fromStdString(std::string(name(report.kind))),
+                               QString::fromStdString(report.file.filename().string()).toHtmlEscaped(),
+                               headline.isEmpty() ? QString() : QStringLiteral("<br>") + headline.join(QStringLiteral("; "))));
+  // Sections as the file has them; top-level figures first (the reader puts them there).
+  std::map<std::string, QTreeWidgetItem*> sections;
+  for (const PyptoHealthRow& row : report.rows) {
+    QTreeWidgetItem* parent = nullptr;
+    if (!row.section.empty()) {
+      auto [found, added] = sections.try_emplace(row.section, nullptr);
+      if (added) found->second = addRow(nullptr, QString::fromStdString(row.section), QString());
+      parent = found->second;
+    }
+    addRow(parent, QString::fromStdString(row.key.empty() ? row.section : row.key), QString::fromStdString(row.value));
+  }
+  m_tree->expandAll();
+  m_roofline->hide();  // PyPTO's reports hold no roofline; a run's report shows it again
+}
+
 void HealthPanel::setReport(const HealthReport& report) {
   m_report = report;
   m_groupRowOf.clear();
   m_tree->clear();
+  m_roofline->show();
   m_roofline->setRoofline(report.roofline);
   const double ghz = report.clockGHz > 0 ? report.clockGHz : 1.0;
   auto time = [&](double cycles) { return QString::fromStdString(formatDurationNs(cycles / ghz)); };

@@ -13,6 +13,10 @@
 
 #include "analysis/report/HealthReport.h"
 
+namespace pto {
+struct PyptoHealthReport;
+}
+
 #include <QWidget>
 
 #include <map>
@@ -33,6 +37,9 @@ public:
   explicit HealthPanel(QWidget* parent = nullptr);
 
   void setReport(const HealthReport& report);
+  // One of PyPTO's own health reports (analysis/pypto), read-only: its
+  // headline figures, then every field by section. No roofline, no links.
+  void setPyptoReport(const PyptoHealthReport& report);
   void clear();
 
   // Every row's text, "figure\tvalue", one per line in tree order (for tests).

@@ -80,6 +80,12 @@ void GraphsController::useRun(const ProjectRunOutcome& run) {
 
 void GraphsController::compile() {
   std::optional<ProjectRunRequest> request = m_requestProvider ? m_requestProvider() : std::nullopt;
+  // PyPTO's pass dumps, once opened, stay until a project opens (showImported(nullptr)).
+  if (m_imported) {
+    m_historyRequest.reset();
+    m_graphs->setHistory(m_imported, -1);
+    return;
+  }
   if (!request) {
     m_graphs->showWithoutProject();
     return;
@@ -108,6 +114,12 @@ void GraphsController::startHistoryJob(PassHistoryDepth depth, std::shared_ptr<c
         m_graphs->setHistory(std::move(history), partition);
         if (finalOnly) startHistoryJob(PassHistoryDepth::EveryPass, std::move(traced));
       });
+}
+
+void GraphsController::showImported(std::shared_ptr<const PassHistory> history) {
+  m_imported = std::move(history);
+  m_historyJobs.cancel();
+  m_graphs->invalidate();
 }
 
 void GraphsController::setTrace(std::shared_ptr<const widgets::TraceIndex> trace) {

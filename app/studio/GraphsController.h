@@ -16,6 +16,7 @@
 
 namespace pto {
 enum class PassHistoryDepth;
+struct PassHistory;
 } // namespace pto
 
 namespace pto::widgets {
@@ -43,6 +44,10 @@ public:
   // A run finished: while the project's inputs stay the run's, the tab shows
   // the run's own compilation (no second trace or compile); then invalidate().
   void useRun(const ProjectRunOutcome& run);
+
+  // PyPTO's pass dumps opened on their own (analysis/pypto): the tab shows
+  // them while no project is open.
+  void showImported(std::shared_ptr<const PassHistory> history);
 
   // The trace on screen (null: none), whose task graph is the exec level.
   void setTrace(std::shared_ptr<const widgets::TraceIndex> trace);
@@ -84,6 +89,7 @@ private:
   std::shared_ptr<const TensorGraph> m_runGraph;
   std::shared_ptr<const ProjectRunResult> m_runResult;
   std::shared_ptr<const widgets::TraceIndex> m_trace;
+  std::shared_ptr<const PassHistory> m_imported;  // PyPTO's pass dumps, null when none opened
   // Counts setTrace calls; the task graph is laid out for one of them (a
   // pointer could repeat after the old trace is freed).
   quint64 m_traceSerial = 0;

@@ -2,6 +2,7 @@
 // concern, and the links between the views.
 #include "app/studio/MainWindow.h"
 
+#include "analysis/pypto/PyptoArtifacts.h"
 #include "analysis/simulation/CostModelOutput.h"
 #include "app/studio/AdviceController.h"
 #include "app/studio/ComparisonController.h"
@@ -420,6 +421,12 @@ bool MainWindow::open(const QString& path) {
     reportError(tr("Cannot open"), tr("%1: no such file or folder").arg(path));
     return false;
   }
+  // PyPTO's own pass dumps, health reports and core traces (its swimlane
+  // opens as every trace does, below).
+  if (auto kind = pyptoArtifactKind(path.toStdString()); kind && *kind != PyptoArtifactKind::ChipSwimlane) {
+    openPyptoArtifact(path);
+    return true;
+  }
   // A folder PyPTO's simulator mode (or a Python run here) wrote holds a
   // swimlane, not a project: open the swimlane.
   if (info.isDir() && !QFileInfo::exists(QDir(path).filePath(projectFileName()))) {
@@ -452,6 +459,7 @@ bool MainWindow::openProject(const QString& path) {
   if (!m_projects->confirmDiscardEdits()) return false;
   m_recovery->close();
   m_projects->setProject(std::move(*project));
+  m_graphs->showImported(nullptr);  // PyPTO's pass dumps give way to the project's passes
   const OperatorProject& opened = *m_projects->project();
   m_runner->forgetPreviousRuns();
   m_tuning->setProject(opened, std::shared_ptr<const TensorGraph>());
@@ -587,6 +595,55 @@ void MainWindow::openTrace(const QString& path) {
         Q_EMIT traceLoaded();
       });
   updateTitle();
+}
+
+void MainWindow::openPyptoArtifact(const QString& path) {
+  struct Read {
+    std::shared_ptr<const PyptoArtifact> artifact;
+    std::shared_ptr<const widgets::TraceIndex> index;
+    std::string error;
+  };
+  m_runner->dropRun();
+  m_recent->add(path);
+  m_traceJobs.start<Read>(
+      [file = path.toStdString()](const std::atomic<bool>&) {
+        Read read;
+        DiagnosticEngine diags;
+        std::optional<PyptoArtifact> artifact = readPyptoArtifact(file, diags);
+        if (!artifact) {
+          read.error = diags.printed();
+          return read;
+        }
+        if (artifact->trace) read.index = std::make_shared<const widgets::TraceIndex>(artifact->trace, file);
+        read.artifact = std::make_shared<const PyptoArtifact>(std::move(*artifact));
+        return read;
+      },
+      [this, path](Read read) {
+        if (!read.artifact) {
+          reportError(tr("Cannot open"), QString::fromStdString(read.error).trimmed());
+          return;
+        }
+        const PyptoArtifact& artifact = *read.artifact;
+        if (artifact.passes || artifact.graph) {
+          m_graphs->showImported(std::make_shared<const PassHistory>(
+              artifact.passes ? *artifact.passes : pyptoSingleDumpHistory(*artifact.graph)));
+          showView(View::Graph);
+          // The same output folder's swimlane, when PyPTO's simulator wrote one beside the dumps.
+          if (artifact.passes)
+            if (auto swimlane = findSwimlane(artifact.path); swimlane && swimlane->extension() == ".json")
+              openTrace(QString::fromStdString(swimlane->string()));
+        } else if (artifact.health) {
+          m_health->setPyptoReport(*artifact.health);
+          showView(View::Health);
+        } else if (read.index) {
+          m_traceFile = path;
+          setTrace(read.index);
+          showView(View::Swimlane);
+        }
+        statusBar()->showMessage(QString::fromStdString(pyptoArtifactSummary(artifact)).section('\n', 0, 0), 15000);
+        updateTitle();
+        Q_EMIT traceLoaded();
+      });
 }
 
 QString MainWindow::showTraceSource(const QString& traceFile) {

@@ -213,6 +213,9 @@ private:
   void createActions();
   void connectViews();
   void openTrace(const QString& path);
+  // One of PyPTO's own artifacts (analysis/pypto): pass dumps into the
+  // Graphs tab, a health report into the Health dock, a core trace into the swimlane.
+  void openPyptoArtifact(const QString& path);
   bool openProject(const QString& path);
   // Opens a project file that failed to load in the editor, its errors
   // marked and listed (false when the editor cannot take it: unsaved edits

@@ -73,7 +73,9 @@ struct StudioCommandLine {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("paths"),
-                                 QStringLiteral("Project folders, pto-project.json files or swimlane traces (.json)."),
+                                 QStringLiteral("Project folders, pto-project.json files, swimlane traces (.json) or PyPTO's "
+                                                "own artifacts: folders of Pass_NNN_* graph dumps, Before_/After_*.json, "
+                                                "health reports, trace_core<N>.json (see docs/pypto-artifacts.md)."),
                                  QStringLiteral("[PROJECT_OR_TRACE...]"));
     parser.addOptions({view, level, theme, screenshot, exit, size, run, compare, measured, advise, tune});
   }

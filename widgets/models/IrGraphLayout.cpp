@@ -113,7 +113,9 @@ IrGraphLayout layoutIrGraph(std::shared_ptr<const IrGraph> graph, VisibleGraph v
 
 IrGraphLayout layoutIrLevel(const IrLevelRequest& request, const std::atomic<bool>* cancelled) {
   static const IrJson empty = IrJson::object();
-  auto graph = std::make_shared<const IrGraph>(buildIrGraph(request.level, *request.tensor, request.snapshot ? *request.snapshot : empty));
+  auto graph = request.graph ? request.graph
+                             : std::make_shared<const IrGraph>(buildIrGraph(request.level, *request.tensor,
+                                                                             request.snapshot ? *request.snapshot : empty));
   if (!graph->missing.empty()) {
     IrGraphLayout missing;
     missing.graph = graph;

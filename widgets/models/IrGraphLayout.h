@@ -67,6 +67,9 @@ struct IrLevelRequest {
   GraphLevel level = GraphLevel::Tile;
   std::shared_ptr<const IrJson> tensor;    // the traced kernel (PassHistory::tensor)
   std::shared_ptr<const IrJson> snapshot;  // the IR after the pass; null: before the first
+  // The level already built (PyPTO's pass dumps, PassStep::graphs): laid out
+  // as it is, `tensor` and `snapshot` unused.
+  std::shared_ptr<const IrGraph> graph;
   std::optional<GraphGrouping> grouping;           // nullopt: the level's default
   VisibleGraphOptions options;                     // its expanded groups, expand-all and focus node
 };
