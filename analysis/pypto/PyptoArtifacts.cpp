@@ -202,6 +202,7 @@ void addFunction(IrGraph& graph, const Json& function, const std::string& cluste
     graph.clusters.push_back(std::move(cluster));
   }
   for (const Json& op : arrayAt(function, "operations")) {
+    if (!op.is_object()) continue;  // not an operation PyPTO writes
     IrGraphNode node;
     node.id = integerAt(op, "opmagic", -1);
     std::string opcode = stringAt(op, "opcode");
@@ -251,6 +252,7 @@ void addFunction(IrGraph& graph, const Json& function, const std::string& cluste
   std::set<std::pair<int, int>> seen;
   std::size_t index = firstNode;
   for (const Json& op : arrayAt(function, "operations")) {
+    if (!op.is_object()) continue;
     const int to = static_cast<int>(index++);
     for (const Json& in : arrayAt(op, "ioperands")) {
       auto found = producers.find(operandMagic(in));

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 namespace pto {
 namespace {
@@ -162,6 +163,44 @@ TEST(PyptoArtifacts, BadInputNamesTheFileAndPlace) {
   DiagnosticEngine shape;
   EXPECT_FALSE(readPyptoGraphDump(kData / "merged_swimlane.json", shape));
   EXPECT_NE(shape.printed().find("not a PyPTO graph dump"), std::string::npos);
+}
+
+// Shapes PyPTO never writes, as a damaged or foreign file may hold them: each is read without a crash,
+// into an error naming the file or into the ops it could make sense of.
+TEST(PyptoArtifacts, OddShapesDoNotCrash) {
+  test::ScratchFolder scratch("pypto-odd");
+  struct Case {
+    const char* text;
+    bool readable;  // a graph comes out (of the ops that are objects)
+    std::size_t nodes;
+  };
+  const Case cases[] = {
+      {R"({"functions": 5})", false, 0},
+      {R"({"functions": [7, "x"]})", false, 0},
+      {R"({"functions": [{"operations": 3}]})", true, 0},
+      {R"({"functions": [{"operations": [1, null, {"opcode": 5, "opmagic": "x", "ioperands": 4, "ooperands": [{"magic": []}],
+          "semantic_label": 12, "subgraphid": 18446744073709551615, "invoke_info": 3, "file": 9}]}]})", true, 1},
+      {R"({"functions": [{"graphtype": 9, "tensors": [1, {"magic": 1, "mem_type": [1]}],
+          "operations": [{"opcode": "ADD", "opmagic": 1, "ioperands": [1, 1, 1], "ooperands": [1]}]}]})", true, 1},
+      {R"([])", false, 0},
+  };
+  int index = 0;
+  for (const Case& odd : cases) {
+    std::filesystem::path file = scratch.dir() / ("After_001_X_case" + std::to_string(index++) + ".json");
+    std::ofstream(file) << odd.text;
+    DiagnosticEngine diags;
+    auto dump = readPyptoGraphDump(file, diags);
+    EXPECT_EQ(dump.has_value(), odd.readable) << odd.text;
+    if (dump) EXPECT_EQ(dump->graph->nodes.size(), odd.nodes) << odd.text;
+    else EXPECT_NE(diags.printed().find(file.filename().string()), std::string::npos) << diags.printed();
+  }
+  for (const char* text : {"[1, 2]", "\"text\"", "{\"a\": {\"b\": [[{\"c\": []}]]}}"}) {
+    std::filesystem::path file = scratch.dir() / "x_TileGraphHealthReport.json";
+    std::ofstream(file) << text;
+    DiagnosticEngine diags;
+    auto report = readPyptoHealthReport(file, diags);
+    EXPECT_EQ(report.has_value(), std::string(text).front() == '{') << text;
+  }
 }
 
 TEST(PtoInspect, SummariesAndJson) {
