@@ -70,6 +70,9 @@ public:
   QString searchStatus() const;  // "3 of 12", "no match"
 
   void fit();
+  // The next layout is fitted instead of keeping the viewport (a new
+  // grouping: the old zoom belongs to another picture).
+  void fitNextLayout() { m_fitPending = true; }
   double scale() const { return m_zoom.scale; }
   // Geometry for tests and clicks: the item under a widget position (-1),
   // the widget position of an item's centre, the cluster under a position.
