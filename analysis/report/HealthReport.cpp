@@ -599,6 +599,19 @@ std::vector<SubgraphGroup> subgraphGroups(const HealthReport& report) {
   return ordered;
 }
 
+CriticalPathSplit criticalPathSplit(const CriticalPathHealth& path) {
+  auto cause = [&](const char* key) {
+    auto found = path.waitCyclesByCause.find(key);
+    return found == path.waitCyclesByCause.end() ? std::int64_t{0} : found->second;
+  };
+  CriticalPathSplit split;
+  split.runningCycles = path.busyCycles;
+  split.dataWaitCycles = cause("data");
+  split.coreWaitCycles = cause("core");
+  split.dispatchCycles = path.waitCycles - split.dataWaitCycles - split.coreWaitCycles;
+  return split;
+}
+
 nlohmann::ordered_json healthReportJson(const HealthReport& report, bool withTaskBounds) {
   using json = nlohmann::ordered_json;
   auto us = [&](double cycles) { return report.clockGHz > 0 ? cycles / (report.clockGHz * 1000.0) : 0.0; };
@@ -666,6 +679,11 @@ nlohmann::ordered_json healthReportJson(const HealthReport& report, bool withTas
                           {"wait_cycles_by_cause", cycleMap(path.waitCyclesByCause)},
                           {"tasks", path.tasks},
                           {"steps", steps}};
+  const CriticalPathSplit split = criticalPathSplit(path);
+  out["critical_path"]["split"] = {{"running_cycles", split.runningCycles},
+                                   {"data_wait_cycles", split.dataWaitCycles},
+                                   {"core_wait_cycles", split.coreWaitCycles},
+                                   {"dispatch_cycles", split.dispatchCycles}};
   out["subgraphs"] = json::array();
   for (const SubgraphHealth& subgraph : report.subgraphs) {
     json pipes = json::array();

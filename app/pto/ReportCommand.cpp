@@ -6,6 +6,7 @@
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 #include "app/pto/ReportByLine.h"
+#include "app/pto/ReportInside.h"
 #include "app/pto/ReportMemory.h"
 
 #include "analysis/report/HealthReport.h"
@@ -28,6 +29,7 @@ struct ReportOptions : ProjectCommandOptions {
   bool taskBounds = false;
   bool noRecord = false;
   bool byLine = false;
+  bool bubbles = false;
   MemoryReportOptions memory;
   int subgraphRows = 12;
 };
@@ -93,6 +95,7 @@ void printReport(const std::string& project, const HealthReport& report, int sub
               time(static_cast<double>(path.busyCycles)).c_str(), split(path.runningCyclesByClass).c_str(),
               time(static_cast<double>(path.waitCycles)).c_str(), split(path.waitCyclesByCause).c_str(),
               time(static_cast<double>(path.lengthCycles)).c_str());
+  printCriticalPathSplit(report);
 
   std::printf("\nwaves (labels by busy time)\n");
   int shown = 0;
@@ -169,6 +172,8 @@ int runReport(const ReportOptions& options) {
     for (const Diagnostic& diagnostic : recordDiags.diagnostics()) diags.report(diagnostic);
   }
   if (options.memory.memory) return reportMemory(*project, *run, options.memory, options.jsonTarget, diags);
+  if (options.memory.task >= 0) return reportInsideTask(*project, *run, options.memory.task, options.jsonTarget, diags);
+  if (options.bubbles) return reportBubbles(*project, *run, options.jsonTarget, diags);
   nlohmann::ordered_json byLine;
   if (options.byLine) byLine = reportByLine(*project, *run, options.jsonTarget != "-");
   else if (options.jsonTarget != "-") printReport(project->name, report, options.subgraphRows);
@@ -188,6 +193,7 @@ void registerReportCommand(CLI::App& app, CommandRegistry& registry) {
   command->add_flag("--task-bounds", options->taskBounds, "List every task's bound class in the JSON report");
   command->add_flag("--by-line", options->byLine, "Print each kernel line's share of busy time instead (JSON: by_line)");
   addMemoryReportOptions(*command, options->memory);
+  addBubbleReportOptions(*command, options->bubbles);
   command->add_flag("--no-record", options->noRecord, "Do not record the run in the project's run ledger");
   addCountOption(*command, "--rows", options->subgraphRows, "Subgraphs and labels the text report lists");
 }

@@ -99,10 +99,11 @@ void addMemoryReportOptions(CLI::App& command, MemoryReportOptions& options) {
       "--memory", options.memory,
       "Report the on-chip memory map instead: per memory, each buffer's offset, size and lifetime (instructions), "
       "peak, utilisation and fragmentation");
-  CLI::Option* task = command.add_option("--task", options.task, "With --memory: the map of the subgraph task N runs")
+  CLI::Option* task = command.add_option("--task", options.task,
+                                         "Task N's instructions per pipe on a cycle timeline with their waits "
+                                         "(JSON: inside_task); with --memory: the map of the subgraph it runs")
                           ->type_name("N")
-                          ->check(CLI::NonNegativeNumber)
-                          ->needs(memory);
+                          ->check(CLI::NonNegativeNumber);
   command.add_option("--subgraph", options.subgraph, "With --memory: the map of subgraph N (default: the fullest)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber)

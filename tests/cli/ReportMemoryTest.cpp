@@ -54,8 +54,8 @@ TEST(ReportMemory, AnUnknownTaskOrSubgraphSaysWhichExist) {
   Result subgraph = runPto("report '" + kMatmul + "' --memory --subgraph 99 --no-record");
   EXPECT_EQ(subgraph.exitCode, 1);
   EXPECT_NE(subgraph.err.find("--subgraph 99: the kernel compiled into 16 subgraphs"), std::string::npos) << subgraph.err;
-  // --task without --memory is a usage error.
-  EXPECT_EQ(runPto("report '" + kMatmul + "' --task 1 --no-record").exitCode, 2);
+  // --subgraph without --memory is a usage error (--task alone shows the inside of a task).
+  EXPECT_EQ(runPto("report '" + kMatmul + "' --subgraph 1 --no-record").exitCode, 2);
 }
 
 } // namespace
