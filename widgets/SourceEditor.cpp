@@ -581,9 +581,20 @@ void SourceEditor::setLineCosts(std::shared_ptr<const LineCostReport> costs) {
   m_lineCosts = std::move(costs);
   m_lineCostByLine.clear();
   if (m_lineCosts && !m_path.isEmpty()) {
+    // This file's lines: by path when the run names it (a kernel that loads
+    // its siblings' kernel.py has several files of one name), else by name.
+    const QString canonical = QFileInfo(m_path).canonicalFilePath();
+    std::map<std::string, bool> isThisFile;
+    bool byPath = false;
+    for (const SourceLineCost& line : m_lineCosts->lines) {
+      auto [it, inserted] = isThisFile.try_emplace(line.file, false);
+      if (inserted) it->second = !canonical.isEmpty() && QFileInfo(QString::fromStdString(line.file)).canonicalFilePath() == canonical;
+      byPath |= it->second;
+    }
     const std::string name = QFileInfo(m_path).fileName().toStdString();
     for (const SourceLineCost& line : m_lineCosts->lines)
-      if (line.line >= 1 && trace::fileNameOf(line.file) == name) m_lineCostByLine[line.line] = &line;
+      if (line.line >= 1 && (byPath ? isThisFile[line.file] : trace::fileNameOf(line.file) == name))
+        m_lineCostByLine[line.line] = &line;
   }
   showCostHeatmap();
 }

@@ -50,7 +50,16 @@ private:
   std::map<std::string, std::vector<std::string>> m_files;
 };
 
-std::string fileName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+// How the table names a line's file: its name, or when the kernel's lines
+// come from several files (a kernel loading its siblings' kernel.py), its
+// path from the project's folder.
+std::string fileLabel(const std::string& path, const OperatorProject& project, bool severalFiles) {
+  if (!severalFiles) return std::filesystem::path(path).filename().string();
+  std::error_code error;
+  const std::filesystem::path file = std::filesystem::absolute(path, error).lexically_normal();
+  const std::filesystem::path relative = file.lexically_relative(std::filesystem::absolute(project.directory(), error));
+  return relative.empty() ? file.string() : relative.string();
+}
 
 // "VECTOR 62 %, MTE2 30 %": the line's busiest pipes, as parts of its pipe cycles.
 std::string topPipes(const SourceLineCost& line, std::size_t count) {
@@ -67,16 +76,19 @@ std::string topPipes(const SourceLineCost& line, std::size_t count) {
   return text.empty() ? "-" : text;
 }
 
-void printTable(const std::string& project, const LineCostReport& report, SourceLines& sources) {
+void printTable(const OperatorProject& project, const LineCostReport& report, SourceLines& sources) {
   const double us = report.clockGHz > 0 ? 1.0 / (report.clockGHz * 1000.0) : 0.0;
-  std::printf("%s on %s: busy %.2f us (AIC %.2f us, AIV %.2f us) over %zu kernel lines\n", project.c_str(),
+  bool severalFiles = false;
+  for (const SourceLineCost& line : report.lines) severalFiles |= !line.file.empty() && line.file != report.lines.back().file;
+  std::printf("%s on %s: busy %.2f us (AIC %.2f us, AIV %.2f us) over %zu kernel lines\n", project.name.c_str(),
               report.machine.c_str(), report.totalBusyCycles() * us, report.busyCycles[0] * us,
               report.busyCycles[1] * us, report.lines.size());
   std::printf("a line's share: the task time its instructions explain (pipe intervals split by modelled cost)\n\n");
   std::printf("%-16s %7s %12s %12s  %-28s %6s %7s  %s\n", "line", "share", "AIC cycles", "AIV cycles", "top pipes",
               "tasks", "instrs", "source");
   for (const SourceLineCost& line : report.lines) {
-    const std::string where = line.line > 0 ? fileName(line.file) + ":" + std::to_string(line.line) : "(no line)";
+    const std::string where =
+        line.line > 0 ? fileLabel(line.file, project, severalFiles) + ":" + std::to_string(line.line) : "(no line)";
     std::printf("%-16s %5.1f %% %12.0f %12.0f  %-28s %6zu %7lld  %s\n", where.c_str(), 100.0 * line.share,
                 line.coreCycles[0], line.coreCycles[1], topPipes(line, 2).c_str(), line.tasks.size(),
                 static_cast<long long>(line.instructions), sources.text(line.file, line.line).c_str());
@@ -88,7 +100,7 @@ void printTable(const std::string& project, const LineCostReport& report, Source
 nlohmann::ordered_json reportByLine(const OperatorProject& project, const ProjectRunResult& run, bool print) {
   const LineCostReport report = lineCostReport(run.compiled->compilation, run.simulation->schedule, *run.machine);
   SourceLines sources(project);
-  if (print) printTable(project.name, report, sources);
+  if (print) printTable(project, report, sources);
   return lineCostJson(report, [&](const std::string& file, int line) { return sources.text(file, line); });
 }
 
