@@ -5,19 +5,16 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFrame>
+#include <QLayout>
 #include <QMainWindow>
 #include <QScrollArea>
 #include <QSettings>
+#include <QTimer>
 
 #include <map>
+#include <utility>
 
 namespace pto::studio {
-namespace {
-
-constexpr int kLayoutVersion = 6;  // bump when docks change, so old saved layouts are ignored
-
-} // namespace
-
 DockLayoutController::DockLayoutController(QMainWindow* window, const Panels& panels)
     : QObject(window), m_window(window) {
   m_window->setDockNestingEnabled(true);
@@ -40,7 +37,8 @@ DockLayoutController::DockLayoutController(QMainWindow* window, const Panels& pa
 
   m_problems = add(panels.problems, tr("Problems"), QStringLiteral("ProblemsDock"), Qt::BottomDockWidgetArea);
   m_problems->hide();  // shown when a run reports something
-  m_window->resizeDocks({m_source, m_summary}, {400, 370}, Qt::Horizontal);
+  // Together less than half the window's first size (1500 wide).
+  m_window->resizeDocks({m_source, m_summary}, {380, 350}, Qt::Horizontal);
   m_window->resizeDocks({m_summary, m_details}, {300, 540}, Qt::Vertical);
 
   // Beside the summary and the health report: how the run got there (Runs),
@@ -57,6 +55,18 @@ DockLayoutController::DockLayoutController(QMainWindow* window, const Panels& pa
   adviceScroll->setWidget(panels.advice);
   m_advice = addBeside(m_runs, adviceScroll, tr("Advice"), QStringLiteral("AdviceDock"));
   m_summary->raise();  // the run at a glance shows first
+
+  // A dock that shows or hides (a tab raised, a dock opened from the View
+  // menu, a floating one docked again) can widen its column past what the
+  // centre can spare: checked once the layout has settled.
+  m_keepCentreTimer = new QTimer(this);
+  m_keepCentreTimer->setSingleShot(true);
+  m_keepCentreTimer->setInterval(0);
+  connect(m_keepCentreTimer, &QTimer::timeout, this, &DockLayoutController::keepCentreHalf);
+  for (QDockWidget* dock : m_window->findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+    connect(dock, &QDockWidget::visibilityChanged, m_keepCentreTimer, qOverload<>(&QTimer::start));
+    connect(dock, &QDockWidget::topLevelChanged, m_keepCentreTimer, qOverload<>(&QTimer::start));
+  }
 }
 
 QDockWidget* DockLayoutController::add(QWidget* content, const QString& title, const QString& name,
@@ -114,10 +124,56 @@ void DockLayoutController::restoreSaved() {
 void DockLayoutController::save() {
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), m_window->saveGeometry());
-  settings.setValue(QStringLiteral("window/state"), m_window->saveState(kLayoutVersion));
+  // A squeezed centre is not carried into the next session: the docks give
+  // it half the window first, and where their minimum widths do not let
+  // them, the next session starts from the default layout.
+  keepCentreHalf();
+  if (centreHasHalf()) settings.setValue(QStringLiteral("window/state"), m_window->saveState(kLayoutVersion));
+  else settings.remove(QStringLiteral("window/state"));
 }
 
-void DockLayoutController::resetToDefault() { m_window->restoreState(m_defaultLayout, kLayoutVersion); }
+void DockLayoutController::resetToDefault() {
+  m_window->restoreState(m_defaultLayout, kLayoutVersion);
+  m_keepCentreTimer->start();  // the default's docks may not fit a small window
+}
+
+int DockLayoutController::areaWidth(Qt::DockWidgetArea area, QDockWidget** first) const {
+  QRect span;
+  for (QDockWidget* dock : m_window->findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+    if (!dock->isVisible() || dock->isFloating() || m_window->dockWidgetArea(dock) != area) continue;
+    if (!m_window->rect().contains(dock->geometry())) continue;  // a tab behind another
+    if (first && span.isNull()) *first = dock;
+    span |= dock->geometry();
+  }
+  return span.width();
+}
+
+bool DockLayoutController::centreHasHalf() const {
+  QWidget* centre = m_window->centralWidget();
+  return !centre || 2 * centre->width() >= m_window->width();
+}
+
+void DockLayoutController::keepCentreHalf() {
+  m_window->layout()->activate();  // the widths as they will be painted (after resizeDocks too)
+  if (centreHasHalf()) return;
+  QDockWidget* left = nullptr;
+  QDockWidget* right = nullptr;
+  const int leftWidth = areaWidth(Qt::LeftDockWidgetArea, &left);
+  const int rightWidth = areaWidth(Qt::RightDockWidgetArea, &right);
+  const int docksWidth = leftWidth + rightWidth;
+  const int missing = (m_window->width() + 1) / 2 - m_window->centralWidget()->width();
+  if (missing <= 0 || docksWidth <= 0) return;
+  // Each side gives back its share of what the centre misses, rounded up.
+  QList<QDockWidget*> docks;
+  QList<int> widths;
+  for (auto [dock, width] : {std::pair{left, leftWidth}, std::pair{right, rightWidth}}) {
+    if (!dock) continue;
+    docks << dock;
+    widths << width - (missing * width + docksWidth - 1) / docksWidth;
+  }
+  m_window->resizeDocks(docks, widths, Qt::Horizontal);
+  m_window->layout()->activate();  // laid out now, for centreHasHalf()
+}
 
 void DockLayoutController::arrange(StudioView view) {
   if (view == StudioView::Swimlane || view == StudioView::Graph) return;  // the centre already has the room
@@ -128,30 +184,31 @@ void DockLayoutController::arrange(StudioView view) {
   int columnHeight = m_summary->height() + lower->height();
   std::map<QDockWidget*, int> widths;
   std::map<QDockWidget*, int> heights;
+  // Left and right together take at most half the window (keepCentreHalf).
   switch (view) {
   case StudioView::Editor:
-    // The kernel gets half the window; the swimlane stays beside it.
-    widths = {{m_source, width * 50 / 100}, {m_summary, width * 25 / 100}};
+    // The kernel gets a third of the window; the swimlane stays beside it.
+    widths = {{m_source, width * 32 / 100}, {m_summary, width * 18 / 100}};
     break;
   case StudioView::Summary:
   case StudioView::Health:  // it shares the summary's place
-    widths = {{m_source, width * 20 / 100}, {m_summary, width * 45 / 100}};
+    widths = {{m_source, width * 14 / 100}, {m_summary, width * 36 / 100}};
     heights = {{m_summary, columnHeight * 70 / 100}, {lower, columnHeight * 30 / 100}};
     break;
   case StudioView::Advice:  // it shares the summary's place; cards and the Pareto plot want the height
-    widths = {{m_source, width * 18 / 100}, {m_summary, width * 47 / 100}};
+    widths = {{m_source, width * 12 / 100}, {m_summary, width * 38 / 100}};
     heights = {{m_summary, columnHeight * 85 / 100}, {lower, columnHeight * 15 / 100}};
     break;
   case StudioView::Runs:  // it shares the summary's place; the A/B swimlanes keep the centre
-    widths = {{m_source, width * 15 / 100}, {m_summary, width * 42 / 100}};
+    widths = {{m_source, width * 12 / 100}, {m_summary, width * 38 / 100}};
     heights = {{m_summary, columnHeight * 80 / 100}, {lower, columnHeight * 20 / 100}};
     break;
   case StudioView::Memory:  // beside the task details; its panels want the height and the width
-    widths = {{m_source, width * 18 / 100}, {m_summary, width * 45 / 100}};
+    widths = {{m_source, width * 12 / 100}, {m_summary, width * 38 / 100}};
     heights = {{m_summary, columnHeight * 25 / 100}, {lower, columnHeight * 75 / 100}};
     break;
   case StudioView::Tuning:
-    widths = {{m_source, width * 20 / 100}, {m_summary, width * 45 / 100}};
+    widths = {{m_source, width * 14 / 100}, {m_summary, width * 36 / 100}};
     heights = {{m_summary, columnHeight * 25 / 100}, {m_tuning, columnHeight * 75 / 100}};
     break;
   case StudioView::Swimlane:
@@ -170,6 +227,7 @@ void DockLayoutController::arrange(StudioView view) {
   };
   resize(widths, Qt::Horizontal);
   resize(heights, Qt::Vertical);
+  keepCentreHalf();
 }
 
 } // namespace pto::studio

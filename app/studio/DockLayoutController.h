@@ -13,6 +13,7 @@
 class QAction;
 class QDockWidget;
 class QMainWindow;
+class QTimer;
 class QWidget;
 
 namespace pto::studio {
@@ -21,6 +22,10 @@ class DockLayoutController : public QObject {
   Q_OBJECT
 public:
   enum class Dock { Source, Summary, Details, Tuning, Health, Problems, Runs, Measured, Advice, Memory };
+  // The version of the saved layout: bump when docks change, so old saved
+  // layouts are ignored. 8: the centre keeps half the window (older versions
+  // saved layouts that squeezed it).
+  static constexpr int kLayoutVersion = 8;
   // The content of each dock.
   struct Panels {
     QWidget* source = nullptr;
@@ -48,15 +53,25 @@ public:
 
   // Takes the window's layout as it is now as the default (call once the
   // window is complete), then puts back the geometry and layout saved on the
-  // last quit (a layout saved by an older set of docks is ignored).
+  // last quit (a layout saved by an older version is ignored).
   void restoreSaved();
-  // Saves the geometry and layout for the next start (on quitting).
+  // Saves the geometry and layout for the next start (on quitting): the
+  // centre is given half the window first, and a layout that cannot give
+  // it that is not saved (the next start has the default).
   void save();
   // View > Reset layout.
   void resetToDefault();
   // Dock sizes for a view brought forward (see MainWindow::showView):
   // fractions of the window, so each view reads the same at any size.
   void arrange(StudioView view);
+  // The swimlane or graph in the centre keeps at least half the window's
+  // width: when the docks beside it take more, the left and right docks
+  // give it back in proportion to their widths (as far as their minimum
+  // widths allow). Done after each view's arrangement and whenever a dock
+  // shows.
+  void keepCentreHalf();
+  // Whether the centre has at least half the window's width.
+  bool centreHasHalf() const;
 
 private:
   QDockWidget* add(QWidget* content, const QString& title, const QString& name, Qt::DockWidgetArea area);
@@ -74,7 +89,12 @@ private:
   QDockWidget* m_measured = nullptr;
   QDockWidget* m_advice = nullptr;
   QDockWidget* m_memory = nullptr;
+  // The width the docked, shown docks of `area` take (tabs behind others
+  // are moved out of the window and do not count).
+  int areaWidth(Qt::DockWidgetArea area, QDockWidget** first = nullptr) const;
+
   QByteArray m_defaultLayout;
+  QTimer* m_keepCentreTimer = nullptr;  // coalesces the docks' showing and hiding into one check
 };
 
 } // namespace pto::studio

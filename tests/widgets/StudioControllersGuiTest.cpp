@@ -6,6 +6,7 @@
 #include "app/studio/RecentFilesController.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
@@ -108,6 +109,51 @@ private Q_SLOTS:
     DockedWindow next;
     QVERIFY(QTest::qWaitForWindowExposed(&next.window));
     QVERIFY(!next.dock(Dock::Source)->isVisible());
+  }
+
+  // Issue 35: the centre keeps half the window. A dock that shows gives it
+  // back what a wide column took; a layout is saved with the centre given
+  // half first; and a layout saved by an older version (which could squeeze
+  // the centre) is not restored: the default comes back instead.
+  void theCentreKeepsHalfTheWindow() {
+    using Dock = DockLayoutController::Dock;
+    auto centreHasHalf = [](QMainWindow& window) {
+      QApplication::processEvents();
+      QApplication::processEvents();  // the check a dock's showing queues
+      return 2 * window.centralWidget()->width() >= window.width();
+    };
+    auto squeeze = [](DockedWindow& docked) {  // as a drag of the right column's edge would
+      docked.window.resizeDocks({docked.dock(Dock::Summary)}, {1000}, Qt::Horizontal);
+      QApplication::processEvents();
+      return 2 * docked.window.centralWidget()->width() < docked.window.width();
+    };
+    {
+      DockedWindow docked;
+      QVERIFY(QTest::qWaitForWindowExposed(&docked.window));
+      QVERIFY(centreHasHalf(docked.window));  // the default
+      QVERIFY(squeeze(docked));
+      docked.dock(Dock::Runs)->toggleViewAction()->trigger();  // closed, then opened from the View menu
+      docked.dock(Dock::Runs)->toggleViewAction()->trigger();
+      QVERIFY(docked.dock(Dock::Runs)->isVisible());
+      QVERIFY(centreHasHalf(docked.window));
+      // Saved squeezed, with the Source dock closed: that comes back, the squeeze does not.
+      QVERIFY(squeeze(docked));
+      docked.dock(Dock::Source)->close();
+      docked.docks->save();
+    }
+    {
+      DockedWindow docked;
+      QVERIFY(QTest::qWaitForWindowExposed(&docked.window));
+      QVERIFY(centreHasHalf(docked.window));
+      QVERIFY(!docked.dock(Dock::Source)->isVisible());
+      // A squeezed layout as the version before saved it.
+      QVERIFY(squeeze(docked));
+      QSettings().setValue(QStringLiteral("window/state"), docked.window.saveState(DockLayoutController::kLayoutVersion - 1));
+    }
+    DockedWindow restored;
+    QVERIFY(QTest::qWaitForWindowExposed(&restored.window));
+    QVERIFY(centreHasHalf(restored.window));
+    QVERIFY(restored.dock(Dock::Source)->isVisible());  // the default, not the older layout
   }
 };
 

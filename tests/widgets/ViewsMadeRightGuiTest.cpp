@@ -215,12 +215,12 @@ private Q_SLOTS:
 
     window.showView(MainWindow::View::Editor);
     QApplication::processEvents();
-    QVERIFY2(source->width() >= 1600 * 40 / 100, qPrintable(QString::number(source->width())));
-    QVERIFY(source->width() > sourceSize.width() * 3 / 2);
+    QVERIFY2(source->width() >= 1600 * 30 / 100, qPrintable(QString::number(source->width())));
+    QVERIFY(source->width() > sourceSize.width() * 5 / 4);
 
     window.showView(MainWindow::View::Summary);
     QApplication::processEvents();
-    QVERIFY2(summary->width() >= 1600 * 40 / 100, qPrintable(QString::number(summary->width())));
+    QVERIFY2(summary->width() >= 1600 * 33 / 100, qPrintable(QString::number(summary->width())));
     QVERIFY2(summary->height() > summarySize.height() * 3 / 2,
              qPrintable(QStringLiteral("%1 vs %2").arg(summary->height()).arg(summarySize.height())));
     QVERIFY(source->width() < sourceSize.width());
@@ -228,7 +228,7 @@ private Q_SLOTS:
     window.showView(MainWindow::View::Tuning);
     QApplication::processEvents();
     QVERIFY(tuning->isVisible());  // its tab raised over the task details
-    QVERIFY(tuning->width() >= 1600 * 40 / 100);
+    QVERIFY(tuning->width() >= 1600 * 33 / 100);
     QVERIFY2(tuning->height() > 2 * summary->height(),
              qPrintable(QStringLiteral("%1 vs %2").arg(tuning->height()).arg(summary->height())));
 
@@ -239,6 +239,25 @@ private Q_SLOTS:
     QVERIFY(std::abs(summary->width() - summarySize.width()) <= 4);
     QVERIFY2(std::abs(summary->height() - summarySize.height()) <= 4,
              qPrintable(QStringLiteral("%1 vs %2").arg(summary->height()).arg(summarySize.height())));
+  }
+
+  // Issue 35: every view brought forward leaves the centre at least half
+  // the window's width (Summary, Advice and Tuning gave the docks 65 %).
+  void everyViewLeavesTheCentreHalfTheWindow() {
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    actionNamed(window, QStringLiteral("&Reset layout"))->trigger();
+    for (MainWindow::View view : {MainWindow::View::Summary, MainWindow::View::Health, MainWindow::View::Runs,
+                                  MainWindow::View::Advice, MainWindow::View::Tuning, MainWindow::View::Editor,
+                                  MainWindow::View::Memory, MainWindow::View::Swimlane}) {
+      window.showView(view);
+      QApplication::processEvents();
+      QApplication::processEvents();  // the check a dock's showing queues
+      QVERIFY2(2 * window.centralWidget()->width() >= window.width(),
+               qPrintable(QStringLiteral("view %1: centre %2 of %3").arg(static_cast<int>(view)).arg(window.centralWidget()->width()).arg(window.width())));
+    }
   }
 
   // Defect 4: a project file with an error left an empty window. It opens
