@@ -4,6 +4,7 @@
 #include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -33,7 +34,8 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
   m_plot = new QCustomPlot(this);
-  m_plot->setMinimumHeight(120);
+  // Readable as it opens: a few decades on each axis and the ceilings' labels apart.
+  m_plot->setMinimumHeight(220);
   m_plot->setToolTip(tr("Roofline: each subgraph's operations per GM byte it loads against what one core achieved. "
                         "Lines are the machine's ceilings. Click a point to select its subgraph's longest task."));
   for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
@@ -84,6 +86,7 @@ void RooflinePlot::rebuild() {
   m_plot->clearGraphs();
   m_plot->clearItems();
   m_slopeLabels.clear();
+  m_flatLabels.clear();
   m_ring = nullptr;
   stylePlot(m_plot, palette());
   if (!m_roofline || plottedCount() == 0) {
@@ -144,8 +147,8 @@ void RooflinePlot::rebuild() {
       const double from = type.copyIn > 0 ? std::max(xLow, ceiling.opsPerCycle / type.copyIn) : xLow;
       line->setData({from, xHigh}, {y, y});
       label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-      label->position->setCoords(xHigh / 1.1, y * 1.05);
       label->setText(QString::fromStdString(ceiling.name) + QStringLiteral("  ") + rate(y));
+      m_flatLabels.push_back({label, xHigh / 1.1, y * 1.05});  // placed by placeSlopeLabels
     } else {
       const double slope = ceiling.bytesPerCycle * ghz;  // GB/s: GOP/s per op/byte
       const double to = type.peak > 0 ? std::min(xHigh, type.peak / ceiling.bytesPerCycle) : xHigh;
@@ -185,6 +188,22 @@ void RooflinePlot::rebuild() {
 }
 
 void RooflinePlot::placeSlopeLabels() {
+  // Flat ceilings close in rate (one per dtype) would write their labels
+  // over each other: each goes at least a line below the one above it.
+  std::vector<std::pair<double, const FlatLabel*>> flats;
+  for (const FlatLabel& flat : m_flatLabels) {
+    flat.label->position->setCoords(flat.x, flat.y);
+    flats.emplace_back(flat.label->position->pixelPosition().y(), &flat);
+  }
+  std::sort(flats.begin(), flats.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  double below = -std::numeric_limits<double>::max();
+  for (auto& [bottom, flat] : flats) {
+    const double lineHeight = QFontMetricsF(flat->label->font()).height();
+    bottom = std::max(bottom, below + lineHeight);
+    flat->label->position->setPixelPosition({flat->label->position->pixelPosition().x(), bottom});
+    below = bottom;
+  }
+
   for (const SlopeLabel& slope : m_slopeLabels) {
     const double middle = std::sqrt(slope.fromX * slope.toX);  // halfway on a log axis
     slope.label->position->setCoords(middle, slope.gbPerSecond * middle);
@@ -193,6 +212,12 @@ void RooflinePlot::placeSlopeLabels() {
                       m_plot->yAxis->coordToPixel(slope.gbPerSecond * slope.fromX);
     slope.label->setRotation(dx != 0.0 ? std::atan2(dy, dx) * 180.0 / M_PI : 0.0);
   }
+}
+
+std::vector<QCPItemText*> RooflinePlot::flatLabels() const {
+  std::vector<QCPItemText*> labels;
+  for (const FlatLabel& flat : m_flatLabels) labels.push_back(flat.label);
+  return labels;
 }
 
 bool RooflinePlot::selectSubgraph(SubgraphId subgraph) {

@@ -41,6 +41,8 @@ public:
   std::optional<QPointF> pointPosition(SubgraphId subgraph) const;
   int plottedCount() const;
   QCustomPlot* plot() const { return m_plot; }
+  // For tests: the compute ceilings' labels, as placed.
+  std::vector<QCPItemText*> flatLabels() const;
   QString caption() const;
 
 Q_SIGNALS:
@@ -61,6 +63,12 @@ private:
     double fromX = 0.0, toX = 0.0, gbPerSecond = 0.0;
   };
   std::vector<SlopeLabel> m_slopeLabels;
+  // A compute ceiling's label: where it would go, above the line's right end.
+  struct FlatLabel {
+    QCPItemText* label = nullptr;
+    double x = 0.0, y = 0.0;
+  };
+  std::vector<FlatLabel> m_flatLabels;
 
   QCustomPlot* m_plot = nullptr;
   QLabel* m_caption = nullptr;

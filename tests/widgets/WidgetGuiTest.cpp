@@ -6,6 +6,8 @@
 #include "StudioGuiTestCase.h"
 #include "WidgetTestSupport.h"
 #include "app/studio/MainWindow.h"
+#include "widgets/QCustomPlot.h"
+#include "widgets/RooflinePlot.h"
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
 #include "widgets/SwimlaneView.h"
@@ -172,6 +174,40 @@ private Q_SLOTS:
     window.swimlane()->selectTask(last);
     QCOMPARE(window.editor()->shownLine(), facts.lineOfTaskId.at(trc.tasks()[last].id));
     QCOMPARE(window.details()->task(), last);
+  }
+
+  // Issue 35: the roofline is readable as it opens: at least 200 px of
+  // plot, and two compute ceilings 2 % apart (one line width on a log axis)
+  // have their labels a text line apart, not on top of each other.
+  void rooflineCeilingLabelsDoNotOverlap() {
+    pto::Roofline roof;
+    roof.clockGHz = 1.0;
+    for (double opsPerCycle : {1024.0, 1004.0}) {
+      pto::RooflineCeiling ceiling;
+      ceiling.name = "CUBE peak " + std::to_string(static_cast<int>(opsPerCycle));
+      ceiling.coreType = "AIC";
+      ceiling.opsPerCycle = opsPerCycle;
+      roof.ceilings.push_back(ceiling);
+    }
+    pto::RooflineCeiling copyIn{"GM -> L1 peak, one core", "AIC", false, 0.0, 128.0};
+    roof.ceilings.push_back(copyIn);
+    pto::RooflinePoint point;
+    point.subgraph = 0;
+    point.coreType = "AIC";
+    point.ops = 1e6, point.gmReadBytes = 1e5, point.intensity = 10.0, point.meanCycles = 1e4, point.achievedOpsPerCycle = 100.0;
+    roof.points.push_back(point);
+    pto::widgets::RooflinePlot plot;
+    plot.resize(420, plot.minimumSizeHint().height());
+    plot.setRoofline(roof);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.plot()->replot();
+    QVERIFY2(plot.plot()->height() >= 200, qPrintable(QString::number(plot.plot()->height())));
+    const std::vector<QCPItemText*> labels = plot.flatLabels();
+    QCOMPARE(labels.size(), std::size_t(2));
+    const double lineHeight = QFontMetricsF(labels[0]->font()).height();
+    const double apart = std::abs(labels[0]->position->pixelPosition().y() - labels[1]->position->pixelPosition().y());
+    QVERIFY2(apart >= lineHeight - 0.5, qPrintable(QStringLiteral("%1 px apart, a line is %2").arg(apart).arg(lineHeight)));
   }
 
   void dependencyModelPassesTheModelTester() {
