@@ -46,7 +46,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def _load(example, module_name):
     # Each sibling is loaded from its file under its own name: every example's file is called kernel.py.
-    spec = importlib.util.spec_from_file_location(module_name, os.path.join(HERE, "..", example, "kernel.py"))
+    path = os.path.join(HERE, "..", example, "kernel.py")
+    if not os.path.isfile(path):
+        # This folder copied on its own (cp -r, pto new): say what is missing and where it was looked for.
+        raise FileNotFoundError(
+            f"{os.path.normpath(path)} not found: this example runs the kernels of its sibling examples "
+            "mla_prolog, indexer_prolog, lightning_indexer and sparse_flash_attention, found in the folders "
+            "beside its own; copy those folders next to it (or the examples folder as a whole)")
+    spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
