@@ -3,6 +3,10 @@ prolog, indexer prolog, Lightning Indexer and sparse flash attention example ker
 simulated at a small shape and agrees with the four examples' numpy goldens chained by check.py; and the
 checker rejects wrong answers, so a passing run means something.
 """
+import importlib.util
+import os
+import shutil
+import tempfile
 import unittest
 from unittest import mock
 
@@ -79,6 +83,23 @@ class DeepseekIndexerAttentionExampleTest(unittest.TestCase):
             ok, lines, _ = check.check(self.inputs)
         self.assertFalse(ok)
         self.assertIn("not simulated", lines[0])
+
+
+class CopiedAloneTest(unittest.TestCase):
+    """The example's folder copied on its own (issue 35): importing its kernel fails at once, naming the
+    sibling example kernel it did not find and what to copy."""
+
+    def test_a_copy_without_its_siblings_names_the_missing_kernel(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            alone = os.path.join(scratch, "deepseek_indexer_attention")
+            os.mkdir(alone)
+            shutil.copy(os.path.join(EXAMPLE_DIR, "kernel.py"), alone)
+            spec = importlib.util.spec_from_file_location("dia_copied_alone", os.path.join(alone, "kernel.py"))
+            with self.assertRaises(FileNotFoundError) as raised:
+                spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        message = str(raised.exception)
+        self.assertIn(os.path.join(scratch, "mla_prolog", "kernel.py") + " not found", message)
+        self.assertIn("copy those folders next to it", message)
 
 
 if __name__ == "__main__":
