@@ -135,6 +135,7 @@ shot graphs-block.png      "$mixed" --run --view graph --level block
 shot graphs-exec.png       "$mixed" --run --view graph --level exec
 shot health.png            "$indexer" --run --view health
 shot memory.png            "${per_block%/per_block}/l1_reuse" --run --view memory
+shot inside-task.png       "$softmax" --run --view inside
 shot advice.png            "$per_block" --run --advise --view advice
 shot tuner.png             "$softmax" --run --tune 240 --view advice
 shot swimlane-dark.png     "$indexer" --run --view swimlane --theme dark

@@ -28,6 +28,8 @@ DockLayoutController::DockLayoutController(QMainWindow* window, const Panels& pa
   m_tuning = addBeside(m_details, panels.tuning, tr("Tuning"), QStringLiteral("TuningDock"));
   // The selected task's on-chip memory, one tab from its details.
   m_memory = addBeside(m_details, panels.memory, tr("Memory"), QStringLiteral("MemoryDock"));
+  // The selected task's instructions per pipe, one more tab along.
+  m_insideTask = addBeside(m_details, panels.insideTask, tr("Inside task"), QStringLiteral("InsideTaskDock"));
   m_details->raise();
 
   // The health report shares the summary's place: the run at a glance first,
@@ -97,6 +99,7 @@ QDockWidget* DockLayoutController::dock(Dock which) const {
   case Dock::Measured: return m_measured;
   case Dock::Advice: return m_advice;
   case Dock::Memory: return m_memory;
+  case Dock::InsideTask: return m_insideTask;
   }
   return nullptr;
 }
@@ -109,7 +112,7 @@ void DockLayoutController::raise(Dock which) {
 
 QList<QAction*> DockLayoutController::toggleActions() const {
   QList<QAction*> actions;
-  for (QDockWidget* dock : {m_source, m_details, m_memory, m_tuning, m_summary, m_health, m_advice, m_runs, m_measured, m_problems})
+  for (QDockWidget* dock : {m_source, m_details, m_memory, m_insideTask, m_tuning, m_summary, m_health, m_advice, m_runs, m_measured, m_problems})
     actions << dock->toggleViewAction();
   return actions;
 }
@@ -180,7 +183,10 @@ void DockLayoutController::arrange(StudioView view) {
   // The right column's width goes through the summary (its top dock).
   int width = m_window->width();
   // Below the summary: task details and tuning, as tabs; the one showing.
-  QDockWidget* lower = m_tuning->isVisible() ? m_tuning : m_memory->isVisible() ? m_memory : m_details;
+  QDockWidget* lower = m_tuning->isVisible()       ? m_tuning
+                       : m_memory->isVisible()     ? m_memory
+                       : m_insideTask->isVisible() ? m_insideTask
+                                                   : m_details;
   int columnHeight = m_summary->height() + lower->height();
   std::map<QDockWidget*, int> widths;
   std::map<QDockWidget*, int> heights;
@@ -204,6 +210,7 @@ void DockLayoutController::arrange(StudioView view) {
     heights = {{m_summary, columnHeight * 80 / 100}, {lower, columnHeight * 20 / 100}};
     break;
   case StudioView::Memory:  // beside the task details; its panels want the height and the width
+  case StudioView::InsideTask:
     widths = {{m_source, width * 12 / 100}, {m_summary, width * 38 / 100}};
     heights = {{m_summary, columnHeight * 25 / 100}, {lower, columnHeight * 75 / 100}};
     break;

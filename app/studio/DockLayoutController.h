@@ -21,11 +21,11 @@ namespace pto::studio {
 class DockLayoutController : public QObject {
   Q_OBJECT
 public:
-  enum class Dock { Source, Summary, Details, Tuning, Health, Problems, Runs, Measured, Advice, Memory };
   // The version of the saved layout: bump when docks change, so old saved
   // layouts are ignored. 8: the centre keeps half the window (older versions
   // saved layouts that squeezed it).
   static constexpr int kLayoutVersion = 8;
+  enum class Dock { Source, Summary, Details, Tuning, Health, Problems, Runs, Measured, Advice, Memory, InsideTask };
   // The content of each dock.
   struct Panels {
     QWidget* source = nullptr;
@@ -38,6 +38,7 @@ public:
     QWidget* measured = nullptr;
     QWidget* advice = nullptr;
     QWidget* memory = nullptr;
+    QWidget* insideTask = nullptr;
   };
 
   // Source on the left; Summary, Health, Advice, Runs and Measured tabbed
@@ -89,6 +90,7 @@ private:
   QDockWidget* m_measured = nullptr;
   QDockWidget* m_advice = nullptr;
   QDockWidget* m_memory = nullptr;
+  QDockWidget* m_insideTask = nullptr;
   // The width the docked, shown docks of `area` take (tabs behind others
   // are moved out of the window and do not count).
   int areaWidth(Qt::DockWidgetArea area, QDockWidget** first = nullptr) const;

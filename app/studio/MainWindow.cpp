@@ -11,6 +11,7 @@
 #include "app/studio/EditRecoveryController.h"
 #include "app/studio/GraphsController.h"
 #include "app/studio/MemoryMapController.h"
+#include "app/studio/TaskInsideController.h"
 #include "app/studio/ProjectController.h"
 #include "app/studio/RecentFilesController.h"
 #include "app/studio/RunController.h"
@@ -22,6 +23,7 @@
 #include "widgets/HealthPanel.h"
 #include "widgets/IrGraphView.h"
 #include "widgets/MemoryMapView.h"
+#include "widgets/TaskInsideView.h"
 #include "widgets/MeasuredPanel.h"
 #include "widgets/NoticeBar.h"
 #include "widgets/ProblemsPanel.h"
@@ -99,8 +101,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_measured = new widgets::MeasuredPanel(this);
   m_advicePanel = new widgets::AdvicePanel(this);
   m_memoryView = new widgets::MemoryMapView(this);
+  m_insideView = new widgets::TaskInsideView(this);
   m_docks = new DockLayoutController(this, {m_editor, m_summary, m_details, m_tuning, m_health, m_problems, m_runs,
-                                            m_measured, m_advicePanel, m_memoryView});
+                                            m_measured, m_advicePanel, m_memoryView, m_insideView});
   // The graphs of every IR level; the run's task graph is its execute level.
   m_workbench = new widgets::GraphWorkbench(m_graph, m_settings, this);
   m_centralTabs->addTab(m_workbench, tr("Graphs"));
@@ -171,6 +174,12 @@ void MainWindow::createControllers() {
     return run.trace && run.trace == m_trace ? run.result : nullptr;
   });
   connect(this, &MainWindow::runFinished, m_memory, &MemoryMapController::runChanged);
+  m_inside = new TaskInsideController(m_insideView, this);
+  m_inside->setRunProvider([this]() -> std::shared_ptr<const ProjectRunResult> {
+    const ProjectRunOutcome& run = m_runner->lastRun();
+    return run.trace && run.trace == m_trace ? run.result : nullptr;
+  });
+  connect(this, &MainWindow::runFinished, m_inside, &TaskInsideController::runChanged);
 
   // What the Runs and Measured docks do: the ledger's runs and the comparisons beneath the run.
   m_comparisons = new ComparisonController(m_runs, m_measured, m_swimlanePane, this);
@@ -685,16 +694,17 @@ void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool
   // a trace file's from the trace.
   if (!fromRun) m_summary->setTrace(m_trace);
   if (!fromRun) m_memory->runChanged();  // a run's map follows when it finishes
+  if (!fromRun) m_inside->runChanged();
   updateTaskGraph();
   updateLineLabels();
   updateTitle();
 }
 
 bool MainWindow::busy() const {
-  return m_traceJobs.busy() || m_runner->busy() || m_graphs->busy() || m_adviceController->busy() || m_memory->busy();
+  return m_traceJobs.busy() || m_runner->busy() || m_graphs->busy() || m_adviceController->busy() || m_memory->busy() || m_inside->busy();
 }
 
-bool MainWindow::settling() const { return busy() || m_comparisons->busy(); }
+bool MainWindow::settling() const { std::fprintf(stderr, "DEBUG settling trace=%d run=%d graphs=%d advice=%d cmp=%d\n", m_traceJobs.busy(), m_runner->busy(), m_graphs->busy(), m_adviceController->busy(), m_comparisons->busy()); return busy() || m_comparisons->busy(); }
 
 void MainWindow::showGraphLevel(GraphLevel level) {
   m_workbench->setLevel(level);
@@ -723,6 +733,7 @@ void MainWindow::showView(View view) {
   case View::Advice: m_docks->raise(Dock::Advice); break;
   case View::Tuning: m_docks->raise(Dock::Tuning); break;
   case View::Memory: m_docks->raise(Dock::Memory); break;
+  case View::InsideTask: m_docks->raise(Dock::InsideTask); break;
   }
   m_docks->arrange(view);
 }
@@ -745,6 +756,7 @@ void MainWindow::showStatus(const QString& text, int timeoutMs) { statusBar()->s
 void MainWindow::onTaskSelected(trace::TaskIndex task) {
   m_details->showTask(task);
   m_memory->showTask(m_trace && task != trace::kNoTask ? static_cast<int>(m_trace->trace().tasks()[task].id) : -1);
+  m_inside->showTask(m_trace && task != trace::kNoTask ? static_cast<int>(m_trace->trace().tasks()[task].id) : -1);
   if (task != trace::kNoTask && !m_docks->dock(Dock::Details)->isFloating()) m_docks->dock(Dock::Details)->raise();
   if (m_graph->graph()) m_graph->selectTask(task);
   if (!m_trace || task == trace::kNoTask) {
@@ -893,6 +905,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   m_runner->dropRun();
   m_graphs->cancel();
   m_memory->cancel();
+  m_inside->cancel();
   event->accept();
 }
 

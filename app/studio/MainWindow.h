@@ -35,6 +35,7 @@ class GraphWorkbench;
 class MeasuredPanel;
 class HealthPanel;
 class MemoryMapView;
+class TaskInsideView;
 class NoticeArea;
 class RunsPanel;
 class ProblemsPanel;
@@ -57,6 +58,7 @@ class DockLayoutController;
 class EditRecoveryController;
 class GraphsController;
 class MemoryMapController;
+class TaskInsideController;
 class ProjectController;
 class RecentFilesController;
 class RunController;
@@ -137,6 +139,9 @@ public:
   // The Memory dock: the selected task's on-chip buffers over time.
   widgets::MemoryMapView* memoryMap() const { return m_memoryView; }
   MemoryMapController* memoryMapController() const { return m_memory; }
+  // The Inside task dock: the selected task's instructions per pipe.
+  widgets::TaskInsideView* taskInside() const { return m_insideView; }
+  TaskInsideController* taskInsideController() const { return m_inside; }
   widgets::ProjectSettingsDocument* settings() const { return m_settings; }
   // The open project with the unsaved settings applied (null when none).
   const OperatorProject* project() const;
@@ -262,6 +267,7 @@ private:
   widgets::MeasuredPanel* m_measured = nullptr;
   widgets::AdvicePanel* m_advicePanel = nullptr;
   widgets::MemoryMapView* m_memoryView = nullptr;
+  widgets::TaskInsideView* m_insideView = nullptr;
   widgets::SwimlaneToolBar* m_swimlaneBar = nullptr;
 
   // The controllers, one per concern.
@@ -273,6 +279,7 @@ private:
   ComparisonController* m_comparisons = nullptr;
   AdviceController* m_adviceController = nullptr;
   MemoryMapController* m_memory = nullptr;
+  TaskInsideController* m_inside = nullptr;
   RecentFilesController* m_recent = nullptr;
 
   // What is on screen: the trace (a run's or a file's) and the file it came from.

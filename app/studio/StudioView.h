@@ -4,6 +4,6 @@
 
 namespace pto::studio {
 
-enum class StudioView { Swimlane, Graph, Editor, Summary, Health, Tuning, Runs, Advice, Memory };
+enum class StudioView { Swimlane, Graph, Editor, Summary, Health, Tuning, Runs, Advice, Memory, InsideTask };
 
 } // namespace pto::studio

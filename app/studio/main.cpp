@@ -1,4 +1,4 @@
-// pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET] [--view swimlane|graph|editor|summary|health|tuning|runs|advice|memory]
+// pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET] [--view swimlane|graph|editor|summary|health|tuning|runs|advice|memory|inside]
 //            [--level tensor|tile|block|exec] [--compare-run ID|previous] [--measured FILE]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
@@ -35,7 +35,7 @@ namespace {
 struct StudioCommandLine {
   QCommandLineOption view{
       QStringLiteral("view"),
-      QStringLiteral("The view to show: swimlane, graph, editor, summary, health, tuning, runs, advice or memory."),
+      QStringLiteral("The view to show: swimlane, graph, editor, summary, health, tuning, runs, advice, memory or inside."),
       QStringLiteral("view"), QStringLiteral("swimlane")};
   QCommandLineOption level{
       QStringLiteral("level"),
@@ -145,8 +145,9 @@ int main(int argc, char** argv) {
   else if (viewName == QStringLiteral("runs")) view = View::Runs;
   else if (viewName == QStringLiteral("advice")) view = View::Advice;
   else if (viewName == QStringLiteral("memory")) view = View::Memory;
+  else if (viewName == QStringLiteral("inside")) view = View::InsideTask;
   else if (viewName != QStringLiteral("swimlane")) {
-    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary, health, tuning, runs, advice or memory, not '%s'\n",
+    std::fprintf(stderr, "pto-studio: --view must be swimlane, graph, editor, summary, health, tuning, runs, advice, memory or inside, not '%s'\n",
                  qPrintable(viewName));
     return 2;
   }
