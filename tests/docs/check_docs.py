@@ -643,6 +643,8 @@ class Runner:
         self.json_of("report", [softmax, "--task-bounds", "--by-line"])
         self.json_of("report", [mixed])
         self.json_of("report", [mixed, "--memory", "--task", "0", "--no-record"])
+        self.json_of("report", [softmax, "--task", "0", "--no-record"])
+        self.json_of("report", [softmax, "--bubbles", "--no-record"])
         advice = self.json_of("advise", [softmax])
         suggestion = advice["suggestions"][0]["id"] if advice.get("suggestions") else None
         if suggestion:
