@@ -704,7 +704,7 @@ bool MainWindow::busy() const {
   return m_traceJobs.busy() || m_runner->busy() || m_graphs->busy() || m_adviceController->busy() || m_memory->busy() || m_inside->busy();
 }
 
-bool MainWindow::settling() const { std::fprintf(stderr, "DEBUG settling trace=%d run=%d graphs=%d advice=%d cmp=%d\n", m_traceJobs.busy(), m_runner->busy(), m_graphs->busy(), m_adviceController->busy(), m_comparisons->busy()); return busy() || m_comparisons->busy(); }
+bool MainWindow::settling() const { return busy() || m_comparisons->busy(); }
 
 void MainWindow::showGraphLevel(GraphLevel level) {
   m_workbench->setLevel(level);

@@ -272,6 +272,17 @@ int main(int argc, char** argv) {
                        [&] { if (!window.settling()) finish(); });
       QObject::connect(window.adviceController(), &pto::studio::AdviceController::tuneFinished, &window,
                        [&] { if (!window.settling()) finish(); });
+      // Any other work (the Memory and Inside-task docks' jobs, and whatever
+      // a later view adds) may be the last to end without one of the signals
+      // above: a quarter-second check catches it, so a screenshot never waits
+      // forever for a signal that already passed.
+      auto* idleCheck = new QTimer(&window);
+      QObject::connect(idleCheck, &QTimer::timeout, &window, [&, idleCheck] {
+        if (window.settling()) return;
+        idleCheck->stop();
+        finish();
+      });
+      idleCheck->start(250);
     } else {
       finish();
     }
