@@ -88,8 +88,8 @@ private Q_SLOTS:
 
     QStringList order;
     for (QAction* action : docks.toggleActions()) order << action->text();
-    QCOMPARE(order, (QStringList{"Source", "Task details", "Memory", "Tuning", "Summary", "Health", "Advice", "Runs", "Measured",
-                                 "Problems"}));
+    QCOMPARE(order, (QStringList{"Source", "Task details", "Memory", "Inside task", "Tuning", "Summary", "Health", "Advice",
+                                 "Runs", "Measured", "Problems"}));
     QCOMPARE(window.dockWidgetArea(docks.dock(Dock::Source)), Qt::LeftDockWidgetArea);
     QCOMPARE(window.dockWidgetArea(docks.dock(Dock::Problems)), Qt::BottomDockWidgetArea);
     QVERIFY(!docks.dock(Dock::Problems)->isVisible());  // until a run reports something

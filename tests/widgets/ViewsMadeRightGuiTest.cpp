@@ -229,8 +229,14 @@ private Q_SLOTS:
     QApplication::processEvents();
     QVERIFY(tuning->isVisible());  // its tab raised over the task details
     QVERIFY(tuning->width() >= 1600 * 33 / 100);
-    QVERIFY2(tuning->height() > 2 * summary->height(),
-             qPrintable(QStringLiteral("%1 vs %2").arg(tuning->height()).arg(summary->height())));
+    // The summary's tab group below keeps what its Health tab's roofline
+    // needs to stay readable (220 px since issue 35 item 7), no more than it
+    // had by default: the tuning dock gets the rest.
+    QVERIFY2(tuning->height() > summary->height() && summary->height() <= summarySize.height(),
+             qPrintable(QStringLiteral("%1 vs %2 (default %3)")
+                            .arg(tuning->height())
+                            .arg(summary->height())
+                            .arg(summarySize.height())));
 
     reset->trigger();
     QApplication::processEvents();
