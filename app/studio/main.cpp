@@ -245,12 +245,18 @@ int main(int argc, char** argv) {
 
   bool exitAfter = parser.isSet(options.exit);
   QString screenshot = parser.value(options.screenshot);
-  // Once nothing is loading: let layout and painting settle, then act.
-  auto finish = [&] {
-    QTimer::singleShot(300, &window, [&] {
-      // Work that began meanwhile (a comparison started by the run's end)
-      // calls finish again when it is done.
-      if (window.settling()) return;
+  // Once the window is idle (a check every quarter second rather than a list
+  // of "done" signals, which missed any job, a dock's, that ended last
+  // without one, so a screenshot waited forever): let layout and painting
+  // settle, then act.
+  auto* idleCheck = new QTimer(&window);
+  QObject::connect(idleCheck, &QTimer::timeout, &window, [&, idleCheck] {
+    if (window.settling()) return;
+    idleCheck->stop();
+    QTimer::singleShot(300, &window, [&, idleCheck] {
+      // Work that began meanwhile (a comparison started by the run's end):
+      // wait for the window to be idle again.
+      if (window.settling()) return idleCheck->start(250);
       if (!screenshot.isEmpty()) {
         window.repaint();
         if (!window.grab().save(screenshot)) {
@@ -260,33 +266,8 @@ int main(int argc, char** argv) {
       }
       if (exitAfter) QApplication::exit(ok ? 0 : 1);
     });
-  };
-  if (!screenshot.isEmpty() || exitAfter) {
-    if (window.settling()) {
-      QObject::connect(&window, &pto::studio::MainWindow::traceLoaded, &window, [&] { if (!window.settling()) finish(); });
-      QObject::connect(&window, &pto::studio::MainWindow::graphLaidOut, &window, [&] { if (!window.settling()) finish(); });
-      QObject::connect(&window, &pto::studio::MainWindow::openFailed, &window, [&] { if (!window.settling()) finish(); });
-      QObject::connect(&window, &pto::studio::MainWindow::runsLoaded, &window, [&] { if (!window.settling()) finish(); });
-      QObject::connect(&window, &pto::studio::MainWindow::comparisonShown, &window, [&] { if (!window.settling()) finish(); });
-      QObject::connect(window.adviceController(), &pto::studio::AdviceController::adviceFinished, &window,
-                       [&] { if (!window.settling()) finish(); });
-      QObject::connect(window.adviceController(), &pto::studio::AdviceController::tuneFinished, &window,
-                       [&] { if (!window.settling()) finish(); });
-      // Any other work (the Memory and Inside-task docks' jobs, and whatever
-      // a later view adds) may be the last to end without one of the signals
-      // above: a quarter-second check catches it, so a screenshot never waits
-      // forever for a signal that already passed.
-      auto* idleCheck = new QTimer(&window);
-      QObject::connect(idleCheck, &QTimer::timeout, &window, [&, idleCheck] {
-        if (window.settling()) return;
-        idleCheck->stop();
-        finish();
-      });
-      idleCheck->start(250);
-    } else {
-      finish();
-    }
-  }
+  });
+  if (!screenshot.isEmpty() || exitAfter) idleCheck->start(250);
   int status = QApplication::exec();
   return status != 0 ? status : (ok ? 0 : 1);
 }
