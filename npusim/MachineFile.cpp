@@ -12,6 +12,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 namespace pto {
 
@@ -97,13 +98,8 @@ public:
     machine.file = file();
     machine.name = file().stem().string();
 
-    warnDuplicateKeys();
+    if (!readTopLevelObject(document, "a machine file", kTopLevelKeys)) return std::nullopt;
     const KeyPath root;
-    if (!document.is_object()) {
-      error(root) << "a machine file must hold a JSON object, got " << describe(document);
-      return std::nullopt;
-    }
-    warnUnknownKeys(document, root, kTopLevelKeys);
 
     if (auto version = readRequiredInteger(document, root / "schema_version")) {
       if (*version != kMachineSchemaVersion)
@@ -160,23 +156,28 @@ private:
 
   // Range checks report at the value and return 0 so the caller can go on;
   // the load fails anyway because an error was recorded.
-  std::int64_t readPositiveInteger(const Json& object, const KeyPath& path, std::int64_t max) {
-    auto value = readRequiredInteger(object, path);
-    if (!value) return 0;
-    if (*value <= 0) {
-      error(path) << "must be positive, got " << *value;
-      return 0;
+  enum class Sign { Positive, NonNegative };
+  // A required integer (std::int64_t) or number (double) of the given sign;
+  // nullopt (after reporting) when it is missing or of the wrong sign.
+  template <class T>
+  std::optional<T> readSigned(const Json& object, const KeyPath& path, Sign sign) {
+    std::optional<T> value;
+    if constexpr (std::is_integral_v<T>) value = readRequiredInteger(object, path);
+    else value = readRequiredNumber(object, path);
+    if (!value) return std::nullopt;
+    if (sign == Sign::Positive ? !(*value > T{}) : !(*value >= T{})) {
+      error(path) << (sign == Sign::Positive ? "must be positive, got " : "must not be negative, got ") << *value;
+      return std::nullopt;
     }
-    return atMost(*value, max, path);
+    return value;
+  }
+  std::int64_t readPositiveInteger(const Json& object, const KeyPath& path, std::int64_t max) {
+    auto value = readSigned<std::int64_t>(object, path, Sign::Positive);
+    return value ? atMost(*value, max, path) : 0;
   }
   std::int64_t readNonNegativeInteger(const Json& object, const KeyPath& path, std::int64_t max) {
-    auto value = readRequiredInteger(object, path);
-    if (!value) return 0;
-    if (*value < 0) {
-      error(path) << "must not be negative, got " << *value;
-      return 0;
-    }
-    return atMost(*value, max, path);
+    auto value = readSigned<std::int64_t>(object, path, Sign::NonNegative);
+    return value ? atMost(*value, max, path) : 0;
   }
   std::int64_t atMost(std::int64_t value, std::int64_t max, const KeyPath& path) {
     if (value > max) {
@@ -190,22 +191,12 @@ private:
     return static_cast<int>(readPositiveInteger(object, path, max));
   }
   double readPositiveNumber(const Json& object, const KeyPath& path, NumberRange range) {
-    auto value = readRequiredNumber(object, path);
-    if (!value) return 0.0;
-    if (!(*value > 0.0)) {
-      error(path) << "must be positive, got " << *value;
-      return 0.0;
-    }
-    return inRange(*value, range, path);
+    auto value = readSigned<double>(object, path, Sign::Positive);
+    return value ? inRange(*value, range, path) : 0.0;
   }
   double readNonNegativeNumber(const Json& object, const KeyPath& path, NumberRange range) {
-    auto value = readRequiredNumber(object, path);
-    if (!value) return 0.0;
-    if (*value < 0.0) {
-      error(path) << "must not be negative, got " << *value;
-      return 0.0;
-    }
-    return inRange(*value, range, path);
+    auto value = readSigned<double>(object, path, Sign::NonNegative);
+    return value ? inRange(*value, range, path) : 0.0;
   }
   double inRange(double value, NumberRange range, const KeyPath& path) {
     if (value < range.min) {

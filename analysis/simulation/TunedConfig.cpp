@@ -42,13 +42,10 @@ bool applyTunedConfig(std::string_view text, const std::filesystem::path& file, 
                                     "writes");
   if (!document) return false;
   JsonReader reader(text, file, diags);
-  reader.warnDuplicateKeys();
+  if (!reader.readTopLevelObject(*document, "a tuned config, as `pto export-config` writes it,", kTunedConfigKeys))
+    return false;
   const KeyPath root;
-  if (!document->is_object())
-    return reader.error(root) << "a tuned config must be a JSON object (as `pto export-config` writes), got "
-                              << describe(*document);
   std::size_t errorsBefore = diags.errorCount();
-  reader.warnUnknownKeys(*document, root, kTunedConfigKeys);
 
   if (const Json* format = reader.member(*document, root / "format")) {
     std::string value;

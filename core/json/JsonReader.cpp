@@ -190,6 +190,18 @@ DiagnosticBuilder JsonReader::warning(const KeyPath& path) {
   return builder;
 }
 
+bool JsonReader::readTopLevelObject(const Json& document, std::string_view what,
+                                    std::span<const std::string_view> known) {
+  warnDuplicateKeys();
+  const KeyPath root;
+  if (!document.is_object()) {
+    error(root) << what << " must hold a JSON object, got " << describe(document);
+    return false;
+  }
+  warnUnknownKeys(document, root, known);
+  return true;
+}
+
 void JsonReader::warnDuplicateKeys() {
   for (const auto& duplicate : m_locator.duplicateKeys())
     m_diags.warning(locationOf(duplicate.keyOffset))

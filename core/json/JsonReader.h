@@ -93,6 +93,10 @@ public:
   DiagnosticBuilder error(const KeyPath& path);
   DiagnosticBuilder warning(const KeyPath& path);
 
+  // The checks every file's top level starts with: duplicate keys (warned),
+  // the document an object ("WHAT must hold a JSON object, got an array",
+  // an error: false), its unknown keys (warned).
+  bool readTopLevelObject(const Json& document, std::string_view what, std::span<const std::string_view> known);
   // "key 'name' appears more than once in its object; the last one wins".
   void warnDuplicateKeys();
   // "unknown key 'colour' is ignored (did you mean 'color'?)" for each member

@@ -93,14 +93,8 @@ public:
     OperatorProject project;
     project.file = file();
 
-    warnDuplicateKeys();
-
+    if (!readTopLevelObject(document, "the project file", kTopLevelKeys)) return std::nullopt;
     const KeyPath root;
-    if (!document.is_object()) {
-      error(root) << "the project file must hold a JSON object, got " << describe(document);
-      return std::nullopt;
-    }
-    warnUnknownKeys(document, root, kTopLevelKeys);
 
     readRequiredString(document, root / "name", project.name);
     if (readRequiredString(document, root / "source", project.source)) checkSourceFile(project, root / "source");

@@ -105,7 +105,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"Malformed", "{\n  \"machine\": \"a2\",\n  \"pass_options\": {,\n}\n",
                   "bad.json:3:20: error: invalid JSON: syntax error while parsing object key - unexpected ','; expected string literal"},
         BadConfig{"NotAnObject", "[1, 2]",
-                  "bad.json:1:1: error: a tuned config must be a JSON object (as `pto export-config` writes), got an array"},
+                  "bad.json:1:1: error: a tuned config, as `pto export-config` writes it, must hold a JSON object, got an array"},
         BadConfig{"TileDimNotPositive", "{\n  \"tile_settings\": {\"vec\": {\"DEFAULT\": [0, 32]}}\n}\n",
                   "bad.json:2:41: error: tile_settings.vec.DEFAULT[0]: a tile dimension must be positive, got 0"},
         BadConfig{"PassOptionsNotObject", "{\"pass_options\": [1]}",
