@@ -9,6 +9,9 @@ namespace {
 
 // A line's key: the tensor in the top bits, the line index in the rest.
 constexpr int kLineBits = 44;
+// Table slots per block of consecutive lines: 4 x 16 bytes, one cache line.
+constexpr int kRunBits = 2;
+constexpr std::uint64_t kRunSlots = 1u << kRunBits;
 
 } // namespace
 
@@ -32,23 +35,48 @@ void L2CacheModel::clear() {
 }
 
 std::size_t L2CacheModel::home(std::uint64_t key) const {
-  // Fibonacci hashing: the top bits of the product mix every bit of the key.
-  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> m_shift);
+  // Consecutive lines (a tile row spans several; a tile of whole rows is one
+  // run) share a block of kRunSlots slots, so probing them reads one cache
+  // line of the table instead of one each: the probes' cache misses were
+  // most of the simulator's time. The block is placed by Fibonacci hashing,
+  // whose top bits mix every bit of the rest of the key.
+  const auto block = static_cast<std::size_t>(((key >> kRunBits) * 0x9E3779B97F4A7C15ull) >> (m_shift + kRunBits));
+  return (block << kRunBits) | static_cast<std::size_t>(key & (kRunSlots - 1));
 }
 
 std::size_t L2CacheModel::findSlot(std::uint64_t key) const {
   const std::size_t mask = m_table.size() - 1;
   std::size_t slot = home(key);
-  while (m_table[slot] >= 0 && m_nodes[static_cast<std::size_t>(m_table[slot])].key != key) slot = (slot + 1) & mask;
+  while (m_table[slot].key != kEmptyKey && m_table[slot].key != key) slot = (slot + 1) & mask;
   return slot;
 }
 
 void L2CacheModel::grow() {
   std::size_t size = std::max<std::size_t>(1024, m_table.size() * 2);
-  m_table.assign(size, -1);
+  m_table.assign(size, Slot{});
   m_shift = 64;
   for (std::size_t s = size; s > 1; s >>= 1) --m_shift;
-  for (std::size_t i = 0; i < m_nodes.size(); ++i) m_table[findSlot(m_nodes[i].key)] = static_cast<std::int32_t>(i);
+  for (std::size_t i = 0; i < m_nodes.size(); ++i)
+    m_table[findSlot(m_nodes[i].key)] = {m_nodes[i].key, static_cast<std::int32_t>(i)};
+}
+
+void L2CacheModel::removeFromTable(std::uint64_t key) {
+  // Backward-shift deletion keeps every probe chain unbroken.
+  const std::size_t mask = m_table.size() - 1;
+  std::size_t hole = findSlot(key);
+  std::size_t probe = hole;
+  while (true) {
+    probe = (probe + 1) & mask;
+    const Slot moved = m_table[probe];
+    if (moved.key == kEmptyKey) break;
+    std::size_t wanted = home(moved.key);
+    // Move it into the hole unless its home lies cyclically in (hole, probe].
+    bool stays = hole <= probe ? (wanted > hole && wanted <= probe) : (wanted > hole || wanted <= probe);
+    if (stays) continue;
+    m_table[hole] = moved;
+    hole = probe;
+  }
+  m_table[hole] = Slot{};
 }
 
 void L2CacheModel::unlink(std::int32_t node) {
@@ -71,10 +99,11 @@ void L2CacheModel::pushFront(std::int32_t node) {
 
 bool L2CacheModel::touch(std::uint64_t key) {
   if (m_table.empty()) grow();
+  const bool lru = m_replacement == L2Replacement::Lru;
   std::size_t slot = findSlot(key);
-  if (m_table[slot] >= 0) {
-    std::int32_t node = m_table[slot];
-    if (node != m_head) {
+  if (m_table[slot].key == key) {
+    std::int32_t node = m_table[slot].node;
+    if (lru && node != m_head) {
       unlink(node);
       pushFront(node);
     }
@@ -87,40 +116,26 @@ bool L2CacheModel::touch(std::uint64_t key) {
     m_nodes.push_back({key, -1, -1});
     if (m_nodes.size() * 2 > m_table.size()) {
       grow();
-      pushFront(node);
+      if (lru) pushFront(node);
       return false;
     }
   } else {
-    // Reuse the victim's node: remove its key from the table (backward-shift
-    // deletion keeps every probe chain unbroken).
+    // Reuse the victim's node: its key leaves the table.
     node = m_tail;
-    if (m_replacement == L2Replacement::Random) {
+    if (!lru) {
       m_random ^= m_random << 13;
       m_random ^= m_random >> 7;
       m_random ^= m_random << 17;
       node = static_cast<std::int32_t>(m_random % m_nodes.size());
+    } else {
+      unlink(node);
     }
-    unlink(node);
-    const std::size_t mask = m_table.size() - 1;
-    std::size_t hole = findSlot(m_nodes[static_cast<std::size_t>(node)].key);
-    std::size_t probe = hole;
-    while (true) {
-      probe = (probe + 1) & mask;
-      std::int32_t moved = m_table[probe];
-      if (moved < 0) break;
-      std::size_t wanted = home(m_nodes[static_cast<std::size_t>(moved)].key);
-      // Move it into the hole unless its home lies cyclically in (hole, probe].
-      bool stays = hole <= probe ? (wanted > hole && wanted <= probe) : (wanted > hole || wanted <= probe);
-      if (stays) continue;
-      m_table[hole] = moved;
-      hole = probe;
-    }
-    m_table[hole] = -1;
+    removeFromTable(m_nodes[static_cast<std::size_t>(node)].key);
     m_nodes[static_cast<std::size_t>(node)].key = key;
     slot = findSlot(key);
   }
-  m_table[slot] = node;
-  pushFront(node);
+  m_table[slot] = {key, node};
+  if (lru) pushFront(node);
   return false;
 }
 

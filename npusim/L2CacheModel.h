@@ -68,22 +68,32 @@ private:
   std::size_t home(std::uint64_t key) const;      // a key's preferred slot
   std::size_t findSlot(std::uint64_t key) const;  // its slot, or the empty slot where it would go
   void grow();
+  void removeFromTable(std::uint64_t key);
   void unlink(std::int32_t node);
   void pushFront(std::int32_t node);
 
   std::int64_t m_lineBytes = 0;
   std::size_t m_capacityLines = 0;
   std::vector<GmTensorLayout> m_layouts;  // by tensor id
-  // Lines present: nodes in a doubly linked recency list (most recent at
-  // m_head), found through an open-addressing table of node indices.
+  // Lines present: nodes found through an open-addressing table that holds
+  // each key beside its node, so a probe reads one array (a lookup is the
+  // simulator's most frequent memory access: one per line a task touches).
+  // Under Lru the nodes also form a doubly linked recency list (most recent
+  // at m_head); Random needs no recency, so it keeps no list.
   struct Node {
     std::uint64_t key = 0;
     std::int32_t prev = -1;
     std::int32_t next = -1;
   };
+  struct Slot {
+    std::uint64_t key = kEmptyKey;
+    std::int32_t node = -1;
+  };
+  // No line's key: a key's top bits hold a tensor id, far below 2^20.
+  static constexpr std::uint64_t kEmptyKey = ~std::uint64_t{0};
   std::vector<Node> m_nodes;
-  std::vector<std::int32_t> m_table;  // -1: empty; size a power of two
-  int m_shift = 64;                   // 64 - log2(table size)
+  std::vector<Slot> m_table;  // size a power of two, at most half full
+  int m_shift = 64;           // 64 - log2(table size)
   std::int32_t m_head = -1;
   std::int32_t m_tail = -1;
   std::int64_t m_hits = 0;
