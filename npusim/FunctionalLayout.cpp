@@ -154,39 +154,63 @@ private:
     return std::nullopt;
   }
 
+  // The buffer holding source `operand` of an input on `tensor` read at op position p: preferring one
+  // made earlier here and live at p, then one live at p (bytes reused over the subgraph hold several
+  // buffers of one size at one offset, one at a time). It is a whole buffer, or else (an input inside a
+  // larger tile made earlier) the span of the buffer on the input's tensor holding it.
+  const BufferAllocation* holderOf(const PtoOperand& operand, TensorId tensor, int p) const {
+    const auto holderWhere = [&](auto accept) {
+      const auto rank = [&](const BufferAllocation& buffer) {
+        const bool live = buffer.firstUse <= p && buffer.lastUse >= p;
+        return buffer.producer != kNoId && buffer.firstUse < p && live ? 2 : live ? 1 : 0;
+      };
+      const BufferAllocation* holder = nullptr;
+      for (const BufferAllocation& buffer : m_subgraph.buffers)
+        if (accept(buffer) && (!holder || rank(buffer) > rank(*holder))) holder = &buffer;
+      return holder;
+    };
+    const BufferAllocation* holder = holderWhere([&](const BufferAllocation& buffer) {
+      return buffer.memory == operand.memory && buffer.offsetBytes == operand.offsetBytes &&
+             buffer.bytes == operand.bytes;
+    });
+    if (!holder)
+      holder = holderWhere([&](const BufferAllocation& buffer) {
+        return holds(buffer, operand) && resolveViews(m_tiles.graph, buffer.region).tensor == tensor;
+      });
+    return holder;
+  }
+
+  // Whether `holder`, made earlier here, holds part of `input` (constant offsets apart).
+  bool madeOverPart(const BufferAllocation& holder, const TileRegion& input, int p) const {
+    if (holder.producer == kNoId || holder.firstUse >= p) return false;
+    TileRegion region = resolveViews(m_tiles.graph, holder.region);
+    if (region.tensor != input.tensor || region.shape.size() != input.shape.size()) return false;
+    for (std::size_t d = 0; d < input.shape.size(); ++d) {
+      std::optional<std::int64_t> delta = simplify(region.offsets[d] - input.offsets[d]).constantValue();
+      if (!delta || *delta >= input.shape[d] || *delta + region.shape[d] <= 0) return false;
+    }
+    return true;
+  }
+
   // The pieces of tile-op input `input` that the sources from srcs[next] on hold, in order (a later piece
   // overlays an earlier one: a tile written over part of the region after it was made). The last input
-  // takes every source left, overlays included; the others take sources until they are covered.
+  // takes every source left, overlays included; the others take sources until they are covered, and
+  // then, when the first was loaded from GM, the tiles made here over part of it (LowerToPto's ubPieces).
   bool pieces(const PtoInstruction& instruction, const TileRegion& given, std::size_t& next, int p,
               SourceLayout& source, bool lastInput) {
     TileRegion input = resolveViews(m_tiles.graph, given);
     const std::int64_t needed = countOf(input.shape);
     std::int64_t covered = 0;
-    while (next < instruction.srcs.size() && (covered < needed || lastInput)) {
-      const PtoOperand& operand = instruction.srcs[next++];
-      // The buffer `accept` takes, preferring one made earlier here and live
-      // at p, then one live at p: bytes reused over the subgraph hold several
-      // buffers of one size at one offset, one at a time.
-      const auto holderWhere = [&](auto accept) {
-        const auto rank = [&](const BufferAllocation& buffer) {
-          const bool live = buffer.firstUse <= p && buffer.lastUse >= p;
-          return buffer.producer != kNoId && buffer.firstUse < p && live ? 2 : live ? 1 : 0;
-        };
-        const BufferAllocation* holder = nullptr;
-        for (const BufferAllocation& buffer : m_subgraph.buffers)
-          if (accept(buffer) && (!holder || rank(buffer) > rank(*holder))) holder = &buffer;
-        return holder;
-      };
-      // The piece is a whole buffer, or else (an input inside a larger tile
-      // made earlier) the span of the buffer on the input's tensor holding it.
-      const BufferAllocation* holder = holderWhere([&](const BufferAllocation& buffer) {
-        return buffer.memory == operand.memory && buffer.offsetBytes == operand.offsetBytes &&
-               buffer.bytes == operand.bytes;
-      });
-      if (!holder)
-        holder = holderWhere([&](const BufferAllocation& buffer) {
-          return holds(buffer, operand) && resolveViews(m_tiles.graph, buffer.region).tensor == input.tensor;
-        });
+    bool loadedBase = false;
+    std::vector<const BufferAllocation*> taken;
+    while (next < instruction.srcs.size()) {
+      const PtoOperand& operand = instruction.srcs[next];
+      const BufferAllocation* holder = holderOf(operand, input.tensor, p);
+      if (covered >= needed && !lastInput &&
+          !(loadedBase && holder && std::find(taken.begin(), taken.end(), holder) == taken.end() &&
+            madeOverPart(*holder, input, p)))
+        break;
+      ++next;
       if (!holder) {
         m_error = "a piece of input " + regionString(m_tiles, given) + " is in no placed buffer";
         return false;
@@ -197,6 +221,8 @@ private:
                   regionString(m_tiles, input);
         return false;
       }
+      if (taken.empty()) loadedBase = holder->producer == kNoId;
+      taken.push_back(holder);
       SourcePiece piece;
       std::vector<std::int64_t> skip;
       for (std::size_t d = 0; d < input.shape.size(); ++d) {

@@ -106,6 +106,59 @@ bool containsBox(const RegionBox& outer, const RegionBox& inner) {
   return true;
 }
 
+bool coveredTogether(const RegionBox& box, const std::vector<const RegionBox*>& parts) {
+  if (parts.size() < 2 || parts.size() > 4096 || box.truncated) return false;
+  std::vector<RegionBox> clipped;
+  for (const RegionBox* part : parts) {
+    if (!part || part->rank != box.rank || part->truncated) continue;
+    RegionBox piece = *part;
+    bool usable = true;
+    for (std::size_t d = 0; d < box.rank && usable; ++d) {
+      usable = piece.symbol[d] == box.symbol[d];
+      piece.lo[d] = std::max(piece.lo[d], box.lo[d]);
+      piece.hi[d] = std::min(piece.hi[d], box.hi[d]);
+    }
+    if (usable && !piece.empty()) clipped.push_back(piece);
+  }
+  std::vector<std::vector<std::int64_t>> cuts(box.rank);
+  std::size_t cells = 1;
+  for (std::size_t d = 0; d < box.rank; ++d) {
+    cuts[d] = {box.lo[d], box.hi[d]};
+    for (const RegionBox& piece : clipped) {
+      cuts[d].push_back(piece.lo[d]);
+      cuts[d].push_back(piece.hi[d]);
+    }
+    std::sort(cuts[d].begin(), cuts[d].end());
+    cuts[d].erase(std::unique(cuts[d].begin(), cuts[d].end()), cuts[d].end());
+    cells *= cuts[d].size() - 1;
+    if (cells > 65536) return false;
+  }
+  // Cell strides (row-major over the grid), then each piece paints its cells.
+  std::vector<std::size_t> stride(box.rank, 1);
+  for (std::size_t d = box.rank; d-- > 1;) stride[d - 1] = stride[d] * (cuts[d].size() - 1);
+  std::vector<char> painted(cells, 0);
+  std::vector<std::size_t> from(box.rank), to(box.rank), at(box.rank);
+  for (const RegionBox& piece : clipped) {
+    for (std::size_t d = 0; d < box.rank; ++d) {
+      from[d] = static_cast<std::size_t>(std::lower_bound(cuts[d].begin(), cuts[d].end(), piece.lo[d]) - cuts[d].begin());
+      to[d] = static_cast<std::size_t>(std::lower_bound(cuts[d].begin(), cuts[d].end(), piece.hi[d]) - cuts[d].begin());
+    }
+    at = from;
+    while (true) {
+      std::size_t cell = 0;
+      for (std::size_t d = 0; d < box.rank; ++d) cell += at[d] * stride[d];
+      painted[cell] = 1;
+      std::size_t d = box.rank;
+      while (d > 0 && ++at[d - 1] == to[d - 1]) {
+        at[d - 1] = from[d - 1];
+        --d;
+      }
+      if (d == 0) break;
+    }
+  }
+  return std::all_of(painted.begin(), painted.end(), [](char cell) { return cell != 0; });
+}
+
 void RegionIndex::setCellSize(TensorId tensor, const std::vector<std::int64_t>& cell) {
   TensorEntries& entries = m_tensors[tensor];
   entries.cell.fill(1);

@@ -82,6 +82,12 @@ private:
 bool mayOverlap(const RegionBox& a, const RegionBox& b, OverlapMode mode);
 // Whether `outer` surely holds every element of `inner` in the same run.
 bool containsBox(const RegionBox& outer, const RegionBox& inner);
+// Whether boxes of one run together hold every element of `box` (tiles of
+// another shape than the reader's: a [22, 16] read of [1, 48] row tiles, a
+// [1, 64, 64] slice of 64 head tiles). Decided on the grid of their
+// boundaries, each piece painting the cells it holds; undecided (false)
+// beyond 4096 pieces or 65536 grid cells, and for fewer than two parts.
+bool coveredTogether(const RegionBox& box, const std::vector<const RegionBox*>& parts);
 
 // Boxes with a payload, found by overlap with a query box: a grid per tensor
 // and symbolic signature, cells about the size of the smallest tile on the

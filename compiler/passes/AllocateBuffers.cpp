@@ -363,14 +363,20 @@ private:
             continue;
           }
         }
-        bool found = false;
-        m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox&) {
+        bool covered = false;
+        std::vector<const RegionBox*> parts;
+        m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox& made) {
           BufferAllocation& buffer = m_planned[static_cast<std::size_t>(index)].buffer;
           buffer.lastUse = std::max(buffer.lastUse, position);
-          found = true;
+          covered = covered || containsBox(made, key.box);
+          parts.push_back(&made);
           return RegionIndex::Visit::Keep;
         });
-        if (!found) use(MemoryKind::UB, input, position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
+        // Tiles made here that hold only part of the read (an assemble into rows of a tensor another op
+        // then reads whole): the rest comes from GM into a buffer of the read's own shape, which
+        // LowerToPto's ubPieces lists first, under the pieces made here.
+        if (!covered && !coveredTogether(key.box, parts))
+          use(MemoryKind::UB, input, position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
       }
       for (std::size_t o = 0; o < op.outputs.size(); ++o) {
         if (writesInPlace(op, o)) continue;  // the MSCATTER's rows go from its input buffer to GM

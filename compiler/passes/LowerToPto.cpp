@@ -411,8 +411,17 @@ private:
     auto produced = [&](int b) { return buffer(b).producer != kNoId; };
     auto madeBefore = [&](int b) { return produced(b) && buffer(b).firstUse < p; };
     std::vector<int> pieces;
+    // A tile made at an offset whose distance from the read is known only at run time (an assemble at a
+    // computed row) is no piece: it went to GM before the read's load (its copy-out is emitted after
+    // its op, and GM accesses of one tensor stay in order), so the loaded bytes hold it.
+    const auto atConstantDistance = [&](int b) {
+      const RegionBox& made = m_bufferBoxes[static_cast<std::size_t>(b)];
+      for (std::size_t d = 0; d < input.box.rank; ++d)
+        if (made.symbol[d] != input.box.symbol[d]) return false;
+      return made.rank == input.box.rank;
+    };
     m_grid[static_cast<std::size_t>(MemoryKind::UB)].forEachOverlapping(input.box, [&](int b) {
-      if (madeBefore(b)) pieces.push_back(b);
+      if (madeBefore(b) && atConstantDistance(b)) pieces.push_back(b);
     });
     std::sort(pieces.begin(), pieces.end(), [&](int a, int b) {
       return std::pair(buffer(a).firstUse, a) < std::pair(buffer(b).firstUse, b);
@@ -428,6 +437,13 @@ private:
       int loaded = findBuffer(MemoryKind::UB, input.box, [&](int b) { return !produced(b); });
       if (loaded < 0) loaded = findBuffer(MemoryKind::UB, input.box);
       if (loaded >= 0) pieces.push_back(loaded);
+    } else if (!containsBox(m_bufferBoxes[static_cast<std::size_t>(pieces.front())], input.box)) {
+      // Made here only in part: the whole read loaded from GM goes under the pieces made here
+      // (AllocateBuffers gave it a buffer when they do not cover it together).
+      int loaded = findBuffer(MemoryKind::UB, input.box, [&](int b) {
+        return !produced(b) && containsBox(m_bufferBoxes[static_cast<std::size_t>(b)], input.box);
+      });
+      if (loaded >= 0) pieces.insert(pieces.begin(), loaded);
     }
     return pieces;
   }
