@@ -34,6 +34,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <utility>
 
 namespace pto::widgets {
@@ -240,6 +241,7 @@ GraphWorkbench::GraphWorkbench(TaskGraphView* taskGraph, ProjectSettingsDocument
     if (row >= 0) m_settings->removePartitionOverride(static_cast<std::size_t>(row));
   });
   connect(m_settings, &ProjectSettingsDocument::settingsChanged, this, &GraphWorkbench::fillOverrideList);
+  connect(m_settings->undoStack(), &QUndoStack::indexChanged, this, &GraphWorkbench::onUndoIndexChanged);
   connect(m_view, &IrGraphView::nodeActivated, this, &GraphWorkbench::onNodeActivated);
   connect(m_view, &IrGraphView::nodeOpened, this, &GraphWorkbench::onNodeOpened);
   connect(m_view, &IrGraphView::groupToggled, this, [this](const std::string& key) {
@@ -380,6 +382,9 @@ void GraphWorkbench::setHistory(std::shared_ptr<const PassHistory> history, int 
   m_partitionGraph = partition >= 0 ? std::make_shared<const IrGraph>(buildIrGraph(
                                           GraphLevel::Tile, m_history->tensor, *m_history->steps[static_cast<std::size_t>(partition)].snapshot))
                                     : nullptr;
+  m_partitionNodeOfKey.clear();
+  if (m_partitionGraph)
+    for (std::size_t n = 0; n < m_partitionGraph->nodes.size(); ++n) m_partitionNodeOfKey.emplace(m_partitionGraph->nodes[n].key, static_cast<int>(n));
   // PyPTO's dumps hold the levels each pass dumped: show one the pass has.
   if (!m_history->importedFrom.empty() && m_step >= 0) {
     const auto& graphs = m_history->steps[static_cast<std::size_t>(m_step)].graphs;
@@ -631,8 +636,8 @@ std::optional<nlohmann::ordered_json> GraphWorkbench::selectorAtPartition(int no
     return std::nullopt;
   }
   // Tile indices as ApplyPartitionOverrides counts them: in the IR it sees.
-  for (const IrGraphNode& candidate : m_partitionGraph->nodes)
-    if (candidate.key == picked.key) return tileOpSelector(candidate);
+  auto found = m_partitionNodeOfKey.find(picked.key);
+  if (found != m_partitionNodeOfKey.end()) return tileOpSelector(*m_partitionGraph, found->second);
   why = tr("%1 is made after partitioning by a later pass; move the tile op it comes from").arg(qtext(picked.title));
   return std::nullopt;
 }
@@ -665,16 +670,58 @@ QString GraphWorkbench::movedOpsText(const nlohmann::ordered_json& selector) con
 
 std::optional<nlohmann::ordered_json> GraphWorkbench::moveEntries(const std::vector<int>& nodes, int cluster,
                                                                    QString& why) const {
-  // One entry per distinct selector (MulS and Add of one fused line share
-  // one), into the subgraph named by its first tile op; ops already there stay.
+  // Into the subgraph named by its first tile op; ops already there stay.
   auto target = subgraphSelector(cluster, why);
   if (!target) return std::nullopt;
+  std::vector<int> leaving;
+  for (int node : nodes)
+    if (m_graph->nodes[static_cast<std::size_t>(node)].cluster != cluster) leaving.push_back(node);
+  // Several ops (a dragged subgraph or label, a selection): a subgraph (as
+  // ApplyPartitionOverrides sees it) all of whose tile ops leave joins the
+  // target whole, in one merge entry, rather than a move entry per op: a
+  // label's box of a thousand ops is a short, readable override. Ops a later
+  // pass made (no tile index at partitioning) follow their subgraph.
+  const bool many = leaving.size() > 1;
+  std::set<int> whole;  // m_partitionGraph clusters
+  if (many && m_partitionGraph) {
+    std::map<int, std::size_t> leavingIn;
+    for (int node : leaving) {
+      auto found = m_partitionNodeOfKey.find(m_graph->nodes[static_cast<std::size_t>(node)].key);
+      if (found == m_partitionNodeOfKey.end()) continue;
+      const IrGraphNode& at = m_partitionGraph->nodes[static_cast<std::size_t>(found->second)];
+      if (at.cluster >= 0 && at.tileIndex >= 0) ++leavingIn[at.cluster];
+    }
+    for (const auto& [partitionCluster, count] : leavingIn) {
+      const auto& members = m_partitionGraph->clusters[static_cast<std::size_t>(partitionCluster)].nodes;
+      std::size_t tileOps = static_cast<std::size_t>(std::count_if(members.begin(), members.end(), [this](int member) {
+        return m_partitionGraph->nodes[static_cast<std::size_t>(member)].tileIndex >= 0;
+      }));
+      if (count == tileOps) whole.insert(partitionCluster);
+    }
+  }
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  if (!whole.empty()) {
+    nlohmann::ordered_json merged = nlohmann::ordered_json::array({*target});
+    for (int partitionCluster : whole)
+      for (int member : m_partitionGraph->clusters[static_cast<std::size_t>(partitionCluster)].nodes)
+        if (m_partitionGraph->nodes[static_cast<std::size_t>(member)].tileIndex >= 0) {
+          merged.push_back(tileOpSelector(*m_partitionGraph, member));
+          break;
+        }
+    entries.push_back({{"merge", merged}});
+  }
+  // The rest: one move entry per distinct selector (MulS and Add of one fused line share one).
   std::set<std::string> seen;
-  for (int node : nodes) {
-    if (m_graph->nodes[static_cast<std::size_t>(node)].cluster == cluster) continue;
-    auto moved = selectorAtPartition(node, why);
-    if (!moved) return std::nullopt;
+  for (int node : leaving) {
+    auto found = m_partitionNodeOfKey.find(m_graph->nodes[static_cast<std::size_t>(node)].key);
+    if (found != m_partitionNodeOfKey.end() && whole.count(m_partitionGraph->nodes[static_cast<std::size_t>(found->second)].cluster)) continue;
+    QString reason;
+    auto moved = selectorAtPartition(node, reason);
+    if (!moved) {
+      if (many && found == m_partitionNodeOfKey.end()) continue;
+      why = reason;
+      return std::nullopt;
+    }
     if (seen.insert(moved->dump()).second) entries.push_back({{"move", *moved}, {"to", *target}});
   }
   if (entries.empty()) {
@@ -682,6 +729,32 @@ std::optional<nlohmann::ordered_json> GraphWorkbench::moveEntries(const std::vec
     return std::nullopt;
   }
   return entries;
+}
+
+QString GraphWorkbench::movingText(const nlohmann::ordered_json& entries) const {
+  const int group = m_view->draggedGroup();
+  const IrGraphLayout* layout = m_view->graphLayout();
+  if (group >= 0 && layout) {
+    QString text = tr("the %1 tile ops of %2")
+                       .arg(m_view->movingNodes().size())
+                       .arg(qtext(layout->visible.groups[static_cast<std::size_t>(group)].title));
+    std::size_t merged = 0, moves = 0;
+    for (const auto& entry : entries) entry.contains("merge") ? merged += entry["merge"].size() - 1 : ++moves;
+    QStringList how;
+    if (merged) how << tr("%n subgraph(s) whole", nullptr, static_cast<int>(merged));
+    if (moves) how << tr("%n op selector(s)", nullptr, static_cast<int>(moves));
+    return how.isEmpty() ? text : tr("%1 (%2)").arg(text, how.join(QStringLiteral(" + ")));
+  }
+  QStringList what;
+  for (const auto& entry : entries)
+    if (entry.contains("move")) what << movedOpsText(entry["move"]);
+  constexpr int kNamedAtMost = 3;
+  if (what.size() > kNamedAtMost) {
+    const auto more = what.size() - kNamedAtMost;
+    what = what.mid(0, kNamedAtMost);
+    what << tr("%1 more").arg(more);
+  }
+  return what.join(QStringLiteral(", "));
 }
 
 void GraphWorkbench::onDropTarget(int node, int cluster) {
@@ -698,9 +771,7 @@ void GraphWorkbench::onDropTarget(int node, int cluster) {
   }
   nlohmann::ordered_json overrides = m_settings->partitionOverrides();
   for (const auto& entry : *entries) overrides.push_back(entry);
-  QStringList what;
-  for (const auto& entry : *entries) what << movedOpsText(entry["move"]);
-  Q_EMIT dropCheckRequested(node, cluster, overrides, what.join(QStringLiteral(", ")));
+  Q_EMIT dropCheckRequested(node, cluster, overrides, movingText(*entries));
 }
 
 void GraphWorkbench::showDropCheck(int node, int cluster, const std::string& problem, const QString& what) {
@@ -708,6 +779,7 @@ void GraphWorkbench::showDropCheck(int node, int cluster, const std::string& pro
   std::size_t colon = problem.find("): ");
   QString reason = qtext(colon != std::string::npos && problem.rfind("partition_overrides[", 0) == 0 ? problem.substr(colon + 3) : problem);
   if (problem.empty()) reason = tr("move %1 into sg%2").arg(what).arg(m_graph->clusters[static_cast<std::size_t>(cluster)].id);
+  else if (!what.isEmpty()) reason = tr("%1 cannot move here: %2").arg(what, reason);  // what, then why not
   m_view->setDropVerdict(node, cluster, problem.empty(), reason);
 }
 
@@ -720,12 +792,11 @@ void GraphWorkbench::onMoveRequested(int node, int cluster) {
   }
   const IrGraphNode& picked = m_graph->nodes[static_cast<std::size_t>(node)];
   const IrGraphCluster& into = m_graph->clusters[static_cast<std::size_t>(cluster)];
-  QString what = entries->size() > 1 ? tr("%1 tile op groups").arg(entries->size()) : qtext(picked.title);
-  m_pendingEffect = entries->back().dump();
-  m_makespanBefore = m_lastMakespan;
-  m_settings->addPartitionOverrides(*entries, tr("Move %1 into sg%2").arg(what).arg(into.id));
-  Q_EMIT statusMessage(tr("Moved %1 into sg%2 '%3'; rerunning… (Ctrl+Z undoes)").arg(what).arg(into.id).arg(qtext(into.label)));
-  Q_EMIT partitionEdited();
+  QString what = m_view->draggedGroup() >= 0 ? movingText(*entries)
+                 : entries->size() > 1       ? tr("%1 tile op groups").arg(entries->size())
+                                             : qtext(picked.title);
+  commitEdit(*entries, tr("Move %1 into sg%2").arg(what).arg(into.id),
+             tr("Moved %1 into sg%2 '%3'; rerunning… (Ctrl+Z undoes)").arg(what).arg(into.id).arg(qtext(into.label)));
 }
 
 void GraphWorkbench::onNewSubgraphFromSelection() {
@@ -804,11 +875,40 @@ void GraphWorkbench::addEdit(const nlohmann::ordered_json& edit, const QString& 
     Q_EMIT statusMessage(tr("%1: not possible: %2").arg(text, qtext(problem)));
     return;
   }
+  commitEdit(entries, text, tr("%1; rerunning… (Ctrl+Z undoes)").arg(text));
+}
+
+void GraphWorkbench::commitEdit(const nlohmann::ordered_json& entries, const QString& text, const QString& status) {
   m_pendingEffect = entries.back().dump();
   m_makespanBefore = m_lastMakespan;
   m_settings->addPartitionOverrides(entries, text);
-  Q_EMIT statusMessage(tr("%1; rerunning… (Ctrl+Z undoes)").arg(text));
+  // Remembered so that its undo and redo rerun too (onUndoIndexChanged).
+  QUndoStack* stack = m_settings->undoStack();
+  if (stack->index() > 0) m_editCommands.emplace_back(stack->command(stack->index() - 1), stack->command(stack->index() - 1)->text());
+  Q_EMIT statusMessage(status);
   Q_EMIT partitionEdited();
+}
+
+void GraphWorkbench::onUndoIndexChanged(int index) {
+  // The command undone (the index went down by one) or redone (up by one);
+  // a push moves the index too, but its command is not yet remembered.
+  QUndoStack* stack = m_settings->undoStack();
+  const int previous = std::exchange(m_undoIndex, index);
+  const QUndoCommand* changed = index == previous - 1 ? stack->command(index) : index == previous + 1 ? stack->command(previous) : nullptr;
+  // Commands the stack dropped (undone, then a new edit) are forgotten.
+  std::erase_if(m_editCommands, [stack](const std::pair<const QUndoCommand*, QString>& edit) {
+    for (int i = 0; i < stack->count(); ++i)
+      if (stack->command(i) == edit.first) return stack->command(i)->text() != edit.second;
+    return true;
+  });
+  if (!changed) return;
+  for (const auto& [command, text] : m_editCommands)
+    if (command == changed && changed->text() == text) {
+      m_pendingEffect.clear();
+      Q_EMIT statusMessage(index < previous ? tr("Undid \"%1\"; rerunning…").arg(text) : tr("Redid \"%1\"; rerunning…").arg(text));
+      Q_EMIT partitionEdited();
+      return;
+    }
 }
 
 void GraphWorkbench::noteRunMakespan(double makespanUs, bool ok) {

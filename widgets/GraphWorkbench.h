@@ -30,6 +30,9 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
+#include <unordered_map>
 
 class QComboBox;
 class QLabel;
@@ -40,6 +43,7 @@ class QSplitter;
 class QStackedWidget;
 class QToolButton;
 class QTreeWidget;
+class QUndoCommand;
 
 namespace pto::widgets {
 
@@ -129,8 +133,18 @@ private:
   void onMoveRequested(int node, int cluster);
   void onMoveToNew(int node);
   void onNewSubgraphFromSelection();
-  // partition_overrides entries moving `nodes` into `cluster`, or why not.
+  // partition_overrides entries moving `nodes` into `cluster`, or why not:
+  // one merge entry for the subgraphs that move whole (a dragged subgraph's
+  // box), a move entry per tile op selector for the rest.
   std::optional<nlohmann::ordered_json> moveEntries(const std::vector<int>& nodes, int cluster, QString& why) const;
+  // What a drag moves, for the verdict and the undo text: "the 19 tile ops
+  // of sg4 …" for a group, the op kinds and tile for a node.
+  QString movingText(const nlohmann::ordered_json& entries) const;
+  // Appends entries to the partition overrides as one undo step named
+  // `text`, says `status` and reruns.
+  void commitEdit(const nlohmann::ordered_json& entries, const QString& text, const QString& status);
+  // Ctrl+Z or Ctrl+Shift+Z of one of this tab's edits: rerun, as after the edit itself.
+  void onUndoIndexChanged(int index);
   void onSplit(int node);
   void onMerge(int cluster, int other);
   // Adds a partition_overrides entry when the compiler accepts it (else says why), and reruns.
@@ -164,6 +178,11 @@ private:
   std::shared_ptr<const PassHistory> m_history;
   std::shared_ptr<const IrGraph> m_graph;           // the current level after the current step
   std::shared_ptr<const IrGraph> m_partitionGraph;  // the tile level at ApplyPartitionOverrides
+  std::unordered_map<std::string, int> m_partitionNodeOfKey;  // node key -> m_partitionGraph node
+  // This tab's edits on the settings' undo stack (command and its text, to
+  // tell a new command at a freed address apart) and the stack's last index.
+  std::vector<std::pair<const QUndoCommand*, QString>> m_editCommands;
+  int m_undoIndex = 0;
   GraphLevel m_level = GraphLevel::Tile;
   int m_step = -1;
   std::set<std::string> m_expanded;

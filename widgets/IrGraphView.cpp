@@ -28,6 +28,12 @@ constexpr double kIrGraphMaxScale = 4.0;
 constexpr double kIrGraphMargin = 16.0;
 constexpr double kTitlePoints = 9.0;
 constexpr double kDragThreshold = 6.0;
+// The drop verdict: its distance from the cursor and from the view's edges,
+// its widest line, and the longest reason shown (the status line has all).
+constexpr double kVerdictOffset = 12.0;
+constexpr double kVerdictMargin = 4.0;
+constexpr double kVerdictMaxWidth = 520.0;
+constexpr int kVerdictMaxChars = 400;
 
 QRectF itemRect(const LaidOutItem& item) {
   return QRectF(item.centre.x - item.width / 2, item.centre.y - item.height / 2, item.width, item.height);
@@ -79,9 +85,24 @@ void IrGraphView::setGraphLayout(std::shared_ptr<const IrGraphLayout> layout) {
   m_message = m_layout && !m_layout->error.empty() ? qtext(m_layout->error) : QString();
   m_selectedNode = -1;
   m_highlighted.assign(m_layout ? m_layout->items.size() : 0, 0);
+  m_clusterOfItem.assign(m_layout ? m_layout->items.size() : 0, -1);
+  if (m_layout && m_layout->graph)
+    for (std::size_t i = 0; i < m_clusterOfItem.size() && i < m_layout->visible.items.size(); ++i) {
+      int common = -2;  // none seen yet
+      for (int member : m_layout->visible.items[i].members) {
+        const int cluster = m_layout->graph->nodes[static_cast<std::size_t>(member)].cluster;
+        if (common == -2) common = cluster;
+        else if (common != cluster) {
+          common = -1;
+          break;
+        }
+      }
+      m_clusterOfItem[i] = std::max(common, -1);
+    }
   m_matches.clear();
   m_match = -1;
   m_drag = Drag::None;
+  m_dragItem = -1;
   if (m_layout && m_layout->graph && !selectedKey.empty()) m_selectedNode = nodeWithKey(*m_layout->graph, selectedKey);
   if (!keepView) {
     m_fitPending = true;
@@ -158,6 +179,21 @@ QPointF IrGraphView::widgetPosOfCluster(int cluster) const {
   return {};
 }
 
+QRectF IrGraphView::widgetRectOfItem(int item) const {
+  const QRectF box = itemRect(m_layout->items[static_cast<std::size_t>(item)]);
+  return QRectF(m_zoom.toWidget(box.topLeft()), m_zoom.toWidget(box.bottomRight()));
+}
+
+int IrGraphView::clusterOfItem(int item) const {
+  return item >= 0 && static_cast<std::size_t>(item) < m_clusterOfItem.size() ? m_clusterOfItem[static_cast<std::size_t>(item)] : -1;
+}
+
+int IrGraphView::dropTargetAt(QPointF widgetPos) const {
+  const int item = itemAt(widgetPos);
+  if (item >= 0 && item != m_dragItem && clusterOfItem(item) >= 0) return clusterOfItem(item);
+  return clusterAt(widgetPos);
+}
+
 void IrGraphView::scrollToItem(int item) {
   if (!m_layout || item < 0) return;
   QPointF at = widgetPosOfItem(item);
@@ -223,8 +259,7 @@ QString IrGraphView::searchStatus() const {
 
 void IrGraphView::setDropVerdict(int node, int cluster, bool legal, const QString& reason) {
   if (m_drag != Drag::Move || m_dropCluster != cluster || !m_layout) return;
-  int dragged = m_dragItem >= 0 ? m_layout->visible.items[static_cast<std::size_t>(m_dragItem)].node : -1;
-  if (dragged != node) return;
+  if (draggedNode() != node) return;
   m_dropKnown = true;
   m_dropLegal = legal;
   m_dropReason = reason;
@@ -332,11 +367,15 @@ void IrGraphView::paintGraph(QPainter& painter, const QRectF& visible, double sc
     }
     bool selected = static_cast<int>(i) == selectedItem;
     bool highlighted = (i < m_highlighted.size() && m_highlighted[i]) || (item.node >= 0 && m_selection.count(item.node));
-    QColor borderColor = selected || highlighted ? pal.color(QPalette::Highlight)
+    // A collapsed subgraph's box under the cursor is the drop target: marked as a frame would be.
+    const bool target = m_drag == Drag::Move && m_dropCluster >= 0 && item.group >= 0 && static_cast<int>(i) != m_dragItem &&
+                        clusterOfItem(static_cast<int>(i)) == m_dropCluster;
+    QColor borderColor = target ? (m_dropKnown ? (m_dropLegal ? QColor(40, 170, 70) : QColor(210, 50, 40)) : pal.color(QPalette::Highlight))
+                         : selected || highlighted ? pal.color(QPalette::Highlight)
                          : mark == '+'           ? added
                          : mark == '~'           ? changed
                                                  : fill.darker(170);
-    double borderWidth = selected ? 3.0 : (highlighted || mark) ? 2.5 : 1.0;
+    double borderWidth = selected || target ? 3.0 : (highlighted || mark) ? 2.5 : 1.0;
     painter.setPen(QPen(borderColor, borderWidth / std::max(scale, 0.3)));
     painter.setBrush(fill);
     if (item.group >= 0) painter.drawRoundedRect(box.translated(3, 3), 4, 4);  // the stack behind a group
@@ -432,26 +471,47 @@ void IrGraphView::paintEvent(QPaintEvent*) {
     painter.setBrush(band);
     painter.drawRect(QRectF(m_dragStart, m_dragPos).normalized());
   }
+  paintMinimap(painter);
   if (m_drag == Drag::Move) {
-    // The dragged node follows the cursor; the verdict is written beside it.
-    const VisibleItem& item = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)];
-    QRectF ghost(m_dragPos + QPointF(12, 8), QSizeF(220, 22));
-    std::size_t moving = movingNodes().size();
-    QString what = moving > 1 ? tr("%1 selected tile ops").arg(moving) : qtext(item.title);
-    QString verdict = m_dropCluster < 0 ? tr("drop on a subgraph to move %1 there").arg(what)
-                      : !m_dropKnown    ? tr("checking…")
-                      : m_dropLegal     ? (m_dropReason.isEmpty() ? tr("release to move %1 here").arg(what)
-                                                                  : tr("release to %1").arg(m_dropReason))
-                                        : m_dropReason;
-    QFontMetrics metrics(font());
-    ghost.setWidth(std::min(520, metrics.horizontalAdvance(verdict) + 16));
-    if (!m_dropLegal && m_dropKnown && m_dropCluster >= 0) ghost.setHeight(std::min(120, metrics.height() * (1 + metrics.horizontalAdvance(verdict) / 500) + 10));
+    // The verdict beside the cursor, over the minimap.
+    const QRectF box = dropVerdictRect();
     painter.setPen(pal.color(QPalette::ToolTipText));
     painter.setBrush(pal.color(QPalette::ToolTipBase));
-    painter.drawRoundedRect(ghost, 4, 4);
-    painter.drawText(ghost.adjusted(8, 2, -8, -2), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, verdict);
+    painter.drawRoundedRect(box, 4, 4);
+    painter.drawText(box.adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, verdictText());
   }
-  paintMinimap(painter);
+}
+
+QString IrGraphView::verdictText() const {
+  const VisibleItem& item = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)];
+  const std::size_t moving = movingNodes().size();
+  const QString what = item.group >= 0 ? tr("the %1 tile ops of %2").arg(moving).arg(qtext(item.title))
+                       : moving > 1    ? tr("%1 selected tile ops").arg(moving)
+                                       : qtext(item.title);
+  QString verdict = m_dropCluster < 0 ? tr("drop on a subgraph to move %1 there").arg(what)
+                    : !m_dropKnown    ? tr("checking whether %1 can move here…").arg(what)
+                    : m_dropLegal     ? (m_dropReason.isEmpty() ? tr("release to move %1 here").arg(what)
+                                                                : tr("release to %1").arg(m_dropReason))
+                                      : m_dropReason;
+  if (verdict.size() > kVerdictMaxChars) verdict = verdict.left(kVerdictMaxChars - 1) + QChar(0x2026);
+  return verdict;
+}
+
+QRectF IrGraphView::dropVerdictRect() const {
+  if (m_drag != Drag::Move || !m_layout || m_dragItem < 0) return {};
+  const QFontMetricsF metrics(font());
+  const double maxWidth = std::max(80.0, std::min(kVerdictMaxWidth, width() - 2 * kVerdictMargin));
+  const QRectF text = metrics.boundingRect(QRectF(0, 0, maxWidth - 16, 1e6), Qt::AlignLeft | Qt::TextWordWrap, verdictText());
+  const QSizeF size(std::ceil(text.width()) + 16, std::ceil(text.height()) + 8);
+  // Below right of the cursor; to its left or above it where that would leave
+  // the view (a target at the right or bottom edge), then clamped into the
+  // view, so the whole verdict can always be read.
+  QPointF at = m_dragPos + QPointF(kVerdictOffset, kVerdictOffset * 0.7);
+  if (at.x() + size.width() > width() - kVerdictMargin) at.setX(m_dragPos.x() - kVerdictOffset - size.width());
+  if (at.y() + size.height() > height() - kVerdictMargin) at.setY(m_dragPos.y() - kVerdictOffset * 0.7 - size.height());
+  at.setX(std::clamp(at.x(), kVerdictMargin, std::max(kVerdictMargin, width() - kVerdictMargin - size.width())));
+  at.setY(std::clamp(at.y(), kVerdictMargin, std::max(kVerdictMargin, height() - kVerdictMargin - size.height())));
+  return QRectF(at, size);
 }
 
 void IrGraphView::renderWhole(QPainter& painter, double scale) const {
@@ -483,6 +543,7 @@ void IrGraphView::mousePressEvent(QMouseEvent* event) {
   }
   int item = itemAt(event->position());
   m_dragStart = event->position();
+  m_dragItem = -1;
   if (item >= 0) {
     const VisibleItem& shown = m_layout->visible.items[static_cast<std::size_t>(item)];
     if (event->modifiers() & Qt::ControlModifier) {
@@ -506,15 +567,20 @@ void IrGraphView::mousePressEvent(QMouseEvent* event) {
       Q_EMIT nodeActivated(shown.node);
     }
     update();
-    m_dragItem = item;
-    // Only a tile op can move between subgraphs.
-    const bool movable = m_editing && shown.node >= 0 &&
-                         m_layout->graph->nodes[static_cast<std::size_t>(shown.node)].tileIndex >= 0 &&
-                         m_layout->graph->nodes[static_cast<std::size_t>(shown.node)].cluster >= 0;
-    m_drag = movable ? Drag::PendingMove : Drag::None;
-    return;
+    // Only tile ops move between subgraphs (a node, or a collapsed group of
+    // them), and only a box big enough on screen to see what it is: at a
+    // fitted zoom a big graph's ops are specks a few pixels wide, a press
+    // meant to pan lands on one, and the drop would move an op nobody chose.
+    // A press on a speck pans, as on empty space; zoom in or open the group
+    // to drag it.
+    const QRectF onScreen = widgetRectOfItem(item);
+    if (isMovableItem(item) && std::min(onScreen.width(), onScreen.height()) >= kMinDragPixels) {
+      m_dragItem = item;
+      m_drag = Drag::PendingMove;
+      return;
+    }
   }
-  if (event->modifiers() & Qt::ShiftModifier) {
+  if (item < 0 && (event->modifiers() & Qt::ShiftModifier)) {
     // Shift+drag on empty space: a rubber band selecting the tile ops inside it.
     m_drag = Drag::Band;
     m_dragPos = event->position();
@@ -531,8 +597,35 @@ bool IrGraphView::isMovable(int node) const {
   return n.tileIndex >= 0 && n.cluster >= 0;
 }
 
+bool IrGraphView::isMovableItem(int item) const {
+  if (!m_layout || item < 0 || static_cast<std::size_t>(item) >= m_layout->visible.items.size()) return false;
+  const VisibleItem& shown = m_layout->visible.items[static_cast<std::size_t>(item)];
+  if (shown.group < 0) return isMovable(shown.node);
+  return std::any_of(shown.members.begin(), shown.members.end(), [this](int node) { return isMovable(node); });
+}
+
+int IrGraphView::draggedGroup() const {
+  if (!m_layout || m_dragItem < 0 || static_cast<std::size_t>(m_dragItem) >= m_layout->visible.items.size()) return -1;
+  return m_layout->visible.items[static_cast<std::size_t>(m_dragItem)].group;
+}
+
+int IrGraphView::draggedNode() const {
+  if (!m_layout || m_dragItem < 0 || static_cast<std::size_t>(m_dragItem) >= m_layout->visible.items.size()) return -1;
+  const VisibleItem& shown = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)];
+  if (shown.group < 0) return shown.node;
+  for (int member : shown.members)
+    if (isMovable(member)) return member;
+  return -1;
+}
+
 std::vector<int> IrGraphView::movingNodes() const {
-  int dragged = m_dragItem >= 0 && m_layout ? m_layout->visible.items[static_cast<std::size_t>(m_dragItem)].node : -1;
+  if (draggedGroup() >= 0) {
+    std::vector<int> nodes;
+    for (int member : m_layout->visible.items[static_cast<std::size_t>(m_dragItem)].members)
+      if (isMovable(member)) nodes.push_back(member);
+    return nodes;
+  }
+  int dragged = draggedNode();
   if (dragged >= 0 && m_selection.count(dragged)) return {m_selection.begin(), m_selection.end()};
   return dragged >= 0 ? std::vector<int>{dragged} : std::vector<int>{};
 }
@@ -563,15 +656,18 @@ void IrGraphView::mouseMoveEvent(QMouseEvent* event) {
   }
   if (m_drag != Drag::Move) return;
   m_dragPos = event->position();
-  int cluster = clusterAt(event->position());
-  const VisibleItem& dragged = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)];
-  const IrGraphNode& node = m_layout->graph->nodes[static_cast<std::size_t>(dragged.node)];
-  if (cluster == node.cluster && movingNodes().size() == 1) cluster = -1;  // its own subgraph is no target
+  int cluster = dropTargetAt(event->position());
+  // The subgraph everything moving is in already is no target.
+  const std::vector<int> moving = movingNodes();
+  if (cluster >= 0 && std::all_of(moving.begin(), moving.end(), [&](int node) {
+        return m_layout->graph->nodes[static_cast<std::size_t>(node)].cluster == cluster;
+      }))
+    cluster = -1;
   if (cluster != m_dropCluster) {
     m_dropCluster = cluster;
     m_dropKnown = false;
     m_dropReason.clear();
-    Q_EMIT dropTargetChanged(dragged.node, cluster);
+    Q_EMIT dropTargetChanged(draggedNode(), cluster);
   }
   update();
 }
@@ -590,7 +686,7 @@ void IrGraphView::mouseReleaseEvent(QMouseEvent*) {
     return;
   }
   if (m_drag == Drag::Move && m_dropCluster >= 0 && m_dropKnown && m_dropLegal) {
-    int node = m_layout->visible.items[static_cast<std::size_t>(m_dragItem)].node;
+    int node = draggedNode();
     int cluster = m_dropCluster;
     m_drag = Drag::None;
     unsetCursor();

@@ -8,10 +8,13 @@
 //
 // Input: wheel zooms about the cursor, dragging empty space pans, F fits,
 // Ctrl+F / n / N search, double-click toggles a group or opens a node.
-// With partition editing on (tile and block levels) dragging a tile op onto
-// another subgraph proposes a move: while it hovers, the owner is asked
+// With partition editing on (tile and block levels) dragging a tile op, or a
+// collapsed group of them (a subgraph's or a label's box), onto another
+// subgraph proposes a move: while it hovers, the owner is asked
 // (dropTargetChanged) and answers with setDropVerdict; dropping on a legal
-// target emits moveRequested. Text is only drawn where it is at least
+// target emits moveRequested. A target is a subgraph's frame or a collapsed
+// box whose ops all lie in one subgraph. The verdict is written beside the
+// cursor, always inside the view. Text is only drawn where it is at least
 // kMinTextPixels high (level of detail), and a minimap shows where the
 // viewport is when the graph does not fit.
 #pragma once
@@ -60,8 +63,11 @@ public:
   // dragging one of them moves them all.
   const std::set<int>& selectedNodes() const { return m_selection; }
   void selectNodes(const std::vector<int>& nodes);
-  // What a drop would move: the selection when the dragged node is in it, else the dragged node.
+  // What a drop would move: the selection when the dragged node is in it,
+  // the movable ops of a dragged group, else the dragged node.
   std::vector<int> movingNodes() const;
+  // The collapsed group being dragged (its title), -1 when a node is.
+  int draggedGroup() const;
 
   // Search by title, label, kind or kernel line ("18" or "kernel.py:18");
   // returns the number of matching items and selects the first.
@@ -80,6 +86,10 @@ public:
   QPointF widgetPosOfItem(int item) const;
   int clusterAt(QPointF widgetPos) const;
   QPointF widgetPosOfCluster(int cluster) const;
+  QRectF widgetRectOfItem(int item) const;
+  // The subgraph (graph cluster) every node an item shows lies in, -1 when
+  // none or several: a collapsed subgraph's box is a drop target too.
+  int clusterOfItem(int item) const;
 
   // The owner's answer to dropTargetChanged: whether moving `node` into
   // `cluster` is legal and, when not, why.
@@ -88,10 +98,15 @@ public:
   bool dropVerdictKnown() const { return m_dropKnown; }
   bool dropLegal() const { return m_dropLegal; }
   QString dropReason() const { return m_dropReason; }
+  // Where the verdict is drawn now (widget coordinates; empty when no move is dragged).
+  QRectF dropVerdictRect() const;
   // Renders the whole graph (not just the viewport) for export.
   void renderWhole(QPainter& painter, double scale) const;
 
   static constexpr double kMinTextPixels = 7.0;
+  // The smallest on-screen box (both sides, px) a drag can pick up to move;
+  // a press on a smaller one pans (see mousePressEvent).
+  static constexpr double kMinDragPixels = 10.0;
 
 Q_SIGNALS:
   void nodeActivated(int node);            // a click selected a graph node
@@ -139,8 +154,17 @@ private:
   int m_match = -1;
   bool m_fitPending = true;
   std::string m_anchorKey;  // node key kept in place across the next layout
+  std::vector<int> m_clusterOfItem;  // by item: clusterOfItem
 
   bool isMovable(int node) const;
+  bool isMovableItem(int item) const;
+  // The graph node a drag stands for in the owner's signals: the dragged
+  // node, or a dragged group's first movable op.
+  int draggedNode() const;
+  // The drop target under a widget position: a cluster frame, or the
+  // subgraph of a collapsed box (clusterOfItem), -1 when none.
+  int dropTargetAt(QPointF widgetPos) const;
+  QString verdictText() const;
 
   enum class Drag { None, Pan, PendingMove, Move, Band };
   Drag m_drag = Drag::None;

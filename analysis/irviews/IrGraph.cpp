@@ -505,58 +505,78 @@ std::string labelGroupTitle(const IrGraph& graph, const VisibleGroup& group) {
 void structureGroups(const IrGraph& graph, const VisibleGraphOptions& options, VisibleGraph& visible,
                      std::vector<int>& groupOf, std::vector<std::string>& openGroupOf) {
   const std::size_t n = graph.nodes.size();
-  // Each group's children in order of appearance ("" is the top level): a
-  // group with more than kMostChildrenShown gets a level of parts between
-  // it and them, so opening it never asks for a picture of a thousand boxes.
-  std::vector<std::vector<std::pair<GraphGrouping, std::string>>> rawPaths(n);
-  std::unordered_map<std::string, std::unordered_map<std::string, int>> childOrder;
+  // Every group key interned once: a node's path is a list of key ids, so
+  // the loops below hash integers, not the path strings (a 10 000-op tile
+  // graph regrouped on every expand spent most of its time hashing them).
+  std::unordered_map<std::string, int> idOfKey;
+  std::vector<const std::string*> keyOf;
+  std::vector<GraphGrouping> kindOfKey;
+  std::vector<std::vector<int>> rawPaths(n);
+  // Each group's children in order of appearance, by parent slot (0: the
+  // top level, id + 1: key id): a group with more than kMostChildrenShown
+  // gets a level of parts between it and them, so opening it never asks for
+  // a picture of a thousand boxes.
+  std::vector<std::unordered_map<int, int>> childOrder(1);
   for (std::size_t i = 0; i < n; ++i) {
-    rawPaths[i] = structurePath(graph, graph.nodes[i]);
-    std::string parent;
-    for (const auto& [kind, key] : rawPaths[i]) {
-      auto& order = childOrder[parent];
-      order.emplace(key, static_cast<int>(order.size()));
-      parent = key;
+    int parentSlot = 0;
+    for (auto& [kind, key] : structurePath(graph, graph.nodes[i])) {
+      auto [slot, added] = idOfKey.emplace(std::move(key), static_cast<int>(keyOf.size()));
+      if (added) {
+        keyOf.push_back(&slot->first);
+        kindOfKey.push_back(kind);
+        childOrder.emplace_back();
+      }
+      auto& order = childOrder[static_cast<std::size_t>(parentSlot)];
+      order.emplace(slot->second, static_cast<int>(order.size()));
+      rawPaths[i].push_back(slot->second);
+      parentSlot = slot->second + 1;
     }
   }
-  std::unordered_map<std::string, int> index;
+  std::vector<int> groupOfKey(keyOf.size(), -1);
+  std::map<std::pair<int, int>, int> groupOfPart;  // (parent slot, part) -> group
   std::vector<std::vector<int>> pathOf(n);
   std::vector<int> parentOf;
   std::vector<GraphGrouping> kindOf;  // None: a part
   std::unordered_map<int, std::string> partTitle;
   for (std::size_t i = 0; i < n; ++i) {
     int parent = -1;
-    std::string parentKey;
-    auto enter = [&](GraphGrouping kind, const std::string& key) {
-      auto [slot, added] = index.emplace(key, static_cast<int>(visible.groups.size()));
+    // Enters the group in `group` (made with `key` when -1); returns it when new, else -1.
+    auto enter = [&](int& group, GraphGrouping kind, const std::string& key) {
+      const bool added = group < 0;
       if (added) {
-        VisibleGroup group;
-        group.key = key;
-        group.depth = static_cast<int>(pathOf[i].size());
-        visible.groups.push_back(std::move(group));
+        group = static_cast<int>(visible.groups.size());
+        VisibleGroup made;
+        made.key = key;
+        made.depth = static_cast<int>(pathOf[i].size());
+        visible.groups.push_back(std::move(made));
         parentOf.push_back(parent);
         kindOf.push_back(kind);
       }
-      visible.groups[static_cast<std::size_t>(slot->second)].members.push_back(static_cast<int>(i));
-      pathOf[i].push_back(slot->second);
-      parent = slot->second;
-      return added ? slot->second : -1;
+      visible.groups[static_cast<std::size_t>(group)].members.push_back(static_cast<int>(i));
+      pathOf[i].push_back(group);
+      parent = group;
+      return added ? group : -1;
     };
-    for (const auto& [kind, key] : rawPaths[i]) {
-      const auto& siblings = childOrder[parentKey];
+    int parentSlot = 0;
+    for (int id : rawPaths[i]) {
+      const auto& siblings = childOrder[static_cast<std::size_t>(parentSlot)];
       const int count = static_cast<int>(siblings.size());
+      const GraphGrouping kind = kindOfKey[static_cast<std::size_t>(id)];
       if (count > static_cast<int>(kMostChildrenShown)) {
         const int parts = (count + static_cast<int>(kMostChildrenShown) - 1) / static_cast<int>(kMostChildrenShown);
         const int perPart = (count + parts - 1) / parts;
-        const int part = siblings.at(key) / perPart;
+        const int part = siblings.at(id) / perPart;
         const int first = part * perPart + 1, last = std::min(count, (part + 1) * perPart);
-        const int added = enter(GraphGrouping::None, parentKey + (parentKey.empty() ? "" : "/") + "part:" + std::to_string(part));
+        const std::string parentKey = parentSlot == 0 ? std::string() : *keyOf[static_cast<std::size_t>(parentSlot - 1)];
+        auto [partGroup, unseen] = groupOfPart.emplace(std::make_pair(parentSlot, part), -1);
+        const int added = enter(partGroup->second, GraphGrouping::None,
+                                unseen ? parentKey + (parentKey.empty() ? "" : "/") + "part:" + std::to_string(part) : std::string());
         if (added >= 0)
           partTitle[added] = std::string(kind == GraphGrouping::Subgraph ? "subgraphs " : kind == GraphGrouping::TensorOp ? "ops " : "labels ") +
                              std::to_string(first) + "-" + std::to_string(last) + " of " + std::to_string(count);
       }
-      enter(kind, key);
-      parentKey = key;
+      enter(groupOfKey[static_cast<std::size_t>(id)], kind, *keyOf[static_cast<std::size_t>(id)]);
+      parentSlot = id + 1;
     }
   }
   std::vector<int> children(visible.groups.size(), 0);
@@ -753,6 +773,23 @@ nlohmann::ordered_json tileOpSelector(const IrGraphNode& node) {
   if (node.line > 0) selector["line"] = node.line;
   if (node.label.empty() && node.line <= 0) selector["tensor_op"] = node.tensorOp;
   selector["tile"] = node.tileIndex;
+  return selector;
+}
+
+nlohmann::ordered_json tileOpSelector(const IrGraph& graph, int node) {
+  const IrGraphNode& named = graph.nodes[static_cast<std::size_t>(node)];
+  nlohmann::ordered_json selector = tileOpSelector(named);
+  if (selector.contains("tensor_op")) return selector;
+  for (const IrGraphNode& other : graph.nodes)
+    if (other.cluster != named.cluster && other.tileIndex == named.tileIndex && other.label == named.label &&
+        (named.line <= 0 || other.line == named.line)) {
+      nlohmann::ordered_json exact = nlohmann::ordered_json::object();
+      for (const auto& [key, value] : selector.items()) {
+        if (key == "tile") exact["tensor_op"] = named.tensorOp;
+        exact[key] = value;
+      }
+      return exact;
+    }
   return selector;
 }
 

@@ -176,6 +176,12 @@ std::string visibleGraphToDot(const IrGraph& graph, const VisibleGraph& visible)
 // recompiles: {"label": ..., "line": ..., "tile": i} (label or line only when
 // known). Tile level only.
 nlohmann::ordered_json tileOpSelector(const IrGraphNode& node);
+// The same for node `node` of `graph` (the tile level as
+// ApplyPartitionOverrides sees it), naming one subgraph's op: an unrolled
+// loop repeats each label and line in every copy, so there {label, line,
+// tile} matches an op in every copy's subgraph, and the tensor op id is
+// added ("tensor_op", stable while the kernel traces the same).
+nlohmann::ordered_json tileOpSelector(const IrGraph& graph, int node);
 
 // The PTO program a subgraph runs, one line per instruction: index, pipe,
 // mnemonic, operands (memory, offset or GM region), and the kernel line it

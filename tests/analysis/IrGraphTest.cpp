@@ -381,4 +381,28 @@ TEST(PartitionEdit, TheCompilersRulesDecideAndSayWhy) {
   EXPECT_EQ(problem.rfind("partition_overrides[0] (move): would put cube op matmul", 0), 0u) << problem;
 }
 
+// An unrolled loop's copies share label and line: their ops are named with
+// the tensor op too, so one selector names one copy's op; an op its label,
+// line and tile name alone keeps the short form.
+TEST(IrGraphTest, SelectorsOfUnrolledCopiesNameTheTensorOp) {
+  IrGraph graph;
+  graph.level = GraphLevel::Tile;
+  auto node = [&](int tensorOp, int tile, int cluster, const char* label, int line) {
+    IrGraphNode added;
+    added.label = label;
+    added.line = line;
+    added.tensorOp = tensorOp;
+    added.tileIndex = tile;
+    added.cluster = cluster;
+    graph.nodes.push_back(added);
+  };
+  node(14, 0, 0, "weigh", 75);  // copy 1 of the loop body
+  node(30, 0, 1, "weigh", 75);  // copy 2, its own subgraph
+  node(40, 0, 2, "topk", 90);   // alone
+  node(41, 1, 2, "topk", 90);
+  EXPECT_EQ(tileOpSelector(graph, 0), (nlohmann::ordered_json{{"label", "weigh"}, {"line", 75}, {"tensor_op", 14}, {"tile", 0}}));
+  EXPECT_EQ(tileOpSelector(graph, 1), (nlohmann::ordered_json{{"label", "weigh"}, {"line", 75}, {"tensor_op", 30}, {"tile", 0}}));
+  EXPECT_EQ(tileOpSelector(graph, 3), (nlohmann::ordered_json{{"label", "topk"}, {"line", 90}, {"tile", 1}}));
+}
+
 } // namespace
