@@ -44,6 +44,21 @@ def both_names_written(x: pypto.Tensor([T * HEADS, DIM], pypto.DT_FP32),
 
 
 @pypto.frontend.jit
+def filled_then_read_in_place(x: pypto.Tensor([T, HEADS * DIM], pypto.DT_FP32),
+                              q_tmp: pypto.Tensor([T, HEADS * DIM], pypto.DT_FP32),
+                              out: pypto.Tensor([T * HEADS, DIM], pypto.DT_FP32)):
+    # PyPTO's GLM attention fusion: q_tmp is filled by row blocks under its own name, then read per token
+    # through reshape(q_tmp, [tokens * heads, dim], inplace=True).
+    pypto.set_vec_tile_shapes(2, HEADS * DIM)
+    for i in pypto.loop(T // 2, name="fill", idx_name="i"):
+        q_tmp[i * 2:, 0:] = pypto.view(x, [2, HEADS * DIM], [i * 2, 0]) * 2.0
+    q_rows = pypto.reshape(q_tmp, [T * HEADS, DIM], inplace=True)
+    pypto.set_vec_tile_shapes(HEADS, DIM)
+    for t in pypto.loop(T, name="token", idx_name="t"):
+        out[t * HEADS:, 0:] = pypto.view(q_rows, [HEADS, DIM], [t * HEADS, 0]) + 1.0
+
+
+@pypto.frontend.jit
 def computed_in_place(x: pypto.Tensor([T * HEADS, DIM], pypto.DT_FP32),
                       out: pypto.Tensor([T, HEADS, DIM], pypto.DT_FP32)):
     # PyPTO's MLA prolog: k_rope_4d = reshape(k_rope_2d, [...], inplace=True) of a value made in the loop.
@@ -158,6 +173,16 @@ class InPlaceReshape(unittest.TestCase):
         expected = (x * 2).reshape(T, HEADS, DIM)
         expected[0] = 1.0
         np.testing.assert_array_equal(out, expected)
+
+    def test_an_argument_written_under_its_own_name_then_read_through_an_in_place_reshape(self):
+        x = RNG.standard_normal((T, HEADS * DIM)).astype(np.float32)
+        q_tmp = np.zeros((T, HEADS * DIM), np.float32)
+        out = np.zeros((T * HEADS, DIM), np.float32)
+        filled_then_read_in_place(x, q_tmp, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        np.testing.assert_array_equal(q_tmp, x * 2)
+        np.testing.assert_array_equal(out, (x * 2).reshape(T * HEADS, DIM) + 1)
 
     def test_a_computed_tensor_reshaped_in_place_and_read_is_a_copy(self):
         x = RNG.standard_normal((T * HEADS, DIM)).astype(np.float32)

@@ -73,6 +73,37 @@ class FakeTorchNpu(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout.strip(), "ok")
 
+    def test_quantize_and_quant_matmul_as_torch_npu_documents_them(self):
+        # Against numpy: rint(x * scale + offset) saturated to int8 (div_mode False; x / scale when True), ties
+        # to even; (x1 @ x2 + bias) in fp32 times the dequant scale, to bf16 (torch's own rounding of fp32).
+        done = run_python("""
+            import numpy as np
+            import torch
+            import torch_npu
+
+            x = torch.tensor([[0.5, 1.5, -2.5, 100.0], [3.2, -300.0, 2.49, -0.5]], dtype=torch.bfloat16)
+            scale = torch.tensor([1.0, 1.0, 1.0, 2.0], dtype=torch.bfloat16)
+            offset = torch.tensor([0.0, 0.0, 0.0, 0.0], dtype=torch.bfloat16)
+            q = torch_npu.npu_quantize(x, scale, offset, torch.qint8, -1, False)
+            assert q.dtype == torch.int8, q.dtype
+            assert q.tolist() == [[0, 2, -2, 127], [3, -128, 2, -1]], q.tolist()
+            halved = torch_npu.npu_quantize(x, scale, offset, torch.qint8, -1, True)
+            assert halved.tolist()[0][3] == 50, halved.tolist()
+
+            rng = np.random.default_rng(7)
+            a = rng.integers(-128, 128, (3, 64)).astype(np.int8)
+            b = rng.integers(-128, 128, (64, 5)).astype(np.int8)
+            bias = rng.integers(0, 128, 5).astype(np.int32)
+            deq = rng.random(5).astype(np.float32)
+            got = torch_npu.npu_quant_matmul(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(deq),
+                                             bias=torch.from_numpy(bias), output_dtype=torch.float32)
+            want = (a.astype(np.int64) @ b.astype(np.int64) + bias).astype(np.float32) * deq
+            assert np.array_equal(got.numpy(), want), (got, want)
+            print("ok")
+        """, MODEL_SHIMS)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.strip(), "ok")
+
     def test_is_not_on_the_examples_path(self):
         # The examples run with the torch shim folder only; a script probing for torch_npu must not find one.
         self.assertFalse((SHIMS / "torch_npu").exists())

@@ -71,6 +71,7 @@ bool Expander::inPlaceReshape(const TensorOp& op, bool& asCopy) {
   const TensorOp* throughAlias = nullptr;
   const TensorOp* writer = nullptr;  // of the bytes, under either name
   const TensorOp* aliasWriter = nullptr;
+  bool rootWrittenAfter = false;  // under its own name, later in program order than this reshape
   for (const TensorOp& other : m_graph.ops()) {
     if (other.id == op.id || other.kind == TensorOpKind::View || TensorGraph::isInPlaceReshape(other)) continue;
     // Such a gather reads the argument itself (gatherSource), so it is ordered against its writers.
@@ -84,6 +85,7 @@ bool Expander::inPlaceReshape(const TensorOp& op, bool& asCopy) {
       const TensorId storage = m_graph.storageOf(t);
       if ((storage == root || storage == result) && !writer) writer = &other;
       if (storage == result && !aliasWriter) aliasWriter = &other;
+      rootWrittenAfter = rootWrittenAfter || (storage == root && other.id > op.id);
       usesRoot = usesRoot || storage == root;
       usesAlias = usesAlias || storage == result;
     }
@@ -101,9 +103,14 @@ bool Expander::inPlaceReshape(const TensorOp& op, bool& asCopy) {
     asCopy = true;  // read only: a copy reads the same values
     return true;
   }
-  // Reading the bytes under both names is harmless; a write under either
-  // name would not be ordered against an access under the other.
-  if (writer && direct && throughAlias)
+  // Reading the bytes under both names is harmless, and so are writes under
+  // the argument's own name before the reshape (PyPTO's GLM attention fills
+  // q_tmp row block by row block, then reads it as [tokens * heads, dim]):
+  // the reads through the alias follow them on the bytes, as for a reshape
+  // RemoveRedundantOp folds. A write through the alias, or under the
+  // argument's name after the reshape, would not be ordered against an
+  // access under the other name.
+  if (writer && direct && throughAlias && (aliasWriter || rootWrittenAfter))
     return m_diags.error(op.location)
            << "reshape(inplace=True): the kernel reaches the bytes of '" << rootValue.name << "' both directly ("
            << opWhere(*direct) << ") and through this reshape (" << opWhere(*throughAlias)

@@ -20,7 +20,13 @@ kernels take CPU tensors, so here:
   (`device=device_id`, `.to(0)`), which names an NPU once torch_npu is loaded;
 - `torch.rand(..., dtype=<an integer dtype>, device="npu...")`, which torch_npu fills on the device while
   torch's CPU kernel refuses the dtype, gives uniform values in [0, 1) truncated to the integer dtype: zeros
-  (GLM's select-experts script allocates its topk_ids output this way; the kernel overwrites it).
+  (GLM's select-experts script allocates its topk_ids output this way; the kernel overwrites it);
+- `npu_quantize` and `npu_quant_matmul`, which GLM's and DeepSeek-V4's attention goldens call, computed on the
+  host as torch_npu documents them: `npu_quantize(x, scales, zero_points, dtype, axis, div_mode)` is
+  `x / scales + zero_points` (`x * scales + zero_points` when div_mode is False) in fp32, rounded half to even
+  and saturated to int8 (torch.qint8) or uint8 (torch.quint8); `npu_quant_matmul(x1, x2, scale, offset=None,
+  pertoken_scale=None, bias=None, output_dtype=None)` is the exact integer product `x1 @ x2` plus the int32
+  bias, in fp32 times scale (and the per-token scale), cast to output_dtype (which must be given).
 
 Nothing here touches the package under test."""
 import sys
@@ -55,6 +61,46 @@ def npu_format_cast_(tensor, acl_format, *args, **kwargs):
 
 def get_npu_format(tensor):
     return Format.ND
+
+
+def npu_quantize(x, scales, zero_points, dtype, axis=1, div_mode=True):
+    """torch_npu.npu_quantize on the host (see the module's note); scales and zero points broadcast along
+    `axis` (a per-channel vector) or as given."""
+    ranges = {torch.qint8: (-128, 127, torch.int8), torch.quint8: (0, 255, torch.uint8),
+              torch.int8: (-128, 127, torch.int8), torch.uint8: (0, 255, torch.uint8)}
+    if dtype not in ranges:
+        raise NotImplementedError(f"the torch_npu stand-in quantizes to int8 or uint8, not {dtype}")
+    low, high, out_dtype = ranges[dtype]
+
+    def along_axis(t):
+        t = t.float()
+        if t.dim() == 1 and x.dim() > 1:
+            shape = [1] * x.dim()
+            shape[axis] = t.shape[0]
+            t = t.reshape(shape)
+        return t
+
+    scaled = x.float() / along_axis(scales) if div_mode else x.float() * along_axis(scales)
+    if zero_points is not None:
+        scaled = scaled + along_axis(zero_points)
+    return torch.clamp(torch.round(scaled), low, high).to(out_dtype)
+
+
+def npu_quant_matmul(x1, x2, scale, *, offset=None, pertoken_scale=None, bias=None, output_dtype=None):
+    """torch_npu.npu_quant_matmul on the host (see the module's note). int8 products summed in float64 are
+    exact up to 2**53, far beyond any int32 accumulator's range."""
+    if offset is not None:
+        raise NotImplementedError("the torch_npu stand-in's npu_quant_matmul takes no offset")
+    product = x1.double() @ x2.double()
+    if bias is not None:
+        product = product + bias.double()
+    result = product.float() * scale.float()
+    if pertoken_scale is not None:
+        result = result * pertoken_scale.float().reshape(-1, 1)
+    if output_dtype is None:
+        raise NotImplementedError("the torch_npu stand-in's npu_quant_matmul needs output_dtype (its int8 "
+                                  "default requantizes with a packed scale, not modelled here)")
+    return result.to(output_dtype)
 
 
 def _nothing(*args, **kwargs):
