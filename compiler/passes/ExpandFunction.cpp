@@ -405,6 +405,23 @@ bool Expander::expandElementwise(const TensorOp& op, const std::function<void(Ti
   if (scan) {
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     (*tile)[dim] = shape[dim];
+    // The whole scanned dim can make the tile outgrow the unified buffer (PyPTO's CumProd case of a
+    // [256, 512] fp32 tile, 512 KiB): the other dims are halved, the largest first, until the input and
+    // the result tiles fit together. Each column's scan stays in one tile, so the values do not change.
+    const std::int64_t item = static_cast<std::int64_t>(sizeOf(m_graph.tensor(output).dtype));
+    const auto tileBytes = [&] {
+      std::int64_t bytes = item;
+      for (std::size_t d = 0; d < tile->size(); ++d)
+        bytes *= d + 1 == tile->size() ? ((*tile)[d] * item + 31) / 32 * 32 / item : (*tile)[d];
+      return bytes;
+    };
+    while (2 * tileBytes() > m_compilation.settings.target.capacity(MemoryKind::UB)) {
+      std::size_t largest = tile->size();
+      for (std::size_t d = 0; d < tile->size(); ++d)
+        if (d != dim && (*tile)[d] > 1 && (largest == tile->size() || (*tile)[d] > (*tile)[largest])) largest = d;
+      if (largest == tile->size()) break;  // the scanned dim alone is too long: AllocateBuffers reports it
+      (*tile)[largest] = ((*tile)[largest] + 1) / 2;
+    }
   }
   const bool triangle = op.kind == TensorOpKind::Tril || op.kind == TensorOpKind::Triu;
   forEachTile(shape, *tile, [&](const Dims& offsets, const Dims& sizes) {

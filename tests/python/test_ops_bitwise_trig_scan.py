@@ -102,6 +102,13 @@ def scan_kernel(dtype, out_dtype, dim):
 
 
 @pypto.frontend.jit
+def long_scan(x: pypto.Tensor([256, 512], pypto.DT_FP32), products: pypto.Tensor([256, 512], pypto.DT_FP32)):
+    # PyPTO's CumProd case 0: a [32, 512] tile whose scanned dim is taken whole is [256, 512] fp32, 512 KiB.
+    pypto.set_vec_tile_shapes(32, 512)
+    products[:] = pypto.cumprod(x, 0)
+
+
+@pypto.frontend.jit
 def integer_ceil_div(a: pypto.Tensor([R, C], pypto.DT_INT32), b: pypto.Tensor([R, C], pypto.DT_INT32),
                      out: pypto.Tensor([R, C], pypto.DT_INT32), by_three: pypto.Tensor([R, C], pypto.DT_INT32)):
     pypto.set_vec_tile_shapes(8, 16)
@@ -290,6 +297,14 @@ class Scans(unittest.TestCase):
         kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(sums, np.cumsum(x.astype(np.int64), 0))
         np.testing.assert_array_equal(products, np.cumprod(x.astype(np.int64), 0))  # wraps as int64, like numpy
+
+
+    def test_a_whole_scanned_dim_past_the_unified_buffer_narrows_the_other_dims(self):
+        x = RNG.uniform(0.99, 1.01, (256, 512)).astype(np.float32)
+        products = np.zeros_like(x)
+        long_scan(x, products)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_allclose(products, np.cumprod(x, 0), rtol=1e-5)
 
 
 class IntegerCeilDivAndMixedLogic(unittest.TestCase):
