@@ -24,7 +24,20 @@ L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, s
       m_capacityLines(lineBytes > 0 && capacityBytes > 0 ? static_cast<std::size_t>(capacityBytes / lineBytes) : 0),
       m_layouts(std::move(layouts)),
       m_replacement(replacement),
-      m_random(kRandomSeed) {}
+      m_random(kRandomSeed) {
+  // At most every line of every tensor can be present: sizing the table for
+  // that (or for the capacity) at the first touch spares the regrowth, whose
+  // fresh pages cost more than the rehashing on a virtual machine.
+  double tensorLines = 0.0;  // a double: a huge tensor only says "the capacity"
+  for (const GmTensorLayout& layout : m_layouts) {
+    if (layout.shape.empty() || layout.elementBytes <= 0 || m_lineBytes <= 0) continue;
+    double bytes = static_cast<double>(layout.elementBytes);
+    for (std::int64_t extent : layout.shape) bytes *= static_cast<double>(std::max<std::int64_t>(extent, 0));
+    tensorLines += bytes / static_cast<double>(m_lineBytes) + 1.0;
+  }
+  m_lineBound = tensorLines >= static_cast<double>(m_capacityLines) ? m_capacityLines
+                                                                     : static_cast<std::size_t>(tensorLines);
+}
 
 void L2CacheModel::clear() {
   m_nodes.clear();
@@ -53,6 +66,10 @@ std::size_t L2CacheModel::findSlot(std::uint64_t key) const {
 
 void L2CacheModel::grow() {
   std::size_t size = std::max<std::size_t>(1024, m_table.size() * 2);
+  if (m_table.empty()) {
+    while (size < 2 * m_lineBound) size *= 2;
+    m_nodes.reserve(m_lineBound);
+  }
   m_table.assign(size, Slot{});
   m_shift = 64;
   for (std::size_t s = size; s > 1; s >>= 1) --m_shift;

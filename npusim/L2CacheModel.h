@@ -74,6 +74,7 @@ private:
 
   std::int64_t m_lineBytes = 0;
   std::size_t m_capacityLines = 0;
+  std::size_t m_lineBound = 0;  // the most lines that can be present: the capacity or every tensor's lines
   std::vector<GmTensorLayout> m_layouts;  // by tensor id
   // Lines present: nodes found through an open-addressing table that holds
   // each key beside its node, so a probe reads one array (a lookup is the
