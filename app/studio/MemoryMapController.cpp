@@ -9,60 +9,42 @@
 #include <string>
 
 namespace pto::studio {
-namespace {
-
-// A map, or why there is none.
-struct MapResult {
-  std::shared_ptr<const MemoryMap> map;
-  QString message;
-};
-
-} // namespace
 
 MemoryMapController::MemoryMapController(widgets::MemoryMapView* view, QObject* parent)
-    : QObject(parent), m_view(view), m_jobs(this) {}
-
-void MemoryMapController::setRunProvider(std::function<std::shared_ptr<const ProjectRunResult>()> provider) {
-  m_run = std::move(provider);
-}
+    : RunViewController(parent), m_view(view) {}
 
 void MemoryMapController::showTask(int task) { compute(task, -1); }
 void MemoryMapController::showSubgraph(int subgraph) { compute(-1, subgraph); }
 void MemoryMapController::runChanged() { compute(-1, -1); }
 
 void MemoryMapController::compute(int task, int subgraph) {
-  std::shared_ptr<const ProjectRunResult> run = m_run ? m_run() : nullptr;
+  auto showMessage = [view = m_view](const QString& message) { view->setMessage(message); };
+  std::shared_ptr<const ProjectRunResult> run = currentRun();
   if (!run || !run->compiled) {
-    m_jobs.cancel();
-    m_view->setMessage(tr("The memory map comes from a run's compilation: run the project (Ctrl+R). A swimlane "
-                          "file has no buffers."));
-    Q_EMIT mapShown();
+    showNow(showMessage, tr("The memory map comes from a run's compilation: run the project (Ctrl+R). A swimlane "
+                            "file has no buffers."));
     return;
   }
   // The run is immutable and shared: the worker reads it while the window goes on.
-  m_jobs.start<MapResult>(
+  startJob<MemoryMap>(
       [run, task, subgraph](const std::atomic<bool>&) {
-        MapResult result;
+        Outcome<MemoryMap> outcome;
         const Compilation& compilation = run->compiled->compilation;
         try {
           if (task >= 0)
-            result.map = std::make_shared<const MemoryMap>(
+            outcome.result = std::make_shared<const MemoryMap>(
                 memoryMapOfTask(compilation, run->simulation ? &run->simulation->schedule : nullptr, task));
           else {
             const SubgraphId shown = subgraph >= 0 ? subgraph : fullestSubgraph(compilation);
-            if (shown == kNoId) result.message = tr("No subgraph of this kernel holds an on-chip buffer.");
-            else result.map = std::make_shared<const MemoryMap>(memoryMap(compilation, shown));
+            if (shown == kNoId) outcome.message = tr("No subgraph of this kernel holds an on-chip buffer.");
+            else outcome.result = std::make_shared<const MemoryMap>(memoryMap(compilation, shown));
           }
         } catch (const std::exception& error) {
-          result.message = tr("No memory map: %1").arg(QString::fromUtf8(error.what()));
+          outcome.message = tr("No memory map: %1").arg(QString::fromUtf8(error.what()));
         }
-        return result;
+        return outcome;
       },
-      [this](MapResult result) {
-        if (result.map) m_view->setMap(std::move(result.map));
-        else m_view->setMessage(result.message);
-        Q_EMIT mapShown();
-      });
+      [view = m_view](std::shared_ptr<const MemoryMap> map) { view->setMap(std::move(map)); }, showMessage);
 }
 
 } // namespace pto::studio

@@ -4,16 +4,7 @@
 // JobRunner, never on the GUI thread, and handed to widgets/TaskInsideView.
 #pragma once
 
-#include "app/studio/JobRunner.h"
-
-#include <QObject>
-
-#include <functional>
-#include <memory>
-
-namespace pto {
-struct ProjectRunResult;
-} // namespace pto
+#include "app/studio/RunViewController.h"
 
 namespace pto::widgets {
 class TaskInsideView;
@@ -21,14 +12,10 @@ class TaskInsideView;
 
 namespace pto::studio {
 
-class TaskInsideController : public QObject {
+class TaskInsideController : public RunViewController {
   Q_OBJECT
 public:
   explicit TaskInsideController(widgets::TaskInsideView* view, QObject* parent = nullptr);
-
-  // The finished run whose swimlane is on screen (null: none, a trace file,
-  // or a run still going). Its task ids are the swimlane's.
-  void setRunProvider(std::function<std::shared_ptr<const ProjectRunResult>()> provider);
 
   // The swimlane's selection (-1: none).
   void showTask(int task);
@@ -36,17 +23,8 @@ public:
   // until another is selected.
   void runChanged();
 
-  bool busy() const { return m_jobs.busy(); }
-  void cancel() { m_jobs.cancel(); }
-
-Q_SIGNALS:
-  // A task (or the reason there is none) is on the view.
-  void taskShown();
-
 private:
   widgets::TaskInsideView* m_view;
-  std::function<std::shared_ptr<const ProjectRunResult>()> m_run;
-  JobRunner m_jobs;
 };
 
 } // namespace pto::studio
