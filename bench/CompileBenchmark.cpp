@@ -5,6 +5,7 @@
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 #include "compiler/reference/ReferenceInterpreter.h"
+#include "core/ProcessMemory.h"
 #include "core/project/ArgumentData.h"
 #include "core/project/ProjectFile.h"
 
@@ -105,4 +106,12 @@ BENCHMARK(compileIndexerSized)->Unit(benchmark::kMillisecond);
 } // namespace
 } // namespace pto
 
-BENCHMARK_MAIN();
+// The programs' memory settings (core/ProcessMemory.h), so the figures are the ones `pto` sees.
+int main(int argc, char** argv) {
+  pto::keepFreedMemoryForReuse();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

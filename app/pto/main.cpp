@@ -3,11 +3,13 @@
 #include "app/pto/Command.h"
 
 #include "core/Logging.h"
+#include "core/ProcessMemory.h"
 #include "core/Version.h"
 
 #include <iostream>
 
 int main(int argc, char** argv) {
+  pto::keepFreedMemoryForReuse();
   using namespace pto::cli;
   CLI::App app{"pto: check, compile, simulate and inspect PyPTO operator projects.\n"
                "Exit codes: 0 ok, 1 the input was wrong or a check failed, 2 usage error.",

@@ -11,6 +11,7 @@
 // --measured compares the run with a trace measured on a chip instead.
 #include "app/studio/AdviceController.h"
 #include "app/studio/MainWindow.h"
+#include "core/ProcessMemory.h"
 #include "widgets/MeasuredPanel.h"
 #include "widgets/RunsPanel.h"
 #include "widgets/Theme.h"
@@ -113,6 +114,7 @@ bool hasDisplay(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+  pto::keepFreedMemoryForReuse();
   if (asksForHelpOrVersion(argc, argv)) {
     QCoreApplication core(argc, argv);
     nameApplication();
