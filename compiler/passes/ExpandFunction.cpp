@@ -629,7 +629,22 @@ bool Expander::expandMove(const TensorOp& op, const std::function<void(TileOp)>&
   }
   SymbolicShape base = op.kind == TensorOpKind::Assemble ? *op.attr<SymbolicShape>("offsets")
                                                          : constants(Dims(shape.size(), 0));
-  forEachTile(shape, tile, [&](const Dims& offsets, const Dims& sizes) {
+  // An assemble at a known offset whose source reaches past the target's end writes the part that fits
+  // (as the reference interpreter does): tiles are clipped to the target, tiles wholly past it dropped.
+  const Dims& targetShape = shapeOf(target);
+  const auto clip = [&](const Dims& offsets, Dims& sizes) {
+    if (op.kind != TensorOpKind::Assemble || targetShape.size() != sizes.size()) return true;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      std::optional<std::int64_t> at = simplify(base[d]).constantValue();
+      if (!at) continue;
+      sizes[d] = std::min(sizes[d], targetShape[d] - (*at + offsets[d]));
+      if (sizes[d] <= 0) return false;
+    }
+    return true;
+  };
+  forEachTile(shape, tile, [&](const Dims& offsets, const Dims& tileSizes) {
+    Dims sizes = tileSizes;
+    if (!clip(offsets, sizes)) return;
     TileOp t = tileOp(op);
     t.kind = TensorOpKind::Copy;
     t.attrs.clear();

@@ -102,6 +102,11 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
     for (std::size_t s = from.statement + 1; s < to.statement && clear; ++s)
       clear = !anyOpIn(graph, from.path->statements[s], touchesTarget);
     if (!clear || readers[target].count(producer)) continue;
+    // An assemble clipped at the target's end (ExpandFunction) moves only part of the temporary: the
+    // producer's other tiles would land past the end.
+    std::int64_t moved = 0;
+    for (TileOpId id : tiles.tilesOf(move.id)) moved += elementCountOf(tiles.tileOp(id).inputs[0].shape);
+    if (moved != elementCountOf(tiles.shapeOf(source))) continue;
     // The destination region starts where the copy puts the temporary's first element.
     const TileOp& firstMove = tiles.tileOp(tiles.tilesOf(move.id).front());
     SymbolicShape base;

@@ -288,8 +288,14 @@ bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTen
     offsets = std::move(*evaluated);
   }
   // Only the valid part is written: a pad whose shape reaches past the target but whose valid part fits is
-  // PyPTO's way of filling a run-time tail.
-  const Shape size(valid.empty() ? value.shape().dims() : valid);
+  // PyPTO's way of filling a run-time tail. An assemble that starts inside its target writes what fits
+  // there, as PyPTO's does (its 1-D FillPad test assembles a [16] pad into an [8] output).
+  Dims written = valid.empty() ? value.shape().dims() : valid;
+  if (op.kind == TensorOpKind::Assemble && offsets.size() == rank && written.size() == rank)
+    for (std::size_t d = 0; d < rank; ++d)
+      if (offsets[d] >= 0 && offsets[d] < destination->shape()[d])
+        written[d] = std::min(written[d], destination->shape()[d] - offsets[d]);
+  const Shape size(written);
   if (offsets.size() != rank || size.rank() != rank)
     return m_diags.error(op.location) << name(op.kind) << ": a value of shape " << size.str() << " at offsets "
                                       << Shape(offsets).str() << " does not match the rank of '" << targetValue.name
@@ -307,7 +313,7 @@ bool Interpreter::writeRegion(const TensorOp& op, TensorId target, const HostTen
   }
   if (size.elementCount() == 0) return true;
   HostTensor region = destination->view(offsets, size.dims());
-  region.copyFrom(valid.empty() ? value : value.view(Dims(rank, 0), size.dims()));
+  region.copyFrom(size == value.shape() ? value : value.view(Dims(rank, 0), size.dims()));
   if (m_options.onWrite) m_options.onWrite(op, region);
   return true;
 }

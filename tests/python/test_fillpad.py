@@ -43,6 +43,26 @@ def valid_shapes(x: pypto.Tensor([8, 16], pypto.DT_FP32), y: pypto.Tensor([8, 16
     y[:] = pypto.fillpad(block, value=7.0)
 
 
+@pypto.frontend.jit
+def pad_into_a_shorter_output(x: pypto.Tensor([16], pypto.DT_FP32), y: pypto.Tensor([8], pypto.DT_FP32),
+                              z: pypto.Tensor([12], pypto.DT_FP32)):
+    # PyPTO's 1-D FillPad case: a [16] block valid in [8], padded, assembled into an [8] output; the assemble
+    # writes what fits (in z, at offset 2 under a tile of 8, one tile clipped and one dropped past the end).
+    block = pypto.view(x, [16], [0], valid_shape=[8])
+    pypto.set_vec_tile_shapes(8)
+    padded = pypto.fillpad(block, "constant", -1.0)
+    pypto.assemble(padded, [0], y)
+    pypto.assemble(padded, [2], z)
+
+
+@pypto.frontend.jit
+def pad_forwarded_into_a_shorter_output(x: pypto.Tensor([16], pypto.DT_FP32), y: pypto.Tensor([8], pypto.DT_FP32)):
+    # The same with the padded block assembled once: the assemble is not forwarded into fillpad's tiles.
+    block = pypto.view(x, [16], [0], valid_shape=[8])
+    pypto.set_vec_tile_shapes(8)
+    pypto.assemble(pypto.fillpad(block, "constant", 0.0), [0], y)
+
+
 class FillPad(unittest.TestCase):
     def test_rows_known_when_the_kernel_runs_and_columns_known_while_tracing(self):
         x = np.random.default_rng(3).uniform(-2, 2, (8, 16)).astype(np.float32)
@@ -75,6 +95,20 @@ class FillPad(unittest.TestCase):
         expected = np.full((8, 16), 7.0, np.float32)
         expected[:5] = x[:5]
         np.testing.assert_array_equal(y, expected)
+
+    def test_an_assemble_reaching_past_its_target_writes_what_fits(self):
+        x = np.arange(1, 17, dtype=np.float32)
+        y = np.zeros(8, np.float32)
+        z = np.full(12, 5.0, np.float32)
+        pad_into_a_shorter_output(x, y, z)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(y, x[:8])
+        padded = np.concatenate([x[:8], np.full(8, -1.0, np.float32)])
+        np.testing.assert_array_equal(z, np.concatenate([[5.0, 5.0], padded[:10]]).astype(np.float32))
+        y[:] = 0
+        pad_forwarded_into_a_shorter_output(x, y)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(y, x[:8])
 
 
 if __name__ == "__main__":
