@@ -378,7 +378,9 @@ void GraphWorkbench::setHistory(std::shared_ptr<const PassHistory> history, int 
   if (!wasLast)
     for (std::size_t i = 0; i < m_history->steps.size(); ++i)
       if (m_history->steps[i].name == stepName) m_step = static_cast<int>(i);
-  int partition = partitionStep;
+  // The run's final IR comes first, without the passes' IR: the partition
+  // a drop applies to exists once every pass's IR follows.
+  int partition = m_history->finalOnly ? -1 : partitionStep;
   m_partitionGraph = partition >= 0 ? std::make_shared<const IrGraph>(buildIrGraph(
                                           GraphLevel::Tile, m_history->tensor, *m_history->steps[static_cast<std::size_t>(partition)].snapshot))
                                     : nullptr;
@@ -632,7 +634,8 @@ std::optional<nlohmann::ordered_json> GraphWorkbench::selectorAtPartition(int no
     return std::nullopt;
   }
   if (!m_partitionGraph) {
-    why = tr("this kernel never reached ApplyPartitionOverrides");
+    why = m_history && m_history->finalOnly ? tr("the IR after each pass is still being made; drop again in a moment")
+                                            : tr("this kernel never reached ApplyPartitionOverrides");
     return std::nullopt;
   }
   // Tile indices as ApplyPartitionOverrides counts them: in the IR it sees.

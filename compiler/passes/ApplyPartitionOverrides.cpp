@@ -343,7 +343,10 @@ private:
       builder << (first ? "" : ", ") << groupName(group) << " holds " << tileName(op);
       first = false;
     }
-    builder << "); add \"tile\" to name one tile op";
+    // With "tile" given, the ops are the copies of an unrolled loop's step (one label and line in each).
+    builder << (reference.contains("tile") && !reference.contains("tensor_op")
+                    ? "); add \"tensor_op\" (a loop unrolled when tracing repeats its label and line) to name one"
+                    : "); add \"tile\" to name one tile op");
     return builder;
   }
 

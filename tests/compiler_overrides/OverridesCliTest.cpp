@@ -2,6 +2,8 @@
 // merge of the two rowsum subgraphs compiles, changes the partition and still matches the golden; a merge
 // of the matmul with a rowsum subgraph (cube and vector on a2) exits 1 with the error at the entry's line;
 // `pto check` finds a misspelt label without compiling, at the entry's line with a suggestion.
+// The IDE's drop of one unrolled step's matmul into the step before's subgraph compiles as it is (the steps
+// named by tensor op); naming the op by label, line and tile alone matches every step's, and the error says so.
 #include "CliRunner.h"
 
 #include <gtest/gtest.h>
@@ -99,6 +101,35 @@ TEST_F(ExampleWithOverride, CheckAcceptsAnOverrideWhoseNamesExist) {
   EXPECT_EQ(result.exitCode, 0) << result.err;
   EXPECT_EQ(result.err, "");
   EXPECT_NE(result.out.find("valid (no problems)"), std::string::npos) << result.out;
+}
+
+// lightning_indexer_tuning/per_block: the kv_block loop unrolled 32 steps at a time, each step's qk matmul its
+// own cube subgraph. Steps 0 and 1 (tensor ops 13 and 29 on line 67, in one loop body) can share one; by label,
+// line and tile alone "qk line 67 tile 0" is every step's matmul, in 63 subgraphs.
+TEST(UnrolledLoopOverride, OneStepsMatmulMergesIntoTheStepBeforesByTensorOp) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-override-unrolled-" + std::to_string(std::random_device{}()));
+  fs::copy(fs::path(PTO_SOURCE_DIR) / "resources/examples/lightning_indexer_tuning", dir, fs::copy_options::recursive);
+  const fs::path projectFile = dir / "per_block" / "pto-project.json";
+  nlohmann::ordered_json project = nlohmann::ordered_json::parse(slurp(projectFile));
+  auto compileMerging = [&](const char* first) {
+    project["partition_overrides"] = nlohmann::ordered_json::parse(std::string(R"([{"merge": [)") + first +
+                                                                   R"(, {"label": "qk", "line": 67, "tensor_op": 29, "tile": 0}]}])");
+    std::ofstream(projectFile) << project.dump(2) << "\n";
+    return runPto("compile " + (dir / "per_block").string() + " --json -");
+  };
+  Result merged = compileMerging(R"({"label": "qk", "line": 67, "tensor_op": 13, "tile": 0})");
+  ASSERT_EQ(merged.exitCode, 0) << merged.err;
+  bool applied = false;
+  const auto report = nlohmann::json::parse(merged.out);
+  for (const auto& pass : report["passes"])
+    if (pass["name"] == "ApplyPartitionOverrides") applied = pass["changed"].get<bool>();
+  EXPECT_TRUE(applied) << merged.out;
+
+  Result ambiguous = compileMerging(R"({"label": "qk", "line": 67, "tile": 0})");
+  EXPECT_EQ(ambiguous.exitCode, 1);
+  EXPECT_NE(ambiguous.err.find("must name one subgraph, but its tile ops lie in 63"), std::string::npos) << ambiguous.err;
+  EXPECT_NE(ambiguous.err.find("add \"tensor_op\""), std::string::npos) << ambiguous.err;
+  fs::remove_all(dir);
 }
 
 } // namespace

@@ -487,13 +487,14 @@ private Q_SLOTS:
     QVERIFY(finished.count() > runsBefore || finished.wait(60000));
     QVERIFY(finished.last().first().toBool());
     QVERIFY(taskCount(window) < tasksBefore);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.busy() && view->graphLayout() && view->graphLayout()->graph->clusters.size() == subgraphsBefore - 1, 20000);
+    // The new partition on screen (the final IR of the rerun; every pass's IR follows, not waited for).
+    QTRY_VERIFY_WITH_TIMEOUT(view->graphLayout() && view->graphLayout()->graph->clusters.size() == subgraphsBefore - 1, 20000);
 
     QVERIFY(undoByKeyAndRerun(window, finished));
     QVERIFY(finished.last().first().toBool());
     QVERIFY(window.settings()->partitionOverrides().empty());
     QCOMPARE(taskCount(window), tasksBefore);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.busy() && view->graphLayout() && view->graphLayout()->graph->clusters.size() == subgraphsBefore, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(view->graphLayout() && view->graphLayout()->graph->clusters.size() == subgraphsBefore, 20000);
     qInfo("1302-op drag test: first run %.0f ms, all %.0f ms", runMs, double(clock.elapsed()));
   }
 };
