@@ -36,20 +36,23 @@ void TileGraph::setTilesOf(OpId op, std::vector<TileOpId> tiles) {
 std::size_t TileGraph::liveTileOpCount() const { return m_tileOps.size(); }
 
 void TileGraph::renumber(const std::vector<bool>& keep) {
+  // Compacted in place: a second array of every tile op would be allocated
+  // (and its pages faulted in) on each pass that drops a few.
   std::vector<TileOpId> newId(m_tileOps.size(), kNoId);
-  std::vector<TileOp> kept;
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < m_tileOps.size(); ++i) {
     if (!keep[i]) continue;
-    newId[i] = static_cast<TileOpId>(kept.size());
-    kept.push_back(std::move(m_tileOps[i]));
-    kept.back().id = newId[i];
+    newId[i] = static_cast<TileOpId>(kept);
+    if (kept != i) m_tileOps[kept] = std::move(m_tileOps[i]);
+    m_tileOps[kept].id = newId[i];
+    ++kept;
   }
-  m_tileOps = std::move(kept);
+  m_tileOps.erase(m_tileOps.begin() + static_cast<std::ptrdiff_t>(kept), m_tileOps.end());
   for (auto& tiles : m_tilesOfOp) {
-    std::vector<TileOpId> remapped;
+    std::size_t remapped = 0;
     for (TileOpId id : tiles)
-      if (newId[static_cast<std::size_t>(id)] != kNoId) remapped.push_back(newId[static_cast<std::size_t>(id)]);
-    tiles = std::move(remapped);
+      if (newId[static_cast<std::size_t>(id)] != kNoId) tiles[remapped++] = newId[static_cast<std::size_t>(id)];
+    tiles.resize(remapped);
   }
 }
 
