@@ -17,6 +17,19 @@
 //                            run: the run's own final IR (no trace, no
 //                            compile), its tile level built, grouped as the
 //                            IDE opens it, laid out by dot and painted
+//   interactionFrames/EXAMPLE/PICTURE/ZOOM  issue 35's interaction budget
+//                            (<= 50 ms per frame) on a bundled example's tile
+//                            graph after its run, on the first picture and
+//                            on the densest one two double-clicks away, at
+//                            the fitted zoom and at the smallest zoom where
+//                            box text is drawn: a pan by an arrow-key step, a
+//                            wheel notch in and one out, a click selecting
+//                            the item nearest the centre, a double-click
+//                            opening the group nearest it (its layout
+//                            included), each followed by a paint of the whole
+//                            1600x1000 view into an image. Time: the mean
+//                            frame; counters: each action's mean frame and
+//                            the slowest frame
 // Run: QT_QPA_PLATFORM=offscreen build/release/bin/pto_graph_bench
 #include "BenchGraphs.h"
 
@@ -31,9 +44,13 @@
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QWheelEvent>
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 #include <QImage>
@@ -192,6 +209,169 @@ void openEveryLabelOfDia(benchmark::State& state) {
   state.counters["mean_ms"] = openings ? totalMs / static_cast<double>(openings) : 0.0;
 }
 BENCHMARK(openEveryLabelOfDia)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
+// A bundled example's tile graph after its run, grouped as the IDE opens it,
+// kept for the interaction cases (the run is not what they time).
+const IrGraph* tileGraphAfterRun(benchmark::State& state, const std::string& example) {
+  static std::map<std::string, std::shared_ptr<const IrGraph>> graphs;
+  auto found = graphs.find(example);
+  if (found != graphs.end()) return found->second.get();
+  auto run = runForGraphs(state, example);
+  if (!run) return nullptr;
+  PassHistory history = passHistoryOfRun(std::make_shared<const TensorGraph>(run->graph), *run->compiled);
+  auto graph = std::make_shared<const IrGraph>(buildIrGraph(GraphLevel::Tile, history.tensor, *history.steps.back().snapshot));
+  return graphs.emplace(example, std::move(graph)).first->second.get();
+}
+
+// What the view shows: the first picture, or the densest one two
+// double-clicks away (the biggest top-level group opened, then its biggest
+// group inside).
+enum class Picture { First, Opened };
+enum class StartZoom { Fitted, Legible };
+
+VisibleGraphOptions optionsOf(const IrGraph& graph, Picture picture) {
+  VisibleGraphOptions options = defaultVisibleOptions(graph);
+  for (int depth = 0; picture == Picture::Opened && depth < 2; ++depth) {
+    const VisibleGroup* biggest = nullptr;
+    for (const VisibleGroup& group : visibleGraph(graph, options).groups)
+      if (group.depth == depth && !group.expanded && (!biggest || group.members.size() > biggest->members.size()))
+        biggest = &group;
+    if (biggest) options.expanded.insert(biggest->key);
+  }
+  return options;
+}
+
+void sendKey(QWidget& view, int key) {
+  QKeyEvent press(QEvent::KeyPress, key, Qt::NoModifier);
+  QCoreApplication::sendEvent(&view, &press);
+}
+
+void sendWheel(QWidget& view, QPointF at, int notches) {
+  QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
+  QCoreApplication::sendEvent(&view, &wheel);
+}
+
+void sendClick(QWidget& view, QPointF at, QEvent::Type type = QEvent::MouseButtonPress) {
+  QMouseEvent press(type, at, view.mapToGlobal(at), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(&view, &press);
+  QMouseEvent release(QEvent::MouseButtonRelease, at, view.mapToGlobal(at), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(&view, &release);
+}
+
+// The item (a collapsed group if `group`) whose centre is nearest the view's
+// centre: what a user clicks. -1 when there is none.
+int itemNearCentre(const widgets::IrGraphView& view, bool group) {
+  const QPointF centre(view.width() / 2.0, view.height() / 2.0);
+  int best = -1;
+  double bestDistance = 0;
+  for (std::size_t i = 0; i < view.graphLayout()->items.size(); ++i) {
+    if (group && view.graphLayout()->visible.items[i].group < 0) continue;
+    QPointF d = view.widgetPosOfItem(static_cast<int>(i)) - centre;
+    double distance = d.x() * d.x() + d.y() * d.y();
+    if (best < 0 || distance < bestDistance) {
+      best = static_cast<int>(i);
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+void interactionFrames(benchmark::State& state, const std::string& example, Picture picture, StartZoom zoom) {
+  const IrGraph* found = tileGraphAfterRun(state, example);
+  if (!found) return;
+  auto graph = std::shared_ptr<const IrGraph>(found, [](const IrGraph*) {});  // owned by tileGraphAfterRun
+  const VisibleGraphOptions options = optionsOf(*graph, picture);
+  auto layout = std::make_shared<const widgets::IrGraphLayout>(widgets::layoutIrGraph(graph, visibleGraph(*graph, options)));
+  widgets::IrGraphView view;
+  view.resize(1600, 1000);
+  const QPointF centre(800, 500);
+  // The legible zoom: wheel notches in about the centre until box text is
+  // drawn (IrGraphView draws it from kMinTextPixels for its 9-point titles).
+  const double legible = widgets::IrGraphView::kMinTextPixels / 9.0;
+  auto startView = [&] {
+    view.setGraphLayout(nullptr);  // not kept: fitted afresh
+    view.setGraphLayout(layout);
+    for (int notch = 0; zoom == StartZoom::Legible && notch < 40 && view.scale() < legible; ++notch) sendWheel(view, centre, 1);
+  };
+  // A double-click on a group: the IDE lays the graph out again with it open
+  // (off the GUI thread) and the view shows it.
+  double groupingMs = 0, dotMs = 0;
+  QObject::connect(&view, &widgets::IrGraphView::groupToggled, [&](const std::string& key) {
+    VisibleGraphOptions opened = options;
+    if (!opened.expanded.erase(key)) opened.expanded.insert(key);
+    auto start = std::chrono::steady_clock::now();
+    VisibleGraph visible = visibleGraph(*graph, opened);
+    groupingMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto laidOut = std::make_shared<const widgets::IrGraphLayout>(widgets::layoutIrGraph(graph, std::move(visible)));
+    dotMs += laidOut->layoutMs;
+    view.setGraphLayout(laidOut);
+  });
+  startView();
+  const double scaleAtStart = view.scale();
+  QImage image(1600, 1000, QImage::Format_ARGB32_Premultiplied);
+  view.render(&image);
+  enum Action { Pan, ZoomIn, ZoomOut, Select, Expand, kActions };
+  double totalMs[kActions] = {}, slowestMs = 0;
+  int frames[kActions] = {};
+  // One frame: an action, then the whole view painted, as on screen.
+  double paintMs[kActions] = {};
+  auto frame = [&](Action action, auto&& act) {
+    auto start = std::chrono::steady_clock::now();
+    act();
+    auto acted = std::chrono::steady_clock::now();
+    view.render(&image);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    paintMs[action] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - acted).count();
+    totalMs[action] += ms;
+    frames[action] += 1;
+    slowestMs = std::max(slowestMs, ms);
+    return ms;
+  };
+  for (auto _ : state) {
+    double iterationMs = 0;
+    int iterationFrames = 5;
+    // Right then back left, so every iteration pans over the same picture.
+    iterationMs += frame(Pan, [&] { sendKey(view, Qt::Key_Right); });
+    iterationMs += frame(Pan, [&] { sendKey(view, Qt::Key_Left); });
+    iterationMs += frame(ZoomIn, [&] { sendWheel(view, centre, 1); });
+    iterationMs += frame(ZoomOut, [&] { sendWheel(view, centre, -1); });
+    const int item = itemNearCentre(view, false);
+    iterationMs += frame(Select, [&] { sendClick(view, view.widgetPosOfItem(item)); });
+    const int group = itemNearCentre(view, true);
+    if (group >= 0) {
+      iterationMs += frame(Expand, [&] { sendClick(view, view.widgetPosOfItem(group), QEvent::MouseButtonDblClick); });
+      ++iterationFrames;
+      startView();
+    }
+    state.SetIterationTime(iterationMs / iterationFrames / 1000.0);  // the mean frame
+  }
+  auto mean = [&](Action action) { return frames[action] ? totalMs[action] / frames[action] : 0.0; };
+  state.counters["items"] = static_cast<double>(layout->items.size());
+  state.counters["scale"] = scaleAtStart;
+  state.counters["pan_ms"] = mean(Pan);
+  state.counters["zoom_in_ms"] = mean(ZoomIn);
+  state.counters["zoom_out_ms"] = mean(ZoomOut);
+  state.counters["select_ms"] = mean(Select);
+  state.counters["expand_ms"] = mean(Expand);  // grouping and dot included
+  state.counters["expand_grouping_ms"] = frames[Expand] ? groupingMs / frames[Expand] : 0.0;
+  state.counters["expand_dot_ms"] = frames[Expand] ? dotMs / frames[Expand] : 0.0;
+  state.counters["expand_paint_ms"] = frames[Expand] ? paintMs[Expand] / frames[Expand] : 0.0;
+  state.counters["select_paint_ms"] = frames[Select] ? paintMs[Select] / frames[Select] : 0.0;
+  state.counters["slowest_ms"] = slowestMs;
+}
+#define PTO_INTERACTION_CASE(name, example, picture, zoom, iterations)                                      \
+  BENCHMARK_CAPTURE(interactionFrames, name, std::string(example), Picture::picture, StartZoom::zoom) \
+      ->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(iterations)
+PTO_INTERACTION_CASE(softmax/first/fitted, "softmax", First, Fitted, 1);
+PTO_INTERACTION_CASE(sparse_flash_attention/first/fitted, "sparse_flash_attention", First, Fitted, 10);
+PTO_INTERACTION_CASE(sparse_flash_attention/first/legible, "sparse_flash_attention", First, Legible, 10);
+PTO_INTERACTION_CASE(sparse_flash_attention/opened/fitted, "sparse_flash_attention", Opened, Fitted, 10);
+PTO_INTERACTION_CASE(sparse_flash_attention/opened/legible, "sparse_flash_attention", Opened, Legible, 10);
+PTO_INTERACTION_CASE(deepseek_indexer_attention/first/fitted, "deepseek_indexer_attention", First, Fitted, 10);
+PTO_INTERACTION_CASE(deepseek_indexer_attention/first/legible, "deepseek_indexer_attention", First, Legible, 10);
+PTO_INTERACTION_CASE(deepseek_indexer_attention/opened/fitted, "deepseek_indexer_attention", Opened, Fitted, 10);
+PTO_INTERACTION_CASE(deepseek_indexer_attention/opened/legible, "deepseek_indexer_attention", Opened, Legible, 10);
 
 // The second job: the IR after every pass, parsed and diffed (the pass list).
 void everyPassOfTileGraph(benchmark::State& state) {

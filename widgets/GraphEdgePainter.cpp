@@ -20,6 +20,10 @@ QPainterPath paintGraphEdge(QPainter& painter, const std::vector<GraphPoint>& ro
     path.moveTo(beforeTip);
     path.lineTo(tip);
   }
+  // Off screen: nothing to stroke (outlining a long spline costs the same
+  // whether it is seen or not). The path is still returned for labels.
+  const QRectF device(QPointF(0, 0), QSizeF(painter.device()->width(), painter.device()->height()));
+  if (!painter.transform().mapRect(path.controlPointRect()).adjusted(-8, -8, 8, 8).intersects(device)) return path;
   painter.setPen(pen);
   painter.setBrush(Qt::NoBrush);
   painter.drawPath(path);

@@ -518,6 +518,15 @@ void structureGroups(const IrGraph& graph, const VisibleGraphOptions& options, V
   // a picture of a thousand boxes.
   std::vector<std::unordered_map<int, int>> childOrder(1);
   for (std::size_t i = 0; i < n; ++i) {
+    // Neighbouring tile ops mostly share a tensor op, so a path is the one before.
+    if (i > 0) {
+      const IrGraphNode &node = graph.nodes[i], &before = graph.nodes[i - 1];
+      if (node.tensorOp == before.tensorOp && node.cluster == before.cluster && node.subgraph == before.subgraph &&
+          node.label == before.label) {
+        rawPaths[i] = rawPaths[i - 1];
+        continue;
+      }
+    }
     int parentSlot = 0;
     for (auto& [kind, key] : structurePath(graph, graph.nodes[i])) {
       auto [slot, added] = idOfKey.emplace(std::move(key), static_cast<int>(keyOf.size()));
