@@ -1,8 +1,10 @@
 // `pto new DIR [--example NAME]`: start a project as a copy of a bundled
-// example; `pto new --list` names the examples.
+// example (with the examples it uses inside it); `pto new --list` names the
+// examples.
 #include "app/pto/Command.h"
 #include "app/pto/CommandOutput.h"
 
+#include "core/project/ProjectFile.h"
 #include "core/project/ProjectTemplates.h"
 
 #include <iostream>
@@ -31,8 +33,14 @@ int runNew(const NewOptions& options) {
   auto projectFile = createProjectFromExample(options.example, options.destination, diags);
   printDiagnostics(diags);
   if (!projectFile) return kExitUserError;
-  std::cout << "created " << projectFile->string() << " from the example '" << options.example
-            << "'\nrun it: pto run " << options.destination << "\n";
+  std::cout << "created " << projectFile->string() << " from the example '" << options.example << "'";
+  DiagnosticEngine quiet;
+  if (auto project = loadProject(*projectFile, quiet); project && !project->usedExamples.empty()) {
+    std::string names;
+    for (const std::string& name : project->usedExamples) names += (names.empty() ? "" : ", ") + name;
+    std::cout << ", with the examples it uses (" << names << ") in folders inside it";
+  }
+  std::cout << "\nrun it: pto run " << options.destination << "\n";
   return kExitOk;
 }
 

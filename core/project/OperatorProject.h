@@ -117,6 +117,10 @@ struct OperatorProject {
   // machine, bad runtime option, a clamped tile); see locationOf.
   std::map<std::string, SourceLocation> settingLocations;
   nlohmann::ordered_json tune = nlohmann::ordered_json::object();
+  // "uses_examples": bundled examples whose files this one's Python loads
+  // (from beside it in the examples folder, or from inside it in a copy
+  // `pto new` made, which copies them too).
+  std::vector<std::string> usedExamples;
 
   // Where the project was loaded from: the pto-project.json path and its folder.
   std::filesystem::path file;

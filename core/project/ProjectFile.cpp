@@ -18,10 +18,10 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 // Keys of the project file, in the order a new file is written.
-constexpr std::array<std::string_view, 15> kTopLevelKeys = {
+constexpr std::array<std::string_view, 16> kTopLevelKeys = {
     "name",        "source",       "entry",          "args",            "machine",
     "bindings",    "golden",       "tolerance",      "tile_settings",   "pass_options",
-    "runtime_options", "partition_overrides", "tune", "description", "$schema"};
+    "runtime_options", "partition_overrides", "tune", "description", "uses_examples", "$schema"};
 
 constexpr std::array<std::string_view, 6> kInitKinds = {"uniform", "normal", "zeros", "arange", "npy", "values"};
 
@@ -114,6 +114,7 @@ public:
     for (std::size_t i = 0; i < project.partitionOverrides.size(); ++i)
       project.partitionOverrideLocations.push_back(valueLocation(root / "partition_overrides" / i));
     readOpaque(document, root / "tune", Json::value_t::object, project.tune);
+    if (auto uses = member(document, root / "uses_examples")) readUsedExamples(*uses, root / "uses_examples", project);
     for (const char* key : {"machine", "pass_options", "runtime_options"})
       if (member(document, root / key)) project.settingLocations[key] = valueLocation(root / key);
     for (const auto& [section, entries] : project.tileSettings.items())
@@ -127,6 +128,22 @@ public:
   }
 
 private:
+  // Example folder names, as `pto new` finds them beside this example.
+  void readUsedExamples(const Json& value, const KeyPath& path, OperatorProject& project) {
+    if (!value.is_array()) {
+      error(path) << "expected an array of example names, e.g. [\"sparse_flash_attention\"]";
+      return;
+    }
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const Json& name = value[i];
+      const std::string text = name.is_string() ? name.get<std::string>() : std::string();
+      if (text.empty() || text.find_first_of("/\\") != std::string::npos || text == "." || text == "..")
+        error(path / i) << "expected the folder name of an example (no path), e.g. \"sparse_flash_attention\"";
+      else
+        project.usedExamples.push_back(text);
+    }
+  }
+
   void readOpaque(const Json& document, const KeyPath& path, Json::value_t type, Json& out) {
     if (const Json* value = member(document, path); value && expectType(*value, path, type)) out = *value;
   }

@@ -38,6 +38,21 @@ std::vector<ExampleProject> availableExamples() {
   return examples;
 }
 
+namespace {
+
+// An example's folder copied to `destination` (created), all but its run ledger.
+bool copyExampleFolder(const fs::path& example, const fs::path& destination, std::error_code& ec) {
+  fs::create_directories(destination, ec);
+  for (const auto& entry : fs::directory_iterator(example, ec)) {
+    if (entry.path().filename() == ".pto") continue;
+    fs::copy(entry.path(), destination / entry.path().filename(), fs::copy_options::recursive, ec);
+    if (ec) return false;
+  }
+  return !ec;
+}
+
+} // namespace
+
 std::optional<fs::path> createProjectFromExample(const std::string& exampleName, const fs::path& destination,
                                                  DiagnosticEngine& diags) {
   SourceLocation where{destination.string()};
@@ -61,18 +76,34 @@ std::optional<fs::path> createProjectFromExample(const std::string& exampleName,
   fs::create_directories(destination, ec);
   if (ec) return diags.error(where) << "cannot create the project folder: " << ec.message();
   // Everything but the example's run ledger (.pto/: the example's runs, not the new project's).
-  for (const auto& entry : fs::directory_iterator(example->directory, ec)) {
-    if (entry.path().filename() == ".pto") continue;
-    fs::copy(entry.path(), destination / entry.path().filename(), fs::copy_options::recursive, ec);
-    if (ec) break;
-  }
-  if (ec) return diags.error(where) << "cannot copy the example " << example->directory.string() << ": " << ec.message();
+  if (!copyExampleFolder(example->directory, destination, ec))
+    return diags.error(where) << "cannot copy the example " << example->directory.string() << ": " << ec.message();
 
   // The project takes the folder's name, so two projects made from one
   // example are told apart in the title bar and recent files.
   fs::path projectFile = destination / kProjectFileName;
   std::optional<OperatorProject> project = loadProject(projectFile, diags);
   if (!project) return std::nullopt;
+  // The examples it loads files from (and those they load), each into a
+  // folder of its name inside the copy, where the example's Python looks
+  // when the examples folder is not beside it: the copy is self-contained.
+  std::vector<std::string> pending = project->usedExamples;
+  std::set<std::string> copied;
+  while (!pending.empty()) {
+    const std::string name = pending.back();
+    pending.pop_back();
+    if (name == exampleName || !copied.insert(name).second) continue;
+    auto used = std::find_if(examples.begin(), examples.end(),
+                             [&](const ExampleProject& candidate) { return candidate.name == name; });
+    if (used == examples.end())
+      return diags.error(where) << "the example '" << exampleName << "' uses the example '" << name
+                                << "', which is not installed beside it; reinstall PTO Studio";
+    if (!copyExampleFolder(used->directory, destination / name, ec))
+      return diags.error(where) << "cannot copy the example " << used->directory.string() << ": " << ec.message();
+    DiagnosticEngine quiet;
+    if (auto usedProject = loadProject(used->directory / kProjectFileName, quiet))
+      pending.insert(pending.end(), usedProject->usedExamples.begin(), usedProject->usedExamples.end());
+  }
   fs::path absolute = fs::absolute(destination, ec);
   std::string folderName = (absolute.filename().empty() ? absolute.parent_path() : absolute).filename().string();
   project->name = folderName;

@@ -31,6 +31,8 @@ std::vector<ExampleProject> availableExamples();
 
 // Copies example `exampleName` into `destination`, which must not exist or
 // be an empty folder, and renames the project after the destination folder.
+// The examples it uses ("uses_examples", transitively) are copied into
+// folders of their names inside it, so the copy runs on its own.
 // Returns the new pto-project.json. Errors (unknown example with the list of
 // names, destination not empty, copy failures) are reported at `destination`.
 std::optional<std::filesystem::path> createProjectFromExample(const std::string& exampleName,

@@ -36,6 +36,44 @@ TEST(PtoNew, CopiesTheExampleNamesItAfterTheFolderAndItRuns) {
   fs::remove_all(folder.parent_path());
 }
 
+// deepseek_indexer_attention runs four other examples' kernels: `pto new`
+// copies them inside the project, so the copy imports them from there; a
+// copy by hand without them fails at import and the message says what to do.
+TEST(PtoNew, CopiesTheExamplesAnExampleUsesAndAHandCopyWithoutThemSaysSo) {
+  fs::path folder = freshFolder("my_dia");
+  Result created = runPto("new " + folder.string() + " --example deepseek_indexer_attention");
+  ASSERT_EQ(created.exitCode, 0) << created.err;
+  EXPECT_NE(created.out.find("with the examples it uses (mla_prolog, indexer_prolog, lightning_indexer, "
+                             "sparse_flash_attention) in folders inside it"),
+            std::string::npos)
+      << created.out;
+  const fs::path examples = fs::path(PTO_SOURCE_DIR) / "resources/examples";
+  for (const char* used : {"mla_prolog", "indexer_prolog", "lightning_indexer", "sparse_flash_attention"}) {
+    EXPECT_EQ(slurp(folder / used / "kernel.py"), slurp(examples / used / "kernel.py")) << used;
+    EXPECT_EQ(slurp(folder / used / "check.py"), slurp(examples / used / "check.py")) << used;
+  }
+  // The copy's kernel imports every stage's kernel from inside it (what a
+  // trace does first; the trace itself takes seconds), and its check finds
+  // the stages' checks there too.
+  Result imported = runShell("PYTHONPATH='" PTO_PYTHON_PACKAGE_DIR "' /usr/bin/python3 -c \"import importlib.util as u; "
+                             "s = u.spec_from_file_location('dia', '" + (folder / "kernel.py").string() +
+                             "'); m = u.module_from_spec(s); s.loader.exec_module(m); "
+                             "print(m.example_file('sparse_flash_attention', 'check.py'))\"");
+  EXPECT_EQ(imported.exitCode, 0) << imported.err;
+  EXPECT_EQ(imported.out, (folder / "sparse_flash_attention" / "check.py").string() + "\n");
+
+  const fs::path byHand = folder.parent_path() / "dia_by_hand";
+  fs::copy(examples / "deepseek_indexer_attention", byHand, fs::copy_options::recursive);
+  Result failed = runPto("graph " + byHand.string() + " --stage tensor --format json --trust");
+  EXPECT_EQ(failed.exitCode, 1);
+  EXPECT_NE(failed.err.find("mla_prolog/kernel.py not found inside"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("Start your copy with `pto new DIR --example deepseek_indexer_attention`, which copies "
+                            "them into it"),
+            std::string::npos)
+      << failed.err;
+  fs::remove_all(folder.parent_path());
+}
+
 TEST(PtoNew, RefusesAFolderInUseAndUnknownExamples) {
   fs::path folder = freshFolder("op");
   fs::create_directories(folder);

@@ -38,11 +38,10 @@ import pypto
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 KERNEL = pto_examples.load_module(os.path.join(HERE, "kernel.py"), "deepseek_indexer_attention_kernel")
-MLA_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "mla_prolog", "check.py"), "dia_mla_prolog_check")
-IP_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "indexer_prolog", "check.py"), "dia_indexer_prolog_check")
-LI_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "lightning_indexer", "check.py"),
-                                    "dia_lightning_indexer_check")
-SFA_CHECK = pto_examples.load_module(os.path.join(HERE, "..", "sparse_flash_attention", "check.py"),
+MLA_CHECK = pto_examples.load_module(KERNEL.example_file("mla_prolog", "check.py"), "dia_mla_prolog_check")
+IP_CHECK = pto_examples.load_module(KERNEL.example_file("indexer_prolog", "check.py"), "dia_indexer_prolog_check")
+LI_CHECK = pto_examples.load_module(KERNEL.example_file("lightning_indexer", "check.py"), "dia_lightning_indexer_check")
+SFA_CHECK = pto_examples.load_module(KERNEL.example_file("sparse_flash_attention", "check.py"),
                                      "dia_sparse_flash_attention_check")
 
 BLOCK, TOPK, HEADS, OUT, NOPE = KERNEL.BLOCK, KERNEL.TOPK, KERNEL.HEADS, KERNEL.OUT, KERNEL.NOPE

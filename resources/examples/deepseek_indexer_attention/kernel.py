@@ -44,16 +44,24 @@ from pypto.experimental import gather_in_ub
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def example_file(example, file_name):
+    """The path of a sibling example's file: inside this folder when `pto new` made it (it copies the examples
+    this one uses, pto-project.json's "uses_examples", into folders of their names), else beside it in the
+    examples folder. A copy made by hand without them gets an error that says what to do."""
+    for folder in (os.path.join(HERE, example), os.path.join(HERE, "..", example)):
+        path = os.path.join(folder, file_name)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(
+        f"{example}/{file_name} not found inside {HERE} or beside it: this example runs the kernels of the "
+        "examples mla_prolog, indexer_prolog, lightning_indexer and sparse_flash_attention. Start your copy with "
+        "`pto new DIR --example deepseek_indexer_attention`, which copies them into it, or copy those four "
+        "example folders into this folder (or next to it)")
+
+
 def _load(example, module_name):
     # Each sibling is loaded from its file under its own name: every example's file is called kernel.py.
-    path = os.path.join(HERE, "..", example, "kernel.py")
-    if not os.path.isfile(path):
-        # This folder copied on its own (cp -r, pto new): say what is missing and where it was looked for.
-        raise FileNotFoundError(
-            f"{os.path.normpath(path)} not found: this example runs the kernels of its sibling examples "
-            "mla_prolog, indexer_prolog, lightning_indexer and sparse_flash_attention, found in the folders "
-            "beside its own; copy those folders next to it (or the examples folder as a whole)")
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    spec = importlib.util.spec_from_file_location(module_name, example_file(example, "kernel.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
