@@ -6,7 +6,8 @@
 // viewer's diff marks (+ added, ~ changed), search matches and the
 // selection.
 //
-// Input: wheel zooms about the cursor, dragging empty space pans, F fits,
+// Input: wheel zooms about the cursor, dragging empty space (or a box under
+// kMinDragPixels on screen) pans, F fits,
 // Ctrl+F / n / N search, double-click toggles a group or opens a node.
 // With partition editing on (tile and block levels) dragging a tile op, or a
 // collapsed group of them (a subgraph's or a label's box), onto another
