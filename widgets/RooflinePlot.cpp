@@ -6,6 +6,8 @@
 
 #include <QFontMetricsF>
 #include <QLabel>
+#include <QPolygonF>
+#include <QTransform>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -36,8 +38,9 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QWidget(parent) {
   m_plot = new QCustomPlot(this);
   // Readable as it opens: a few decades on each axis and the ceilings' labels apart.
   m_plot->setMinimumHeight(220);
-  m_plot->setToolTip(tr("Roofline: each subgraph's operations per GM byte it loads against what one core achieved. "
-                        "Lines are the machine's ceilings. Click a point to select its subgraph's longest task."));
+  m_plotTip = tr("Roofline: each subgraph's operations per GM byte it loads against what one core achieved. "
+                 "Lines are the machine's ceilings. Click a point to select its subgraph's longest task.");
+  m_plot->setToolTip(m_plotTip);
   for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
     axis->setScaleType(QCPAxis::stLogarithmic);
     auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
@@ -92,6 +95,7 @@ void RooflinePlot::rebuild() {
   if (!m_roofline || plottedCount() == 0) {
     m_plot->xAxis->setRange(0.01, 100);
     m_plot->yAxis->setRange(0.1, 10000);
+    m_plot->setToolTip(m_plotTip);
     updateCaption();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return;
@@ -132,6 +136,7 @@ void RooflinePlot::rebuild() {
   // Ceilings: slopes up to their type's peak, flats from where the copy-in slope meets them.
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
+  QStringList ceilingNames;
   for (const RooflineCeiling& ceiling : roof.ceilings) {
     const TypeCeilings& type = byType[ceiling.coreType];
     QCPGraph* line = m_plot->addGraph();
@@ -148,6 +153,7 @@ void RooflinePlot::rebuild() {
       line->setData({from, xHigh}, {y, y});
       label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
       label->setText(QString::fromStdString(ceiling.name) + QStringLiteral("  ") + rate(y));
+      ceilingNames << label->text();
       m_flatLabels.push_back({label, xHigh / 1.1, y * 1.05});  // placed by placeSlopeLabels
     } else {
       const double slope = ceiling.bytesPerCycle * ghz;  // GB/s: GOP/s per op/byte
@@ -155,11 +161,16 @@ void RooflinePlot::rebuild() {
       line->setData({xLow, to}, {slope * xLow, slope * to});
       // Along the line, at the middle of its visible part; placeSlopeLabels turns it once the axes are laid out.
       label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-      label->setText(QString::fromStdString(ceiling.name) + QStringLiteral("  ") +
-                     QString::number(slope, 'f', 0) + QStringLiteral(" GB/s"));
-      m_slopeLabels.push_back({label, xLow, to, slope});
+      const QString gbPerSecond = QString::number(slope, 'f', 0) + QStringLiteral(" GB/s");
+      const QString text = QString::fromStdString(ceiling.name) + QStringLiteral("  ") + gbPerSecond;
+      label->setText(text);
+      m_slopeLabels.push_back({label, xLow, to, slope, text, gbPerSecond});
+      ceilingNames << text;
     }
   }
+
+  // Every ceiling in the tooltip: a label that found no room is dropped or shortened.
+  m_plot->setToolTip(m_plotTip + tr("\nCeilings: %1.").arg(ceilingNames.join(QStringLiteral("; "))));
 
   // Points, one graph per core type.
   for (const std::string coreType : {"AIC", "AIV"}) {
@@ -204,20 +215,75 @@ void RooflinePlot::placeSlopeLabels() {
     below = bottom;
   }
 
+  // Memory ceilings of near slopes run side by side, and their labels at
+  // the middle of each line would be written over each other (DIA's four):
+  // each label tries spots along its line, then its rate alone, and is
+  // dropped when nothing fits; the plot's tooltip names every ceiling.
+  const QRectF inside = m_plot->axisRect()->rect();
+  std::vector<QPolygonF> taken;
+  // A slope label keeps a pixel or two from every other label; flats touch
+  // (they are stacked a text line apart).
+  for (const FlatLabel& flat : m_flatLabels) taken.push_back(labelOutline(flat.label, 0.0));
   for (const SlopeLabel& slope : m_slopeLabels) {
-    const double middle = std::sqrt(slope.fromX * slope.toX);  // halfway on a log axis
-    slope.label->position->setCoords(middle, slope.gbPerSecond * middle);
     const double dx = m_plot->xAxis->coordToPixel(slope.toX) - m_plot->xAxis->coordToPixel(slope.fromX);
     const double dy = m_plot->yAxis->coordToPixel(slope.gbPerSecond * slope.toX) -
                       m_plot->yAxis->coordToPixel(slope.gbPerSecond * slope.fromX);
     slope.label->setRotation(dx != 0.0 ? std::atan2(dy, dx) * 180.0 / M_PI : 0.0);
+    bool placed = false;
+    for (const QString& text : {slope.text, slope.shortText}) {
+      slope.label->setText(text);
+      for (double along : {0.5, 0.35, 0.65, 0.2, 0.8}) {
+        const double x = slope.fromX * std::pow(slope.toX / slope.fromX, along);  // log axis
+        slope.label->position->setCoords(x, slope.gbPerSecond * x);
+        const QPolygonF outline = labelOutline(slope.label, 1.5);
+        const bool fits = inside.contains(outline.boundingRect()) &&
+                          std::none_of(taken.begin(), taken.end(),
+                                       [&](const QPolygonF& other) { return other.intersects(outline); });
+        if (fits) {
+          taken.push_back(outline);
+          placed = true;
+          break;
+        }
+      }
+      if (placed) break;
+    }
+    slope.label->setVisible(placed);
   }
+}
+
+QPolygonF RooflinePlot::labelOutline(const QCPItemText* label, double marginPx) const {
+  // QCPItemText draws its text's box aligned at the position and turned
+  // about it: the same box here, in plot pixels, `marginPx` wider each way.
+  const QFontMetricsF metrics(label->font());
+  const QSizeF size = metrics.size(0, label->text());
+  const Qt::Alignment align = label->positionAlignment();
+  const double left = align & Qt::AlignLeft ? 0.0 : align & Qt::AlignRight ? -size.width() : -size.width() / 2;
+  const double top = align & Qt::AlignTop ? 0.0 : align & Qt::AlignBottom ? -size.height() : -size.height() / 2;
+  QTransform turn;
+  turn.translate(label->position->pixelPosition().x(), label->position->pixelPosition().y());
+  turn.rotate(label->rotation());
+  return turn.map(QPolygonF(QRectF(left, top, size.width(), size.height()).adjusted(-marginPx, -marginPx, marginPx, marginPx)));
 }
 
 std::vector<QCPItemText*> RooflinePlot::flatLabels() const {
   std::vector<QCPItemText*> labels;
   for (const FlatLabel& flat : m_flatLabels) labels.push_back(flat.label);
   return labels;
+}
+
+std::vector<QCPItemText*> RooflinePlot::slopeLabels() const {
+  std::vector<QCPItemText*> labels;
+  for (const SlopeLabel& slope : m_slopeLabels) labels.push_back(slope.label);
+  return labels;
+}
+
+std::vector<QPolygonF> RooflinePlot::shownLabelOutlines() const {
+  std::vector<QPolygonF> outlines;
+  // A hair inside the text's box: labels a text line apart touch, not overlap.
+  for (const FlatLabel& flat : m_flatLabels) outlines.push_back(labelOutline(flat.label, -0.5));
+  for (const SlopeLabel& slope : m_slopeLabels)
+    if (slope.label->visible()) outlines.push_back(labelOutline(slope.label, -0.5));
+  return outlines;
 }
 
 bool RooflinePlot::selectSubgraph(SubgraphId subgraph) {

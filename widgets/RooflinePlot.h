@@ -3,7 +3,9 @@
 // subgraph coloured by core type, under the machine's ceilings: per core
 // type the copy-in slope rising to the highest compute peak (solid), the
 // chip's GM shared by all cores of the type and the other dtypes' peaks
-// (dashed). Clicking a point selects its subgraph: the caption below gives
+// (dashed). Labels never overlap: a memory ceiling's label moves along its
+// line, shortens to its rate or is left out (the tooltip lists every
+// ceiling). Clicking a point selects its subgraph: the caption below gives
 // its figures and subgraphActivated() lets the Health tab select its longest
 // task and kernel line. A thin view over the plain struct.
 #pragma once
@@ -11,6 +13,8 @@
 #include "analysis/report/Roofline.h"
 
 #include <QPointF>
+#include <QPolygonF>
+#include <QString>
 #include <QWidget>
 
 #include <optional>
@@ -43,6 +47,10 @@ public:
   QCustomPlot* plot() const { return m_plot; }
   // For tests: the compute ceilings' labels, as placed.
   std::vector<QCPItemText*> flatLabels() const;
+  // For tests: the memory ceilings' labels (hidden when no spot fits) and
+  // every shown label's box, as drawn, in plot pixels.
+  std::vector<QCPItemText*> slopeLabels() const;
+  std::vector<QPolygonF> shownLabelOutlines() const;
   QString caption() const;
 
 Q_SIGNALS:
@@ -57,11 +65,16 @@ private:
   void updateCaption();
   void placeSlopeLabels();
 
-  // A memory ceiling's label, kept along its line: the line's visible span and slope.
+  // A memory ceiling's label, kept along its line: the line's visible span
+  // and slope, its text, and the rate alone for when the text finds no room.
   struct SlopeLabel {
     QCPItemText* label = nullptr;
     double fromX = 0.0, toX = 0.0, gbPerSecond = 0.0;
+    QString text, shortText;
   };
+  // A label's box as drawn, in plot pixels (turned with the label), grown by `marginPx`.
+  QPolygonF labelOutline(const QCPItemText* label, double marginPx) const;
+  QString m_plotTip;
   std::vector<SlopeLabel> m_slopeLabels;
   // A compute ceiling's label: where it would go, above the line's right end.
   struct FlatLabel {

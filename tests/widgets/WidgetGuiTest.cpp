@@ -210,6 +210,45 @@ private Q_SLOTS:
     QVERIFY2(apart >= lineHeight - 0.5, qPrintable(QStringLiteral("%1 px apart, a line is %2").arg(apart).arg(lineHeight)));
   }
 
+  // DIA's roofline at the plot's minimum height: two core types, each with a
+  // one-core copy-in slope and a chip-GM slope a few times lower, and their
+  // compute peaks (the a2 figures). No two labels' boxes as drawn overlap,
+  // and the tooltip still names every ceiling.
+  void rooflineSlopeLabelsNeverOverlapAtTheMinimumSize() {
+    pto::Roofline roof;
+    roof.clockGHz = 1.85;
+    auto flat = [&](std::string name, std::string core, double opsPerCycle) {
+      roof.ceilings.push_back({std::move(name), std::move(core), true, opsPerCycle, 0.0});
+    };
+    auto slope = [&](std::string name, std::string core, double bytesPerCycle) {
+      roof.ceilings.push_back({std::move(name), std::move(core), false, 0.0, bytesPerCycle});
+    };
+    flat("CUBE int8 peak", "AIC", 16384), flat("CUBE float16 peak", "AIC", 8192), flat("VECTOR float32 add-class peak", "AIV", 64);
+    slope("GM -> L1 peak, one core", "AIC", 78.4), slope("GM shared by 24 AIC cores", "AIC", 39.2);
+    slope("GM -> UB peak, one core", "AIV", 58.4), slope("GM shared by 48 AIV cores", "AIV", 14.6);
+    for (int i = 0; i < 6; ++i) {
+      pto::RooflinePoint point;
+      point.subgraph = i;
+      point.coreType = i % 2 ? "AIV" : "AIC";
+      point.ops = 1e6, point.gmReadBytes = 1e6 / std::pow(10.0, i - 2), point.intensity = std::pow(10.0, i - 2);
+      point.meanCycles = 1e4, point.achievedOpsPerCycle = 0.5 * std::pow(10.0, i - 1);
+      roof.points.push_back(point);
+    }
+    pto::widgets::RooflinePlot plot;
+    plot.resize(420, plot.minimumSizeHint().height());  // the right dock's width
+    plot.setRoofline(roof);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.plot()->replot();
+    const std::vector<QPolygonF> outlines = plot.shownLabelOutlines();
+    QVERIFY2(outlines.size() >= 4, qPrintable(QString::number(outlines.size())));  // the 3 flats and a slope at least
+    for (std::size_t a = 0; a < outlines.size(); ++a)
+      for (std::size_t b = a + 1; b < outlines.size(); ++b)
+        QVERIFY2(!outlines[a].intersects(outlines[b]), qPrintable(QStringLiteral("labels %1 and %2 overlap").arg(a).arg(b)));
+    for (const pto::RooflineCeiling& ceiling : roof.ceilings)
+      QVERIFY2(plot.plot()->toolTip().contains(QString::fromStdString(ceiling.name)), qPrintable(plot.plot()->toolTip()));
+  }
+
   void dependencyModelPassesTheModelTester() {
     auto loaded = loadTraceFile(kFixture);
     TaskDependencyModel model;
