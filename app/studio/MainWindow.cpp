@@ -688,7 +688,11 @@ QString MainWindow::showTraceSource(const QString& traceFile) {
 void MainWindow::setTrace(std::shared_ptr<const widgets::TraceIndex> index, bool fromRun) {
   m_trace = std::move(index);
   m_graphs->setTrace(m_trace);
+  // The swimlane drops its selection with the old trace; the Memory dock
+  // keeps its own (by task id) for the new run.
+  m_swappingTrace = true;
   m_swimlane->setTrace(m_trace);
+  m_swappingTrace = false;
   m_details->setTrace(m_trace);
   // A run's summary comes from the run (simulated makespan, precision);
   // a trace file's from the trace.
@@ -755,7 +759,8 @@ void MainWindow::showStatus(const QString& text, int timeoutMs) { statusBar()->s
 
 void MainWindow::onTaskSelected(trace::TaskIndex task) {
   m_details->showTask(task);
-  m_memory->showTask(m_trace && task != trace::kNoTask ? static_cast<int>(m_trace->trace().tasks()[task].id) : -1);
+  if (!m_swappingTrace)
+    m_memory->showTask(m_trace && task != trace::kNoTask ? static_cast<int>(m_trace->trace().tasks()[task].id) : -1);
   m_inside->showTask(m_trace && task != trace::kNoTask ? static_cast<int>(m_trace->trace().tasks()[task].id) : -1);
   if (task != trace::kNoTask && !m_docks->dock(Dock::Details)->isFloating()) m_docks->dock(Dock::Details)->raise();
   if (m_graph->graph()) m_graph->selectTask(task);

@@ -284,6 +284,7 @@ private:
 
   // What is on screen: the trace (a run's or a file's) and the file it came from.
   std::shared_ptr<const widgets::TraceIndex> m_trace;
+  bool m_swappingTrace = false;  // setTrace is replacing the swimlane's trace
   QString m_traceFile;
   JobRunner m_traceJobs;
 };

@@ -22,14 +22,20 @@ public:
   void showTask(int task);
   // A subgraph picked in the graphs.
   void showSubgraph(int subgraph);
-  // A run finished or the swimlane changed: the selection starts over.
+  // A run finished or the swimlane changed: the task or subgraph shown
+  // before stays when the new run still has it (a rerun after an edit keeps
+  // the map the user was looking at), else the fullest subgraph.
   void runChanged();
 
 private:
   // task >= 0: that task's subgraph; else subgraph >= 0; else the fullest.
-  void compute(int task, int subgraph);
+  // `orFullest`: when the run has no such task or subgraph, the fullest.
+  void compute(int task, int subgraph, bool orFullest = false);
 
   widgets::MemoryMapView* m_view;
+  // The selection shown (by id, which a rerun of the same kernel keeps).
+  int m_task = -1;
+  int m_subgraph = -1;
 };
 
 } // namespace pto::studio

@@ -2,7 +2,8 @@
 // selecting a task in the swimlane shows that task's, with one box per buffer the kernel's tile shapes give
 // (per task 4 column tiles of x loaded, x - max, exp and the quotient, plus the row max and the row sum: 18,
 // worked out from kernel.py's (1, 4, 1, 64) tiles of a 256-wide row), every one of them found under the
-// mouse; and a trace file, which has no compilation, says so instead of showing a stale map.
+// mouse; a rerun keeps the selected task's map; and a trace file, which has no compilation, says so
+// instead of showing a stale map.
 #include "app/studio/MainWindow.h"
 #include "app/studio/MemoryMapController.h"
 #include "runtime/trace/ChromeTraceWriter.h"
@@ -57,6 +58,16 @@ private Q_SLOTS:
     const pto::MemoryMapBuffer& first = map.spaces[0].buffers[0];
     const QString tip = pto::widgets::MemoryMapView::describe(map.spaces[0], first);
     QVERIFY2(tip.contains(QStringLiteral("kernel.py:14")) && tip.contains(QStringLiteral("UB offset 0")), qPrintable(tip));
+
+    // A rerun keeps the task's map: the swimlane drops its selection with the old trace, the dock does not.
+    const auto* before = view->map();
+    finished.clear();
+    window.runProject();
+    QVERIFY(finished.wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(view->map() && view->map() != before, 10000);
+    QVERIFY(view->map()->task);
+    QCOMPARE(view->map()->task->task, 5);
+    QCOMPARE(view->boxCount(), 18);
 
     // A swimlane file has no compilation: the view says so rather than keep the run's map.
     const QString traceFile = dir.filePath(QStringLiteral("trace.json"));
