@@ -141,21 +141,11 @@ public:
   struct Node;
 
 private:
-  // A constant node is kept inline, as every constant is.
-  explicit SymbolicScalar(std::shared_ptr<const Node> node);
-  // The expression as a node: a constant's is made on demand, when it
-  // becomes an operand.
-  std::shared_ptr<const Node> node() const;
-  // Whether this is `node` as it stands (a constant: one of equal value).
-  bool isNode(const std::shared_ptr<const Node>& node) const;
+  explicit SymbolicScalar(std::shared_ptr<const Node> node) : m_node(std::move(node)) {}
   friend SymbolicScalar makeUnary(SymbolicKind kind, const SymbolicScalar& operand);
   friend SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const SymbolicScalar& rhs);
 
-  // Null for a constant, whose value is m_constant: shapes, offsets and
-  // strides are almost all constants, and one allocation each was most of
-  // what the compiler spent on them.
   std::shared_ptr<const Node> m_node;
-  std::int64_t m_constant = 0;
 };
 
 // The operations. Ints on either side convert implicitly to constants.
