@@ -98,8 +98,9 @@ class CopiedAloneTest(unittest.TestCase):
             with self.assertRaises(FileNotFoundError) as raised:
                 spec.loader.exec_module(importlib.util.module_from_spec(spec))
         message = str(raised.exception)
-        self.assertIn(os.path.join(scratch, "mla_prolog", "kernel.py") + " not found", message)
-        self.assertIn("copy those folders next to it", message)
+        # The missing file, where it was looked for, and the command that copies what the example needs.
+        self.assertIn(os.path.join("mla_prolog", "kernel.py") + " not found inside " + alone, message)
+        self.assertIn("pto new DIR --example deepseek_indexer_attention", message)
 
 
 if __name__ == "__main__":
