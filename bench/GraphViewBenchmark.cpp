@@ -60,6 +60,19 @@ namespace {
 
 using namespace pto;
 
+// The size of the graph area the budgets are stated for.
+constexpr int kViewWidthPx = 1600;
+constexpr int kViewHeightPx = 1000;
+
+// What the Graphs tab shows first for `layout`: fitted into the view and painted whole.
+void paintFirstPicture(const std::shared_ptr<const widgets::IrGraphLayout>& layout) {
+  widgets::IrGraphView view;
+  view.resize(kViewWidthPx, kViewHeightPx);
+  view.setGraphLayout(layout);
+  QImage image(kViewWidthPx, kViewHeightPx, QImage::Format_ARGB32_Premultiplied);
+  view.render(&image);
+}
+
 // What the Graphs tab does before its first picture (PassHistoryDepth::
 // FinalIr): compile, one snapshot of the final IR, the tile level grouped as
 // it opens, dot, paint.
@@ -80,11 +93,7 @@ void firstPictureOfTileGraph(benchmark::State& state) {
     auto irGraph = std::make_shared<const IrGraph>(buildIrGraph(GraphLevel::Tile, IrJson::object(), snapshot));
     auto layout = std::make_shared<const widgets::IrGraphLayout>(
         widgets::layoutIrGraph(irGraph, visibleGraph(*irGraph, defaultVisibleOptions(*irGraph))));
-    widgets::IrGraphView view;
-    view.resize(1600, 1000);
-    view.setGraphLayout(layout);
-    QImage image(1600, 1000, QImage::Format_ARGB32_Premultiplied);
-    view.render(&image);
+    paintFirstPicture(layout);
     auto painted = std::chrono::steady_clock::now();
     tileOps = irGraph->nodes.size();
     items = layout->items.size();
@@ -132,11 +141,7 @@ void firstPictureAfterRun(benchmark::State& state, const std::string& example) {
     auto levelAt = std::chrono::steady_clock::now();
     auto layout = std::make_shared<const widgets::IrGraphLayout>(widgets::layoutIrGraph(irGraph, std::move(visible)));
     auto laidOutAt = std::chrono::steady_clock::now();
-    widgets::IrGraphView view;
-    view.resize(1600, 1000);
-    view.setGraphLayout(layout);
-    QImage image(1600, 1000, QImage::Format_ARGB32_Premultiplied);
-    view.render(&image);
+    paintFirstPicture(layout);
     auto paintedAt = std::chrono::steady_clock::now();
     auto ms = [](auto from, auto to) { return std::chrono::duration<double, std::milli>(to - from).count(); };
     tileOps = irGraph->nodes.size();
@@ -284,8 +289,8 @@ void interactionFrames(benchmark::State& state, const std::string& example, Pict
   const VisibleGraphOptions options = optionsOf(*graph, picture);
   auto layout = std::make_shared<const widgets::IrGraphLayout>(widgets::layoutIrGraph(graph, visibleGraph(*graph, options)));
   widgets::IrGraphView view;
-  view.resize(1600, 1000);
-  const QPointF centre(800, 500);
+  view.resize(kViewWidthPx, kViewHeightPx);
+  const QPointF centre(kViewWidthPx / 2.0, kViewHeightPx / 2.0);
   // The legible zoom: wheel notches in about the centre until box text is
   // drawn (IrGraphView draws it from kMinTextPixels for its 9-point titles).
   const double legible = widgets::IrGraphView::kMinTextPixels / 9.0;
@@ -309,7 +314,7 @@ void interactionFrames(benchmark::State& state, const std::string& example, Pict
   });
   startView();
   const double scaleAtStart = view.scale();
-  QImage image(1600, 1000, QImage::Format_ARGB32_Premultiplied);
+  QImage image(kViewWidthPx, kViewHeightPx, QImage::Format_ARGB32_Premultiplied);
   view.render(&image);
   enum Action { Pan, ZoomIn, ZoomOut, Select, Expand, kActions };
   double totalMs[kActions] = {}, slowestMs = 0;

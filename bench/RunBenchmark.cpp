@@ -41,30 +41,23 @@ void runExample(benchmark::State& state, const std::string& name) {
   state.counters["swimlane_ms"] = average(untilSwimlane);
 }
 
-BENCHMARK_CAPTURE(runExample, softmax, std::string("softmax"))->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(runExample, matmul, std::string("matmul"))->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(runExample, muls_add_matmul_rowsum, std::string("muls_add_matmul_rowsum"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+// Every example is timed in wall milliseconds; the large ones twice only.
+void wallMs(benchmark::internal::Benchmark* timed) { timed->Unit(benchmark::kMillisecond)->UseRealTime(); }
+void twiceWallMs(benchmark::internal::Benchmark* timed) { wallMs(timed->Iterations(2)); }
+
+BENCHMARK_CAPTURE(runExample, softmax, std::string("softmax"))->Apply(wallMs);
+BENCHMARK_CAPTURE(runExample, matmul, std::string("matmul"))->Apply(wallMs);
+BENCHMARK_CAPTURE(runExample, muls_add_matmul_rowsum, std::string("muls_add_matmul_rowsum"))->Apply(wallMs);
 // The DeepSeek-V3.2 examples at their default shapes (issue 14's budgets: DIA <= 3 s to compile and
 // simulate; their precision checks are skipped at these sizes, as pto run skips them).
-BENCHMARK_CAPTURE(runExample, sparse_flash_attention, std::string("sparse_flash_attention"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Iterations(2);
+BENCHMARK_CAPTURE(runExample, sparse_flash_attention, std::string("sparse_flash_attention"))->Apply(twiceWallMs);
 BENCHMARK_CAPTURE(runExample, deepseek_indexer_attention, std::string("deepseek_indexer_attention"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Iterations(2);
+    ->Apply(twiceWallMs);
 // The DIA gather story's two forms (resources/examples/sparse_attention_gather_tuning) at the same shape.
 BENCHMARK_CAPTURE(runExample, gather_through_workspace, std::string("sparse_attention_gather_tuning/workspace"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Iterations(2);
+    ->Apply(twiceWallMs);
 BENCHMARK_CAPTURE(runExample, gather_into_l1, std::string("sparse_attention_gather_tuning/gather_in_l1"))
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Iterations(2);
+    ->Apply(twiceWallMs);
 
 // The Lightning Indexer example (resources/examples/lightning_indexer) as
 // `pto run --mode timing` takes it, at B = 4 requests of 2 query tokens and
@@ -109,7 +102,7 @@ void runLightningIndexer(benchmark::State& state) {
   state.counters["simulate_ms"] = average(simulate);
   state.counters["tile_ops"] = benchmark::Counter(static_cast<double>(tileOps));
 }
-BENCHMARK(runLightningIndexer)->Arg(16384)->Arg(32768)->Arg(65536)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(runLightningIndexer)->Arg(16384)->Arg(32768)->Arg(65536)->Apply(wallMs);
 
 // A full-size kernel as `pto run` takes it: GEMM 6144^3 fp16 on a3 (the
 // validation suite's PyPTO native case, 1152 tasks of 96 k-steps), timing
@@ -151,7 +144,7 @@ void runFullSizeGemm(benchmark::State& state) {
   state.counters["makespan_us"] = makespan;
 }
 
-BENCHMARK(runFullSizeGemm)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+BENCHMARK(runFullSizeGemm)->Apply(twiceWallMs);
 
 // `pto validate` as CI runs it: every case of the bundled suite (trace,
 // compile and simulate each, delta cases once per configuration). Target

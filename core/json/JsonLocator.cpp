@@ -82,16 +82,23 @@ void JsonLocator::scanValue(const std::string& pointer) {
   }
 }
 
+// The text parsed already, so commas need no checking: they are skipped.
+bool JsonLocator::nextItem(char close) {
+  while (true) {
+    skipWhitespace();
+    if (m_pos >= m_text.size() || m_text[m_pos] == close) {
+      ++m_pos;
+      return false;
+    }
+    if (m_text[m_pos] != ',') return true;
+    ++m_pos;
+  }
+}
+
 void JsonLocator::scanObject(const std::string& pointer) {
   ++m_pos;  // '{'
   std::unordered_set<std::string> seen;
-  while (true) {
-    skipWhitespace();
-    if (m_pos >= m_text.size() || m_text[m_pos] == '}') break;
-    if (m_text[m_pos] == ',') {
-      ++m_pos;
-      continue;
-    }
+  while (nextItem('}')) {
     std::size_t keyStart = m_pos;
     std::string key = scanString();
     std::string memberPointer = child(pointer, key);
@@ -102,22 +109,12 @@ void JsonLocator::scanObject(const std::string& pointer) {
     skipWhitespace();
     scanValue(memberPointer);
   }
-  ++m_pos;  // '}'
 }
 
 void JsonLocator::scanArray(const std::string& pointer) {
   ++m_pos;  // '['
   std::size_t index = 0;
-  while (true) {
-    skipWhitespace();
-    if (m_pos >= m_text.size() || m_text[m_pos] == ']') break;
-    if (m_text[m_pos] == ',') {
-      ++m_pos;
-      continue;
-    }
-    scanValue(child(pointer, index++));
-  }
-  ++m_pos;  // ']'
+  while (nextItem(']')) scanValue(child(pointer, index++));
 }
 
 } // namespace pto

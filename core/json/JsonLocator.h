@@ -43,6 +43,8 @@ private:
   void scanArray(const std::string& pointer);
   std::string scanString();
   void skipWhitespace();
+  // Steps to a container's next member or element; false, past `close`, at its end.
+  bool nextItem(char close);
 
   std::string_view m_text;
   std::size_t m_pos = 0;

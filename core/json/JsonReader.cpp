@@ -93,6 +93,32 @@ std::size_t overflowingNumberOffset(std::string_view text) {
   return std::string_view::npos;
 }
 
+using ValueType = nlohmann::ordered_json::value_t;
+
+// How "expected …" names a value of `type`; null for types no setting asks for.
+const char* expectedName(ValueType type) {
+  switch (type) {
+  case ValueType::object: return "an object";
+  case ValueType::array: return "an array";
+  case ValueType::string: return "a string";
+  case ValueType::boolean: return "true or false";
+  case ValueType::number_integer:
+  case ValueType::number_unsigned:
+  case ValueType::number_float: return "a number";
+  default: return nullptr;
+  }
+}
+
+// A number type asks for any number: the integer checks are the readers'.
+bool hasType(const nlohmann::ordered_json& value, ValueType type) {
+  switch (type) {
+  case ValueType::number_integer:
+  case ValueType::number_unsigned:
+  case ValueType::number_float: return value.is_number();
+  default: return value.type() == type;
+  }
+}
+
 } // namespace
 
 std::size_t editDistance(std::string_view a, std::string_view b) {
@@ -275,28 +301,9 @@ std::optional<double> JsonReader::readRequiredNumber(const Json& object, const K
 }
 
 bool JsonReader::expectType(const Json& value, const KeyPath& path, Json::value_t type) {
-  switch (type) {
-  case Json::value_t::object:
-    if (!value.is_object()) return error(path) << "expected an object, got " << describe(value);
-    break;
-  case Json::value_t::array:
-    if (!value.is_array()) return error(path) << "expected an array, got " << describe(value);
-    break;
-  case Json::value_t::string:
-    if (!value.is_string()) return error(path) << "expected a string, got " << describe(value);
-    break;
-  case Json::value_t::boolean:
-    if (!value.is_boolean()) return error(path) << "expected true or false, got " << describe(value);
-    break;
-  case Json::value_t::number_integer:
-  case Json::value_t::number_unsigned:
-  case Json::value_t::number_float:
-    if (!value.is_number()) return error(path) << "expected a number, got " << describe(value);
-    break;
-  default:
-    break;
-  }
-  return true;
+  const char* expected = expectedName(type);
+  if (!expected || hasType(value, type)) return true;
+  return error(path) << "expected " << expected << ", got " << describe(value);
 }
 
 } // namespace pto

@@ -172,13 +172,29 @@ private:
     return nullptr;
   }
 
+  // How errors name a member of the event and one of its args.
+  static std::string fieldName(std::string_view key) { return "field '" + std::string(key) + "'"; }
+  static std::string argName(std::string_view key) { return "args." + std::string(key); }
+  [[noreturn]] void failKind(const std::string& what, std::string_view expected, const JsonValue& value) const {
+    failEvent(what + " must be " + std::string(expected) + ", got " + std::string(name(value.kind)));
+  }
+
+  // A string's text, "" when the value is absent; `nameOf(key)` names it in the error.
+  std::string_view stringText(const JsonValue* value, std::string_view key,
+                              std::string (*nameOf)(std::string_view)) const {
+    if (!value) return {};
+    if (value->kind != JsonValue::Kind::String) failKind(nameOf(key), "a string", *value);
+    return value->text;
+  }
+  std::string_view stringField(std::string_view key) const { return stringText(field(key), key, fieldName); }
+  std::string_view stringArg(std::string_view key) const { return stringText(arg(key), key, argName); }
+
   std::int64_t requireMicros(std::string_view key) const {
     const JsonValue* value = field(key);
     if (!value) failEvent("'" + m_phase + "' event has no '" + std::string(key) + "' field");
-    if (value->kind != JsonValue::Kind::Number)
-      failEvent("field '" + std::string(key) + "' must be a number, got " + std::string(name(value->kind)));
+    if (value->kind != JsonValue::Kind::Number) failKind(fieldName(key), "a number", *value);
     auto ns = microsTextToNs(value->text);
-    if (!ns) failEvent("field '" + std::string(key) + "' is out of range: " + value->text);
+    if (!ns) failEvent(fieldName(key) + " is out of range: " + value->text);
     return *ns;
   }
 
@@ -187,7 +203,7 @@ private:
     const JsonValue* value = field(key);
     if (!value) return "0";
     if (value->kind != JsonValue::Kind::Number && value->kind != JsonValue::Kind::String)
-      failEvent("field '" + std::string(key) + "' must be a number or a string, got " + std::string(name(value->kind)));
+      failKind(fieldName(key), "a number or a string", *value);
     return value->text;
   }
 
@@ -225,7 +241,7 @@ private:
           m_stream.readObject(m_args, m_argCount);
         } else {
           m_stream.readValue(member.value);
-          if (member.key == "args") failEvent("field 'args' must be an object, got " + std::string(name(member.value.kind)));
+          if (member.key == "args") failKind(fieldName("args"), "an object", member.value);
           ++m_memberCount;
         }
         if (m_stream.accept('}')) break;
@@ -234,23 +250,13 @@ private:
     }
     const JsonValue* phase = field("ph");
     if (!phase) failEvent("event has no 'ph' field");
-    if (phase->kind != JsonValue::Kind::String)
-      failEvent("field 'ph' must be a string, got " + std::string(name(phase->kind)));
-    m_phase = phase->text;
+    m_phase = stringText(phase, "ph", fieldName);
     if (m_phase == "X") onComplete();
     else if (m_phase == "M") onMetadata();
     else if (m_phase == "C") onCounter();
     else if (m_phase == "s" || m_phase == "f") onFlow();
     else if (m_phase == "B" || m_phase == "E") ++m_ignoredBE;
     // Other phases (instant, async, flow steps "t", …) carry no swimlane data.
-  }
-
-  std::string_view stringField(std::string_view key) const {
-    const JsonValue* value = field(key);
-    if (!value) return {};
-    if (value->kind != JsonValue::Kind::String)
-      failEvent("field '" + std::string(key) + "' must be a string, got " + std::string(name(value->kind)));
-    return value->text;
   }
 
   void onMetadata() {
@@ -272,16 +278,8 @@ private:
     const JsonValue* value = arg(key);
     if (!value) return fallback;
     auto integer = integerOf(*value);
-    if (!integer) failEvent("args." + std::string(key) + " must be an integer, got " + std::string(name(value->kind)));
+    if (!integer) failKind(argName(key), "an integer", *value);
     return static_cast<std::int32_t>(*integer);
-  }
-
-  std::string_view stringArg(std::string_view key) const {
-    const JsonValue* value = arg(key);
-    if (!value) return {};
-    if (value->kind != JsonValue::Kind::String)
-      failEvent("args." + std::string(key) + " must be a string, got " + std::string(name(value->kind)));
-    return value->text;
   }
 
   // "MTE2@10.000+1.200;V@11.200+1.800" as the writer emits it; false if not.
@@ -337,7 +335,7 @@ private:
     const JsonValue* taskId = arg("taskId");
     if (taskId) {
       auto id = integerOf(*taskId);
-      if (!id) failEvent("args.taskId must be an integer, got " + std::string(name(taskId->kind)));
+      if (!id) failKind(argName("taskId"), "an integer", *taskId);
       task.id = *id;
     } else {
       task.id = m_completeCount;
@@ -359,7 +357,7 @@ private:
     task.dispatchNs = task.startNs;
     if (const JsonValue* dispatch = arg("dispatchTs")) {
       auto ns = dispatch->kind == JsonValue::Kind::Number ? microsTextToNs(dispatch->text) : std::nullopt;
-      if (!ns) failEvent("args.dispatchTs must be a number, got " + std::string(name(dispatch->kind)));
+      if (!ns) failKind(argName("dispatchTs"), "a number", *dispatch);
       task.dispatchNs = *ns;
     }
 
@@ -407,7 +405,7 @@ private:
       auto [ptr, ec] = std::from_chars(value.text.data(), value.text.data() + value.text.size(), number);
       if ((value.kind != JsonValue::Kind::Number && value.kind != JsonValue::Kind::String) || ec != std::errc() ||
           ptr != value.text.data() + value.text.size())
-        failEvent("counter value args." + m_args[i].key + " must be a number, got " + std::string(name(value.kind)));
+        failKind("counter value args." + m_args[i].key, "a number", value);
       // from_chars reads "nan" and "inf" in strings; JSON (and our export) has no such numbers.
       if (!std::isfinite(number))
         failEvent("counter value args." + m_args[i].key + " must be a finite number, got \"" + value.text + "\"");
@@ -419,7 +417,7 @@ private:
     const JsonValue* id = field("id");
     if (!id) failEvent("flow '" + m_phase + "' event has no 'id' field");
     if (id->kind != JsonValue::Kind::Number && id->kind != JsonValue::Kind::String)
-      failEvent("field 'id' must be a number or a string, got " + std::string(name(id->kind)));
+      failKind(fieldName("id"), "a number or a string", *id);
     FlowEnd end;
     end.tsNs = requireMicros("ts");
     end.lane = laneOf();
