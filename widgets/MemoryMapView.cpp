@@ -52,22 +52,13 @@ QString shortName(const MemoryMapBuffer& buffer) {
 
 } // namespace
 
-MemoryMapView::MemoryMapView(QWidget* parent) : QWidget(parent) {
-  setObjectName(QStringLiteral("MemoryMapView"));
-  setMouseTracking(true);
-  setAutoFillBackground(true);
-  setBackgroundRole(QPalette::Base);
-  m_message = tr("Select a task in the swimlane (or a subgraph in the graphs) to see its on-chip memory.");
-}
+MemoryMapView::MemoryMapView(QWidget* parent)
+    : ReportCanvas(QStringLiteral("MemoryMapView"),
+                   tr("Select a task in the swimlane (or a subgraph in the graphs) to see its on-chip memory."),
+                   parent) {}
 
 void MemoryMapView::setMap(std::shared_ptr<const MemoryMap> map) {
   m_map = std::move(map);
-  update();
-}
-
-void MemoryMapView::setMessage(const QString& text) {
-  m_message = text;
-  m_map.reset();
   update();
 }
 
@@ -172,8 +163,7 @@ void MemoryMapView::paintEvent(QPaintEvent*) {
   QColor faint = text;
   faint.setAlpha(60);
   if (!m_map) {
-    painter.setPen(colours.color(QPalette::PlaceholderText));
-    painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, m_message);
+    paintMessage(painter);
     return;
   }
   const QFontMetricsF metrics(font());
@@ -266,7 +256,7 @@ bool MemoryMapView::event(QEvent* event) {
     event->ignore();
     return true;
   }
-  return QWidget::event(event);
+  return ReportCanvas::event(event);
 }
 
 void MemoryMapView::mouseDoubleClickEvent(QMouseEvent* event) {

@@ -14,16 +14,16 @@
 #pragma once
 
 #include "analysis/report/MemoryMap.h"
+#include "widgets/ReportCanvas.h"
 
 #include <QRectF>
-#include <QWidget>
 
 #include <memory>
 #include <vector>
 
 namespace pto::widgets {
 
-class MemoryMapView : public QWidget {
+class MemoryMapView : public ReportCanvas {
   Q_OBJECT
 public:
   explicit MemoryMapView(QWidget* parent = nullptr);
@@ -31,9 +31,6 @@ public:
   // The map to draw (null: the message instead).
   void setMap(std::shared_ptr<const MemoryMap> map);
   const MemoryMap* map() const { return m_map.get(); }
-  // What the view says when it has no map (why, or what to do).
-  void setMessage(const QString& text);
-  const QString& message() const { return m_message; }
 
   // Every memory's y range up to its capacity (true), or up to the footprint
   // with room when that is under half the capacity (false, the default).
@@ -52,6 +49,7 @@ public:
   QSize minimumSizeHint() const override { return {200, 120}; }
 
 protected:
+  void clearReport() override { m_map.reset(); }
   void paintEvent(QPaintEvent* event) override;
   bool event(QEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
@@ -69,7 +67,6 @@ private:
   QString title() const;
 
   std::shared_ptr<const MemoryMap> m_map;
-  QString m_message;
   bool m_wholeCapacity = false;
 };
 

@@ -33,22 +33,12 @@ QColor pipeColour(const std::string& pipe) {
 
 } // namespace
 
-TaskInsideView::TaskInsideView(QWidget* parent) : QWidget(parent) {
-  setObjectName(QStringLiteral("TaskInsideView"));
-  setMouseTracking(true);
-  setAutoFillBackground(true);
-  setBackgroundRole(QPalette::Base);
-  m_message = tr("Select a task in the swimlane to see its instructions on each pipe.");
-}
+TaskInsideView::TaskInsideView(QWidget* parent)
+    : ReportCanvas(QStringLiteral("TaskInsideView"),
+                   tr("Select a task in the swimlane to see its instructions on each pipe."), parent) {}
 
 void TaskInsideView::setInside(std::shared_ptr<const TaskInside> inside) {
   m_inside = std::move(inside);
-  update();
-}
-
-void TaskInsideView::setMessage(const QString& text) {
-  m_message = text;
-  m_inside.reset();
   update();
 }
 
@@ -125,8 +115,7 @@ void TaskInsideView::paintEvent(QPaintEvent*) {
   painter.setRenderHint(QPainter::Antialiasing, false);
   const QPalette& colours = palette();
   if (!m_inside) {
-    painter.setPen(colours.color(QPalette::PlaceholderText));
-    painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, m_message);
+    paintMessage(painter);
     return;
   }
   const TaskInside& inside = *m_inside;
@@ -184,7 +173,7 @@ bool TaskInsideView::event(QEvent* event) {
     else QToolTip::hideText();
     return true;
   }
-  return QWidget::event(event);
+  return ReportCanvas::event(event);
 }
 
 } // namespace pto::widgets

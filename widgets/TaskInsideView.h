@@ -10,15 +10,15 @@
 #pragma once
 
 #include "analysis/report/TaskInside.h"
+#include "widgets/ReportCanvas.h"
 
 #include <QRectF>
-#include <QWidget>
 
 #include <memory>
 
 namespace pto::widgets {
 
-class TaskInsideView : public QWidget {
+class TaskInsideView : public ReportCanvas {
   Q_OBJECT
 public:
   explicit TaskInsideView(QWidget* parent = nullptr);
@@ -26,8 +26,6 @@ public:
   // The task to draw (null: the message instead).
   void setInside(std::shared_ptr<const TaskInside> inside);
   const TaskInside* inside() const { return m_inside.get(); }
-  void setMessage(const QString& text);
-  const QString& message() const { return m_message; }
 
   // Slices drawn at the view's size (at least a pixel wide), over every pipe.
   int sliceCount() const;
@@ -39,6 +37,7 @@ public:
   QSize minimumSizeHint() const override { return {200, 100}; }
 
 protected:
+  void clearReport() override { m_inside.reset(); }
   void paintEvent(QPaintEvent* event) override;
   bool event(QEvent* event) override;
 
@@ -48,7 +47,6 @@ private:
   QRectF sliceRect(int row, const InsideSlice& slice) const;
 
   std::shared_ptr<const TaskInside> m_inside;
-  QString m_message;
 };
 
 } // namespace pto::widgets
