@@ -565,8 +565,10 @@ def models_note(old_torch):
     """The line under the models table saying what the scripts ran with; `old_torch` is the version of a torch
     that got the shims (None when it needed none)."""
     stand_in = ("a stand-in torch_npu: `.npu()` keeps tensors on the CPU, the device \"npu\" (or a device index) is "
-                "the CPU, format casts and synchronize do nothing, npu_quantize and npu_quant_matmul are computed on the "
-                "host as torch_npu documents them (for goldens)")
+                "the CPU, a format cast keeps the values and reports the format asked for (as a device tensor, to "
+                "get_npu_format), synchronize does nothing, npu_quantize, npu_quant_matmul, npu_dynamic_quant and "
+                "npu_swiglu are computed on the host as torch_npu documents them and torch.topk sorts as the device "
+                "does (ties in index order) (for goldens)")
     if not old_torch:
         return f"Run with {stand_in} (scripts/pypto_compat_shims/models)."
     return (f"Run with torch {old_torch} and {stand_in}; the scripts' own code got torch 2.x's unravel_index, "

@@ -625,14 +625,56 @@ def load_golden_module(operation_dir):
         # the conversion is the one it makes for every other array.
         import torch  # noqa: PLC0415
         vector_operator_golden.safe_tensor_conversion = lambda array: torch.tensor(array)
+    vector_operator_golden.load_test_cases_from_json = case_file_reader(
+        vector_operator_golden.load_test_cases_from_json)
     from golden_register import GoldenRegister
     return GoldenRegister
 
 
+# The case file the golden script reads instead of the one it names: while a case of Log2 or Log10 is made, the
+# Log golden reads that operation's file (see golden_function).
+_CASE_FILE_OF = {}
+
+
+def case_file_reader(native):
+    """The golden script's case-file reader, as host plumbing: a file that starts with a UTF-8 byte-order mark
+    (Signbit's), which Python's json refuses where PyPTO's C++ tests read it, is handed over without the mark;
+    and the file named for one operation is swapped for another's while _CASE_FILE_OF says so."""
+    def read(json_file):
+        path = pathlib.Path(json_file)
+        for named, instead in _CASE_FILE_OF.items():
+            if path.name == f"{named}_st_test_cases.json":
+                path = path.with_name(f"{instead}_st_test_cases.json")
+        data = path.read_bytes()
+        if not data.startswith(b"\xef\xbb\xbf"):
+            return native(str(path))
+        with tempfile.TemporaryDirectory(prefix="pypto-cases-") as folder:
+            copy = pathlib.Path(folder, path.name)
+            copy.write_bytes(data[3:])
+            return native(str(copy))
+    return read
+
+
+# Operations whose cases PyPTO's golden script makes with another operation's golden function, which handles
+# them by a parameter of theirs and is registered under its own name only: Log2's and Log10's cases carry
+# params.base "2" and "10", the bases the Log golden computes (np.log2, np.log10).
+GOLDEN_OF = {"Log2": "Log", "Log10": "Log"}
+
+
 def golden_function(register, op):
+    owner = GOLDEN_OF.get(op, op)
     for name, info in register._REG_MAP.items():  # noqa: SLF001 - PyPTO's registry has no public listing
-        if name.startswith(f"Test{op}/"):
-            return info.func
+        if name.startswith(f"Test{owner}/"):
+            if owner == op:
+                return info.func
+
+            def borrowed(case_name, output, case_index=None, native=info.func):
+                _CASE_FILE_OF[owner] = op
+                try:
+                    return native(case_name, output, case_index)
+                finally:
+                    _CASE_FILE_OF.pop(owner, None)
+            return borrowed
     return None
 
 

@@ -26,6 +26,45 @@ if torch is not None:
         if not hasattr(torch, _name):
             setattr(torch, _name, _MissingTorchDtype(_name))
 
+    # uint16 and uint32 data (torch 2.3): PyPTO's operation goldens turn such numpy arrays into torch tensors
+    # (bitwise ops, concat, expand, gathers, tril/triu, interleave, isfinite, logical_not), which torch 1.13
+    # refuses. Such an array becomes an int32 (uint32: int64) tensor holding the same values: every value fits,
+    # so the copies, selects and comparisons those goldens make give the same values, and their bitwise results
+    # agree in the low 16 (32) bits, which is all the goldens keep (they write each output with numpy's astype
+    # to the case's dtype, which wraps as unsigned arithmetic does). Such an array given to from_numpy is
+    # copied.
+    if isinstance(getattr(torch, "uint16", None), _MissingTorchDtype):
+        import numpy as _np
+
+        _WIDER = {_np.dtype(_np.uint16): _np.int32, _np.dtype(_np.uint32): _np.int64}
+
+        def _holding_uint16(native):
+            def call(data, *args, **kwargs):
+                if isinstance(data, _np.ndarray) and data.dtype in _WIDER:
+                    data = data.astype(_WIDER[data.dtype])
+                return native(data, *args, **kwargs)
+            call.__name__ = native.__name__
+            call.__doc__ = native.__doc__
+            call.__wrapped__ = native
+            return call
+
+        for _name in ("tensor", "as_tensor", "from_numpy"):
+            setattr(torch, _name, _holding_uint16(getattr(torch, _name)))
+
+        # Tensor.to(torch.uint16 / torch.uint32) (Expand's golden casts to the case's dtype) casts to the dtype
+        # that holds them here.
+        _HELD_AS = {"uint16": torch.int32, "uint32": torch.int64}
+
+        def _held(value):
+            return _HELD_AS.get(value._name, value) if isinstance(value, _MissingTorchDtype) else value
+
+        _native_to = torch.Tensor.to
+
+        def _to(self, *args, **kwargs):
+            return _native_to(self, *[_held(a) for a in args], **{k: _held(v) for k, v in kwargs.items()})
+        _to.__doc__ = _native_to.__doc__
+        torch.Tensor.to = _to
+
     # Many fp16 (and some bf16) CPU kernels (matmul, relu, gelu, trunc, exp, topk, ...) arrived in torch 2.x. A
     # script computing its own fp16 reference on the CPU gets such a call computed in fp32 and rounded once to
     # the input's dtype, which is what newer torch's CPU kernels do for these operations as well. Only calls
@@ -61,9 +100,10 @@ if torch is not None:
 
     _FUNCTIONS = ("matmul", "mm", "bmm", "relu", "sigmoid", "tanh", "softmax", "erf", "trunc", "round", "floor",
                   "ceil", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "topk", "sort", "cumsum",
-                  "clamp", "clip", "clamp_min", "clamp_max")
+                  "clamp", "clip", "clamp_min", "clamp_max", "tan", "sinh", "cosh", "asin", "acos", "asinh",
+                  "acosh", "atanh", "expm1", "erfc", "prelu")
     for _module, _names in ((torch, _FUNCTIONS), (torch.Tensor, _FUNCTIONS),
-                            (torch.nn.functional, ("relu", "gelu", "silu", "sigmoid", "softmax", "linear"))):
+                            (torch.nn.functional, ("relu", "gelu", "silu", "sigmoid", "softmax", "linear", "prelu"))):
         for _name in _names:
             if hasattr(_module, _name):
                 setattr(_module, _name, _upcasting(getattr(_module, _name)))

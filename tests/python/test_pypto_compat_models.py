@@ -51,8 +51,17 @@ class FakeTorchNpu(unittest.TestCase):
             x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
             assert x.npu() is x, "a contiguous tensor stays the same object (outputs are written into it)"
             assert x.npu().cpu() is x
+            assert torch_npu.npu_format_cast(x, torch_npu.Format.ND) is x
             nz = torch_npu.npu_format_cast(x.npu(), torch_npu.Format.FRACTAL_NZ)
-            assert nz is x and torch_npu.Format.FRACTAL_NZ == 29
+            assert torch_npu.Format.FRACTAL_NZ == 29 and torch_npu.get_npu_format(nz) == 29
+            assert torch_npu.get_npu_format(x) == torch_npu.Format.ND, "the cast leaves its input's format alone"
+            # As a device tensor (PyPTO's utils/get_format.py asks get_npu_format only when device.type is npu),
+            # over the caller's memory with the same values; what is computed from it is an ordinary CPU tensor.
+            assert nz.device.type == "npu" and str(nz.device) == "npu:0"
+            assert nz.data_ptr() == x.data_ptr() and nz.shape == x.shape and nz.is_contiguous()
+            doubled = nz * 2
+            assert type(doubled) is torch.Tensor and doubled.device.type == "cpu"
+            assert doubled.tolist() == (x * 2).tolist() and nz.detach().numpy().tolist() == x.tolist()
             sliced = x[:, 1:3]
             moved = sliced.npu()
             assert moved.is_contiguous() and torch.equal(moved, sliced), "a slice is laid out afresh"
@@ -99,6 +108,44 @@ class FakeTorchNpu(unittest.TestCase):
                                              bias=torch.from_numpy(bias), output_dtype=torch.float32)
             want = (a.astype(np.int64) @ b.astype(np.int64) + bias).astype(np.float32) * deq
             assert np.array_equal(got.numpy(), want), (got, want)
+            print("ok")
+        """, MODEL_SHIMS)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.strip(), "ok")
+
+    def test_topk_dynamic_quant_and_swiglu_as_on_the_device(self):
+        # topk against numpy's stable argsort (ties keep index order), sorted=False included; dynamic quant
+        # and swiglu against numpy formulas (fp32, ties to even).
+        done = run_python("""
+            import numpy as np
+            import torch
+            import torch_npu
+
+            scores = np.array([[1.5, 3.0, 3.0, 2.0, 3.0, 0.5], [7.0, 7.0, 1.0, 7.0, 2.0, 2.0]], np.float32)
+            for largest in (True, False):
+                for sorted_ in (True, False):
+                    got = torch.topk(torch.from_numpy(scores), 4, -1, largest, sorted_)
+                    order = np.argsort(-scores if largest else scores, axis=-1, kind="stable")[:, :4]
+                    assert got.indices.tolist() == order.tolist(), (largest, sorted_, got.indices.tolist())
+                    assert got.values.numpy().tolist() == np.take_along_axis(scores, order, -1).tolist()
+            method = torch.from_numpy(scores).topk(k=2, sorted=False)
+            assert method[1].tolist() == [[1, 2], [0, 1]], method[1].tolist()
+            half = torch.from_numpy(scores).half().topk(3)
+            assert half.indices.tolist() == [[1, 2, 4], [0, 1, 3]] and half.values.dtype == torch.float16
+
+            x = np.array([[0.5, -1.27, 0.635, 0.0], [2.0, 1.0, -0.5, 0.25]], np.float32)
+            q, scale = torch_npu.npu_dynamic_quant(torch.from_numpy(x).to(torch.bfloat16))
+            xb = torch.from_numpy(x).to(torch.bfloat16).float().numpy()
+            want_scale = np.abs(xb).max(-1) / np.float32(127)
+            assert np.allclose(scale.numpy(), want_scale, rtol=0, atol=0), (scale, want_scale)
+            want_q = np.clip(np.rint(xb / want_scale[:, None]), -128, 127).astype(np.int8)
+            assert q.dtype == torch.int8 and q.numpy().tolist() == want_q.tolist(), (q, want_q)
+
+            y = np.array([[1.0, -2.0, 3.0, 0.5], [0.0, 4.0, -1.0, 2.0]], np.float32)
+            a, b = y[:, :2], y[:, 2:]
+            want = a / (1 + np.exp(-a)) * b
+            got = torch_npu.npu_swiglu(torch.from_numpy(y))
+            assert got.shape == (2, 2) and np.allclose(got.numpy(), want, rtol=1e-6, atol=1e-6), (got, want)
             print("ok")
         """, MODEL_SHIMS)
         self.assertEqual(done.returncode, 0, done.stderr)

@@ -4,6 +4,7 @@ import enum
 import inspect
 import json
 import sys
+import time
 import warnings
 
 import _pypto_core as _core
@@ -20,6 +21,16 @@ _OPTION_GROUPS = _options.GROUPS
 
 
 _last_run = None
+
+
+_last_compile_seconds = 0.0
+
+
+def last_compile_seconds():
+    """Seconds the latest kernel call spent tracing and compiling its kernel (not simulating it): what PyPTO's
+    compiler monitor reports as the last compilation's total elapsed time (pypto_impl's
+    GetCompilerMonitorTotalElapsed); 0.0 before the first call."""
+    return _last_compile_seconds
 
 
 def last_run():
@@ -383,7 +394,9 @@ class JitKernel:
             else:
                 scalars.append(value)
         aliases = self._aliases(arrays, types)
+        trace_start = time.perf_counter()
         traced, returns = self.trace(types, scalars, aliases=aliases)
+        trace_seconds = time.perf_counter() - trace_start
         self._check_overlaps(traced, arrays, types, aliases)
         # One buffer per graph argument: an alias's array is its source's.
         arrays = [array for array, source in zip(arrays, aliases) if source is None]
@@ -400,8 +413,9 @@ class JitKernel:
         if outcome[0] == "error":
             _, message, file, line, column = outcome
             raise KernelError(message, file, line, column)
-        global _last_run
+        global _last_run, _last_compile_seconds
         _last_run = json.loads(outcome[1])
+        _last_compile_seconds = trace_seconds + _last_run.get("timings_ms", {}).get("compile", 0.0) / 1000.0
         if _last_run.get("simulated") is False:
             warnings.warn(f"{self.__name__} was not simulated; its outputs come from the reference interpreter. "
                           f"Reason: {_last_run.get('simulation_error', 'unknown')}", RuntimeWarning, stacklevel=2)

@@ -6,7 +6,12 @@ kernels take CPU tensors, so here:
 - `torch.Tensor.npu(...)` returns the tensor itself (the kernel writes its outputs into the caller's memory, so
   the script's output tensors must stay the same objects). A tensor that is not contiguous (a slice of a
   larger one) becomes a contiguous copy, as copying it to a device lays it out afresh;
-- `npu_format_cast(t, fmt)` returns `t`: PTO Studio's package treats every tensor as ND, so the data stays ND;
+- `npu_format_cast(t, fmt)` keeps `t`'s values and layout (PTO Studio's package reads every tensor as ND, and
+  a format cast on the device changes only how the same values are laid out there) and remembers the format
+  asked for: casting to ND gives `t` itself, any other format a tensor over `t`'s memory that reports it as
+  the device would, `get_npu_format` answering the format and `.device.type` answering "npu" (GLM's scripts
+  check their weights are NZ with `get_npu_format`, asked only of device tensors). Operations on it give
+  ordinary CPU tensors; the package takes it as the CPU tensor it is;
 - `npu.set_device`, `npu.synchronize`, `npu.empty_cache` do nothing; `npu.is_available()` is False, so scripts
   that compute their golden on the device when one is there compute it on the CPU;
 - `torch.npu` is this module's `npu`, as importing the real torch_npu makes it;
@@ -26,7 +31,17 @@ kernels take CPU tensors, so here:
   `x / scales + zero_points` (`x * scales + zero_points` when div_mode is False) in fp32, rounded half to even
   and saturated to int8 (torch.qint8) or uint8 (torch.quint8); `npu_quant_matmul(x1, x2, scale, offset=None,
   pertoken_scale=None, bias=None, output_dtype=None)` is the exact integer product `x1 @ x2` plus the int32
-  bias, in fp32 times scale (and the per-token scale), cast to output_dtype (which must be given).
+  bias, in fp32 times scale (and the per-token scale), cast to output_dtype (which must be given);
+- `npu_dynamic_quant(x)` and `npu_swiglu(x, dim=-1)` (GLM's MoE golden) as torch_npu documents them:
+  per row, scale = max|x| / 127 and y = round(x / scale) to int8 (fp32 arithmetic, ties to even), the scales
+  returned as fp32 of x's shape without its last dim; swiglu splits `dim` into halves a, b and gives
+  silu(a) * b, computed in fp32 and returned in x's dtype;
+- `torch.topk` gives what the device gives: the k elements sorted (largest first, or smallest first with
+  largest=False) and equal values in index order. torch_npu runs a device tensor's topk as CANN's aclnnTopk,
+  whose reference says its `sorted` takes only True, and the vector unit's sort (Ascend C's Sort32) puts the
+  lower index first among equal scores. On a CPU, sorted=False leaves the order to the selection algorithm
+  and ties fall either way; GLM's MoE goldens pick experts with sorted=False among scores that tie (a sigmoid
+  saturated at 1 plus a bf16 bias) and compare the ids in order. Here topk is a stable sort, then the first k.
 
 Nothing here touches the package under test."""
 import sys
@@ -50,17 +65,76 @@ class Format:
     FRACTAL_Z_3D = 33
 
 
+class _Device:
+    """What `.device` of a tensor on the NPU answers: type "npu" and its index (torch 1.13's torch.device
+    cannot name an "npu" device)."""
+
+    def __init__(self, index=0):
+        self.type, self.index = "npu", index
+
+    def __str__(self):
+        return f"npu:{self.index}"
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return str(self) == str(other) or (isinstance(other, str) and other == "npu")
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+class _FormattedTensor(torch.Tensor):
+    """A tensor a format cast made: the caller's memory and values, the format the cast named (see the
+    module's note). Every operation on it runs on the CPU tensor underneath and gives an ordinary tensor."""
+
+    @property
+    def device(self):
+        return _Device()
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        with torch._C.DisableTorchFunction():
+            result = func(*args, **(kwargs or {}))
+        if isinstance(result, cls) and func is not torch.Tensor.npu:
+            return result  # an in-place method returns the tensor itself
+        return result
+
+
 def npu_format_cast(tensor, acl_format, *args, **kwargs):
-    """Identity: the tensor keeps its ND layout (PTO Studio's package reads every tensor as ND)."""
-    return tensor
+    """The tensor with its values and ND layout, reporting `acl_format` (see the module's note)."""
+    if acl_format == Format.ND:
+        return tensor
+    with torch._C.DisableTorchFunction():
+        formatted = torch.Tensor.as_subclass(tensor, _FormattedTensor)
+    formatted.npu_format = int(acl_format)
+    return formatted
 
 
 def npu_format_cast_(tensor, acl_format, *args, **kwargs):
-    return tensor
+    return npu_format_cast(tensor, acl_format)
 
 
 def get_npu_format(tensor):
-    return Format.ND
+    return getattr(tensor, "npu_format", Format.ND)
+
+
+def npu_dynamic_quant(x, *, smooth_scales=None, group_index=None, dst_type=None):
+    """torch_npu.npu_dynamic_quant on the host, int8 without groups (see the module's note)."""
+    if group_index is not None or dst_type not in (None, torch.int8):
+        raise NotImplementedError("the torch_npu stand-in's npu_dynamic_quant quantizes to int8 without groups")
+    values = x.float()
+    if smooth_scales is not None:
+        values = values * smooth_scales.float()
+    scale = values.abs().amax(dim=-1) / 127.0
+    quantized = torch.round(values / scale.unsqueeze(-1))
+    return torch.clamp(quantized, -128, 127).to(torch.int8), scale
+
+
+def npu_swiglu(x, dim=-1):
+    """torch_npu.npu_swiglu on the host: silu of the first half of `dim` times the second half."""
+    first, second = x.float().chunk(2, dim=dim)
+    return (torch.nn.functional.silu(first) * second).to(x.dtype)
 
 
 def npu_quantize(x, scales, zero_points, dtype, axis=1, div_mode=True):
@@ -152,6 +226,25 @@ npu.NPUGraph = NPUGraph
 npu.graph = _GraphCapture
 sys.modules[__name__ + ".npu"] = npu
 torch.npu = npu
+
+
+def _device_topk(native):
+    """`native` (torch.topk or Tensor.topk) as the device computes it (see the module's note)."""
+    def call(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002 - torch's names
+        if out is not None:
+            return native(input, k, dim, largest, sorted, out=out)
+        values, indices = torch.sort(input, dim=dim, descending=largest, stable=True)
+        return torch.return_types.topk((values.narrow(dim, 0, k), indices.narrow(dim, 0, k)))
+    call.__name__ = getattr(native, "__name__", "topk")
+    call.__doc__ = getattr(native, "__doc__", None)
+    call.__wrapped__ = native
+    call.as_on_device = True  # wrapped once, however often this module is imported
+    return call
+
+
+for _owner in (torch, torch.Tensor):
+    if not hasattr(_owner.topk, "as_on_device"):
+        _owner.topk = _device_topk(_owner.topk)
 
 
 def _to_device(self, *args, **kwargs):
