@@ -106,6 +106,8 @@ def call_of(op, params, inputs, view=(), full_shape=()):
         return f"pypto.{TENSOR_SCALAR[op]}(a0, {scalar_of(params)})"
     if op in SCALAR_TENSOR and "scalar" in params:
         return f"pypto.{SCALAR_TENSOR[op]}({scalar_of(params)}, a0)"
+    if op == "LReLU":
+        return "pypto.lrelu(a0)"  # a case without a slope takes lrelu's default (0.01), as PyPTO's golden does
     if op in ("Maximum", "Minimum"):
         name = op.lower()
         if inputs == 1:
@@ -531,6 +533,10 @@ def whole_call_of(case):
         kind = params.get("pad_value_type", "zero")
         value = PAD_VALUES.get(kind, repr(float(params.get("pad_value", 0.0))) if kind == "custom" else "0.0")
         return f"pypto.pad(a0, {pads}, value={value})"
+    if op == "ScatterUpdate":
+        # The paged-cache form, as PyPTO's golden reads its inputs: src rows (input0) written into the cache
+        # (input2) at the slots the [b, s] index (input1) names.
+        return "pypto.scatter_update(a2, -2, a1, a0)"
     if op == "Range":
         dtype = DTYPES[case["output_tensors"][0]["dtype"]][1]
         return (f"pypto.arange({float(params['start'])!r}, {float(params['end'])!r}, {float(params['step'])!r}, "
@@ -720,9 +726,13 @@ SHIFTS = {"BitwiseLeftShift": 1, "BitwiseRightShift": 1, "BitwiseLeftShifts": "s
 def old_torch_shift_golden(op, case, inputs):
     """Why this host cannot make the golden of a shift case, or None. torch before 2.0 shifts by the count modulo
     the width (x86's shift); torch 2.x, which PyPTO's tests run, shifts everything out for a count outside
-    [0, width), as PTO Studio does: a case with such counts has no golden here."""
+    [0, width), as PTO Studio does: a case with such counts has no golden here, unless this torch shifts as 2.x
+    does (torch 2.x, or torch 1.13 with scripts/pypto_compat_shims/sitecustomize.py, which gives it 2.x's rule)."""
     import torch  # noqa: PLC0415
-    if op not in SHIFTS or int(torch.__version__.split(".")[0]) >= 2:
+    if op not in SHIFTS:
+        return None
+    probe = torch.tensor([1], dtype=torch.int32)
+    if int(torch.bitwise_left_shift(probe, torch.tensor([33], dtype=torch.int32))[0]) == 0:
         return None
     where = SHIFTS[op]
     width = 8 * np.dtype(DTYPES[case["input_tensors"][0]["dtype"]][0]).itemsize

@@ -32,7 +32,8 @@ if torch is not None:
     # so the copies, selects and comparisons those goldens make give the same values, and their bitwise results
     # agree in the low 16 (32) bits, which is all the goldens keep (they write each output with numpy's astype
     # to the case's dtype, which wraps as unsigned arithmetic does). Such an array given to from_numpy is
-    # copied.
+    # copied. uint64 has no wider integer: its bits are read as int64, which keeps copies, selects, bitwise
+    # results and tests against zero (LogicalNot's golden), though not order or arithmetic.
     if isinstance(getattr(torch, "uint16", None), _MissingTorchDtype):
         import numpy as _np
 
@@ -42,6 +43,8 @@ if torch is not None:
             def call(data, *args, **kwargs):
                 if isinstance(data, _np.ndarray) and data.dtype in _WIDER:
                     data = data.astype(_WIDER[data.dtype])
+                elif isinstance(data, _np.ndarray) and data.dtype == _np.uint64:
+                    data = data.view(_np.int64)
                 return native(data, *args, **kwargs)
             call.__name__ = native.__name__
             call.__doc__ = native.__doc__
@@ -64,6 +67,38 @@ if torch is not None:
             return _native_to(self, *[_held(a) for a in args], **{k: _held(v) for k, v in kwargs.items()})
         _to.__doc__ = _native_to.__doc__
         torch.Tensor.to = _to
+
+    # Shifts by a count outside [0, width) (torch 2.0): torch 1.13 shifts by the count modulo the width (x86's
+    # shift instruction); torch 2.x shifts every bit out, giving 0 (left, and right for unsigned) or the sign
+    # (signed right), which PyPTO's shift goldens rely on. torch.bitwise_left_shift / bitwise_right_shift
+    # (function and method) give 2.x's results for such counts; in-range counts are torch's own.
+    def _shifts_modulo_width():
+        probe = torch.tensor([1], dtype=torch.int32)
+        return int(torch.bitwise_left_shift(probe, torch.tensor([33], dtype=torch.int32))[0]) != 0
+
+    if _shifts_modulo_width():
+        def _shift_all_out(native, left):
+            def call(input, other, *args, **kwargs):  # noqa: A002 - torch's names
+                result = native(input, other, *args, **kwargs)
+                if args or kwargs or not isinstance(result, torch.Tensor) or result.is_floating_point():
+                    return result
+                width = 8 * result.element_size()
+                count = other if isinstance(other, torch.Tensor) else torch.tensor(other)
+                outside = (count < 0) | (count >= width)
+                if not bool(outside.any()):
+                    return result
+                if left or not result.is_signed():
+                    return result.masked_fill(outside.expand_as(result), 0)
+                sign = native(input, torch.full_like(result, width - 1))
+                return torch.where(outside, sign, result)
+            call.__name__ = native.__name__
+            call.__doc__ = native.__doc__
+            return call
+
+        for _name, _left in (("bitwise_left_shift", True), ("bitwise_right_shift", False)):
+            for _owner in (torch, torch.Tensor):
+                if hasattr(_owner, _name):
+                    setattr(_owner, _name, _shift_all_out(getattr(_owner, _name), _left))
 
     # Many fp16 (and some bf16) CPU kernels (matmul, relu, gelu, trunc, exp, topk, ...) arrived in torch 2.x. A
     # script computing its own fp16 reference on the CPU gets such a call computed in fp32 and rounded once to
@@ -103,7 +138,7 @@ if torch is not None:
                   "clamp", "clip", "clamp_min", "clamp_max", "tan", "sinh", "cosh", "asin", "acos", "asinh",
                   "acosh", "atanh", "expm1", "erfc", "prelu")
     for _module, _names in ((torch, _FUNCTIONS), (torch.Tensor, _FUNCTIONS),
-                            (torch.nn.functional, ("relu", "gelu", "silu", "sigmoid", "softmax", "linear", "prelu"))):
+                            (torch.nn.functional, ("relu", "gelu", "silu", "sigmoid", "softmax", "linear", "prelu", "leaky_relu"))):
         for _name in _names:
             if hasattr(_module, _name):
                 setattr(_module, _name, _upcasting(getattr(_module, _name)))

@@ -192,6 +192,42 @@ class TorchPolyfills(unittest.TestCase):
             assert values.dtype == torch.float16 and indices.tolist() == [[2, 0]]
             assert torch.topk(half, 1).indices.tolist() == [[2]]
 
+            # fp16 unary ops torch 2.x has on the CPU: computed in fp32, rounded once (numpy in fp32, then fp16).
+            x = np.array([1.5, 2.0, 3.25], np.float16)
+            for name, reference in (("acosh", np.arccosh), ("sinh", np.sinh), ("tan", np.tan), ("expm1", np.expm1)):
+                got = getattr(torch, name)(torch.from_numpy(x))
+                assert got.dtype == torch.float16, name
+                assert got.numpy().tolist() == reference(x.astype(np.float32)).astype(np.float16).tolist(), name
+            weight = torch.tensor([0.25], dtype=torch.float16)
+            negative = torch.tensor([[-2.0, 4.0]], dtype=torch.float16)
+            assert torch.nn.functional.prelu(negative, weight).tolist() == [[-0.5, 4.0]]
+
+            # uint16 / uint32 data (torch 2.3) held in wider integers: the values, and bitwise results written
+            # back with astype as the goldens write them, equal numpy's own; uint64 keeps its bits.
+            u16 = np.array([0, 1, 40000, 65535], np.uint16)
+            v16 = np.array([65535, 3, 12345, 255], np.uint16)
+            held = torch.tensor(u16)
+            assert held.tolist() == u16.tolist()
+            assert torch.bitwise_not(held).numpy().astype(np.uint16).tolist() == (~u16).tolist()
+            assert torch.bitwise_xor(held, torch.from_numpy(v16)).numpy().astype(np.uint16).tolist() == \
+                (u16 ^ v16).tolist()
+            u32 = np.array([4000000000, 7], np.uint32)
+            assert torch.as_tensor(u32).tolist() == u32.tolist()
+            assert torch.tensor(u16).to(torch.uint16).numpy().astype(np.uint16).tolist() == u16.tolist()
+            u64 = np.array([0, 2 ** 63 + 5], np.uint64)
+            assert torch.logical_not(torch.tensor(u64)).tolist() == [True, False]
+
+            # Shifts by counts outside [0, width) shift every bit out, as torch 2.x does: 0 to the left (and to
+            # the right when unsigned), the sign to the right; in-range counts shift as usual.
+            values = torch.tensor([5, -5, 7, -1, 3], dtype=torch.int32)
+            counts = torch.tensor([33, 33, -1, 31, 2], dtype=torch.int32)
+            assert torch.bitwise_left_shift(values, counts).tolist() == [0, 0, 0, -2 ** 31, 12]
+            assert values.bitwise_right_shift(counts).tolist() == [0, -1, 0, -1, 0]
+            small = torch.tensor([1, 17, 16, 15], dtype=torch.int16)
+            assert torch.bitwise_right_shift(np.int16(-3), small).tolist() == [-2, -1, -1, -1]
+            assert torch.bitwise_left_shift(np.int16(3), small).tolist() == [6, 0, 0, -2 ** 15]
+            assert torch.bitwise_right_shift(torch.tensor([200], dtype=torch.uint8), 9).tolist() == [0]
+
             from torch._dynamo import allow_in_graph
             assert allow_in_graph(len) is len
             assert {torch.float8_e4m3fn: 1}[torch.float8_e4m3fn] == 1

@@ -67,6 +67,36 @@ class KernelsRunAgainstNumpy(unittest.TestCase):
         result = self.run_case(case, lambda x: [x.min(axis=2, keepdims=True)])
         self.assertEqual(result["status"], "passes", result)
 
+    def test_lrelu_without_a_slope_takes_the_default(self):
+        case = {"case_index": 0, "operation": "LReLU", "input_tensors": [tensor("x", (16, 40), "fp32", -5, 5)],
+                "output_tensors": [tensor("out", (16, 40), "fp32")], "view_shape": [8, 32], "tile_shape": [8, 16],
+                "params": {"func_id": -1}}
+        result = self.run_case(case, lambda x: [np.where(x > 0, x, x * np.float32(0.01))])
+        self.assertEqual(result["status"], "passes", result)
+        self.assertEqual(self.run_case(case, lambda x: [np.where(x > 0, x, x * np.float32(0.2))])["status"], "fails")
+
+    def test_scatter_update_in_the_paged_cache_form(self):
+        # src rows [b * s, d], slot numbers [b, s], the cache [slots, d]: cache[index[b][s]] = src[b * s + s].
+        rng = np.random.default_rng(11)
+        src = rng.uniform(-10, 10, (4, 8)).astype(np.float32)
+        index = np.array([[3, 0], [9, 5]], np.int64)
+        cache = rng.uniform(-1, 1, (10, 8)).astype(np.float32)
+        want = cache.copy()
+        for row, slot in enumerate(index.reshape(-1)):
+            want[slot] = src[row]
+        case = {"case_index": 0, "operation": "ScatterUpdate",
+                "input_tensors": [tensor("input0", (4, 8), "fp32"), tensor("input1", (2, 2), "int64"),
+                                  tensor("input2", (10, 8), "fp32")],
+                "output_tensors": [tensor("output0", (10, 8), "fp32")], "view_shape": [4, 8], "tile_shape": [2, 8],
+                "params": {}}
+
+        def write(_name, folder, _position):
+            for name, value in (("input0", src), ("input1", index), ("input2", cache), ("output0", want)):
+                value.tofile(pathlib.Path(folder, name + ".bin"))
+        with tempfile.TemporaryDirectory() as scratch:
+            result = ops.run_case(case, 0, write, "ScatterUpdate", False, scratch)
+        self.assertEqual(result["status"], "passes", result)
+
     def test_bit_packed_compares_have_no_python_form(self):
         case = {"case_index": 0, "operation": "Compare", "input_tensors": [tensor("a", (8, 64), "fp32"),
                                                                            tensor("b", (8, 64), "fp32")],
@@ -119,6 +149,51 @@ class GoldenByPosition(unittest.TestCase):
             finally:
                 ops.load_golden_module, ops.golden_function, ops.run_case = saved
         self.assertEqual(asked, [(0, 0), (17, 1), (19, 2), (20, 3)])
+
+
+class GoldenScriptPlumbing(unittest.TestCase):
+    """Host plumbing between the worker and PyPTO's golden script, with a stand-in for the script's own JSON
+    reader (json.load of the file opened as text, as it reads)."""
+
+    @staticmethod
+    def script_reader(path):
+        with open(path, "r", encoding="utf-8") as data_file:
+            return json.load(data_file)["test_cases"]
+
+    def test_a_case_file_with_a_byte_order_mark_is_read_without_it(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder, "Signbit_st_test_cases.json")
+            path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"test_cases": [{"case_index": 3}]}).encode())
+            with self.assertRaises(json.JSONDecodeError):
+                self.script_reader(path)
+            self.assertEqual(ops.case_file_reader(self.script_reader)(str(path)), [{"case_index": 3}])
+            self.assertEqual(path.read_bytes()[:3], b"\xef\xbb\xbf", "the checkout's file is left as it is")
+
+    def test_log2_and_log10_cases_go_through_the_log_golden(self):
+        # PyPTO registers one golden for Log, which computes bases 2 and 10 from params.base; while it makes a
+        # Log2 case it must read Log2's case file, and Log's again afterwards.
+        with tempfile.TemporaryDirectory() as folder:
+            for op, base in (("Log", "e"), ("Log2", "2")):
+                pathlib.Path(folder, f"{op}_st_test_cases.json").write_text(
+                    json.dumps({"test_cases": [{"case_index": 0, "params": {"base": base}}]}))
+            reader = ops.case_file_reader(self.script_reader)
+            seen = []
+
+            def log_golden(_name, _output, case_index=None):
+                seen.append(reader(str(pathlib.Path(folder, "Log_st_test_cases.json")))[case_index]["params"])
+                return True
+
+            class Info:
+                func = staticmethod(log_golden)
+
+            class Register:
+                _REG_MAP = {"TestLog/LogOperationTest.TestLog": Info}
+
+            self.assertIs(ops.golden_function(Register, "Log"), log_golden)
+            self.assertIsNone(ops.golden_function(Register, "Cbrt"))
+            self.assertTrue(ops.golden_function(Register, "Log2")("TestLog2", folder, 0))
+            log_golden("TestLog", folder, 0)
+        self.assertEqual(seen, [{"base": "2"}, {"base": "e"}])
 
 
 if __name__ == "__main__":
