@@ -643,12 +643,19 @@ def run_models(args, package_dir):
 
 # --- PyPTO's operation system tests (--ops) ---------------------------------------------------------------
 
+OPS_MAX_TASKS = 4_000_000
+
+
 def run_op_worker(op, operation_dir, package_dir, timeout, shim, memory_share):
     """The rows of one operation's cases, from scripts/pypto_ops_compat.py run in its own process."""
     started = time.monotonic()
     path = [str(package_dir)] + ([str(shim)] if shim else [])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", TILE_FWK_DEVICE_ID="0",
                PTO_OPS_MEMORY_SHARE=str(memory_share))
+    # PyPTO has no limit on a kernel's tasks; PTO Studio's guard (PTO_MAX_TASKS, 2 M by default) stops a
+    # runaway loop in an IDE session. Maximum's and Minimum's case 13 cut [8, 128, 128, 128] into 2.46 M tiles
+    # (100 s and 4 GB here), so the runner allows twice the default unless the caller set a limit.
+    env.setdefault("PTO_MAX_TASKS", str(OPS_MAX_TASKS))
     # The worker's goldens and kernels go to a folder removed here, after the worker has ended however it
     # ended: a worker killed for memory cannot clean up after itself (its cases' files once filled /tmp).
     scratch = tempfile.mkdtemp(prefix=f"pypto-ops-{op}-")

@@ -395,6 +395,29 @@ TileRegion Expander::broadcastRegion(TensorId input, const Dims& outShape, const
   return region(input, constants(offsets), sizes);
 }
 
+// A tile that must hold dim `keep` whole (a scan, a sort) can outgrow the unified buffer: the other dims are
+// halved, the largest first, until one tile of each of `itemBytes` (the element sizes of its input and result
+// tiles, each row padded to 32 bytes as the buffer lays it out) fits together. A dim `keep` too long on its own
+// is left for AllocateBuffers to report.
+void Expander::narrowAcrossToFit(Dims& tile, std::size_t keep, const std::vector<std::int64_t>& itemBytes) const {
+  const auto bytes = [&] {
+    std::int64_t total = 0;
+    for (std::int64_t item : itemBytes) {
+      std::int64_t one = 1;
+      for (std::size_t d = 0; d + 1 < tile.size(); ++d) one *= tile[d];
+      total += one * ((tile.back() * item + 31) / 32 * 32);
+    }
+    return total;
+  };
+  while (bytes() > m_compilation.settings.target.capacity(MemoryKind::UB)) {
+    std::size_t largest = tile.size();
+    for (std::size_t d = 0; d < tile.size(); ++d)
+      if (d != keep && tile[d] > 1 && (largest == tile.size() || tile[d] > tile[largest])) largest = d;
+    if (largest == tile.size()) return;
+    tile[largest] = (tile[largest] + 1) / 2;
+  }
+}
+
 bool Expander::expandElementwise(const TensorOp& op, const std::function<void(TileOp)>& emit) {
   TensorId output = op.outputs[0];
   const Dims& shape = shapeOf(output);
@@ -406,22 +429,9 @@ bool Expander::expandElementwise(const TensorOp& op, const std::function<void(Ti
     const auto dim = static_cast<std::size_t>(*op.attr<std::int64_t>("dim"));
     (*tile)[dim] = shape[dim];
     // The whole scanned dim can make the tile outgrow the unified buffer (PyPTO's CumProd case of a
-    // [256, 512] fp32 tile, 512 KiB): the other dims are halved, the largest first, until the input and
-    // the result tiles fit together. Each column's scan stays in one tile, so the values do not change.
+    // [256, 512] fp32 tile, 512 KiB). Each column's scan stays in one tile, so the values do not change.
     const std::int64_t item = static_cast<std::int64_t>(sizeOf(m_graph.tensor(output).dtype));
-    const auto tileBytes = [&] {
-      std::int64_t bytes = item;
-      for (std::size_t d = 0; d < tile->size(); ++d)
-        bytes *= d + 1 == tile->size() ? ((*tile)[d] * item + 31) / 32 * 32 / item : (*tile)[d];
-      return bytes;
-    };
-    while (2 * tileBytes() > m_compilation.settings.target.capacity(MemoryKind::UB)) {
-      std::size_t largest = tile->size();
-      for (std::size_t d = 0; d < tile->size(); ++d)
-        if (d != dim && (*tile)[d] > 1 && (largest == tile->size() || (*tile)[d] > (*tile)[largest])) largest = d;
-      if (largest == tile->size()) break;  // the scanned dim alone is too long: AllocateBuffers reports it
-      (*tile)[largest] = ((*tile)[largest] + 1) / 2;
-    }
+    narrowAcrossToFit(*tile, dim, {item, item});
   }
   const bool triangle = op.kind == TensorOpKind::Tril || op.kind == TensorOpKind::Triu;
   forEachTile(shape, *tile, [&](const Dims& offsets, const Dims& sizes) {

@@ -122,6 +122,14 @@ def sort_columns(x: pypto.Tensor([600, 40], pypto.DT_FP32), out: pypto.Tensor([6
 
 
 @pypto.frontend.jit
+def sort_long_rows(x: pypto.Tensor([24, 7526], pypto.DT_FP32), out: pypto.Tensor([24, 7526], pypto.DT_INT32)):
+    # PyPTO's ArgSort case 11: a [13, 384] tile holding the sorted dim whole is [13, 7526] fp32 (382 KiB), and
+    # its int32 indices as much again, past a2's 192 KiB unified buffer.
+    pypto.set_vec_tile_shapes(13, 384)
+    out[:] = pypto.argsort(x, 1, descending=True)
+
+
+@pypto.frontend.jit
 def scatter_columns(x: pypto.Tensor([64, 96], pypto.DT_FP32), index: pypto.Tensor([64, 96], pypto.DT_INT64),
                     src: pypto.Tensor([64, 96], pypto.DT_FP32), out: pypto.Tensor([64, 96], pypto.DT_FP32)):
     pypto.set_vec_tile_shapes(64, 32)  # three column tiles, each scattering its 64 rows whole
@@ -417,6 +425,16 @@ class SortedRows(unittest.TestCase):
         report = kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(out, np.argsort(-x, axis=0, kind="stable"))
         self.assertGreaterEqual(report["tasks"], 5)  # a task per 8 columns, not one 96 KiB tile
+
+    def test_a_whole_sorted_dim_past_the_unified_buffer_narrows_the_other_dims(self):
+        x = RNG.standard_normal((24, 7526)).astype(np.float32)
+        x[:, ::7] = 0.5  # ties, which keep their index order (PyPTO's argsort is stable)
+        out = np.zeros((24, 7526), np.int32)
+        sort_long_rows(x, out)
+        report = kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.argsort(-x, axis=1, kind="stable"))
+        # 13 rows halved to 2 (values and indices of 2 rows: 4 x 29.4 KiB), so 12 tiles of the 24 rows.
+        self.assertGreaterEqual(report["tasks"], 12)
 
 
 class ScatterColumns(unittest.TestCase):

@@ -80,9 +80,12 @@ private:
     if (!tile) return false;
     Dims across = *tile;
     across[dim] = shape[dim];
+    if (op.kind == TensorOpKind::ArgSort)  // its input and its int32 indices, each with the sorted dim whole
+      narrowAcrossToFit(across, dim, {static_cast<std::int64_t>(sizeOf(m_graph.tensor(op.inputs[0]).dtype)), 4});
     forEachTile(shape, across, [&](const Dims& offsets, const Dims& sizes) { visit(offsets, sizes, across); });
     return true;
   }
+  void narrowAcrossToFit(Dims& tile, std::size_t keep, const std::vector<std::int64_t>& itemBytes) const;
 
 
   // The driver, tile settings, elementwise ops, reductions, matmul, moves (ExpandFunction.cpp).
