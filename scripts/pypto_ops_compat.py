@@ -602,8 +602,15 @@ def index_put_kernel_source(case):
     shape = inputs[0]["shape"]
     indices = ", ".join(t["name"] for t in inputs[2:])
     accumulate = bool(case["params"].get("accumulate", False))
+    # Up to 64 along each dim, the leading dims halved until a tile is at most 64 KiB (the assemble of a
+    # [128, 64, 128] int32 input in [64, 64, 64] tiles needed 1 MiB of the unified buffer's 192 KiB).
+    tile = [min(d, 64) for d in shape]
+    item = np.dtype(DTYPES[inputs[0]["dtype"]][0]).itemsize
+    while math.prod(tile) * item > 64 * 1024 and any(t > 1 for t in tile[:-1]):
+        first = next(i for i, t in enumerate(tile[:-1]) if t > 1)
+        tile[first] = (tile[first] + 1) // 2
     lines = kernel_header(case) + [
-             f"    pypto.set_vec_tile_shapes({', '.join(str(min(d, 64)) for d in shape)})",
+             f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in tile)})",
              f"    pypto.assemble({names[0]}, {[0] * len(shape)}, {out['name']})",
              f"    pypto.index_put_({out['name']}, ({indices},), {inputs[1]['name']}, {accumulate})"]
     return "\n".join(lines) + "\n"

@@ -230,10 +230,20 @@ def add_columns_in_place(base: pypto.Tensor([8, 8, 8, 49], pypto.DT_FP32), cols:
 @pypto.frontend.jit
 def put_cells_by_columns(grid: pypto.Tensor([16, 4, 8], pypto.DT_FP16), rows: pypto.Tensor([3], pypto.DT_INT64),
                          cols: pypto.Tensor([3], pypto.DT_INT64), cells: pypto.Tensor([3, 8], pypto.DT_FP16)):
-    # Two indexed dims: index_put_ scatters into a [64, 8] copy of the rows cut into [64, 4] column tiles,
-    # then writes the copy back, which reads the copy overlaid by both tiles (PyPTO's IndexPut_ case 8).
+    # Two indexed dims: index_put_ writes each cell to its row of grid seen as [64, 8] rows, in [16, 4] tiles
+    # of the cells (PyPTO's IndexPut_ case 8).
     pypto.set_vec_tile_shapes(16, 4, 4)
     pypto.index_put_(grid, (rows, cols), cells)
+
+
+@pypto.frontend.jit
+def put_large_slices(x: pypto.Tensor([128, 64, 128], pypto.DT_FP16), index: pypto.Tensor([8], pypto.DT_INT32),
+                     values: pypto.Tensor([8, 64, 128], pypto.DT_FP16), out: pypto.Tensor([128, 64, 128], pypto.DT_FP16)):
+    # PyPTO's IndexPut_ case 19: out (2 MiB, ten times the unified buffer) is never loaded; each [64, 128]
+    # slice's rows go to it from the values' tiles.
+    pypto.set_vec_tile_shapes(8, 64, 64)
+    pypto.assemble(x, [0, 0, 0], out)
+    pypto.index_put_(out, (index,), values)
 
 
 @pypto.frontend.jit
@@ -275,6 +285,17 @@ class Broadcasts(unittest.TestCase):
         kernel_checks.assert_functional(self)
         np.testing.assert_allclose(y, want, rtol=1e-6)  # fp32 multiply-add: one rounding each
         np.testing.assert_array_equal(y16, want16)      # one rounding to fp16 of the fp32 sum, as numpy's
+
+    def test_index_put_of_slices_larger_than_the_unified_buffer(self):
+        x = RNG.uniform(-1, 1, (128, 64, 128)).astype(np.float16)
+        values = RNG.uniform(-1, 1, (8, 64, 128)).astype(np.float16)
+        index = np.array([3, 127, 0, 64, 5, 90, 17, 2], np.int32)
+        out = np.zeros_like(x)
+        put_large_slices(x, index, values, out)
+        kernel_checks.assert_functional(self)
+        want = x.copy()
+        want[index] = values
+        np.testing.assert_array_equal(out, want)
 
     def test_index_put_writes_and_accumulates_rows(self):
         x = RNG.uniform(-1, 1, (16, 4, 8)).astype(np.float32)

@@ -566,6 +566,21 @@ def index_put_(input, indices, values, accumulate=False):  # noqa: A002
         part = part if stride == 1 else _ops.mul(part, stride)
         row = part if row is None else _ops.add(row, part)
     count = _concrete_int(indices[0].shape[0], "index_put_: the index length")
+    if not accumulate and rest:
+        # Each indexed slice is `inner` rows of input's last dim: those rows go straight to input in global
+        # memory (an MSCATTER per tile of values, scatter_update's row form), which is never loaded, so a
+        # slice or input larger than the unified buffer is no obstacle (PyPTO's IndexPut_ of [128, 64, 128]).
+        inner = 1
+        for extent in rest[:-1]:
+            inner *= extent
+        if inner > 1:
+            starts = _ops.mul(_ops.reshape(row, [count, 1]), inner)
+            row = _ops.reshape(_ops.add(starts, _ops.arange(0, inner, 1, dtype=int32)), [count * inner])
+        rows = [count * inner, rest[-1]]
+        source = values if _dims_of(values, "index_put_") == rows else _ops.reshape(values, rows)
+        _recording._record("scatter_update", [input, row, source], {"dim": len(dims) - 2, "rows": True},
+                           into=[input])
+        return None
     source = _ops.reshape(values, [count] + rest) if _dims_of(values, "index_put_") != [count] + rest else values
     # The rows as one 1-D index of whole slices (scatter_update), as PyPTO's IndexPut reads its indices.
     attrs = {"dim": 0, "reduce": "add"} if accumulate else {"dim": 0}
