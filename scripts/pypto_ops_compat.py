@@ -691,9 +691,25 @@ def golden_function(register, op):
     return None
 
 
-def read_tensor(folder, tensor):
+def read_tensor(folder, tensor, fractal=False):
+    """A tensor PyPTO's golden script wrote, as the case's (logical) shape. `fractal`: the script wrote it in
+    NZ (fractal) layout, as it writes a cube operation's NZ operand: read back into the matrix it holds."""
     dtype = DTYPES[tensor["dtype"]][0]
-    return np.fromfile(pathlib.Path(folder, tensor["name"] + ".bin"), dtype=dtype).reshape(tensor["shape"])
+    data = np.fromfile(pathlib.Path(folder, tensor["name"] + ".bin"), dtype=dtype)
+    return from_fractal_nz(data, tensor["shape"]) if fractal else data.reshape(tensor["shape"])
+
+
+def from_fractal_nz(data, shape):
+    """The [..., m, n] matrix of data laid out in NZ fractals, the layout PyPTO's golden script writes: the
+    matrix zero-padded to whole [m0, n0] blocks (m0 = 16 rows; n0 = 32 bytes of columns: 32 int8, 16 fp16 /
+    bf16 / int32, 8 fp32), stored column-block major as [..., n / n0, m / m0, m0, n0]."""
+    *batch, m, n = shape
+    m0, n0 = 16, 32 // data.dtype.itemsize
+    m1, n1 = -(-m // m0), -(-n // n0)
+    blocks = data.reshape(list(batch) + [n1, m1, m0, n0])
+    rank = len(batch)
+    order = list(range(rank)) + [rank + 1, rank + 2, rank, rank + 3]
+    return np.ascontiguousarray(blocks.transpose(order).reshape(list(batch) + [m1 * m0, n1 * n0])[..., :m, :n])
 
 
 # --- PyPTO's comparison rule ------------------------------------------------------------------------------------------
@@ -856,9 +872,9 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
     if op in ("Compare", "Cmps") and case.get("params", {}).get("mode") == "bit":
         # PyPTO's tests build these with its C++ API (Compare(..., OutType::BIT)); its Python API returns bool.
         return {"status": "no form", "note": "bit-packed (uint8) compare results exist only in PyPTO's C++ API"}
-    if op == "Matmul" and any(t.get("format") == "NZ" for t in case["input_tensors"] + case["output_tensors"]):
-        # PyPTO's test writes such operands as fractal (NZ) data; PTO Studio holds every tensor row-major (ND).
-        return {"status": "no form", "note": "NZ (fractal) operand data: PTO Studio's tensors are row-major (ND)"}
+    if op == "Matmul" and any(t.get("format") == "NZ" for t in case["output_tensors"]):
+        # PyPTO's test compares such a result in NZ (fractal) layout; the runner reads only NZ operands back.
+        return {"status": "no form", "note": "an NZ (fractal) result: the runner reads back only NZ operands"}
     if op == "Matmul" and (case["params"].get("bias_info") or case["params"].get("fixpipe_info")
                            or case["params"].get("l0c2l1_info") or case["params"].get("enableKSplit")
                            or len(case["input_tensors"]) != 2):
@@ -909,7 +925,10 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
     np.random.seed(case["case_index"])
     try:
         register_func(f"Test{op}", folder, position)
-        inputs = [read_tensor(folder, t) for t in case["input_tensors"]]
+        # An NZ operand of a cube operation is written in fractal layout; the kernel takes the matrix it holds,
+        # in the ND layout PTO Studio reads every tensor in (the values are the same: host plumbing).
+        inputs = [read_tensor(folder, t, fractal=op == "Matmul" and t.get("format") == "NZ")
+                  for t in case["input_tensors"]]
         golden = [read_tensor(folder, t) for t in case["output_tensors"]]
     except Exception as error:  # noqa: BLE001 - PyPTO's script failing on this host is not a PTO Studio result
         lines = [line for line in str(error).strip().splitlines() if line.strip()]

@@ -151,6 +151,23 @@ class GoldenByPosition(unittest.TestCase):
         self.assertEqual(asked, [(0, 0), (17, 1), (19, 2), (20, 3)])
 
 
+class FractalOperands(unittest.TestCase):
+    def test_nz_data_is_read_back_into_its_matrix(self):
+        # NZ by its definition, element by element: [n1, m1, 16, n0] blocks of 32-byte rows, zero padded.
+        rng = np.random.default_rng(3)
+        for dtype, n0 in ((np.float16, 16), (np.float32, 8), (np.int8, 32)):
+            matrix = (rng.uniform(-100, 100, (2, 37, 45))).astype(dtype)
+            m1, n1 = -(-37 // 16), -(-45 // n0)
+            nz = np.zeros((2, n1, m1, 16, n0), dtype)
+            for b in range(2):
+                for i in range(37):
+                    for j in range(45):
+                        nz[b, j // n0, i // 16, i % 16, j % n0] = matrix[b, i, j]
+            got = ops.from_fractal_nz(nz.reshape(-1), [2, 37, 45])
+            self.assertTrue(got.flags["C_CONTIGUOUS"])
+            np.testing.assert_array_equal(got, matrix)
+
+
 class GoldenScriptPlumbing(unittest.TestCase):
     """Host plumbing between the worker and PyPTO's golden script, with a stand-in for the script's own JSON
     reader (json.load of the file opened as text, as it reads)."""
