@@ -567,11 +567,23 @@ def matmul_kernel_source(case):
                  f"valid_shape=[{', '.join(a_valid)}])")
     lines.append(f"{indent}a1 = pypto.view({b['name']}, {b_sizes}, [{', '.join(b_offsets)}], "
                  f"valid_shape=[{', '.join(b_valid)}])")
+    extend = ""
+    if len(case["input_tensors"]) > 2:  # the bias, [1, n]: the block's columns of it
+        bias = case["input_tensors"][2]
+        lines.append(f"{indent}a2 = pypto.view({bias['name']}, [1, {view[1]}], [0, {offsets[1]}], "
+                     f"valid_shape=[1, {valid[1]}])")
+        extend = ", extend_params={'bias_tensor': a2}"
+    if params.get("quant_type") == 1 and params.get("scale_value") is not None:
+        # The fixpipe's per-tensor scale (and ReLU when the case's relu_type is 1, as its golden reads it).
+        relu = ", 'relu_type': pypto.ReLuType.RELU" if params.get("relu_type") == 1 else ""
+        extend = f", extend_params={{'scale': {float(params['scale_value'])!r}{relu}}}"
     tiles = case.get("tile_shape")
     if tiles:
-        lines.append(f"{indent}pypto.set_cube_tile_shapes({tiles[0]}, {tiles[1]}, {tiles[2]})")
+        split_k = ", enable_split_k=True" if params.get("enableKSplit") else ""
+        lines.append(f"{indent}pypto.set_cube_tile_shapes({tiles[0]}, {tiles[1]}, {tiles[2]}{split_k})")
     dtype = DTYPES[params.get("outDtype", out["dtype"])][1]
-    lines.append(f"{indent}result = pypto.matmul(a0, a1, pypto.{dtype}, a_trans={trans_a}, b_trans={trans_b})")
+    lines.append(f"{indent}result = pypto.matmul(a0, a1, pypto.{dtype}, a_trans={trans_a}, b_trans={trans_b}"
+                 f"{extend})")
     lines.append(f"{indent}pypto.assemble(result, [{', '.join(offsets)}], {out['name']})")
     return "\n".join(lines) + "\n"
 
@@ -875,11 +887,14 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
     if op == "Matmul" and any(t.get("format") == "NZ" for t in case["output_tensors"]):
         # PyPTO's test compares such a result in NZ (fractal) layout; the runner reads only NZ operands back.
         return {"status": "no form", "note": "an NZ (fractal) result: the runner reads back only NZ operands"}
-    if op == "Matmul" and (case["params"].get("bias_info") or case["params"].get("fixpipe_info")
-                           or case["params"].get("l0c2l1_info") or case["params"].get("enableKSplit")
-                           or len(case["input_tensors"]) != 2):
-        return {"status": "no form", "note": "the runner has no kernel form for a matmul with bias, fixpipe "
-                                             "quantisation, a chained L0C -> L1 operand or split k yet"}
+    per_tensor_scale = case["params"].get("quant_type") == 1 and case["params"].get("scale_value") is not None
+    if op == "Matmul" and ((case["params"].get("fixpipe_info") and not per_tensor_scale)
+                           or case["params"].get("l0c2l1_info") or len(case["input_tensors"]) != 2):
+        return {"status": "no form", "note": "the runner has no kernel form for a matmul with per-channel fixpipe "
+                                             "quantisation or a chained L0C -> L1 operand yet"}
+    if op == "Matmul" and case["params"].get("bias_info"):
+        # The golden script writes the bias as a file of its own (params.bias_tensors): a third kernel input.
+        case = dict(case, input_tensors=case["input_tensors"] + [dict(case["params"]["bias_tensors"])])
     if op == "Where" and case["input_tensors"][0]["dtype"] != "bool":
         return {"status": "no form", "note": "the runner has no kernel form for a bit-packed (uint8) condition"}
     if op == "FillPad":
