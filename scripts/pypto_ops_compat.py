@@ -46,6 +46,7 @@ DTYPES = {
     "uint8": (np.uint8, "DT_UINT8"), "uint16": (np.uint16, "DT_UINT16"), "uint32": (np.uint32, "DT_UINT32"),
     "uint64": (np.uint64, "DT_UINT64"), "bool": (np.bool_, "DT_BOOL"),
 }
+DTYPES["float32"] = DTYPES["fp32"]  # UnPack's cases name their fp32 outputs by numpy's name
 try:
     import ml_dtypes  # noqa: F401
     DTYPES["bf16"] = (ml_dtypes.bfloat16, "DT_BF16")
@@ -533,6 +534,10 @@ def whole_call_of(case):
         kind = params.get("pad_value_type", "zero")
         value = PAD_VALUES.get(kind, repr(float(params.get("pad_value", 0.0))) if kind == "custom" else "0.0")
         return f"pypto.pad(a0, {pads}, value={value})"
+    if op == "Pack":
+        return "pypto.pack(a0)"
+    if op == "UnPack":
+        return f"pypto.unpack(a0, pypto.{DTYPES[case['output_tensors'][0]['dtype']][1]})"
     if op == "ScatterUpdate":
         # The paged-cache form, as PyPTO's golden reads its inputs: src rows (input0) written into the cache
         # (input2) at the slots the [b, s] index (input1) names.

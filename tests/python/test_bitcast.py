@@ -104,7 +104,27 @@ def bits(array):
     return array.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[array.dtype.itemsize])
 
 
+@pypto.frontend.jit
+def packs(x: pypto.Tensor([2, 16, 32], pypto.DT_INT32), packed: pypto.Tensor([4096], pypto.DT_UINT8),
+          halves: pypto.Tensor([1024], pypto.DT_FP16)):
+    # PyPTO's pack (flattened bytes as uint8) and unpack (a 1-D uint8 tensor's bytes as another dtype).
+    pypto.set_vec_tile_shapes(2, 16, 32)
+    bytes_ = pypto.pack(x)
+    pypto.assemble(bytes_, [0], packed)
+    pypto.set_vec_tile_shapes(512)
+    pypto.assemble(pypto.unpack(pypto.view(bytes_, [2048], [0]), pypto.DT_FP16), [0], halves)
+
+
 class Bitcast(unittest.TestCase):
+    def test_pack_and_unpack_read_bytes_as_numpy_views_them(self):
+        x = RNG.integers(-2**31, 2**31 - 1, size=(2, 16, 32), dtype=np.int64).astype(np.int32)
+        packed = np.zeros(4096, np.uint8)
+        halves = np.zeros(1024, np.float16)
+        packs(x, packed, halves)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(packed, x.reshape(-1).view(np.uint8))
+        np.testing.assert_array_equal(halves.view(np.uint16), x.reshape(-1).view(np.uint8)[:2048].view(np.uint16))
+
     def assertSimulated(self):
         report = pypto.last_run()
         self.assertTrue(report["simulated"], report.get("simulation_error"))

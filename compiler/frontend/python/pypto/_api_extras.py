@@ -619,6 +619,26 @@ def _in_place(function):
     return method
 
 
+def pack(self):
+    """PyPTO's pack: the tensor flattened to 1-D and its bytes read as uint8 (numpy's x.reshape(-1).view(uint8),
+    little-endian as the chip): a reshape, then view(dtype=)'s bitcast."""
+    dims = _dims_of(self, "pack")
+    count = 1
+    for extent in dims:
+        count *= extent
+    flat = self if len(dims) == 1 else _ops.reshape(self, [count])
+    return flat if flat.dtype == _core.DataType.DT_UINT8 else _ops.view(flat, dtype=_core.DataType.DT_UINT8)
+
+
+def unpack(self, dstDataType):  # noqa: N803 - PyPTO's name
+    """PyPTO's unpack: a 1-D uint8 tensor's bytes read as dstDataType, size / its byte width elements (view(dtype=)'s
+    bitcast)."""
+    dims = _dims_of(self, "unpack")
+    if self.dtype != _core.DataType.DT_UINT8 or len(dims) != 1:
+        _fail(f"unpack: takes a 1-D DT_UINT8 tensor (as PyPTO's page says), got {len(dims)}-D {self.dtype.name}")
+    return self if dstDataType == _core.DataType.DT_UINT8 else _ops.view(self, dtype=dstDataType)
+
+
 # --- operations PTO Studio does not model ------------------------------------------------------------------
 
 _UNSUPPORTED = {
@@ -627,8 +647,6 @@ _UNSUPPORTED = {
     "mrgsort": "PyPTO's merge-sort building block (on sort32's interleaved output) is not modelled; use sort, "
                "argsort or topk",
     "conv": "convolution is not modelled",
-    "pack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
-    "unpack": "pack/unpack of sub-byte types is not modelled (INT4/FP4 are not computed)",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
     "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
     "set_conv_tile_shapes": "convolution is not modelled", "get_conv_tile_shapes": "convolution is not modelled",
@@ -817,7 +835,7 @@ def tensor_methods():
         "tril_": _in_place(tril), "triu_": _in_place(triu),
         "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_, "fillpad": fillpad,
         "interleave": interleave, "deinterleave": deinterleave, "gathermask": gathermask,
-        "index_put_": index_put_,
+        "index_put_": index_put_, "pack": pack, "unpack": unpack,
         "set_cache_policy": _set_cache_policy,
         "get_cache_policy": _get_cache_policy,
     }
