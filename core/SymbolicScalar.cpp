@@ -486,20 +486,24 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
   if (commutative && a && !b) return makeBinary(kind, rhs, lhs);
   if (isComparison(kind) && a && !b) return makeBinary(mirrored(kind), rhs, lhs);
 
-  // The left operand's own constant right operand, if it has the same kind.
-  auto innerConstant = [&](SymbolicKind innerKind) -> std::optional<std::int64_t> {
-    if (lhs.kind() != innerKind) return std::nullopt;
-    return lhs.rhs().constantValue();
+  // (x inner c1) kind c2 regrouped as x kind (c1 combine c2): nested
+  // constants fold into one. None when the left operand is not such a node,
+  // when `positive` asks for both constants > 0 and they are not, or when
+  // the combined constant overflows.
+  auto regrouped = [&](SymbolicKind inner, SymbolicKind combine,
+                       bool positive = false) -> std::optional<SymbolicScalar> {
+    if (!b || lhs.kind() != inner) return std::nullopt;
+    const std::optional<std::int64_t> c1 = lhs.rhs().constantValue();
+    if (!c1 || (positive && (*c1 <= 0 || *b <= 0))) return std::nullopt;
+    const std::optional<std::int64_t> merged = applyChecked(combine, *c1, *b);
+    if (!merged) return std::nullopt;
+    return makeBinary(kind, lhs.lhs(), *merged);
   };
 
   switch (kind) {
   case SymbolicKind::Add:
     if (b == 0) return lhs;
-    if (b) {
-      if (auto inner = innerConstant(SymbolicKind::Add)) {
-        if (auto sum = applyChecked(SymbolicKind::Add, *inner, *b)) return makeBinary(kind, lhs.lhs(), *sum);
-      }
-    }
+    if (auto folded = regrouped(SymbolicKind::Add, SymbolicKind::Add)) return *folded;
     break;
   case SymbolicKind::Sub:
     if (b == 0) return lhs;
@@ -510,20 +514,12 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
   case SymbolicKind::Mul:
     if (b == 0) return 0;
     if (b == 1) return lhs;
-    if (b) {
-      if (auto inner = innerConstant(SymbolicKind::Mul)) {
-        if (auto product = applyChecked(SymbolicKind::Mul, *inner, *b)) return makeBinary(kind, lhs.lhs(), *product);
-      }
-    }
+    if (auto folded = regrouped(SymbolicKind::Mul, SymbolicKind::Mul)) return *folded;
     break;
   case SymbolicKind::FloorDiv:
     if (b == 1) return lhs;
     // (x // c1) // c2 == x // (c1*c2) for positive divisors.
-    if (b && *b > 0) {
-      if (auto inner = innerConstant(SymbolicKind::FloorDiv); inner && *inner > 0) {
-        if (auto product = applyChecked(SymbolicKind::Mul, *inner, *b)) return makeBinary(kind, lhs.lhs(), *product);
-      }
-    }
+    if (auto folded = regrouped(SymbolicKind::FloorDiv, SymbolicKind::Mul, /*positive=*/true)) return *folded;
     break;
   case SymbolicKind::Mod:
     if (b == 1 || b == -1) return 0;
@@ -531,9 +527,7 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
   case SymbolicKind::Min:
   case SymbolicKind::Max:
     if (lhs == rhs) return lhs;
-    if (b) {
-      if (auto inner = innerConstant(kind)) return makeBinary(kind, lhs.lhs(), *applyChecked(kind, *inner, *b));
-    }
+    if (auto folded = regrouped(kind, kind)) return *folded;
     break;
   case SymbolicKind::Eq:
   case SymbolicKind::Le:

@@ -90,6 +90,26 @@ template <typename D, typename C> void storeTyped(std::byte* data, std::int64_t 
   for (std::int64_t i = 0; i < count; ++i) typed[i] = storeElement<D>(values[i]);
 }
 
+// Calls visit(S{}) with the C++ type S that stores the elements of `dtype` as they are (fp32 and the
+// integers) and returns true; false for fp16, bf16 and bool, which loads and stores convert apart.
+template <typename Visit> bool visitPlainStorageType(DataType dtype, Visit&& visit) {
+  switch (dtype) {
+  case DataType::Fp32: visit(float{}); return true;
+  case DataType::Int8: visit(std::int8_t{}); return true;
+  case DataType::Int16: visit(std::int16_t{}); return true;
+  case DataType::Int32: visit(std::int32_t{}); return true;
+  case DataType::Int64: visit(std::int64_t{}); return true;
+  case DataType::UInt8: visit(std::uint8_t{}); return true;
+  case DataType::UInt16: visit(std::uint16_t{}); return true;
+  case DataType::UInt32: visit(std::uint32_t{}); return true;
+  case DataType::UInt64: visit(std::uint64_t{}); return true;
+  case DataType::Fp16:
+  case DataType::Bf16:
+  case DataType::Bool: return false;
+  }
+  return false;
+}
+
 } // namespace detail
 
 // All elements of `tensor` in C order as C (float, double, std::int64_t or std::uint64_t). Float dtypes
@@ -100,20 +120,13 @@ template <typename C> void loadInto(const HostTensor& tensor, C* out) {
   const std::int64_t count = packed.elementCount();
   if (count == 0) return;
   const std::byte* data = packed.data();
-  switch (packed.dtype()) {
-  case DataType::Fp32: return detail::loadTyped<float>(data, count, out);
-  case DataType::Fp16: return detail::loadTyped<Float16>(data, count, out);
-  case DataType::Bf16: return detail::loadTyped<BFloat16>(data, count, out);
-  case DataType::Int8: return detail::loadTyped<std::int8_t>(data, count, out);
-  case DataType::Int16: return detail::loadTyped<std::int16_t>(data, count, out);
-  case DataType::Int32: return detail::loadTyped<std::int32_t>(data, count, out);
-  case DataType::Int64: return detail::loadTyped<std::int64_t>(data, count, out);
-  case DataType::UInt8: return detail::loadTyped<std::uint8_t>(data, count, out);
-  case DataType::UInt16: return detail::loadTyped<std::uint16_t>(data, count, out);
-  case DataType::UInt32: return detail::loadTyped<std::uint32_t>(data, count, out);
-  case DataType::UInt64: return detail::loadTyped<std::uint64_t>(data, count, out);
-  case DataType::Bool: return detail::loadBool(data, count, out);
-  }
+  if (detail::visitPlainStorageType(packed.dtype(), [&](auto stored) {
+        detail::loadTyped<decltype(stored)>(data, count, out);
+      }))
+    return;
+  if (packed.dtype() == DataType::Fp16) detail::loadTyped<Float16>(data, count, out);
+  else if (packed.dtype() == DataType::Bf16) detail::loadTyped<BFloat16>(data, count, out);
+  else detail::loadBool(data, count, out);
 }
 
 template <typename C> std::vector<C> loadAs(const HostTensor& tensor) {
@@ -135,34 +148,22 @@ template <typename C> void storeFrom(HostTensor& out, const C* values) {
     return;
   }
   std::byte* data = out.data();
-  switch (out.dtype()) {
-  case DataType::Fp32: return detail::storeTyped<float>(data, count, values);
-  case DataType::Fp16:
-  case DataType::Bf16:
-    if constexpr (std::is_same_v<C, float>) {
-      if (out.dtype() == DataType::Fp16) return detail::storeTyped<Float16>(data, count, values);
-      return detail::storeTyped<BFloat16>(data, count, values);
-    } else {
-      // From double or an integer, going through float could round twice; HostTensor rounds once.
-      for (std::int64_t i = 0; i < count; ++i) {
-        if constexpr (std::is_floating_point_v<C>) out.setFromDouble(i, static_cast<double>(values[i]));
-        else out.setFromInt64(i, static_cast<std::int64_t>(values[i]));
-      }
-      return;
-    }
-  case DataType::Int8: return detail::storeTyped<std::int8_t>(data, count, values);
-  case DataType::Int16: return detail::storeTyped<std::int16_t>(data, count, values);
-  case DataType::Int32: return detail::storeTyped<std::int32_t>(data, count, values);
-  case DataType::Int64: return detail::storeTyped<std::int64_t>(data, count, values);
-  case DataType::UInt8: return detail::storeTyped<std::uint8_t>(data, count, values);
-  case DataType::UInt16: return detail::storeTyped<std::uint16_t>(data, count, values);
-  case DataType::UInt32: return detail::storeTyped<std::uint32_t>(data, count, values);
-  case DataType::UInt64: return detail::storeTyped<std::uint64_t>(data, count, values);
-  case DataType::Bool: {
+  if (detail::visitPlainStorageType(out.dtype(), [&](auto stored) {
+        detail::storeTyped<decltype(stored)>(data, count, values);
+      }))
+    return;
+  if (out.dtype() == DataType::Bool) {
     auto* typed = reinterpret_cast<std::uint8_t*>(data);
     for (std::int64_t i = 0; i < count; ++i) typed[i] = values[i] != C{0} ? 1 : 0;
-    return;
-  }
+  } else if constexpr (std::is_same_v<C, float>) {
+    if (out.dtype() == DataType::Fp16) detail::storeTyped<Float16>(data, count, values);
+    else detail::storeTyped<BFloat16>(data, count, values);
+  } else {
+    // From double or an integer, going through float could round twice; HostTensor rounds once.
+    for (std::int64_t i = 0; i < count; ++i) {
+      if constexpr (std::is_floating_point_v<C>) out.setFromDouble(i, static_cast<double>(values[i]));
+      else out.setFromInt64(i, static_cast<std::int64_t>(values[i]));
+    }
   }
 }
 

@@ -98,8 +98,8 @@ private:
     if (m_options.cancelled && m_options.cancelled()) return m_diags.error(op.location) << "cancelled";
     // A view tile moves no data: regions on the view are resolved to its storage.
     if (tile.kind == TensorOpKind::View) return true;
-    if (gathersRowsFromGm(tile)) return gatherRows(op, tile, bindings);
-    if (scattersRowsToGm(tile)) return scatterRows(op, tile, bindings);
+    if (gathersRowsFromGm(tile)) return moveRows(op, tile, bindings, RowMove::Gather);
+    if (scattersRowsToGm(tile)) return moveRows(op, tile, bindings, RowMove::Scatter);
     // Inputs whole as the tile's shape (what lies past a valid part is zero), with their valid parts.
     std::vector<HostTensor> inputs;
     std::vector<Dims> valids;
@@ -164,32 +164,24 @@ private:
 
   // An MGATHER tile: the rows its index slice names, copied one by one from
   // the source (which is every row: copying it whole per tile would cost
-  // the size of a KV cache for each tile of a few rows).
-  bool gatherRows(const TensorOp& op, const TileOp& tile, const Bindings& bindings) {
-    auto source = view(tile.inputs[0], bindings, op.location);
-    auto index = view(tile.inputs[1], bindings, op.location);
+  // the size of a KV cache for each tile of a few rows). An MSCATTER tile:
+  // its rows written one by one over the rows its index slice names; the
+  // target's other rows are left as they are (the target is every row of
+  // the cache, which is never copied).
+  enum class RowMove { Gather, Scatter };
+  bool moveRows(const TensorOp& op, const TileOp& tile, const Bindings& bindings, RowMove move) {
+    // Gather: (source, index) -> target; scatter: (index, rows) -> target.
+    auto first = view(tile.inputs[0], bindings, op.location);
+    auto second = view(tile.inputs[1], bindings, op.location);
     auto target = view(tile.outputs[0], bindings, op.location);
-    if (!source || !index || !target) return false;
-    if (std::string problem = pto::gatherRows(*source, *index, *target); !problem.empty())
-      return m_diags.error(op.location) << "index_select from '"
-                                        << m_graph.tensor(resolveViews(m_graph, tile.inputs[0]).tensor).name
-                                        << "': " << problem;
-    return true;
-  }
-
-  // An MSCATTER tile: its rows written one by one over the rows its index
-  // slice names; the target's other rows are left as they are (the target
-  // is every row of the cache, which is never copied).
-  bool scatterRows(const TensorOp& op, const TileOp& tile, const Bindings& bindings) {
-    auto index = view(tile.inputs[0], bindings, op.location);
-    auto rows = view(tile.inputs[1], bindings, op.location);
-    auto target = view(tile.outputs[0], bindings, op.location);
-    if (!index || !rows || !target) return false;
-    if (std::string problem = pto::scatterRows(*target, *index, *rows); !problem.empty())
-      return m_diags.error(op.location) << "scatter_update into '"
-                                        << m_graph.tensor(resolveViews(m_graph, tile.outputs[0]).tensor).name
-                                        << "': " << problem;
-    return true;
+    if (!first || !second || !target) return false;
+    const bool gather = move == RowMove::Gather;
+    const std::string problem =
+        gather ? pto::gatherRows(*first, *second, *target) : pto::scatterRows(*target, *first, *second);
+    if (problem.empty()) return true;
+    const TensorId cache = resolveViews(m_graph, gather ? tile.inputs[0] : tile.outputs[0]).tensor;
+    return m_diags.error(op.location) << (gather ? "index_select from '" : "scatter_update into '")
+                                      << m_graph.tensor(cache).name << "': " << problem;
   }
 
   const TileGraph& m_tiles;
