@@ -24,20 +24,15 @@ void adviseL1Reuse(Context& context) {
     for (const auto& [region, count] : regions) shared = std::max(shared, count);
     if (shared < 4) continue;
     const int current = mergeCountFor(context.traced.project, "cube_l1_reuse_setting", label);
-    std::vector<std::pair<std::string, json>> candidates;
-    for (int n : mergeCounts(current, shared))
-      if (n > current)
-        candidates.emplace_back(std::to_string(n), setMemberPatch(context.traced.project.document, "pass_options",
-                                                                  "cube_l1_reuse_setting", label, n));
+    std::vector<int> counts = mergeCounts(current, shared);
+    std::erase_if(counts, [&](int n) { return n <= current; });
     const std::string evidence = std::to_string(tasksOf[label]) + " '" + label + "' cube tasks; one global-memory " +
                                  "region is loaded by " + std::to_string(shared) +
                                  " of them, each loading it into L1 again";
-    context.propose("l1-reuse", label, evidence,
-                    [label = label](const std::string& value) {
-                      return "cube_l1_reuse_setting " + value + " for '" + label + "': " + value +
-                             " matmuls per cube task share one load of their common operand";
-                    },
-                    candidates);
+    proposeMergeCount(context, "l1-reuse", "cube_l1_reuse_setting", label, evidence, counts,
+                      [](const std::string& count) {
+                        return ": " + count + " matmuls per cube task share one load of their common operand";
+                      });
   }
 }
 

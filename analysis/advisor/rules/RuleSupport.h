@@ -140,6 +140,21 @@ inline std::vector<int> mergeCounts(int current, int limit) {
   return counts;
 }
 
+// Proposes `option`, a merge count in pass_options keyed by label
+// ({"LABEL": N}), at each of `counts` for `label`. A suggestion's title reads
+// "OPTION N for 'LABEL'" and then what `outcome(N)` says the count does.
+inline void proposeMergeCount(Context& context, const std::string& rule, const std::string& option,
+                              const std::string& label, const std::string& evidence, const std::vector<int>& counts,
+                              const std::function<std::string(const std::string& count)>& outcome) {
+  std::vector<std::pair<std::string, json>> candidates;
+  for (int n : counts)
+    candidates.emplace_back(std::to_string(n),
+                            setMemberPatch(context.traced.project.document, "pass_options", option, label, n));
+  context.propose(rule, label, evidence,
+                  [&](const std::string& count) { return option + " " + count + " for '" + label + "'" + outcome(count); },
+                  candidates);
+}
+
 // Tasks of each label on a core type, with how many of them are scheduling-bound.
 struct LabelTasks {
   int tasks = 0, schedulingBound = 0;

@@ -15,24 +15,17 @@ void adviseWaveTail(Context& context) {
     const std::string option = type == CoreType::AIC ? "cube_l1_reuse_setting" : "vec_nbuffer_setting";
     const int current = mergeCountFor(context.traced.project, option, wave.label);
     if (current <= 1) continue;  // nothing merged: the task count is the tiles'; see the other rules
-    std::vector<std::pair<std::string, json>> candidates;
-    std::set<int> counts;
-    for (int n = std::max(1, current / 2); n <= current * 2; n += std::max(1, current / 8)) counts.insert(n);
-    counts.erase(current);
-    for (int n : counts)
-      candidates.emplace_back(std::to_string(n),
-                              setMemberPatch(context.traced.project.document, "pass_options", option, wave.label, n));
+    std::vector<int> counts;
+    for (int n = std::max(1, current / 2); n <= current * 2; n += std::max(1, current / 8))
+      if (n != current) counts.push_back(n);
     char evidence[300];
     std::snprintf(evidence, sizeof evidence,
                   "%d '%s' tasks on %d %s cores: %.2f waves, the last with %d of %d cores busy, on the critical path",
                   wave.tasks, wave.label.c_str(), wave.cores, type == CoreType::AIC ? "cube" : "vector", wave.waves,
                   wave.lastWaveTasks, wave.cores);
-    context.propose("wave-tail", wave.label, evidence,
-                    [&](const std::string& value) {
-                      return option + " " + value + " for '" + wave.label + "' (now " + std::to_string(current) +
-                             "): waves that end less ragged";
-                    },
-                    candidates);
+    proposeMergeCount(context, "wave-tail", option, wave.label, evidence, counts, [&](const std::string&) {
+      return " (now " + std::to_string(current) + "): waves that end less ragged";
+    });
   }
 }
 
