@@ -1,6 +1,7 @@
 // The Advice dock: the advisor's suggestions as cards, the tuner's Pareto front as a table and a plot.
 #include "widgets/AdvicePanel.h"
 
+#include "widgets/BoldRowDelegate.h"
 #include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/Theme.h"
@@ -19,7 +20,6 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
@@ -104,18 +104,6 @@ protected:
 private:
   double m_baselineUs = 0.0, m_predictedUs = 0.0;
   std::optional<double> m_obtainedUs;
-};
-
-// The sweep's fastest point in bold.
-class BestPointDelegate : public QStyledItemDelegate {
-public:
-  using QStyledItemDelegate::QStyledItemDelegate;
-
-protected:
-  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
-    QStyledItemDelegate::initStyleOption(option, index);
-    if (index.data(TunePointsModel::IsBestRole).toBool()) option->font.setBold(true);
-  }
 };
 
 // A page of the panel (suggestions, tuner): its layout, headed by a headline
@@ -247,7 +235,7 @@ QWidget* AdvicePanel::createTunerPage() {
   m_model = new TunePointsModel(this);
   m_table = new QTableView(splitter);
   m_table->setModel(m_model);
-  m_table->setItemDelegate(new BestPointDelegate(m_table));
+  m_table->setItemDelegate(new BoldRowDelegate(TunePointsModel::IsBestRole, m_table));  // the fastest point
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setAlternatingRowColors(true);

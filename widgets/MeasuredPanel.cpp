@@ -1,9 +1,9 @@
 // Implementation of MeasuredPanel.
 #include "widgets/MeasuredPanel.h"
 
-#include <QHeaderView>
+#include "widgets/RowTable.h"
+
 #include <QLabel>
-#include <QTableView>
 #include <QVBoxLayout>
 
 namespace pto::widgets {
@@ -14,12 +14,8 @@ MeasuredPanel::MeasuredPanel(QWidget* parent) : QWidget(parent) {
   m_caption->setWordWrap(true);
   m_caption->setTextFormat(Qt::PlainText);
   m_model = new MismatchListModel(this);
-  m_table = new QTableView(this);
-  m_table->setModel(m_model);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table = rowTable(m_model, this);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->verticalHeader()->hide();
-  m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->setToolTip(tr("The ten tasks whose measured duration is furthest from the simulated one; click one to "
                          "select it in both swimlanes"));
   layout->addWidget(m_caption);

@@ -1,6 +1,7 @@
 // The project's recorded runs: trend plot, table, A/B comparison summary.
 #include "widgets/RunsPanel.h"
 
+#include "widgets/BoldRowDelegate.h"
 #include "widgets/PlotStyle.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/Theme.h"
@@ -12,7 +13,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
-#include <QStyledItemDelegate>
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QTreeView>
@@ -47,14 +47,13 @@ QString jsonText(const std::optional<nlohmann::ordered_json>& value) {
 }
 
 // Table rows: the Δ column in green or red by sign, the current run in bold.
-class RunRowDelegate : public QStyledItemDelegate {
+class RunRowDelegate : public BoldRowDelegate {
 public:
-  using QStyledItemDelegate::QStyledItemDelegate;
+  explicit RunRowDelegate(QObject* parent) : BoldRowDelegate(RunListModel::CurrentRole, parent) {}
 
 protected:
   void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
-    QStyledItemDelegate::initStyleOption(option, index);
-    if (index.data(RunListModel::CurrentRole).toBool()) option->font.setBold(true);
+    BoldRowDelegate::initStyleOption(option, index);
     QVariant delta = index.data(RunListModel::DeltaUsRole);
     if (index.column() == RunListModel::DeltaColumn && delta.isValid() && delta.toDouble() != 0) {
       QColor colour = delta.toDouble() < 0 ? fasterColour(option->palette) : slowerColour(option->palette);

@@ -820,25 +820,20 @@ void SourceEditor::selectMatch(const Match& match) {
   updateFindBar();
 }
 
-bool SourceEditor::findNext() {
+bool SourceEditor::selectMatchBeside(bool after) {
   const std::vector<Match>& all = matches();
   updateFindBar();
   if (all.empty()) return false;
-  long from = SendScintilla(SCI_GETSELECTIONEND);
-  auto it = std::lower_bound(all.begin(), all.end(), from, [](const Match& m, long p) { return m.first < p; });
-  selectMatch(it == all.end() ? all.front() : *it);  // wraps to the top
+  long edge = SendScintilla(after ? SCI_GETSELECTIONEND : SCI_GETSELECTIONSTART);
+  auto it = std::lower_bound(all.begin(), all.end(), edge, [](const Match& m, long p) { return m.first < p; });
+  if (after) selectMatch(it == all.end() ? all.front() : *it);  // wraps to the top
+  else selectMatch(it == all.begin() ? all.back() : *std::prev(it));  // wraps to the bottom
   return true;
 }
 
-bool SourceEditor::findPrevious() {
-  const std::vector<Match>& all = matches();
-  updateFindBar();
-  if (all.empty()) return false;
-  long before = SendScintilla(SCI_GETSELECTIONSTART);
-  auto it = std::lower_bound(all.begin(), all.end(), before, [](const Match& m, long p) { return m.first < p; });
-  selectMatch(it == all.begin() ? all.back() : *std::prev(it));  // wraps to the bottom
-  return true;
-}
+bool SourceEditor::findNext() { return selectMatchBeside(true); }
+
+bool SourceEditor::findPrevious() { return selectMatchBeside(false); }
 
 bool SourceEditor::replaceCurrent(const QString& replacement) {
   if (isReadOnly()) return false;

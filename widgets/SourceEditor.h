@@ -168,6 +168,9 @@ private:
   bool prepareSearch(QString* reason) const;
   const std::vector<Match>& matches() const;
   void selectMatch(const Match& match);
+  // Selects the first match after the selection (`after`) or the last one
+  // before it, wrapping around the text; false when nothing matches.
+  bool selectMatchBeside(bool after);
   void updateFindBar();
   void highlightMatches();
   void onSearchEdited();

@@ -2,6 +2,7 @@
 #include "widgets/TaskDetailsPanel.h"
 
 #include "widgets/QtText.h"
+#include "widgets/RowTable.h"
 #include "widgets/models/TimeFormat.h"
 
 #include <QHeaderView>
@@ -92,13 +93,9 @@ TaskDetailsPanel::TaskDetailsPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_pipes);
   layout->addWidget(new QLabel(tr("<b>Dependencies</b> (double-click to go there)"), this));
   m_dependencies = new TaskDependencyModel(this);
-  m_table = new QTableView(this);
-  m_table->setModel(m_dependencies);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table = rowTable(m_dependencies, this);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->verticalHeader()->hide();
   m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
-  m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->setAlternatingRowColors(true);
   m_table->setWordWrap(false);
   layout->addWidget(m_table, 1);
