@@ -130,6 +130,14 @@ def sort_long_rows(x: pypto.Tensor([24, 7526], pypto.DT_FP32), out: pypto.Tensor
 
 
 @pypto.frontend.jit
+def sort_long_columns(x: pypto.Tensor([4096, 3], pypto.DT_FP16), out: pypto.Tensor([4096, 3], pypto.DT_INT32)):
+    # A column of 4 096 is 4 096 rows of 32 bytes in the unified buffer (128 KiB, and as much for its indices)
+    # along dim 0: argsort transposes it to the last dim, sorts, transposes the indices back.
+    pypto.set_vec_tile_shapes(384, 3)
+    out[:] = pypto.argsort(x, 0)
+
+
+@pypto.frontend.jit
 def scatter_columns(x: pypto.Tensor([64, 96], pypto.DT_FP32), index: pypto.Tensor([64, 96], pypto.DT_INT64),
                     src: pypto.Tensor([64, 96], pypto.DT_FP32), out: pypto.Tensor([64, 96], pypto.DT_FP32)):
     pypto.set_vec_tile_shapes(64, 32)  # three column tiles, each scattering its 64 rows whole
@@ -446,6 +454,13 @@ class SortedRows(unittest.TestCase):
         report = kernel_checks.assert_functional(self)
         np.testing.assert_array_equal(out, np.argsort(-x, axis=0, kind="stable"))
         self.assertGreaterEqual(report["tasks"], 5)  # a task per 8 columns, not one 96 KiB tile
+
+    def test_a_long_column_is_sorted_along_the_last_dim(self):
+        x = RNG.integers(-50, 50, (4096, 3)).astype(np.float16)  # many ties: stable order checked
+        out = np.zeros((4096, 3), np.int32)
+        sort_long_columns(x, out)
+        kernel_checks.assert_functional(self)
+        np.testing.assert_array_equal(out, np.argsort(x, axis=0, kind="stable"))
 
     def test_a_whole_sorted_dim_past_the_unified_buffer_narrows_the_other_dims(self):
         x = RNG.standard_normal((24, 7526)).astype(np.float32)

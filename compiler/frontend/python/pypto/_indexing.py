@@ -121,5 +121,22 @@ def topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     return values, indices
 
 
+# A sorted dim longer than this that is not x's last is sorted after a transpose (see argsort).
+LONG_COLUMN = 1024
+
+
 def argsort(x, dim=-1, descending=False):
-    return _one("argsort", [x], {"dim": int(dim), "descending": bool(descending)})
+    """Indices that sort x along dim (stable: equal values keep their order). A tile holds the sorted dim whole;
+    along a dim that is not the last, each element of it is a row of its own in the unified buffer, padded to
+    32 bytes, so a long column (PyPTO's ArgSort of [12 101, 3] fp16 along dim 0: 378 KiB of values alone)
+    cannot fit however the other dims are cut. Such a column is moved to the last dim by a transpose, sorted
+    there and moved back: the same indices (PyPTO's own argsort cuts the column and merges the sorted chunks)."""
+    dim = int(dim)
+    rank = len(x.shape)
+    axis = dim + rank if dim < 0 else dim
+    extent = _known_int(x.shape[axis]) if 0 <= axis < rank else None
+    if axis < rank - 1 and extent is not None and extent > LONG_COLUMN:
+        from ._shapes import transpose
+        rows = _one("argsort", [transpose(x, axis, rank - 1)], {"dim": rank - 1, "descending": bool(descending)})
+        return transpose(rows, axis, rank - 1)
+    return _one("argsort", [x], {"dim": dim, "descending": bool(descending)})
