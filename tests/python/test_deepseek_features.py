@@ -62,9 +62,9 @@ def calls_internal_binding(x: pypto.Tensor([8, 32], pypto.DT_FP32), out: pypto.T
 
 
 @pypto.frontend.jit
-def calls_online_softmax(x: pypto.Tensor([8, 32], pypto.DT_FP32), out: pypto.Tensor([8, 32], pypto.DT_FP32)):
+def calls_shmem_load(x: pypto.Tensor([8, 32], pypto.DT_FP32), out: pypto.Tensor([8, 32], pypto.DT_FP32)):
     pypto.set_vec_tile_shapes(8, 32)
-    out[:] = pypto.experimental.online_softmax(x, 1.0)[0]
+    out[:] = pypto.experimental.shmem_load(x)
 
 
 @pypto.frontend.jit
@@ -150,8 +150,8 @@ class SubmoduleTest(unittest.TestCase):
 
     def test_unmodelled_experimental_operation_names_itself(self):
         with self.assertRaises(pypto.KernelError) as caught:
-            calls_online_softmax(np.ones((8, 32), np.float32), np.zeros((8, 32), np.float32))
-        self.assertIn("pypto.experimental.online_softmax is not supported by PTO Studio", str(caught.exception))
+            calls_shmem_load(np.ones((8, 32), np.float32), np.zeros((8, 32), np.float32))
+        self.assertIn("pypto.experimental.shmem_load is not supported by PTO Studio", str(caught.exception))
 
 
 # --- 2. cast(satmode=) ---------------------------------------------------------------------------------------

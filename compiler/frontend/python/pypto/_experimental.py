@@ -179,9 +179,44 @@ def get_operation_options():
     return _options.group_values("operation_options")
 
 
+def online_softmax(scores, scale):
+    """PyPTO's experimental online_softmax (its API page): of an fp32 [k_len, q_len] block of scores, per column
+    (dim 0 reduced) the maximum m of scores * scale and the sum of exp(scores * scale - m), and those
+    unnormalised exponentials as bf16: (exp_scores_bf16, column_max [1, q_len], column_sum [1, q_len]). Built
+    from mul, amax, sub, exp, sum and cast (the sum of the fp32 exponentials, rounded to bf16 afterwards)."""
+    _fp32_2d(scores, "experimental.online_softmax: scores")
+    scaled = _ops.mul(scores, float(scale))
+    column_max = _ops.amax(scaled, 0, True)
+    exponentials = _ops.exp(_ops.sub(scaled, column_max))
+    return _ops.cast(exponentials, _ops.DataType.DT_BF16), column_max, _ops.sum(exponentials, 0, True)
+
+
+def online_softmax_update(previous_max, previous_sum, previous_output, current_max, current_sum, current_output):
+    """PyPTO's experimental online_softmax_update (its API page): two blocks' column statistics and unnormalised
+    outputs merged by the online-softmax rule, m = max(m_prev, m_cur), a = exp(m_prev - m), b = exp(m_cur - m):
+    (m, a * sum_prev + b * sum_cur, a * out_prev + b * out_cur), the outputs [head_dim, q_len] scaled per
+    column. Built from maximum, sub, exp, mul and add, all fp32."""
+    for tensor, what in ((previous_max, "previous_max"), (previous_sum, "previous_sum"),
+                         (previous_output, "previous_output"), (current_max, "current_max"),
+                         (current_sum, "current_sum"), (current_output, "current_output")):
+        _fp32_2d(tensor, f"experimental.online_softmax_update: {what}")
+    if _shape_text(previous_output) != _shape_text(current_output):
+        _fail(f"experimental.online_softmax_update: current_output {_shape_text(current_output)} must have "
+              f"previous_output's shape {_shape_text(previous_output)}")
+    updated_max = _ops.maximum(previous_max, current_max)
+    previous_weight = _ops.exp(_ops.sub(previous_max, updated_max))
+    current_weight = _ops.exp(_ops.sub(current_max, updated_max))
+    updated_sum = _ops.add(_ops.mul(previous_sum, previous_weight), _ops.mul(current_sum, current_weight))
+    updated_output = _ops.add(_ops.mul(previous_output, previous_weight), _ops.mul(current_output, current_weight))
+    return updated_max, updated_sum, updated_output
+
+
+def _fp32_2d(tensor, what):
+    if tensor.dtype != _ops.DataType.DT_FP32 or len(tensor.shape) != 2:
+        _fail(f"{what} must be a 2-D DT_FP32 tensor (PyPTO's page), got {_shape_text(tensor)} {tensor.dtype.name}")
+
+
 _UNSUPPORTED = {
-    "online_softmax": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
-    "online_softmax_update": "the fused online-softmax operation is not modelled; write it from amax/exp/sum",
     "nop": "PyPTO's ordering no-op has nothing to order in PTO Studio's task graph",
     "shmem_load": "shared-memory (multi-device) tensors are not modelled",
     "shmem_store": "shared-memory (multi-device) tensors are not modelled",
@@ -191,6 +226,7 @@ _UNSUPPORTED = {
 def public_names():
     """What `pypto.experimental` holds, name -> object."""
     names = {name: _unsupported(f"experimental.{name}", reason) for name, reason in _UNSUPPORTED.items()}
+    names.update(online_softmax=online_softmax, online_softmax_update=online_softmax_update)
     names.update(gather_in_ub=gather_in_ub, gather_in_l1=gather_in_l1, transposed_batchmatmul=transposed_batchmatmul,
                  set_operation_options=set_operation_options, get_operation_options=get_operation_options)
     return names
