@@ -572,16 +572,17 @@ def matmul_kernel_source(case):
                  f"valid_shape=[{', '.join(a_valid)}])")
     lines.append(f"{indent}a1 = pypto.view({b['name']}, {b_sizes}, [{', '.join(b_offsets)}], "
                  f"valid_shape=[{', '.join(b_valid)}])")
-    extend = ""
-    if len(case["input_tensors"]) > 2:  # the bias, [1, n]: the block's columns of it
-        bias = case["input_tensors"][2]
-        lines.append(f"{indent}a2 = pypto.view({bias['name']}, [1, {view[1]}], [0, {offsets[1]}], "
+    extend = []
+    for k, extra in enumerate(case["input_tensors"][2:], start=2):  # a bias or scales, [1, n]: the block's columns
+        lines.append(f"{indent}a{k} = pypto.view({extra['name']}, [1, {view[1]}], [0, {offsets[1]}], "
                      f"valid_shape=[1, {valid[1]}])")
-        extend = ", extend_params={'bias_tensor': a2}"
-    if params.get("quant_type") == 1 and params.get("scale_value") is not None:
-        # The fixpipe's per-tensor scale (and ReLU when the case's relu_type is 1, as its golden reads it).
-        relu = ", 'relu_type': pypto.ReLuType.RELU" if params.get("relu_type") == 1 else ""
-        extend = f", extend_params={{'scale': {float(params['scale_value'])!r}{relu}}}"
+        key = "scale_tensor" if extra["dtype"] == "uint64" else "bias_tensor"
+        extend.append(f"'{key}': a{k}")
+    if params.get("quant_type") == 1 and params.get("scale_value") is not None:  # the fixpipe's per-tensor scale
+        extend.append(f"'scale': {float(params['scale_value'])!r}")
+    if params.get("quant_type") in (1, 2) and params.get("relu_type") == 1:
+        extend.append("'relu_type': pypto.ReLuType.RELU")  # as its golden reads the case
+    extend = f", extend_params={{{', '.join(extend)}}}" if extend else ""
     tiles = case.get("tile_shape")
     if tiles:
         split_k = ", enable_split_k=True" if params.get("enableKSplit") else ""
@@ -892,14 +893,19 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
     if op == "Matmul" and any(t.get("format") == "NZ" for t in case["output_tensors"]):
         # PyPTO's test compares such a result in NZ (fractal) layout; the runner reads only NZ operands back.
         return {"status": "no form", "note": "an NZ (fractal) result: the runner reads back only NZ operands"}
-    per_tensor_scale = case["params"].get("quant_type") == 1 and case["params"].get("scale_value") is not None
-    if op == "Matmul" and ((case["params"].get("fixpipe_info") and not per_tensor_scale)
-                           or case["params"].get("l0c2l1_info") or len(case["input_tensors"]) != 2):
-        return {"status": "no form", "note": "the runner has no kernel form for a matmul with per-channel fixpipe "
-                                             "quantisation or a chained L0C -> L1 operand yet"}
-    if op == "Matmul" and case["params"].get("bias_info"):
-        # The golden script writes the bias as a file of its own (params.bias_tensors): a third kernel input.
-        case = dict(case, input_tensors=case["input_tensors"] + [dict(case["params"]["bias_tensors"])])
+    params_of = case.get("params", {})
+    per_tensor_scale = params_of.get("quant_type") == 1 and params_of.get("scale_value") is not None
+    per_channel_scale = params_of.get("quant_type") == 2 and params_of.get("scale_tensors")
+    if op == "Matmul" and ((params_of.get("fixpipe_info") and not (per_tensor_scale or per_channel_scale))
+                           or params_of.get("l0c2l1_info") or len(case["input_tensors"]) != 2):
+        return {"status": "no form", "note": "the runner has no kernel form for a matmul with a chained L0C -> L1 "
+                                             "operand yet"}
+    if op == "Matmul" and (params_of.get("bias_info") or per_channel_scale):
+        # The golden script writes the bias and the packed per-channel scales (uint64) as files of their own
+        # (params.bias_tensors, params.scale_tensors): more kernel inputs, the bias first.
+        extra = [dict(params_of["bias_tensors"])] if params_of.get("bias_info") else []
+        extra += [dict(params_of["scale_tensors"])] if per_channel_scale else []
+        case = dict(case, input_tensors=case["input_tensors"] + extra)
     if op == "Where" and case["input_tensors"][0]["dtype"] != "bool":
         return {"status": "no form", "note": "the runner has no kernel form for a bit-packed (uint8) condition"}
     if op == "FillPad":

@@ -302,8 +302,9 @@ class MatmulExtendParams(unittest.TestCase):
             pypto.set_vec_tile_shapes(16, 32)
             pypto.set_cube_tile_shapes([16, 16], [32, 32], [16, 32])
             params = dict(extend)
-            if "bias_tensor" in params:
-                params["bias_tensor"] = z
+            for key in ("bias_tensor", "scale_tensor"):
+                if key in params:
+                    params[key] = z
             o[:] = pypto.matmul(x, y, out_dtype, extend_params=params)
 
         out = np.zeros((a.shape[0], b.shape[1]), out_np)
@@ -335,6 +336,18 @@ class MatmulExtendParams(unittest.TestCase):
         accumulator = a.astype(np.int64) @ b.astype(np.int64)  # exact: |sum| < 2^24, so exact in fp32 too
         expected = np.maximum(accumulator.astype(np.float32) * fixpipe_scale(0.2), 0).astype(np.float16)
         np.testing.assert_array_equal(got, expected)
+
+    def test_dequantising_int8_with_per_channel_scales(self):
+        # extend_params['scale_tensor']: a uint64 per output column, its low 32 bits the fp32 scale (upper bits
+        # set here to show they are ignored), read with the fixpipe's 10 mantissa bits.
+        a = RNG.integers(-128, 128, (8, 32)).astype(np.int8)
+        b = RNG.integers(-128, 128, (32, 16)).astype(np.int8)
+        scales = RNG.uniform(-0.05, 0.05, 16).astype(np.float32)  # |result| < 2^15: inside fp16
+        packed = (scales.view(np.uint32).astype(np.uint64) | (np.uint64(0x5A) << np.uint64(37))).reshape(1, 16)
+        got = self.run_matmul(a, b, pypto.DT_FP16, {"scale_tensor": None}, packed, out_np=np.float16)
+        held = np.array([fixpipe_scale(float(v)) for v in scales], np.float32)
+        accumulator = a.astype(np.int64) @ b.astype(np.int64)  # exact in fp32 (|sum| < 2^24)
+        np.testing.assert_array_equal(got, (accumulator.astype(np.float32) * held).astype(np.float16))
 
     def test_quantising_to_int8_rounds_half_even_and_saturates(self):
         a = RNG.integers(-4, 5, (8, 32)).astype(np.float16)
@@ -377,8 +390,7 @@ class MatmulExtendParams(unittest.TestCase):
         a = np.zeros((8, 32), np.float32)
         b = np.zeros((32, 16), np.float32)
         for extend, message in (({"bais_tensor": 1}, "unknown extend_params key(s) bais_tensor"),
-                                ({"trans_mode": pypto.TransMode.CAST_RINT}, "TF32 rounding is not supported"),
-                                ({"scale_tensor": 1}, "extend_params['scale_tensor']")):
+                                ({"trans_mode": pypto.TransMode.CAST_RINT}, "TF32 rounding is not supported")):
             with self.assertRaises(pypto.KernelError) as caught:
                 self.run_matmul(a, b, F32, extend)
             self.assertIn(message, str(caught.exception))

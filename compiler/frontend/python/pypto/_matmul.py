@@ -40,6 +40,20 @@ def _fixpipe_scale(value):
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
+def _channel_scales(scale_tensor):
+    """matmul's per-channel extend_params['scale_tensor'] as fp32 scales: a uint64 per output column whose low
+    32 bits hold the fp32 scale (torch_npu.npu_trans_quant_param's layout; its upper bits carry a
+    quantisation offset, used only when quantising to int8, which is not modelled), read as the fixpipe holds
+    it: sign, exponent and the top 10 mantissa bits. The uint64s are read as int32 pairs, little-endian (the
+    low word first), and the even ones kept."""
+    from ._api_extras import bitwise_and, deinterleave
+    from ._views import view
+    if scale_tensor.dtype != DataType.DT_UINT64:
+        _fail(f"matmul: extend_params['scale_tensor'] must be DT_UINT64 (packed scales), got {scale_tensor.dtype.name}")
+    low_words, _ = deinterleave(view(scale_tensor, dtype=DataType.DT_INT32))
+    return view(bitwise_and(low_words, -8192), dtype=DataType.DT_FP32)  # -8192: 0xFFFFE000 as int32
+
+
 def matmul(a, b, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False, extend_params=None):
     """a @ b on the cube unit; needs pypto.set_cube_tile_shapes first. extend_params (PyPTO's fixpipe
     options): bias_tensor (added to the fp32/int32 accumulator), scale (per-tensor dequant/quant factor),
@@ -65,9 +79,6 @@ def matmul(a, b, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False
 def _matmul_fixpipe(a, b, attrs, extend):
     """matmul with the fixpipe's extras, applied to the accumulator in this order: + bias, * scale, ReLU,
     then one rounding to out_dtype (int8 results round half to even and saturate)."""
-    if extend.get("scale_tensor") is not None:
-        _fail("matmul: extend_params['scale_tensor'] (per-channel quantisation parameters packed by "
-              "torch_npu.npu_trans_quant_param) is not supported; multiply by a scale tensor after the matmul")
     trans_mode = extend.get("trans_mode")
     if trans_mode is not None and getattr(trans_mode, "name", trans_mode) != "CAST_NONE":
         _fail("matmul: extend_params['trans_mode'] TF32 rounding is not supported on the A2/A3-like machines "
@@ -78,7 +89,8 @@ def _matmul_fixpipe(a, b, attrs, extend):
     out_dtype = attrs.get("out_dtype") or (DataType.DT_INT32 if integral else DataType.DT_FP32)
     accumulator_dtype = DataType.DT_INT32 if integral else DataType.DT_FP32
     scale = extend.get("scale")
-    if scale is not None and integral:
+    scale_tensor = extend.get("scale_tensor")
+    if (scale is not None or scale_tensor is not None) and integral:
         accumulator_dtype = DataType.DT_FP32  # dequantisation works on the accumulator as float
     result = _one("matmul", [a, b], dict(attrs, out_dtype=DataType.DT_INT32 if integral else DataType.DT_FP32))
     with _fixpipe_tile(_state.current(), result):
@@ -89,6 +101,8 @@ def _matmul_fixpipe(a, b, attrs, extend):
             result = add(result, bias if bias.dtype == result.dtype else cast(bias, result.dtype))
         if scale is not None:
             result = mul(result, _fixpipe_scale(scale))
+        if scale_tensor is not None:
+            result = mul(result, _channel_scales(scale_tensor))
         if relu:
             result = maximum(result, 0.0)
         # The fixpipe quantises to an integer out_dtype to the nearest step (ties to even), not toward zero.
