@@ -38,6 +38,7 @@ from ._api_extras import (CachePolicy, Element, LogBaseType, OpType, OutType, Pa
                           get_pass_default_config, hypot, pass_verify_print, pass_verify_save, isnan, log2, log10, lrelu, prelu, remainder,
                           set_pass_config, set_pass_default_config, set_verify_golden_data, sinh, tan, var)
 from . import _public_modules
+from ._conv import ConvReLuType, conv, get_conv_tile_shapes, set_conv_tile_shapes
 from ._random import normal, uniform, uniform_impl
 from ._tensor import DYN, DYNAMIC, STATIC, Tensor, TileOpFormat
 

@@ -646,10 +646,8 @@ _UNSUPPORTED = {
               "modelled; use sort, argsort or topk",
     "mrgsort": "PyPTO's merge-sort building block (on sort32's interleaved output) is not modelled; use sort, "
                "argsort or topk",
-    "conv": "convolution is not modelled",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
     "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
-    "set_conv_tile_shapes": "convolution is not modelled", "get_conv_tile_shapes": "convolution is not modelled",
 }
 
 

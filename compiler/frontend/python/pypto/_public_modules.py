@@ -88,8 +88,10 @@ def GetCompilerMonitorTotalElapsed():  # noqa: N802 - PyPTO's name
 def _pypto_impl():
     module = types.ModuleType("pypto.pypto_impl", "PyPTO's internal C++ binding: GetCompilerMonitorTotalElapsed "
                                                   "answers; every other member fails when called.")
+    from ._conv import ConvReLuType, TileL0Info, TileL1Info
     return _register(module, {"__getattr__": _internal_binding,
-                              "GetCompilerMonitorTotalElapsed": GetCompilerMonitorTotalElapsed})
+                              "GetCompilerMonitorTotalElapsed": GetCompilerMonitorTotalElapsed,
+                              "TileL1Info": TileL1Info, "TileL0Info": TileL0Info, "ConvReLuType": ConvReLuType})
 
 
 # --- pypto.operation -----------------------------------------------------------------------------------------
