@@ -8,6 +8,7 @@
 #include "widgets/SwimlaneView.h"
 #include "widgets/TaskGraphView.h"
 #include "widgets/models/IrGraphLayout.h"
+#include "widgets/models/IrLevelCache.h"
 #include "widgets/models/TaskGraphLayout.h"
 
 namespace pto::studio {
@@ -25,15 +26,26 @@ bool sameCompileInputs(const ProjectRunRequest& a, const ProjectRunRequest& b) {
 
 GraphsController::GraphsController(widgets::GraphWorkbench* graphs, widgets::TaskGraphView* taskGraph,
                                    widgets::SwimlaneView* swimlane, QObject* parent)
-    : QObject(parent), m_graphs(graphs), m_taskGraph(taskGraph), m_swimlane(swimlane) {
+    : QObject(parent), m_graphs(graphs), m_taskGraph(taskGraph), m_swimlane(swimlane),
+      m_levels(std::make_shared<widgets::IrLevelCache>()) {
   connect(m_graphs, &widgets::GraphWorkbench::compileRequested, this, &GraphsController::compile);
   connect(m_graphs, &widgets::GraphWorkbench::layoutRequested, this, [this](const widgets::IrLevelRequest& request) {
-    // Building the level, grouping and dot all run on the worker.
+    // Building the level, grouping and dot all run on the worker, each once
+    // per level, structure or picture (the cache). Once a picture shows, the
+    // ones a double-click away are laid out behind it, so opening a group
+    // shows at once.
+    m_prefetchJobs.cancel();
     m_layoutJobs.start<std::shared_ptr<const widgets::IrGraphLayout>>(
-        [request](const std::atomic<bool>& cancelled) {
-          return std::make_shared<const widgets::IrGraphLayout>(widgets::layoutIrLevel(request, &cancelled));
-        },
-        [this](std::shared_ptr<const widgets::IrGraphLayout> layout) { m_graphs->showLayout(std::move(layout)); });
+        [request, cache = m_levels](const std::atomic<bool>& cancelled) { return cache->layout(request, &cancelled); },
+        [this, request](std::shared_ptr<const widgets::IrGraphLayout> layout) {
+          m_graphs->showLayout(layout);
+          if (!layout->graph || !layout->graph->missing.empty()) return;
+          m_prefetchJobs.start<std::size_t>(
+              [request, layout, cache = m_levels](const std::atomic<bool>& cancelled) {
+                return cache->prefetchExpansions(request, *layout, &cancelled);
+              },
+              [](std::size_t) {});
+        });
   });
   // A drop target under the mouse: checked while the drag goes on.
   connect(m_graphs, &widgets::GraphWorkbench::dropCheckRequested, this,
@@ -157,6 +169,7 @@ void GraphsController::cancel() {
   // cancelled compile or trace stops at its next check instead of finishing.
   m_historyJobs.cancel();
   m_layoutJobs.cancel();
+  m_prefetchJobs.cancel();
   m_checkJobs.cancel();
   m_taskGraphJobs.cancel();
 }

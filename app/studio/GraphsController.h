@@ -21,6 +21,7 @@ struct PassHistory;
 
 namespace pto::widgets {
 class GraphWorkbench;
+class IrLevelCache;
 class SwimlaneView;
 class TaskGraphView;
 class TraceIndex;
@@ -80,6 +81,9 @@ private:
   std::function<std::optional<ProjectRunRequest>()> m_requestProvider;
   JobRunner m_historyJobs;
   JobRunner m_layoutJobs;
+  JobRunner m_prefetchJobs;  // the pictures a double-click away (not part of busy())
+  // Levels, group structures and pictures the layout jobs made (shared with them).
+  std::shared_ptr<widgets::IrLevelCache> m_levels;
   JobRunner m_checkJobs;
   JobRunner m_taskGraphJobs;
   std::optional<ProjectRunRequest> m_historyRequest;  // what the tab's history was compiled from

@@ -121,12 +121,16 @@ IrGraphLayout layoutIrLevel(const IrLevelRequest& request, const std::atomic<boo
     missing.graph = graph;
     return missing;
   }
-  VisibleGraphOptions options = defaultVisibleOptions(*graph);
+  return layoutIrGraph(graph, visibleGraph(*graph, visibleOptionsOf(request, *graph)), cancelled);
+}
+
+VisibleGraphOptions visibleOptionsOf(const IrLevelRequest& request, const IrGraph& graph) {
+  VisibleGraphOptions options = defaultVisibleOptions(graph);
   if (request.grouping) options.grouping = *request.grouping;
   options.expanded = request.options.expanded;
   options.expandAll = request.options.expandAll;
   options.focusNode = request.options.focusNode;
-  return layoutIrGraph(graph, visibleGraph(*graph, options), cancelled);
+  return options;
 }
 
 } // namespace pto::widgets

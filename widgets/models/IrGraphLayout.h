@@ -75,9 +75,13 @@ struct IrLevelRequest {
 };
 
 // Builds the level and lays out what is visible of it (run it on a worker: a
-// level of ten thousand nodes takes tens of milliseconds to build). A level
+// level of ten thousand nodes takes tens of milliseconds to build; the
+// Graphs tab keeps what it built in an IrLevelCache). A level
 // the snapshot does not have yet comes back with only `graph` set, whose
 // `missing` says why.
 IrGraphLayout layoutIrLevel(const IrLevelRequest& request, const std::atomic<bool>* cancelled = nullptr);
+// What of `graph` (the level `request` asks for) is shown: the level's
+// default grouping unless the request names one, and the request's groups.
+VisibleGraphOptions visibleOptionsOf(const IrLevelRequest& request, const IrGraph& graph);
 
 } // namespace pto::widgets
