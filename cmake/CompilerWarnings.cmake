@@ -7,8 +7,10 @@ if(PTO_SANITIZE)
   # UB aborts instead of printing and going on (a test fails, libFuzzer keeps
   # the input); _GLIBCXX_ASSERTIONS turns an out-of-range operator[] on a
   # standard container into an abort as well.
+  # PTO_UNDER_SANITIZERS lets a test skip what means nothing instrumented (a
+  # time budget, a scale test, a plain interpreter loading the module).
   target_compile_options(pto_options INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
-                         -fno-sanitize-recover=undefined -D_GLIBCXX_ASSERTIONS)
+                         -fno-sanitize-recover=undefined -D_GLIBCXX_ASSERTIONS -DPTO_UNDER_SANITIZERS=1)
   target_link_options(pto_options INTERFACE -fsanitize=address,undefined)
 endif()
 

@@ -49,7 +49,13 @@ ProjectSettingsDocument::ProjectSettingsDocument(QObject* parent) : QObject(pare
   connect(m_undoStack, &QUndoStack::cleanChanged, this, [this](bool clean) { Q_EMIT modifiedChanged(!clean); });
 }
 
-ProjectSettingsDocument::~ProjectSettingsDocument() = default;
+ProjectSettingsDocument::~ProjectSettingsDocument() {
+  // The stack is a QObject child, deleted after this class is gone; its
+  // destructor clears it and emits indexChanged and cleanChanged, whose
+  // listeners (the Graphs tab, this document's own lambda) would call back
+  // into a document no longer of this type.
+  m_undoStack->blockSignals(true);
+}
 
 void ProjectSettingsDocument::load(const OperatorProject& project) {
   m_undoStack->clear();

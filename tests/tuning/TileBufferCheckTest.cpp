@@ -182,14 +182,8 @@ TEST(TileBufferCheck, VerdictAgreesWithCompiling) {
 
 // AddressSanitizer makes code several times slower: a time budget means
 // nothing there.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PTO_UNDER_SANITIZERS)
 constexpr bool kUnderSanitizers = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kUnderSanitizers = true;
-#else
-constexpr bool kUnderSanitizers = false;
-#endif
 #else
 constexpr bool kUnderSanitizers = false;
 #endif
