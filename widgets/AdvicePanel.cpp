@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace pto::widgets {
 namespace {
@@ -554,12 +555,15 @@ void AdvicePanel::setTuneResult(const TuneResult& result) {
     gridSize *= static_cast<double>(dimension.values.size());
     dimensions << QStringLiteral("%1 (%2 values)").arg(QString::fromStdString(dimension.path)).arg(dimension.values.size());
   }
-  QString headline = tr("<b>%1</b> over %2 dimensions (%3 points, %4 space) &nbsp;&middot;&nbsp; %5 simulated, %6 pruned%7 in %8 s")
+  QString headline = tr("<b>%1</b> over %2 dimensions (%3 points, %4 space) &nbsp;&middot;&nbsp; %5 %6 pruned%7 in %8 s")
                          .arg(strategyName(result.strategy))
                          .arg(result.space.dimensions.size())
                          .arg(gridSize, 0, 'g', 6)
                          .arg(QString::fromStdString(result.space.origin))
-                         .arg(result.evaluated)
+                         .arg(result.cached > 0 ? tr("%1 simulated, %2 from the cache,")
+                                                      .arg(result.evaluated - result.cached)
+                                                      .arg(result.cached)
+                                                : tr("%1 simulated,").arg(result.evaluated))
                          .arg(result.pruned)
                          .arg(result.failed > 0 ? tr(", %1 failed").arg(result.failed) : QString())
                          .arg(result.seconds, 0, 'f', 1);
@@ -575,11 +579,19 @@ void AdvicePanel::setTuneResult(const TuneResult& result) {
     headline += QStringLiteral("<br>") + span(tr("No point simulated."), mutedColour(colours));
   }
   m_tuneHeadline->setText(headline);
+  // Failed points are not in the table: their reasons are in the tooltip.
+  std::map<std::string, int> failures;
+  for (const TunePoint& point : result.points)
+    if (point.status == "failed") ++failures[point.reason];
+  for (const auto& [reason, count] : failures)
+    dimensions << tr("failed %1: %2").arg(count).arg(QString::fromStdString(reason));
   m_tuneHeadline->setToolTip(dimensions.join(QLatin1Char('\n')));
   if (result.best >= 0) selectTunePoint(result.best);
   replot();
   updateButtons();
 }
+
+QString AdvicePanel::tuneHeadline() const { return m_tuneHeadline->text(); }
 
 void AdvicePanel::setTuneFailed(const QString& message) {
   m_tune.reset();

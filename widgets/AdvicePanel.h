@@ -72,6 +72,7 @@ public:
   void setTunePointObtained(int point, double obtainedUs);
   void setTunePointRunFailed(int point);
   QString tuneOutcome() const { return m_tuneOutcomeText; }
+  QString tuneHeadline() const;  // the sweep's summary line, as rich text
   // The point the table's current row shows (-1: none).
   int selectedTunePoint() const;
   void selectTunePoint(int point);

@@ -41,6 +41,11 @@ constexpr const char* kMigrations[] = {
     // (without reading the blobs).
     "ALTER TABLE traces ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;"
     "UPDATE traces SET bytes = length(data);",
+    // 2 -> 3: the tuner's result cache, one row a point (its rowid orders
+    // them by age for pruning).
+    "CREATE TABLE tune_points ("
+    "  key TEXT PRIMARY KEY, time_utc TEXT NOT NULL, settings TEXT NOT NULL, status TEXT NOT NULL,"
+    "  reason TEXT NOT NULL, makespan_us REAL NOT NULL, busy_us REAL NOT NULL);",
 };
 static_assert(std::size(kMigrations) == RunLedger::kSchemaVersion);
 
@@ -79,6 +84,11 @@ public:
     sqlite3_bind_blob(m_stmt, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
   }
   int step() { return m_rc == SQLITE_OK ? sqlite3_step(m_stmt) : m_rc; }
+  // Ready to run again with new bindings.
+  void reset() {
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+  }
 
   std::int64_t integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
   double real(int column) const { return sqlite3_column_double(m_stmt, column); }
@@ -444,6 +454,70 @@ std::optional<std::int64_t> recordRun(const OperatorProject& project, const Proj
     diags.report(std::move(diagnostic));
   }
   return recorded;
+}
+
+std::optional<std::vector<TunePointRecord>> RunLedger::findTunePoints(const std::vector<std::string>& keys,
+                                                                      DiagnosticEngine& diags) {
+  std::vector<TunePointRecord> found;
+  SqlStatement query(m_db.get(), "SELECT settings, status, reason, makespan_us, busy_us FROM tune_points WHERE key = ?");
+  for (const std::string& key : keys) {
+    query.reset();
+    query.bind(1, key);
+    const int rc = query.step();
+    if (rc == SQLITE_DONE) continue;
+    if (rc != SQLITE_ROW)
+      return diags.error(SourceLocation{m_file.string()}) << "cannot read the tuning results: " << why(m_db.get());
+    TunePointRecord point;
+    point.key = key;
+    point.settings = parseOrEmpty(query.text(0));
+    point.status = query.text(1);
+    point.reason = query.text(2);
+    point.makespanUs = query.real(3);
+    point.busyUs = query.real(4);
+    found.push_back(std::move(point));
+  }
+  return found;
+}
+
+bool RunLedger::recordTunePoints(const std::vector<TunePointRecord>& points, DiagnosticEngine& diags) {
+  sqlite3* db = m_db.get();
+  const SourceLocation at{m_file.string()};
+  WriteTransaction transaction(db);
+  if (transaction.begun() != SQLITE_OK) {
+      diags.error(at) << "cannot keep the tuning results: " << why(db);
+      return false;
+    }
+  // REPLACE deletes the old row and inserts a new one: a point simulated
+  // again becomes the newest.
+  SqlStatement insert(db, "INSERT OR REPLACE INTO tune_points (key, time_utc, settings, status, reason, makespan_us, "
+                       "busy_us) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const std::string now = utcNow();
+  for (const TunePointRecord& point : points) {
+    insert.reset();
+    insert.bind(1, point.key);
+    insert.bind(2, now);
+    insert.bind(3, point.settings.dump());
+    insert.bind(4, point.status);
+    insert.bind(5, point.reason);
+    insert.bind(6, point.makespanUs);
+    insert.bind(7, point.busyUs);
+    if (insert.step() != SQLITE_DONE) {
+      diags.error(at) << "cannot keep the tuning results: " << why(db);
+      return false;
+    }
+  }
+  SqlStatement prune(db, "DELETE FROM tune_points WHERE rowid NOT IN "
+                     "(SELECT rowid FROM tune_points ORDER BY rowid DESC LIMIT ?)");
+  prune.bind(1, static_cast<std::int64_t>(std::max(0, m_limits.keptTunePoints)));
+  if (prune.step() != SQLITE_DONE) {
+      diags.error(at) << "cannot prune old tuning results: " << why(db);
+      return false;
+    }
+  if (transaction.commit() != SQLITE_OK) {
+      diags.error(at) << "cannot keep the tuning results: " << why(db);
+      return false;
+    }
+  return true;
 }
 
 } // namespace pto

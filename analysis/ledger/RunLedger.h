@@ -1,6 +1,8 @@
 // RunLedger: every run of a project, in an SQLite database in the project's
 // `.pto/ledger.sqlite`, so that runs can be listed and two runs compared
-// (`pto runs`, `pto compare`; `pto run` and `pto report` record).
+// (`pto runs`, `pto compare`; `pto run` and `pto report` record). It also
+// keeps the tuner's result cache: every point a sweep simulated, so that a
+// sweep run again simulates only the points it has not seen.
 //
 // Safety. Each record is one transaction (the run's row, its task table and
 // the pruning of old task tables together), in WAL journal mode with a busy
@@ -37,6 +39,18 @@ struct ProjectRunResult;
 struct LedgerLimits {
   int keptTraces = 50;                                   // newest runs that keep their task table
   std::int64_t keptTraceBytes = std::int64_t{256} << 20;  // compressed bytes of the tables kept, in all
+  int keptTunePoints = 200000;                           // newest tuning results kept (about 100 bytes each)
+};
+
+// One point a sweep simulated (or failed to), as the tuner's result cache
+// keeps it: `key` fingerprints everything the result depends on (Tuner.h).
+struct TunePointRecord {
+  std::string key;
+  nlohmann::ordered_json settings;  // the point's {path: value}, for a reader of the database
+  std::string status;               // "ok" or "failed"
+  std::string reason;               // why it failed
+  double makespanUs = 0.0;
+  double busyUs = 0.0;
 };
 
 // A run as `pto runs` lists it: the record without its metrics and tasks.
@@ -56,7 +70,7 @@ struct RunRow {
 
 class RunLedger {
 public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // PROJECT_FOLDER/.pto/ledger.sqlite
   static std::filesystem::path fileIn(const std::filesystem::path& projectFolder);
@@ -84,6 +98,14 @@ public:
   // Run `id` in full (its task table when kept); nullopt with an error when
   // there is no such run or it cannot be read.
   std::optional<RunRecord> load(std::int64_t id, DiagnosticEngine& diags);
+
+  // The tuning results kept under `keys` (those not kept are left out), or
+  // nullopt with an error when the ledger cannot be read.
+  std::optional<std::vector<TunePointRecord>> findTunePoints(const std::vector<std::string>& keys,
+                                                             DiagnosticEngine& diags);
+  // Keeps `points` (replacing results under the same keys) and drops the
+  // oldest past LedgerLimits::keptTunePoints, in one transaction.
+  bool recordTunePoints(const std::vector<TunePointRecord>& points, DiagnosticEngine& diags);
 
 private:
   struct Close {

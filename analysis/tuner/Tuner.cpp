@@ -1,9 +1,15 @@
 #include "analysis/tuner/Tuner.h"
 
+#include "analysis/ledger/RunLedger.h"
+#include "analysis/tuning/OptionCatalog.h"
 #include "analysis/tuning/TileBufferCheck.h"
 #include "analysis/tuning/TileSites.h"
+#include "compiler/ir/TensorGraphJson.h"
+#include "core/AtomicFile.h"
 #include "core/EnumNames.h"
+#include "core/Version.h"
 #include "core/project/ProjectFile.h"
+#include "npusim/MachineFile.h"
 
 #include <algorithm>
 #include <atomic>
@@ -69,14 +75,36 @@ std::vector<int> choiceOf(const TuneSpace& space, std::size_t index) {
   return choice;
 }
 
+// The option a pass_options or runtime_options path names (null for a tile
+// setting or an unknown option).
+const OptionInfo* optionOf(const std::vector<std::string>& tokens) {
+  if (tokens.size() < 2) return nullptr;
+  if (tokens[0] == "pass_options") return findOption(tokens[1], OptionScope::Pass);
+  if (tokens[0] == "runtime_options") return findOption(tokens[1], OptionScope::Runtime);
+  return nullptr;
+}
+
 // Checks that cost microseconds, run before a point is simulated.
 class Pruner {
 public:
   Pruner(const TracedProject& traced, const TuneSpace& space, const TargetInfo& target) : m_space(space) {
     const auto bindings = projectDimBindings(traced.project, traced.graph);
     const std::vector<TileSite> sites = collectTileSites(traced.graph, traced.project.tileSettings, bindings);
+    m_optionProblems.resize(space.dimensions.size());
     for (std::size_t d = 0; d < space.dimensions.size(); ++d) {
       const std::vector<std::string> tokens = pathTokens(space.dimensions[d].path);
+      // An option's values, checked once against its declaration by the
+      // reader the pass or the runtime runs (a keyed option's value is the
+      // object {key: value}).
+      if (const OptionInfo* option = optionOf(tokens)) {
+        for (const json& value : space.dimensions[d].values) {
+          nlohmann::ordered_json setting = nlohmann::ordered_json::parse(value.dump());
+          if (tokens.size() == 3) setting = nlohmann::ordered_json{{tokens[2], setting}};
+          const std::string problem = validateOption(option->scope, option->name, setting, &traced.graph);
+          m_optionProblems[d].push_back(problem.empty() ? problem : tokens[0] + "." + tokens[1] + ": " + problem);
+        }
+        continue;
+      }
       if (tokens.size() != 3 || tokens[0] != "tile_settings") continue;
       for (const TileSite& site : sites)
         if (site.key == tokens[2] && std::string(name(site.section)) == tokens[1] && !site.governs.empty())
@@ -93,6 +121,8 @@ public:
       if (tokens[0] == "pass_options" && tokens.size() == 3 && tokens[1].find("_setting") != std::string::npos &&
           (!value.is_number_integer() || value.get<std::int64_t>() < 1))
         return tokens[1] + ": a merge count must be an integer of at least 1";
+      if (!m_optionProblems[d].empty() && !m_optionProblems[d][static_cast<std::size_t>(choice[d])].empty())
+        return m_optionProblems[d][static_cast<std::size_t>(choice[d])];
       auto checker = m_checkers.find(d);
       if (checker == m_checkers.end()) continue;
       const TileBufferCheck check = checker->second.checkJson(value);
@@ -110,6 +140,7 @@ public:
 private:
   const TuneSpace& m_space;
   std::map<std::size_t, TileBufferChecker> m_checkers;
+  std::vector<std::vector<std::string>> m_optionProblems;  // per option dimension and value: why not ("" when fine)
 };
 
 double busyMicroseconds(const Simulation& simulation) {
@@ -132,17 +163,130 @@ std::optional<OperatorProject> patchedProjectFor(const OperatorProject& project,
   return parseProject(documentFor(project, space, choice).dump(2), project.file, diags);
 }
 
-// Simulates `points` (status still empty) in parallel; each point's result depends on it alone.
-void evaluate(VariantSimulator& simulator, const TracedProject& traced, const TuneSpace& space,
-              std::vector<TunePoint>& points, const std::vector<std::size_t>& which, int threads,
-              const std::function<bool()>& cancelled) {
+// The result cache over the project's run ledger (see Tuner.h). Lookups
+// and writes happen on the sweep's own thread, a batch at a time, around the
+// parallel simulation.
+class ResultCache {
+public:
+  ResultCache(const TracedProject& traced, const TuneOptions& options) : m_traced(traced), m_options(options) {
+    if (!m_options.cache) return;
+    // What every point shares: the build, the kernel as traced, and its graph.
+    std::string kernel = traced.sourceText.value_or(std::string());
+    std::string reason;
+    if (!traced.sourceText) readFile(traced.project.sourcePath(), kernel, reason);
+    std::string context = std::string(kVersion) + "\n" + kernel + "\n" + printTensorGraphJson(traced.graph);
+    for (const HostTensor& argument : traced.arguments) {
+      context += "\n" + std::string(name(argument.dtype()));
+      for (std::int64_t extent : argument.shape()) context += " " + std::to_string(extent);
+    }
+    m_context = fingerprint(context);
+  }
+
+  // Fills in the points of `which` the cache has; returns those left to simulate.
+  std::vector<std::size_t> fill(const TuneSpace& space, std::vector<TunePoint>& points,
+                                const std::vector<std::size_t>& which, DiagnosticEngine& diags) {
+    if (!m_options.cache) return which;
+    std::vector<std::string> keys;
+    for (std::size_t i : which) keys.push_back(keyOf(space, points[i].choice));
+    if (!m_options.readCache) return which;
+    DiagnosticEngine readDiags;
+    auto found = m_options.cache->findTunePoints(keys, readDiags);
+    if (!found) {
+      warnOnce(readDiags, diags);
+      return which;
+    }
+    std::map<std::string, const TunePointRecord*> byKey;
+    for (const TunePointRecord& record : *found) byKey[record.key] = &record;
+    std::vector<std::size_t> left;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      auto hit = keys[k].empty() ? byKey.end() : byKey.find(keys[k]);
+      if (hit == byKey.end()) {
+        left.push_back(which[k]);
+        continue;
+      }
+      TunePoint& point = points[which[k]];
+      point.status = hit->second->status;
+      point.reason = hit->second->reason;
+      point.makespanUs = hit->second->makespanUs;
+      point.busyUs = hit->second->busyUs;
+      point.cached = true;
+    }
+    return left;
+  }
+
+  // Keeps the results of `simulated` (a cancelled point is not a result).
+  void keep(const TuneSpace& space, const std::vector<TunePoint>& points, const std::vector<std::size_t>& simulated,
+            DiagnosticEngine& diags) {
+    if (!m_options.cache) return;
+    std::vector<TunePointRecord> records;
+    for (std::size_t i : simulated) {
+      const TunePoint& point = points[i];
+      const std::string key = keyOf(space, point.choice);
+      if (key.empty() || (point.status == "failed" && point.reason == kCancelled)) continue;
+      nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+      for (std::size_t d = 0; d < space.dimensions.size(); ++d)
+        settings[space.dimensions[d].path] =
+            nlohmann::ordered_json::parse(space.dimensions[d].values[static_cast<std::size_t>(point.choice[d])].dump());
+      records.push_back({key, std::move(settings), point.status, point.reason, point.makespanUs, point.busyUs});
+    }
+    DiagnosticEngine writeDiags;
+    if (!records.empty() && !m_options.cache->recordTunePoints(records, writeDiags)) warnOnce(writeDiags, diags);
+  }
+
+  static constexpr const char* kCancelled = "cancelled";
+
+private:
+  // Two 64-bit FNV-1a hashes of `text` (the second of it salted): 128 bits,
+  // so that a million kept points do not collide in practice.
+  static std::string fingerprint(const std::string& text) { return kernelHash(text) + kernelHash("tune\n" + text); }
+
+  // Empty when the point's machine cannot be found (it will fail to
+  // simulate, and is simulated again next time).
+  std::string keyOf(const TuneSpace& space, const std::vector<int>& choice) {
+    json document = documentFor(m_traced.project, space, choice);
+    document.erase("tune");
+    const std::string machine = document.value("machine", m_traced.project.machine);
+    auto known = m_machines.find(machine);
+    if (known == m_machines.end()) {
+      DiagnosticEngine quiet;
+      std::string bytes, reason;
+      auto description = findMachine(machine, quiet, SourceLocation{}, m_traced.project.directory());
+      if (!description || !readFile(description->file, bytes, reason)) bytes.clear();
+      else bytes = fingerprint(bytes);
+      known = m_machines.emplace(machine, bytes).first;
+    }
+    if (known->second.empty()) return {};
+    return fingerprint(m_context + "\n" + known->second + "\n" + document.dump());
+  }
+
+  // A ledger that cannot be read or written costs the cache, not the sweep.
+  void warnOnce(const DiagnosticEngine& from, DiagnosticEngine& diags) {
+    if (m_warned || from.diagnostics().empty()) return;
+    m_warned = true;
+    const Diagnostic& first = from.diagnostics().front();
+    diags.warning(first.location) << first.message << "; the sweep goes on without its result cache";
+  }
+
+  const TracedProject& m_traced;
+  const TuneOptions& m_options;
+  std::string m_context;
+  std::map<std::string, std::string> m_machines;  // machine name -> fingerprint of its file ("" when not found)
+  bool m_warned = false;
+};
+
+// Simulates `points` (status still empty) in parallel, each point's result
+// depending on it alone, after taking what the result cache has.
+void evaluate(VariantSimulator& simulator, const TracedProject& traced, const TuneSpace& space, ResultCache& cache,
+              std::vector<TunePoint>& points, const std::vector<std::size_t>& all, int threads,
+              const std::function<bool()>& cancelled, DiagnosticEngine& sweepDiags) {
+  const std::vector<std::size_t> which = cache.fill(space, points, all, sweepDiags);
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < which.size(); i = next++) {
       TunePoint& point = points[which[i]];
       if (cancelled && cancelled()) {
         point.status = "failed";
-        point.reason = "cancelled";
+        point.reason = ResultCache::kCancelled;
         continue;
       }
       DiagnosticEngine diags;
@@ -164,10 +308,11 @@ void evaluate(VariantSimulator& simulator, const TracedProject& traced, const Tu
   for (int t = 1; t < count; ++t) pool.emplace_back(work);
   work();
   for (std::thread& thread : pool) thread.join();
+  cache.keep(space, points, which, sweepDiags);
 }
 
 void summarise(TuneResult& result) {
-  result.evaluated = result.pruned = result.failed = 0;
+  result.evaluated = result.pruned = result.failed = result.cached = 0;
   result.prunedReasons.clear();
   result.best = -1;
   result.pareto.clear();
@@ -180,6 +325,7 @@ void summarise(TuneResult& result) {
       continue;
     }
     ++result.evaluated;
+    if (point.cached) ++result.cached;
     if (point.status != "ok") {
       ++result.failed;
       continue;
@@ -220,6 +366,7 @@ std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantR
   if (tune.is_object() && tune.contains("space")) {
     space.origin = "project";
     const auto& declared = tune["space"];
+    std::vector<TileSite> sites;  // collected at the first tile setting
     if (!declared.is_object() || declared.empty()) {
       diags.error(where) << "tune.space: expected an object of setting paths, each with a list of values to try";
       return std::nullopt;
@@ -235,6 +382,35 @@ std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantR
       }
       if (!values.is_array() || values.empty()) {
         diags.error(where) << "tune.space." << path << ": expected a non-empty list of values";
+        return std::nullopt;
+      }
+      // A tile setting names a tile site of the kernel, and an option is one
+      // the passes or the runtime declare: a misspelt one would sweep a
+      // setting nothing reads.
+      if (tokens[0] == "tile_settings") {
+        if (sites.empty())
+          sites = collectTileSites(traced.graph, traced.project.tileSettings,
+                                   projectDimBindings(traced.project, traced.graph));
+        std::string known;
+        bool found = false;
+        for (const TileSite& site : sites)
+          if (std::string(name(site.section)) == tokens[1]) {
+            found = found || site.key == tokens.back();
+            known += (known.empty() ? "" : ", ") + site.key;
+          }
+        if (!found) {
+          diags.error(where) << "tune.space." << path << ": the kernel has no " << tokens[1] << " tile site '"
+                             << tokens.back() << "'" << (known.empty() ? std::string(" (it has none)") : "; its sites are " + known);
+          return std::nullopt;
+        }
+      }
+      if (tokens[0] != "tile_settings" && !optionOf(tokens)) {
+        const OptionScope scope = tokens[0] == "pass_options" ? OptionScope::Pass : OptionScope::Runtime;
+        std::string known;
+        for (const OptionInfo& option : optionCatalog())
+          if (option.scope == scope) known += (known.empty() ? "" : ", ") + option.name;
+        diags.error(where) << "tune.space." << path << ": no " << tokens[0] << " option is named '" << tokens[1]
+                           << "'; the " << tokens[0] << " are " << known;
         return std::nullopt;
       }
       TuneDimension dimension{path, {}};
@@ -290,6 +466,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   const Pruner pruner(traced, result.space, baseline->compiled.compilation.settings.target);
   // Points that differ only in runtime options share one compilation.
   VariantSimulator simulator(traced);
+  ResultCache cache(traced, options);
   const std::size_t size = gridSize(result.space);
   const auto budget = static_cast<std::size_t>(std::max(0, options.budget));
 
@@ -319,7 +496,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
       else mine.push_back(result.points.size());
       result.points.push_back(std::move(point));
     }
-    evaluate(simulator, traced, result.space, result.points, mine, threads, options.cancelled);
+    evaluate(simulator, traced, result.space, cache, result.points, mine, threads, options.cancelled, diags);
   } else {
     std::mt19937_64 random(options.seed);
     std::set<std::vector<int>> seen;
@@ -339,7 +516,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
       consider(choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random)), batch);
     while (!batch.empty() && simulated < budget) {
       if (simulated + batch.size() > budget) batch.resize(budget - simulated);
-      evaluate(simulator, traced, result.space, result.points, batch, threads, options.cancelled);
+      evaluate(simulator, traced, result.space, cache, result.points, batch, threads, options.cancelled, diags);
       simulated += batch.size();
       // Parents: the four fastest so far; children change one dimension each.
       std::vector<std::size_t> ok;
@@ -397,8 +574,10 @@ nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorPr
   for (const auto& [reason, count] : result.prunedReasons) reasons[reason] = count;
   out["pruned_reasons"] = reasons;
   out["failed"] = result.failed;
+  out["cached"] = result.cached;
   out["seconds"] = result.seconds;
-  out["rate_per_second"] = result.seconds > 0 ? result.evaluated / result.seconds : 0.0;
+  // Points simulated per second: taking a point from the cache is not a rate.
+  out["rate_per_second"] = result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0;
   if (result.best >= 0) {
     const TunePoint& best = result.points[static_cast<std::size_t>(result.best)];
     out["best"] = {{"settings", settingsOf(best)},
@@ -412,7 +591,8 @@ nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorPr
   out["pareto"] = result.pareto;
   out["points"] = ordered::array();
   for (const TunePoint& point : result.points) {
-    ordered entry{{"settings", settingsOf(point)}, {"choice", point.choice}, {"status", point.status}};
+    ordered entry{
+        {"settings", settingsOf(point)}, {"choice", point.choice}, {"status", point.status}, {"cached", point.cached}};
     if (point.status == "ok") {
       entry["makespan_us"] = point.makespanUs;
       entry["busy_us"] = point.busyUs;
@@ -479,6 +659,7 @@ std::optional<TuneResult> mergeTuneShards(const std::vector<nlohmann::ordered_js
       point.reason = entry.value("reason", "");
       point.makespanUs = entry.value("makespan_us", 0.0);
       point.busyUs = entry.value("busy_us", 0.0);
+      point.cached = entry.value("cached", false);
       result.points.push_back(std::move(point));
     }
     result.seconds += shard.value("seconds", 0.0);

@@ -10,6 +10,15 @@
 // only: point i belongs to shard i mod N) that run anywhere and merge into
 // the result the unsharded sweep gives.
 //
+// Result cache. Given the project's run ledger, every point simulated is kept
+// there under a key that fingerprints all its result depends on: PTO Studio's
+// version, the kernel's text, the traced tensor graph (argument shapes and
+// dtypes included), the project document with the point's values set (its
+// `tune` section left out, so widening the space or the budget keeps the
+// results) and the bytes of the machine file it simulates on. A sweep then
+// simulates only the points the cache does not have; failed points are kept
+// with their message, cancelled ones are not.
+//
 // The space is the project's `tune.space` when it has one:
 //   "tune": {"space": {"pass_options.vec_nbuffer_setting.softmax": [1, 2, 4],
 //                      "tile_settings.vec.softmax": [[8, 512], [16, 512]],
@@ -48,6 +57,8 @@ enum class TuneStrategy { Grid, Random, Evolve };
 std::optional<TuneStrategy> parseTuneStrategy(std::string_view text);
 std::string_view name(TuneStrategy strategy);
 
+class RunLedger;
+
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Grid;
   int budget = 100;       // points simulated at most (pruned ones do not count)
@@ -56,6 +67,10 @@ struct TuneOptions {
   unsigned seed = 1;
   int threads = 0;        // 0: one per hardware thread
   std::function<bool()> cancelled;
+  // The result cache (see the header); null: none. With readCache false
+  // every point is simulated again and the cache refreshed (`--no-cache`).
+  RunLedger* cache = nullptr;
+  bool readCache = true;
 };
 
 struct TunePoint {
@@ -64,6 +79,7 @@ struct TunePoint {
   std::string reason;       // why pruned or failed
   double makespanUs = 0.0;
   double busyUs = 0.0;      // core time the tasks took: the cost side of the Pareto front
+  bool cached = false;      // taken from the result cache, not simulated by this sweep
 };
 
 struct TuneResult {
@@ -74,6 +90,7 @@ struct TuneResult {
   double baselineUs = 0.0;
   std::vector<TunePoint> points;  // every point looked at, in evaluation order
   int evaluated = 0, pruned = 0, failed = 0;
+  int cached = 0;  // of the evaluated: taken from the result cache
   std::map<std::string, int> prunedReasons;
   double seconds = 0.0;
   // Indices into points: the fastest, and the points no other beats on both

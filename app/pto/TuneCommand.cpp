@@ -3,12 +3,15 @@
 // front (makespan against busy core time). `--shard K/N` runs one share of a
 // grid or random sweep (an array job on a batch scheduler); `--merge FILES`
 // combines the shards' JSON into the unsharded result. `--apply` writes the
-// best point into pto-project.json (atomically).
+// best point into pto-project.json (atomically). Points simulated before (the
+// result cache in the project's run ledger) are not simulated again unless
+// `--no-cache` asks for it.
 #include "app/pto/Command.h"
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
 
 #include "analysis/advisor/Advisor.h"
+#include "analysis/ledger/RunLedger.h"
 #include "analysis/validation/PredictionConfidence.h"
 #include "analysis/tuner/Tuner.h"
 #include "core/Version.h"
@@ -16,6 +19,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 
 namespace pto::cli {
@@ -30,6 +34,7 @@ struct TuneCommandOptions : ProjectCommandOptions {
   int threads = 0;
   int rows = 10;
   bool apply = false;
+  bool noCache = false;
 };
 
 const ProjectCommandSpec kTuneCommand{
@@ -47,12 +52,18 @@ std::string settingsText(const TuneResult& result, const TunePoint& point) {
 }
 
 void printResult(const std::string& project, const TuneResult& result, int rows) {
-  std::printf("%s: %s sweep over %s space of %.0f points (shard %d/%d): %d simulated, %d pruned, %d failed in %.2f s "
-              "(%.0f per second)\n",
+  std::printf("%s: %s sweep over %s space of %.0f points (shard %d/%d): %d evaluated (%d simulated, %d from the "
+              "result cache), %d pruned, %d failed in %.2f s (%.0f simulated per second)\n",
               project.c_str(), std::string(name(result.strategy)).c_str(), result.space.origin.c_str(),
-              result.space.size(), result.shardIndex + 1, result.shardCount, result.evaluated, result.pruned,
-              result.failed, result.seconds, result.seconds > 0 ? result.evaluated / result.seconds : 0.0);
+              result.space.size(), result.shardIndex + 1, result.shardCount, result.evaluated,
+              result.evaluated - result.cached, result.cached, result.pruned, result.failed, result.seconds,
+              result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0);
   for (const auto& [reason, count] : result.prunedReasons) std::printf("  pruned %d: %s\n", count, reason.c_str());
+  // Failed points are listed with their message (and kept in the cache with it).
+  std::map<std::string, int> failures;
+  for (const TunePoint& point : result.points)
+    if (point.status == "failed") ++failures[point.reason];
+  for (const auto& [reason, count] : failures) std::printf("  failed %d: %s\n", count, reason.c_str());
   std::printf("baseline %.2f us\n", result.baselineUs);
   if (result.best < 0) {
     std::printf("no point compiled and simulated\n");
@@ -67,7 +78,8 @@ void printResult(const std::string& project, const TuneResult& result, int rows)
   std::printf("\nfastest points\n");
   for (int i = 0; i < std::min<int>(rows, static_cast<int>(ok.size())); ++i) {
     const TunePoint& point = result.points[static_cast<std::size_t>(ok[static_cast<std::size_t>(i)])];
-    std::printf("  %9.2f us  busy %9.2f us  %s\n", point.makespanUs, point.busyUs, settingsText(result, point).c_str());
+    std::printf("  %9.2f us  busy %9.2f us  %s%s\n", point.makespanUs, point.busyUs, settingsText(result, point).c_str(),
+                point.cached ? "  (cached)" : "");
   }
   std::printf("\nPareto front (no point is both faster and less busy)\n");
   for (int i : result.pareto) {
@@ -110,7 +122,17 @@ int runTune(const TuneCommandOptions& options) {
       diags.error(SourceLocation{"--shard"}) << "expected K/N (shard K of N, 1 <= K <= N), got '" << options.shard << "'";
     }
     if (!diags.hasErrors()) traced = traceForVariants(*project, diags, options.traceOptions());
-    if (traced) result = tune(*traced, tuneOptions, diags);
+    // The result cache; a ledger that cannot be opened costs the cache only.
+    std::optional<RunLedger> ledger;
+    if (traced) {
+      DiagnosticEngine ledgerDiags;
+      ledger = RunLedger::open(project->directory(), ledgerDiags);
+      for (const Diagnostic& diagnostic : ledgerDiags.diagnostics())
+        diags.warning(diagnostic.location) << diagnostic.message << (ledger ? "" : "; the sweep runs without its result cache");
+      tuneOptions.cache = ledger ? &*ledger : nullptr;
+      tuneOptions.readCache = !options.noCache;
+      result = tune(*traced, tuneOptions, diags);
+    }
   }
   const TunePoint* best = result && result->best >= 0 ? &result->points[static_cast<std::size_t>(result->best)] : nullptr;
   if (options.apply && best && best->makespanUs >= result->baselineUs) {
@@ -153,6 +175,9 @@ void registerTuneCommand(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   command->add_option("--rows", options->rows, "Fastest points the text lists")->check(CLI::PositiveNumber);
   command->add_flag("--apply", options->apply, "Write the best point into pto-project.json (atomically)");
+  command->add_flag("--no-cache", options->noCache,
+                    "Simulate every point again instead of taking earlier results from the project's ledger "
+                    "(the ledger then keeps the new results)");
 }
 
 } // namespace pto::cli

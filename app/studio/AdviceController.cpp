@@ -140,7 +140,17 @@ void AdviceController::tune(TuneStrategy strategy, int budget) {
         m_panel->setTuneResult(*m_tune);
         m_panel->showTuner();
         m_panel->setIdle();
-        Q_EMIT statusMessage(tr("Tuned %1: %2 points simulated in %3 s").arg(name).arg(m_tune->evaluated).arg(m_tune->seconds, 0, 'f', 1));
+        Q_EMIT statusMessage(m_tune->cached > 0
+                                 ? tr("Tuned %1: %2 points (%3 simulated, %4 from the result cache) in %5 s")
+                                       .arg(name)
+                                       .arg(m_tune->evaluated)
+                                       .arg(m_tune->evaluated - m_tune->cached)
+                                       .arg(m_tune->cached)
+                                       .arg(m_tune->seconds, 0, 'f', 1)
+                                 : tr("Tuned %1: %2 points simulated in %3 s")
+                                       .arg(name)
+                                       .arg(m_tune->evaluated)
+                                       .arg(m_tune->seconds, 0, 'f', 1));
         Q_EMIT tuneFinished(true);
       });
   m_panel->setBusy(tr("Tuning %1: tracing").arg(name));

@@ -1,6 +1,7 @@
 // The advisor and the tuner on a worker thread.
 #include "app/studio/AdviceJob.h"
 
+#include "analysis/ledger/RunLedger.h"
 #include "core/project/ProjectFile.h"
 
 #include <chrono>
@@ -78,6 +79,11 @@ TuneOutcome tuneForViews(const ProjectRunRequest& request, TuneOptions options, 
   return onTracedKernel<TuneOutcome>(
       request, cancelled, "tuning", [&](TracedProject& kernel, TuneOutcome& outcome, DiagnosticEngine& diags) {
         options.cancelled = countingCancel(cancelled, progress);
+        // The project's result cache, as `pto tune` uses it: a sweep run
+        // again simulates only the points it has not seen.
+        DiagnosticEngine ledgerDiags;
+        std::optional<RunLedger> ledger = RunLedger::open(kernel.project.directory(), ledgerDiags);
+        options.cache = ledger ? &*ledger : nullptr;
         outcome.result = tune(kernel, options, diags);
         outcome.project = std::move(kernel.project);
         if (cancelled.load()) outcome.result.reset();

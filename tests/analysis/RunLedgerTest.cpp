@@ -207,8 +207,9 @@ TEST(RunLedger, MigratesAVersion1Ledger) {
   DiagnosticEngine diags;
   auto ledger = RunLedger::open(folder.dir(), diags);
   ASSERT_TRUE(ledger) << messages(diags);
-  EXPECT_EQ(RawDatabase(file).single("PRAGMA user_version"), "2");
+  EXPECT_EQ(RawDatabase(file).single("PRAGMA user_version"), "3");
   EXPECT_EQ(RawDatabase(file).single("SELECT bytes FROM traces WHERE run_id = 1"), std::to_string(blob.size()));
+  EXPECT_EQ(RawDatabase(file).single("SELECT count(*) FROM tune_points"), "0");
   auto rows = ledger->list(diags);
   ASSERT_TRUE(rows) << messages(diags);
   ASSERT_EQ(rows->size(), 1u);
@@ -228,7 +229,7 @@ TEST(RunLedger, RefusesANewerSchemaNamingTheFile) {
   fs::create_directories(file.parent_path());
   {
     RawDatabase raw(file);
-    ASSERT_EQ(sqlite3_exec(raw.db, "CREATE TABLE future (x); PRAGMA user_version = 3;", nullptr, nullptr, nullptr),
+    ASSERT_EQ(sqlite3_exec(raw.db, "CREATE TABLE future (x); PRAGMA user_version = 4;", nullptr, nullptr, nullptr),
               SQLITE_OK);
   }
   DiagnosticEngine diags;
@@ -236,9 +237,42 @@ TEST(RunLedger, RefusesANewerSchemaNamingTheFile) {
   ASSERT_EQ(diags.diagnostics().size(), 1u);
   EXPECT_EQ(diags.diagnostics()[0].location.file, file.string());
   EXPECT_EQ(diags.diagnostics()[0].message,
-            "the run ledger has schema version 3; this pto knows versions up to 2 (a newer pto wrote it): run that "
+            "the run ledger has schema version 4; this pto knows versions up to 3 (a newer pto wrote it): run that "
             "pto, or move the file aside to start a new ledger");
-  EXPECT_EQ(RawDatabase(file).single("PRAGMA user_version"), "3");  // left alone
+  EXPECT_EQ(RawDatabase(file).single("PRAGMA user_version"), "4");  // left alone
+}
+
+// The tuner's result cache: what is kept under a key comes back under it,
+// a key kept again is replaced, and only the newest keptTunePoints stay.
+TEST(RunLedger, KeepsTuningResultsByKeyAndPrunesTheOldest) {
+  TempFolder folder;
+  DiagnosticEngine diags;
+  LedgerLimits limits;
+  limits.keptTunePoints = 3;
+  auto ledger = RunLedger::open(folder.dir(), diags, limits);
+  ASSERT_TRUE(ledger) << messages(diags);
+  auto point = [](const std::string& key, double us) {
+    return TunePointRecord{key, {{"runtime_options.device_sched_mode", 1}}, "ok", "", us, 2 * us};
+  };
+  ASSERT_TRUE(ledger->recordTunePoints({point("a", 1.0), point("b", 2.0)}, diags)) << messages(diags);
+  ASSERT_TRUE(ledger->recordTunePoints({point("a", 3.0), TunePointRecord{"c", {}, "failed", "no such core", 0, 0}}, diags))
+      << messages(diags);
+  auto found = ledger->findTunePoints({"a", "b", "c", "d"}, diags);
+  ASSERT_TRUE(found) << messages(diags);
+  ASSERT_EQ(found->size(), 3u);
+  EXPECT_EQ((*found)[0].key, "a");
+  EXPECT_EQ((*found)[0].makespanUs, 3.0);  // replaced
+  EXPECT_EQ((*found)[0].busyUs, 6.0);
+  EXPECT_EQ((*found)[0].settings["runtime_options.device_sched_mode"], 1);
+  EXPECT_EQ((*found)[2].status, "failed");
+  EXPECT_EQ((*found)[2].reason, "no such core");
+  // A fourth key: the oldest row ("b"; "a" became newer when kept again) goes.
+  ASSERT_TRUE(ledger->recordTunePoints({point("d", 4.0)}, diags)) << messages(diags);
+  found = ledger->findTunePoints({"a", "b", "c", "d"}, diags);
+  ASSERT_TRUE(found) << messages(diags);
+  std::vector<std::string> keys;
+  for (const TunePointRecord& kept : *found) keys.push_back(kept.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"a", "c", "d"}));
 }
 
 TEST(RunLedger, AFileThatIsNotADatabaseIsMovedAside) {

@@ -30,8 +30,19 @@ fs::path softmaxWithSpace() {
   return folder;
 }
 
-// The points' settings and outcomes (no host time is listed per point).
-nlohmann::json outcomes(const nlohmann::json& tuned) { return tuned["points"]; }
+// The points' settings and outcomes (no host time is listed per point), not
+// where they came from (simulated or the result cache).
+nlohmann::json outcomes(const nlohmann::json& tuned) {
+  nlohmann::json points = tuned["points"];
+  for (auto& point : points) point.erase("cached");
+  return points;
+}
+
+int cachedPoints(const nlohmann::json& tuned) {
+  int cached = 0;
+  for (const auto& point : tuned["points"]) cached += point["cached"].get<bool>() ? 1 : 0;
+  return cached;
+}
 
 TEST(TuneCommand, AGridSweepPrunesWhatCannotCompileAndFindsTheFastestPoint) {
   const fs::path project = softmaxWithSpace();
@@ -77,14 +88,16 @@ TEST(TuneCommand, AGridSweepPrunesWhatCannotCompileAndFindsTheFastestPoint) {
   }
   EXPECT_EQ(tuned["points"][tuned["pareto"][0].get<std::size_t>()]["makespan_us"], tuned["best"]["makespan_us"]);
 
-  // One thread gives the same points.
-  const nlohmann::json single = runPtoJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 1");
+  // One thread gives the same points (simulated again, not from the cache).
+  const nlohmann::json single =
+      runPtoJson("tune '" + project.string() + "' --strategy grid --budget 100 --threads 1 --no-cache");
+  EXPECT_EQ(single["cached"], 0);
   EXPECT_EQ(outcomes(single), outcomes(tuned));
 }
 
 TEST(TuneCommand, ShardsOfARandomSweepMergeIntoTheUnshardedSweep) {
   const fs::path project = softmaxWithSpace();
-  const std::string common = "tune '" + project.string() + "' --strategy random --seed 7 --budget 5 --threads 1";
+  const std::string common = "tune '" + project.string() + "' --strategy random --seed 7 --budget 5 --threads 1 --no-cache";
   const nlohmann::json whole = runPtoJson(common);
   for (int k = 1; k <= 3; ++k) {
     Result shard = runPto(common + " --shard " + std::to_string(k) + "/3 --json '" +
@@ -133,6 +146,85 @@ TEST(TuneCommand, EvolveStaysWithinItsBudgetAndApplyWritesTheBestPoint) {
   EXPECT_EQ(saved["tile_settings"]["vec"]["kernel.py:22"], applied["best"]["settings"]["tile_settings.vec.kernel.py:22"]);
   const nlohmann::json run = runPtoJson("run '" + project.string() + "' --no-check --no-record");
   EXPECT_NEAR(run["makespan_us"].get<double>(), applied["best"]["makespan_us"].get<double>(), 1e-9);
+}
+
+// The result cache: a rerun simulates nothing, a larger budget only the new
+// points, and what the cache gives equals a fresh simulation (--no-cache);
+// editing the machine file, or the kernel, makes every point new.
+TEST(TuneCommand, ARerunSimulatesOnlyPointsItHasNotSeen) {
+  const fs::path project = softmaxWithSpace();
+  const std::string grid = "tune '" + project.string() + "' --strategy grid --threads 2 --budget ";
+  const nlohmann::json first = runPtoJson(grid + "3");
+  ASSERT_TRUE(first.is_object());
+  EXPECT_EQ(first["evaluated"], 3);
+  EXPECT_EQ(first["cached"], 0);
+  const nlohmann::json again = runPtoJson(grid + "3");
+  EXPECT_EQ(again["cached"], 3);
+  EXPECT_EQ(cachedPoints(again), 3);
+  EXPECT_EQ(outcomes(again), outcomes(first));
+  const nlohmann::json wider = runPtoJson(grid + "6");
+  EXPECT_EQ(wider["evaluated"], 6);
+  EXPECT_EQ(wider["cached"], 3);
+  const nlohmann::json fresh = runPtoJson(grid + "6 --no-cache");
+  EXPECT_EQ(fresh["cached"], 0);
+  EXPECT_EQ(outcomes(wider), outcomes(fresh));
+
+  // The machine file's bytes are part of the key.
+  nlohmann::ordered_json document = nlohmann::ordered_json::parse(slurp(project / "pto-project.json"));
+  const std::string machine = document["machine"];
+  fs::copy_file(fs::path(PTO_SOURCE_DIR) / "resources/machines" / (machine + ".json"), project / "mine.json");
+  document["machine"] = "mine.json";
+  std::ofstream(project / "pto-project.json") << document.dump(2);
+  EXPECT_EQ(runPtoJson(grid + "3")["cached"], 0);
+  EXPECT_EQ(runPtoJson(grid + "3")["cached"], 3);
+  nlohmann::ordered_json mine = nlohmann::ordered_json::parse(slurp(project / "mine.json"));
+  mine["description"] = mine.value("description", std::string()) + " (edited)";
+  std::ofstream(project / "mine.json") << mine.dump(2);
+  EXPECT_EQ(runPtoJson(grid + "3")["cached"], 0);
+
+  // So is the kernel's text.
+  std::ofstream(project / "kernel.py", std::ios::app) << "\n# edited\n";
+  EXPECT_EQ(runPtoJson(grid + "3")["cached"], 0);
+
+}
+
+// Options in a space are checked against the passes' and the runtime's
+// declarations: a name nothing declares stops the sweep, a value out of its
+// declared range prunes the points that have it; a tile setting must name a
+// tile site of the kernel.
+TEST(TuneCommand, ASpaceIsCheckedAgainstTheOptionDeclarationsAndTheTileSites) {
+  const fs::path project = softmaxWithSpace();
+  nlohmann::ordered_json document = nlohmann::ordered_json::parse(slurp(project / "pto-project.json"));
+  auto tuneSpace = [&](const nlohmann::ordered_json& space) {
+    document["tune"] = {{"space", space}};
+    std::ofstream(project / "pto-project.json") << document.dump(2);
+    return runPto("tune '" + project.string() + "' --json -");
+  };
+  Result misspelt = tuneSpace({{"runtime_options.stich_function_max_num", {1, 4}}});
+  EXPECT_EQ(misspelt.exitCode, 1);
+  EXPECT_NE(misspelt.err.find("tune.space.runtime_options.stich_function_max_num: no runtime_options option is named "
+                              "'stich_function_max_num'; the runtime_options are "),
+            std::string::npos)
+      << misspelt.err;
+  EXPECT_NE(misspelt.err.find("stitch_function_max_num"), std::string::npos) << misspelt.err;
+  Result noSite = tuneSpace({{"tile_settings.vec.kernel.py:99", {{1, 4, 1, 64}}}});
+  EXPECT_EQ(noSite.exitCode, 1);
+  EXPECT_NE(noSite.err.find("the kernel has no vec tile site 'kernel.py:99'; its sites are "), std::string::npos)
+      << noSite.err;
+  EXPECT_NE(noSite.err.find("kernel.py:22"), std::string::npos) << noSite.err;
+
+  Result ranged = tuneSpace({{"runtime_options.stitch_function_max_num", {0, 4}}, {"runtime_options.device_sched_mode", {0, 9}}});
+  ASSERT_EQ(ranged.exitCode, 0) << ranged.err;
+  const nlohmann::json swept = nlohmann::json::parse(ranged.out);
+  EXPECT_EQ(swept["evaluated"], 1);  // stitch 4 with policy 0
+  EXPECT_EQ(swept["pruned"], 3);
+  int stitch = 0, policy = 0;
+  for (const auto& [reason, count] : swept["pruned_reasons"].items()) {
+    if (reason.starts_with("runtime_options.stitch_function_max_num: ")) stitch += count.get<int>();
+    if (reason.starts_with("runtime_options.device_sched_mode: ")) policy += count.get<int>();
+  }
+  EXPECT_EQ(stitch, 2) << swept["pruned_reasons"].dump();
+  EXPECT_EQ(policy, 1) << swept["pruned_reasons"].dump();
 }
 
 TEST(TuneCommand, ApplyLeavesTheProjectAloneWhenNoPointBeatsIt) {

@@ -181,6 +181,20 @@ private Q_SLOTS:
     QCOMPARE(panel->plot()->graph(1)->dataCount(), static_cast<int>(result.pareto.size()));
     QCOMPARE(panel->plot()->graph(2)->dataCount(), 1);
 
+    // Tuned again, every point comes from the project's result cache, as the
+    // headline and the Result column say, with the same makespans.
+    tuned.clear();
+    QTest::mouseClick(panel->tuneButton(), Qt::LeftButton);
+    QVERIFY(tuned.wait(kRunTimeoutMs));
+    const pto::TuneResult again = *controller->tuneResult();
+    QCOMPARE(again.evaluated, result.evaluated);
+    QCOMPARE(again.cached, result.evaluated);
+    for (std::size_t i = 0; i < again.points.size(); ++i)
+      QCOMPARE(again.points[i].makespanUs, result.points[i].makespanUs);
+    QCOMPARE(model->data(model->index(0, pto::widgets::TunePointsModel::SourceColumn)).toString(), QStringLiteral("cached"));
+    QVERIFY2(panel->tuneHeadline().contains(QStringLiteral("0 simulated, %1 from the cache").arg(result.evaluated)),
+             qPrintable(panel->tuneHeadline()));
+
     // Apply best: one undo step; the rerun obtains the point's makespan.
     pto::widgets::ProjectSettingsDocument* settings = window.settings();
     const int undoSteps = settings->undoStack()->index();

@@ -11,10 +11,12 @@ QString microseconds(double us) { return QString::number(us, 'f', 2) + QStringLi
 } // namespace
 
 TunePointsModel::TunePointsModel(QObject* parent)
-    : TitledTableModel({tr("Makespan"), tr("vs start"), tr("Busy"), tr("Settings")},
+    : TitledTableModel({tr("Makespan"), tr("vs start"), tr("Busy"), tr("Result"), tr("Settings")},
                        {tr("The simulated makespan with this point's settings"),
                         tr("Against the makespan of the settings the sweep started from"),
                         tr("Core time the tasks took (the cost side of the Pareto front)"),
+                        tr("\"new\": simulated by this sweep; \"cached\": simulated before with the same kernel, "
+                           "settings, machine and PTO Studio, and taken from the project's ledger"),
                         tr("The point's value of each dimension of the tuning space")},
                        parent) {}
 
@@ -72,6 +74,7 @@ QVariant TunePointsModel::data(const QModelIndex& index, int role) const {
                                 .arg(std::abs(100.0 * (point.makespanUs / baseline - 1.0)), 0, 'f', 1)
                           : QString();
     case BusyColumn: return microseconds(point.busyUs);
+    case SourceColumn: return point.cached ? tr("cached") : tr("new");
     case SettingsColumn: return settingsText(m_result->space, point.choice);
     }
     return {};

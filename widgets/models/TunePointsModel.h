@@ -1,7 +1,8 @@
 // TunePointsModel: points of a tuner sweep (analysis/tuner/Tuner.h) as a table —
 // the Advice panel's Pareto table. One row per point given (the Pareto
 // front fastest first, or every evaluated point), with its makespan, the
-// change against the sweep's baseline, its busy core time and its settings
+// change against the sweep's baseline, its busy core time, whether this sweep
+// simulated it or took it from the result cache, and its settings
 // ("vec_nbuffer_setting.softmax = 8 · device_sched_mode = 2"). IsBestRole
 // marks the sweep's fastest point (the view bolds it). Paints nothing.
 #pragma once
@@ -17,7 +18,7 @@ namespace pto::widgets {
 class TunePointsModel : public TitledTableModel {
   Q_OBJECT
 public:
-  enum Columns { MakespanColumn, GainColumn, BusyColumn, SettingsColumn, ColumnCount };
+  enum Columns { MakespanColumn, GainColumn, BusyColumn, SourceColumn, SettingsColumn, ColumnCount };
   enum Roles {
     PointIndexRole = Qt::UserRole,  // the point's index in TuneResult::points
     MakespanUsRole,
