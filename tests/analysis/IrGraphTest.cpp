@@ -10,6 +10,8 @@
 
 #include "CliRunner.h"
 
+#include "tests/support/SyntheticIrGraph.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -144,34 +146,7 @@ TEST(IrGraph, NodeKeysSurviveThePassesThatDoNotTouchThem) {
   }
 }
 
-// A synthetic tile graph: `clusters` subgraphs of `perCluster` chained ops, each subgraph feeding the next.
-IrGraph chainedClusters(int clusters, int perCluster) {
-  IrGraph graph;
-  graph.level = GraphLevel::Tile;
-  for (int c = 0; c < clusters; ++c) {
-    IrGraphCluster cluster;
-    cluster.id = c;
-    cluster.key = "sg:" + std::to_string(c);
-    cluster.title = "sg" + std::to_string(c);
-    for (int i = 0; i < perCluster; ++i) {
-      IrGraphNode node;
-      node.id = c * perCluster + i;
-      node.key = "op" + std::to_string(node.id);
-      node.kind = "add";
-      node.title = "add #" + std::to_string(node.id);
-      node.label = c % 2 ? "odd" : "even";
-      node.cluster = c;
-      node.subgraph = c;
-      node.scope = c / 10;
-      node.tileIndex = i;
-      cluster.nodes.push_back(static_cast<int>(graph.nodes.size()));
-      if (!graph.nodes.empty()) graph.edges.push_back({static_cast<int>(graph.nodes.size()) - 1, static_cast<int>(graph.nodes.size())});
-      graph.nodes.push_back(node);
-    }
-    graph.clusters.push_back(cluster);
-  }
-  return graph;
-}
+using test::chainedClusters;
 
 TEST(VisibleGraph, SmallGraphsShowWholeBigOnesStartGroupedByStructure) {
   IrGraph small = chainedClusters(4, 10);

@@ -6,6 +6,8 @@
 // mixed up with these; a cancelled prefetch lays out nothing.
 #include "widgets/models/IrLevelCache.h"
 
+#include "tests/support/SyntheticIrGraph.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -15,32 +17,10 @@
 namespace pto::widgets {
 namespace {
 
+// Two labels of 30 subgraphs of `opsEach` ops, each op its own tensor op.
 IrGraph chainedSubgraphs(int subgraphs, int opsEach) {
-  IrGraph graph;
-  graph.level = GraphLevel::Tile;
-  for (int s = 0; s < subgraphs; ++s) {
-    IrGraphCluster cluster;
-    cluster.id = s;
-    cluster.key = "sg:" + std::to_string(s);
-    cluster.title = "sg" + std::to_string(s);
-    for (int k = 0; k < opsEach; ++k) {
-      IrGraphNode node;
-      const int id = s * opsEach + k;
-      node.id = id;
-      node.key = "op" + std::to_string(id);
-      node.kind = "exp";
-      node.title = "exp #" + std::to_string(id);
-      node.label = s % 2 == 0 ? "even" : "odd";
-      node.cluster = s;
-      node.subgraph = s;
-      node.tensorOp = id;
-      node.tileIndex = 0;
-      if (id > 0) graph.edges.push_back({id - 1, id});
-      cluster.nodes.push_back(id);
-      graph.nodes.push_back(node);
-    }
-    graph.clusters.push_back(cluster);
-  }
+  IrGraph graph = test::chainedClusters(subgraphs, opsEach);
+  for (IrGraphNode& node : graph.nodes) node.tensorOp = node.id;
   return graph;
 }
 
