@@ -101,7 +101,7 @@ public:
           nlohmann::ordered_json setting = nlohmann::ordered_json::parse(value.dump());
           if (tokens.size() == 3) setting = nlohmann::ordered_json{{tokens[2], setting}};
           const std::string problem = validateOption(option->scope, option->name, setting, &traced.graph);
-          m_optionProblems[d].push_back(problem.empty() ? problem : tokens[0] + "." + tokens[1] + ": " + problem);
+          m_optionProblems[d].push_back(problem);  // it names the option
         }
         continue;
       }
@@ -118,9 +118,6 @@ public:
       const TuneDimension& dimension = m_space.dimensions[d];
       const json& value = dimension.values[static_cast<std::size_t>(choice[d])];
       const std::vector<std::string> tokens = pathTokens(dimension.path);
-      if (tokens[0] == "pass_options" && tokens.size() == 3 && tokens[1].find("_setting") != std::string::npos &&
-          (!value.is_number_integer() || value.get<std::int64_t>() < 1))
-        return tokens[1] + ": a merge count must be an integer of at least 1";
       if (!m_optionProblems[d].empty() && !m_optionProblems[d][static_cast<std::size_t>(choice[d])].empty())
         return m_optionProblems[d][static_cast<std::size_t>(choice[d])];
       auto checker = m_checkers.find(d);
@@ -182,12 +179,13 @@ public:
     m_context = fingerprint(context);
   }
 
-  // Fills in the points of `which` the cache has; returns those left to simulate.
+  // Fills in the points of `which` the cache has; returns those left to
+  // simulate. Their keys are remembered for keep().
   std::vector<std::size_t> fill(const TuneSpace& space, std::vector<TunePoint>& points,
                                 const std::vector<std::size_t>& which, DiagnosticEngine& diags) {
     if (!m_options.cache) return which;
     std::vector<std::string> keys;
-    for (std::size_t i : which) keys.push_back(keyOf(space, points[i].choice));
+    for (std::size_t i : which) keys.push_back(m_keyOfPoint[i] = keyOf(space, points[i].choice));
     if (!m_options.readCache) return which;
     DiagnosticEngine readDiags;
     auto found = m_options.cache->findTunePoints(keys, readDiags);
@@ -221,7 +219,7 @@ public:
     std::vector<TunePointRecord> records;
     for (std::size_t i : simulated) {
       const TunePoint& point = points[i];
-      const std::string key = keyOf(space, point.choice);
+      const std::string& key = m_keyOfPoint[i];
       if (key.empty() || (point.status == "failed" && point.reason == kCancelled)) continue;
       nlohmann::ordered_json settings = nlohmann::ordered_json::object();
       for (std::size_t d = 0; d < space.dimensions.size(); ++d)
@@ -271,6 +269,7 @@ private:
   const TuneOptions& m_options;
   std::string m_context;
   std::map<std::string, std::string> m_machines;  // machine name -> fingerprint of its file ("" when not found)
+  std::map<std::size_t, std::string> m_keyOfPoint;  // a looked-up point's index -> its key ("" when it has none)
   bool m_warned = false;
 };
 
