@@ -87,8 +87,8 @@ std::shared_ptr<const GroupStructure> IrLevelCache::structureOf(Level& level, Gr
   return structure;
 }
 
-std::string IrLevelCache::pictureKey(GraphGrouping grouping, const VisibleGraphOptions& options) {
-  std::string key = std::string(name(grouping)) + (options.expandAll ? "*" : "");
+std::string IrLevelCache::pictureKey(const VisibleGraphOptions& options) {
+  std::string key = std::string(name(options.grouping)) + (options.expandAll ? "*" : "");
   for (const std::string& open : options.expanded) key += "\n" + open;
   return key;
 }
@@ -101,7 +101,7 @@ std::shared_ptr<const IrGraphLayout> IrLevelCache::layout(const IrLevelRequest& 
     return missing;
   }
   const VisibleGraphOptions options = visibleOptionsOf(request, *level->graph);
-  const std::string key = pictureKey(options.grouping, options);
+  const std::string key = pictureKey(options);
   {
     std::lock_guard lock(m_mutex);
     auto found = level->find(key, options.focusNode);
@@ -126,7 +126,7 @@ bool IrLevelCache::has(const IrLevelRequest& request) {
   std::shared_ptr<Level> level = levelOf(request);
   if (!level->graph->missing.empty()) return false;
   const VisibleGraphOptions options = visibleOptionsOf(request, *level->graph);
-  const std::string key = pictureKey(options.grouping, options);
+  const std::string key = pictureKey(options);
   std::lock_guard lock(m_mutex);
   return level->find(key, options.focusNode) != level->pictures.end();
 }

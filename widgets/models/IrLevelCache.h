@@ -56,7 +56,7 @@ private:
   // The level `request` asks for, made or found (null when cancelled first).
   std::shared_ptr<Level> levelOf(const IrLevelRequest& request);
   std::shared_ptr<const GroupStructure> structureOf(Level& level, GraphGrouping grouping);
-  static std::string pictureKey(GraphGrouping grouping, const VisibleGraphOptions& options);
+  static std::string pictureKey(const VisibleGraphOptions& options);
 
   std::mutex m_mutex;
   std::list<std::shared_ptr<Level>> m_levels;  // most recently used first
