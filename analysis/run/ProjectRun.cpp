@@ -1,6 +1,8 @@
 // Implementation of runProject.
 #include "analysis/run/ProjectRun.h"
 
+#include "compiler/passes/PassResultCache.h"
+
 #include "analysis/simulation/OutputRules.h"
 #include "analysis/run/StagedGolden.h"
 #include "compiler/reference/ReferenceInterpreter.h"
@@ -427,11 +429,23 @@ struct VariantSimulator::State {
   std::map<std::string, std::shared_future<Compiled>> compiled;
   std::deque<std::string> order;  // keys of `compiled`, oldest first
   int compilations = 0;
+  // Stages of the compilations, for variants that differ in what late
+  // passes read (PassResultCache.h); a sweep reports no warnings, so places
+  // are not part of the key.
+  PassResultCache stages{64, false};
+  StageKey graphKey;
+  std::vector<std::vector<std::string>> passesRunByCompilation;  // the passes each compilation ran, in order made
 };
 
 VariantSimulator::VariantSimulator(const TracedProject& traced, std::size_t keptCompilations)
     : m_traced(traced), m_state(std::make_unique<State>()) {
   m_state->kept = std::max<std::size_t>(1, keptCompilations);
+  m_state->graphKey = fingerprintOf(traced.graph);
+}
+
+std::vector<std::vector<std::string>> VariantSimulator::passesRun() const {
+  std::lock_guard lock(m_state->mutex);
+  return m_state->passesRunByCompilation;
 }
 
 VariantSimulator::~VariantSimulator() = default;
@@ -488,10 +502,20 @@ std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorPro
     DiagnosticEngine compileDiags;
     CompileOptions compileOptions;
     compileOptions.recordChanges = false;
+    compileOptions.reuse = &state.stages;
+    compileOptions.graphKey = state.graphKey;
     applyProjectPassOptions(variant, compileOptions, compileDiags);
     State::Compiled made;
-    if (auto result = compileKernel(m_traced.graph, std::move(settings), compileDiags, compileOptions))
+    if (auto result = compileKernel(m_traced.graph, std::move(settings), compileDiags, compileOptions)) {
+      std::vector<std::string> ran;
+      for (const PassRecord& record : result->passes)
+        if (!record.reused && !record.skipped) ran.push_back(record.name);
+      {
+        std::lock_guard lock(state.mutex);
+        state.passesRunByCompilation.push_back(std::move(ran));
+      }
       made.result = std::make_shared<const CompileResult>(std::move(*result));
+    }
     for (const Diagnostic& diagnostic : compileDiags.diagnostics())
       if (diagnostic.severity == Severity::Error) made.errors.push_back(diagnostic);
     mine->set_value(std::move(made));

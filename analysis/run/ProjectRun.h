@@ -149,7 +149,12 @@ std::optional<VariantRun> simulateVariant(const TracedProject& traced, const Ope
 // points), reusing what they share: each machine is read once, and a variant
 // whose compile settings (machine, tile_settings, pass_options,
 // partition_overrides) equal a recent variant's reuses that compilation,
-// since runtime_options change the schedule, not the code. Safe to use from
+// since runtime_options change the schedule, not the code, and a variant
+// differing in what late passes read (a merge count, ooo_sched_mode) starts
+// compiling from the stage before the first pass that reads something
+// different (PassResultCache.h): the stages are the IR those passes made
+// from the same inputs, so a variant's result is the same as compiled from
+// scratch, bit for bit. Safe to use from
 // several threads at once: a compilation another thread is making is waited
 // for, not made twice. A variant that does not compile gets the
 // compilation's errors again without compiling again.
@@ -169,6 +174,9 @@ public:
   std::optional<Outcome> run(const OperatorProject& variant, DiagnosticEngine& diags);
 
   int compilations() const;  // made so far; the other runs reused one
+  // The passes each compilation made so far ran (the others it reused), in
+  // the order the compilations were made.
+  std::vector<std::vector<std::string>> passesRun() const;
 
 private:
   struct State;

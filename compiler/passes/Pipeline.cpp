@@ -16,6 +16,7 @@
 #include "compiler/passes/LowerToPto.h"
 #include "compiler/passes/NBufferMerge.h"
 #include "compiler/passes/OoOSchedule.h"
+#include "compiler/passes/PassResultCache.h"
 #include "compiler/passes/RemoveRedundantOp.h"
 #include "core/json/JsonPrinter.h"
 
@@ -183,16 +184,71 @@ std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptio
   return disabledPasses;
 }
 
+namespace {
+
+// Whether the pipeline keeps the IR before `pass`: the passes a point's
+// options can change (they read options), so a later compilation differing
+// only there starts from it.
+bool keptBefore(const PassInfo& pass) { return pass.options != nullptr; }
+
+} // namespace
+
 std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags,
                                            const CompileOptions& options) {
+  const std::vector<PassInfo>& pipeline = tilePipeline();
+  // A verifier must see every pass run; it gets no reuse.
+  PassResultCache* reuse = options.afterPass ? nullptr : options.reuse;
+  std::vector<StageKey> keys;
+  std::size_t resumeAt = 0;  // the first pass to run
+  std::shared_ptr<const PassResultCache::Stage> resumed;
+  if (reuse) {
+    keys = stageKeys(options.graphKey ? *options.graphKey : fingerprintOf(graph), settings, options.disabledPasses,
+                     reuse->keyedOnPlaces());
+    for (std::size_t after = pipeline.size(); after-- > 0 && !resumed;) {
+      auto stage = reuse->find(keys[after]);
+      if (stage && (stage->withSnapshots || !options.keepSnapshots)) {
+        resumed = std::move(stage);
+        resumeAt = after + 1;
+      }
+    }
+  }
   CompileResult result;
-  result.compilation.settings = std::move(settings);
-  result.compilation.tiles.graph = graph;
-  result.compilation.tiles.bindings = result.compilation.settings.bindings;
+  if (resumed) {
+    // The stage's compilation was made with settings equal in all that the
+    // passes before it read; the passes after it read this compilation's.
+    result.compilation = resumed->compilation;
+    result.compilation.settings = std::move(settings);
+    result.passes = resumed->passes;
+    for (PassRecord& record : result.passes) {
+      record.reused = true;
+      record.milliseconds = 0.0;
+      if (options.onPassRecorded) options.onPassRecorded(record);
+    }
+    for (const Diagnostic& diagnostic : resumed->reported) diags.report(diagnostic);
+  } else {
+    result.compilation.settings = std::move(settings);
+    result.compilation.tiles.graph = graph;
+    result.compilation.tiles.bindings = result.compilation.settings.bindings;
+  }
+  // What the passes run here report, for the stages this compilation keeps.
+  std::vector<Diagnostic> reported = resumed ? resumed->reported : std::vector<Diagnostic>{};
+  auto keepStage = [&](std::size_t after) {
+    // A pass that reported an error and went on is not a result to repeat.
+    for (const Diagnostic& diagnostic : reported)
+      if (diagnostic.severity == Severity::Error) return;
+    auto stage = std::make_shared<PassResultCache::Stage>();
+    stage->compilation = result.compilation;
+    stage->passes = result.passes;
+    stage->reported = reported;
+    stage->withSnapshots = options.keepSnapshots;
+    reuse->keep(keys[after], std::move(stage));
+  };
   std::size_t before = options.recordChanges ? fingerprint(result.compilation) : 0;
-  std::string lastSnapshot;
-  for (const PassInfo& pass : tilePipeline()) {
+  std::string lastSnapshot = result.passes.empty() ? std::string() : result.passes.back().snapshotJson;
+  for (std::size_t index = resumeAt; index < pipeline.size(); ++index) {
+    const PassInfo& pass = pipeline[index];
     if (options.cancelled && options.cancelled()) return diags.error(graph.kernelLocation) << "cancelled";
+    if (reuse && index > resumeAt && keptBefore(pass)) keepStage(index - 1);
     PassRecord record;
     record.name = std::string(pass.name);
     if (!pass.required && options.disabledPasses.count(record.name)) {
@@ -201,9 +257,11 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
       result.passes.push_back(std::move(record));
       continue;
     }
+    const std::size_t reportedBefore = diags.diagnostics().size();
     auto start = std::chrono::steady_clock::now();
     if (!pass.run(result.compilation, diags)) return std::nullopt;
     record.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t i = reportedBefore; i < diags.diagnostics().size(); ++i) reported.push_back(diags.diagnostics()[i]);
     if (options.recordChanges) {
       std::size_t after = fingerprint(result.compilation);
       record.changed = after != before;
@@ -218,6 +276,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     result.passes.push_back(std::move(record));
     if (options.afterPass && !options.afterPass(pass, result.compilation)) return std::nullopt;
   }
+  if (reuse && resumeAt < pipeline.size()) keepStage(pipeline.size() - 1);
   return result;
 }
 

@@ -4,9 +4,11 @@
 #pragma once
 
 #include "compiler/ir/Compilation.h"
+#include "compiler/passes/StageKey.h"
 #include "compiler/settings/Options.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -36,10 +38,22 @@ struct PassRecord {
   double milliseconds = 0.0;
   bool changed = false;
   bool skipped = false;     // disabled by disable_pass
+  // Not run: its result was an earlier compilation's (CompileOptions::reuse);
+  // milliseconds is 0 and `changed` is what that compilation recorded.
+  bool reused = false;
   std::string snapshotJson;  // the IR after the pass, when snapshots were asked for
 };
 
+class PassResultCache;
+
 struct CompileOptions {
+  // Where to reuse stages of earlier compilations from and keep this one's
+  // (PassResultCache.h); null: every pass runs. Reuse never changes the
+  // result: a reused stage is the IR the same passes made from the same inputs.
+  PassResultCache* reuse = nullptr;
+  // fingerprintOf(graph) when the caller has it (a sweep compiles one traced
+  // graph many times); computed per compilation when unset.
+  std::optional<StageKey> graphKey;
   bool keepSnapshots = false;
   // Whether each pass record says if the pass changed the IR: a fingerprint
   // of the IR after every pass, a few per cent of a compile that a caller

@@ -1,0 +1,153 @@
+// Incremental recompilation (compiler/passes/PassResultCache.h through
+// VariantSimulator): points of a sweep that differ in merge counts, pass
+// options read by late passes or runtime options reuse the stages they share,
+// and each point's result equals the same point compiled and simulated from
+// scratch (simulateVariant: every pass runs, no cache) bit for bit: the IR
+// printed after the last pass, the makespan and every task's core and times.
+// Which passes ran is what the pass declarations imply (hand-derived below).
+#include "analysis/run/ProjectRun.h"
+#include "compiler/passes/PassResultCache.h"
+#include "core/json/JsonPrinter.h"
+#include "core/project/ProjectFile.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace pto {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kExamples = fs::path(PTO_SOURCE_DIR) / "resources/examples";
+
+TracedProject tracedExample(const std::string& name) {
+  DiagnosticEngine diags;
+  auto project = loadProject(kExamples / name, diags);
+  EXPECT_TRUE(project) << diags.printed();
+  auto traced = project ? traceForVariants(*project, diags) : std::nullopt;
+  EXPECT_TRUE(traced) << diags.printed();
+  return traced ? std::move(*traced) : TracedProject{};
+}
+
+// The project with `section.path...` set to `value` ("pass_options", {"cube_l1_reuse_setting", "DEFAULT"}).
+OperatorProject withSetting(OperatorProject project, const std::string& section, const std::vector<std::string>& path,
+                            const nlohmann::ordered_json& value) {
+  nlohmann::ordered_json* at = section == "pass_options" ? &project.passOptions : &project.runtimeOptions;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) at = &(*at)[path[i]];
+  (*at)[path.back()] = value;
+  return project;
+}
+
+// The point run through `simulator` equals the point compiled and simulated
+// from scratch. `compareIr`: also the IR printed (most of the test's time; asked
+// for where the point resumed from a kept stage).
+void expectSameAsFromScratch(VariantSimulator& simulator, const TracedProject& traced, const OperatorProject& point,
+                             const std::string& what, bool compareIr = false) {
+  SCOPED_TRACE(what);
+  DiagnosticEngine diags;
+  auto reused = simulator.run(point, diags);
+  ASSERT_TRUE(reused) << diags.printed();
+  auto fresh = simulateVariant(traced, point, diags);
+  ASSERT_TRUE(fresh) << diags.printed();
+  for (const PassRecord& record : fresh->compiled.passes) EXPECT_FALSE(record.reused) << record.name;
+  if (compareIr)
+    EXPECT_EQ(printJson(irSnapshot(reused->compiled->compilation)), printJson(irSnapshot(fresh->compiled.compilation)));
+  EXPECT_EQ(reused->simulation.stats.makespanCycles, fresh->simulation.stats.makespanCycles);
+  EXPECT_EQ(reused->simulation.stats.makespanUs, fresh->simulation.stats.makespanUs);
+  const auto& a = reused->simulation.schedule.tasks;
+  const auto& b = fresh->simulation.schedule.tasks;
+  ASSERT_EQ(a.size(), b.size());
+  int differing = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    differing += a[i].task != b[i].task || a[i].core != b[i].core || a[i].startCycle != b[i].startCycle ||
+                 a[i].endCycle != b[i].endCycle;
+  EXPECT_EQ(differing, 0) << "tasks whose core or times differ";
+}
+
+const std::vector<std::string> kAll = {"ExpandFunction",     "RemoveRedundantOp", "ForwardAssemble",
+                                       "GraphPartition",     "ApplyPartitionOverrides",
+                                       "L1CopyInReuseMerge", "NBufferMerge",      "GenerateMoveOp",
+                                       "AllocateBuffers",    "LowerToPto",        "OoOSchedule",
+                                       "InsertSync",         "BuildExecuteGraph"};
+std::vector<std::string> from(const std::string& first) {
+  auto at = std::find(kAll.begin(), kAll.end(), first);
+  return {at, kAll.end()};
+}
+
+TEST(IncrementalCompile, LightningIndexerPointsEqualFromScratchAndReuseTheirSharedStages) {
+  const TracedProject traced = tracedExample("lightning_indexer_tuning/l1_reuse");
+  ASSERT_FALSE(traced.graph.ops().empty());
+  VariantSimulator simulator(traced);
+  const OperatorProject& base = traced.project;  // cube_l1_reuse_setting DEFAULT 32
+  // 1: compiled from the graph.
+  expectSameAsFromScratch(simulator, traced, base, "as given");
+  // 2: another L1 reuse count: the passes before L1CopyInReuseMerge are reused.
+  const OperatorProject reuse8 = withSetting(base, "pass_options", {"cube_l1_reuse_setting", "DEFAULT"}, 8);
+  expectSameAsFromScratch(simulator, traced, reuse8, "cube_l1_reuse_setting 8", true);
+  // 3: runtime options only: the whole compilation is reused.
+  expectSameAsFromScratch(
+      simulator, traced,
+      withSetting(withSetting(reuse8, "runtime_options", {"stitch_function_max_num"}, 1), "runtime_options",
+                  {"device_sched_mode"}, 2),
+      "cube_l1_reuse_setting 8, stitch_function_max_num 1, device_sched_mode 2");
+  // 4: the instruction scheduler's mode, read by OoOSchedule alone.
+  expectSameAsFromScratch(simulator, traced, withSetting(base, "pass_options", {"ooo_sched_mode"}, 0),
+                          "ooo_sched_mode 0", true);
+  EXPECT_EQ(simulator.compilations(), 3);
+  const std::vector<std::vector<std::string>> expected = {kAll, from("L1CopyInReuseMerge"), from("OoOSchedule")};
+  EXPECT_EQ(simulator.passesRun(), expected);
+}
+
+TEST(IncrementalCompile, SoftmaxPointsEqualFromScratchAndReuseTheirSharedStages) {
+  const TracedProject traced = tracedExample("softmax");
+  ASSERT_FALSE(traced.graph.ops().empty());
+  VariantSimulator simulator(traced);
+  const OperatorProject& base = traced.project;
+  expectSameAsFromScratch(simulator, traced, base, "as given");
+  for (int count : {2, 4}) {
+    const OperatorProject merged = withSetting(base, "pass_options", {"vec_nbuffer_setting", "softmax"}, count);
+    expectSameAsFromScratch(simulator, traced, merged, "vec_nbuffer_setting " + std::to_string(count), true);
+    for (int mode : {1, 3})
+      expectSameAsFromScratch(simulator, traced, withSetting(merged, "runtime_options", {"device_sched_mode"}, mode),
+                              "vec_nbuffer_setting " + std::to_string(count) + ", device_sched_mode " +
+                                  std::to_string(mode));
+  }
+  // The partition's copy-in bound is read by GraphPartition: everything from there runs again.
+  expectSameAsFromScratch(simulator, traced, withSetting(base, "pass_options", {"mg_copyin_upper_bound"}, 4096),
+                          "mg_copyin_upper_bound 4096", true);
+  const std::vector<std::vector<std::string>> expected = {kAll, from("NBufferMerge"), from("NBufferMerge"),
+                                                          from("GraphPartition")};
+  EXPECT_EQ(simulator.passesRun(), expected);
+}
+
+TEST(IncrementalCompile, StageKeysChangeFromTheFirstPassThatReadsAChangedOption) {
+  CompileSettings settings;
+  const StageKey graph = StageKeyBuilder().add("a graph").key();
+  const std::vector<StageKey> plain = stageKeys(graph, settings, {}, true);
+  settings.passOptions["ooo_sched_mode"] = 0;
+  const std::vector<StageKey> changed = stageKeys(graph, settings, {}, true);
+  ASSERT_EQ(plain.size(), kAll.size());
+  for (std::size_t i = 0; i < kAll.size(); ++i)
+    EXPECT_EQ(plain[i] == changed[i], i < 10) << kAll[i];  // OoOSchedule is pass 11
+  // Disabling a pass changes the keys from that pass on; another graph changes all of them.
+  const std::vector<StageKey> disabled = stageKeys(graph, CompileSettings{}, {"NBufferMerge"}, true);
+  for (std::size_t i = 0; i < kAll.size(); ++i) EXPECT_EQ(plain[i] == disabled[i], i < 6) << kAll[i];
+  const std::vector<StageKey> other = stageKeys(StageKeyBuilder().add("another graph").key(), CompileSettings{}, {}, true);
+  for (std::size_t i = 0; i < kAll.size(); ++i) EXPECT_NE(plain[i], other[i]) << kAll[i];
+}
+
+TEST(IncrementalCompile, PassesRanSummarySaysWhichPassesRan) {
+  std::vector<PassRecord> passes(4);
+  for (std::size_t i = 0; i < passes.size(); ++i) passes[i].name = kAll[i];
+  EXPECT_EQ(passesRanSummary(passes), "all 4 passes ran");
+  passes[0].reused = passes[1].reused = true;
+  EXPECT_EQ(passesRanSummary(passes), "2 passes ran (ForwardAssemble onwards), 2 reused");
+  passes[2].reused = passes[3].reused = true;
+  EXPECT_EQ(passesRanSummary(passes), "no pass ran (4 reused)");
+}
+
+} // namespace
+} // namespace pto
