@@ -2,6 +2,9 @@
 #include "npusim/L2CacheModel.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
 
 namespace pto {
 
@@ -21,6 +24,7 @@ constexpr std::uint64_t kRandomSeed = 0x2545F4914F6CDD1Dull;
 L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts,
                            L2Replacement replacement)
     : m_lineBytes(lineBytes),
+      m_lineShift(lineBytes > 0 && (lineBytes & (lineBytes - 1)) == 0 ? std::countr_zero(static_cast<std::uint64_t>(lineBytes)) : -1),
       m_capacityLines(lineBytes > 0 && capacityBytes > 0 ? static_cast<std::size_t>(capacityBytes / lineBytes) : 0),
       m_layouts(std::move(layouts)),
       m_replacement(replacement),
@@ -29,19 +33,45 @@ L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, s
   // that (or for the capacity) at the first touch spares the regrowth, whose
   // fresh pages cost more than the rehashing on a virtual machine.
   double tensorLines = 0.0;  // a double: a huge tensor only says "the capacity"
-  for (const GmTensorLayout& layout : m_layouts) {
+  std::vector<double> linesOf(m_layouts.size(), 0.0);  // by byte-owning tensor
+  for (std::size_t t = 0; t < m_layouts.size(); ++t) {
+    const GmTensorLayout& layout = m_layouts[t];
     if (layout.shape.empty() || layout.elementBytes <= 0 || m_lineBytes <= 0) continue;
     double bytes = static_cast<double>(layout.elementBytes);
     for (std::int64_t extent : layout.shape) bytes *= static_cast<double>(std::max<std::int64_t>(extent, 0));
-    tensorLines += bytes / static_cast<double>(m_lineBytes) + 1.0;
+    const double lines = bytes / static_cast<double>(m_lineBytes) + 1.0;
+    tensorLines += lines;
+    const auto owner = layout.bytesOf != kNoId ? static_cast<std::size_t>(layout.bytesOf) : t;
+    if (owner >= linesOf.size()) linesOf.resize(owner + 1, 0.0);
+    linesOf[owner] = std::max(linesOf[owner], std::ceil(lines));
   }
   m_lineBound = tensorLines >= static_cast<double>(m_capacityLines) ? m_capacityLines
                                                                      : static_cast<std::size_t>(tensorLines);
+  // Tensors get entries in m_direct in id order while they fit its budget
+  // (4 bytes a line: 32 MB); the rest are hashed.
+  constexpr double kDirectLineBudget = 8.0 * 1024 * 1024;
+  double hashedLines = 0.0;
+  m_directBase.assign(linesOf.size(), kNotDirect);
+  m_directLines.assign(linesOf.size(), 0);
+  for (std::size_t t = 0; t < linesOf.size() && m_capacityLines > 0; ++t) {
+    if (linesOf[t] <= 0.0) continue;
+    if (static_cast<double>(m_directSize) + linesOf[t] > kDirectLineBudget) {
+      hashedLines += linesOf[t];
+      continue;
+    }
+    m_directBase[t] = m_directSize;
+    m_directLines[t] = static_cast<std::uint64_t>(linesOf[t]);
+    m_directSize += m_directLines[t];
+  }
+  m_hashLineBound = hashedLines >= static_cast<double>(m_capacityLines) ? m_capacityLines
+                                                                         : static_cast<std::size_t>(hashedLines);
 }
 
 void L2CacheModel::clear() {
   m_nodes.clear();
+  m_direct.clear();
   m_table.clear();
+  m_hashed = 0;
   m_head = m_tail = -1;
   m_hits = m_misses = 0;
   m_random = kRandomSeed;
@@ -66,15 +96,25 @@ std::size_t L2CacheModel::findSlot(std::uint64_t key) const {
 
 void L2CacheModel::grow() {
   std::size_t size = std::max<std::size_t>(1024, m_table.size() * 2);
-  if (m_table.empty()) {
-    while (size < 2 * m_lineBound) size *= 2;
-    m_nodes.reserve(m_lineBound);
-  }
+  if (m_table.empty())
+    while (size < 2 * m_hashLineBound) size *= 2;
   m_table.assign(size, Slot{});
   m_shift = 64;
   for (std::size_t s = size; s > 1; s >>= 1) --m_shift;
   for (std::size_t i = 0; i < m_nodes.size(); ++i)
-    m_table[findSlot(m_nodes[i].key)] = {m_nodes[i].key, static_cast<std::int32_t>(i)};
+    if (!directEntry(m_nodes[i].key)) m_table[findSlot(m_nodes[i].key)] = {m_nodes[i].key, static_cast<std::int32_t>(i)};
+}
+
+std::int32_t* L2CacheModel::directEntry(std::uint64_t key) {
+  const std::uint64_t tensor = key >> kLineBits;
+  const std::uint64_t line = key & ((std::uint64_t{1} << kLineBits) - 1);
+  if (tensor >= m_directBase.size() || m_directBase[tensor] == kNotDirect || line >= m_directLines[tensor]) return nullptr;
+  return &m_direct[m_directBase[tensor] + line];
+}
+
+void L2CacheModel::forget(std::uint64_t key) {
+  if (std::int32_t* direct = directEntry(key)) *direct = -1;
+  else removeFromTable(key);
 }
 
 void L2CacheModel::removeFromTable(std::uint64_t key) {
@@ -94,6 +134,7 @@ void L2CacheModel::removeFromTable(std::uint64_t key) {
     hole = probe;
   }
   m_table[hole] = Slot{};
+  --m_hashed;
 }
 
 void L2CacheModel::unlink(std::int32_t node) {
@@ -114,30 +155,31 @@ void L2CacheModel::pushFront(std::int32_t node) {
   if (m_tail < 0) m_tail = node;
 }
 
-bool L2CacheModel::touch(std::uint64_t key) {
-  if (m_table.empty()) grow();
+bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
   const bool lru = m_replacement == L2Replacement::Lru;
-  std::size_t slot = findSlot(key);
-  if (m_table[slot].key == key) {
-    std::int32_t node = m_table[slot].node;
-    if (lru && node != m_head) {
-      unlink(node);
-      pushFront(node);
+  std::size_t slot = 0;
+  std::int32_t present = -1;
+  if (direct) {
+    present = *direct;
+  } else {
+    if (m_table.empty()) grow();
+    slot = findSlot(key);
+    if (m_table[slot].key == key) present = m_table[slot].node;
+  }
+  if (present >= 0) {
+    if (lru && present != m_head) {
+      unlink(present);
+      pushFront(present);
     }
     return true;
   }
   std::int32_t node;
   if (m_nodes.size() < m_capacityLines) {
-    // A new node; keep the table at most half full.
     node = static_cast<std::int32_t>(m_nodes.size());
+    if (m_nodes.empty()) m_nodes.reserve(m_lineBound);
     m_nodes.push_back({key, -1, -1});
-    if (m_nodes.size() * 2 > m_table.size()) {
-      grow();
-      if (lru) pushFront(node);
-      return false;
-    }
   } else {
-    // Reuse the victim's node: its key leaves the table.
+    // Reuse the victim's node: its key leaves the index.
     node = m_tail;
     if (!lru) {
       m_random ^= m_random << 13;
@@ -147,11 +189,17 @@ bool L2CacheModel::touch(std::uint64_t key) {
     } else {
       unlink(node);
     }
-    removeFromTable(m_nodes[static_cast<std::size_t>(node)].key);
+    forget(m_nodes[static_cast<std::size_t>(node)].key);
     m_nodes[static_cast<std::size_t>(node)].key = key;
-    slot = findSlot(key);
+    if (!direct) slot = findSlot(key);  // the removal may have shifted the probe chain
   }
-  m_table[slot] = {key, node};
+  if (direct) {
+    *direct = node;
+  } else {
+    m_table[slot] = {key, node};
+    // Keep the table at most half full.
+    if (++m_hashed * 2 > m_table.size()) grow();
+  }
   if (lru) pushFront(node);
   return false;
 }
@@ -163,28 +211,48 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
   if (rank == 0 || region.shape.size() != rank || region.offsets.size() != rank || layout.elementBytes <= 0) return;
   for (std::int64_t extent : region.shape)
     if (extent <= 0) return;
-  // Row-major strides in elements.
-  std::vector<std::int64_t> stride(rank, 1);
+  // Row-major strides in bytes; ranks beyond kSmallRank (none in practice) use the heap.
+  constexpr std::size_t kSmallRank = 8;
+  std::array<std::int64_t, kSmallRank> smallStride{}, smallIndex{};
+  std::vector<std::int64_t> largeStride, largeIndex;
+  std::int64_t* stride = smallStride.data();
+  std::int64_t* index = smallIndex.data();  // position within the region, innermost dim fixed at 0
+  if (rank > kSmallRank) {
+    largeStride.assign(rank, 0);
+    largeIndex.assign(rank, 0);
+    stride = largeStride.data();
+    index = largeIndex.data();
+  }
+  stride[rank - 1] = layout.elementBytes;
   for (std::size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * layout.shape[d];
   const std::int64_t rowBytes = region.shape.back() * layout.elementBytes;
-  std::vector<std::int64_t> index(rank, 0);  // position within the region, innermost dim fixed at 0
+  // The row's first byte, kept up to date as the odometer turns.
+  std::int64_t rowStart = 0;
+  for (std::size_t d = 0; d < rank; ++d) rowStart += region.offsets[d] * stride[d];
+  // A line is the byte offset divided by the line size, rounding toward zero
+  // (what a division gives for the rare negative offset too).
+  auto lineOf = [this](std::int64_t byte) {
+    return m_lineShift >= 0 && byte >= 0 ? byte >> m_lineShift : byte / m_lineBytes;
+  };
   std::int64_t lastLine = -1;
   while (true) {
-    std::int64_t element = 0;
-    for (std::size_t d = 0; d < rank; ++d) element += (region.offsets[d] + index[d]) * stride[d];
-    std::int64_t first = element * layout.elementBytes / m_lineBytes;
-    std::int64_t last = (element * layout.elementBytes + rowBytes - 1) / m_lineBytes;
+    const std::int64_t first = lineOf(rowStart);
+    const std::int64_t last = lineOf(rowStart + rowBytes - 1);
     for (std::int64_t line = std::max(first, lastLine + 1); line <= last; ++line) visit(line);
     lastLine = std::max(lastLine, last);
+    if (rank == 1) return;
     // Next row: odometer over every dim but the innermost.
     std::size_t d = rank - 1;
-    while (d > 0) {
+    while (true) {
       --d;
-      if (++index[d] < region.shape[d]) break;
+      if (++index[d] < region.shape[d]) {
+        rowStart += stride[d];
+        break;
+      }
+      rowStart -= (region.shape[d] - 1) * stride[d];
       index[d] = 0;
       if (d == 0) return;
     }
-    if (rank == 1) return;
   }
 }
 
@@ -198,9 +266,19 @@ L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
       m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf != kNoId)
     bytes = m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf;
   const auto tensorKey = static_cast<std::uint64_t>(bytes) << kLineBits;
+  if (m_direct.size() != m_directSize) m_direct.assign(m_directSize, -1);
+  // The region's tensor's entries in m_direct, when it has them.
+  std::int32_t* directLines = nullptr;
+  std::int64_t directCount = 0;
+  if (bytes >= 0 && static_cast<std::size_t>(bytes) < m_directBase.size() &&
+      m_directBase[static_cast<std::size_t>(bytes)] != kNotDirect) {
+    directLines = m_direct.data() + m_directBase[static_cast<std::size_t>(bytes)];
+    directCount = static_cast<std::int64_t>(m_directLines[static_cast<std::size_t>(bytes)]);
+  }
   forEachLine(region, [&](std::int64_t line) {
     ++total;
-    hit += touch(tensorKey | static_cast<std::uint64_t>(line));
+    hit += touch(tensorKey | static_cast<std::uint64_t>(line),
+                 line >= 0 && line < directCount ? directLines + line : nullptr);
   });
   m_hits += hit;
   m_misses += total - hit;

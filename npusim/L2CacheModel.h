@@ -63,8 +63,11 @@ private:
   // Calls visit(line) for each distinct line of `region`, ascending.
   template <typename Visit> void forEachLine(const ConcreteRegion& region, Visit&& visit) const;
 
-  // Touches one line; true when it was present.
-  bool touch(std::uint64_t key);
+  // Touches one line; true when it was present. `direct`: the line's entry
+  // in m_direct, or null when the line is found through the hash table.
+  bool touch(std::uint64_t key, std::int32_t* direct);
+  std::int32_t* directEntry(std::uint64_t key);  // null: the key is hashed
+  void forget(std::uint64_t key);                // takes an evicted line's key out of its index
   std::size_t home(std::uint64_t key) const;      // a key's preferred slot
   std::size_t findSlot(std::uint64_t key) const;  // its slot, or the empty slot where it would go
   void grow();
@@ -73,12 +76,18 @@ private:
   void pushFront(std::int32_t node);
 
   std::int64_t m_lineBytes = 0;
+  int m_lineShift = -1;  // log2(m_lineBytes) when it is a power of two: lines by shifting, not dividing
   std::size_t m_capacityLines = 0;
   std::size_t m_lineBound = 0;  // the most lines that can be present: the capacity or every tensor's lines
   std::vector<GmTensorLayout> m_layouts;  // by tensor id
-  // Lines present: nodes found through an open-addressing table that holds
-  // each key beside its node, so a probe reads one array (a lookup is the
+  // Lines present: nodes found through m_direct (a node index per line of
+  // the tensors it covers: one read, and a tile's consecutive lines are
+  // neighbours) or, for lines of tensors too large for it and lines outside
+  // their tensor's layout, an open-addressing table that holds each key
+  // beside its node, so a probe reads one array (a lookup is the
   // simulator's most frequent memory access: one per line a task touches).
+  // Which index finds a line changes nothing the model decides: hits,
+  // victims and their order depend on the nodes alone.
   // Under Lru the nodes also form a doubly linked recency list (most recent
   // at m_head); Random needs no recency, so it keeps no list.
   struct Node {
@@ -93,7 +102,15 @@ private:
   // No line's key: a key's top bits hold a tensor id, far below 2^20.
   static constexpr std::uint64_t kEmptyKey = ~std::uint64_t{0};
   std::vector<Node> m_nodes;
+  std::vector<std::int32_t> m_direct;  // node per line (-1: absent), made at the first touch
+  std::size_t m_directSize = 0;        // its size once made
+  // By byte-owning tensor id: its first entry in m_direct (kNotDirect: hashed) and how many lines it has there.
+  static constexpr std::uint64_t kNotDirect = ~std::uint64_t{0};
+  std::vector<std::uint64_t> m_directBase;
+  std::vector<std::uint64_t> m_directLines;
   std::vector<Slot> m_table;  // size a power of two, at most half full
+  std::size_t m_hashed = 0;   // keys in m_table
+  std::size_t m_hashLineBound = 0;  // the most lines the table may have to hold
   int m_shift = 64;           // 64 - log2(table size)
   std::int32_t m_head = -1;
   std::int32_t m_tail = -1;

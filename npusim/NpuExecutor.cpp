@@ -164,6 +164,9 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   if (issue(m_state, slot, true)) {
     run.ended = true;
     run.endCycle = cycleAtOrAfter(m_state.now);
+    m_state.endedSlots.push_back(slot);
+  } else {
+    ++m_state.running;
   }
 }
 
@@ -172,19 +175,18 @@ namespace {
 // The ended task with the earliest end (ties: the smaller task id).
 std::optional<Completion> firstEnded(const NpuExecutor::ChipState& state) {
   std::optional<Completion> first;
-  for (const NpuExecutor::CoreRun& run : state.cores)
-    if (run.task != kNoId && run.ended &&
-        (!first || run.endCycle < first->endCycle || (run.endCycle == first->endCycle && run.task < first->task)))
+  for (std::int32_t slot : state.endedSlots) {
+    const NpuExecutor::CoreRun& run = state.cores[static_cast<std::size_t>(slot)];
+    if (!first || run.endCycle < first->endCycle || (run.endCycle == first->endCycle && run.task < first->task))
       first = Completion{run.task, run.endCycle};
+  }
   return first;
 }
 
 // Whether a running task could still end before `answer`: one is running and
 // `answer` (a task that already ended) is still ahead of the state's time.
 bool mayEndEarlier(const NpuExecutor::ChipState& state, const std::optional<Completion>& answer) {
-  bool running = false;
-  for (const NpuExecutor::CoreRun& run : state.cores) running = running || (run.task != kNoId && !run.ended);
-  return running && (!answer || static_cast<double>(answer->endCycle) > state.now);
+  return state.running > 0 && (!answer || static_cast<double>(answer->endCycle) > state.now);
 }
 
 } // namespace
@@ -240,11 +242,14 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
       for (const ConcreteRegion& region : m_graph->tasks[static_cast<std::size_t>(task)].writes)
         if (!region.scattered) m_l2.access(region);  // a scatter's few rows: as for gathers, left out
     // Drop whatever is left of it (nothing, unless the report was early).
+    // (A task that ended has none: its pipes are all done. Only an early
+    // report leaves some, so the heap is rebuilt only then.)
     std::vector<Event>& events = m_state.events;
-    events.erase(std::remove_if(events.begin(), events.end(),
-                                [&](const Event& event) { return event.core == static_cast<std::int32_t>(slot); }),
-                 events.end());
-    std::make_heap(events.begin(), events.end(), laterEvent);
+    auto ofTask = [&](const Event& event) { return event.core == static_cast<std::int32_t>(slot); };
+    if (std::any_of(events.begin(), events.end(), ofTask)) {
+      events.erase(std::remove_if(events.begin(), events.end(), ofTask), events.end());
+      std::make_heap(events.begin(), events.end(), laterEvent);
+    }
     for (std::size_t i = m_state.moving.size(); i-- > 0;) {
       if (m_state.moving[i] / static_cast<std::int32_t>(kPipeCount) != static_cast<std::int32_t>(slot)) continue;
       m_state.moving.erase(m_state.moving.begin() + static_cast<std::ptrdiff_t>(i));
@@ -254,6 +259,12 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
       m_state.rates.erase(m_state.rates.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.endTimes.erase(m_state.endTimes.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.ratesStale = true;
+    }
+    if (run.ended) {
+      auto& ended = m_state.endedSlots;
+      ended.erase(std::find(ended.begin(), ended.end(), static_cast<std::int32_t>(slot)));
+    } else if (run.task != kNoId) {
+      --m_state.running;
     }
     run = CoreRun{};
     break;
@@ -479,6 +490,8 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       if (run.ended || !issue(state, slot, record)) continue;
       run.ended = true;
       run.endCycle = std::max(cycleAtOrAfter(state.now), static_cast<std::int64_t>(toldCycle));
+      state.endedSlots.push_back(slot);
+      --state.running;
       if (stopAtFirstEnd) limit = std::min(limit, static_cast<double>(run.endCycle));
     }
   }

@@ -171,7 +171,12 @@ private:
   std::optional<CoreId> choosePendingSlot(const Task& task, int aicpu) const;
   bool inTailBatch(const Task& task) const;
   void busy(int aicpu, std::int64_t cycles);
-  std::vector<TaskId> runningTasks() const { return {m_running.begin(), m_running.end()}; }
+  std::vector<TaskId> runningTasks() const {
+    std::vector<TaskId> tasks;
+    for (std::size_t i = 0; i < m_running.size(); ++i)
+      if (m_running[i]) tasks.push_back(static_cast<TaskId>(i));
+    return tasks;
+  }
 
   const ExecuteGraph& m_graph;
   const SchedulerConfig& m_config;
@@ -184,7 +189,9 @@ private:
   std::array<std::vector<CoreState>, 2> m_cores;
   std::array<std::set<std::pair<std::int64_t, TaskId>>, 2> m_ready;  // (ready cycle, task)
   std::set<std::pair<std::int64_t, TaskId>> m_finished;             // (end cycle, task): completion not yet handled
-  std::set<TaskId> m_running;
+  // By task: started and its completion not yet handled (a flag per task, not a set: set or cleared once per task).
+  std::vector<char> m_running;
+  std::size_t m_runningCount = 0;
   std::vector<int> m_counters;
   std::vector<int> m_deviceTaskOf;
   std::vector<std::vector<TaskId>> m_tasksOfDeviceTask;
@@ -209,6 +216,7 @@ std::optional<Schedule> Simulation::run() {
   m_schedule.aicpuBusyCycles.assign(m_aicpuFreeAt.size(), 0);
   m_schedule.tasks.resize(n);
   m_counters.resize(n);
+  m_running.assign(n, 0);
   m_deviceTaskOf = deviceTasksOf(m_graph, m_config.stitchFunctionMaxNum);
   for (std::size_t i = 0; i < n; ++i) {
     m_schedule.tasks[i].task = static_cast<TaskId>(i);
@@ -253,7 +261,7 @@ std::optional<Schedule> Simulation::run() {
     assignJobs();
   }
 
-  if (!m_running.empty()) {
+  if (m_runningCount > 0) {
     m_diags.error({}) << "internal error: the executor reports no completion for running " << taskList(runningTasks());
     return std::nullopt;
   }
@@ -273,12 +281,13 @@ bool Simulation::handleExecutorCompletions() {
   while (auto completion = m_executor.completionBy(m_now)) {
     if (completion->endCycle != m_now) break;
     TaskId task = completion->task;
-    if (!m_running.contains(task)) {
+    if (task < 0 || static_cast<std::size_t>(task) >= m_running.size() || !m_running[static_cast<std::size_t>(task)]) {
       m_diags.error({}) << "internal error: the executor reported task " << task << " finishing at cycle " << m_now
                         << ", but it is not running";
       return false;
     }
-    m_running.erase(task);
+    m_running[static_cast<std::size_t>(task)] = 0;
+    --m_runningCount;
     TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(task)];
     record.endCycle = m_now;
     record.pipes = m_executor.finish(task, m_now);
@@ -322,7 +331,8 @@ void Simulation::handle(const Event& event) {
   }
   case EventKind::DispatchLanded: {
     TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(event.id)];
-    m_running.insert(event.id);
+    if (!m_running[static_cast<std::size_t>(event.id)]) ++m_runningCount;
+    m_running[static_cast<std::size_t>(event.id)] = 1;
     m_executor.start(m_graph.tasks[static_cast<std::size_t>(event.id)], record.core, m_now);
     break;
   }
