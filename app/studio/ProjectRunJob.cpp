@@ -70,9 +70,11 @@ ProjectRunOutcome runProjectForViews(const ProjectRunRequest& request, const std
     options.trace.sourceText = request.sourceText;
     options.trace.cancelled = [&cancelled] { return cancelled.load(); };
     options.mode = SimulationMode::Timing;
+    options.compile.reuse = request.passStages.get();
     options.onStage = progress.onStage;
     options.onTraced = [&outcome](const TensorGraph& graph) { outcome.graph = std::make_shared<TensorGraph>(graph); };
     options.onSimulated = [&](const CompileResult& compiled, const Simulation& simulation) {
+      outcome.passesRan = passesRanSummary(compiled.passes);
       auto swimlane = std::make_shared<trace::Trace>(simulationTrace(compiled.compilation, simulation));
       outcome.trace = std::make_shared<widgets::TraceIndex>(std::move(swimlane), request.project.name + " (run)");
       outcome.machine = simulation.machine;

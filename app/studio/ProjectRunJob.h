@@ -7,6 +7,7 @@
 #include "analysis/report/HealthReport.h"
 #include "analysis/report/LineCost.h"
 #include "analysis/run/ProjectRun.h"
+#include "compiler/passes/PassResultCache.h"
 #include "core/Diagnostics.h"
 #include "core/project/OperatorProject.h"
 #include "widgets/models/TraceIndex.h"
@@ -42,6 +43,9 @@ struct ProjectRunRequest {
   std::shared_ptr<const std::atomic<bool>> recordInLedger;
   // When recorded: the project's opening run to record before it (see UnrecordedRun).
   std::shared_ptr<UnrecordedRun> recordBefore;
+  // The compile stages of earlier runs (kept by the RunController across
+  // runs): an edit reruns only the passes it invalidates. Null: all run.
+  std::shared_ptr<PassResultCache> passStages;
 };
 
 struct ProjectRunOutcome {
@@ -74,6 +78,9 @@ struct ProjectRunOutcome {
   int failedOutputs = 0;
   bool precisionChecked = true;  // false: a large timing run, not compared (see the summary)
   double hostMs = 0.0;  // trace + compile + simulate + check, wall
+  // Which passes ran and which were reused from an earlier run
+  // (passesRanSummary); empty when it did not compile.
+  std::string passesRan;
   std::vector<Diagnostic> diagnostics;
   std::string problems;  // the diagnostics, formatted as the CLI prints them
 };

@@ -59,6 +59,7 @@ void RunController::start(bool recorded) {
   if (!request) return;
   m_recordInFlight = std::make_shared<std::atomic<bool>>(recorded);
   request->recordInLedger = m_recordInFlight;
+  request->passStages = m_passStages;
   if (recorded) request->recordBefore = m_openingRun;
   const QString name = QString::fromStdString(request->project.name);
   // Progress comes from the worker thread; it is shown only while the run
@@ -109,6 +110,7 @@ void RunController::stop() {
 void RunController::forgetPreviousRuns() {
   m_lastRun = {};
   m_openingRun.reset();
+  m_passStages->clear();  // another project's stages would only take memory
   m_previousRun.reset();
   m_previousMakespanUs = 0.0;  // a delta against another project would mislead
 }
@@ -176,14 +178,15 @@ void RunController::onFinished(ProjectRunOutcome outcome) {
   }
   if (run.health) m_views.health->setReport(*run.health);
   if (run.lineCost) m_views.editor->setLineCosts(run.lineCost);
-  Q_EMIT statusMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms")
+  Q_EMIT statusMessage(tr("%1 on %2: makespan %3 µs%4; precision %5; ran in %6 ms (%7)")
                            .arg(QString::fromStdString(run.projectName), QString::fromStdString(run.machine))
                            .arg(run.makespanUs, 0, 'f', 3)
                            .arg(m_delta)
                            .arg(!run.precisionChecked ? tr("not checked")
                                 : run.pass             ? tr("pass")
                                                        : tr("FAIL (%1 outputs)").arg(run.failedOutputs))
-                           .arg(run.hostMs, 0, 'f', 0) +
+                           .arg(run.hostMs, 0, 'f', 0)
+                           .arg(QString::fromStdString(run.passesRan)) +
                            (m_recordInFlight && m_recordInFlight->load() ? QString()
                             : run.ledgerRunId != 0 ? tr(" (not recorded again: the same as run #%1)").arg(run.ledgerRunId)
                                                    : tr(" (not recorded: Ctrl+R runs and records)")),

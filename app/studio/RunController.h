@@ -110,6 +110,9 @@ private:
   std::shared_ptr<std::atomic<bool>> m_recordInFlight;  // the run in flight's ProjectRunRequest::recordInLedger
   std::shared_ptr<UnrecordedRun> m_openingRun;          // the opening run to record before the next recorded one
   ProjectRunOutcome m_lastRun;
+  // Compile stages of recent runs (two compilations' worth), so that an edit
+  // reruns only the passes it invalidates; used on the worker threads.
+  std::shared_ptr<PassResultCache> m_passStages = std::make_shared<PassResultCache>(10, true);
   double m_previousMakespanUs = 0.0;        // of the last successful run, for the delta
   std::optional<RunSummary> m_previousRun;  // the last finished run of this project, for the summary's delta
   bool m_swimlaneShown = false;             // the current run's swimlane is on screen
