@@ -87,15 +87,13 @@ TEST(IncrementalCompile, LightningIndexerPointsEqualFromScratchAndReuseTheirShar
   // 2: another L1 reuse count: the passes before L1CopyInReuseMerge are reused.
   const OperatorProject reuse8 = withSetting(base, "pass_options", {"cube_l1_reuse_setting", "DEFAULT"}, 8);
   expectSameAsFromScratch(simulator, traced, reuse8, "cube_l1_reuse_setting 8", true);
-  // 3: runtime options only: the whole compilation is reused.
+  // 3: the instruction scheduler's mode, read by OoOSchedule alone, with runtime options.
   expectSameAsFromScratch(
       simulator, traced,
-      withSetting(withSetting(reuse8, "runtime_options", {"stitch_function_max_num"}, 1), "runtime_options",
-                  {"device_sched_mode"}, 2),
-      "cube_l1_reuse_setting 8, stitch_function_max_num 1, device_sched_mode 2");
-  // 4: the instruction scheduler's mode, read by OoOSchedule alone.
-  expectSameAsFromScratch(simulator, traced, withSetting(base, "pass_options", {"ooo_sched_mode"}, 0),
-                          "ooo_sched_mode 0", true);
+      withSetting(withSetting(withSetting(base, "pass_options", {"ooo_sched_mode"}, 0), "runtime_options",
+                              {"stitch_function_max_num"}, 1),
+                  "runtime_options", {"device_sched_mode"}, 2),
+      "ooo_sched_mode 0, stitch_function_max_num 1, device_sched_mode 2");
   EXPECT_EQ(simulator.compilations(), 3);
   const std::vector<std::vector<std::string>> expected = {kAll, from("L1CopyInReuseMerge"), from("OoOSchedule")};
   EXPECT_EQ(simulator.passesRun(), expected);
