@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <new>
 
 namespace pto {
 
@@ -15,6 +16,14 @@ constexpr int kLineBits = 44;
 // Table slots per block of consecutive lines: 4 x 16 bytes, one cache line.
 constexpr int kRunBits = 2;
 constexpr std::uint64_t kRunSlots = 1u << kRunBits;
+
+// xorshift64: Random's victims.
+std::uint64_t l2Xorshift(std::uint64_t state) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
 
 } // namespace
 
@@ -48,8 +57,9 @@ L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, s
   m_lineBound = tensorLines >= static_cast<double>(m_capacityLines) ? m_capacityLines
                                                                      : static_cast<std::size_t>(tensorLines);
   // Tensors get entries in m_direct in id order while they fit its budget
-  // (4 bytes a line: 32 MB); the rest are hashed.
-  constexpr double kDirectLineBudget = 8.0 * 1024 * 1024;
+  // (4 bytes a line, 256 MB of address space, resident only where touched);
+  // the rest are hashed.
+  constexpr double kDirectLineBudget = 64.0 * 1024 * 1024;
   double hashedLines = 0.0;
   m_directBase.assign(linesOf.size(), kNotDirect);
   m_directLines.assign(linesOf.size(), 0);
@@ -68,8 +78,9 @@ L2CacheModel::L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, s
 }
 
 void L2CacheModel::clear() {
-  m_nodes.clear();
-  m_direct.clear();
+  m_nodeKeys.clear();
+  m_links.clear();
+  m_direct.reset();
   m_table.clear();
   m_hashed = 0;
   m_head = m_tail = -1;
@@ -101,8 +112,8 @@ void L2CacheModel::grow() {
   m_table.assign(size, Slot{});
   m_shift = 64;
   for (std::size_t s = size; s > 1; s >>= 1) --m_shift;
-  for (std::size_t i = 0; i < m_nodes.size(); ++i)
-    if (!directEntry(m_nodes[i].key)) m_table[findSlot(m_nodes[i].key)] = {m_nodes[i].key, static_cast<std::int32_t>(i)};
+  for (std::size_t i = 0; i < m_nodeKeys.size(); ++i)
+    if (!directEntry(m_nodeKeys[i])) m_table[findSlot(m_nodeKeys[i])] = {m_nodeKeys[i], static_cast<std::int32_t>(i)};
 }
 
 std::int32_t* L2CacheModel::directEntry(std::uint64_t key) {
@@ -113,7 +124,7 @@ std::int32_t* L2CacheModel::directEntry(std::uint64_t key) {
 }
 
 void L2CacheModel::forget(std::uint64_t key) {
-  if (std::int32_t* direct = directEntry(key)) *direct = -1;
+  if (std::int32_t* direct = directEntry(key)) *direct = 0;
   else removeFromTable(key);
 }
 
@@ -138,19 +149,19 @@ void L2CacheModel::removeFromTable(std::uint64_t key) {
 }
 
 void L2CacheModel::unlink(std::int32_t node) {
-  Node& n = m_nodes[static_cast<std::size_t>(node)];
-  if (n.prev >= 0) m_nodes[static_cast<std::size_t>(n.prev)].next = n.next;
+  Link& n = m_links[static_cast<std::size_t>(node)];
+  if (n.prev >= 0) m_links[static_cast<std::size_t>(n.prev)].next = n.next;
   else m_head = n.next;
-  if (n.next >= 0) m_nodes[static_cast<std::size_t>(n.next)].prev = n.prev;
+  if (n.next >= 0) m_links[static_cast<std::size_t>(n.next)].prev = n.prev;
   else m_tail = n.prev;
   n.prev = n.next = -1;
 }
 
 void L2CacheModel::pushFront(std::int32_t node) {
-  Node& n = m_nodes[static_cast<std::size_t>(node)];
+  Link& n = m_links[static_cast<std::size_t>(node)];
   n.prev = -1;
   n.next = m_head;
-  if (m_head >= 0) m_nodes[static_cast<std::size_t>(m_head)].prev = node;
+  if (m_head >= 0) m_links[static_cast<std::size_t>(m_head)].prev = node;
   m_head = node;
   if (m_tail < 0) m_tail = node;
 }
@@ -160,7 +171,7 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
   std::size_t slot = 0;
   std::int32_t present = -1;
   if (direct) {
-    present = *direct;
+    present = *direct - 1;
   } else {
     if (m_table.empty()) grow();
     slot = findSlot(key);
@@ -174,27 +185,32 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
     return true;
   }
   std::int32_t node;
-  if (m_nodes.size() < m_capacityLines) {
-    node = static_cast<std::int32_t>(m_nodes.size());
-    if (m_nodes.empty()) m_nodes.reserve(m_lineBound);
-    m_nodes.push_back({key, -1, -1});
+  if (m_nodeKeys.size() < m_capacityLines) {
+    node = static_cast<std::int32_t>(m_nodeKeys.size());
+    if (m_nodeKeys.empty()) {
+      m_nodeKeys.reserve(m_lineBound);
+      if (lru) m_links.reserve(m_lineBound);
+    }
+    m_nodeKeys.push_back(key);
+    if (lru) m_links.push_back({});
   } else {
     // Reuse the victim's node: its key leaves the index.
     node = m_tail;
     if (!lru) {
-      m_random ^= m_random << 13;
-      m_random ^= m_random >> 7;
-      m_random ^= m_random << 17;
-      node = static_cast<std::int32_t>(m_random % m_nodes.size());
+      m_random = l2Xorshift(m_random);
+      node = static_cast<std::int32_t>(m_random % m_nodeKeys.size());
+      // The next victim is known already (the node count no longer
+      // changes): start fetching its key, far from this one in memory.
+      __builtin_prefetch(&m_nodeKeys[l2Xorshift(m_random) % m_nodeKeys.size()]);
     } else {
       unlink(node);
     }
-    forget(m_nodes[static_cast<std::size_t>(node)].key);
-    m_nodes[static_cast<std::size_t>(node)].key = key;
+    forget(m_nodeKeys[static_cast<std::size_t>(node)]);
+    m_nodeKeys[static_cast<std::size_t>(node)] = key;
     if (!direct) slot = findSlot(key);  // the removal may have shifted the probe chain
   }
   if (direct) {
-    *direct = node;
+    *direct = node + 1;
   } else {
     m_table[slot] = {key, node};
     // Keep the table at most half full.
@@ -266,13 +282,16 @@ L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
       m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf != kNoId)
     bytes = m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf;
   const auto tensorKey = static_cast<std::uint64_t>(bytes) << kLineBits;
-  if (m_direct.size() != m_directSize) m_direct.assign(m_directSize, -1);
+  if (!m_direct && m_directSize > 0) {
+    m_direct.reset(static_cast<std::int32_t*>(std::calloc(m_directSize, sizeof(std::int32_t))));
+    if (!m_direct) throw std::bad_alloc();
+  }
   // The region's tensor's entries in m_direct, when it has them.
   std::int32_t* directLines = nullptr;
   std::int64_t directCount = 0;
   if (bytes >= 0 && static_cast<std::size_t>(bytes) < m_directBase.size() &&
       m_directBase[static_cast<std::size_t>(bytes)] != kNotDirect) {
-    directLines = m_direct.data() + m_directBase[static_cast<std::size_t>(bytes)];
+    directLines = m_direct.get() + m_directBase[static_cast<std::size_t>(bytes)];
     directCount = static_cast<std::int64_t>(m_directLines[static_cast<std::size_t>(bytes)]);
   }
   forEachLine(region, [&](std::int64_t line) {

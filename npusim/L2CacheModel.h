@@ -13,6 +13,8 @@
 #include "compiler/ir/ExecuteGraph.h"
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 namespace pto {
@@ -90,8 +92,10 @@ private:
   // victims and their order depend on the nodes alone.
   // Under Lru the nodes also form a doubly linked recency list (most recent
   // at m_head); Random needs no recency, so it keeps no list.
-  struct Node {
-    std::uint64_t key = 0;
+  // A node's key lives apart from its recency links: Random evicts a random
+  // node, one memory access far from the last, and reads only its key, so
+  // the keys are kept dense (8 bytes a line) and Random keeps no links.
+  struct Link {
     std::int32_t prev = -1;
     std::int32_t next = -1;
   };
@@ -101,8 +105,15 @@ private:
   };
   // No line's key: a key's top bits hold a tensor id, far below 2^20.
   static constexpr std::uint64_t kEmptyKey = ~std::uint64_t{0};
-  std::vector<Node> m_nodes;
-  std::vector<std::int32_t> m_direct;  // node per line (-1: absent), made at the first touch
+  std::vector<std::uint64_t> m_nodeKeys;  // by node
+  std::vector<Link> m_links;              // by node; Lru only
+  // Node + 1 per line (0: absent), made at the first touch. calloc'd: the
+  // pages of lines never touched are never written (a large tensor read in
+  // a few places costs its touched pages, not a memset of all its lines).
+  struct FreeMemory {
+    void operator()(std::int32_t* memory) const { std::free(memory); }
+  };
+  std::unique_ptr<std::int32_t[], FreeMemory> m_direct;
   std::size_t m_directSize = 0;        // its size once made
   // By byte-owning tensor id: its first entry in m_direct (kNotDirect: hashed) and how many lines it has there.
   static constexpr std::uint64_t kNotDirect = ~std::uint64_t{0};
