@@ -386,11 +386,15 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       }
       state.sharedAt = state.now;
       state.endTimes.resize(state.moving.size());
-      state.firstTransferEnd = kInfinity;
+      // The earliest end in a local: through the state (which the compiler
+      // must assume the stores may alias) each division waited for the last.
+      double firstEnd = kInfinity;
       for (std::size_t i = 0; i < state.moving.size(); ++i) {
-        state.endTimes[i] = state.now + std::max(0.0, state.remainingBytes[i]) / state.rates[i];
-        state.firstTransferEnd = std::min(state.firstTransferEnd, state.endTimes[i]);
+        const double end = state.now + std::max(0.0, state.remainingBytes[i]) / state.rates[i];
+        state.endTimes[i] = end;
+        firstEnd = std::min(firstEnd, end);
       }
+      state.firstTransferEnd = firstEnd;
       state.ratesStale = false;
       if (record && m_observer) {
         double total = 0.0;
