@@ -38,10 +38,11 @@ void SwimlaneRenderer::setTrace(std::shared_ptr<const TraceIndex> index) {
   // Label colours once per distinct label, not per task per frame.
   m_labelRgb.assign(tr.strings().size(), 0);
   std::vector<bool> done(tr.strings().size(), false);
-  for (const trace::Task& task : tr.tasks()) {
-    if (done[task.label]) continue;
-    done[task.label] = true;
-    m_labelRgb[task.label] = toQColor(m_index->labelColors().color(tr.str(task.label))).rgb();
+  for (TaskIndex t = 0; t < tr.taskCount(); ++t) {
+    trace::StringId label = tr.taskLabel(t);
+    if (done[label]) continue;
+    done[label] = true;
+    m_labelRgb[label] = toQColor(m_index->labelColors().color(tr.str(label))).rgb();
   }
 }
 
@@ -393,32 +394,34 @@ bool SwimlaneRenderer::summariseLane(LaneIndex lane, std::pair<std::size_t, std:
   double nsPerPx = coords.nsPerPx();
   const LaneSummary& summary = m_index->laneSummary();
   std::size_t visible = range.second - range.first;
-  // Dense: more tasks than pixels. Sparser lanes fold cheaply task by task.
-  if (!m_useSummary || visible <= static_cast<std::size_t>(context.area.width()) || !summary.resolves(lane, nsPerPx))
-    return false;
-  // Tasks wide enough to draw alone are a prefix of the by-duration list;
-  // when that prefix is long (a zoomed-in view of a lane with many long
-  // tasks elsewhere) walking the visible range is cheaper.
-  const trace::Trace& tr = m_index->trace();
-  auto byDuration = m_index->laneTasksByDuration(lane);
-  double minWideNs = kMinSliceWidthPx * nsPerPx;
-  auto wideEnd = std::partition_point(byDuration.begin(), byDuration.end(), [&](TaskIndex t) {
-    return static_cast<double>(tr.tasks()[t].durNs()) >= minWideNs;
-  });
-  std::size_t wideCount = static_cast<std::size_t>(wideEnd - byDuration.begin());
-  if (wideCount > 2 * static_cast<std::size_t>(context.area.width())) return false;
-
+  auto width = static_cast<std::size_t>(context.area.width());
+  // Sparse: under one task per four pixels folds cheaply task by task.
+  if (!m_useSummary || visible * 4 <= width) return false;
   // Columns from one pixel left of the area to one right, at whole pixels.
   QRect area = context.area;
   int firstColumn = -1;
-  std::size_t columnCount = static_cast<std::size_t>(area.width()) + 2;
-  summary.columns(lane, coords.nsAt(firstColumn), nsPerPx, columnCount, context.state.colorMode, m_columns);
+  std::size_t columnCount = width + 2;
+  double minWideNs = kMinSliceWidthPx * nsPerPx;
+  if (visible > kTasksPerColumnFromSummary * width && summary.resolves(lane, nsPerPx)) {
+    // Many tasks per pixel: columns from the lane's pyramid, and the few
+    // tasks wide enough to stand alone found in it; too many of those (a
+    // lane of long tasks elsewhere) and walking the visible tasks is cheaper.
+    if (!summary.longTasks(lane, coords.startNs(), coords.endNs(), minWideNs, 2 * width, m_wide)) return false;
+    summary.columns(lane, coords.nsAt(firstColumn), nsPerPx, columnCount, context.state.colorMode, m_columns);
+  } else {
+    // A few tasks per pixel: columns from the visible tasks themselves.
+    columnsFromTasks(lane, range, firstColumn, columnCount, context);
+  }
+  const trace::Trace& tr = m_index->trace();
   auto modeBits = static_cast<std::uint64_t>(context.state.colorMode);
   int top = context.y + 1;
   int bottom = context.y + kLaneHeightPx - 2;
+  // Shade by how busy the column is, in four steps so runs stay long.
+  auto busyLevel = [&](const ColumnSample& sample) {
+    return std::clamp(static_cast<int>(std::ceil(sample.busyNs / nsPerPx * 4)), 1, 4);
+  };
   auto columnRgb = [&](const ColumnSample& sample) {
-    // Shade by how busy the column is, in four steps so runs stay long.
-    int level = std::clamp(static_cast<int>(std::ceil(sample.busyNs / nsPerPx * 4)), 1, 4);
+    int level = busyLevel(sample);
     std::uint64_t cacheKey = (static_cast<std::uint64_t>(sample.key) << 8) | (modeBits << 4) |
                              (static_cast<std::uint64_t>(level) << 1) | (context.dimmed ? 1u : 0u);
     // A direct-mapped cache in front of the colour maths (a hash map lookup
@@ -444,9 +447,23 @@ bool SwimlaneRenderer::summariseLane(LaneIndex lane, std::pair<std::size_t, std:
     // rectangles cost far more than their pixels.
     m_rowPixels.resize(columnCount);
     QRgb idle = context.dimmed ? qRgba(0, 0, 0, 0) : context.laneBackground.rgb();
+    // Neighbouring columns mostly share key and shade: reuse the last colour.
+    std::uint32_t lastKey = kNoColorKey;
+    int lastLevel = -1;
+    QRgb lastRgb = idle;
     for (std::size_t c = 0; c < columnCount; ++c) {
       const ColumnSample& sample = m_columns[c];
-      m_rowPixels[c] = sample.busyNs <= 0 || sample.key == kNoColorKey ? idle : columnRgb(sample);
+      if (sample.busyNs <= 0 || sample.key == kNoColorKey) {
+        m_rowPixels[c] = idle;
+        continue;
+      }
+      int level = busyLevel(sample);
+      if (sample.key != lastKey || level != lastLevel) {
+        lastRgb = columnRgb(sample);
+        lastKey = sample.key;
+        lastLevel = level;
+      }
+      m_rowPixels[c] = lastRgb;
     }
     QImage row(reinterpret_cast<const uchar*>(m_rowPixels.data()), static_cast<int>(columnCount), 1,
                static_cast<qsizetype>(columnCount * sizeof(QRgb)),
@@ -482,11 +499,12 @@ bool SwimlaneRenderer::summariseLane(LaneIndex lane, std::pair<std::size_t, std:
   // The wide tasks, whole, over the columns.
   double fromNs = coords.startNs();
   double toNs = coords.endNs();
-  for (auto it = byDuration.begin(); it != wideEnd; ++it) {
-    const trace::Task& t = tr.tasks()[*it];
-    if (static_cast<double>(t.endNs) < fromNs || static_cast<double>(t.startNs) > toNs) continue;
-    double x0 = std::max(coords.xOf(static_cast<double>(t.startNs)), -2.0) + area.left();
-    double x1 = std::min(coords.xOf(static_cast<double>(t.endNs)), area.width() + 2.0) + area.left();
+  for (auto it = m_wide.begin(); it != m_wide.end(); ++it) {
+    std::int64_t startNs = tr.taskStartNs(*it);
+    std::int64_t endNs = tr.taskEndNs(*it);
+    if (static_cast<double>(endNs) < fromNs || static_cast<double>(startNs) > toNs) continue;
+    double x0 = std::max(coords.xOf(static_cast<double>(startNs)), -2.0) + area.left();
+    double x1 = std::min(coords.xOf(static_cast<double>(endNs)), area.width() + 2.0) + area.left();
     QColor fill = taskColor(*it, context.state.colorMode);
     if (context.dimmed) fill.setAlpha(70);
     int left = static_cast<int>(std::floor(x0));
@@ -497,6 +515,61 @@ bool SwimlaneRenderer::summariseLane(LaneIndex lane, std::pair<std::size_t, std:
     if (rect.width() >= 6) m_labelled.push_back({rect, *it, fill});
   }
   return true;
+}
+
+void SwimlaneRenderer::columnsFromTasks(LaneIndex lane, std::pair<std::size_t, std::size_t> range, int firstColumn,
+                                        std::size_t columnCount, const LaneContext& context) const {
+  const trace::Trace& tr = m_index->trace();
+  const SwimlaneCoordinates& coords = context.state.coords;
+  const auto& order = tr.lanes()[lane].tasksByStart;
+  // Per column: covered pixels (tasks overlapping on the lane count once at
+  // most) and up to four keys with the pixels they cover; the most covered wins.
+  using Accumulator = ColumnAccumulator;
+  m_accumulators.assign(columnCount, Accumulator{});
+  m_wide.clear();
+  Accumulator* acc = m_accumulators.data();
+  double columns = static_cast<double>(columnCount);
+  // The lane's own columns (LaneSummary): read in order, not scattered by TaskIndex.
+  const LaneSummary& summary = m_index->laneSummary();
+  const double pxPerNs = 1 / coords.nsPerPx();
+  const double xAtZero = coords.xOf(0) - firstColumn;
+  for (std::size_t pos = range.first; pos < range.second; ++pos) {
+    std::int64_t startNs = summary.startNs(lane, pos);
+    std::int64_t durNs = summary.durNs(lane, pos);
+    double x0 = xAtZero + static_cast<double>(startNs) * pxPerNs;
+    double x1 = x0 + static_cast<double>(durNs) * pxPerNs;
+    if (x1 - x0 >= kMinSliceWidthPx) {
+      m_wide.push_back(order[pos]);  // drawn whole, over the columns
+      continue;
+    }
+    if (x1 <= 0 || x0 >= columns) continue;
+    x0 = std::max(x0, 0.0);
+    x1 = std::min(x1, columns);
+    std::uint32_t key = summary.key(lane, pos, context.state.colorMode);
+    for (auto c = static_cast<std::size_t>(x0); static_cast<double>(c) < x1; ++c) {
+      auto cover = static_cast<float>(std::min(x1, static_cast<double>(c + 1)) - std::max(x0, static_cast<double>(c)));
+      Accumulator& a = acc[c];
+      a.coveredPx += cover;
+      int slot = 0;
+      while (slot < a.used && a.keys[static_cast<std::size_t>(slot)] != key) ++slot;
+      if (slot == a.used) {
+        if (a.used == 4) continue;  // a fifth key in one pixel: the four first ones compete
+        a.keys[a.used] = key;
+        a.px[a.used++] = 0;
+      }
+      a.px[static_cast<std::size_t>(slot)] += cover;
+    }
+  }
+  m_columns.assign(columnCount, ColumnSample{});
+  for (std::size_t c = 0; c < columnCount; ++c) {
+    const Accumulator& a = acc[c];
+    if (a.used == 0 || a.coveredPx <= 0) continue;
+    std::size_t best = 0;
+    for (std::size_t slot = 1; slot < a.used; ++slot)
+      if (a.px[slot] > a.px[best]) best = slot;
+    m_columns[c].busyNs = std::min(1.0f, a.coveredPx) * coords.nsPerPx();
+    m_columns[c].key = a.keys[best];
+  }
 }
 
 void SwimlaneRenderer::paintIdleRow(QPainter& painter, const LaneRow& row, double top, QRect area) const {

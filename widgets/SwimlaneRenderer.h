@@ -6,11 +6,13 @@
 // QImage. Geometry queries (lane rows, hit testing) live here too so
 // painting and picking always agree.
 //
-// Dense lanes: where a lane has more visible tasks than pixels, slices
-// narrower than kMinSliceWidthPx are drawn per pixel column from the
-// trace's LaneSummary (exact busy time, dominant colour) instead of walking
-// the tasks; columns are shaded by how busy they are. Tasks wide enough to
-// stand alone are still drawn one by one on top.
+// Dense lanes: where a lane has more than one visible task per four pixels,
+// slices narrower than kMinSliceWidthPx are drawn per pixel column, shaded
+// by how busy the column is and coloured by its dominant key: from the
+// visible tasks at up to kTasksPerColumnFromSummary tasks per pixel, above
+// that from the trace's LaneSummary (exact busy time, dominant colour from
+// its pyramid), so a frame costs per pixel, not per task. Tasks wide enough
+// to stand alone are drawn one by one on top.
 #pragma once
 
 #include "widgets/models/LabelPalette.h"
@@ -70,6 +72,9 @@ public:
   static constexpr int kIdleRowHeightPx = 14;  // a group of collapsed idle lanes
   static constexpr int kLegendHeightPx = 22;
   static constexpr double kMinSliceWidthPx = 3;
+  // A dense lane's columns come from its LaneSummary above this many visible
+  // tasks per pixel, from the visible tasks below it.
+  static constexpr std::size_t kTasksPerColumnFromSummary = 4;
 
   void setTrace(std::shared_ptr<const TraceIndex> index);
   const std::shared_ptr<const TraceIndex>& traceIndex() const { return m_index; }
@@ -121,6 +126,9 @@ private:
   // Appends a dense lane's column spans and its wide tasks; false when the
   // lane is better walked task by task at this zoom.
   bool summariseLane(LaneIndex lane, std::pair<std::size_t, std::size_t> range, const LaneContext& context) const;
+  // m_columns and m_wide from the tasks at positions `range` of the lane.
+  void columnsFromTasks(LaneIndex lane, std::pair<std::size_t, std::size_t> range, int firstColumn,
+                        std::size_t columnCount, const LaneContext& context) const;
   void paintIdleRow(QPainter& painter, const LaneRow& row, double top, QRect area) const;
   void paintLegend(QPainter& painter, QSize size, const SwimlaneState& state) const;
   const std::vector<LegendEntry>& cachedLegend(SwimlaneColorMode mode) const;
@@ -138,6 +146,16 @@ private:
   LaneLayout m_layout;
   std::vector<QRgb> m_labelRgb;               // by label StringId
   mutable std::vector<ColumnSample> m_columns;  // scratch
+  // Scratch of columnsFromTasks: per column, covered pixels and up to four
+  // colour keys with the pixels each covers.
+  struct ColumnAccumulator {
+    float coveredPx = 0;
+    std::uint8_t used = 0;
+    std::array<std::uint32_t, 4> keys{};
+    std::array<float, 4> px{};
+  };
+  mutable std::vector<ColumnAccumulator> m_accumulators;
+  mutable std::vector<TaskIndex> m_wide;  // scratch: a dense lane's tasks wide enough to draw whole
   mutable std::vector<QRgb> m_rowPixels;        // scratch: a dense lane's image row
   // Slice names laid out once: key (StringId << 20) | (0 full, else width step + 1).
   mutable std::unordered_map<std::uint64_t, QStaticText> m_textCache;

@@ -23,6 +23,7 @@
 #include "widgets/HealthPanel.h"
 #include "widgets/IrGraphView.h"
 #include "widgets/MemoryMapView.h"
+#include "widgets/TraceLoadBar.h"
 #include "widgets/TaskInsideView.h"
 #include "widgets/MeasuredPanel.h"
 #include "widgets/NoticeBar.h"
@@ -419,8 +420,12 @@ void MainWindow::connectViews() {
   connect(m_problems, &widgets::ProblemsPanel::locationActivated, this, &MainWindow::onProblemActivated);
   connect(m_tuning, &widgets::TuningPanel::kernelRewriteRequested, m_projects, &ProjectController::replaceKernelText);
   m_tuning->setKernelSourceProvider([this] { return m_editor->text(); });
+  m_traceLoadBar = new widgets::TraceLoadBar(this);
+  statusBar()->addPermanentWidget(m_traceLoadBar);
+  connect(m_traceLoadBar, &widgets::TraceLoadBar::cancelRequested, this, &MainWindow::cancelTraceLoad);
   connect(&m_traceJobs, &JobRunner::busyChanged, this, [this](bool busy) {
     if (busy) statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(m_traceFile).fileName()));
+    else m_traceLoadBar->finish();
   });
 }
 
@@ -582,16 +587,52 @@ std::int64_t MainWindow::comparedRunId() const { return m_comparisons->comparedR
 void MainWindow::openTrace(const QString& path) {
   // The file the user asked for wins over a run still in flight.
   m_runner->dropRun();
+  if (!m_showingPreview) {
+    m_traceBeforeLoad = m_trace;
+    m_traceFileBeforeLoad = m_traceFile;
+  }
   m_traceFile = path;
   m_recent->add(path);
   std::string file = path.toStdString();
+  quint64 loadId = ++m_traceLoadId;
+  auto fraction = std::make_shared<std::atomic<double>>(0.0);
+  // About a second of reading, then a picture of what was read: with the
+  // index and the first paint it is on screen within two seconds of the open.
+  constexpr double kPreviewAfterMs = 1000;
   m_traceJobs.start<widgets::TraceLoadResult>(
-      [file](const std::atomic<bool>& cancelled) { return widgets::loadTraceFile(file, &cancelled); },
+      [this, file, fraction, loadId](const std::atomic<bool>& cancelled) {
+        widgets::TraceLoadControl control;
+        control.cancelled = &cancelled;
+        control.fraction = fraction.get();
+        control.previewAfterMs = kPreviewAfterMs;
+        control.preview = [this, loadId](std::shared_ptr<const widgets::TraceIndex> preview) {
+          // Posted to the GUI thread; dropped there if the load was cancelled or superseded.
+          QMetaObject::invokeMethod(
+              this,
+              [this, loadId, preview = std::move(preview)] {
+                if (loadId != m_traceLoadId || !m_traceJobs.busy()) return;
+                m_showingPreview = true;
+                setTrace(preview);
+                statusBar()->showMessage(tr("%1: showing the first %2 tasks while the rest is read…")
+                                             .arg(QFileInfo(m_traceFile).fileName())
+                                             .arg(preview->trace().taskCount()));
+              },
+              Qt::QueuedConnection);
+        };
+        return widgets::loadTraceFile(file, control);
+      },
       [this, path](widgets::TraceLoadResult result) {
+        m_traceLoadBar->finish();
+        bool hadPreview = m_showingPreview;
+        m_showingPreview = false;
         if (!result.index) {
+          if (hadPreview) setTrace(m_traceBeforeLoad);
+          m_traceFile = m_traceFileBeforeLoad;
+          updateTitle();
           reportError(tr("Cannot open the trace"), QString::fromStdString(result.error));
           return;
         }
+        m_traceBeforeLoad.reset();
         setTrace(result.index);
         QString note = showTraceSource(path);
         statusBar()->showMessage(tr("%1: %2 tasks on %3 lanes, read in %4 ms%5")
@@ -603,7 +644,22 @@ void MainWindow::openTrace(const QString& path) {
                                  15000);
         Q_EMIT traceLoaded();
       });
+  m_traceLoadBar->start(QFileInfo(path).fileName(), fraction);
   updateTitle();
+}
+
+void MainWindow::cancelTraceLoad() {
+  if (!m_traceLoadBar->loading()) return;
+  m_traceJobs.cancel();  // the worker stops at its next check; its result is dropped
+  ++m_traceLoadId;       // and so is a preview already posted
+  m_traceLoadBar->finish();
+  if (m_showingPreview) setTrace(m_traceBeforeLoad);
+  m_showingPreview = false;
+  QString cancelledFile = QFileInfo(m_traceFile).fileName();
+  m_traceFile = m_traceFileBeforeLoad;
+  m_traceBeforeLoad.reset();
+  updateTitle();
+  statusBar()->showMessage(tr("Stopped reading %1; the view is as it was.").arg(cancelledFile), 10000);
 }
 
 void MainWindow::openPyptoArtifact(const QString& path) {

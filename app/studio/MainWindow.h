@@ -48,6 +48,7 @@ class SwimlaneToolBar;
 class SwimlaneView;
 class TaskDetailsPanel;
 class TaskGraphView;
+class TraceLoadBar;
 } // namespace pto::widgets
 
 namespace pto::studio {
@@ -217,7 +218,11 @@ private:
   void createControllers();
   void createActions();
   void connectViews();
+  // Reads a swimlane file on a worker with a progress bar and Cancel in the
+  // status bar; a large file shows a preview of its beginning after about a
+  // second. Cancel (or a failed read) puts back the trace shown before.
   void openTrace(const QString& path);
+  void cancelTraceLoad();
   // One of PyPTO's own artifacts (analysis/pypto): pass dumps into the
   // Graphs tab, a health report into the Health dock, a core trace into the swimlane.
   void openPyptoArtifact(const QString& path);
@@ -287,6 +292,13 @@ private:
   bool m_swappingTrace = false;  // setTrace is replacing the swimlane's trace
   QString m_traceFile;
   JobRunner m_traceJobs;
+  // The trace file being read (openTrace): its bar, and what was on screen
+  // before it, put back if the load is cancelled or fails after a preview.
+  widgets::TraceLoadBar* m_traceLoadBar = nullptr;
+  quint64 m_traceLoadId = 0;  // drops previews of a superseded load
+  bool m_showingPreview = false;
+  std::shared_ptr<const widgets::TraceIndex> m_traceBeforeLoad;
+  QString m_traceFileBeforeLoad;
 };
 
 } // namespace pto::studio

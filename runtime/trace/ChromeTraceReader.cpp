@@ -56,6 +56,9 @@ struct EventError {
   int column = 0;
 };
 
+// Thrown when the progress callback asks to cancel.
+struct ReadCancelled {};
+
 struct FlowEnd {
   LaneIndex lane = 0;
   std::int64_t tsNs = 0;
@@ -97,7 +100,7 @@ bool isDigits(std::string_view text) {
 
 class Reader {
 public:
-  explicit Reader(std::istream& in) : m_stream(in) {}
+  Reader(std::istream& in, const TraceReadProgress& progress) : m_stream(in), m_progress(progress) {}
 
   Trace read() {
     m_stream.skipWhitespace();
@@ -119,6 +122,7 @@ public:
             if (m_stream.peek() != '[') m_stream.fail("expected '[' to start \"traceEvents\", got " + m_stream.describeNext());
             readEventArray();
             sawEvents = true;
+            if (m_stoppedEarly) break;
           } else {
             m_stream.skipValue();  // displayTimeUnit, metadata, …
           }
@@ -130,10 +134,13 @@ public:
     } else {
       m_stream.fail("expected '{' or '[' at the start of a trace, got " + m_stream.describeNext());
     }
-    if (!m_stream.atEnd()) m_stream.fail("expected end of file after the trace, got " + m_stream.describeNext());
+    if (!m_stoppedEarly && !m_stream.atEnd())
+      m_stream.fail("expected end of file after the trace, got " + m_stream.describeNext());
     resolveFlows();
     return std::move(m_trace);
   }
+
+  bool stoppedEarly() const { return m_stoppedEarly; }
 
   std::uint32_t eventIndex() const { return m_eventIndex; }
   bool inEvent() const { return m_inEvent; }
@@ -148,6 +155,14 @@ private:
       readEvent();
       m_inEvent = false;
       ++m_eventIndex;
+      if (m_progress && m_eventIndex % kEventsPerProgress == 0) {
+        TraceReadStep step = m_progress(m_stream.offset(), m_trace.taskCount());
+        if (step == TraceReadStep::Cancel) throw ReadCancelled{};
+        if (step == TraceReadStep::Stop) {
+          m_stoppedEarly = true;
+          return;
+        }
+      }
       if (m_stream.accept(']')) return;
       m_stream.expect(',', "',' or ']' after an event");
     }
@@ -447,6 +462,8 @@ private:
   }
 
   void resolveFlows() {
+    // A read stopped early keeps the dependencies whose both ends it read.
+    if (m_stoppedEarly) m_pendingFlows.clear();
     if (!m_pendingFlows.empty()) {
       const std::pair<const std::string, PendingFlow>* first = nullptr;
       for (const auto& entry : m_pendingFlows)
@@ -458,9 +475,11 @@ private:
     m_trace.finalize();
     for (const auto& [start, finish] : m_flows) {
       TaskIndex producer = m_trace.enclosingTask(start.lane, start.tsNs);
+      if (producer == kNoTask && m_stoppedEarly) continue;
       if (producer == kNoTask) failFlow(start, "flow 's' at " + where(start) + " is not inside any task");
       TaskIndex consumer = finish.bindEnclosing ? m_trace.enclosingTask(finish.lane, finish.tsNs)
                                                 : m_trace.nextTaskStartingAt(finish.lane, finish.tsNs);
+      if (consumer == kNoTask && m_stoppedEarly) continue;
       if (consumer == kNoTask) failFlow(finish, "flow 'f' at " + where(finish) + " binds to no task");
       m_trace.addDependency(producer, consumer);
     }
@@ -468,7 +487,11 @@ private:
     m_trace.finalize();
   }
 
+  static constexpr std::uint32_t kEventsPerProgress = 4096;
+
   JsonEventStream m_stream;
+  const TraceReadProgress& m_progress;
+  bool m_stoppedEarly = false;
   Trace m_trace;
   std::unordered_map<std::string, LaneIndex> m_laneByKey;
   std::unordered_map<std::string, PendingFlow> m_pendingFlows;
@@ -491,8 +514,9 @@ private:
 
 } // namespace
 
-std::optional<Trace> readChromeTrace(std::istream& in, DiagnosticEngine& diags, const std::string& fileName) {
-  Reader reader(in);
+std::optional<Trace> readChromeTrace(std::istream& in, DiagnosticEngine& diags, const std::string& fileName,
+                                     const TraceReadProgress& progress) {
+  Reader reader(in, progress);
   auto prefix = [&](std::uint64_t offset, bool inEvent) {
     std::string text = inEvent ? "traceEvents[" + std::to_string(reader.eventIndex()) + "] at " : std::string();
     return text + "byte " + std::to_string(offset) + ": ";
@@ -504,6 +528,8 @@ std::optional<Trace> readChromeTrace(std::istream& in, DiagnosticEngine& diags, 
           << "ignored " << reader.ignoredDurationEvents()
           << " 'B'/'E' events: only complete ('X') events become tasks";
     return trace;
+  } catch (const ReadCancelled&) {
+    return std::nullopt;  // asked for by the caller, who knows
   } catch (const JsonStreamError& error) {
     return diags.error(SourceLocation{fileName, error.line, error.column}) << prefix(error.offset, reader.inEvent())
                                                                            << error.what();

@@ -6,6 +6,7 @@
 #include "runtime/trace/Trace.h"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -28,7 +29,17 @@ namespace pto::trace {
 // On malformed input reports exactly one error, located at file:line:col and
 // naming the byte offset and event index ("traceEvents[12] at byte 3456:
 // …"), and returns nullopt. The result is finalized.
-std::optional<Trace> readChromeTrace(std::istream& in, DiagnosticEngine& diags, const std::string& fileName);
+//
+// `progress`, when set, is called every few thousand events with the bytes
+// and tasks read so far. It answers Continue; Cancel, after which the read
+// returns nullopt and reports nothing (the caller asked for it); or Stop,
+// after which the read ends at that event as if the file ended there: the
+// result holds the events read (a preview of a large file) and the
+// dependencies whose both ends were read, and the rest is not checked.
+enum class TraceReadStep { Continue, Stop, Cancel };
+using TraceReadProgress = std::function<TraceReadStep(std::uint64_t bytesRead, std::size_t tasksRead)>;
+std::optional<Trace> readChromeTrace(std::istream& in, DiagnosticEngine& diags, const std::string& fileName,
+                                     const TraceReadProgress& progress = {});
 
 // Converts a JSON number in microseconds to integer nanoseconds (exact for
 // up to 3 fractional digits, rounded beyond); nullopt when out of range.

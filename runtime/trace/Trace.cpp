@@ -46,17 +46,53 @@ TaskIndex Trace::addTask(Task task, std::span<const PipeInterval> pipes, std::sp
   if (task.lane >= m_lanes.size()) throw std::out_of_range("Trace::addTask: lane index out of range");
   if (pipes.size() > std::numeric_limits<std::uint16_t>::max() || args.size() > std::numeric_limits<std::uint16_t>::max())
     throw std::length_error("Trace::addTask: more than 65535 pipe intervals or args on one task");
-  task.firstPred = 0;
-  task.predCount = 0;
-  task.firstPipe = static_cast<std::uint32_t>(m_pipes.size());
-  task.pipeCount = static_cast<std::uint16_t>(pipes.size());
-  task.firstArg = static_cast<std::uint32_t>(m_args.size());
-  task.argCount = static_cast<std::uint16_t>(args.size());
+  if (taskCount() >= kNoTask) throw std::length_error("Trace::addTask: more than 4 294 967 294 tasks");
+  m_id.push_back(task.id);
+  m_start.push_back(task.startNs);
+  m_dur.push_back(task.endNs - task.startNs);
+  m_dispatchLead.push_back(task.startNs - task.dispatchNs);
+  m_seq.push_back(task.seq);
+  m_subgraph.push_back(task.subgraph);
+  m_name.push_back(task.name);
+  m_label.push_back(task.label);
+  m_sourceFile.push_back(task.sourceFile);
+  m_sourceLine.push_back(task.sourceLine);
+  m_inputs.push_back(task.inputs);
+  m_outputs.push_back(task.outputs);
+  m_lane.push_back(task.lane);
+  m_firstPipe.push_back(static_cast<std::int64_t>(m_pipes.size()));
+  m_firstArg.push_back(static_cast<std::int64_t>(m_args.size()));
   m_pipes.insert(m_pipes.end(), pipes.begin(), pipes.end());
   m_args.insert(m_args.end(), args.begin(), args.end());
-  m_tasks.push_back(task);
   m_lanesSorted = false;
-  return static_cast<TaskIndex>(m_tasks.size() - 1);
+  return static_cast<TaskIndex>(taskCount() - 1);
+}
+
+Task Trace::task(TaskIndex t) const {
+  Task task;
+  task.id = m_id[t];
+  task.startNs = m_start[t];
+  task.endNs = task.startNs + m_dur[t];
+  task.dispatchNs = task.startNs - m_dispatchLead[t];
+  task.seq = static_cast<std::int32_t>(m_seq[t]);
+  task.subgraph = static_cast<std::int32_t>(m_subgraph[t]);
+  task.name = static_cast<StringId>(m_name[t]);
+  task.label = static_cast<StringId>(m_label[t]);
+  task.sourceFile = static_cast<StringId>(m_sourceFile[t]);
+  task.sourceLine = static_cast<std::int32_t>(m_sourceLine[t]);
+  task.inputs = static_cast<StringId>(m_inputs[t]);
+  task.outputs = static_cast<StringId>(m_outputs[t]);
+  task.lane = static_cast<LaneIndex>(m_lane[t]);
+  auto preds = predecessors(t);
+  task.firstPred = static_cast<std::uint32_t>(preds.data() - m_preds.data());
+  task.predCount = static_cast<std::uint32_t>(preds.size());
+  auto taskPipes = pipes(t);
+  task.firstPipe = static_cast<std::uint32_t>(taskPipes.data() - m_pipes.data());
+  task.pipeCount = static_cast<std::uint16_t>(taskPipes.size());
+  auto taskArgs = args(t);
+  task.firstArg = static_cast<std::uint32_t>(taskArgs.data() - m_args.data());
+  task.argCount = static_cast<std::uint16_t>(taskArgs.size());
+  return task;
 }
 
 void Trace::addCounterSample(std::string_view counter, std::int64_t tsNs, double value) {
@@ -69,46 +105,60 @@ void Trace::addCounterSample(std::string_view counter, std::int64_t tsNs, double
   found->samples.push_back(CounterSample{tsNs, value});
 }
 
-void Trace::reserveTasks(std::size_t tasks, std::size_t edges) {
-  m_tasks.reserve(tasks);
-  m_pendingEdges.reserve(edges);
-}
+void Trace::reserveTasks(std::size_t /*tasks: columns grow by blocks*/, std::size_t edges) { m_pendingEdges.reserve(edges); }
 
 void Trace::finalize() {
-  if (!m_pendingEdges.empty()) {
+  const std::size_t count = taskCount();
+  if (!m_pendingEdges.empty() || m_predOffsets.size() != count + 1) {
     // Merge with edges from an earlier finalize(), then rebuild the ranges.
-    for (std::size_t t = 0; t < m_tasks.size(); ++t)
+    for (std::size_t t = 0; t < count; ++t)
       for (TaskIndex producer : predecessors(static_cast<TaskIndex>(t)))
         m_pendingEdges.emplace_back(static_cast<TaskIndex>(t), producer);
     std::sort(m_pendingEdges.begin(), m_pendingEdges.end());
     m_pendingEdges.erase(std::unique(m_pendingEdges.begin(), m_pendingEdges.end()), m_pendingEdges.end());
     m_preds.clear();
     m_preds.reserve(m_pendingEdges.size());
-    for (Task& task : m_tasks) task.predCount = 0;
+    m_predOffsets.clear();
     std::size_t next = 0;
-    for (std::size_t t = 0; t < m_tasks.size(); ++t) {
-      m_tasks[t].firstPred = static_cast<std::uint32_t>(m_preds.size());
+    for (std::size_t t = 0; t < count; ++t) {
+      m_predOffsets.push_back(static_cast<std::int64_t>(m_preds.size()));
       while (next < m_pendingEdges.size() && m_pendingEdges[next].first == t)
         m_preds.push_back(m_pendingEdges[next++].second);
-      m_tasks[t].predCount = static_cast<std::uint32_t>(m_preds.size() - m_tasks[t].firstPred);
     }
+    m_predOffsets.push_back(static_cast<std::int64_t>(m_preds.size()));
     std::vector<std::pair<TaskIndex, TaskIndex>>().swap(m_pendingEdges);
     m_preds.shrink_to_fit();
   }
   // Builders grow these by doubling; a finished trace keeps only what it uses.
-  m_tasks.shrink_to_fit();
+  for (PackedColumn* column : {&m_id, &m_start, &m_dur, &m_dispatchLead, &m_seq, &m_subgraph, &m_name, &m_label,
+                               &m_sourceFile, &m_sourceLine, &m_inputs, &m_outputs, &m_lane, &m_firstPipe,
+                               &m_firstArg, &m_predOffsets})
+    column->shrink_to_fit();
   m_pipes.shrink_to_fit();
   m_args.shrink_to_fit();
   if (!m_lanesSorted) {
     for (Lane& lane : m_lanes) lane.tasksByStart.clear();
-    for (std::size_t t = 0; t < m_tasks.size(); ++t) m_lanes[m_tasks[t].lane].tasksByStart.push_back(static_cast<TaskIndex>(t));
+    std::vector<std::size_t> perLane(m_lanes.size(), 0);
+    for (std::size_t t = 0; t < count; ++t) ++perLane[taskLane(static_cast<TaskIndex>(t))];
+    for (std::size_t l = 0; l < m_lanes.size(); ++l) m_lanes[l].tasksByStart.reserve(perLane[l]);
+    for (std::size_t t = 0; t < count; ++t) m_lanes[taskLane(static_cast<TaskIndex>(t))].tasksByStart.push_back(static_cast<TaskIndex>(t));
+    // Sort each lane on unpacked (start, end) keys: the comparisons would
+    // otherwise decode two packed fields each, many times per task.
+    struct Key {
+      std::int64_t startNs;
+      std::int64_t endNs;
+      TaskIndex task;
+    };
+    std::vector<Key> keys;
     for (Lane& lane : m_lanes) {
+      keys.clear();
+      keys.reserve(lane.tasksByStart.size());
+      for (TaskIndex t : lane.tasksByStart) keys.push_back({taskStartNs(t), taskEndNs(t), t});
       // Longer first among equal starts, so an enclosing task precedes what it encloses.
-      std::stable_sort(lane.tasksByStart.begin(), lane.tasksByStart.end(), [&](TaskIndex a, TaskIndex b) {
-        const Task& x = m_tasks[a];
-        const Task& y = m_tasks[b];
+      std::stable_sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
         return x.startNs != y.startNs ? x.startNs < y.startNs : x.endNs > y.endNs;
       });
+      for (std::size_t i = 0; i < keys.size(); ++i) lane.tasksByStart[i] = keys[i].task;
       lane.tasksByStart.shrink_to_fit();
     }
     m_lanesSorted = true;
@@ -118,15 +168,16 @@ void Trace::finalize() {
 TaskIndex Trace::enclosingTask(LaneIndex lane, std::int64_t tsNs) const {
   const std::vector<TaskIndex>& order = m_lanes[lane].tasksByStart;
   auto after = std::upper_bound(order.begin(), order.end(), tsNs,
-                                [&](std::int64_t ts, TaskIndex t) { return ts < m_tasks[t].startNs; });
+                                [&](std::int64_t ts, TaskIndex t) { return ts < taskStartNs(t); });
   // Slices nest or are disjoint, so the innermost open slice is the latest
   // started one that still contains ts; a few steps back suffice.
   constexpr int kMaxNestingDepth = 64;
   int steps = 0;
   for (auto it = after; it != order.begin() && steps < kMaxNestingDepth; ++steps) {
     --it;
-    const Task& task = m_tasks[*it];
-    if (tsNs < task.endNs || (task.startNs == tsNs && task.endNs == tsNs)) return *it;
+    std::int64_t startNs = taskStartNs(*it);
+    std::int64_t endNs = taskEndNs(*it);
+    if (tsNs < endNs || (startNs == tsNs && endNs == tsNs)) return *it;
   }
   return kNoTask;
 }
@@ -134,13 +185,13 @@ TaskIndex Trace::enclosingTask(LaneIndex lane, std::int64_t tsNs) const {
 TaskIndex Trace::nextTaskStartingAt(LaneIndex lane, std::int64_t tsNs) const {
   const std::vector<TaskIndex>& order = m_lanes[lane].tasksByStart;
   auto found = std::lower_bound(order.begin(), order.end(), tsNs,
-                                [&](TaskIndex t, std::int64_t ts) { return m_tasks[t].startNs < ts; });
+                                [&](TaskIndex t, std::int64_t ts) { return taskStartNs(t) < ts; });
   return found == order.end() ? kNoTask : *found;
 }
 
 std::pair<std::size_t, std::size_t> Trace::tasksStartingIn(LaneIndex lane, std::int64_t fromNs, std::int64_t toNs) const {
   const std::vector<TaskIndex>& order = m_lanes[lane].tasksByStart;
-  auto byStart = [&](TaskIndex t, std::int64_t ts) { return m_tasks[t].startNs < ts; };
+  auto byStart = [&](TaskIndex t, std::int64_t ts) { return taskStartNs(t) < ts; };
   auto first = std::lower_bound(order.begin(), order.end(), fromNs, byStart);
   auto last = std::lower_bound(first, order.end(), toNs, byStart);
   return {static_cast<std::size_t>(first - order.begin()), static_cast<std::size_t>(last - order.begin())};
@@ -150,7 +201,10 @@ std::size_t Trace::memoryBytes() const {
   std::size_t bytes = sizeof(Trace) + m_strings.memoryBytes();
   bytes += m_lanes.capacity() * sizeof(Lane);
   for (const Lane& lane : m_lanes) bytes += lane.tasksByStart.capacity() * sizeof(TaskIndex);
-  bytes += m_tasks.capacity() * sizeof(Task);
+  for (const PackedColumn* column : {&m_id, &m_start, &m_dur, &m_dispatchLead, &m_seq, &m_subgraph, &m_name, &m_label,
+                                     &m_sourceFile, &m_sourceLine, &m_inputs, &m_outputs, &m_lane, &m_firstPipe,
+                                     &m_firstArg, &m_predOffsets})
+    bytes += column->memoryBytes() - sizeof(PackedColumn);  // the object is inside sizeof(Trace)
   bytes += m_preds.capacity() * sizeof(TaskIndex);
   bytes += m_pipes.capacity() * sizeof(PipeInterval);
   bytes += m_args.capacity() * sizeof(TaskArg);

@@ -11,11 +11,16 @@
 //   timeline queries slices by binary search.
 // - Fields a reader did not understand are kept as interned key/value args.
 //
-// Memory: a task costs sizeof(Task) + 4 bytes in its lane's index + 4 bytes
-// per predecessor + sizeof(PipeInterval) per interval + sizeof(TaskArg) per
-// extra arg; strings are interned once (see memoryBytes()).
+// Memory: tasks are stored column by column in PackedColumns (a field costs
+// the bytes its values need, typically 0-2), plus 4 bytes in its lane's
+// index, 4 bytes per predecessor, sizeof(PipeInterval) per interval and
+// sizeof(TaskArg) per extra arg; strings are interned once (see
+// memoryBytes()). A 10 000 000-task trace takes about 25 bytes per task.
+// `tasks()[t]` assembles a Task value from the columns; loops over millions
+// of tasks read the one field they need (taskStartNs(t), taskLane(t), …).
 #pragma once
 
+#include "runtime/trace/PackedColumn.h"
 #include "runtime/trace/StringTable.h"
 
 #include <cstdint>
@@ -85,6 +90,8 @@ struct Task {
   StringId inputs = kEmptyString;      // input tensors, as text
   StringId outputs = kEmptyString;     // output tensors, as text
   LaneIndex lane = 0;
+  // Where the task's ranges start in the trace's flat arrays (filled when a
+  // Task is read from a Trace; ignored by addTask).
   std::uint32_t firstPred = 0;
   std::uint32_t predCount = 0;
   std::uint32_t firstPipe = 0;
@@ -104,6 +111,57 @@ struct CounterSample {
 struct Counter {
   StringId name = kEmptyString;
   std::vector<CounterSample> samples;  // in the order recorded
+};
+
+class Trace;
+
+// The tasks of a trace as a read-only sequence of Task values (each
+// assembled from the trace's columns on access; bind it to `const Task&`
+// or copy it, never keep a pointer into it).
+class TaskTable {
+public:
+  class Iterator {
+  public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = Task;
+    using difference_type = std::ptrdiff_t;
+    using reference = Task;
+    using pointer = void;
+    Iterator() = default;
+    Iterator(const Trace* trace, std::size_t index) : m_trace(trace), m_index(index) {}
+    Task operator*() const;
+    Task operator[](difference_type n) const { return *(*this + n); }
+    Iterator& operator++() { ++m_index; return *this; }
+    Iterator operator++(int) { Iterator old = *this; ++m_index; return old; }
+    Iterator& operator--() { --m_index; return *this; }
+    Iterator operator--(int) { Iterator old = *this; --m_index; return old; }
+    Iterator& operator+=(difference_type n) { m_index = static_cast<std::size_t>(static_cast<difference_type>(m_index) + n); return *this; }
+    Iterator& operator-=(difference_type n) { return *this += -n; }
+    friend Iterator operator+(Iterator it, difference_type n) { return it += n; }
+    friend Iterator operator+(difference_type n, Iterator it) { return it += n; }
+    friend Iterator operator-(Iterator it, difference_type n) { return it -= n; }
+    friend difference_type operator-(const Iterator& a, const Iterator& b) {
+      return static_cast<difference_type>(a.m_index) - static_cast<difference_type>(b.m_index);
+    }
+    friend bool operator==(const Iterator& a, const Iterator& b) { return a.m_index == b.m_index; }
+    friend auto operator<=>(const Iterator& a, const Iterator& b) { return a.m_index <=> b.m_index; }
+
+  private:
+    const Trace* m_trace = nullptr;
+    std::size_t m_index = 0;
+  };
+
+  explicit TaskTable(const Trace& trace) : m_trace(&trace) {}
+  std::size_t size() const;
+  bool empty() const { return size() == 0; }
+  Task operator[](std::size_t index) const;
+  Task front() const { return (*this)[0]; }
+  Task back() const { return (*this)[size() - 1]; }
+  Iterator begin() const { return Iterator(m_trace, 0); }
+  Iterator end() const { return Iterator(m_trace, size()); }
+
+private:
+  const Trace* m_trace;
 };
 
 class Trace {
@@ -130,16 +188,31 @@ public:
   void finalize();
 
   const std::vector<Lane>& lanes() const { return m_lanes; }
-  const std::vector<Task>& tasks() const { return m_tasks; }
+  TaskTable tasks() const { return TaskTable(*this); }
+  std::size_t taskCount() const { return m_start.size(); }
+  Task task(TaskIndex task) const;
+  // One field of a task, for loops over many tasks.
+  std::int64_t taskStartNs(TaskIndex task) const { return m_start[task]; }
+  std::int64_t taskEndNs(TaskIndex task) const { return m_start[task] + m_dur[task]; }
+  std::int64_t taskDurNs(TaskIndex task) const { return m_dur[task]; }
+  LaneIndex taskLane(TaskIndex task) const { return static_cast<LaneIndex>(m_lane[task]); }
+  StringId taskLabel(TaskIndex task) const { return static_cast<StringId>(m_label[task]); }
+  StringId taskName(TaskIndex task) const { return static_cast<StringId>(m_name[task]); }
+  std::int32_t taskSubgraph(TaskIndex task) const { return static_cast<std::int32_t>(m_subgraph[task]); }
+  std::int64_t taskId(TaskIndex task) const { return m_id[task]; }
   const std::vector<Counter>& counters() const { return m_counters; }
   std::span<const TaskIndex> predecessors(TaskIndex task) const {
-    return {m_preds.data() + m_tasks[task].firstPred, m_tasks[task].predCount};
+    if (static_cast<std::size_t>(task) + 1 >= m_predOffsets.size()) return {};  // added after finalize()
+    auto first = static_cast<std::size_t>(m_predOffsets[task]);
+    return {m_preds.data() + first, static_cast<std::size_t>(m_predOffsets[task + 1]) - first};
   }
   std::span<const PipeInterval> pipes(TaskIndex task) const {
-    return {m_pipes.data() + m_tasks[task].firstPipe, m_tasks[task].pipeCount};
+    auto first = static_cast<std::size_t>(m_firstPipe[task]);
+    return {m_pipes.data() + first, rangeEnd(m_firstPipe, task, m_pipes.size()) - first};
   }
   std::span<const TaskArg> args(TaskIndex task) const {
-    return {m_args.data() + m_tasks[task].firstArg, m_tasks[task].argCount};
+    auto first = static_cast<std::size_t>(m_firstArg[task]);
+    return {m_args.data() + first, rangeEnd(m_firstArg, task, m_args.size()) - first};
   }
   std::size_t edgeCount() const { return m_preds.size(); }
 
@@ -156,9 +229,17 @@ public:
   std::size_t memoryBytes() const;
 
 private:
+  // The end of task t's range in a flat array whose starts are `first`.
+  static std::size_t rangeEnd(const PackedColumn& first, TaskIndex task, std::size_t total) {
+    return static_cast<std::size_t>(task) + 1 < first.size() ? static_cast<std::size_t>(first[task + 1]) : total;
+  }
+
   StringTable m_strings;
   std::vector<Lane> m_lanes;
-  std::vector<Task> m_tasks;
+  // Task fields, one column each, indexed by TaskIndex.
+  PackedColumn m_id, m_start, m_dur, m_dispatchLead /* start - dispatch */, m_seq, m_subgraph, m_name, m_label,
+      m_sourceFile, m_sourceLine, m_inputs, m_outputs, m_lane, m_firstPipe, m_firstArg;
+  PackedColumn m_predOffsets;  // taskCount + 1 offsets into m_preds, built by finalize()
   std::vector<TaskIndex> m_preds;
   std::vector<PipeInterval> m_pipes;
   std::vector<TaskArg> m_args;
@@ -166,5 +247,9 @@ private:
   std::vector<std::pair<TaskIndex, TaskIndex>> m_pendingEdges;  // (consumer, producer)
   bool m_lanesSorted = false;
 };
+
+inline std::size_t TaskTable::size() const { return m_trace->taskCount(); }
+inline Task TaskTable::operator[](std::size_t index) const { return m_trace->task(static_cast<TaskIndex>(index)); }
+inline Task TaskTable::Iterator::operator*() const { return m_trace->task(static_cast<TaskIndex>(m_index)); }
 
 } // namespace pto::trace

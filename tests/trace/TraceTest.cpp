@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <limits>
 #include <string>
 
 namespace pto::trace {
@@ -79,6 +80,59 @@ TEST(Trace, TimelineQueriesFollowPerfettoBinding) {
 // A million tasks, each with two predecessors and two pipe intervals, on 72
 // cores: the model must hold them in <= 200 MB. The bound is computed from
 // the struct sizes, so a growing Task shows up here first.
+// Tasks are stored column by column: every field of every task reads back as
+// added, before and after finalize(), with values from zero to the int64 and
+// int32 extremes.
+TEST(Trace, TaskFieldsReadBackAsAdded) {
+  Trace trace;
+  LaneIndex lanes[3] = {trace.addLane("AIC_0", 0), trace.addLane("AIV_0", 1), trace.addLane("AIV_1", 2)};
+  std::vector<Task> added;
+  for (int i = 0; i < 700; ++i) {
+    Task task;
+    task.id = i % 5 == 0 ? std::numeric_limits<std::int64_t>::max() - i : (i % 7 == 0 ? -i : i * 3);
+    task.startNs = i % 11 == 0 ? std::numeric_limits<std::int64_t>::min() / 4 + i : static_cast<std::int64_t>(i) * 1000;
+    task.endNs = task.startNs + (i % 13 == 0 ? std::int64_t{1} << 50 : i % 5);
+    task.dispatchNs = task.startNs - (i % 3) * 17;
+    task.seq = i % 9 == 0 ? std::numeric_limits<std::int32_t>::min() : i;
+    task.subgraph = i % 4 == 0 ? -1 : i / 10;
+    task.name = trace.intern("n" + std::to_string(i % 50));
+    task.label = trace.intern("l" + std::to_string(i % 6));
+    task.sourceFile = trace.intern(i % 2 ? "a.py" : "b.py");
+    task.sourceLine = std::numeric_limits<std::int32_t>::max() - i;
+    task.inputs = trace.intern("in" + std::to_string(i));
+    task.outputs = i % 3 ? kEmptyString : trace.intern("out");
+    task.lane = lanes[i % 3];
+    PipeInterval pipe{task.startNs, task.endNs, trace.intern("V")};
+    trace.addTask(task, i % 2 ? std::span<const PipeInterval>(&pipe, 1) : std::span<const PipeInterval>());
+    added.push_back(task);
+  }
+  for (bool finalized : {false, true}) {
+    if (finalized) trace.finalize();
+    ASSERT_EQ(trace.tasks().size(), added.size());
+    for (TaskIndex t = 0; t < added.size(); ++t) {
+      const Task& a = added[t];
+      const Task b = trace.tasks()[t];
+      ASSERT_EQ(b.id, a.id) << t;
+      ASSERT_EQ(b.startNs, a.startNs) << t;
+      ASSERT_EQ(b.endNs, a.endNs) << t;
+      ASSERT_EQ(b.dispatchNs, a.dispatchNs) << t;
+      ASSERT_EQ(b.seq, a.seq) << t;
+      ASSERT_EQ(b.subgraph, a.subgraph) << t;
+      ASSERT_EQ(b.name, a.name) << t;
+      ASSERT_EQ(b.label, a.label) << t;
+      ASSERT_EQ(b.sourceFile, a.sourceFile) << t;
+      ASSERT_EQ(b.sourceLine, a.sourceLine) << t;
+      ASSERT_EQ(b.inputs, a.inputs) << t;
+      ASSERT_EQ(b.outputs, a.outputs) << t;
+      ASSERT_EQ(b.lane, a.lane) << t;
+      ASSERT_EQ(trace.pipes(t).size(), t % 2 ? 1u : 0u) << t;
+      ASSERT_EQ(trace.taskStartNs(t), a.startNs);
+      ASSERT_EQ(trace.taskEndNs(t), a.endNs);
+      ASSERT_EQ(trace.taskLane(t), a.lane);
+    }
+  }
+}
+
 TEST(Trace, MillionTasksFitInTwoHundredMegabytes) {
   constexpr std::size_t kTasks = 1'000'000;
   constexpr std::size_t kLanes = 72;

@@ -1,7 +1,11 @@
-// LaneSummary against brute force: the busy time of every pixel column equals
-// the union of the lane's tasks clipped to the column (computed here by
-// walking every task), at many zooms and offsets, on lanes with gaps,
-// overlapping and nested tasks; at level-0 resolution each column's colour
+// LaneSummary against brute force: busyNs over any window equals the union
+// of the lane's tasks clipped to it (computed here by walking every task);
+// each pixel column's busy time is that union over the column's edges
+// rounded to the nearest level-0 bin edges, scaled from that span to the
+// column's width, at many zooms and offsets, on lanes with gaps, overlapping
+// and nested tasks; the lane's own
+// start/duration/key columns equal the trace's tasks in start order; long
+// tasks found through the pyramid equal a filter over all tasks; at level-0 resolution each column's colour
 // key is the key with the most task time in it; at coarser zoom it is a key
 // of a task near the column. Tolerance: 1e-6 ns relative (double sums of
 // integer ns).
@@ -76,6 +80,14 @@ double bruteBusy(const trace::Trace& trace, LaneIndex lane, double a, double b) 
   return busy;
 }
 
+// Where the lane's level-0 bins start: the multiple of binNs at or before its first task.
+double binOrigin(const trace::Trace& trace, LaneIndex lane, double binNs) {
+  std::int64_t first = INT64_MAX;
+  for (const trace::Task& task : trace.tasks())
+    if (task.lane == lane) first = std::min(first, task.startNs);
+  return std::floor(static_cast<double>(first) / binNs) * binNs;
+}
+
 TEST(LaneSummary, ColumnBusyTimeEqualsTheUnionOfTasksInTheColumn) {
   KeyedTrace f = randomTrace(7);
   LaneSummary summary(f.trace, f.keys);
@@ -83,16 +95,28 @@ TEST(LaneSummary, ColumnBusyTimeEqualsTheUnionOfTasksInTheColumn) {
   std::vector<ColumnSample> columns;
   int checked = 0;
   for (LaneIndex lane : {0u, 1u}) {
+    double binNs = summary.binNs(lane);
+    double origin = binOrigin(f.trace, lane, binNs);
+    // The bins cover the lane: the last one holds its last busy nanosecond.
+    std::int64_t laneEnd = 0;
+    for (const trace::Task& task : f.trace.tasks())
+      if (task.lane == lane) laneEnd = std::max(laneEnd, task.endNs);
+    double lastEdge = origin + (std::floor((static_cast<double>(laneEnd) - 1 - origin) / binNs) + 1) * binNs;
+    auto roundToBin = [&](double t) {
+      return std::clamp(origin + std::round((t - origin) / binNs) * binNs, origin, lastEdge);
+    };
     for (int query = 0; query < 12; ++query) {
-      double nsPerPx = summary.binNs(lane) * (1 + (rng() % 4000) / 100.0);
+      // Half the queries narrower than two bins, half wider.
+      double nsPerPx = binNs * (query % 2 ? 1 + (rng() % 100) / 100.0 : 2 + (rng() % 4000) / 100.0);
       double from = static_cast<double>(rng() % 300000) - 5000 + (rng() % 1000) / 1000.0;
       std::size_t count = 40;
       ASSERT_TRUE(summary.resolves(lane, nsPerPx));
       summary.columns(lane, from, nsPerPx, count, SwimlaneColorMode::Label, columns);
       ASSERT_EQ(columns.size(), count);
       for (std::size_t c = 0; c < count; ++c) {
-        double a = from + static_cast<double>(c) * nsPerPx;
-        double expected = bruteBusy(f.trace, lane, a, a + nsPerPx);
+        double a = roundToBin(from + static_cast<double>(c) * nsPerPx);
+        double b = roundToBin(from + static_cast<double>(c + 1) * nsPerPx);
+        double expected = b > a ? bruteBusy(f.trace, lane, a, b) / (b - a) * nsPerPx : 0;
         EXPECT_NEAR(columns[c].busyNs, expected, 1e-6 * std::max(1.0, expected)) << "lane " << lane << " column " << c;
         EXPECT_EQ(columns[c].key == kNoColorKey, expected == 0) << "lane " << lane << " column " << c;
         ++checked;
@@ -182,6 +206,52 @@ TEST(LaneSummary, CoarseColumnsTakeAKeyFromNearby) {
       EXPECT_TRUE(found) << "zoom " << zoom << " column " << c;
     }
   }
+}
+
+// The lane's own columns: position p of lane l is tasksByStart[p], read
+// straight from the trace.
+TEST(LaneSummary, LaneColumnsAreTheTasksInStartOrder) {
+  KeyedTrace f = randomTrace(3);
+  LaneSummary summary(f.trace, f.keys);
+  for (LaneIndex lane : {0u, 1u}) {
+    const auto& order = f.trace.lanes()[lane].tasksByStart;
+    for (std::size_t pos = 0; pos < order.size(); ++pos) {
+      trace::Task task = f.trace.tasks()[order[pos]];
+      ASSERT_EQ(summary.startNs(lane, pos), task.startNs);
+      ASSERT_EQ(summary.durNs(lane, pos), task.durNs());
+      for (int mode = 0; mode < kColorModeCount; ++mode)
+        ASSERT_EQ(summary.key(lane, pos, static_cast<SwimlaneColorMode>(mode)), f.keys[static_cast<std::size_t>(mode)][order[pos]]);
+    }
+  }
+}
+
+// longTasks: the tasks at least minDur long overlapping [from, to], against
+// a filter over every task of the lane; the limit is honoured.
+TEST(LaneSummary, LongTasksAreTheLongTasksInTheWindow) {
+  KeyedTrace f = randomTrace(13);
+  LaneSummary summary(f.trace, f.keys);
+  std::mt19937 rng(17);
+  std::vector<TaskIndex> found;
+  int nonEmpty = 0;
+  for (int query = 0; query < 60; ++query) {
+    LaneIndex lane = query % 2;
+    double from = static_cast<double>(rng() % 400000) - 10000;
+    double to = from + static_cast<double>(rng() % 80000);
+    double minDur = query % 3 == 0 ? 150000.0 : static_cast<double>(rng() % 900);
+    std::vector<TaskIndex> expected;
+    for (TaskIndex t = 0; t < f.trace.tasks().size(); ++t) {
+      trace::Task task = f.trace.tasks()[t];
+      if (task.lane == lane && static_cast<double>(task.durNs()) >= minDur && static_cast<double>(task.startNs) <= to &&
+          static_cast<double>(task.endNs) >= from)
+        expected.push_back(t);
+    }
+    ASSERT_TRUE(summary.longTasks(lane, from, to, minDur, 100000, found));
+    std::sort(found.begin(), found.end());
+    EXPECT_EQ(found, expected) << "query " << query;
+    nonEmpty += expected.empty() ? 0 : 1;
+    if (expected.size() > 3) EXPECT_FALSE(summary.longTasks(lane, from, to, minDur, 2, found));
+  }
+  EXPECT_GT(nonEmpty, 20);
 }
 
 } // namespace

@@ -7,12 +7,21 @@
 // into one row and a click opens them; the tooltip names task, label,
 // subgraph, times, kernel line and bound class. Expected values come from
 // the documented rules (zoom factor 1.3 per key, 15% pan) and from traces
-// built here. With PTO_SCREENSHOT_DIR set, screenshots() also writes PNGs
-// of the pane (fit-all and zoomed, light and dark) there.
+// built here. Dense lanes (drawn per pixel column from the tasks or from the
+// lane summaries) are painted exactly where a walk over every task finds
+// work, and picking finds the task under or next to the point. Loading a
+// file reports progress, hands over a preview of what it read first (the
+// file's first tasks, in order), stops soon after Cancel, and a truncated
+// file gets one message naming the file, line and byte offset; the status
+// bar's load bar follows its fraction and asks to cancel. With
+// PTO_SCREENSHOT_DIR set, screenshots() also writes PNGs of the pane
+// (fit-all and zoomed, light and dark) there.
 #include "WidgetTestSupport.h"
 #include "widgets/QCustomPlot.h"
 #include "widgets/Theme.h"
 #include "widgets/SwimlanePane.h"
+#include "widgets/SwimlaneRenderer.h"
+#include "widgets/TraceLoadBar.h"
 #include "widgets/models/TraceLoading.h"
 
 
@@ -22,9 +31,17 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QVBoxLayout>
 
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <map>
+#include <fstream>
+#include <thread>
 
 using pto::trace::TaskIndex;
 using namespace pto::widgets;
@@ -97,11 +114,224 @@ std::shared_ptr<const TraceIndex> denseTrace() {
   return std::make_shared<const TraceIndex>(trace, "dense");
 }
 
+// Two lanes: AIV_0 holds 10 000 tasks of 80 ns every 100 ns in [0, 1 ms)
+// and in [2 ms, 3 ms) (idle between); AIV_1 one task [1.2 ms, 1.8 ms).
+std::shared_ptr<const TraceIndex> gappedTrace() {
+  auto trace = std::make_shared<pto::trace::Trace>();
+  auto dense = trace->addLane("AIV_0", 0);
+  auto sparse = trace->addLane("AIV_1", 1);
+  auto label = trace->intern("qk");
+  for (int i = 0; i < 20000; ++i) {
+    pto::trace::Task task;
+    task.id = i;
+    task.lane = dense;
+    task.startNs = (i < 10000 ? 0 : 1000000) + static_cast<std::int64_t>(i) * 100;
+    task.endNs = task.startNs + 80;
+    task.label = task.name = label;
+    trace->addTask(task);
+  }
+  pto::trace::Task longTask;
+  longTask.id = 20000;
+  longTask.lane = sparse;
+  longTask.startNs = 1200000;
+  longTask.endNs = 1800000;
+  longTask.label = longTask.name = label;
+  trace->addTask(longTask);
+  trace->finalize();
+  return std::make_shared<const TraceIndex>(trace, "gapped");
+}
+
+// A Chrome trace of `tasks` complete events on 8 lanes, task i with taskId
+// i, written to `path`.
+void writeGeneratedTrace(const std::string& path, int tasks) {
+  std::ofstream out(path, std::ios::binary);
+  out << "{\"traceEvents\":[\n";
+  for (int lane = 0; lane < 8; ++lane)
+    out << R"({"ph":"M","name":"thread_name","pid":1,"tid":)" << lane << R"(,"args":{"name":"AIV_)" << lane << "\"}},\n";
+  for (int i = 0; i < tasks; ++i)
+    out << R"({"ph":"X","name":"t","pid":1,"tid":)" << i % 8 << R"(,"ts":)" << (i / 8) << R"(,"dur":0.5,"args":{"taskId":)"
+        << i << R"(,"label":"op"}},)" << "\n";
+  out << R"({"ph":"C","name":"ReadyCount_Total","pid":1,"ts":0,"args":{"value":1}}]})" << "\n";
+}
+
 } // namespace
 
 class SwimlaneGuiTest : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  // At fit-all (20 tasks per pixel: columns from the lane summary) and 10x
+  // zoomed (2 per pixel: columns from the tasks), the dense lane's middle
+  // row is lane background exactly where no task overlaps the column and
+  // coloured where one does (columns within 2 px of a busy/idle edge are
+  // left out at fit-all, where the summary rounds column edges to its bins);
+  // the long task on the other lane is drawn in its own colour; taskAt
+  // finds a task within 3 px of the point, and none in the gap.
+  void denseLanesDrawWhereTheTasksAre() {
+    auto index = gappedTrace();
+    const pto::trace::Trace& trace = index->trace();
+    SwimlaneRenderer renderer;
+    renderer.setTrace(index);
+    renderer.setPalette(QApplication::palette());
+    QSize size(1600, 200);
+    QRect area = SwimlaneRenderer::timeArea(size);
+    QRgb background = 0;  // the lane's, found at fit-all (zoomed in, the view holds no gap)
+    for (double zoom : {1.0, 10.0}) {
+      SwimlaneState state;
+      state.showLegend = false;
+      state.coords.setWidthPx(area.width());
+      state.coords.setExtent(index->startNs(), index->endNs());
+      state.coords.fit();
+      if (zoom > 1) state.coords.zoomAbout(0, zoom);
+      QImage image(size, QImage::Format_ARGB32_Premultiplied);
+      QPainter painter(&image);
+      renderer.paint(painter, size, state);
+      painter.end();
+      double laneMiddle = renderer.rowTopPx(*renderer.rowOfLane(0), state) + SwimlaneRenderer::kLaneHeightPx / 2.0;
+      // The ruler's grid lines cross the lanes: a column whose pixel below
+      // the lanes differs from that row's usual colour carries one.
+      int belowLanes = area.bottom() - 4;
+      std::map<QRgb, int> belowCount;
+      for (int x = 0; x < area.width(); ++x) ++belowCount[image.pixel(area.left() + x, belowLanes)];
+      QRgb plainBelow = std::max_element(belowCount.begin(), belowCount.end(), [](const auto& a, const auto& b) {
+                          return a.second < b.second;
+                        })->first;
+      auto gridColumn = [&](int x) { return image.pixel(area.left() + x, belowLanes) != plainBelow; };
+      // The lane's background: a column in the middle of its gap, off the grid.
+      int gapX = static_cast<int>(state.coords.xOf(1500000));
+      while (gapX < area.width() && gridColumn(gapX)) ++gapX;
+      if (zoom == 1.0) background = image.pixel(area.left() + gapX, static_cast<int>(laneMiddle));
+      int checkedBusy = 0, checkedIdle = 0;
+      for (int x = 0; x < area.width(); ++x) {
+        if (gridColumn(x)) continue;
+        double from = state.coords.nsAt(x), to = state.coords.nsAt(x + 1);
+        bool busy = false;
+        bool nearEdge = false;
+        for (double edge : {0.0, 1000000.0 - 20, 2000000.0, 3000000.0 - 20})
+          nearEdge = nearEdge || std::abs(state.coords.xOf(edge) - x) < 3;
+        for (TaskIndex t = 0; t < 20000 && !busy; ++t)
+          busy = static_cast<double>(trace.taskStartNs(t)) < to && static_cast<double>(trace.taskEndNs(t)) > from;
+        if (zoom == 1.0 && nearEdge) continue;
+        QRgb pixel = image.pixel(area.left() + x, static_cast<int>(laneMiddle));
+        if (busy) QVERIFY2(pixel != background, qPrintable(QStringLiteral("zoom %1 x %2 busy but empty").arg(zoom).arg(x)));
+        else QVERIFY2(pixel == background, qPrintable(QStringLiteral("zoom %1 x %2 idle but drawn").arg(zoom).arg(x)));
+        ++(busy ? checkedBusy : checkedIdle);
+        // Picking: a task within 3 px of a busy column, none deep in the gap.
+        TaskIndex picked = renderer.taskAt(QPointF(area.left() + x + 0.5, laneMiddle), size, state);
+        double middleNs = state.coords.nsAt(x + 0.5);
+        if (busy) {
+          QVERIFY(picked != pto::trace::kNoTask);
+          double distancePx = std::max({0.0, state.coords.xOf(static_cast<double>(trace.taskStartNs(picked))) - (x + 0.5),
+                                        (x + 0.5) - state.coords.xOf(static_cast<double>(trace.taskEndNs(picked)))});
+          QVERIFY(distancePx <= 3);
+        } else if (middleNs > 1000000 + 4 * state.coords.nsPerPx() && middleNs < 2000000 - 4 * state.coords.nsPerPx()) {
+          QCOMPARE(picked, pto::trace::kNoTask);
+        }
+      }
+      QVERIFY(checkedBusy > 100);
+      if (zoom == 1.0) QVERIFY(checkedIdle > 100);
+      double sparseMiddle = renderer.rowTopPx(*renderer.rowOfLane(1), state) + SwimlaneRenderer::kLaneHeightPx / 2.0;
+      if (gapX < area.width())
+        QCOMPARE(QColor(image.pixel(area.left() + gapX, static_cast<int>(sparseMiddle))).rgb(),
+                 renderer.taskColor(20000, SwimlaneColorMode::Label).rgb());
+    }
+  }
+
+  // A 60 000-task file: progress rises to 1; a preview after 1 ms holds the
+  // file's first tasks in order and fewer than all; the full result holds
+  // them all. Cancel raised once a fifth is read stops the load with
+  // "cancelled" well before a full read would end.
+  void loadReportsProgressPreviewsAndCancels() {
+    QTemporaryDir dir;
+    std::string path = (dir.path() + QStringLiteral("/big.json")).toStdString();
+    constexpr int kTasks = 60000;
+    writeGeneratedTrace(path, kTasks);
+
+    std::atomic<double> fraction{0};
+    std::shared_ptr<const TraceIndex> preview;
+    TraceLoadControl control;
+    control.fraction = &fraction;
+    control.previewAfterMs = 1;
+    control.preview = [&](std::shared_ptr<const TraceIndex> index) { preview = std::move(index); };
+    QElapsedTimer clock;
+    clock.start();
+    TraceLoadResult full = loadTraceFile(path, control);
+    double fullMs = static_cast<double>(clock.elapsed());
+    QVERIFY2(full.index, full.error.c_str());
+    QCOMPARE(full.index->trace().taskCount(), static_cast<std::size_t>(kTasks));
+    QCOMPARE(fraction.load(), 1.0);
+    QVERIFY(preview);
+    std::size_t previewTasks = preview->trace().taskCount();
+    QVERIFY(previewTasks > 0 && previewTasks < static_cast<std::size_t>(kTasks));
+    for (TaskIndex t = 0; t < previewTasks; ++t) QCOMPARE(preview->trace().taskId(t), static_cast<std::int64_t>(t));
+    QVERIFY(full.previewMs > 0);
+
+    std::atomic<bool> cancelled{false};
+    std::atomic<double> cancelFraction{0};
+    TraceLoadControl cancelling;
+    cancelling.cancelled = &cancelled;
+    cancelling.fraction = &cancelFraction;
+    TraceLoadResult stopped;
+    clock.restart();
+    std::thread loader([&] { stopped = loadTraceFile(path, cancelling); });
+    while (cancelFraction.load() < 0.2 && clock.elapsed() < 10000) std::this_thread::yield();
+    cancelled = true;
+    qint64 raisedAt = clock.elapsed();
+    loader.join();
+    qint64 stoppedAfter = clock.elapsed() - raisedAt;
+    QVERIFY(stopped.cancelled);
+    QVERIFY(!stopped.index);
+    QCOMPARE(stopped.error, std::string("cancelled"));
+    // Stopping takes at most the few thousand events between two checks.
+    QVERIFY2(static_cast<double>(stoppedAfter) < std::max(50.0, 0.5 * fullMs),
+             qPrintable(QStringLiteral("stopped %1 ms after cancel; a full read takes %2 ms").arg(stoppedAfter).arg(fullMs)));
+  }
+
+  // A file cut inside its 40 001st event: one error naming the file, its
+  // line and the byte offset, with or without a preview first.
+  void truncatedFileNamesFileLineAndOffset() {
+    QTemporaryDir dir;
+    std::string whole = (dir.path() + QStringLiteral("/whole.json")).toStdString();
+    writeGeneratedTrace(whole, 60000);
+    std::ifstream in(whole, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Line 1 opens the array, lines 2-9 name the lanes, task i is on line 10 + i.
+    std::size_t lineStart = 0;
+    for (int line = 1; line < 10 + 40000; ++line) lineStart = text.find('\n', lineStart) + 1;
+    std::string cutPath = (dir.path() + QStringLiteral("/cut.json")).toStdString();
+    std::ofstream(cutPath, std::ios::binary) << text.substr(0, lineStart + 20);
+    for (double previewAfterMs : {0.0, 1.0}) {
+      TraceLoadControl control;
+      control.previewAfterMs = previewAfterMs;
+      control.preview = [](std::shared_ptr<const TraceIndex>) {};
+      TraceLoadResult result = loadTraceFile(cutPath, control);
+      QVERIFY(!result.index);
+      QVERIFY(!result.cancelled);
+      // One diagnostic: its first line locates it, the next show the line with a caret.
+      QString error = QString::fromStdString(result.error).section(QLatin1Char('\n'), 0, 0);
+      QVERIFY2(error.startsWith(QString::fromStdString(cutPath) + QStringLiteral(":40010:")), qPrintable(error));
+      QVERIFY2(error.contains(QStringLiteral("traceEvents[40008] at byte ") + QString::number(lineStart + 20)), qPrintable(error));
+      QCOMPARE(QString::fromStdString(result.error).count(QStringLiteral(": traceEvents[")), 1);
+    }
+  }
+
+  // The load bar shows the fraction it polls and asks to cancel.
+  void loadBarFollowsTheFractionAndCancels() {
+    TraceLoadBar bar;
+    auto fraction = std::make_shared<std::atomic<double>>(0.0);
+    bar.start(QStringLiteral("big.json"), fraction);
+    QVERIFY(bar.loading());
+    fraction->store(0.42);
+    QTRY_COMPARE_WITH_TIMEOUT(bar.percent(), 42, 1000);
+    QSignalSpy cancel(&bar, &TraceLoadBar::cancelRequested);
+    auto* button = bar.findChild<QToolButton*>();
+    QVERIFY(button);
+    button->click();
+    QCOMPARE(cancel.count(), 1);
+    bar.finish();
+    QVERIFY(!bar.loading());
+    QVERIFY(bar.isHidden());
+  }
+
   void exportsWriteValidPngAndSvg() {
     auto loaded = loadTraceFile(kFixture);
     QVERIFY(loaded.index);

@@ -62,14 +62,17 @@ std::optional<BoundClass> boundClassOfPipe(std::string_view pipe) {
 
 std::array<std::int64_t, kBoundClassCount> boundBusyNs(const trace::Trace& trace, trace::TaskIndex task) {
   std::array<std::int64_t, kBoundClassCount> busy{};
-  const trace::Task& t = trace.tasks()[task];
+  auto pipes = trace.pipes(task);
+  if (pipes.empty()) return busy;  // most imported traces: no need to read the task
+  const std::int64_t taskStartNs = trace.taskStartNs(task);
+  const std::int64_t taskEndNs = trace.taskEndNs(task);
   // Per class, the intervals clipped to the task; then each class's union.
   std::array<std::vector<std::pair<std::int64_t, std::int64_t>>, kBoundClassCount> spans;
-  for (const trace::PipeInterval& interval : trace.pipes(task)) {
+  for (const trace::PipeInterval& interval : pipes) {
     auto bound = boundClassOfPipe(trace.str(interval.pipe));
     if (!bound) continue;
-    std::int64_t from = std::max(interval.startNs, t.startNs);
-    std::int64_t to = std::min(interval.endNs, t.endNs);
+    std::int64_t from = std::max(interval.startNs, taskStartNs);
+    std::int64_t to = std::min(interval.endNs, taskEndNs);
     if (to > from) spans[static_cast<std::size_t>(*bound)].emplace_back(from, to);
   }
   for (std::size_t c = 0; c < spans.size(); ++c) {

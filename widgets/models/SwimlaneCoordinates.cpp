@@ -68,13 +68,12 @@ void SwimlaneCoordinates::clamp() {
 std::pair<std::size_t, std::size_t> visibleTaskRange(const trace::Trace& trace, trace::LaneIndex lane,
                                                       double fromNs, double toNs, std::int64_t laneMaxDurNs) {
   const auto& order = trace.lanes()[lane].tasksByStart;
-  const auto& tasks = trace.tasks();
   double lowestStart = fromNs - static_cast<double>(laneMaxDurNs);
   auto first = std::partition_point(order.begin(), order.end(), [&](trace::TaskIndex t) {
-    return static_cast<double>(tasks[t].startNs) < lowestStart;
+    return static_cast<double>(trace.taskStartNs(t)) < lowestStart;
   });
   auto last = std::partition_point(first, order.end(), [&](trace::TaskIndex t) {
-    return static_cast<double>(tasks[t].startNs) <= toNs;
+    return static_cast<double>(trace.taskStartNs(t)) <= toNs;
   });
   return {static_cast<std::size_t>(first - order.begin()), static_cast<std::size_t>(last - order.begin())};
 }
@@ -83,17 +82,13 @@ void foldSlices(const trace::Trace& trace, trace::LaneIndex lane, std::pair<std:
                 const SwimlaneCoordinates& coords, double minWidthPx, std::vector<SliceRun>& out) {
   out.clear();
   const auto& order = trace.lanes()[lane].tasksByStart;
-  const auto& tasks = trace.tasks();
-  auto widthOf = [&](std::size_t pos) {
-    const trace::Task& t = tasks[order[pos]];
-    return static_cast<double>(t.endNs - t.startNs) / coords.nsPerPx();
-  };
+  auto widthOf = [&](std::size_t pos) { return static_cast<double>(trace.taskDurNs(order[pos])) / coords.nsPerPx(); };
   std::size_t pos = positions.first;
   std::size_t last = positions.second;
   while (pos < last) {
-    const trace::Task& task = tasks[order[pos]];
-    double x0 = coords.xOf(static_cast<double>(task.startNs));
-    double x1 = coords.xOf(static_cast<double>(task.endNs));
+    std::int64_t startNs = trace.taskStartNs(order[pos]);
+    double x0 = coords.xOf(static_cast<double>(startNs));
+    double x1 = coords.xOf(static_cast<double>(startNs + trace.taskDurNs(order[pos])));
     if (x1 - x0 >= minWidthPx) {
       out.push_back({pos, pos + 1, x0, x1, false});
       ++pos;
@@ -108,12 +103,12 @@ void foldSlices(const trace::Trace& trace, trace::LaneIndex lane, std::pair<std:
     double boundaryNs = coords.nsAt(std::floor(x0) + minWidthPx);
     auto boundary = std::partition_point(order.begin() + static_cast<std::ptrdiff_t>(pos + 1),
                                          order.begin() + static_cast<std::ptrdiff_t>(last),
-                                         [&](trace::TaskIndex t) { return static_cast<double>(tasks[t].startNs) < boundaryNs; });
+                                         [&](trace::TaskIndex t) { return static_cast<double>(trace.taskStartNs(t)) < boundaryNs; });
     std::size_t end = static_cast<std::size_t>(boundary - order.begin());
-    std::int64_t lastStart = tasks[order[end - 1]].startNs;
-    for (std::size_t tie = end - 1; tie > pos && tasks[order[tie]].startNs == lastStart; --tie)
+    std::int64_t lastStart = trace.taskStartNs(order[end - 1]);
+    for (std::size_t tie = end - 1; tie > pos && trace.taskStartNs(order[tie]) == lastStart; --tie)
       if (widthOf(tie) >= minWidthPx) end = tie;
-    double foldEndX = coords.xOf(static_cast<double>(tasks[order[end - 1]].endNs));
+    double foldEndX = coords.xOf(static_cast<double>(trace.taskEndNs(order[end - 1])));
     double foldX0 = std::floor(x0);
     out.push_back({pos, end, foldX0, std::max(foldEndX, foldX0 + minWidthPx), true});
     pos = end;

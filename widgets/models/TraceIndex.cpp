@@ -40,37 +40,46 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
 
 } // namespace
 
-TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string sourceName, std::vector<ErrorClass> errors)
+TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string sourceName, std::vector<ErrorClass> errors,
+                       const std::atomic<bool>* cancelled)
     : m_trace(std::move(tracePtr)), m_sourceName(std::move(sourceName)) {
   const trace::Trace& tr = *m_trace;
-  const auto& tasks = tr.tasks();
-  std::size_t taskCount = tasks.size();
+  std::size_t taskCount = tr.taskCount();
+  auto checkCancelled = [cancelled] {
+    if (cancelled && cancelled->load()) throw TraceIndexCancelled{};
+  };
 
   // Successors: a counting sort of the predecessor lists by producer.
-  m_firstSucc.assign(taskCount + 1, 0);
-  for (TaskIndex t = 0; t < taskCount; ++t)
-    for (TaskIndex p : tr.predecessors(t)) ++m_firstSucc[p + 1];
-  for (std::size_t i = 0; i < taskCount; ++i) m_firstSucc[i + 1] += m_firstSucc[i];
-  m_succs.resize(tr.edgeCount());
-  std::vector<std::uint32_t> fill(m_firstSucc.begin(), m_firstSucc.end() - 1);
-  for (TaskIndex t = 0; t < taskCount; ++t)
-    for (TaskIndex p : tr.predecessors(t)) m_succs[fill[p]++] = t;
+  {
+    std::vector<std::uint32_t> fill(taskCount + 1, 0);
+    for (TaskIndex t = 0; t < taskCount; ++t)
+      for (TaskIndex p : tr.predecessors(t)) ++fill[p + 1];
+    for (std::size_t i = 0; i < taskCount; ++i) fill[i + 1] += fill[i];
+    for (std::uint32_t offset : fill) m_firstSucc.push_back(offset);
+    m_firstSucc.shrink_to_fit();
+    m_succs.resize(tr.edgeCount());
+    for (TaskIndex t = 0; t < taskCount; ++t)
+      for (TaskIndex p : tr.predecessors(t)) m_succs[fill[p]++] = t;
+  }
 
+  checkCancelled();
   m_laneMaxDurNs.assign(tr.lanes().size(), 0);
   m_startNs = taskCount ? std::numeric_limits<std::int64_t>::max() : 0;
   m_endNs = taskCount ? std::numeric_limits<std::int64_t>::min() : 0;
   TaskIndex lastEnding = trace::kNoTask;
   for (TaskIndex t = 0; t < taskCount; ++t) {
-    const trace::Task& task = tasks[t];
-    m_laneMaxDurNs[task.lane] = std::max(m_laneMaxDurNs[task.lane], task.durNs());
-    m_startNs = std::min(m_startNs, task.startNs);
-    if (task.endNs > m_endNs) {
-      m_endNs = task.endNs;
+    LaneIndex lane = tr.taskLane(t);
+    std::int64_t startNs = tr.taskStartNs(t);
+    std::int64_t durNs = tr.taskDurNs(t);
+    m_laneMaxDurNs[lane] = std::max(m_laneMaxDurNs[lane], durNs);
+    m_startNs = std::min(m_startNs, startNs);
+    if (startNs + durNs > m_endNs) {
+      m_endNs = startNs + durNs;
       lastEnding = t;
     }
-    CoreKindSummary& kind = m_summary[static_cast<std::size_t>(tr.lanes()[task.lane].kind)];
+    CoreKindSummary& kind = m_summary[static_cast<std::size_t>(tr.lanes()[lane].kind)];
     ++kind.tasks;
-    kind.busyNs += task.durNs();
+    kind.busyNs += durNs;
   }
   for (const trace::Lane& lane : tr.lanes()) ++m_summary[static_cast<std::size_t>(lane.kind)].lanes;
 
@@ -95,14 +104,15 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
       m_onCriticalPath[t] = true;
       m_criticalPath.push_back(t);
       TaskIndex gate = previousOnLane(t);
-      if (gate != trace::kNoTask && tasks[gate].endNs > tasks[t].startNs) gate = trace::kNoTask;  // overlapping: not a gate
+      if (gate != trace::kNoTask && tr.taskEndNs(gate) > tr.taskStartNs(t)) gate = trace::kNoTask;  // overlapping: not a gate
       for (TaskIndex p : tr.predecessors(t))
-        if (gate == trace::kNoTask || tasks[p].endNs > tasks[gate].endNs) gate = p;
+        if (gate == trace::kNoTask || tr.taskEndNs(p) > tr.taskEndNs(gate)) gate = p;
       t = gate;
     }
     std::reverse(m_criticalPath.begin(), m_criticalPath.end());
   }
 
+  checkCancelled();
   m_bound.resize(taskCount);
   for (TaskIndex t = 0; t < taskCount; ++t) m_bound[t] = static_cast<std::uint8_t>(boundClassOf(tr, t));
   if (!errors.empty()) {
@@ -110,21 +120,8 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     for (TaskIndex t = 0; t < taskCount && t < errors.size(); ++t) m_error[t] = static_cast<std::uint8_t>(errors[t]);
   }
 
-  m_firstByDuration.assign(tr.lanes().size() + 1, 0);
-  m_byDuration.reserve(taskCount);
-  for (LaneIndex l = 0; l < tr.lanes().size(); ++l) {
-    const auto& order = tr.lanes()[l].tasksByStart;
-    std::size_t first = m_byDuration.size();
-    m_byDuration.insert(m_byDuration.end(), order.begin(), order.end());
-    std::sort(m_byDuration.begin() + static_cast<std::ptrdiff_t>(first), m_byDuration.end(), [&](TaskIndex a, TaskIndex b) {
-      if (tasks[a].durNs() != tasks[b].durNs()) return tasks[a].durNs() > tasks[b].durNs();
-      return tasks[a].startNs != tasks[b].startNs ? tasks[a].startNs < tasks[b].startNs : a < b;
-    });
-    m_firstByDuration[l + 1] = static_cast<std::uint32_t>(m_byDuration.size());
-  }
-
   std::vector<bool> isLabel(tr.strings().size(), false);
-  for (const trace::Task& task : tasks) isLabel[task.label] = true;
+  for (TaskIndex t = 0; t < taskCount; ++t) isLabel[tr.taskLabel(t)] = true;
   std::vector<std::string> labels;
   for (trace::StringId id = 1; id < isLabel.size(); ++id)
     if (isLabel[id]) labels.emplace_back(tr.str(id));
@@ -136,7 +133,9 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     modeKeys.resize(taskCount);
     for (TaskIndex t = 0; t < taskCount; ++t) modeKeys[t] = colorKey(t, static_cast<SwimlaneColorMode>(mode));
   }
+  checkCancelled();
   m_laneSummary = LaneSummary(tr, keys);
+  checkCancelled();
 
   for (int mode = 0; mode < kColorModeCount; ++mode) {
     std::unordered_map<std::uint32_t, std::int64_t> busy;
@@ -144,8 +143,8 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
     bool bySubgraph = static_cast<SwimlaneColorMode>(mode) == SwimlaneColorMode::Subgraph;
     for (TaskIndex t = 0; t < taskCount; ++t) {
       std::uint32_t key = keys[static_cast<std::size_t>(mode)][t];
-      busy[key] += tasks[t].durNs();
-      if (bySubgraph) labelTime[key][tasks[t].label] += tasks[t].durNs();
+      busy[key] += tr.taskDurNs(t);
+      if (bySubgraph) labelTime[key][tr.taskLabel(t)] += tr.taskDurNs(t);
     }
     auto& totals = m_keyTotals[static_cast<std::size_t>(mode)];
     for (const auto& [key, ns] : busy) {
@@ -167,10 +166,12 @@ TraceIndex::TraceIndex(std::shared_ptr<const trace::Trace> tracePtr, std::string
 }
 
 std::uint32_t TraceIndex::colorKey(TaskIndex task, SwimlaneColorMode mode) const {
-  const trace::Task& t = m_trace->tasks()[task];
   switch (mode) {
-  case SwimlaneColorMode::Label: return t.label;
-  case SwimlaneColorMode::Subgraph: return t.subgraph < 0 ? 0 : static_cast<std::uint32_t>(t.subgraph) + 1;
+  case SwimlaneColorMode::Label: return m_trace->taskLabel(task);
+  case SwimlaneColorMode::Subgraph: {
+    std::int32_t subgraph = m_trace->taskSubgraph(task);
+    return subgraph < 0 ? 0 : static_cast<std::uint32_t>(subgraph) + 1;
+  }
   case SwimlaneColorMode::Bound: return m_bound[task];
   case SwimlaneColorMode::Error: return static_cast<std::uint32_t>(errorClass(task));
   }
@@ -179,10 +180,9 @@ std::uint32_t TraceIndex::colorKey(TaskIndex task, SwimlaneColorMode mode) const
 
 TaskIndex TraceIndex::previousOnLane(TaskIndex task) const {
   const trace::Trace& tr = *m_trace;
-  const trace::Task& t = tr.tasks()[task];
-  const auto& order = tr.lanes()[t.lane].tasksByStart;
-  auto it = std::lower_bound(order.begin(), order.end(), t.startNs,
-                             [&](TaskIndex other, std::int64_t start) { return tr.tasks()[other].startNs < start; });
+  const auto& order = tr.lanes()[tr.taskLane(task)].tasksByStart;
+  auto it = std::lower_bound(order.begin(), order.end(), tr.taskStartNs(task),
+                             [&](TaskIndex other, std::int64_t start) { return tr.taskStartNs(other) < start; });
   while (it != order.end() && *it != task) ++it;  // equal starts: find this task among them
   if (it == order.end() || it == order.begin()) return trace::kNoTask;
   return *(it - 1);
@@ -190,7 +190,7 @@ TaskIndex TraceIndex::previousOnLane(TaskIndex task) const {
 
 std::vector<DependencyEdge> TraceIndex::dependencyEdges(TaskIndex task, int depth, std::size_t maxEdges) const {
   std::vector<DependencyEdge> edges;
-  if (task >= m_trace->tasks().size()) return edges;
+  if (task >= m_trace->taskCount()) return edges;
   int maxDepth = depth <= 0 ? std::numeric_limits<int>::max() : depth;
   for (bool upstream : {true, false}) {
     std::unordered_set<TaskIndex> seen{task};
@@ -229,7 +229,7 @@ std::vector<TaskIndex> TraceIndex::find(std::string_view query) const {
       return found;
     }
     for (TaskIndex t = 0; t < tasks.size(); ++t)
-      if (tasks[t].id == number) found.push_back(t);
+      if (tr.taskId(t) == number) found.push_back(t);
     return found;
   }
 
@@ -240,14 +240,14 @@ std::vector<TaskIndex> TraceIndex::find(std::string_view query) const {
     if (equalsIgnoreCase(tr.str(id), query)) matchingLabel[id] = anyLabel = true;
   if (anyLabel) {
     for (TaskIndex t = 0; t < tasks.size(); ++t)
-      if (matchingLabel[tasks[t].label]) found.push_back(t);
+      if (matchingLabel[tr.taskLabel(t)]) found.push_back(t);
     if (!found.empty()) return found;
   }
   std::vector<bool> matchingName(tr.strings().size(), false);
   for (trace::StringId id = 1; id < tr.strings().size(); ++id)
     matchingName[id] = tr.str(id).find(query) != std::string_view::npos;
   for (TaskIndex t = 0; t < tasks.size(); ++t)
-    if (matchingName[tasks[t].name]) found.push_back(t);
+    if (matchingName[tr.taskName(t)]) found.push_back(t);
   return found;
 }
 
@@ -283,11 +283,11 @@ std::vector<TaskIndex> TraceIndex::tasksAtLine(std::string_view fileName, int li
 }
 
 std::size_t TraceIndex::memoryBytes() const {
-  return m_trace->memoryBytes() + sizeof(*this) + m_firstSucc.capacity() * sizeof(std::uint32_t) +
+  return m_trace->memoryBytes() + sizeof(*this) + m_firstSucc.memoryBytes() - sizeof(m_firstSucc) +
          m_succs.capacity() * sizeof(TaskIndex) + m_laneMaxDurNs.capacity() * sizeof(std::int64_t) +
          m_laneOrder.capacity() * sizeof(LaneIndex) + m_criticalPath.capacity() * sizeof(TaskIndex) +
          m_onCriticalPath.capacity() / 8 + m_sourceName.capacity() + m_bound.capacity() + m_error.capacity() +
-         (m_byDuration.capacity() + m_firstByDuration.capacity()) * sizeof(TaskIndex) + m_laneSummary.memoryBytes();
+         m_laneSummary.memoryBytes();
 }
 
 } // namespace pto::widgets

@@ -13,6 +13,7 @@
 #include "widgets/models/LaneSummary.h"
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -47,12 +48,18 @@ struct ColorKeyTotal {
   trace::StringId topLabel = trace::kEmptyString;  // subgraph mode: the label with most time in it
 };
 
+// Thrown by the TraceIndex constructor when its `cancelled` flag was raised.
+struct TraceIndexCancelled {};
+
 class TraceIndex {
 public:
   // `trace` must be finalized. O(tasks + edges). `errors` (by task, or
-  // empty) are the Error colour mode's classes: a run beside a measured trace.
+  // empty) are the Error colour mode's classes: a run beside a measured
+  // trace. `cancelled` (may be null) is checked between the stages of the
+  // build (each well under a second at 10M tasks); when raised, the
+  // constructor throws TraceIndexCancelled.
   explicit TraceIndex(std::shared_ptr<const trace::Trace> trace, std::string sourceName = {},
-                      std::vector<ErrorClass> errors = {});
+                      std::vector<ErrorClass> errors = {}, const std::atomic<bool>* cancelled = nullptr);
 
   const trace::Trace& trace() const { return *m_trace; }
   const std::shared_ptr<const trace::Trace>& sharedTrace() const { return m_trace; }
@@ -60,7 +67,8 @@ public:
   const std::string& sourceName() const { return m_sourceName; }
 
   std::span<const TaskIndex> successors(TaskIndex task) const {
-    return {m_succs.data() + m_firstSucc[task], m_firstSucc[task + 1] - m_firstSucc[task]};
+    auto first = static_cast<std::size_t>(m_firstSucc[task]);
+    return {m_succs.data() + first, static_cast<std::size_t>(m_firstSucc[task + 1]) - first};
   }
   std::int64_t laneMaxDurNs(LaneIndex lane) const { return m_laneMaxDurNs[lane]; }
   // Lanes top to bottom: by sort index, then core kind (AIC, AIV, AICPU,
@@ -108,11 +116,6 @@ public:
   std::uint32_t colorKey(TaskIndex task, SwimlaneColorMode mode) const;
   // Number of tasks on `lane`.
   std::size_t laneTaskCount(LaneIndex lane) const { return m_trace->lanes()[lane].tasksByStart.size(); }
-  // The tasks of `lane`, longest first (ties by start), so that the tasks at
-  // least some duration long are a prefix.
-  std::span<const TaskIndex> laneTasksByDuration(LaneIndex lane) const {
-    return {m_byDuration.data() + m_firstByDuration[lane], m_firstByDuration[lane + 1] - m_firstByDuration[lane]};
-  }
   const LaneSummary& laneSummary() const { return m_laneSummary; }
   // Each colour key of `mode` with its tasks' total duration, busiest first
   // (ties by key), for legends.
@@ -129,7 +132,7 @@ public:
 private:
   std::shared_ptr<const trace::Trace> m_trace;
   std::string m_sourceName;
-  std::vector<std::uint32_t> m_firstSucc;  // tasks + 1 offsets into m_succs
+  trace::PackedColumn m_firstSucc;  // tasks + 1 offsets into m_succs
   std::vector<TaskIndex> m_succs;
   std::vector<std::int64_t> m_laneMaxDurNs;
   std::vector<LaneIndex> m_laneOrder;
@@ -140,8 +143,6 @@ private:
   std::vector<bool> m_onCriticalPath;
   std::vector<std::uint8_t> m_bound;            // BoundClass per task
   std::vector<std::uint8_t> m_error;            // ErrorClass per task, empty when not compared
-  std::vector<TaskIndex> m_byDuration;          // per lane, longest first
-  std::vector<std::uint32_t> m_firstByDuration; // lanes + 1 offsets into m_byDuration
   LaneSummary m_laneSummary;
   LabelColors m_labelColors;
   std::array<std::vector<ColorKeyTotal>, kColorModeCount> m_keyTotals;
