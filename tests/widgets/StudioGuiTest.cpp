@@ -2,7 +2,8 @@
 // runs it; a run uses the editor's unsaved kernel text (the file on disk is
 // untouched); edits rerun after a debounce, once for a burst of edits; a
 // broken kernel leaves the last swimlane and lists its error with the line;
-// cancel drops the run. Expected task counts come from the tile arithmetic
+// cancel drops the run; Cancel on a trace file being read keeps the trace
+// shown before. Expected task counts come from the tile arithmetic
 // of resources/examples/muls_add_matmul_rowsum/kernel.py, not from earlier runs.
 #include "app/studio/MainWindow.h"
 #include "StudioGuiTestCase.h"
@@ -15,6 +16,7 @@
 #include "widgets/SourceEditor.h"
 #include "widgets/SummaryPanel.h"
 #include "widgets/SwimlaneView.h"
+#include "widgets/TraceLoadBar.h"
 #include "widgets/TaskGraphView.h"
 #include "widgets/ProjectSettingsDocument.h"
 #include "widgets/TuningPanel.h"
@@ -32,6 +34,7 @@
 #include <QToolTip>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeWidget>
 
 #include <functional>
@@ -352,6 +355,32 @@ private Q_SLOTS:
   // PyPTO's simulator mode (and a Python run here with RunMode.SIM) leaves
   // output/output_<time>_<pid>_<host>/CostModelSimulationOutput/merged_swimlane.json:
   // opening the `output` folder shows that swimlane.
+  // Opening a second trace file and pressing the load bar's Cancel before it
+  // is read: the bar goes, and the swimlane, the title and traceLoaded stay
+  // as they were, also after the time the read takes.
+  void cancellingATraceLoadKeepsThePreviousView() {
+    pto::studio::MainWindow window;
+    QSignalSpy loaded(&window, &pto::studio::MainWindow::traceLoaded);
+    QString first = QStringLiteral(PTO_WIDGET_TEST_DATA_DIR "/sample_swimlane.json");
+    QVERIFY(window.open(first));
+    QVERIFY(loaded.wait(30000));
+    auto before = window.swimlane()->traceIndex();
+    QString title = window.windowTitle();
+    QString second = m_dir->filePath(QStringLiteral("second.json"));
+    QVERIFY(QFile::copy(first, second));
+    QVERIFY(window.open(second));
+    auto* bar = window.findChild<pto::widgets::TraceLoadBar*>();
+    QVERIFY(bar && bar->loading());
+    auto* cancel = bar->findChild<QToolButton*>();
+    QVERIFY(cancel);
+    cancel->click();
+    QVERIFY(!bar->loading());
+    QTest::qWait(300);  // the sample reads in a few ms: a result not dropped would be here
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(window.swimlane()->traceIndex(), before);
+    QCOMPARE(window.windowTitle(), title);
+  }
+
   void openingAPyptoOutputFolderShowsItsSwimlane() {
     pto::studio::MainWindow window;
     QVERIFY(createAndRun(window));
