@@ -402,15 +402,20 @@ bool SwimlaneRenderer::summariseLane(LaneIndex lane, std::pair<std::size_t, std:
   int firstColumn = -1;
   std::size_t columnCount = width + 2;
   double minWideNs = kMinSliceWidthPx * nsPerPx;
-  if (visible > kTasksPerColumnFromSummary * width && summary.resolves(lane, nsPerPx)) {
+  if (visible <= kTasksPerColumnFromSummary * width) {
+    // A few tasks per pixel: columns from the visible tasks themselves.
+    columnsFromTasks(lane, range, firstColumn, columnCount, context);
+  } else if (summary.resolves(lane, nsPerPx)) {
     // Many tasks per pixel: columns from the lane's pyramid, and the few
     // tasks wide enough to stand alone found in it; too many of those (a
-    // lane of long tasks elsewhere) and walking the visible tasks is cheaper.
+    // lane of long tasks elsewhere) and folding is cheaper.
     if (!summary.longTasks(lane, coords.startNs(), coords.endNs(), minWideNs, 2 * width, m_wide)) return false;
     summary.columns(lane, coords.nsAt(firstColumn), nsPerPx, columnCount, context.state.colorMode, m_columns);
   } else {
-    // A few tasks per pixel: columns from the visible tasks themselves.
-    columnsFromTasks(lane, range, firstColumn, columnCount, context);
+    // Many tasks per pixel in a burst much denser than the lane's average
+    // (its bins are wider than a pixel): folding costs per drawn item, where
+    // the columns would walk every task.
+    return false;
   }
   const trace::Trace& tr = m_index->trace();
   auto modeBits = static_cast<std::uint64_t>(context.state.colorMode);
