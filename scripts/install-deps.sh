@@ -16,6 +16,8 @@ packages=(
   libsqlite3-dev zlib1g-dev
   # tests
   libgtest-dev libbenchmark-dev python3-numpy python3-torch python3-pytest graphviz xvfb xauth
+  # distributed tuning sweeps (pto tune --dask)
+  python3-distributed
 )
 
 missing=()

@@ -120,6 +120,30 @@ if wanted measured.png; then
   "$pto" run "$work/$calibration" --machine "$work/chip.json" --no-check --no-record --trace "$work/merged_swimlane.json" >/dev/null
 fi
 
+# A Dask cluster of two local worker processes for the distributed tuner's
+# picture (Debian's python3-distributed), stopped with the script.
+softmax_dask=$(project softmax softmax_dask)
+start_dask_cluster() {
+  mkfifo "$work/cluster-stdin"
+  /usr/bin/python3 -c '
+import sys
+from distributed import LocalCluster
+if __name__ == "__main__":
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    print(cluster.scheduler_address, flush=True)
+    sys.stdin.read()
+    cluster.close()
+' <"$work/cluster-stdin" >"$work/cluster-address" 2>"$work/cluster.log" &
+  exec 9>"$work/cluster-stdin"  # the cluster lives until this script closes it, at exit
+  local waited=0
+  until [ -s "$work/cluster-address" ] || [ $waited -ge 60 ]; do sleep 1; waited=$((waited + 1)); done
+  if [ ! -s "$work/cluster-address" ]; then
+    echo "make-screenshots: the Dask cluster did not start (is python3-distributed installed?):" >&2
+    cat "$work/cluster.log" >&2
+    exit 1
+  fi
+}
+
 # softmax with a tile the hardware rejects (the innermost dim not 32-byte aligned).
 broken=$(project softmax my_softmax)
 sed -i 's/set_vec_tile_shapes(1, 4, 1, 64)/set_vec_tile_shapes(1, 4, 1, 60)/' "$work/$broken/kernel.py"
@@ -138,6 +162,10 @@ shot memory.png            "${per_block%/per_block}/l1_reuse" --run --view memor
 shot inside-task.png       "$softmax" --run --view inside
 shot advice.png            "$per_block" --run --advise --view advice
 shot tuner.png             "$softmax" --run --tune 240 --view advice
+if wanted tuner-dask.png; then
+  start_dask_cluster
+  shot tuner-dask.png      "$softmax_dask" --run --tune 240 --dask "$(head -1 "$work/cluster-address")" --view advice
+fi
 shot swimlane-dark.png     "$indexer" --run --view swimlane --theme dark
 
 if [ ${#only[@]} -gt 0 ] && [ "$made" -ne ${#only[@]} ]; then

@@ -14,6 +14,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
@@ -172,6 +173,15 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QWidget(parent) {
   for (TuneStrategy strategy : kStrategies) m_strategy->addItem(strategyName(strategy));
   m_strategy->setToolTip(tr("grid: every point in order; random: a seeded sample; evolve: the fittest points' neighbours"));
   bar->addWidget(m_strategy);
+  m_cluster = new QLineEdit(this);
+  m_cluster->setPlaceholderText(tr("on this machine"));
+  m_cluster->setClearButtonEnabled(true);
+  m_cluster->setMinimumWidth(m_cluster->fontMetrics().horizontalAdvance(QStringLiteral("tcp://10.0.0.5:8786")) + 24);
+  m_cluster->setToolTip(tr("Where the points are simulated: empty for this machine's threads, or a Dask scheduler's "
+                           "address (tcp://HOST:PORT) to simulate them on its workers, each running pto on the "
+                           "project folder at this machine's path (pto tune --dask)"));
+  connect(m_cluster, &QLineEdit::returnPressed, this, &AdvicePanel::requestTune);
+  bar->addWidget(m_cluster);
   bar->addStretch(1);
   m_cancelButton = new QToolButton(this);
   m_cancelButton->setText(tr("Cancel"));
@@ -187,6 +197,7 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QWidget(parent) {
   m_progress->setTextVisible(false);
   m_progress->setVisible(false);
   m_status = new QLabel(this);
+  m_status->setObjectName(QStringLiteral("adviceStatus"));
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   progressRow->addWidget(m_status, 1);
@@ -555,7 +566,7 @@ void AdvicePanel::setTuneResult(const TuneResult& result) {
     gridSize *= static_cast<double>(dimension.values.size());
     dimensions << QStringLiteral("%1 (%2 values)").arg(QString::fromStdString(dimension.path)).arg(dimension.values.size());
   }
-  QString headline = tr("<b>%1</b> over %2 dimensions (%3 points, %4 space) &nbsp;&middot;&nbsp; %5 %6 pruned%7 in %8 s")
+  QString headline = tr("<b>%1</b> over %2 dimensions (%3 points, %4 space) &nbsp;&middot;&nbsp; %5 %6 pruned%7 in %8 s%9")
                          .arg(strategyName(result.strategy))
                          .arg(result.space.dimensions.size())
                          .arg(gridSize, 0, 'g', 6)
@@ -566,7 +577,9 @@ void AdvicePanel::setTuneResult(const TuneResult& result) {
                                                 : tr("%1 simulated,").arg(result.evaluated))
                          .arg(result.pruned)
                          .arg(result.failed > 0 ? tr(", %1 failed").arg(result.failed) : QString())
-                         .arg(result.seconds, 0, 'f', 1);
+                         .arg(result.seconds, 0, 'f', 1)
+                         .arg(result.where.empty() ? QString()
+                                                   : tr(" on %1").arg(QString::fromStdString(result.where).toHtmlEscaped()));
   if (result.best >= 0) {
     const TunePoint& best = result.points[static_cast<std::size_t>(result.best)];
     headline += QStringLiteral("<br>") +
@@ -743,6 +756,24 @@ void AdvicePanel::setBusy(const QString& what, int done, int total) {
   updateButtons();
 }
 
+void AdvicePanel::setTuneProgress(const QString& project, const TuneProgress& progress) {
+  setBusy(tr("Tuning %1").arg(project), progress.done, progress.total);
+  const QString best = progress.bestUs > 0 ? tr("best %1 us").arg(progress.bestUs, 0, 'f', 2) : tr("no result yet");
+  const QString left = progress.etaSeconds < 0 ? QString() : tr(", about %1 s left").arg(std::lround(progress.etaSeconds));
+  m_status->setText(tr("Tuning %1 on %2: %3 of %4 points, %5 simulated/s, %6%7")
+                        .arg(project, QString::fromStdString(progress.where))
+                        .arg(progress.done)
+                        .arg(progress.total)
+                        .arg(progress.ratePerSecond, 0, 'f', 1)
+                        .arg(best, left));
+}
+
+QString AdvicePanel::cluster() const { return m_cluster->text().trimmed(); }
+void AdvicePanel::setCluster(const QString& address) {
+  m_cluster->setText(address);
+  m_cluster->setCursorPosition(0);  // the host, not the port, when it does not fit
+}
+
 void AdvicePanel::setIdle(const QString& message) {
   m_busy = false;
   m_cancelButton->setVisible(false);
@@ -758,6 +789,7 @@ void AdvicePanel::updateButtons() {
   m_tuneButton->setEnabled(ready);
   m_budget->setEnabled(!m_busy);
   m_strategy->setEnabled(!m_busy);
+  m_cluster->setEnabled(!m_busy);
   if (m_busy) m_status->setVisible(true);
   for (const auto& card : m_cards) card->apply->setEnabled(ready && card->state == Card::State::Proposed);
   const bool haveTune = m_tune && m_tune->best >= 0;

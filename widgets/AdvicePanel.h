@@ -29,6 +29,7 @@ class QComboBox;
 class QCustomPlot;
 class QCPGraph;
 class QLabel;
+class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
@@ -79,6 +80,9 @@ public:
 
   // Work going on: what, and how far ("simulated 12 of 64"; total 0: unknown).
   void setBusy(const QString& what, int done = 0, int total = 0);
+  // A sweep under way: points done of the total, rate, best so far, time
+  // left and where the points run.
+  void setTuneProgress(const QString& project, const pto::TuneProgress& progress);
   void setIdle(const QString& message = {});
   bool isBusy() const { return m_busy; }
 
@@ -95,6 +99,11 @@ public:
   QPushButton* applySelectedButton() const { return m_applySelected; }
   QSpinBox* budget() const { return m_budget; }
   QComboBox* strategy() const { return m_strategy; }
+  // Where the tuner simulates: empty for this machine, else a Dask
+  // scheduler's address (tcp://HOST:PORT).
+  QString cluster() const;
+  void setCluster(const QString& address);
+  QLineEdit* clusterField() const { return m_cluster; }
   QTableView* paretoTable() const { return m_table; }
   TunePointsModel* paretoModel() const { return m_model; }
   QCustomPlot* plot() const { return m_plot; }
@@ -126,6 +135,7 @@ private:
   QToolButton* m_cancelButton = nullptr;
   QSpinBox* m_budget = nullptr;
   QComboBox* m_strategy = nullptr;
+  QLineEdit* m_cluster = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_status = nullptr;
   QTabWidget* m_tabs = nullptr;

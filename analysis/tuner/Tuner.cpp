@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <set>
@@ -146,18 +147,15 @@ double busyMicroseconds(const Simulation& simulation) {
   return static_cast<double>(cycles) / (simulation.clockGHz * 1000.0);
 }
 
-// The project document with a point's values set.
-json documentFor(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
+// The project document with `settings` ({dotted path: value}) set.
+json documentWith(const OperatorProject& project, const json& settings) {
   json document = json::parse(project.document.dump());
-  for (std::size_t d = 0; d < space.dimensions.size(); ++d)
-    document = withValue(std::move(document), space.dimensions[d].path,
-                         space.dimensions[d].values[static_cast<std::size_t>(choice[d])]);
+  for (const auto& [path, value] : settings.items()) document = withValue(std::move(document), path, value);
   return document;
 }
 
-std::optional<OperatorProject> patchedProjectFor(const OperatorProject& project, const TuneSpace& space,
-                                                 const std::vector<int>& choice, DiagnosticEngine& diags) {
-  return parseProject(documentFor(project, space, choice).dump(2), project.file, diags);
+json documentFor(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
+  return documentWith(project, tuneSettings(space, choice));
 }
 
 // The result cache over the project's run ledger (see Tuner.h). Lookups
@@ -273,41 +271,151 @@ private:
   bool m_warned = false;
 };
 
-// Simulates `points` (status still empty) in parallel, each point's result
-// depending on it alone, after taking what the result cache has.
-void evaluate(VariantSimulator& simulator, const TracedProject& traced, const TuneSpace& space, ResultCache& cache,
-              std::vector<TunePoint>& points, const std::vector<std::size_t>& all, int threads,
-              const std::function<bool()>& cancelled, DiagnosticEngine& sweepDiags) {
-  const std::vector<std::size_t> which = cache.fill(space, points, all, sweepDiags);
+// Counts a sweep's results as they arrive and passes them on
+// (TuneOptions::progress); results arrive on several threads at once.
+class ProgressReporter {
+public:
+  ProgressReporter(const TuneOptions& options, std::string where)
+      : m_callback(options.progress), m_start(std::chrono::steady_clock::now()) {
+    m_progress.where = std::move(where);
+  }
+
+  void expect(int total) {
+    std::lock_guard lock(m_mutex);
+    m_progress.total = total;
+  }
+
+  void add(const TunePoint& point) {
+    std::lock_guard lock(m_mutex);
+    ++m_progress.done;
+    if (!point.cached) ++m_progress.simulated;
+    if (point.status == "ok" && (m_progress.bestUs == 0.0 || point.makespanUs < m_progress.bestUs))
+      m_progress.bestUs = point.makespanUs;
+    if (!m_callback) return;
+    const auto now = std::chrono::steady_clock::now();
+    m_progress.seconds = std::chrono::duration<double>(now - m_start).count();
+    m_progress.ratePerSecond = m_progress.seconds > 0 ? m_progress.simulated / m_progress.seconds : 0.0;
+    // The time left comes from the rate since the first simulated result:
+    // before it lie the workers' start-up and the kernel's trace, which the
+    // points still to come do not pay again. Points still to come are
+    // assumed to need simulating (the cache answers before them).
+    if (!point.cached && m_progress.simulated == 1) m_firstResult = now;
+    const double steady = std::chrono::duration<double>(now - m_firstResult).count();
+    const int left = std::max(0, m_progress.total - m_progress.done);
+    m_progress.etaSeconds =
+        m_progress.simulated >= 2 && steady > 0 ? left / ((m_progress.simulated - 1) / steady) : (left == 0 ? 0.0 : -1.0);
+    m_callback(m_progress);
+  }
+
+private:
+  std::function<void(const TuneProgress&)> m_callback;
+  std::chrono::steady_clock::time_point m_start, m_firstResult;
+  std::mutex m_mutex;
+  TuneProgress m_progress;
+};
+
+// What every evaluation of a sweep shares.
+struct Sweep {
+  VariantSimulator& simulator;
+  const TracedProject& traced;
+  const TuneSpace& space;
+  ResultCache& cache;
+  const TuneOptions& options;
+  int threads;
+  ProgressReporter& progress;
+};
+
+void setOutcome(TunePoint& point, const TunePointOutcome& outcome) {
+  point.status = outcome.status;
+  point.reason = outcome.reason;
+  point.makespanUs = outcome.makespanUs;
+  point.busyUs = outcome.busyUs;
+}
+
+// Simulates `which` here, in parallel on the sweep's threads.
+void simulateHere(const Sweep& sweep, std::vector<TunePoint>& points, const std::vector<std::size_t>& which) {
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < which.size(); i = next++) {
       TunePoint& point = points[which[i]];
-      if (cancelled && cancelled()) {
+      if (sweep.options.cancelled && sweep.options.cancelled()) {
         point.status = "failed";
         point.reason = ResultCache::kCancelled;
         continue;
       }
-      DiagnosticEngine diags;
-      std::optional<VariantSimulator::Outcome> run;
-      auto project = patchedProjectFor(traced.project, space, point.choice, diags);
-      if (project) run = simulator.run(*project, diags);
-      if (!run) {
-        point.status = "failed";
-        point.reason = diags.diagnostics().empty() ? "did not compile" : diags.diagnostics().front().message;
-        continue;
-      }
-      point.status = "ok";
-      point.makespanUs = run->simulation.stats.makespanUs;
-      point.busyUs = busyMicroseconds(run->simulation);
+      setOutcome(point, simulateTuneSettings(sweep.simulator, sweep.traced.project,
+                                             tuneSettings(sweep.space, point.choice)));
+      sweep.progress.add(point);
     }
   };
-  const int count = std::max(1, std::min<int>(threads, static_cast<int>(which.size())));
+  const int count = std::max(1, std::min<int>(sweep.threads, static_cast<int>(which.size())));
   std::vector<std::thread> pool;
   for (int t = 1; t < count; ++t) pool.emplace_back(work);
   work();
   for (std::thread& thread : pool) thread.join();
-  cache.keep(space, points, which, sweepDiags);
+}
+
+// Sends `all` to the remote evaluator after taking what the result cache
+// has; returns how many were sent.
+std::size_t sendRemote(const Sweep& sweep, std::vector<TunePoint>& points, const std::vector<std::size_t>& all,
+                       DiagnosticEngine& diags) {
+  const std::vector<std::size_t> which = sweep.cache.fill(sweep.space, points, all, diags);
+  for (std::size_t i : all)
+    if (points[i].cached) sweep.progress.add(points[i]);
+  for (std::size_t i : which) sweep.options.remote->submit(i, tuneSettings(sweep.space, points[i].choice));
+  return which.size();
+}
+
+// Applies a remote evaluator's next result and returns its point; nullopt
+// when none came (cancelled, or the evaluator broke down: its error is in
+// `diags`).
+std::optional<std::size_t> receiveRemote(const Sweep& sweep, std::vector<TunePoint>& points, DiagnosticEngine& diags) {
+  auto result = sweep.options.remote->next(sweep.options.cancelled, diags);
+  if (!result) return std::nullopt;
+  TunePoint& point = points[result->id];
+  setOutcome(point, result->outcome);
+  sweep.progress.add(point);
+  return result->id;
+}
+
+// Points sent away that never came back are reported as cancelled, which
+// the cache does not keep.
+void markUnfinished(std::vector<TunePoint>& points, const std::vector<std::size_t>& which) {
+  for (std::size_t i : which)
+    if (points[i].status.empty()) {
+      points[i].status = "failed";
+      points[i].reason = ResultCache::kCancelled;
+    }
+}
+
+// Evaluates `all` (status still empty), each point's result depending on it
+// alone: what the result cache has, then the rest simulated here or by the
+// remote evaluator.
+void evaluate(const Sweep& sweep, std::vector<TunePoint>& points, const std::vector<std::size_t>& all,
+              DiagnosticEngine& diags) {
+  if (sweep.options.remote) {
+    const std::size_t sent = sendRemote(sweep, points, all, diags);
+    // Kept as they arrive, a few hundred at a time: a long distributed sweep
+    // stopped half way keeps what it has.
+    std::vector<std::size_t> arrived;
+    for (std::size_t received = 0; received < sent; ++received) {
+      auto index = receiveRemote(sweep, points, diags);
+      if (!index) break;
+      arrived.push_back(*index);
+      if (arrived.size() == 256 || received + 1 == sent) {
+        sweep.cache.keep(sweep.space, points, arrived, diags);
+        arrived.clear();
+      }
+    }
+    sweep.cache.keep(sweep.space, points, arrived, diags);
+    markUnfinished(points, all);
+    return;
+  }
+  const std::vector<std::size_t> which = sweep.cache.fill(sweep.space, points, all, diags);
+  for (std::size_t i : all)
+    if (points[i].cached) sweep.progress.add(points[i]);
+  simulateHere(sweep, points, which);
+  sweep.cache.keep(sweep.space, points, which, diags);
 }
 
 void summarise(TuneResult& result) {
@@ -353,6 +461,22 @@ constexpr auto kTuneStrategyNames = enumNames<TuneStrategy>({
 std::string_view name(TuneStrategy strategy) { return kTuneStrategyNames.name(strategy); }
 
 std::optional<TuneStrategy> parseTuneStrategy(std::string_view text) { return kTuneStrategyNames.parse(text); }
+
+json tuneSettings(const TuneSpace& space, const std::vector<int>& choice) {
+  json settings = json::object();
+  for (std::size_t d = 0; d < space.dimensions.size(); ++d)
+    settings[space.dimensions[d].path] = space.dimensions[d].values[static_cast<std::size_t>(choice[d])];
+  return settings;
+}
+
+TunePointOutcome simulateTuneSettings(VariantSimulator& simulator, const OperatorProject& project, const json& settings) {
+  DiagnosticEngine diags;
+  std::optional<VariantSimulator::Outcome> run;
+  auto variant = parseProject(documentWith(project, settings).dump(2), project.file, diags);
+  if (variant) run = simulator.run(*variant, diags);
+  if (!run) return {"failed", diags.diagnostics().empty() ? "did not compile" : diags.diagnostics().front().message};
+  return {"ok", "", run->simulation.stats.makespanUs, busyMicroseconds(run->simulation)};
+}
 
 json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
   return json::diff(json::parse(project.document.dump()), documentFor(project, space, choice));
@@ -466,6 +590,10 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   // Points that differ only in runtime options share one compilation.
   VariantSimulator simulator(traced);
   ResultCache cache(traced, options);
+  result.where = options.remote ? options.remote->where()
+                                : "this machine (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+  ProgressReporter progress(options, result.where);
+  const Sweep sweep{simulator, traced, result.space, cache, options, threads, progress};
   const std::size_t size = gridSize(result.space);
   const auto budget = static_cast<std::size_t>(std::max(0, options.budget));
 
@@ -495,29 +623,24 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
       else mine.push_back(result.points.size());
       result.points.push_back(std::move(point));
     }
-    evaluate(simulator, traced, result.space, cache, result.points, mine, threads, options.cancelled, diags);
+    progress.expect(static_cast<int>(mine.size()));
+    evaluate(sweep, result.points, mine, diags);
   } else {
     std::mt19937_64 random(options.seed);
     std::set<std::vector<int>> seen;
-    auto consider = [&](std::vector<int> choice, std::vector<std::size_t>& batch) {
-      if (!seen.insert(choice).second) return;
+    // A new point, unless seen before; its index when it is to be evaluated.
+    auto consider = [&](std::vector<int> choice) -> std::optional<std::size_t> {
+      if (!seen.insert(choice).second) return std::nullopt;
       TunePoint point;
       point.choice = std::move(choice);
       point.reason = pruner.reasonAgainst(point.choice);
-      if (!point.reason.empty()) point.status = "pruned";
-      else batch.push_back(result.points.size());
+      const bool pruned = !point.reason.empty();
+      if (pruned) point.status = "pruned";
       result.points.push_back(std::move(point));
+      return pruned ? std::nullopt : std::optional(result.points.size() - 1);
     };
-    std::size_t simulated = 0;
-    const std::size_t population = std::min<std::size_t>(std::max<std::size_t>(budget, 1), 16);
-    std::vector<std::size_t> batch;
-    for (std::size_t tries = 0; batch.size() < population && seen.size() < size && tries < 64 * population; ++tries)
-      consider(choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random)), batch);
-    while (!batch.empty() && simulated < budget) {
-      if (simulated + batch.size() > budget) batch.resize(budget - simulated);
-      evaluate(simulator, traced, result.space, cache, result.points, batch, threads, options.cancelled, diags);
-      simulated += batch.size();
-      // Parents: the four fastest so far; children change one dimension each.
+    // Parents: the four fastest so far.
+    auto fittest = [&] {
       std::vector<std::size_t> ok;
       for (std::size_t i = 0; i < result.points.size(); ++i)
         if (result.points[i].status == "ok") ok.push_back(i);
@@ -525,18 +648,75 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
         return result.points[a].makespanUs < result.points[b].makespanUs;
       });
       ok.resize(std::min<std::size_t>(ok.size(), 4));
-      batch.clear();
-      for (std::size_t tries = 0; batch.size() < population && seen.size() < size && tries < 64 * population && !ok.empty();
-           ++tries) {
-        std::vector<int> child = result.points[ok[tries % ok.size()]].choice;
-        const std::size_t d = std::uniform_int_distribution<std::size_t>(0, child.size() - 1)(random);
-        const int radix = static_cast<int>(result.space.dimensions[d].values.size());
-        if (radix < 2) continue;
-        const int step = (random() % 2 == 0) ? 1 : -1;
-        child[d] = random() % 4 == 0 ? static_cast<int>(random() % static_cast<unsigned>(radix))
-                                     : std::clamp(child[d] + step, 0, radix - 1);
-        consider(std::move(child), batch);
+      return ok;
+    };
+    // A child of parents[tries mod 4] that changes one dimension (by a step,
+    // or to any value one time in four); empty when that dimension has one value.
+    auto breed = [&](const std::vector<std::size_t>& parents, std::size_t tries) {
+      std::vector<int> child = result.points[parents[tries % parents.size()]].choice;
+      const std::size_t d = std::uniform_int_distribution<std::size_t>(0, child.size() - 1)(random);
+      const int radix = static_cast<int>(result.space.dimensions[d].values.size());
+      if (radix < 2) return std::vector<int>();
+      const int step = (random() % 2 == 0) ? 1 : -1;
+      child[d] = random() % 4 == 0 ? static_cast<int>(random() % static_cast<unsigned>(radix))
+                                   : std::clamp(child[d] + step, 0, radix - 1);
+      return child;
+    };
+    const std::size_t population = std::min<std::size_t>(std::max<std::size_t>(budget, 1), 16);
+    progress.expect(static_cast<int>(std::min<std::size_t>(budget, size)));
+    std::vector<std::size_t> batch;
+    for (std::size_t tries = 0; batch.size() < population && seen.size() < size && tries < 64 * population; ++tries)
+      if (auto index = consider(choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random))))
+        batch.push_back(*index);
+    if (!options.remote) {
+      // Generations: each one bred from the results of all before it, so
+      // that a seed gives one sweep whatever the threads.
+      std::size_t simulated = 0;
+      while (!batch.empty() && simulated < budget) {
+        if (simulated + batch.size() > budget) batch.resize(budget - simulated);
+        evaluate(sweep, result.points, batch, diags);
+        simulated += batch.size();
+        const std::vector<std::size_t> parents = fittest();
+        batch.clear();
+        for (std::size_t tries = 0;
+             batch.size() < population && seen.size() < size && tries < 64 * population && !parents.empty(); ++tries) {
+          std::vector<int> child = breed(parents, tries);
+          if (auto index = child.empty() ? std::nullopt : consider(std::move(child))) batch.push_back(*index);
+        }
       }
+    } else {
+      // Steady state: every result that arrives breeds one more point, so a
+      // cluster's workers never wait for a generation's slowest point (the
+      // order of arrival decides the sweep, so a seed does not repeat it).
+      if (batch.size() > budget) batch.resize(budget);
+      std::size_t sent = batch.size();
+      std::size_t inFlight = sendRemote(sweep, result.points, batch, diags);
+      std::vector<std::size_t> dispatched = batch;
+      auto refill = [&] {
+        while (sent < budget && inFlight < population && seen.size() < size) {
+          const std::vector<std::size_t> parents = fittest();
+          std::optional<std::size_t> index;
+          for (std::size_t tries = 0; !index && tries < 64 * population && seen.size() < size; ++tries) {
+            std::vector<int> child =
+                parents.empty() ? choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random))
+                                : breed(parents, tries);
+            if (!child.empty()) index = consider(std::move(child));
+          }
+          if (!index) return;
+          ++sent;
+          dispatched.push_back(*index);
+          inFlight += sendRemote(sweep, result.points, {*index}, diags);
+        }
+      };
+      refill();
+      while (inFlight > 0) {
+        auto index = receiveRemote(sweep, result.points, diags);
+        if (!index) break;
+        --inFlight;
+        cache.keep(result.space, result.points, {*index}, diags);
+        refill();
+      }
+      markUnfinished(result.points, dispatched);
     }
   }
   // Points chosen past the budget were never simulated.
@@ -545,6 +725,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
                       result.points.end());
   summarise(result);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (diags.hasErrors()) return std::nullopt;  // a remote evaluator broke down
   return result;
 }
 
@@ -575,6 +756,7 @@ nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorPr
   out["failed"] = result.failed;
   out["cached"] = result.cached;
   out["seconds"] = result.seconds;
+  out["where"] = result.where;
   // Points simulated per second: taking a point from the cache is not a rate.
   out["rate_per_second"] = result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0;
   if (result.best >= 0) {

@@ -6,9 +6,13 @@
 // counted. Strategies: grid (every point in order), random (a seeded sample
 // without repeats) and evolve (a seeded population: the fittest points'
 // neighbours, one dimension changed at a time). Points are simulated in
-// parallel on a thread pool. A sweep can be cut into shards (grid and random
-// only: point i belongs to shard i mod N) that run anywhere and merge into
-// the result the unsharded sweep gives.
+// parallel on a thread pool, or on another machine's or a cluster's workers
+// through a RemotePointEvaluator (a Dask cluster: DaskEvaluator.h), where the
+// evolve strategy turns steady-state: each result that arrives breeds the
+// next point, so no worker waits for a generation's slowest point. A sweep
+// can also be cut into shards (grid and random only: point i belongs to shard
+// i mod N) that run anywhere and merge into the result the unsharded sweep
+// gives.
 //
 // Result cache. Given the project's run ledger, every point simulated is kept
 // there under a key that fingerprints all its result depends on: PTO Studio's
@@ -58,6 +62,54 @@ std::optional<TuneStrategy> parseTuneStrategy(std::string_view text);
 std::string_view name(TuneStrategy strategy);
 
 class RunLedger;
+class VariantSimulator;
+
+// What simulating one point gave.
+struct TunePointOutcome {
+  std::string status;  // "ok" or "failed"
+  std::string reason;  // why it failed
+  double makespanUs = 0.0;
+  double busyUs = 0.0;
+};
+
+// Simulates `project` with `settings` ({dotted tune path: value}) set: what a
+// worker of a distributed sweep does with each point it is sent.
+TunePointOutcome simulateTuneSettings(VariantSimulator& simulator, const OperatorProject& project,
+                                 const nlohmann::json& settings);
+
+// A point's values as {dotted tune path: value}.
+nlohmann::json tuneSettings(const TuneSpace& space, const std::vector<int>& choice);
+
+// Points simulated somewhere else than this process's threads. submit() may
+// hold points back to send them in batches; next() sends what is held and
+// waits for a result.
+class RemotePointEvaluator {
+public:
+  virtual ~RemotePointEvaluator() = default;
+  virtual void submit(std::size_t id, const nlohmann::json& settings) = 0;
+  struct Result {
+    std::size_t id = 0;
+    TunePointOutcome outcome;
+  };
+  // The next result of a submitted point. nullopt when `cancelled` says so
+  // (asked every fraction of a second while waiting) or when the evaluator
+  // broke down (then with an error in `diags`).
+  virtual std::optional<Result> next(const std::function<bool()>& cancelled, DiagnosticEngine& diags) = 0;
+  // Where the points run, for people: "Dask cluster at tcp://10.0.0.5:8786 (2 workers)".
+  virtual std::string where() const = 0;
+};
+
+// How far a sweep has got, reported as its points' results arrive.
+struct TuneProgress {
+  int done = 0;         // points evaluated (simulated or from the cache)
+  int total = 0;        // points the sweep will evaluate at most
+  int simulated = 0;    // of the done: simulated by this sweep
+  double bestUs = 0.0;  // the fastest makespan so far (0: none yet)
+  double seconds = 0.0;
+  double ratePerSecond = 0.0;  // simulated points per second so far
+  double etaSeconds = -1.0;    // -1: not known yet
+  std::string where;           // where the points run
+};
 
 struct TuneOptions {
   TuneStrategy strategy = TuneStrategy::Grid;
@@ -71,6 +123,10 @@ struct TuneOptions {
   // every point is simulated again and the cache refreshed (`--no-cache`).
   RunLedger* cache = nullptr;
   bool readCache = true;
+  // Where points are simulated when not on `threads` threads here; null: here.
+  RemotePointEvaluator* remote = nullptr;
+  // Called (from the sweep's threads, one call at a time) as results arrive.
+  std::function<void(const TuneProgress&)> progress;
 };
 
 struct TunePoint {
@@ -93,6 +149,7 @@ struct TuneResult {
   int cached = 0;  // of the evaluated: taken from the result cache
   std::map<std::string, int> prunedReasons;
   double seconds = 0.0;
+  std::string where;  // where the points ran: "this machine (2 threads)", "Dask cluster at ..."
   // Indices into points: the fastest, and the points no other beats on both
   // makespan and busy time (fastest first).
   int best = -1;

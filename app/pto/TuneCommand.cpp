@@ -5,7 +5,9 @@
 // combines the shards' JSON into the unsharded result. `--apply` writes the
 // best point into pto-project.json (atomically). Points simulated before (the
 // result cache in the project's run ledger) are not simulated again unless
-// `--no-cache` asks for it.
+// `--no-cache` asks for it. `--dask ADDRESS` simulates the points on a Dask
+// cluster's workers, each of which runs `pto tune PROJECT --serve-points`:
+// points in on stdin, results out on stdout, one JSON line per batch.
 #include "app/pto/Command.h"
 #include "app/pto/TrustCommand.h"
 #include "app/pto/CommandOutput.h"
@@ -13,14 +15,19 @@
 #include "analysis/advisor/Advisor.h"
 #include "analysis/ledger/RunLedger.h"
 #include "analysis/validation/PredictionConfidence.h"
+#include "analysis/tuner/DaskEvaluator.h"
 #include "analysis/tuner/Tuner.h"
+#include "core/InstallPaths.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <unistd.h>
 
 namespace pto::cli {
 namespace {
@@ -35,6 +42,11 @@ struct TuneCommandOptions : ProjectCommandOptions {
   int rows = 10;
   bool apply = false;
   bool noCache = false;
+  std::string dask;
+  int batch = 4;
+  double daskTimeout = 10.0;
+  bool servePoints = false;
+  bool quiet = false;
 };
 
 const ProjectCommandSpec kTuneCommand{
@@ -53,11 +65,12 @@ std::string settingsText(const TuneResult& result, const TunePoint& point) {
 
 void printResult(const std::string& project, const TuneResult& result, int rows) {
   std::printf("%s: %s sweep over %s space of %.0f points (shard %d/%d): %d evaluated (%d simulated, %d from the "
-              "result cache), %d pruned, %d failed in %.2f s (%.0f simulated per second)\n",
+              "result cache), %d pruned, %d failed in %.2f s (%.0f simulated per second) on %s\n",
               project.c_str(), std::string(name(result.strategy)).c_str(), result.space.origin.c_str(),
               result.space.size(), result.shardIndex + 1, result.shardCount, result.evaluated,
               result.evaluated - result.cached, result.cached, result.pruned, result.failed, result.seconds,
-              result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0);
+              result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0,
+              result.where.empty() ? "the machines of its shards" : result.where.c_str());
   for (const auto& [reason, count] : result.prunedReasons) std::printf("  pruned %d: %s\n", count, reason.c_str());
   // Failed points are listed with their message (and kept in the cache with it).
   std::map<std::string, int> failures;
@@ -92,7 +105,110 @@ void printResult(const std::string& project, const TuneResult& result, int rows)
   std::printf("how sure: %s\n", confidenceOfRanking(recordedConfidence()).c_str());
 }
 
+// Progress on stderr as results arrive: rewritten in place on a terminal,
+// a line every few seconds in a log.
+class ProgressPrinter {
+public:
+  void operator()(const TuneProgress& progress) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool last = progress.done >= progress.total;
+    // A short sweep prints nothing; a long one ends with its last count.
+    if (last && !m_terminal && !m_any) return;
+    if (!last && now - m_printed < (m_terminal ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000)))
+      return;
+    m_printed = now;
+    m_any = true;
+    std::string eta = progress.etaSeconds < 0 ? "-" : std::to_string(static_cast<long>(progress.etaSeconds + 0.5)) + " s";
+    std::string best = progress.bestUs > 0 ? std::to_string(progress.bestUs) : "-";
+    if (auto dot = best.find('.'); dot != std::string::npos && best.size() > dot + 3) best.resize(dot + 3);
+    std::fprintf(stderr, "%spto tune: %d/%d points, %.1f simulated/s, best %s us, ETA %s, on %s%s", m_terminal ? "\r" : "",
+                 progress.done, progress.total, progress.ratePerSecond, best.c_str(), eta.c_str(),
+                 progress.where.c_str(), m_terminal && !last ? "\x1b[K" : "\n");
+    if (m_terminal && last) m_finished = true;
+    std::fflush(stderr);
+  }
+  ~ProgressPrinter() {
+    if (m_terminal && !m_finished && m_any) std::fputc('\n', stderr);
+  }
+
+private:
+  bool m_terminal = ::isatty(2) != 0;
+  bool m_finished = false;
+  bool m_any = false;
+  std::chrono::steady_clock::time_point m_printed = std::chrono::steady_clock::now();
+};
+
+// `--serve-points`: what a Dask worker runs. Each line on stdin is
+// {"setup": {"document", "kernel"}, "points": [{"id", "settings"}]} and is
+// answered by one line {"points": [{"id", "status", "reason", "makespan_us",
+// "busy_us"}]}, or {"error": message} when the setup does not trace. The
+// setup is the project document and kernel text the sweep's own process
+// traced (the IDE's unsaved edits included), so that every worker simulates
+// what it would; each setup is traced once and kept, with its compilations,
+// for the worker's later batches. Without a setup the project on disk is used.
+class PointServer {
+public:
+  explicit PointServer(const TuneCommandOptions& options) : m_options(options) {}
+
+  nlohmann::json answer(const nlohmann::json& request) {
+    if (!request.is_object() || !request.contains("points") || !request["points"].is_array())
+      return {{"error", "expected {\"setup\": {...}, \"points\": [...]} on each line"}};
+    Setup& setup = setupFor(request.value("setup", nlohmann::json()));
+    if (!setup.simulator) return {{"error", setup.error}};
+    nlohmann::json answer{{"points", nlohmann::json::array()}};
+    for (const auto& point : request["points"]) {
+      const TunePointOutcome outcome =
+          simulateTuneSettings(*setup.simulator, setup.traced->project, point.value("settings", nlohmann::json::object()));
+      answer["points"].push_back({{"id", point.value("id", 0)},
+                                  {"status", outcome.status},
+                                  {"reason", outcome.reason},
+                                  {"makespan_us", outcome.makespanUs},
+                                  {"busy_us", outcome.busyUs}});
+    }
+    return answer;
+  }
+
+private:
+  struct Setup {
+    std::optional<TracedProject> traced;
+    std::unique_ptr<VariantSimulator> simulator;
+    std::string error;
+  };
+
+  Setup& setupFor(const nlohmann::json& setup) {
+    const std::string key = setup.is_null() ? std::string() : setup.dump();
+    auto found = m_setups.find(key);
+    if (found != m_setups.end()) return found->second;
+    Setup& made = m_setups[key];
+    DiagnosticEngine diags;
+    auto project = loadTrustedProject(m_options.projectPath, diags);
+    ProjectTraceOptions trace = m_options.traceOptions();
+    if (project && setup.is_object()) {
+      if (setup.contains("document") && setup["document"].is_object())
+        project = parseProject(setup["document"].dump(2), project->file, diags);
+      if (setup.contains("kernel") && setup["kernel"].is_string()) trace.sourceText = setup["kernel"].get<std::string>();
+    }
+    if (project) made.traced = traceForVariants(*project, diags, trace);
+    if (made.traced) made.simulator = std::make_unique<VariantSimulator>(*made.traced);
+    else made.error = diags.diagnostics().empty() ? "the project did not trace" : diags.diagnostics().front().message;
+    return made;
+  }
+
+  const TuneCommandOptions& m_options;
+  std::map<std::string, Setup> m_setups;
+};
+
+int servePoints(const TuneCommandOptions& options) {
+  PointServer server(options);
+  for (std::string line; std::getline(std::cin, line);) {
+    const auto request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    std::cout << server.answer(request).dump() << std::endl;
+  }
+  return 0;
+}
+
 int runTune(const TuneCommandOptions& options) {
+  if (options.servePoints) return servePoints(options);
   DiagnosticEngine diags;
   auto project = loadTrustedProject(options.projectPath, diags);
   if (!project) return failCommand("tune", options.jsonTarget, diags);
@@ -121,7 +237,26 @@ int runTune(const TuneCommandOptions& options) {
     } catch (const std::exception&) {
       diags.error(SourceLocation{"--shard"}) << "expected K/N (shard K of N, 1 <= K <= N), got '" << options.shard << "'";
     }
+    if (!options.dask.empty() && tuneOptions.shardCount > 1)
+      diags.error(SourceLocation{"--dask"}) << "a sweep on a Dask cluster is not cut into shards: leave out --shard";
     if (!diags.hasErrors()) traced = traceForVariants(*project, diags, options.traceOptions());
+    std::unique_ptr<RemotePointEvaluator> cluster;
+    if (traced && !options.dask.empty()) {
+      DaskConnection connection;
+      connection.scheduler = options.dask;
+      connection.project = std::filesystem::absolute(project->directory());
+      connection.pto = executableDirectory() / "pto";
+      connection.batchSize = options.batch;
+      connection.traceTimeoutSeconds = options.timeoutSeconds;
+      connection.connectSeconds = options.daskTimeout;
+      connection.document = nlohmann::json::parse(traced->project.document.dump());
+      connection.kernelText = traced->sourceText;
+      cluster = connectDask(connection, diags);
+      if (!cluster) traced.reset();
+      tuneOptions.remote = cluster.get();
+    }
+    ProgressPrinter printer;
+    if (!options.quiet) tuneOptions.progress = std::ref(printer);
     // The result cache; a ledger that cannot be opened costs the cache only.
     std::optional<RunLedger> ledger;
     if (traced) {
@@ -175,6 +310,18 @@ void registerTuneCommand(CLI::App& app, CommandRegistry& registry) {
       ->capture_default_str();
   command->add_option("--rows", options->rows, "Fastest points the text lists")->check(CLI::PositiveNumber);
   command->add_flag("--apply", options->apply, "Write the best point into pto-project.json (atomically)");
+  command->add_option("--dask", options->dask,
+                      "Simulate the points on the Dask cluster whose scheduler is at ADDRESS (every worker needs pto "
+                      "and the project folder at this machine's paths)")
+      ->type_name("ADDRESS");
+  addCountOption(*command, "--batch", options->batch, "Points per Dask task (with --dask)", 1);
+  command->add_option("--dask-timeout", options->daskTimeout, "Seconds to wait for the Dask scheduler to answer")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_flag("--serve-points", options->servePoints,
+                    "Worker mode (what a Dask worker runs): trace once, then answer each line of points on stdin "
+                    "with their results on stdout");
+  command->add_flag("--quiet", options->quiet, "No progress lines on stderr");
   command->add_flag("--no-cache", options->noCache,
                     "Simulate every point again instead of taking earlier results from the project's ledger "
                     "(the ledger then keeps the new results)");

@@ -7,9 +7,13 @@
 
 #include <QFileInfo>
 #include <QPointer>
+#include <QSpinBox>
+#include <QSettings>
 #include <QThread>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 
 #include <cstdio>
 
@@ -30,6 +34,7 @@ AdviceController::AdviceController(widgets::AdvicePanel* panel, widgets::Project
   connect(m_panel, &widgets::AdvicePanel::cancelRequested, this, &AdviceController::cancel);
   connect(m_panel, &widgets::AdvicePanel::applySuggestionRequested, this, &AdviceController::applySuggestion);
   connect(m_panel, &widgets::AdvicePanel::applyTunePointRequested, this, &AdviceController::applyTunePoint);
+  m_panel->setCluster(QSettings().value(QStringLiteral("tuner/cluster")).toString());
   // Any settings edit (an apply, an undo, a hand edit) changes the baseline
   // the advice was measured on.
   connect(m_settings, &widgets::ProjectSettingsDocument::settingsChanged, this, [this] {
@@ -116,16 +121,20 @@ void AdviceController::tune(TuneStrategy strategy, int budget) {
     return;
   }
   m_panel->showTuner();
+  // The panel shows what runs, also when the sweep was asked for elsewhere (pto-studio --tune).
+  m_panel->budget()->setValue(budget);
   TuneOptions options;
   options.strategy = strategy;
   options.budget = budget;
   // Leave a core to the GUI and the other jobs.
   options.threads = std::max(1, QThread::idealThreadCount() - 1);
+  const QString cluster = m_panel->cluster();
+  QSettings().setValue(QStringLiteral("tuner/cluster"), cluster);
   const QString name = QString::fromStdString(request->project.name);
-  auto progress = progressFor(tr("Tuning %1").arg(name), budget);
+  options.progress = tuneProgressFor(name);
   m_jobs.start<TuneOutcome>(
-      [request = std::move(*request), options, progress](const std::atomic<bool>& cancelled) {
-        return tuneForViews(request, options, cancelled, progress);
+      [request = std::move(*request), options, cluster = cluster.toStdString()](const std::atomic<bool>& cancelled) {
+        return tuneForViews(request, options, cancelled, cluster);
       },
       [this, name](TuneOutcome outcome) {
         if (!outcome.result) {
@@ -140,7 +149,8 @@ void AdviceController::tune(TuneStrategy strategy, int budget) {
         m_panel->setTuneResult(*m_tune);
         m_panel->showTuner();
         m_panel->setIdle();
-        Q_EMIT statusMessage(m_tune->cached > 0
+        const QString where = QString::fromStdString(m_tune->where);
+        Q_EMIT statusMessage((m_tune->cached > 0
                                  ? tr("Tuned %1: %2 points (%3 simulated, %4 from the result cache) in %5 s")
                                        .arg(name)
                                        .arg(m_tune->evaluated)
@@ -150,10 +160,35 @@ void AdviceController::tune(TuneStrategy strategy, int budget) {
                                  : tr("Tuned %1: %2 points simulated in %3 s")
                                        .arg(name)
                                        .arg(m_tune->evaluated)
-                                       .arg(m_tune->seconds, 0, 'f', 1));
+                                       .arg(m_tune->seconds, 0, 'f', 1)) +
+                             tr(" on %1").arg(where));
         Q_EMIT tuneFinished(true);
       });
-  m_panel->setBusy(tr("Tuning %1: tracing").arg(name));
+  m_panel->setBusy(cluster.isEmpty() ? tr("Tuning %1: tracing").arg(name)
+                                     : tr("Tuning %1: tracing, then connecting to the Dask cluster at %2").arg(name, cluster));
+}
+
+void AdviceController::setCluster(const QString& address) { m_panel->setCluster(address); }
+
+std::function<void(const TuneProgress&)> AdviceController::tuneProgressFor(const QString& name) {
+  // Results arrive on the sweep's threads, up to hundreds a second: the
+  // panel hears of them at most every 100 ms (and of the last one always),
+  // and only while the sweep that sent them is the current job.
+  const quint64 generation = m_jobs.generation() + 1;  // the job about to start
+  QPointer<AdviceController> self(this);
+  auto shown = std::make_shared<std::chrono::steady_clock::time_point>();
+  return [self, generation, name, shown](const TuneProgress& progress) {
+    const auto now = std::chrono::steady_clock::now();
+    if (progress.done < progress.total && now - *shown < std::chrono::milliseconds(100)) return;
+    *shown = now;
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, generation, name, progress] {
+          if (self && self->m_jobs.generation() == generation && self->m_jobs.busy())
+            self->m_panel->setTuneProgress(name, progress);
+        },
+        Qt::QueuedConnection);
+  };
 }
 
 void AdviceController::cancel() {

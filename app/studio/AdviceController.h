@@ -41,7 +41,10 @@ public:
   void setKernelEditor(std::function<QString()> text, std::function<void(const QString&, const QString&)> replace);
 
   void advise();
+  // On this machine, or on the Dask cluster whose scheduler the panel names.
   void tune(TuneStrategy strategy, int budget);
+  // Where tune() simulates: empty for this machine, else a Dask scheduler's address.
+  void setCluster(const QString& address);
   void cancel();
   bool busy() const { return m_jobs.busy(); }
 
@@ -83,6 +86,8 @@ private:
   void startCheck(PendingCheck check);
   // Forwards worker progress to the panel while job `generation` is current.
   std::function<void(int)> progressFor(const QString& what, int total);
+  // The tuner's progress, for the panel: see tuneProgressFor in the .cpp.
+  std::function<void(const TuneProgress&)> tuneProgressFor(const QString& name);
 
   widgets::AdvicePanel* m_panel = nullptr;
   widgets::ProjectSettingsDocument* m_settings = nullptr;

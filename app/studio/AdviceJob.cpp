@@ -1,6 +1,9 @@
 // The advisor and the tuner on a worker thread.
 #include "app/studio/AdviceJob.h"
 
+#include "analysis/tuner/DaskEvaluator.h"
+#include "core/InstallPaths.h"
+
 #include "analysis/ledger/RunLedger.h"
 #include "core/project/ProjectFile.h"
 
@@ -75,10 +78,25 @@ AdviceOutcome adviseForViews(const ProjectRunRequest& request, const std::atomic
 }
 
 TuneOutcome tuneForViews(const ProjectRunRequest& request, TuneOptions options, const std::atomic<bool>& cancelled,
-                         const VariantProgress& progress) {
+                         const std::string& cluster) {
   return onTracedKernel<TuneOutcome>(
       request, cancelled, "tuning", [&](TracedProject& kernel, TuneOutcome& outcome, DiagnosticEngine& diags) {
-        options.cancelled = countingCancel(cancelled, progress);
+        options.cancelled = [&cancelled] { return cancelled.load(); };
+        // A cluster's workers run `pto` on the project folder, given the
+        // document and kernel text traced here: the snapshot's unsaved
+        // settings and kernel edits reach them.
+        std::unique_ptr<RemotePointEvaluator> remote;
+        if (!cluster.empty()) {
+          DaskConnection connection;
+          connection.scheduler = cluster;
+          connection.project = std::filesystem::absolute(kernel.project.directory());
+          connection.pto = executableDirectory() / "pto";
+          connection.document = nlohmann::json::parse(kernel.project.document.dump());
+          connection.kernelText = kernel.sourceText;
+          remote = connectDask(connection, diags);
+          if (!remote) return;
+          options.remote = remote.get();
+        }
         // The project's result cache, as `pto tune` uses it: a sweep run
         // again simulates only the points it has not seen.
         DiagnosticEngine ledgerDiags;

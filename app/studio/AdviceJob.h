@@ -44,8 +44,10 @@ using VariantProgress = std::function<void(int started)>;
 AdviceOutcome adviseForViews(const ProjectRunRequest& request, const std::atomic<bool>& cancelled,
                              const VariantProgress& progress = {});
 
-// Traces once, then tunes with `options` (its `cancelled` is replaced by the job's flag).
+// Traces once, then tunes with `options` (its `cancelled` is replaced by the
+// job's flag; its `progress` is called as results arrive), on this machine or,
+// given a Dask scheduler's address in `cluster`, on that cluster's workers.
 TuneOutcome tuneForViews(const ProjectRunRequest& request, TuneOptions options, const std::atomic<bool>& cancelled,
-                         const VariantProgress& progress = {});
+                         const std::string& cluster = {});
 
 } // namespace pto::studio

@@ -1,4 +1,4 @@
-// pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET] [--view swimlane|graph|editor|summary|health|tuning|runs|advice|memory|inside]
+// pto-studio [PROJECT_OR_TRACE...] [--run] [--advise] [--tune BUDGET [--dask ADDRESS]] [--view swimlane|graph|editor|summary|health|tuning|runs|advice|memory|inside]
 //            [--level tensor|tile|block|exec] [--compare-run ID|previous] [--measured FILE]
 //            [--theme system|light|dark] [--size WxH] [--screenshot FILE] [--exit]
 // Opens each path in order (a project, then a trace, links the two), shows
@@ -68,6 +68,10 @@ struct StudioCommandLine {
                           QStringLiteral("Run the tuner (grid, at most BUDGET points) after opening the project, after "
                                          "--advise if both are given (the screenshot waits for it)."),
                           QStringLiteral("budget")};
+  QCommandLineOption dask{QStringLiteral("dask"),
+                          QStringLiteral("With --tune: simulate the points on the Dask cluster whose scheduler is at "
+                                         "ADDRESS (tcp://HOST:PORT), as pto tune --dask does."),
+                          QStringLiteral("address")};
 
   void describe(QCommandLineParser& parser) const {
     parser.setApplicationDescription(QStringLiteral("PTO Studio: write and tune fused tile operators."));
@@ -78,7 +82,7 @@ struct StudioCommandLine {
                                                 "own artifacts: folders of Pass_NNN_* graph dumps, Before_/After_*.json, "
                                                 "health reports, trace_core<N>.json (see docs/pypto-artifacts.md)."),
                                  QStringLiteral("[PROJECT_OR_TRACE...]"));
-    parser.addOptions({view, level, theme, screenshot, exit, size, run, compare, measured, advise, tune});
+    parser.addOptions({view, level, theme, screenshot, exit, size, run, compare, measured, advise, tune, dask});
   }
 };
 
@@ -192,6 +196,7 @@ int main(int argc, char** argv) {
   // The advisor and the tuner share one job: the tuner follows the advice.
   if (parser.isSet(options.tune) && !window.projectFile().isEmpty()) {
     const int budget = std::max(1, parser.value(options.tune).toInt());
+    if (parser.isSet(options.dask)) window.adviceController()->setCluster(parser.value(options.dask));
     auto tune = [&window, budget] { window.adviceController()->tune(pto::TuneStrategy::Grid, budget); };
     if (window.adviceController()->busy())
       QObject::connect(window.adviceController(), &pto::studio::AdviceController::adviceFinished, &window, tune,

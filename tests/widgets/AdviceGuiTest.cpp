@@ -7,7 +7,9 @@
 // the setting back; a kernel-edit suggestion (a loop barrier) edits the
 // editor instead and undoes there. The tuner's best row is the fastest point it evaluated,
 // and applying it obtains that point's makespan. A patch that reaches
-// outside the settings applies nothing.
+// outside the settings applies nothing. A sweep on a Dask cluster (two local
+// worker processes) shows its progress as results arrive and where the points
+// run, and simulates the project as the IDE holds it, unsaved edits included.
 #include "app/studio/AdviceController.h"
 #include "app/studio/MainWindow.h"
 #include "StudioGuiTestCase.h"
@@ -27,6 +29,11 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
+#include <QProcess>
+#include <QScopeGuard>
+#include <QSettings>
+#include <QProgressBar>
 #include <QTableView>
 #include <QTest>
 #include <QUndoStack>
@@ -146,6 +153,7 @@ private Q_SLOTS:
 
     panel->budget()->setValue(8);
     panel->strategy()->setCurrentIndex(0);  // grid
+    panel->clusterField()->clear();  // on this machine
     QSignalSpy tuned(controller, &pto::studio::AdviceController::tuneFinished);
     QTest::mouseClick(panel->tuneButton(), Qt::LeftButton);
     QVERIFY(tuned.wait(kRunTimeoutMs));
@@ -299,6 +307,87 @@ private Q_SLOTS:
 
     window.editor()->undo();  // one step puts the whole edit back
     QCOMPARE(window.editor()->text(), before);
+  }
+
+  void aSweepOnADaskClusterShowsItsProgressAndSimulatesTheProjectAsHeld() {
+#ifdef PTO_UNDER_SANITIZERS
+    QSKIP("the cluster's workers would run the instrumented pto on 240 points; the panel's progress and the "
+          "sweep's result are the same code as in the other tuner tests, which run instrumented");
+#endif
+    // A Dask cluster of two worker processes, up until its stdin closes.
+    QProcess cluster;
+    cluster.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    cluster.start(QString::fromUtf8(PTO_PYTHON_EXECUTABLE),
+                  {QStringLiteral("-c"),
+                   QStringLiteral("import sys\n"
+                                  "from distributed import LocalCluster\n"
+                                  "if __name__ == '__main__':\n"
+                                  "    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, "
+                                  "dashboard_address=':0')\n"
+                                  "    print(c.scheduler_address, flush=True)\n"
+                                  "    sys.stdin.read()\n"
+                                  "    c.close()\n")});
+    QVERIFY(cluster.waitForStarted(10000));
+    // The address tune() remembers would send the other tests' sweeps to a
+    // cluster that is gone.
+    auto forget = qScopeGuard([] { QSettings().remove(QStringLiteral("tuner/cluster")); });
+    QTRY_VERIFY_WITH_TIMEOUT(cluster.canReadLine(), 60000);
+    const QString address = QString::fromUtf8(cluster.readLine()).trimmed();
+    QVERIFY2(address.startsWith(QStringLiteral("tcp://")), qPrintable(address));
+
+    pto::studio::MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(openAndRun(window, m_dir->filePath(QStringLiteral("softmax-dask"))));
+    window.showView(pto::studio::MainWindow::View::Advice);
+    pto::studio::AdviceController* controller = window.adviceController();
+    pto::widgets::AdvicePanel* panel = window.advicePanel();
+    // An unsaved edit outside the space: the workers must simulate on a3, as
+    // the IDE holds the project, not on the a2 of the file on disk.
+    QString error;
+    QVERIFY2(window.settings()->applyPatch(nlohmann::json::parse(R"([{"op": "replace", "path": "/machine", "value": "a3"}])"),
+                                           QStringLiteral("machine a3"), &error),
+             qPrintable(error));
+
+    panel->budget()->setValue(240);
+    panel->strategy()->setCurrentIndex(0);  // grid
+    panel->clusterField()->setText(address);
+    QSignalSpy tuned(controller, &pto::studio::AdviceController::tuneFinished);
+    QTest::mouseClick(panel->tuneButton(), Qt::LeftButton);
+    // Progress while the results arrive: points done of the whole, where.
+    QLabel* status = panel->findChild<QLabel*>(QStringLiteral("adviceStatus"));
+    QVERIFY(status);
+    QProgressBar* bar = panel->findChild<QProgressBar*>();
+    QVERIFY(bar);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->isBusy() && status->text().contains(QStringLiteral(" of 240 points")), 120000);
+    QCOMPARE(bar->maximum(), 240);
+    // A quarter in, for the picture: the rate and the time left have settled.
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->isBusy() || bar->value() >= 60, 120000);
+    QVERIFY2(status->text().contains(QStringLiteral("on Dask cluster at %1 (2 workers").arg(address)),
+             qPrintable(status->text()));
+    QVERIFY2(status->text().contains(QStringLiteral("simulated/s")), qPrintable(status->text()));
+    if (const QString shots = qEnvironmentVariable("PTO_SCREENSHOT_DIR"); !shots.isEmpty())
+      window.grab().save(QDir(shots).filePath(QStringLiteral("tuner-dask-progress.png")));
+    QVERIFY(tuned.wait(kRunTimeoutMs));
+    QVERIFY(tuned.first().first().toBool());
+    const pto::TuneResult result = *controller->tuneResult();
+    QCOMPARE(result.evaluated + result.pruned, 240);
+    QVERIFY2(QString::fromStdString(result.where).startsWith(QStringLiteral("Dask cluster at ") + address),
+             qPrintable(QString::fromStdString(result.where)));
+    QVERIFY2(panel->tuneHeadline().contains(QStringLiteral("on Dask cluster at ")), qPrintable(panel->tuneHeadline()));
+    QCOMPARE(panel->cluster(), address);
+
+    // The best point applied here, on this machine, obtains the makespan the
+    // workers simulated for it: they saw the unsaved machine.
+    QSignalSpy checked(controller, &pto::studio::AdviceController::applyChecked);
+    QTest::mouseClick(panel->applyBestButton(), Qt::LeftButton);
+    QVERIFY(checked.wait(kRunTimeoutMs));
+    const double predicted = checked.first().at(0).toDouble(), obtained = checked.first().at(1).toDouble();
+    QVERIFY2(within(obtained, predicted, 0.01),
+             qPrintable(QStringLiteral("the cluster's %1 us, obtained here %2 us").arg(predicted).arg(obtained)));
+
+    cluster.closeWriteChannel();
+    QVERIFY(cluster.waitForFinished(30000));
   }
 
 };
