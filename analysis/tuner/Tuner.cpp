@@ -865,6 +865,7 @@ std::optional<TuneResult> mergeTuneShards(const std::vector<nlohmann::ordered_js
   std::stable_sort(result.points.begin(), result.points.end(), [&](const TunePoint& a, const TunePoint& b) {
     return position[a.choice] < position[b.choice];
   });
+  result.where = std::to_string(shards.size()) + " shards, merged";
   result.shardCount = 1;
   summarise(result);
   return result;

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <list>
 #include <map>
 #include <memory>
 #include <unistd.h>
@@ -70,7 +71,7 @@ void printResult(const std::string& project, const TuneResult& result, int rows)
               result.space.size(), result.shardIndex + 1, result.shardCount, result.evaluated,
               result.evaluated - result.cached, result.cached, result.pruned, result.failed, result.seconds,
               result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0,
-              result.where.empty() ? "the machines of its shards" : result.where.c_str());
+              result.where.c_str());
   for (const auto& [reason, count] : result.prunedReasons) std::printf("  pruned %d: %s\n", count, reason.c_str());
   // Failed points are listed with their message (and kept in the cache with it).
   std::map<std::string, int> failures;
@@ -178,7 +179,19 @@ private:
   Setup& setupFor(const nlohmann::json& setup) {
     const std::string key = setup.is_null() ? std::string() : setup.dump();
     auto found = m_setups.find(key);
-    if (found != m_setups.end()) return found->second;
+    if (found != m_setups.end()) {
+      m_recent.remove(key);
+      m_recent.push_front(key);
+      return found->second;
+    }
+    // A worker lives long and may serve many sweeps (an IDE's edits, one
+    // after another): the setups used least recently go, with their
+    // compilations.
+    while (m_setups.size() >= kKeptSetups) {
+      m_setups.erase(m_recent.back());
+      m_recent.pop_back();
+    }
+    m_recent.push_front(key);
     Setup& made = m_setups[key];
     DiagnosticEngine diags;
     auto project = loadTrustedProject(m_options.projectPath, diags);
@@ -194,8 +207,10 @@ private:
     return made;
   }
 
+  static constexpr std::size_t kKeptSetups = 4;
   const TuneCommandOptions& m_options;
   std::map<std::string, Setup> m_setups;
+  std::list<std::string> m_recent;  // keys, most recently used first
 };
 
 int servePoints(const TuneCommandOptions& options) {
