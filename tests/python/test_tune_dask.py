@@ -1,8 +1,9 @@
 """`pto tune --dask`: a sweep on a Dask cluster of two local worker processes (started here) gives the result
 the same sweep gives on this machine, point for point; a worker killed in the middle of a sweep loses nothing;
 the result cache in the project's ledger is shared between local and distributed sweeps; the steady-state
-evolve strategy evaluates each point once, with the makespan a local sweep gives that point; progress reaches
-a terminal; and a scheduler that is not there gets a message saying so. The kernel is the bundled Lightning
+evolve strategy evaluates each point once, with the makespan a local sweep gives that point; a sweep stopped
+half way leaves nothing queued on the cluster; progress reaches a terminal; and a scheduler that is not there
+gets a message saying so. The kernel is the bundled Lightning
 Indexer tuning story's L1-reuse step, the kernel people tune, over its declared 48-point space.
 """
 import json
@@ -110,6 +111,30 @@ class DaskSweepTest(unittest.TestCase):
         out, err = sweep.communicate(timeout=300)
         self.assertEqual(sweep.returncode, 0, err)
         self.assertSameSweep(json.loads(out), self.local)
+
+    def test_a_sweep_stopped_half_way_leaves_nothing_on_the_cluster(self):
+        worker_pids = self.client.run(os.getpid)
+        sweep = subprocess.Popen([PTO, "tune", self.project, "--dask", self.cluster.scheduler_address, "--batch", "1",
+                                  "--no-cache", "--quiet", "--json", os.path.join(self.scratch, "stopped.json")],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while not any(serve_points_children(pid) for pid in worker_pids.values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertIsNone(sweep.poll(), "the sweep ended before it could be stopped")
+        sweep.terminate()
+        sweep.wait(timeout=30)
+
+        def tasks_left():
+            return self.client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
+        # The bridge sees pto go, cancels what is queued and closes its client,
+        # well before the 40-odd points left (about 35 ms each) could have run.
+        stopped = time.monotonic()
+        while tasks_left() and time.monotonic() < stopped + 20:
+            time.sleep(0.05)
+        print(f"cluster empty {time.monotonic() - stopped:.2f} s after pto stopped")
+        self.assertEqual(tasks_left(), 0)
+        self.assertLess(time.monotonic() - stopped, 1.0)
 
     def test_a_grid_sweep_on_the_cluster_equals_the_local_one_and_shares_its_cache(self):
         # A distributed sweep fills an empty ledger; a local rerun then simulates nothing ...

@@ -13,8 +13,10 @@ cluster's workers and their results back:
                  {"type": "workers", "workers": 1, "threads": 1}
                  {"type": "error", "message": ...}
 
-The end of stdin ends the sweep: the client closes, which cancels what is
-still queued on the cluster.
+The end of stdin ends the sweep at once: `pto` closes it only when it has
+every result it waits for, or when it stops waiting (a cancel, an error, its
+own end), so what is still queued or running on the cluster is cancelled and
+the client closes.
 
 Each Dask task runs `pto tune PROJECT --serve-points` on its worker and
 hands it a batch. That process stays up for the worker's later batches, so
@@ -76,11 +78,15 @@ class Bridge:
     def __init__(self, out):
         self._out = out
         self._lock = threading.Lock()
+        self.closed = False  # pto went away
 
     def emit(self, message):
         with self._lock:
-            self._out.write(json.dumps(message) + "\n")
-            self._out.flush()
+            try:
+                self._out.write(json.dumps(message) + "\n")
+                self._out.flush()
+            except OSError:
+                self.closed = True
 
 
 def _cluster_size(client):
@@ -121,7 +127,8 @@ def main():
     # died, needs nothing else.
     setup = hello.get("setup")
     done = queue.Queue()
-    state = {"pending": 0, "ended": False}
+    pending = set()
+    state = {"ended": False}
     state_lock = threading.Lock()
 
     def read_requests():
@@ -132,7 +139,7 @@ def main():
             future = client.submit(_evaluate_batch, hello["pto"], hello["project"], hello.get("timeout", 60),
                                    setup, request["points"], pure=False)
             with state_lock:
-                state["pending"] += 1
+                pending.add(future)
             future.add_done_callback(done.put)
         with state_lock:
             state["ended"] = True
@@ -145,17 +152,21 @@ def main():
             future = done.get(timeout=1.0)
         except queue.Empty:
             future = None
+        with state_lock:
+            if state["ended"] or bridge.closed:
+                # pto has stopped listening: drop what is left on the cluster.
+                client.cancel(list(pending))
+                break
+            if future is None or future not in pending:
+                future = None
+            else:
+                pending.discard(future)
         if future is not None:
-            with state_lock:
-                state["pending"] -= 1
             if future.status == "finished":
                 answer = future.result()
                 bridge.emit({"type": "result", "points": answer["points"], "worker": answer.get("worker", "")})
             elif future.status == "error":
                 bridge.emit({"type": "error", "message": str(future.exception())})
-                break
-        with state_lock:
-            if state["ended"] and state["pending"] == 0:
                 break
         size = _cluster_size(client)
         if size != last_size:
