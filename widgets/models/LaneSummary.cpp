@@ -80,7 +80,9 @@ LaneSummary::LaneSummary(const trace::Trace& trace, const std::array<std::vector
     }
     // The exact-busy index: prefix busy, first task position, carried coverage.
     std::int64_t busy = 0;
-    std::int64_t reach = std::numeric_limits<std::int64_t>::min();  // latest end of the tasks before the bin
+    // The latest end of the tasks before the bin; none yet carries into bin 0
+    // (the lane's origin, not INT64_MIN: reach - binStart must not overflow).
+    std::int64_t reach = lane.originNs;
     std::size_t pos = 0;
     for (std::size_t bin = 0; bin <= binCount; ++bin) {
       lane.busyBefore.push_back(busy);
