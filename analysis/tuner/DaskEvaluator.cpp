@@ -1,6 +1,7 @@
 #include "analysis/tuner/DaskEvaluator.h"
 
 #include "compiler/frontend/KernelTracer.h"
+#include "core/InstallPaths.h"
 
 #include <cerrno>
 #include <chrono>
@@ -215,6 +216,16 @@ private:
 };
 
 } // namespace
+
+DaskConnection DaskConnection::forSweep(const TracedProject& traced, std::string scheduler) {
+  DaskConnection connection;
+  connection.scheduler = std::move(scheduler);
+  connection.project = std::filesystem::absolute(traced.project.directory());
+  connection.pto = executableDirectory() / "pto";
+  connection.document = nlohmann::json::parse(traced.project.document.dump());
+  connection.kernelText = traced.sourceText;
+  return connection;
+}
 
 std::unique_ptr<RemotePointEvaluator> connectDask(const DaskConnection& connection, DiagnosticEngine& diags) {
   auto evaluator = std::make_unique<DaskEvaluator>(connection);

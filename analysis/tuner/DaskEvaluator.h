@@ -27,6 +27,10 @@ struct DaskConnection {
   int batchSize = 4;              // points per Dask task
   double traceTimeoutSeconds = 60;
   double connectSeconds = 10;
+
+  // For a sweep of `traced` on the cluster at `scheduler`: its project
+  // folder, document and kernel text, and the `pto` beside this program.
+  static DaskConnection forSweep(const TracedProject& traced, std::string scheduler);
 };
 
 // Starts the bridge and connects it to the scheduler; null with an error

@@ -402,7 +402,7 @@ void evaluate(const Sweep& sweep, std::vector<TunePoint>& points, const std::vec
       auto index = receiveRemote(sweep, points, diags);
       if (!index) break;
       arrived.push_back(*index);
-      if (arrived.size() == 256 || received + 1 == sent) {
+      if (arrived.size() == 256) {
         sweep.cache.keep(sweep.space, points, arrived, diags);
         arrived.clear();
       }

@@ -17,7 +17,6 @@
 #include "analysis/validation/PredictionConfidence.h"
 #include "analysis/tuner/DaskEvaluator.h"
 #include "analysis/tuner/Tuner.h"
-#include "core/InstallPaths.h"
 #include "core/Version.h"
 #include "core/project/ProjectFile.h"
 
@@ -119,11 +118,11 @@ public:
       return;
     m_printed = now;
     m_any = true;
-    std::string eta = progress.etaSeconds < 0 ? "-" : std::to_string(static_cast<long>(progress.etaSeconds + 0.5)) + " s";
-    std::string best = progress.bestUs > 0 ? std::to_string(progress.bestUs) : "-";
-    if (auto dot = best.find('.'); dot != std::string::npos && best.size() > dot + 3) best.resize(dot + 3);
+    char best[32] = "-", eta[32] = "-";
+    if (progress.bestUs > 0) std::snprintf(best, sizeof best, "%.2f", progress.bestUs);
+    if (progress.etaSeconds >= 0) std::snprintf(eta, sizeof eta, "%.0f s", progress.etaSeconds);
     std::fprintf(stderr, "%spto tune: %d/%d points, %.1f simulated/s, best %s us, ETA %s, on %s%s", m_terminal ? "\r" : "",
-                 progress.done, progress.total, progress.ratePerSecond, best.c_str(), eta.c_str(),
+                 progress.done, progress.total, progress.ratePerSecond, best, eta,
                  progress.where.c_str(), m_terminal && !last ? "\x1b[K" : "\n");
     if (m_terminal && last) m_finished = true;
     std::fflush(stderr);
@@ -230,6 +229,8 @@ int runTune(const TuneCommandOptions& options) {
   std::optional<TuneResult> result;
   std::optional<TracedProject> traced;
   if (!options.mergeFiles.empty()) {
+    if (!options.dask.empty())
+      diags.error(SourceLocation{"--dask"}) << "--merge combines shards already run; leave out --dask";
     std::vector<nlohmann::ordered_json> shards;
     for (const std::string& file : options.mergeFiles) {
       std::ifstream in(file);
@@ -257,15 +258,10 @@ int runTune(const TuneCommandOptions& options) {
     if (!diags.hasErrors()) traced = traceForVariants(*project, diags, options.traceOptions());
     std::unique_ptr<RemotePointEvaluator> cluster;
     if (traced && !options.dask.empty()) {
-      DaskConnection connection;
-      connection.scheduler = options.dask;
-      connection.project = std::filesystem::absolute(project->directory());
-      connection.pto = executableDirectory() / "pto";
+      DaskConnection connection = DaskConnection::forSweep(*traced, options.dask);
       connection.batchSize = options.batch;
       connection.traceTimeoutSeconds = options.timeoutSeconds;
       connection.connectSeconds = options.daskTimeout;
-      connection.document = nlohmann::json::parse(traced->project.document.dump());
-      connection.kernelText = traced->sourceText;
       cluster = connectDask(connection, diags);
       if (!cluster) traced.reset();
       tuneOptions.remote = cluster.get();

@@ -64,17 +64,16 @@ void AdviceController::setProjectOpen(bool open) {
   m_panel->setProjectOpen(open);
 }
 
-std::function<void(int)> AdviceController::progressFor(const QString& what, int total) {
+std::function<void(std::function<void(AdviceController&)>)> AdviceController::whileCurrent() {
   // Progress comes from worker threads; it is shown only while the job that
   // sent it is the current one.
   const quint64 generation = m_jobs.generation() + 1;  // the job about to start
   QPointer<AdviceController> self(this);
-  return [self, generation, what, total](int started) {
+  return [self, generation](std::function<void(AdviceController&)> show) {
     QMetaObject::invokeMethod(
         self.data(),
-        [self, generation, what, total, started] {
-          if (self && self->m_jobs.generation() == generation && self->m_jobs.busy())
-            self->m_panel->setBusy(what, started, total);
+        [self, generation, show = std::move(show)] {
+          if (self && self->m_jobs.generation() == generation && self->m_jobs.busy()) show(*self);
         },
         Qt::QueuedConnection);
   };
@@ -88,7 +87,10 @@ void AdviceController::advise() {
   }
   m_panel->showSuggestions();
   const QString name = QString::fromStdString(request->project.name);
-  auto progress = progressFor(tr("Advising on %1").arg(name), 0);
+  const QString what = tr("Advising on %1").arg(name);
+  auto progress = [post = whileCurrent(), what](int started) {
+    post([what, started](AdviceController& self) { self.m_panel->setBusy(what, started); });
+  };
   m_jobs.start<AdviceOutcome>(
       [request = std::move(*request), progress](const std::atomic<bool>& cancelled) {
         return adviseForViews(request, cancelled, progress);
@@ -172,22 +174,13 @@ void AdviceController::setCluster(const QString& address) { m_panel->setCluster(
 
 std::function<void(const TuneProgress&)> AdviceController::tuneProgressFor(const QString& name) {
   // Results arrive on the sweep's threads, up to hundreds a second: the
-  // panel hears of them at most every 100 ms (and of the last one always),
-  // and only while the sweep that sent them is the current job.
-  const quint64 generation = m_jobs.generation() + 1;  // the job about to start
-  QPointer<AdviceController> self(this);
+  // panel hears of them at most every 100 ms (and of the last one always).
   auto shown = std::make_shared<std::chrono::steady_clock::time_point>();
-  return [self, generation, name, shown](const TuneProgress& progress) {
+  return [post = whileCurrent(), name, shown](const TuneProgress& progress) {
     const auto now = std::chrono::steady_clock::now();
     if (progress.done < progress.total && now - *shown < std::chrono::milliseconds(100)) return;
     *shown = now;
-    QMetaObject::invokeMethod(
-        self.data(),
-        [self, generation, name, progress] {
-          if (self && self->m_jobs.generation() == generation && self->m_jobs.busy())
-            self->m_panel->setTuneProgress(name, progress);
-        },
-        Qt::QueuedConnection);
+    post([name, progress](AdviceController& self) { self.m_panel->setTuneProgress(name, progress); });
   };
 }
 

@@ -84,8 +84,9 @@ private:
   bool applyPatch(const nlohmann::json& patch, const QString& undoText);
   bool applyKernelEdit(const KernelEdit& edit, const QString& undoText);
   void startCheck(PendingCheck check);
-  // Forwards worker progress to the panel while job `generation` is current.
-  std::function<void(int)> progressFor(const QString& what, int total);
+  // A poster for worker threads: runs what it is given on the GUI thread
+  // while the job about to start is still the current one.
+  std::function<void(std::function<void(AdviceController&)>)> whileCurrent();
   // The tuner's progress, for the panel: see tuneProgressFor in the .cpp.
   std::function<void(const TuneProgress&)> tuneProgressFor(const QString& name);
 

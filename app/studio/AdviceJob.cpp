@@ -2,8 +2,6 @@
 #include "app/studio/AdviceJob.h"
 
 #include "analysis/tuner/DaskEvaluator.h"
-#include "core/InstallPaths.h"
-
 #include "analysis/ledger/RunLedger.h"
 #include "core/project/ProjectFile.h"
 
@@ -87,13 +85,7 @@ TuneOutcome tuneForViews(const ProjectRunRequest& request, TuneOptions options, 
         // settings and kernel edits reach them.
         std::unique_ptr<RemotePointEvaluator> remote;
         if (!cluster.empty()) {
-          DaskConnection connection;
-          connection.scheduler = cluster;
-          connection.project = std::filesystem::absolute(kernel.project.directory());
-          connection.pto = executableDirectory() / "pto";
-          connection.document = nlohmann::json::parse(kernel.project.document.dump());
-          connection.kernelText = kernel.sourceText;
-          remote = connectDask(connection, diags);
+          remote = connectDask(DaskConnection::forSweep(kernel, cluster), diags);
           if (!remote) return;
           options.remote = remote.get();
         }

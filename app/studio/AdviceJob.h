@@ -34,8 +34,8 @@ struct TuneOutcome {
   double hostMs = 0.0;
 };
 
-// Called on a worker thread (for the tuner, on several at once) as each
-// variant or point starts simulating, with the count so far.
+// Called on a worker thread as each variant the advisor simulates starts,
+// with the count so far (the tuner reports through TuneOptions::progress).
 using VariantProgress = std::function<void(int started)>;
 
 // Traces the request's kernel once, then advises. The advisor's patches and
