@@ -48,6 +48,15 @@ bool computesInPlace(TensorOpKind kind) {
   }
 }
 
+// Whether a tile made at `made` lies at a distance from a read of `read` known while compiling (the same
+// symbolic part per dim), the rule LowerToPto's ubPieces uses to read it from its buffer.
+bool atConstantDistance(const RegionBox& made, const RegionBox& read) {
+  if (made.rank != read.rank) return false;
+  for (std::size_t d = 0; d < read.rank; ++d)
+    if (made.symbol[d] != read.symbol[d]) return false;
+  return true;
+}
+
 // Which inputs a result computed in place may overwrite: a scatter's result is its input 0 with the
 // source's elements written at the index's positions (TSCATTER updates dst in place), so it may take
 // input 0's bytes, never the index's or the source's, which it reads element by element while writing.
@@ -366,6 +375,10 @@ private:
         bool covered = false;
         std::vector<const RegionBox*> parts;
         m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox& made) {
+          // A tile made at a distance from the read known only at run time (a concat's halves read
+          // through a view at a computed row) is no piece of it: it goes to GM before the read's load,
+          // which holds its bytes (LowerToPto's ubPieces), so it need not stay in the buffer until then.
+          if (!atConstantDistance(made, key.box)) return RegionIndex::Visit::Keep;
           BufferAllocation& buffer = m_planned[static_cast<std::size_t>(index)].buffer;
           buffer.lastUse = std::max(buffer.lastUse, position);
           covered = covered || containsBox(made, key.box);
