@@ -95,6 +95,10 @@ def round(x, decimals=0):  # noqa: A001 - PyPTO's name
         if decimals > 0:
             return clone(x)  # integers already have no fraction digits
         return cast(round(cast(x, DataType.DT_FP32), decimals), x.dtype)
+    if x.dtype == DataType.DT_BF16:
+        # Scaled in fp32 and rounded once, as PyPTO's golden does: x * 10^d rounded to bf16 first would often
+        # land on another integer (bf16 keeps 8 significant bits).
+        return cast(round(cast(x, DataType.DT_FP32), decimals), x.dtype)
     if decimals < 0:
         power = 10.0 ** -decimals
         return _one("muls", [_one("round", [_one("divs", [x], {"scalar": power})])], {"scalar": power})

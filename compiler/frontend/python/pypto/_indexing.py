@@ -1,7 +1,8 @@
 """The pypto ops that pick or place elements by an index tensor (gather, index_select, scatter, scatter_update in
 torch's and PyPTO's paged-cache forms) and that sort (topk, argsort)."""
+from ._dtypes import DataType
 from ._recording import _fail, _is_tensor, _known_int, _one, _record, _scalar_value
-from ._shapes import reshape
+from ._shapes import cast, reshape
 
 
 def gather(x, dim, index):
@@ -56,7 +57,13 @@ def _scatter_inputs(x, index, src, reduce):
 
 def scatter(x, dim, index, src, *, reduce=None):
     """torch.scatter: a copy of x with src (a tensor, or a scalar) written at index along dim; with
-    reduce='add' or 'multiply' the values are combined with what is there."""
+    reduce='add' or 'multiply' the values are combined with what is there. bf16 values are combined in fp32
+    and rounded once (the vector unit has no bf16 arithmetic; PyPTO's golden combines so): a position indexed
+    several times is not rounded after each step."""
+    if reduce is not None and _is_tensor(x) and x.dtype == DataType.DT_BF16:
+        fp32 = DataType.DT_FP32
+        wide_src = cast(src, fp32) if _is_tensor(src) else src
+        return cast(scatter(cast(x, fp32), dim, index, wide_src, reduce=reduce), DataType.DT_BF16)
     inputs, attrs = _scatter_inputs(x, index, src, reduce)
     attrs["dim"] = int(dim)
     return _one("scatter", inputs, attrs)
