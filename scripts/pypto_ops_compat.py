@@ -17,11 +17,12 @@ prints one JSON line per case. Host code only, never the kernels or the goldens'
 imports pandas for CSV loading it does not use here (when pandas is missing the worker gives it an empty
 stand-in module), moves its torch tensors with .npu() (the stand-in torch_npu of --models makes that the tensor
 itself), and on torch 1.13 gets what scripts/pypto_compat_shims/sitecustomize.py fills in (torch.uint16 names,
-fp16 CPU ops computed in fp32 and rounded once). A case whose golden still cannot be made here (numpy without
-ml_dtypes has no bfloat16; torch 1.13 holds no uint16 data) is listed as "no golden" with the reason. Without
-ml_dtypes the goldens' tensor conversion skips its bfloat16 check (numpy cannot even name the dtype), since no
-array can be one. bf16 cases need ml_dtypes for numpy to hold bf16; without it they are listed as skipped, as
-are FP8/FP4/HF8 cases (numpy cannot hold those dtypes).
+fp16 CPU ops computed in fp32 and rounded once). A case whose golden still cannot be made here is listed as "no
+golden" with the reason. bf16 data: with ml_dtypes installed, numpy holds it; without it (Debian packages none), the
+golden script gets a host-side stand-in for ml_dtypes' bfloat16 (pypto_ops_bf16.py: bf16 values held as float32
+rounded to bf16 with torch), the host holds bf16 tensors as their bit patterns and the kernels take them as torch
+bfloat16 tensors; the kernels' arithmetic is PTO Studio's either way. FP8/FP4/HF8 cases are skipped (numpy cannot
+hold those dtypes).
 """
 import argparse
 import contextlib
@@ -42,8 +43,9 @@ import numpy as np
 # The kernels each case is written as (and the dtypes they name) live beside this file. Loaded by path
 # (tests/python), this module finds its sibling through its own folder.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import pypto_ops_bf16  # noqa: E402
 from pypto_ops_kernels import (  # noqa: E402
-    DTYPES, REDUCTIONS, call_of, kernel_source, fillpad_kernel_source, interleave_kernel_source,
+    BF16_STANDIN, DTYPES, REDUCTIONS, call_of, kernel_source, fillpad_kernel_source, interleave_kernel_source,
     gathermask_kernel_source, reduction_kernel_source, concat_kernel_source, one_hot_kernel_source,
     gather_kernel_source, quantize_kernel_source, sort_kernel_source, whole_kernel_source, whole_call_of,
     matmul_kernel_source, permuted_kernel_source, index_put_kernel_source)
@@ -64,12 +66,10 @@ def load_golden_module(operation_dir):
     import torch_npu  # noqa: F401
     sys.path.insert(0, str(pathlib.Path(operation_dir, "python")))
     import vector_operator_golden  # noqa: F401  (registers every operation's golden function)
-    if "bf16" not in DTYPES:
-        # Host shim, not golden math: its tensor conversion first asks numpy for a 'bfloat16' dtype, which
-        # numpy has only with ml_dtypes. Without it no array here can be bf16 (those cases are skipped), so
-        # the conversion is the one it makes for every other array.
+    if BF16_STANDIN:
+        # Host shim, not golden math: ml_dtypes' bfloat16, which the script holds bf16 data in, is missing here.
         import torch  # noqa: PLC0415
-        vector_operator_golden.safe_tensor_conversion = lambda array: torch.tensor(array)
+        pypto_ops_bf16.install(vector_operator_golden, torch)
     vector_operator_golden.load_test_cases_from_json = case_file_reader(
         vector_operator_golden.load_test_cases_from_json)
     from golden_register import GoldenRegister
@@ -125,10 +125,23 @@ def golden_function(register, op):
 
 def read_tensor(folder, tensor, fractal=False):
     """A tensor PyPTO's golden script wrote, as the case's (logical) shape. `fractal`: the script wrote it in
-    NZ (fractal) layout, as it writes a cube operation's NZ operand: read back into the matrix it holds."""
+    NZ (fractal) layout, as it writes a cube operation's NZ operand: read back into the matrix it holds. bf16
+    without ml_dtypes: its bit patterns (uint16), from the stand-in's file."""
     dtype = DTYPES[tensor["dtype"]][0]
-    data = np.fromfile(pathlib.Path(folder, tensor["name"] + ".bin"), dtype=dtype)
+    path = pathlib.Path(folder, tensor["name"] + ".bin")
+    if tensor["dtype"] == "bf16" and BF16_STANDIN:
+        count = fractal_nz_size(tensor["shape"], 2) if fractal else math.prod(tensor["shape"])
+        data = pypto_ops_bf16.read_file(path, count).reshape(-1)
+    else:
+        data = np.fromfile(path, dtype=dtype)
     return from_fractal_nz(data, tensor["shape"]) if fractal else data.reshape(tensor["shape"])
+
+
+def fractal_nz_size(shape, itemsize):
+    """Elements of a [..., m, n] matrix in NZ layout: padded to whole [16, 32 bytes] blocks (from_fractal_nz)."""
+    *batch, m, n = shape
+    n0 = 32 // itemsize
+    return math.prod(batch) * -(-m // 16) * 16 * -(-n // n0) * n0
 
 
 def from_fractal_nz(data, shape):
@@ -151,12 +164,20 @@ def from_fractal_nz(data, shape):
 COMPARE_CHUNK = 1 << 24
 
 
+# PyPTO's tolerance per float dtype: test_operation.h passes 0.005 as a value of the output's own type (float,
+# float16, bfloat16, each rounded to nearest even), which resultCmp then reads as a float.
+FLOAT_EPS = {"fp32": 0.005, "fp16": float(np.float16(0.005)), "bf16": 0.0050048828125}
+
+
 def pypto_compare(golden, actual, dtype_name):
-    """(passes, summary) under test_common.h's resultCmp with PyPTO's eps: 0.005 for floats, 0 for the rest."""
+    """(passes, summary) under test_common.h's resultCmp with PyPTO's eps: 0.005 in the output's float type, 0 for
+    the rest. bf16 without ml_dtypes: golden and actual are bit patterns (uint16), compared as their values."""
     if golden.shape != actual.shape:
         return False, f"shape {actual.shape} against the golden's {golden.shape}"
+    if dtype_name == "bf16" and BF16_STANDIN:
+        golden, actual = pypto_ops_bf16.values_of(golden), pypto_ops_bf16.values_of(actual)
     golden_flat, actual_flat = golden.reshape(-1), actual.reshape(-1)
-    eps = 0.005 if dtype_name in ("fp32", "fp16", "bf16") else 0.0
+    eps = FLOAT_EPS.get(dtype_name, 0.0)
     errors, zeros, max_diff = 0, 0, 0.0
     for begin in range(0, golden_flat.size, COMPARE_CHUNK):
         expected = golden_flat[begin:begin + COMPARE_CHUNK].astype(np.float64)
@@ -385,9 +406,10 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
     path = folder / "kernel.py"
     path.write_text(source)
     exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 - the kernel this runner just wrote
+    tensors = case["input_tensors"] + case["output_tensors"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        namespace["kernel"](*inputs, *outputs)
+        namespace["kernel"](*[kernel_argument(t, a) for t, a in zip(tensors, inputs + outputs)])
     report = pypto.last_run()
     if report.get("outputs_from") != "functional":
         reason = report.get("simulation_error") or "; ".join(str(w.message) for w in caught)
@@ -413,6 +435,15 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         if not ok:
             notes.append(f"{tensor['name']}: {summary}")
     return {"status": "passes" if passes else "fails", "note": "; ".join(notes)}
+
+
+def kernel_argument(tensor, array):
+    """What the kernel is called with for a tensor of the case: the array, or (bf16 held as bit patterns) a torch
+    bfloat16 tensor over the same memory, so that the kernel's outputs land in the array."""
+    if tensor["dtype"] != "bf16" or not BF16_STANDIN:
+        return array
+    import torch  # noqa: PLC0415
+    return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
 
 
 def worker(operation_dir, op, only_case, show_kernel):

@@ -10,7 +10,9 @@ import math
 
 import numpy as np
 
-# Dtypes of PyPTO's case files -> (numpy dtype, pypto constant name). bf16 needs ml_dtypes (added when present).
+# Dtypes of PyPTO's case files -> (numpy dtype on the host, pypto constant name). bf16 is ml_dtypes' bfloat16 when
+# ml_dtypes is installed; without it (Debian has none) the host holds bf16 data as its bit patterns in uint16 arrays,
+# handed to the kernels as torch bfloat16 tensors, and PyPTO's golden script gets a stand-in (pypto_ops_bf16.py).
 DTYPES = {
     "fp32": (np.float32, "DT_FP32"), "fp16": (np.float16, "DT_FP16"), "int8": (np.int8, "DT_INT8"),
     "int16": (np.int16, "DT_INT16"), "int32": (np.int32, "DT_INT32"), "int64": (np.int64, "DT_INT64"),
@@ -21,8 +23,10 @@ DTYPES["float32"] = DTYPES["fp32"]  # UnPack's cases name their fp32 outputs by 
 try:
     import ml_dtypes  # noqa: F401
     DTYPES["bf16"] = (ml_dtypes.bfloat16, "DT_BF16")
+    BF16_STANDIN = False
 except ImportError:
-    pass
+    DTYPES["bf16"] = (np.uint16, "DT_BF16")
+    BF16_STANDIN = True
 
 # --- how each operation is called on the views of one block ------------------------------------------------------
 # A call is a format string over the block's input views (a0, a1, ...) and the case's params (p[...]), written as
@@ -299,7 +303,7 @@ def reduction_kernel_source(case):
         offsets = [o for d, o in enumerate(offsets) if d not in dims]
         rest = [t for d, t in enumerate(tile) if d not in dims]
         if rest:
-            align = 32 // DTYPES[out["dtype"]][0]().itemsize
+            align = 32 // np.dtype(DTYPES[out["dtype"]][0]).itemsize
             rest[-1] = -(-rest[-1] // align) * align
             lines.append(f"{indent}pypto.set_vec_tile_shapes({', '.join(str(t) for t in rest)})")
     if offsets:
