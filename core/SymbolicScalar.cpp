@@ -16,8 +16,8 @@ struct SymbolicScalar::Node {
   SymbolicKind kind = SymbolicKind::Constant;
   std::int64_t value = 0;  // Constant
   std::string name;        // Symbol; the tensor of an Element (its index is lhs)
-  // Operands; a unary node has only lhs. Raw node pointers, not
-  // SymbolicScalar, because a default SymbolicScalar allocates a node of its own.
+  // Operands; a unary node has only lhs. Nodes, not SymbolicScalar: inside a
+  // tree a constant operand is a constant node, so walks see one form.
   std::shared_ptr<const Node> lhs;
   std::shared_ptr<const Node> rhs;
   std::size_t hash = 0;  // structural, computed once at construction
@@ -140,11 +140,15 @@ std::optional<std::int64_t> applyChecked(SymbolicKind kind, std::int64_t a, std:
   return result;
 }
 
+std::size_t constantHash(std::int64_t value) {
+  return combineHash(std::hash<int>{}(0), std::hash<std::int64_t>{}(value));
+}
+
 NodePtr makeConstantNode(std::int64_t value) {
   auto node = std::make_shared<Node>();
   node->kind = SymbolicKind::Constant;
   node->value = value;
-  node->hash = combineHash(std::hash<int>{}(0), std::hash<std::int64_t>{}(value));
+  node->hash = constantHash(value);
   return node;
 }
 
@@ -345,7 +349,14 @@ bool isUnary(SymbolicKind kind) { return info(kind).arity == 1; }
 
 bool isBinary(SymbolicKind kind) { return info(kind).arity == 2; }
 
-SymbolicScalar::SymbolicScalar(std::int64_t value) : m_node(makeConstantNode(value)) {}
+SymbolicScalar::SymbolicScalar(std::shared_ptr<const Node> node) {
+  if (node->kind == SymbolicKind::Constant) m_constant = node->value;
+  else m_node = std::move(node);
+}
+
+std::shared_ptr<const SymbolicScalar::Node> SymbolicScalar::node() const {
+  return m_node ? m_node : makeConstantNode(m_constant);
+}
 
 SymbolicScalar SymbolicScalar::symbol(std::string name) {
   auto node = std::make_shared<Node>();
@@ -355,19 +366,14 @@ SymbolicScalar SymbolicScalar::symbol(std::string name) {
   return SymbolicScalar(NodePtr(std::move(node)));
 }
 
-SymbolicKind SymbolicScalar::kind() const { return m_node->kind; }
-
-std::optional<std::int64_t> SymbolicScalar::constantValue() const {
-  if (!isConstant()) return std::nullopt;
-  return m_node->value;
-}
+SymbolicKind SymbolicScalar::kind() const { return m_node ? m_node->kind : SymbolicKind::Constant; }
 
 SymbolicScalar SymbolicScalar::element(std::string tensor, SymbolicScalar index) {
   auto node = std::make_shared<Node>();
   node->kind = SymbolicKind::Element;
-  node->hash = combineHash(combineHash(std::hash<int>{}(2), std::hash<std::string>{}(tensor)), index.m_node->hash);
+  node->hash = combineHash(combineHash(std::hash<int>{}(2), std::hash<std::string>{}(tensor)), index.hash());
   node->name = std::move(tensor);
-  node->lhs = std::move(index.m_node);
+  node->lhs = index.node();
   return SymbolicScalar(NodePtr(std::move(node)));
 }
 
@@ -381,13 +387,18 @@ std::string SymbolicScalar::elementKey(std::string_view tensor, std::int64_t pos
   return key;
 }
 
-const std::string& SymbolicScalar::symbolName() const { return m_node->name; }
+const std::string& SymbolicScalar::symbolName() const {
+  static const std::string kNone;
+  return m_node ? m_node->name : kNone;
+}
 
-SymbolicScalar SymbolicScalar::lhs() const { return SymbolicScalar(m_node->lhs); }
+// A leaf has no operands; it answers 0, as a default value does.
+SymbolicScalar SymbolicScalar::lhs() const { return m_node && m_node->lhs ? SymbolicScalar(m_node->lhs) : SymbolicScalar(); }
 
-SymbolicScalar SymbolicScalar::rhs() const { return SymbolicScalar(m_node->rhs); }
+SymbolicScalar SymbolicScalar::rhs() const { return m_node && m_node->rhs ? SymbolicScalar(m_node->rhs) : SymbolicScalar(); }
 
 SymbolicEvaluation SymbolicScalar::evaluate(const std::map<std::string, std::int64_t>& bindings) const {
+  if (!m_node) return {m_constant, {}};
   Evaluator evaluator(bindings);
   std::int64_t result = 0;
   if (!evaluator.run(*m_node, result)) return {std::nullopt, evaluator.error()};
@@ -395,6 +406,12 @@ SymbolicEvaluation SymbolicScalar::evaluate(const std::map<std::string, std::int
 }
 
 SymbolicScalar SymbolicScalar::substitute(const std::map<std::string, std::int64_t>& bindings) const {
+  if (!m_node) return *this;
+  // Whether a rebuilt operand is still the node it came from (a constant
+  // node comes back as an inline constant of its value).
+  auto same = [](const SymbolicScalar& rebuilt, const NodePtr& original) {
+    return rebuilt.m_node ? rebuilt.m_node == original : original->kind == SymbolicKind::Constant;
+  };
   std::unordered_map<const Node*, SymbolicScalar> memo;
   // Rebuilding through makeBinary refolds every level whose operands became constant.
   auto rebuild = [&](auto& self, const NodePtr& node) -> SymbolicScalar {
@@ -407,15 +424,15 @@ SymbolicScalar SymbolicScalar::substitute(const std::map<std::string, std::int64
       auto position = index.constantValue();
       auto it = position ? bindings.find(SymbolicScalar::elementKey(node->name, *position)) : bindings.end();
       if (it != bindings.end()) result = SymbolicScalar(it->second);
-      else if (index.m_node != node->lhs) result = SymbolicScalar::element(node->name, index);
+      else if (!same(index, node->lhs)) result = SymbolicScalar::element(node->name, index);
     } else if (isUnary(node->kind)) {
       SymbolicScalar operand = self(self, node->lhs);
-      if (operand.m_node != node->lhs) result = makeUnary(node->kind, operand);
+      if (!same(operand, node->lhs)) result = makeUnary(node->kind, operand);
     } else if (isBinary(node->kind)) {
       SymbolicScalar lhs = self(self, node->lhs);
       SymbolicScalar rhs = self(self, node->rhs);
       // Untouched operands keep the node (and its sharing) as it is.
-      if (lhs.m_node != node->lhs || rhs.m_node != node->rhs) result = makeBinary(node->kind, lhs, rhs);
+      if (!same(lhs, node->lhs) || !same(rhs, node->rhs)) result = makeBinary(node->kind, lhs, rhs);
     }
     memo.emplace(node.get(), result);
     return result;
@@ -425,6 +442,7 @@ SymbolicScalar SymbolicScalar::substitute(const std::map<std::string, std::int64
 
 std::vector<std::string> SymbolicScalar::symbols() const {
   std::vector<std::string> names;
+  if (!m_node) return names;
   std::unordered_set<const Node*> visited;
   std::vector<const Node*> pending{m_node.get()};
   while (!pending.empty()) {
@@ -440,7 +458,7 @@ std::vector<std::string> SymbolicScalar::symbols() const {
   return names;
 }
 
-std::string SymbolicScalar::str() const { return toString(*m_node); }
+std::string SymbolicScalar::str() const { return m_node ? toString(*m_node) : std::to_string(m_constant); }
 
 std::string pyptoStr(const SymbolicScalar& value) {
   switch (value.kind()) {
@@ -466,9 +484,12 @@ std::string pyptoStr(const SymbolicScalar& value) {
   return "(" + pyptoStr(value.lhs()) + std::string(spelling) + pyptoStr(value.rhs()) + ")";
 }
 
-bool operator==(const SymbolicScalar& a, const SymbolicScalar& b) { return structurallyEqual(*a.m_node, *b.m_node); }
+bool operator==(const SymbolicScalar& a, const SymbolicScalar& b) {
+  if (!a.m_node || !b.m_node) return !a.m_node && !b.m_node && a.m_constant == b.m_constant;
+  return structurallyEqual(*a.m_node, *b.m_node);
+}
 
-std::size_t SymbolicScalar::hash() const { return m_node->hash; }
+std::size_t SymbolicScalar::hash() const { return m_node ? m_node->hash : constantHash(m_constant); }
 
 SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const SymbolicScalar& rhs) {
   const std::optional<std::int64_t> a = lhs.constantValue();
@@ -559,7 +580,7 @@ SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const Sy
   case SymbolicKind::Not: break;  // not binary
   }
 
-  return SymbolicScalar(makeOperationNode(kind, lhs.m_node, rhs.m_node));
+  return SymbolicScalar(makeOperationNode(kind, lhs.node(), rhs.node()));
 }
 
 SymbolicScalar makeUnary(SymbolicKind kind, const SymbolicScalar& operand) {
@@ -567,7 +588,7 @@ SymbolicScalar makeUnary(SymbolicKind kind, const SymbolicScalar& operand) {
   if (auto value = operand.constantValue()) return *applyChecked(kind, *value);
   if (operand.kind() == SymbolicKind::Not) return truthValue(operand.lhs());
   if (isComparison(operand.kind())) return makeBinary(negated(operand.kind()), operand.lhs(), operand.rhs());
-  return SymbolicScalar(makeOperationNode(kind, operand.m_node, nullptr));
+  return SymbolicScalar(makeOperationNode(kind, operand.node(), nullptr));
 }
 
 std::ostream& operator<<(std::ostream& out, const SymbolicScalar& value) { return out << value.str(); }

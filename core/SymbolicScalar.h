@@ -22,7 +22,10 @@
 // (a loop index, another read). A read is a leaf to folding and simplifying.
 //
 // Representation: an immutable tree of shared nodes; a SymbolicScalar is a
-// cheap value (one shared_ptr). Construction folds constants and algebraic
+// cheap value (one shared_ptr). A constant is held inline, without a node:
+// tile regions hold millions of constant offsets, and a node each was most
+// of a large kernel's compile time (allocating, counting references,
+// freeing). Construction folds constants and algebraic
 // identities (x+0, x*1, x*0, x//1, x%1, min(x,x), (x+2)+3 -> x+5, x == x -> 1,
 // 0 and x -> 0, 1 and x -> x != 0, not (a < b) -> a >= b, ...) and puts the
 // constant operand of + * min max and of comparisons on the right (3 < x ->
@@ -101,8 +104,8 @@ struct SymbolicEvaluation {
 
 class SymbolicScalar {
 public:
-  SymbolicScalar() : SymbolicScalar(0) {}
-  SymbolicScalar(std::int64_t value);  // NOLINT(google-explicit-constructor): constants mix freely
+  SymbolicScalar() = default;
+  SymbolicScalar(std::int64_t value) : m_constant(value) {}  // NOLINT(google-explicit-constructor): constants mix freely
   static SymbolicScalar symbol(std::string name);
   // The element at flat position `index` of the argument named `tensor`.
   static SymbolicScalar element(std::string tensor, SymbolicScalar index);
@@ -110,8 +113,11 @@ public:
   static std::string elementKey(std::string_view tensor, std::int64_t position);
 
   SymbolicKind kind() const;
-  bool isConstant() const { return kind() == SymbolicKind::Constant; }
-  std::optional<std::int64_t> constantValue() const;
+  bool isConstant() const { return !m_node; }
+  std::optional<std::int64_t> constantValue() const {
+    if (m_node) return std::nullopt;
+    return m_constant;
+  }
   // The symbol's name (kind() == Symbol) or the read tensor's (Element);
   // empty otherwise.
   const std::string& symbolName() const;
@@ -141,11 +147,15 @@ public:
   struct Node;
 
 private:
-  explicit SymbolicScalar(std::shared_ptr<const Node> node) : m_node(std::move(node)) {}
+  // A constant node becomes an inline constant (m_node is never a constant).
+  explicit SymbolicScalar(std::shared_ptr<const Node> node);
+  // The node of this value; a constant gets a new one (operands of nodes).
+  std::shared_ptr<const Node> node() const;
   friend SymbolicScalar makeUnary(SymbolicKind kind, const SymbolicScalar& operand);
   friend SymbolicScalar makeBinary(SymbolicKind kind, const SymbolicScalar& lhs, const SymbolicScalar& rhs);
 
-  std::shared_ptr<const Node> m_node;
+  std::shared_ptr<const Node> m_node;  // null for a constant
+  std::int64_t m_constant = 0;         // the value when m_node is null
 };
 
 // The operations. Ints on either side convert implicitly to constants.

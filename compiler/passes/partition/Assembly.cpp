@@ -9,8 +9,9 @@
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
-#include <deque>
+#include <forward_list>
 #include <functional>
 #include <queue>
 #include <span>
@@ -176,46 +177,79 @@ bool Partitioner::orderParts(const std::vector<std::int32_t>& partOf, const std:
 // ---- all scopes ----
 // The structure of a subgraph as text: equal text, same program.
 std::string Partitioner::canonicalForm(const Subgraph& subgraph) {
+  // Called once per subgraph, so it appends in place (one subgraph's text
+  // made of temporaries cost more than partitioning it).
   std::string text = subgraph.coreType == CoreType::AIC ? "C" : "V";
+  auto number = [&text](std::int64_t value) {
+    char digits[24];
+    text.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
+  };
   struct Slot {
-    std::size_t number;
+    TensorId tensor;
     const RegionBox* box;
     const TileRegion* region;
   };
-  std::unordered_map<TensorId, Slot> slots;
-  std::deque<RegionBox> viewBoxes;  // boxes of view tile ops' regions, made here
+  std::vector<Slot> slots;  // in order of first use: a slot's number is its index
+  std::forward_list<RegionBox> viewBoxes;  // boxes of view tile ops' regions, made here (no allocation when none)
   auto region = [&](const TileRegion& r, const RegionBox* box) {
-    if (!box) box = &viewBoxes.emplace_back(boxOf(r));
-    auto [it, inserted] = slots.try_emplace(box->tensor, Slot{slots.size(), box, &r});
-    text += " s" + std::to_string(it->second.number);
-    if (inserted) {
-      text += ":" + std::string(name(m_graph.tensor(box->tensor).dtype)) + "[";
-      for (std::int64_t dim : m_tiles.shapeOf(box->tensor)) text += std::to_string(dim) + ",";
-      text += "]";
+    if (!box) box = &viewBoxes.emplace_front(boxOf(r));
+    std::size_t slot = 0;
+    while (slot < slots.size() && slots[slot].tensor != box->tensor) ++slot;
+    text += " s";
+    number(static_cast<std::int64_t>(slot));
+    if (slot == slots.size()) {
+      slots.push_back(Slot{box->tensor, box, &r});
+      text += ':';
+      text += name(m_graph.tensor(box->tensor).dtype);
+      text += '[';
+      for (std::int64_t dim : m_tiles.shapeOf(box->tensor)) {
+        number(dim);
+        text += ',';
+      }
+      text += ']';
     }
-    const Slot& first = it->second;
-    text += "@";
+    const Slot& first = slots[slot];
+    text += '@';
     for (std::size_t d = 0; d < r.shape.size(); ++d) {
       if (d < box->rank && box->symbol[d] == first.box->symbol[d]) {
-        text += std::to_string(box->lo[d] - first.box->lo[d]);
+        number(box->lo[d] - first.box->lo[d]);
       } else {
         TileRegion here = resolveViews(m_graph, r), there = resolveViews(m_graph, *first.region);
-        text += "(" + simplify(here.offsets[d] - there.offsets[d]).str() + ")";
+        text += '(';
+        text += simplify(here.offsets[d] - there.offsets[d]).str();
+        text += ')';
       }
-      text += ":" + std::to_string(r.shape[d]) + ",";
+      text += ':';
+      number(r.shape[d]);
+      text += ',';
     }
     // A program evaluates its tiles' valid parts per task from the first subgraph's expressions
     // (FunctionalCore), so only subgraphs with the same expressions share one.
-    if (!r.valid.empty()) text += "v" + shapeString(r.valid);
+    if (!r.valid.empty()) {
+      text += 'v';
+      text += shapeString(r.valid);
+    }
   };
   for (TileOpId id : subgraph.ops) {
     const TileOp& op = m_tiles.tileOp(id);
     auto o = static_cast<std::size_t>(id);
     bool boxed = op.kind != TensorOpKind::View;
-    text += "\n" + std::string(name(op.kind)) + " " + std::string(name(op.accumulate)) + " [";
-    for (std::int64_t dim : op.tileShape) text += std::to_string(dim) + ",";
+    text += '\n';
+    text += name(op.kind);
+    text += ' ';
+    text += name(op.accumulate);
+    text += " [";
+    for (std::int64_t dim : op.tileShape) {
+      number(dim);
+      text += ',';
+    }
     text += "] {";
-    for (const auto& [key, value] : op.attrs) text += key + "=" + attributeToJson(value).dump() + ";";
+    for (const auto& [key, value] : op.attrs) {
+      text += key;
+      text += '=';
+      text += attributeToJson(value).dump();
+      text += ';';
+    }
     text += "} in";
     for (std::size_t k = 0; k < op.inputs.size(); ++k)
       region(op.inputs[k], boxed ? &m_readBoxes[m_readBoxStart[o] + k] : nullptr);
