@@ -217,6 +217,50 @@ bool nextCell(std::array<std::int64_t, kMaxBoxRank>& at, const std::array<std::i
 
 } // namespace
 
+std::size_t RegionIndex::CellTable::indexOf(std::uint64_t key) const {
+  // Keys are hashes already (cellKey); Fibonacci hashing spreads their high bits.
+  const std::size_t mask = m_cells.size() - 1;
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+}
+
+std::int32_t* RegionIndex::CellTable::find(std::uint64_t key) {
+  if (m_cells.empty()) return nullptr;
+  const std::size_t mask = m_cells.size() - 1;
+  for (std::size_t i = indexOf(key);; i = (i + 1) & mask) {
+    Cell& cell = m_cells[i];
+    if (!cell.used) return nullptr;
+    if (cell.key == key) return &cell.head;
+  }
+}
+
+std::int32_t& RegionIndex::CellTable::head(std::uint64_t key) {
+  if (2 * (m_count + 1) > m_cells.size()) {
+    std::vector<Cell> old = std::move(m_cells);
+    m_cells.assign(std::max<std::size_t>(16, 2 * old.size()), Cell{});
+    const std::size_t mask = m_cells.size() - 1;
+    for (const Cell& cell : old)
+      if (cell.used) {
+        std::size_t i = indexOf(cell.key);
+        while (m_cells[i].used) i = (i + 1) & mask;
+        m_cells[i] = cell;
+      }
+  }
+  const std::size_t mask = m_cells.size() - 1;
+  std::size_t i = indexOf(key);
+  while (m_cells[i].used && m_cells[i].key != key) i = (i + 1) & mask;
+  Cell& cell = m_cells[i];
+  if (!cell.used) {
+    cell = Cell{key, -1, true};
+    ++m_count;
+  }
+  return cell.head;
+}
+
+void RegionIndex::reserve(std::size_t boxes) {
+  m_entries.reserve(boxes);
+  m_slots.reserve(2 * boxes);  // in `all` and in one cell, at least
+}
+
 void RegionIndex::push(std::int32_t& head, std::int32_t entry) {
   m_slots.push_back(Slot{entry, head});
   head = static_cast<std::int32_t>(m_slots.size()) - 1;
@@ -240,7 +284,7 @@ void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
     return;
   }
   Cells at = first;
-  do push(group.cells.try_emplace(cellKey(at), -1).first->second, id);
+  do push(group.cells.head(cellKey(at)), id);
   while (nextCell(at, first, last));
 }
 
@@ -286,8 +330,8 @@ void RegionIndex::visitOverlapping(const RegionBox& query, const Visitor& visit)
     }
     Cells at = first;
     do {
-      auto cell = group.cells.find(cellKey(at));
-      if (cell != group.cells.end() && !visitList(cell->second, query, visit)) return;
+      std::int32_t* cell = group.cells.find(cellKey(at));
+      if (cell && !visitList(*cell, query, visit)) return;
     } while (nextCell(at, first, last));
     if (!visitList(group.wide, query, visit)) return;
   }

@@ -35,6 +35,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -97,7 +99,23 @@ bool coveredTogether(const RegionBox& box, const std::vector<const RegionBox*>& 
 class RegionIndex {
 public:
   enum class Visit : unsigned char { Keep, Drop, Stop };
-  using Visitor = std::function<Visit(std::int32_t payload, const RegionBox& box)>;
+  // A callable Visit(std::int32_t payload, const RegionBox& box), held by
+  // reference for the length of one call: a query per tile op made a
+  // std::function, often allocated, each time.
+  class Visitor {
+  public:
+    template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Visitor>>>
+    Visitor(F&& visit)  // NOLINT(google-explicit-constructor): lambdas pass as they are
+        : m_object(const_cast<void*>(static_cast<const void*>(std::addressof(visit)))),
+          m_call([](void* object, std::int32_t payload, const RegionBox& box) {
+            return (*static_cast<std::remove_reference_t<F>*>(object))(payload, box);
+          }) {}
+    Visit operator()(std::int32_t payload, const RegionBox& box) const { return m_call(m_object, payload, box); }
+
+  private:
+    void* m_object;
+    Visit (*m_call)(void*, std::int32_t, const RegionBox&);
+  };
 
   // By default within one run of one scope (one task).
   explicit RegionIndex(OverlapMode mode = OverlapMode::SameIteration) : m_mode(mode) {}
@@ -105,6 +123,8 @@ public:
   // choice); without it the first box inserted on the tensor sets it. Call
   // before inserting on the tensor.
   void setCellSize(TensorId tensor, const std::vector<std::int64_t>& cell);
+  // Room for `boxes` inserts without moving the boxes held.
+  void reserve(std::size_t boxes);
   // Adds a copy of `box` (an empty box is not added).
   void insert(const RegionBox& box, std::int32_t payload);
   // Calls `visit` once for every live box that may overlap `query` (in
@@ -131,11 +151,30 @@ private:
     std::int32_t entry = 0;
     std::int32_t next = -1;
   };
+  // Cell key -> first slot of the cell's list, by open addressing: a
+  // scope-wide index of a large kernel holds hundreds of thousands of cells,
+  // and a node each (std::unordered_map) cost more than the searches.
+  class CellTable {
+  public:
+    std::size_t size() const { return m_count; }
+    std::int32_t* find(std::uint64_t key);
+    std::int32_t& head(std::uint64_t key);  // a new cell's list is empty (-1)
+
+  private:
+    struct Cell {
+      std::uint64_t key = 0;
+      std::int32_t head = -1;
+      bool used = false;
+    };
+    std::size_t indexOf(std::uint64_t key) const;
+    std::vector<Cell> m_cells;  // a power of two long, at most half full
+    std::size_t m_count = 0;
+  };
   struct Group {  // the boxes of one rank and symbolic signature
     std::uint8_t rank = 0;
     std::array<std::int32_t, kMaxBoxRank> symbol{};
     std::array<bool, kMaxBoxRank> keyDim{};  // dims the grid cuts
-    std::unordered_map<std::uint64_t, std::int32_t> cells;  // cell -> first slot
+    CellTable cells;
     std::int32_t wide = -1;  // boxes over too many cells
     std::int32_t all = -1;
   };

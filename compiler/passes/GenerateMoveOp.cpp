@@ -7,6 +7,7 @@
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <charconv>
 #include <deque>
 #include <map>
 #include <string>
@@ -30,6 +31,7 @@ public:
     collectRegions();
     for (Subgraph& subgraph : m_blocks.subgraphs) findCopyIns(subgraph);
     RegionIndex reads(OverlapMode::AnyIteration);
+    reads.reserve(m_reads.size());
     for (const auto& [tensor, cell] : m_cells) reads.setCellSize(tensor, cell);
     // Only reads of temporaries matter: every write to an argument goes out anyway.
     for (std::size_t r = 0; r < m_reads.size(); ++r)
@@ -134,6 +136,7 @@ private:
     std::unordered_set<TensorId> prepared, preparedScattered;
     std::unordered_map<RegionBox, std::size_t, RegionBoxHash> listed;  // copy-in of each box
     std::unordered_set<RegionBox, RegionBoxHash> gathered, targets;
+    std::vector<const RegionBox*> parts;  // of one read; kept to reuse its storage
     for (TileOpId op : subgraph.ops) {
       auto o = static_cast<std::size_t>(op);
       for (std::size_t r = m_readStart[o]; r < m_readStart[o + 1]; ++r) {
@@ -152,7 +155,7 @@ private:
           return RegionIndex::Visit::Stop;
         });
         bool covered = false;
-        std::vector<const RegionBox*> parts;
+        parts.clear();
         if (!afterScatter)
           written.visitOverlapping(read.box, [&](std::int32_t, const RegionBox& earlier) {
             covered = containsBox(earlier, read.box);
@@ -254,12 +257,25 @@ void splitProgramsByCopies(Compilation& compilation) {
       for (const TileRegion& region : op.outputs) slot.try_emplace(storage(region), slot.size());
     }
     std::string copies;
+    auto number = [&copies](std::int64_t value) {
+      char digits[24];
+      copies.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
+    };
     auto describe = [&](char direction, const TileRegion& region) {
       auto found = slot.find(region.tensor);
-      copies += direction + (found == slot.end() ? std::string("?") : std::to_string(found->second)) + "[";
-      for (std::int64_t dim : region.shape) copies += std::to_string(dim) + ",";
-      copies += "]";
-      if (!region.valid.empty()) copies += "v" + shapeString(region.valid);
+      copies += direction;
+      if (found == slot.end()) copies += '?';
+      else number(static_cast<std::int64_t>(found->second));
+      copies += '[';
+      for (std::int64_t dim : region.shape) {
+        number(dim);
+        copies += ',';
+      }
+      copies += ']';
+      if (!region.valid.empty()) {
+        copies += 'v';
+        copies += shapeString(region.valid);
+      }
     };
     for (const TileRegion& region : subgraph.copyIns) describe('i', region);
     for (const TileRegion& region : subgraph.copyOuts) describe('o', region);

@@ -114,6 +114,12 @@ void Partitioner::buildEdges() {
     }
   }
   RegionIndex writeIndex(OverlapMode::SameIteration), readIndex(OverlapMode::SameIteration);
+  std::size_t readCount = 0, writeCount = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    readCount += reads(i).size();
+    writeCount += writes(i).size();
+  }
+  writeIndex.reserve(writeCount);
   for (auto& [tensor, cell] : cells) {
     writeIndex.setCellSize(tensor, cell);
     readIndex.setCellSize(tensor, cell);
@@ -124,6 +130,7 @@ void Partitioner::buildEdges() {
   m_readStart.assign(1, 0);
   m_readRegions.clear();
   m_regionIds.clear();
+  m_regionIds.reserve(readCount);
   m_regionBytes.clear();
   std::vector<Pred> found;
   for (std::size_t i = 0; i < count; ++i) {
