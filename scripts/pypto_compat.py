@@ -697,7 +697,7 @@ def ops_table(rows, commit, date, seconds):
     too_large = sum(r["status"] == "too large" for r in rows)
     lines = [f"Checked against PyPTO commit `{commit[:12]}`" + (f" ({date})" if date else "")
              + f" on {datetime.date.today().isoformat()} in {seconds:.0f} s: **{passed} of {len(counted)}** cases "
-             f"run pass; {skipped} skipped (dtypes numpy cannot hold here), {no_golden} without a golden (PyPTO's "
+             f"run pass; {skipped} skipped (FP8/FP4/HF8 dtypes, which neither numpy nor torch holds here), {no_golden} without a golden (PyPTO's "
              f"golden script fails on this host), {too_large} too large for this host's memory, {unformed} not yet "
              f"written as kernels by the runner.", "",
              "| Operation | Pass | Fail | Skipped | Not run | Time (s) | First failure |", "|---|---|---|---|---|---|---|"]

@@ -48,7 +48,8 @@ from pypto_ops_kernels import (  # noqa: E402
     BF16_STANDIN, DTYPES, REDUCTIONS, call_of, kernel_source, fillpad_kernel_source, interleave_kernel_source,
     gathermask_kernel_source, reduction_kernel_source, concat_kernel_source, one_hot_kernel_source,
     gather_kernel_source, quantize_kernel_source, sort_kernel_source, whole_kernel_source, whole_call_of,
-    matmul_kernel_source, permuted_kernel_source, index_put_kernel_source)
+    matmul_kernel_source, permuted_kernel_source, index_put_kernel_source, bit_compare_kernel_source,
+    bit_where_kernel_source)
 
 # --- golden data from PyPTO's own script ------------------------------------------------------------------------------
 
@@ -322,9 +323,6 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         return {"status": "skipped", "note": f"dtype {', '.join(missing)} not held by numpy here"}
     if (reason := too_large_for_host(case)) is not None:
         return {"status": "too large", "note": reason}
-    if op in ("Compare", "Cmps") and case.get("params", {}).get("mode") == "bit":
-        # PyPTO's tests build these with its C++ API (Compare(..., OutType::BIT)); its Python API returns bool.
-        return {"status": "no form", "note": "bit-packed (uint8) compare results exist only in PyPTO's C++ API"}
     if op == "Matmul" and any(t.get("format") == "NZ" for t in case["output_tensors"]):
         # PyPTO's test compares such a result in NZ (fractal) layout; the runner reads only NZ operands back.
         return {"status": "no form", "note": "an NZ (fractal) result: the runner reads back only NZ operands"}
@@ -341,9 +339,13 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         extra = [dict(params_of["bias_tensors"])] if params_of.get("bias_info") else []
         extra += [dict(params_of["scale_tensors"])] if per_channel_scale else []
         case = dict(case, input_tensors=case["input_tensors"] + extra)
-    if op == "Where" and case["input_tensors"][0]["dtype"] != "bool":
-        return {"status": "no form", "note": "the runner has no kernel form for a bit-packed (uint8) condition"}
-    if op == "FillPad":
+    if op in ("Compare", "Cmps") and case.get("params", {}).get("mode") == "bit":
+        # PyPTO's tests build these with its C++ API (Compare(..., OutType::BIT)); its Python API returns bool,
+        # so the kernel packs the bools itself.
+        source = bit_compare_kernel_source(case)
+    elif op == "Where" and case["input_tensors"][0]["dtype"] != "bool":
+        source = bit_where_kernel_source(case)  # a bit-packed (uint8) condition, C++ only in PyPTO
+    elif op == "FillPad":
         source = fillpad_kernel_source(case)
     elif op in ("Interleave", "DeInterleave"):
         source = interleave_kernel_source(case)

@@ -607,3 +607,60 @@ def index_put_kernel_source(case):
              f"    pypto.assemble({names[0]}, {[0] * len(shape)}, {out['name']})",
              f"    pypto.index_put_({out['name']}, ({indices},), {inputs[1]['name']}, {accumulate})"]
     return "\n".join(lines) + "\n"
+
+
+def bit_compare_kernel_source(case):
+    """Compare and Cmps with results packed 8 to a byte (PyPTO's C++ OutType::BIT; bit k of byte j is element
+    8 j + k, as its golden's np.packbits(..., bitorder='little')), written in the Python API, which has only the
+    bool form: the comparison on the whole inputs (broadcast as PyPTO's test views them), its bools as int32,
+    grouped 8 along the last dim, weighted 1, 2, 4, ..., 128 and summed, cast to uint8."""
+    params = case["params"]
+    out = case["output_tensors"][0]
+    shape = list(out["shape"][:-1]) + [out["shape"][-1] * 8]
+    other = "a1" if case["operation"] == "Compare" else scalar_of(params, "scalar", "scalar_dtype")
+    # A tile of about 4096 int32 bools (16 KiB), filled from the last dim: the case's tile is for the bool
+    # form's blocks, and the grouped form keeps 8 of them per row.
+    tile = [1] * len(shape)
+    room = 4096
+    for d in reversed(range(len(shape))):
+        tile[d] = max(1, min(shape[d], room))
+        room //= tile[d]
+    grouped = shape[:-1] + [shape[-1] // 8, 8]
+    grouped_tile = tile[:-1] + [max(1, tile[-1] // 8), 8]
+    lines = kernel_header(case)
+    for k, tensor in enumerate(case["input_tensors"]):
+        lines.append(f"    a{k} = {tensor['name']}")
+    lines += [f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in tile[-len(shape):])})",
+              f"    bits = pypto.cast(pypto.{params['compare_op']}(a0, {other}), pypto.DT_INT32)",
+              f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in grouped_tile)})",
+              f"    grouped = pypto.reshape(bits, {grouped})",
+              "    weights = pypto.bitwise_left_shift(1, pypto.arange(8))",
+              "    packed = pypto.sum(pypto.mul(grouped, weights), -1)",
+              f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in grouped_tile[:-1])})",
+              "    result = pypto.cast(packed, pypto.DT_UINT8)",
+              f"    pypto.assemble(result, {[0] * len(out['shape'])}, {out['name']})"]
+    return "\n".join(lines) + "\n"
+
+
+def bit_where_kernel_source(case):
+    """Where with its condition packed 8 to a byte (uint8; bit k of byte j is element 8 j + k, as PyPTO's golden
+    unpacks it), which PyPTO's Python `where` does not take (bool only): the kernel unpacks it with integer ops
+    (each byte shifted right by 0..7, the lowest bit kept, compared with 0), then calls where on whole tensors."""
+    params = case["params"]
+    cond = case["input_tensors"][0]["shape"]
+    out = case["output_tensors"][0]
+    flag = int(params.get("flag", 0))
+    x = "a1" if flag in (0, 1) else repr(float(params["x_scalar"]))
+    y = "a2" if flag in (0, 2) else repr(float(params["y_scalar"]))
+    lines = kernel_header(case)
+    for k, tensor in enumerate(case["input_tensors"]):
+        lines.append(f"    a{k} = {tensor['name']}")
+    rows = min(out["shape"][0], 16) if len(out["shape"]) > 1 else 1
+    lines += [f"    pypto.set_vec_tile_shapes({rows}, {cond[-1]}, 8)",
+              f"    grouped = pypto.reshape(pypto.cast(a0, pypto.DT_INT32), {list(cond) + [1]})",
+              "    bits = pypto.bitwise_and(pypto.bitwise_right_shift(grouped, pypto.arange(8)), 1)",
+              f"    pypto.set_vec_tile_shapes({rows}, {out['shape'][-1]})",
+              f"    mask = pypto.ne(pypto.reshape(bits, {out['shape']}), 0)",
+              f"    result = pypto.where(mask, {x}, {y})",
+              f"    pypto.assemble(result, {[0] * len(out['shape'])}, {out['name']})"]
+    return "\n".join(lines) + "\n"

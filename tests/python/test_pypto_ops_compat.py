@@ -1,7 +1,8 @@
 """The pieces of scripts/pypto-compat.sh --ops that need no PyPTO checkout: a kernel the runner writes for one of
 PyPTO's operation cases (blocks of the view shape, a partial last block, the case's vec tile) run in functional
-mode against numpy; the int32 Sum golden PyPTO's script makes through float32; bit-packed compares (C++ only);
-and the worker asking PyPTO's golden script for a case by its position in the sorted list, as the script counts."""
+mode against numpy; the int32 Sum golden PyPTO's script makes through float32; bit-packed compare results and
+where conditions (C++ only in PyPTO; packed and unpacked by the runner's kernels) against numpy's packbits; and the
+worker asking PyPTO's golden script for a case by its position in the sorted list, as the script counts."""
 import json
 import pathlib
 import tempfile
@@ -120,14 +121,26 @@ class KernelsRunAgainstNumpy(unittest.TestCase):
             wrong = lambda *args: write(*args, golden=a @ b)  # noqa: E731 - the bias left out
             self.assertEqual(ops.run_case(case, 0, wrong, "Matmul", False, scratch)["status"], "fails")
 
-    def test_bit_packed_compares_have_no_python_form(self):
-        case = {"case_index": 0, "operation": "Compare", "input_tensors": [tensor("a", (8, 64), "fp32"),
-                                                                           tensor("b", (8, 64), "fp32")],
-                "output_tensors": [tensor("out", (8, 8), "uint8")], "view_shape": [8, 64], "tile_shape": [8, 64],
-                "params": {"compare_op": "eq", "mode": "bit"}}
-        result = self.run_case(case, lambda a, b: [np.zeros((8, 8), np.uint8)])
-        self.assertEqual(result["status"], "no form")
-        self.assertIn("C++", result["note"])
+    def test_bit_packed_compares_against_numpy_packbits(self):
+        # PyPTO's C++ OutType::BIT: 8 results a byte, element 8 j + k in bit k of byte j; the Python API has
+        # only bools, so the runner's kernel packs them (compared with numpy's packbits, little bit order).
+        case = {"case_index": 0, "operation": "Cmps", "input_tensors": [tensor("a", (6, 5, 64), "fp32")],
+                "output_tensors": [tensor("out", (6, 5, 8), "uint8")], "view_shape": [6, 5, 64],
+                "tile_shape": [2, 5, 64], "params": {"compare_op": "lt", "mode": "bit", "scalar": 10,
+                                                     "scalar_dtype": "fp32"}}
+        packed = lambda a: [np.packbits(a < 10, axis=-1, bitorder="little")]  # noqa: E731
+        self.assertEqual(self.run_case(case, packed)["status"], "passes")
+        big_end_first = lambda a: [np.packbits(a < 10, axis=-1, bitorder="big")]  # noqa: E731
+        self.assertEqual(self.run_case(case, big_end_first)["status"], "fails")
+
+    def test_where_with_a_bit_packed_condition_against_numpy_unpackbits(self):
+        case = {"case_index": 0, "operation": "Where",
+                "input_tensors": [tensor("c", (10, 9), "uint8", 0, 255), tensor("x", (10, 72), "fp32"),
+                                  tensor("y", (10, 72), "fp32")],
+                "output_tensors": [tensor("out", (10, 72), "fp32")], "view_shape": [7, 56], "tile_shape": [5, 24],
+                "params": {"flag": 0}}
+        chosen = lambda c, x, y: [np.where(np.unpackbits(c, axis=-1, bitorder="little") != 0, x, y)]  # noqa: E731
+        self.assertEqual(self.run_case(case, chosen)["status"], "passes")
 
 
 class IntegerSumGolden(unittest.TestCase):
