@@ -81,13 +81,20 @@ void compileSyntheticVector(benchmark::State& state) {
     DiagnosticEngine diags;
     auto compiled = compileKernel(graph, CompileSettings{}, diags);
     if (!compiled) state.SkipWithError("compile failed");
-    else tileOps = compiled->compilation.tiles.tileOps().size();
+    else {
+      tileOps = compiled->compilation.tiles.tileOps().size();
+      // PTO_BENCH_PASS_MS=1: each pass's time too, to see which one grows faster than its input.
+      if (std::getenv("PTO_BENCH_PASS_MS"))
+        for (const PassRecord& record : compiled->passes) state.counters["ms_" + record.name] = record.milliseconds;
+    }
   }
   state.counters["tile_ops"] = static_cast<double>(tileOps);
   state.counters["tile_ops_per_s"] =
       benchmark::Counter(static_cast<double>(tileOps) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(compileSyntheticVector)->RangeMultiplier(4)->Range(256, 4096)->Unit(benchmark::kMillisecond);
+// 328k and 512k tile ops (issue 36's range goes to 500k), once each: a few seconds.
+BENCHMARK(compileSyntheticVector)->Arg(16384)->Arg(25600)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 // The indexer-sized graph of BenchGraphs.h: 1 024 matmul tiles plus a row max.
 void compileIndexerSized(benchmark::State& state) {
