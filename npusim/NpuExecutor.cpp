@@ -254,7 +254,8 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
       if (m_state.moving[i] / static_cast<std::int32_t>(kPipeCount) != static_cast<std::int32_t>(slot)) continue;
       m_state.moving.erase(m_state.moving.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.remainingBytes.erase(m_state.remainingBytes.begin() + static_cast<std::ptrdiff_t>(i));
-      m_state.limits.erase(m_state.limits.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.hbmLimits.erase(m_state.hbmLimits.begin() + static_cast<std::ptrdiff_t>(i));
+      m_state.limitRates.erase(m_state.limitRates.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.missFractions.erase(m_state.missFractions.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.rates.erase(m_state.rates.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.endTimes.erase(m_state.endTimes.begin() + static_cast<std::ptrdiff_t>(i));
@@ -362,24 +363,43 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
   const double toldCycle = std::ceil(state.now);
   while (true) {
     if (state.ratesStale) {
-      // Account what moved at the old rates, then share anew.
-      double elapsed = state.now - state.sharedAt;
-      for (std::size_t i = 0; i < state.moving.size(); ++i) state.remainingBytes[i] -= state.rates[i] * elapsed;
+      // Account what moved at the old rates, then share anew. The sums
+      // below run in index order, as shareBandwidth's own do, so that
+      // skipping a cap that does not bind gives the very same rates.
+      const std::size_t n = state.moving.size();
+      const double elapsed = state.now - state.sharedAt;
+      double hbmTotal = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {
+        state.remainingBytes[i] -= state.rates[i] * elapsed;
+        hbmTotal += state.hbmLimits[i];
+      }
       // Share the HBM among what each transfer draws from it, then scale
-      // back: a transfer served wholly by L2 runs at its path's peak.
-      thread_local std::vector<double> hbmLimits, hbmRates;
-      hbmLimits.resize(state.moving.size());
-      hbmRates.resize(state.moving.size());
-      for (std::size_t i = 0; i < state.moving.size(); ++i) hbmLimits[i] = state.limits[i] * state.missFractions[i];
-      shareBandwidth(hbmLimits, m_capBytesPerCycle, hbmRates);
-      for (std::size_t i = 0; i < state.moving.size(); ++i)
-        state.rates[i] = state.missFractions[i] > kMissEpsilon ? hbmRates[i] / state.missFractions[i] : state.limits[i];
+      // back: a transfer served wholly by L2 runs at its path's peak. One
+      // that gets all it draws runs at its path's peak too (limitRates holds
+      // that rate, divided out once when the transfer began).
+      double total = 0.0;
+      if (hbmTotal <= m_capBytesPerCycle) {
+        for (std::size_t i = 0; i < n; ++i) {
+          state.rates[i] = state.limitRates[i];
+          total += state.rates[i];
+        }
+      } else {
+        thread_local std::vector<double> hbmRates;
+        hbmRates.resize(n);
+        shareBandwidth(state.hbmLimits, m_capBytesPerCycle, hbmRates);
+        for (std::size_t i = 0; i < n; ++i) {
+          const double miss = state.missFractions[i];
+          if (miss <= kMissEpsilon || hbmRates[i] == state.hbmLimits[i]) state.rates[i] = state.limitRates[i];
+          else state.rates[i] = miss == 1.0 ? hbmRates[i] : hbmRates[i] / miss;
+          total += state.rates[i];
+        }
+      }
       // Then the L2's ports, which every GM transfer passes (hits, misses on
       // their way in, stores): the rates HBM left are the limits. A transfer
       // the L2 slows leaves HBM share unused rather than passing it on; the
       // two caps rarely bind at once (a miss-heavy phase is HBM-bound, a
       // hit-heavy one L2-bound).
-      if (m_l2Cap != kInfinity) {
+      if (total > m_l2Cap) {
         thread_local std::vector<double> l2Limits;
         l2Limits.assign(state.rates.begin(), state.rates.end());
         shareBandwidth(l2Limits, m_l2Cap, state.rates);
@@ -435,7 +455,9 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
           fromHbm = static_cast<double>(missed[static_cast<std::size_t>(step.gmRegion)]) / static_cast<double>(step.bytes);
         state.moving.push_back(event.core * static_cast<std::int32_t>(kPipeCount) + event.pipe);
         state.remainingBytes.push_back(static_cast<double>(step.bytes));
-        state.limits.push_back(step.pathBytesPerCycle);
+        const double hbmLimit = step.pathBytesPerCycle * fromHbm;
+        state.hbmLimits.push_back(hbmLimit);
+        state.limitRates.push_back(fromHbm > kMissEpsilon ? hbmLimit / fromHbm : step.pathBytesPerCycle);
         state.missFractions.push_back(fromHbm);
         state.rates.push_back(0.0);
         state.endTimes.push_back(kInfinity);
@@ -457,7 +479,8 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         if (state.endTimes[i] > state.now + kTimeEpsilon) {
           state.moving[kept] = state.moving[i];
           state.remainingBytes[kept] = state.remainingBytes[i];
-          state.limits[kept] = state.limits[i];
+          state.hbmLimits[kept] = state.hbmLimits[i];
+          state.limitRates[kept] = state.limitRates[i];
           state.missFractions[kept] = state.missFractions[i];
           state.rates[kept] = state.rates[i];
           state.endTimes[kept] = state.endTimes[i];
@@ -479,7 +502,8 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       }
       state.moving.resize(kept);
       state.remainingBytes.resize(kept);
-      state.limits.resize(kept);
+      state.hbmLimits.resize(kept);
+      state.limitRates.resize(kept);
       state.missFractions.resize(kept);
       state.rates.resize(kept);
       state.endTimes.resize(kept);

@@ -141,7 +141,8 @@ public:
     // Between two sharings the rates are constant, so each transfer's end is
     // known: remainingBytes holds what was left at `sharedAt`.
     std::vector<double> remainingBytes;
-    std::vector<double> limits;         // bytes per cycle: the path's peak
+    std::vector<double> hbmLimits;      // HBM bytes per cycle it draws at its path's peak
+    std::vector<double> limitRates;     // bytes per cycle when it gets all of hbmLimits: the path's peak
     std::vector<double> missFractions;  // HBM bytes per byte of each transfer (> 1: partial lines)
     std::vector<double> rates;          // the current share
     std::vector<double> endTimes;       // sharedAt + remainingBytes / rate
