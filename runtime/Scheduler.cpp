@@ -5,7 +5,7 @@
 #include <functional>
 #include <limits>
 #include <queue>
-#include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -44,18 +44,32 @@ bool validateConfig(const SchedulerConfig& config, DiagnosticEngine& diags) {
   return true;
 }
 
+// Every task's consumers in one array (compressed rows): task i's are
+// list[begin[i] .. begin[i + 1]), ascending. One allocation for the graph
+// instead of one per task: at a million tasks the per-task vectors were a
+// tenth of a timing run, most of it in the allocator.
+struct ConsumerLists {
+  std::vector<std::size_t> begin;  // n + 1 entries
+  std::vector<TaskId> list;
+
+  std::span<const TaskId> of(std::size_t task) const {
+    return {list.data() + begin[task], list.data() + begin[task + 1]};
+  }
+};
+
 // A dependency cycle as a path that returns to its start, smallest id first;
 // empty when there is none. Edges run producer -> consumer.
-std::vector<TaskId> findCycle(const std::vector<std::vector<TaskId>>& consumers) {
-  const std::size_t n = consumers.size();
+std::vector<TaskId> findCycle(const ConsumerLists& consumers) {
+  const std::size_t n = consumers.begin.size() - 1;
   std::vector<unsigned char> state(n, 0);  // 0 unvisited, 1 on the path, 2 done
+  std::vector<std::pair<TaskId, std::size_t>> stack;
   for (std::size_t root = 0; root < n; ++root) {
     if (state[root]) continue;
-    std::vector<std::pair<TaskId, std::size_t>> stack{{static_cast<TaskId>(root), 0}};
+    stack.assign(1, {static_cast<TaskId>(root), 0});
     state[root] = 1;
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
-      const auto& out = consumers[static_cast<std::size_t>(node)];
+      const std::span<const TaskId> out = consumers.of(static_cast<std::size_t>(node));
       if (next == out.size()) {
         state[static_cast<std::size_t>(node)] = 2;
         stack.pop_back();
@@ -81,10 +95,11 @@ std::vector<TaskId> findCycle(const std::vector<std::vector<TaskId>>& consumers)
 
 // Checks that every task can run; fills `consumers` (derived from the
 // predecessor lists, which are what the runtime trusts).
-bool validateGraph(const ExecuteGraph& graph, const SchedulerConfig& config,
-                   std::vector<std::vector<TaskId>>& consumers, DiagnosticEngine& diags) {
+bool validateGraph(const ExecuteGraph& graph, const SchedulerConfig& config, ConsumerLists& consumers,
+                   DiagnosticEngine& diags) {
   const std::size_t n = graph.tasks.size();
-  consumers.assign(n, {});
+  // Count each producer's consumers, then place them in task order.
+  consumers.begin.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const Task& task = graph.tasks[i];
     if (task.id != static_cast<TaskId>(i))
@@ -94,8 +109,15 @@ bool validateGraph(const ExecuteGraph& graph, const SchedulerConfig& config,
       if (p < 0 || static_cast<std::size_t>(p) >= n)
         return diags.error({}) << "task " << i << " depends on task " << p << ", which does not exist: the graph has "
                                << n << " tasks";
-      consumers[static_cast<std::size_t>(p)].push_back(static_cast<TaskId>(i));
+      ++consumers.begin[static_cast<std::size_t>(p) + 1];
     }
+  }
+  for (std::size_t i = 0; i < n; ++i) consumers.begin[i + 1] += consumers.begin[i];
+  consumers.list.resize(consumers.begin[n]);
+  {
+    std::vector<std::size_t> filled(consumers.begin.begin(), consumers.begin.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      for (TaskId p : graph.tasks[i].predecessors) consumers.list[filled[static_cast<std::size_t>(p)]++] = static_cast<TaskId>(i);
   }
   for (std::size_t b = 0; b < graph.barriers.size(); ++b) {
     const TaskId first = graph.barriers[b].firstTask;
@@ -129,7 +151,7 @@ bool validateGraph(const ExecuteGraph& graph, const SchedulerConfig& config,
 class Simulation {
 public:
   Simulation(const ExecuteGraph& graph, const SchedulerConfig& config, Executor& executor, DiagnosticEngine& diags,
-             std::vector<std::vector<TaskId>> consumers)
+             ConsumerLists consumers)
       : m_graph(graph), m_config(config), m_executor(executor), m_diags(diags), m_consumers(std::move(consumers)) {}
 
   std::optional<Schedule> run();
@@ -182,19 +204,25 @@ private:
   const SchedulerConfig& m_config;
   Executor& m_executor;
   DiagnosticEngine& m_diags;
-  std::vector<std::vector<TaskId>> m_consumers;
+  ConsumerLists m_consumers;
 
   std::int64_t m_now = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
   std::array<std::vector<CoreState>, 2> m_cores;
-  std::array<std::set<std::pair<std::int64_t, TaskId>>, 2> m_ready;  // (ready cycle, task)
-  std::set<std::pair<std::int64_t, TaskId>> m_finished;             // (end cycle, task): completion not yet handled
+  // (ready cycle, task), earliest first: a heap, not a set, so that a ready
+  // task costs no allocation.
+  using ReadyEntry = std::pair<std::int64_t, TaskId>;
+  std::array<std::priority_queue<ReadyEntry, std::vector<ReadyEntry>, std::greater<>>, 2> m_ready;
+  // (end cycle, task), ascending: completions not yet handled (no more than the cores).
+  std::vector<std::pair<std::int64_t, TaskId>> m_finished;
   // By task: started and its completion not yet handled (a flag per task, not a set: set or cleared once per task).
   std::vector<char> m_running;
   std::size_t m_runningCount = 0;
   std::vector<int> m_counters;
   std::vector<int> m_deviceTaskOf;
-  std::vector<std::vector<TaskId>> m_tasksOfDeviceTask;
+  // Device task k holds tasks [m_deviceTaskBegin[k], m_deviceTaskBegin[k + 1]): deviceTasksOf numbers
+  // consecutive runs of tasks 0, 1, 2, ...
+  std::vector<std::size_t> m_deviceTaskBegin;
   std::vector<bool> m_arrived;
   std::vector<std::size_t> m_unresolvedOfDeviceTask;
   std::size_t m_nextBarrier = 0;              // the first barrier not yet open
@@ -218,21 +246,22 @@ std::optional<Schedule> Simulation::run() {
   m_counters.resize(n);
   m_running.assign(n, 0);
   m_deviceTaskOf = deviceTasksOf(m_graph, m_config.stitchFunctionMaxNum);
+  m_deviceTaskBegin.assign(1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     m_schedule.tasks[i].task = static_cast<TaskId>(i);
     m_schedule.tasks[i].deviceTask = m_deviceTaskOf[i];
     m_counters[i] = static_cast<int>(m_graph.tasks[i].predecessors.size());
-    auto k = static_cast<std::size_t>(m_deviceTaskOf[i]);
-    if (k >= m_tasksOfDeviceTask.size()) m_tasksOfDeviceTask.resize(k + 1);
-    m_tasksOfDeviceTask[k].push_back(static_cast<TaskId>(i));
+    if (static_cast<std::size_t>(m_deviceTaskOf[i]) + 1 > m_deviceTaskBegin.size()) m_deviceTaskBegin.push_back(i);
   }
-  m_schedule.deviceTaskCount = static_cast<int>(m_tasksOfDeviceTask.size());
-  m_arrived.assign(m_tasksOfDeviceTask.size(), false);
-  m_unresolvedOfDeviceTask.resize(m_tasksOfDeviceTask.size());
-  for (std::size_t k = 0; k < m_tasksOfDeviceTask.size(); ++k) m_unresolvedOfDeviceTask[k] = m_tasksOfDeviceTask[k].size();
+  const std::size_t deviceTasks = n == 0 ? 0 : m_deviceTaskBegin.size();
+  m_deviceTaskBegin.push_back(n);
+  m_schedule.deviceTaskCount = static_cast<int>(deviceTasks);
+  m_arrived.assign(deviceTasks, false);
+  m_unresolvedOfDeviceTask.resize(deviceTasks);
+  for (std::size_t k = 0; k < deviceTasks; ++k) m_unresolvedOfDeviceTask[k] = m_deviceTaskBegin[k + 1] - m_deviceTaskBegin[k];
   // Device tasks before the first barrier arrive as the host submits them; the rest when their barrier opens.
   const std::size_t held = m_graph.barriers.empty()
-                               ? m_tasksOfDeviceTask.size()
+                               ? deviceTasks
                                : static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(m_graph.barriers.front().firstTask)]);
   submitDeviceTasks(0, held, 0);
   if (!m_graph.barriers.empty()) m_unfinishedBeforeBarrier = static_cast<std::size_t>(m_graph.barriers.front().firstTask);
@@ -291,7 +320,8 @@ bool Simulation::handleExecutorCompletions() {
     TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(task)];
     record.endCycle = m_now;
     record.pipes = m_executor.finish(task, m_now);
-    m_finished.emplace(m_now, task);
+    const std::pair<std::int64_t, TaskId> finished{m_now, task};
+    m_finished.insert(std::lower_bound(m_finished.begin(), m_finished.end(), finished), finished);
     // A task in the core's pending slot starts now (or when its dispatch lands).
     CoreState& core = coreState(record.core);
     if (core.pending >= 0) {
@@ -323,7 +353,7 @@ void Simulation::handle(const Event& event) {
     if (m_nextBarrier < m_graph.barriers.size() &&
         static_cast<TaskId>(task) < m_graph.barriers[m_nextBarrier].firstTask && --m_unfinishedBeforeBarrier == 0)
       openBarrier();
-    for (TaskId consumer : m_consumers[task]) {
+    for (TaskId consumer : m_consumers.of(task)) {
       auto c = static_cast<std::size_t>(consumer);
       if (--m_counters[c] == 0 && m_arrived[static_cast<std::size_t>(m_deviceTaskOf[c])]) makeReady(consumer);
     }
@@ -338,8 +368,9 @@ void Simulation::handle(const Event& event) {
   }
   case EventKind::DeviceTaskArrives:
     m_arrived[static_cast<std::size_t>(event.id)] = true;
-    for (TaskId task : m_tasksOfDeviceTask[static_cast<std::size_t>(event.id)])
-      if (m_counters[static_cast<std::size_t>(task)] == 0) makeReady(task);
+    for (std::size_t task = m_deviceTaskBegin[static_cast<std::size_t>(event.id)];
+         task < m_deviceTaskBegin[static_cast<std::size_t>(event.id) + 1]; ++task)
+      if (m_counters[task] == 0) makeReady(static_cast<TaskId>(task));
     break;
   case EventKind::ThreadFree: break;
   }
@@ -367,7 +398,7 @@ void Simulation::openBarrier() {
   const std::size_t end =
       m_nextBarrier < barriers.size()
           ? static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(barriers[m_nextBarrier].firstTask)])
-          : m_tasksOfDeviceTask.size();
+          : m_deviceTaskBegin.size() - 1;
   submitDeviceTasks(begin, end, m_now);
   if (m_nextBarrier < barriers.size())
     m_unfinishedBeforeBarrier = static_cast<std::size_t>(barriers[m_nextBarrier].firstTask - first);
@@ -469,7 +500,7 @@ bool Simulation::takeDispatch(int aicpu) {
   std::optional<CoreId> bestCore;
   for (CoreType type : kCoreTypes) {
     if (m_ready[slot(type)].empty()) continue;
-    auto head = *m_ready[slot(type)].begin();
+    auto head = m_ready[slot(type)].top();
     if (best && *best < head) continue;
     const Task& candidate = m_graph.tasks[static_cast<std::size_t>(head.second)];
     std::optional<CoreId> core = chooseCore(candidate, aicpu);
@@ -482,7 +513,7 @@ bool Simulation::takeDispatch(int aicpu) {
   if (!best) return false;
   TaskId task = best->second;
   CoreType type = m_graph.tasks[static_cast<std::size_t>(task)].coreType;
-  m_ready[slot(type)].erase(*best);
+  m_ready[slot(type)].pop();  // the head of its queue
   sampleReady(type);
   CoreState& core = coreState(*bestCore);
   TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(task)];
@@ -534,7 +565,7 @@ std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxIterations) {
 }
 
 std::optional<Schedule> Scheduler::run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags) const {
-  std::vector<std::vector<TaskId>> consumers;
+  ConsumerLists consumers;
   if (!validateConfig(m_config, diags) || !validateGraph(graph, m_config, consumers, diags)) return std::nullopt;
   return Simulation(graph, m_config, executor, diags, std::move(consumers)).run();
 }
