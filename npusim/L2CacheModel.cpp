@@ -86,6 +86,7 @@ void L2CacheModel::clear() {
   m_head = m_tail = -1;
   m_hits = m_misses = 0;
   m_random = kRandomSeed;
+  m_victimsDrawn = false;
 }
 
 std::size_t L2CacheModel::home(std::uint64_t key) const {
@@ -197,16 +198,26 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
     // Reuse the victim's node: its key leaves the index.
     node = m_tail;
     if (!lru) {
+      // The victims are drawn two ahead (the node count no longer changes
+      // once the cache is full), one division each: start fetching the key
+      // of the one after next, and the index entry of the next one, whose
+      // key the previous miss fetched. Each lies far from the last in
+      // memory. (Hints only: a key that changes before its eviction costs a
+      // wasted fetch, nothing else.)
+      const std::uint64_t nodes = m_nodeKeys.size();
+      if (!m_victimsDrawn) {
+        for (std::uint64_t& victim : m_victims) {
+          m_random = l2Xorshift(m_random);
+          victim = m_random % nodes;
+        }
+        m_victimsDrawn = true;
+      }
+      node = static_cast<std::int32_t>(m_victims[0]);
+      m_victims[0] = m_victims[1];
       m_random = l2Xorshift(m_random);
-      node = static_cast<std::int32_t>(m_random % m_nodeKeys.size());
-      // The next victims are known already (the node count no longer
-      // changes): start fetching the key of the one after next, and the
-      // index entry of the next one, whose key the previous miss fetched.
-      // Each lies far from the last in memory. (Hints only: a key that
-      // changes before its eviction costs a wasted fetch, nothing else.)
-      const std::uint64_t next = l2Xorshift(m_random);
-      __builtin_prefetch(&m_nodeKeys[l2Xorshift(next) % m_nodeKeys.size()]);
-      if (std::int32_t* entry = directEntry(m_nodeKeys[next % m_nodeKeys.size()])) __builtin_prefetch(entry, 1);
+      m_victims[1] = m_random % nodes;
+      __builtin_prefetch(&m_nodeKeys[m_victims[1]]);
+      if (std::int32_t* entry = directEntry(m_nodeKeys[m_victims[0]])) __builtin_prefetch(entry, 1);
     } else {
       unlink(node);
     }

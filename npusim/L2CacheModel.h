@@ -128,7 +128,10 @@ private:
   std::int64_t m_hits = 0;
   std::int64_t m_misses = 0;
   L2Replacement m_replacement = L2Replacement::Lru;
-  std::uint64_t m_random = 0;  // xorshift state for Random
+  std::uint64_t m_random = 0;  // xorshift state for Random: the last victim drawn
+  // Random's next two victims (node indices), drawn ahead at the first eviction.
+  std::uint64_t m_victims[2] = {0, 0};
+  bool m_victimsDrawn = false;
 };
 
 } // namespace pto

@@ -232,7 +232,12 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
     CoreRun& run = m_state.cores[slot];
     if (run.task != task) continue;
     // Rounding may leave the task a hair short of the end it was reported
-    // with; the scheduler's word stands.
+    // with; the scheduler's word stands. Sized once: the list outlives the
+    // run (in the schedule), and at a million tasks growing it step by step
+    // left the allocator a heap of small holes to search.
+    std::size_t count = 0;
+    for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe) count += m_intervals[slot][pipe].size();
+    intervals.reserve(count);
     for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe)
       for (const auto& [from, to] : m_intervals[slot][pipe])
         intervals.push_back({std::string(name(static_cast<Pipe>(pipe))), from, std::min(to, endCycle)});
