@@ -179,9 +179,8 @@ private:
   bool handleExecutorCompletions();
   void handle(const Event& event);
   void makeReady(TaskId task);
-  // Pushes the arrivals of device tasks [first, end), submitted one after another from cycle `from` on.
-  void submitDeviceTasks(std::size_t first, std::size_t end, std::int64_t from);
-  void openBarrier();
+  // Pushes the arrival of device task k, handed to the scheduler threads at cycle `from`.
+  void submitDeviceTask(std::size_t k, std::int64_t from);
   void sampleReady(CoreType type);
   void assignJobs();
   bool takeCompletion(int aicpu);
@@ -225,8 +224,6 @@ private:
   std::vector<std::size_t> m_deviceTaskBegin;
   std::vector<bool> m_arrived;
   std::vector<std::size_t> m_unresolvedOfDeviceTask;
-  std::size_t m_nextBarrier = 0;              // the first barrier not yet open
-  std::size_t m_unfinishedBeforeBarrier = 0;  // tasks before it still to finish
   std::vector<std::int64_t> m_aicpuFreeAt;
   std::size_t m_resolved = 0;
   Schedule m_schedule;
@@ -259,12 +256,8 @@ std::optional<Schedule> Simulation::run() {
   m_arrived.assign(deviceTasks, false);
   m_unresolvedOfDeviceTask.resize(deviceTasks);
   for (std::size_t k = 0; k < deviceTasks; ++k) m_unresolvedOfDeviceTask[k] = m_deviceTaskBegin[k + 1] - m_deviceTaskBegin[k];
-  // Device tasks before the first barrier arrive as the host submits them; the rest when their barrier opens.
-  const std::size_t held = m_graph.barriers.empty()
-                               ? deviceTasks
-                               : static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(m_graph.barriers.front().firstTask)]);
-  submitDeviceTasks(0, held, 0);
-  if (!m_graph.barriers.empty()) m_unfinishedBeforeBarrier = static_cast<std::size_t>(m_graph.barriers.front().firstTask);
+  // One device task at a time: the next once this one has finished (see the Resolved event).
+  if (deviceTasks > 0) submitDeviceTask(0, 0);
 
   m_executor.reset(m_graph);
   while (true) {
@@ -349,10 +342,11 @@ void Simulation::handle(const Event& event) {
     m_schedule.tasks[task].resolvedCycle = m_now;
     m_counters[task] = -1;  // finished
     ++m_resolved;
-    --m_unresolvedOfDeviceTask[static_cast<std::size_t>(m_deviceTaskOf[task])];
-    if (m_nextBarrier < m_graph.barriers.size() &&
-        static_cast<TaskId>(task) < m_graph.barriers[m_nextBarrier].firstTask && --m_unfinishedBeforeBarrier == 0)
-      openBarrier();
+    // The device task's last task has finished: PyPTO's scheduler threads sync on it (its tail) and only
+    // then take the next one.
+    if (const auto k = static_cast<std::size_t>(m_deviceTaskOf[task]);
+        --m_unresolvedOfDeviceTask[k] == 0 && k + 1 < m_unresolvedOfDeviceTask.size())
+      submitDeviceTask(k + 1, m_now);
     for (TaskId consumer : m_consumers.of(task)) {
       auto c = static_cast<std::size_t>(consumer);
       if (--m_counters[c] == 0 && m_arrived[static_cast<std::size_t>(m_deviceTaskOf[c])]) makeReady(consumer);
@@ -376,32 +370,13 @@ void Simulation::handle(const Event& event) {
   }
 }
 
-void Simulation::submitDeviceTasks(std::size_t first, std::size_t end, std::int64_t from) {
-  // The host submits one after another: the j-th arrives (j+1) submits and j stitches after `from`, and
-  // never before the host, unhindered, would have submitted it.
+void Simulation::submitDeviceTask(std::size_t k, std::int64_t from) {
+  // The control flow builds device tasks one after another, device task k ready (k+1) submits and k stitches
+  // after the start; the scheduler threads take it one submit after they are free for it (`from`).
   const AicpuCosts& costs = m_config.costs;
-  for (std::size_t k = first; k < end; ++k) {
-    const auto index = static_cast<std::int64_t>(k), j = static_cast<std::int64_t>(k - first);
-    const std::int64_t unhindered = (index + 1) * costs.deviceTaskSubmitCycles + index * costs.stitchCycles;
-    const std::int64_t afterFrom = from + (j + 1) * costs.deviceTaskSubmitCycles + j * costs.stitchCycles;
-    push({std::max(unhindered, afterFrom), EventKind::DeviceTaskArrives, static_cast<int>(k)});
-  }
-}
-
-void Simulation::openBarrier() {
-  // Every task before the barrier has finished: submit the device tasks up to the next barrier, whose
-  // count starts with the tasks between the two (none of which can have run: they were held).
-  const std::vector<LoopBarrier>& barriers = m_graph.barriers;
-  const TaskId first = barriers[m_nextBarrier].firstTask;
-  ++m_nextBarrier;
-  const std::size_t begin = static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(first)]);
-  const std::size_t end =
-      m_nextBarrier < barriers.size()
-          ? static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(barriers[m_nextBarrier].firstTask)])
-          : m_deviceTaskBegin.size() - 1;
-  submitDeviceTasks(begin, end, m_now);
-  if (m_nextBarrier < barriers.size())
-    m_unfinishedBeforeBarrier = static_cast<std::size_t>(barriers[m_nextBarrier].firstTask - first);
+  const auto index = static_cast<std::int64_t>(k);
+  const std::int64_t built = (index + 1) * costs.deviceTaskSubmitCycles + index * costs.stitchCycles;
+  push({std::max(built, from + costs.deviceTaskSubmitCycles), EventKind::DeviceTaskArrives, static_cast<int>(k)});
 }
 
 void Simulation::makeReady(TaskId task) {
@@ -537,28 +512,21 @@ bool Simulation::takeDispatch(int aicpu) {
 
 } // namespace
 
-std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxIterations) {
+std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxRootCalls) {
   std::vector<int> result(graph.tasks.size(), 0);
-  int iteration = -1;
   int deviceTask = -1;
-  int firstIteration = 0;  // of the device task being filled
-  const std::pair<std::string, std::int64_t>* previousKey = nullptr;
-  bool previousHasKey = false;
+  int callsInDeviceTask = 0;
   auto barrier = graph.barriers.begin();
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
-    const auto& indices = graph.tasks[i].loopIndices;
-    bool hasKey = !indices.empty();
-    bool same = i > 0 && hasKey == previousHasKey && (!hasKey || indices.front() == *previousKey);
+    const bool newCall = i == 0 || graph.tasks[i].rootCall != graph.tasks[i - 1].rootCall;
     const bool atBarrier = barrier != graph.barriers.end() && barrier->firstTask == static_cast<TaskId>(i);
     if (atBarrier) ++barrier;
-    if (!same || atBarrier) ++iteration;
-    previousHasKey = hasKey;
-    previousKey = hasKey ? &indices.front() : nullptr;
     // A barrier submits what came before: the device task ends there.
-    if (deviceTask < 0 || atBarrier || iteration - firstIteration >= std::max(1, maxIterations)) {
+    if (deviceTask < 0 || atBarrier || (newCall && callsInDeviceTask >= std::max(1, maxRootCalls))) {
       ++deviceTask;
-      firstIteration = iteration;
+      callsInDeviceTask = 0;
     }
+    if (newCall || callsInDeviceTask == 0) ++callsInDeviceTask;
     result[i] = deviceTask;
   }
   return result;

@@ -6,18 +6,22 @@
 //
 // The model:
 // - Every task has a counter of unfinished producers (its predecessors).
-// - Submission. Tasks are cut into *loop iterations* (maximal runs of
-//   consecutive task ids with the same outermost loop index, or with no loop
-//   index) and up to `stitchFunctionMaxNum` consecutive iterations form one
-//   device task. The host submits device tasks one after another: device task
-//   k arrives at (k+1)*deviceTaskSubmitCycles + k*stitchCycles (every device
-//   task after the first is stitched onto the running graph). A task is ready
-//   once its counter is zero and its device task has arrived.
+// - Submission. Tasks come in *root functions* (Task::rootCall: one call of a
+//   loop body, or of an unroll_list group, by PyPTO's control flow) and up to
+//   `stitchFunctionMaxNum` consecutive calls form one device task. The
+//   control flow builds device tasks one after another, device task k ready
+//   at (k+1)*deviceTaskSubmitCycles + k*stitchCycles, but the scheduler
+//   threads run one device task at a time: they sync on its last task and
+//   only then take the next (PyPTO's device scheduler: a device task's stages
+//   end in WAIT_TAIL_TASK_FINISH, aicore_manager.h; its cost model likewise
+//   takes the next device task once the current one's tasks are all done,
+//   DeviceMachine::SubmitDeviceTask). So device task k+1 arrives one submit
+//   after device task k's last task has resolved, or when it is built, if
+//   later. A task is ready once its counter is zero and its device task has
+//   arrived.
 // - Loop barriers (ExecuteGraph::barriers, PyPTO's submit_before_loop): a
-//   barrier ends the device task before it, and the device tasks after it
-//   are held until every task before it has finished (resolved); then the
-//   host submits them one after another from that cycle, each no earlier than
-//   it would have arrived unhindered, until the next barrier holds the rest.
+//   barrier ends the device task before it, so that what follows it starts
+//   only once everything before it has finished.
 // - Ready tasks wait in the FIFO of their core type, ordered by (ready cycle,
 //   task id); the AIC and AIV queues are independent.
 // - `aicpuCount` scheduler threads are serial resources. A free thread takes,
@@ -104,7 +108,7 @@ private:
 };
 
 // The device task of every task under the stitching rule above (indexed by
-// task id); `maxIterations` >= 1.
-std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxIterations);
+// task id); `maxRootCalls` >= 1.
+std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxRootCalls);
 
 } // namespace pto

@@ -258,24 +258,34 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
   TaskId last = 0;
   for (const TaskRecord& record : schedule.tasks)
     if (record.endCycle > recordOf(last).endCycle) last = record.task;
-  // A loop barrier holds the device tasks after it until the last task before it has resolved (the one that
-  // opened it).
+  // Device tasks run one at a time (Scheduler.h): each waits for the last task before it to resolve (the one
+  // that let it be taken), whether a loop barrier or the stitch limit ended the one before.
   std::vector<TaskId> latestResolvedUpTo(schedule.tasks.size(), 0);  // of tasks [0, t]
   for (std::size_t t = 1; t < schedule.tasks.size(); ++t) {
     const TaskId previous = latestResolvedUpTo[t - 1];
     latestResolvedUpTo[t] = schedule.tasks[t].resolvedCycle > recordOf(previous).resolvedCycle ? static_cast<TaskId>(t) : previous;
   }
-  std::vector<TaskId> barrierGate(graph.barriers.size(), kNoId);
-  for (std::size_t b = 0; b < graph.barriers.size(); ++b) {
-    const auto before = static_cast<std::size_t>(graph.barriers[b].firstTask);
-    if (before > 0 && before <= schedule.tasks.size()) barrierGate[b] = latestResolvedUpTo[before - 1];
+  int lastDeviceTask = 0;
+  for (const TaskRecord& record : schedule.tasks) lastDeviceTask = std::max(lastDeviceTask, record.deviceTask);
+  const auto deviceTasks = static_cast<std::size_t>(lastDeviceTask) + 1;
+  std::vector<TaskId> deviceTaskGate(deviceTasks, kNoId), deviceTaskFirst(deviceTasks, kNoId);
+  for (std::size_t t = 1; t < schedule.tasks.size(); ++t) {
+    const int k = schedule.tasks[t].deviceTask;
+    if (k != schedule.tasks[t - 1].deviceTask && k >= 0 && static_cast<std::size_t>(k) < deviceTasks) {
+      deviceTaskGate[static_cast<std::size_t>(k)] = latestResolvedUpTo[t - 1];
+      deviceTaskFirst[static_cast<std::size_t>(k)] = static_cast<TaskId>(t);
+    }
   }
   auto openerOf = [&](TaskId task) {
-    auto after = std::upper_bound(graph.barriers.begin(), graph.barriers.end(), task,
-                                  [](TaskId t, const LoopBarrier& barrier) { return t < barrier.firstTask; });
-    return after == graph.barriers.begin() ? kNoId : barrierGate[static_cast<std::size_t>(after - graph.barriers.begin()) - 1];
+    const int k = recordOf(task).deviceTask;
+    return k >= 0 && static_cast<std::size_t>(k) < deviceTasks ? deviceTaskGate[static_cast<std::size_t>(k)] : kNoId;
   };
-  // When the host, unhindered by barriers, delivers a device task (Scheduler.h).
+  auto startsAtLoopBarrier = [&](TaskId task) {
+    const TaskId first = deviceTaskFirst[static_cast<std::size_t>(recordOf(task).deviceTask)];
+    return std::any_of(graph.barriers.begin(), graph.barriers.end(),
+                       [&](const LoopBarrier& barrier) { return barrier.firstTask == first; });
+  };
+  // When the control flow has built a device task (Scheduler.h).
   const SchedulerCosts& costs = machine.scheduler;
   auto unhinderedArrival = [&](int deviceTask) {
     return (deviceTask + 1) * costs.deviceTaskSubmitCycles + std::int64_t{deviceTask} * costs.stitchCycles;
@@ -326,7 +336,7 @@ CriticalPathHealth criticalPath(const ExecuteGraph& graph, const Schedule& sched
         step.waitedFor = "data";
         step.after = producer;
       } else if (opener != kNoId && record.readyCycle > unhinderedArrival(record.deviceTask)) {
-        step.waitedFor = "barrier";
+        step.waitedFor = startsAtLoopBarrier(task) ? "barrier" : "device task";
         step.after = opener;
       } else {
         step.waitedFor = "submission";

@@ -130,8 +130,10 @@ struct CoreTypeHealth {
 // run, which the path follows back, and its share of the path's cycles.
 struct CriticalPathStep {
   TaskId task = kNoId;
-  // "data": its producer `after` made it ready; "barrier": the loop
-  // barrier's last task `after` let its device task be submitted; "core":
+  // "data": its producer `after` made it ready; "barrier" or "device
+  // task": the last task `after` before its device task let that be taken
+  // (device tasks run one at a time; "barrier" when a loop barrier ended
+  // the one before, "device task" when the stitch limit did); "core":
   // it was ready, but the core it got was held by `after` until then;
   // "submission": it was ready when its device task arrived (the path's
   // first task; `after` is kNoId).

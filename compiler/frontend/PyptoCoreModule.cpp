@@ -267,6 +267,7 @@ void defineBuilder(py::module_& m) {
            })
       .def("begin_loop_body", &TensorGraphBuilder::beginLoopBody)
       .def("set_submit_before_loop", &TensorGraphBuilder::setSubmitBeforeLoop)
+      .def("set_unroll_list", &TensorGraphBuilder::setUnrollList)
       .def("end_loop", &TensorGraphBuilder::endLoop)
       .def("open_loops", &TensorGraphBuilder::openLoops)
       .def("begin_path", &TensorGraphBuilder::beginPath)

@@ -52,6 +52,10 @@ struct Task {
   int programId = -1;
   CoreType coreType = CoreType::AIV;
   std::vector<std::pair<std::string, std::int64_t>> loopIndices;  // outermost first
+  // The root function the task belongs to: one call of a loop body (or of the
+  // code between loops) by PyPTO's control flow, the unit stitch_function_max_num
+  // counts. Tasks are in call order, so a call is a run of equal values.
+  std::int64_t rootCall = 0;
   std::vector<ConcreteRegion> reads;
   std::vector<ConcreteRegion> writes;
   std::vector<TaskId> predecessors;  // ascending, no duplicates

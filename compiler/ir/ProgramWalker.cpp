@@ -50,7 +50,6 @@ private:
     auto step = evaluate(loop.step, loop.location, "the loop step");
     if (!start || !stop || !step) return false;
     if (*step <= 0) return m_diags.error(loop.location) << "loop '" << loop.name << "' has step " << *step << "; it must be positive";
-    if (m_visitor.enterLoop) m_visitor.enterLoop(loop);
     std::optional<std::int64_t> saved;
     if (auto found = m_bindings.find(loop.indexSymbol); found != m_bindings.end()) saved = found->second;
     bool ok = true;
@@ -60,6 +59,7 @@ private:
                                             static_cast<std::uint64_t>(*step) - 1) /
                                                static_cast<std::uint64_t>(*step)
                                          : 0;
+    if (m_visitor.enterLoop) m_visitor.enterLoop(loop, total);
     for (std::uint64_t done = 0; ok && done < total;) {
       std::uint64_t remaining = total - done;
       std::int64_t index = static_cast<std::int64_t>(static_cast<std::uint64_t>(*start) + done * static_cast<std::uint64_t>(*step));
@@ -76,6 +76,7 @@ private:
     }
     if (saved) m_bindings[loop.indexSymbol] = *saved;
     else m_bindings.erase(loop.indexSymbol);
+    if (ok && m_visitor.leaveLoop) m_visitor.leaveLoop(loop);
     return ok;
   }
 

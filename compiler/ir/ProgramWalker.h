@@ -19,10 +19,12 @@ struct ProgramVisitor {
   // indices of the loops around it. Returning false stops the walk.
   std::function<bool(OpId op, const Bindings& bindings)> visitOp;
   // Called each time the walk reaches a loop statement, before its first
-  // iteration (optional).
-  std::function<void(const Loop& loop)> enterLoop;
+  // iteration, with the number of iterations it will run (optional).
+  std::function<void(const Loop& loop, std::uint64_t iterations)> enterLoop;
   // Called before each iteration of a loop body (optional).
   std::function<void(const Loop& loop, std::int64_t index, std::int64_t unrollFactor)> enterIteration;
+  // Called after a loop's last iteration (optional).
+  std::function<void(const Loop& loop)> leaveLoop;
   // Polled between statements; true stops the walk with a "cancelled" error.
   std::function<bool()> cancelled;
 };

@@ -159,6 +159,13 @@ struct Loop {
   // waits for it (a loop barrier) each time the loop is entered, so nothing
   // from here on starts before everything earlier has finished.
   bool submitBeforeLoop = false;
+  // pypto.loop(unroll_list=[...]) on a loop traced with one body: PyPTO's
+  // control flow runs the body in groups of iterations (the largest factor
+  // while it fits, then the smaller ones for the rest), one call per group,
+  // and each call is one root function, the unit stitch_function_max_num
+  // counts (BuildExecuteGraph's rootCall). Factors descending, ending in 1;
+  // empty: one call per iteration.
+  std::vector<std::int64_t> unrollList;
   std::vector<LoopBody> bodies;  // one, or one per unroll factor in descending order
   LoopId parent = kNoId;
   SourceLocation location;

@@ -220,6 +220,10 @@ void TensorGraphBuilder::beginLoopBody(LoopId loop, std::int64_t unrollFactor) {
 
 void TensorGraphBuilder::setSubmitBeforeLoop(LoopId loop) { m_graph.loop(loop).submitBeforeLoop = true; }
 
+void TensorGraphBuilder::setUnrollList(LoopId loop, std::vector<std::int64_t> factors) {
+  m_graph.loop(loop).unrollList = std::move(factors);
+}
+
 void TensorGraphBuilder::endLoop(LoopId loop) {
   if (m_open.back().loop == loop) m_open.pop_back();
   if (!m_loopStack.empty() && m_loopStack.back() == loop) m_loopStack.pop_back();

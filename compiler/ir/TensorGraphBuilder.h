@@ -64,6 +64,8 @@ public:
   void beginLoopBody(LoopId loop, std::int64_t unrollFactor);
   // Puts a loop barrier before the loop (Loop::submitBeforeLoop).
   void setSubmitBeforeLoop(LoopId loop);
+  // Records the loop's unroll_list (Loop::unrollList).
+  void setUnrollList(LoopId loop, std::vector<std::int64_t> factors);
   void endLoop(LoopId loop);
   const Loop& loop(LoopId id) const { return m_graph.loop(id); }
 

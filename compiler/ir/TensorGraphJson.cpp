@@ -43,6 +43,7 @@ Json statementJson(const TensorGraph& graph, const Statement& statement) {
   entry["step"] = loop.step.str();
   if (loop.parallel) entry["parallel"] = true;
   if (loop.submitBeforeLoop) entry["submit_before_loop"] = true;
+  if (!loop.unrollList.empty()) entry["unroll_list"] = loop.unrollList;
   entry["source"] = locationJson(loop.location);
   entry["bodies"] = Json::array();
   for (const LoopBody& body : loop.bodies) {

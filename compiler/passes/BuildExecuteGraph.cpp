@@ -632,6 +632,12 @@ public:
       : m_tiles(compilation.tiles), m_graph(compilation.tiles.graph), m_blocks(compilation.blocks),
         m_tasks(compilation.tasks.tasks), m_diags(diags), m_taskLimit(limitValue(kTaskLimit)) {}
 
+  std::size_t taskCount() const { return m_tasks.size(); }
+  // Tasks from `first` on belong to root function `call` (Task::rootCall).
+  void setRootCall(std::size_t first, std::int64_t call) {
+    for (std::size_t t = first; t < m_tasks.size(); ++t) m_tasks[t].rootCall = call;
+  }
+
   // Finds where each subgraph starts; false after an internal error.
   bool prepare() {
     const std::size_t opCount = m_graph.ops().size();
@@ -909,6 +915,65 @@ void markBarriersThatOrderData(ExecuteGraph& graph) {
     barrier.ordersData = earliestFrom[static_cast<std::size_t>(barrier.firstTask)] < barrier.firstTask;
 }
 
+// Numbers the root functions (Task::rootCall) as the walk goes: PyPTO's
+// control flow calls a loop body once per iteration, or once per group of an
+// unroll_list (Loop::unrollList), and the code between loops once each time
+// the walk passes it. A task's call is the loops around it with the call
+// number of each; the count steps whenever that changes from one task to the
+// next.
+class RootCalls {
+public:
+  void enterLoop(const Loop& loop, std::uint64_t iterations) { m_active.push_back({&loop, iterations, 0, 0, -1}); }
+  void enterIteration(std::int64_t unrollFactor) {
+    Active& active = m_active.back();
+    active.call = callOf(active);
+    active.done += static_cast<std::uint64_t>(std::max<std::int64_t>(unrollFactor, 1));
+    ++active.bodies;
+  }
+  void leaveLoop() { m_active.pop_back(); }
+  // The call of a task made now.
+  std::int64_t current() {
+    std::vector<std::pair<LoopId, std::int64_t>> key;
+    key.reserve(m_active.size());
+    for (const Active& active : m_active) key.emplace_back(active.loop->id, active.call);
+    if (m_count < 0 || key != m_lastKey) {
+      ++m_count;
+      m_lastKey = std::move(key);
+    }
+    return m_count;
+  }
+
+private:
+  struct Active {
+    const Loop* loop;
+    std::uint64_t iterations;  // of the loop this time
+    std::uint64_t done;        // iterations run so far
+    std::int64_t bodies;       // body runs so far
+    std::int64_t call;         // the current iteration's call
+  };
+  // Without an unroll list every body run is a call (a loop_unroll body covers
+  // its factor's iterations in one). With one, iterations go in groups of the
+  // largest factor while it fits, then of the next: [8, 4, 2, 1] over 13
+  // iterations calls 8, 4, 1.
+  static std::int64_t callOf(const Active& active) {
+    if (active.loop->unrollList.empty()) return active.bodies;
+    std::uint64_t base = 0;
+    std::int64_t calls = 0;
+    for (std::int64_t factor : active.loop->unrollList) {
+      const auto f = static_cast<std::uint64_t>(std::max<std::int64_t>(factor, 1));
+      const std::uint64_t groups = (active.iterations - base) / f;
+      if (active.done < base + groups * f) return calls + static_cast<std::int64_t>((active.done - base) / f);
+      base += groups * f;
+      calls += static_cast<std::int64_t>(groups);
+    }
+    return calls + static_cast<std::int64_t>(active.done - base);  // past the list (it ends in 1)
+  }
+
+  std::vector<Active> m_active;
+  std::vector<std::pair<LoopId, std::int64_t>> m_lastKey;
+  std::int64_t m_count = -1;
+};
+
 } // namespace
 
 bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
@@ -916,13 +981,24 @@ bool buildExecuteGraph(Compilation& compilation, DiagnosticEngine& diags) {
   TaskMaker maker(compilation, diags);
   if (!maker.prepare()) return false;
   ProgramVisitor visitor;
-  visitor.visitOp = [&](OpId op, const Bindings& bindings) { return maker.visitOp(op, bindings); };
+  RootCalls rootCalls;
+  visitor.visitOp = [&](OpId op, const Bindings& bindings) {
+    const std::size_t first = maker.taskCount();
+    if (!maker.visitOp(op, bindings)) return false;
+    if (maker.taskCount() > first) maker.setRootCall(first, rootCalls.current());
+    return true;
+  };
   std::vector<LoopBarrier>& barriers = compilation.tasks.barriers;
-  visitor.enterLoop = [&](const Loop& loop) {
-    const auto position = static_cast<TaskId>(compilation.tasks.tasks.size());
+  visitor.enterLoop = [&](const Loop& loop, std::uint64_t iterations) {
+    const auto position = static_cast<TaskId>(maker.taskCount());
     if (loop.submitBeforeLoop && position > 0 && (barriers.empty() || barriers.back().firstTask < position))
       barriers.push_back({position, loop.id, false});
+    rootCalls.enterLoop(loop, iterations);
   };
+  visitor.enterIteration = [&](const Loop&, std::int64_t, std::int64_t unrollFactor) {
+    rootCalls.enterIteration(unrollFactor);
+  };
+  visitor.leaveLoop = [&](const Loop&) { rootCalls.leaveLoop(); };
   if (!walkProgram(compilation.tiles.graph, compilation.tiles.bindings, visitor, diags)) {
     compilation.tasks = ExecuteGraph{};
     return false;

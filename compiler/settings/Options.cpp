@@ -59,8 +59,8 @@ const std::vector<OptionInfo>& runtimeOptionDeclarations() {
                                  "runtime scheduler")
                        .choose({{0, "shared FIFO"}, {1, "affinity"}, {2, "fair"}, {3, "affinity + fair"}}));
     list.push_back(declareOption("stitch_function_max_num", R, OptionType::Int, 128, "128 (PyPTO's default)",
-                                 "Loop iterations submitted as one device task; more amortises launch cost, fewer "
-                                 "starts work sooner.",
+                                 "Loop-body calls (root functions) per device task; device tasks run one at a "
+                                 "time, so more lets more of the loop overlap and pays fewer stitches.",
                                  "runtime scheduler")
                        .range(1, 1 << 20));
     list.push_back(declareOption("launch_sched_aicpu_num", R, OptionType::Int, nullptr, "the machine's AICPU count",

@@ -24,6 +24,21 @@ TaskRecord handRecord(TaskId task, CoreType type, int core, std::int64_t ready, 
 
 class CriticalPathTest : public ::testing::Test {
 protected:
+  // Four vector tasks on 2 + 2 cores, device tasks submitted in 20 cycles: T0 and T1 (device task 0,
+  // arriving at 20) are dispatched at 20 and 30; T1 ends at 80 (completion [80, 90)), T0 at 100 (completion
+  // [100, 110), resolved at 110). Device task 1 arrives 20 later, at 130: T2 goes to core 0 at 130, ends at
+  // 200. T3 reads T2's output: resolved at 210, dispatched to core 1 at 210, ends at 260.
+  void makeTwoDeviceTasks() {
+    makeTasks(4, CoreType::AIV);
+    m_machine.aicCores = 2;
+    m_machine.aivCores = 2;
+    m_machine.scheduler.deviceTaskSubmitCycles = 20;
+    m_compilation.tasks.tasks[3].predecessors = {2};
+    m_schedule.tasks = {handRecord(0, CoreType::AIV, 0, 20, 20, 100, 100), handRecord(1, CoreType::AIV, 1, 20, 30, 80, 80),
+                        handRecord(2, CoreType::AIV, 0, 130, 130, 200, 200, 1),
+                        handRecord(3, CoreType::AIV, 1, 210, 210, 260, 260, 1)};
+  }
+
   // `tasks` tasks of one subgraph labelled "mm" on `type`, with no dependencies unless added.
   void makeTasks(int tasks, CoreType type) {
     Subgraph subgraph;
@@ -158,15 +173,8 @@ TEST_F(CriticalPathTest, AReadyTaskWithAFreeCoreWaitsForTheDispatcher) {
 // later, at 130 (unhindered it would have come at 40). T2 goes to core 0 (free since 105) at 130, ends at
 // 200. T3 reads T2's output: resolved at 210, dispatched to core 1 at 210, ends at 260.
 TEST_F(CriticalPathTest, ProducersAndLoopBarriersAreFollowedWithTheirResolveAndSubmissionWaits) {
-  makeTasks(4, CoreType::AIV);
-  m_machine.aicCores = 2;
-  m_machine.aivCores = 2;
-  m_machine.scheduler.deviceTaskSubmitCycles = 20;
+  makeTwoDeviceTasks();
   m_compilation.tasks.barriers = {LoopBarrier{2}};
-  m_compilation.tasks.tasks[3].predecessors = {2};
-  m_schedule.tasks = {handRecord(0, CoreType::AIV, 0, 20, 20, 100, 100), handRecord(1, CoreType::AIV, 1, 20, 30, 80, 80),
-                      handRecord(2, CoreType::AIV, 0, 130, 130, 200, 200, 1),
-                      handRecord(3, CoreType::AIV, 1, 210, 210, 260, 260, 1)};
   const CriticalPathHealth path = report().criticalPath;
   EXPECT_EQ(path.tasks, (std::vector<TaskId>{0, 2, 3}));
   ASSERT_EQ(path.steps.size(), 3u);
@@ -185,6 +193,18 @@ TEST_F(CriticalPathTest, ProducersAndLoopBarriersAreFollowedWithTheirResolveAndS
   EXPECT_EQ(path.waitCyclesByCause, (Waits{{"data", 20}, {"scheduling", 30}, {"submission", 40}}));
   EXPECT_EQ(path.busyCycles, 70 + 60 + 40);
   EXPECT_EQ(path.busyCycles + path.waitCycles, 260);
+}
+
+// The same schedule with no loop barrier: the stitch limit ended device task 0 after T1, and device tasks run
+// one at a time, so T2 waited for T0 (device task 0's last to resolve) the same way, named "device task".
+TEST_F(CriticalPathTest, ADeviceTaskWaitsForTheOneBeforeItToFinish) {
+  makeTwoDeviceTasks();
+  const CriticalPathHealth path = report().criticalPath;
+  EXPECT_EQ(path.tasks, (std::vector<TaskId>{0, 2, 3}));
+  ASSERT_EQ(path.steps.size(), 3u);
+  EXPECT_EQ(path.steps[1].waitedFor, "device task");
+  EXPECT_EQ(path.steps[1].after, 0);
+  EXPECT_EQ(path.steps[1].waitCycles, (Waits{{"data", 10}, {"scheduling", 10}, {"submission", 20}}));
 }
 
 } // namespace

@@ -216,7 +216,8 @@ TEST(BuildExecuteGraph, AnIterationReadingWhatThePreviousOneWroteFollowsIt) {
 }
 
 // for i in range(2): for j in range(3): y[i, 16j:16j+16] = exp(x[i, 16j:16j+16]): loop indices outermost
-// first, in execution order.
+// first, in execution order; each run of the inner body is one root function (PyPTO's control flow calls
+// the innermost body once per iteration), so the six iterations are calls 0 to 5.
 TEST(BuildExecuteGraph, NestedLoopsRecordTheirIndicesOutermostFirst) {
   auto [builder, x, y] = beginXyKernel("nested", {2, 48}, {2, 48}, {1, 16});
   const LoopId rows = builder.beginLoop("rows", "i", 0, 2, 1, false, kernelLine(3));
@@ -243,6 +244,7 @@ TEST(BuildExecuteGraph, NestedLoopsRecordTheirIndicesOutermostFirst) {
     const std::int64_t iteration = t / 2;
     const Task& task = graph.tasks[static_cast<std::size_t>(t)];
     EXPECT_EQ(task.loopIndices, (LoopIndices{{"i", iteration / 3}, {"j", iteration % 3}})) << t;
+    EXPECT_EQ(task.rootCall, iteration) << t;
     const ConcreteRegion& global = t % 2 == 0 ? task.reads.at(0) : task.writes.at(0);
     EXPECT_EQ(global.offsets, (std::vector<std::int64_t>{iteration / 3, 16 * (iteration % 3)})) << t;
   }
@@ -251,7 +253,8 @@ TEST(BuildExecuteGraph, NestedLoopsRecordTheirIndicesOutermostFirst) {
 }
 
 // for i in pypto.loop(0, 6, 1, unroll=[4, 1]): y[i:i+f] = exp(x[i:i+f]) for the body of factor f. The factor-4
-// body runs once at i = 0 (8 tasks, one scope), then the factor-1 body at 4 and 5 (2 tasks each).
+// body runs once at i = 0 (8 tasks, one scope, one root function), then the factor-1 body at 4 and 5 (2 tasks
+// and one root function each).
 TEST(BuildExecuteGraph, UnrolledBodiesAreTheirOwnScopesAndReportTheirFirstIteration) {
   auto [builder, x, y] = beginXyKernel("unrolled", {6, 16}, {6, 16}, {1, 16});
   const LoopId loop = builder.beginLoop("rows", "i", 0, 6, 1, false, kernelLine(3));
@@ -272,11 +275,43 @@ TEST(BuildExecuteGraph, UnrolledBodiesAreTheirOwnScopesAndReportTheirFirstIterat
   for (std::size_t t = 0; t < 12; ++t) {
     const std::int64_t expected = t < 8 ? 0 : (t < 10 ? 4 : 5);
     EXPECT_EQ(graph.tasks[t].loopIndices, (LoopIndices{{"i", expected}})) << t;
+    EXPECT_EQ(graph.tasks[t].rootCall, t < 8 ? 0 : (t < 10 ? 1 : 2)) << t;
     const ScopeId scope = compilation.blocks.subgraph(graph.tasks[t].subgraph).scope;
     EXPECT_EQ(compilation.blocks.scopes.at(static_cast<std::size_t>(scope)).body, t < 8 ? 0 : 1) << t;
   }
   EXPECT_TRUE(dependenciesAreExact(graph));
   EXPECT_TRUE(noEdgeIsImplied(graph));
+}
+
+// pypto.loop(13, unroll_list=[8, 4, 2, 1]) traced once (Loop::unrollList): PyPTO's control flow calls the body
+// for iterations 0-7, 8-11 and 12, so the 13 iterations' tasks are three root functions; the code before the
+// loop and after it are one each. Worked by hand from the greedy rule (8 fits once in 13, then 4 in 5, then 1).
+TEST(BuildExecuteGraph, AnUnrollListGroupsIterationsIntoRootCalls) {
+  auto [builder, x, y] = beginXyKernel("unroll_list", {15, 16}, {15, 16}, {1, 16});
+  auto copyRow = [&](SymbolicScalar row, int line) {
+    const SymbolicShape at{row, 0};
+    const TensorId tile = addOp(builder, TensorOpKind::View, {x}, {{"offsets", at}, {"shape", dimsOf({1, 16})}}, line);
+    const TensorId e = addOp(builder, TensorOpKind::Exp, {tile}, {}, line + 1);
+    addOp(builder, TensorOpKind::Assemble, {e}, {{"offsets", at}}, line + 2, {y});
+  };
+  copyRow(SymbolicScalar(0), 3);
+  const LoopId loop = builder.beginLoop("rows", "i", 1, 14, 1, false, kernelLine(6));
+  builder.setUnrollList(loop, {8, 4, 2, 1});
+  builder.beginLoopBody(loop, 1);
+  builder.beginPath();
+  copyRow(SymbolicScalar::symbol(builder.loop(loop).indexSymbol), 7);
+  builder.endPath();
+  builder.endLoop(loop);
+  copyRow(SymbolicScalar(14), 10);
+  builder.endPath();
+  const Compilation compilation = built(builder.finish());
+  const ExecuteGraph& graph = compilation.tasks;
+  ASSERT_EQ(graph.tasks.size(), 30u);  // 15 rows, a load-exp and a store task each
+  for (std::size_t t = 0; t < graph.tasks.size(); ++t) {
+    const std::size_t row = t / 2;  // 0 before the loop, 1-13 in it, 14 after
+    const std::int64_t expected = row == 0 ? 0 : row <= 8 ? 1 : row <= 12 ? 2 : row == 13 ? 3 : 4;
+    EXPECT_EQ(graph.tasks[t].rootCall, expected) << "task " << t;
+  }
 }
 
 // for b in range(4): y[b] = x[b] if b % 2 == 0 else x[b] * 2. The even path has one tile op (copy), the odd

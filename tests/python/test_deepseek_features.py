@@ -497,6 +497,22 @@ def doubled_in_blocks(x: pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP32),
         out[0:1, :] = out[0:1, :] + 1.0
 
 
+@pypto.frontend.jit(runtime_options={"stitch_function_max_num": 1})
+def doubled_one_call_per_device_task(x: pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP32),
+                                     out: pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(4, 32)
+    for i in pypto.loop(0, x.shape[0] // 4, 1, unroll_list=[4, 2, 1]):
+        pypto.assemble(pypto.view(x, [4, 32], [i * 4, 0]) * 2.0, [i * 4, 0], out)
+
+
+@pypto.frontend.jit(runtime_options={"stitch_function_max_num": 1})
+def doubled_one_iteration_per_device_task(x: pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP32),
+                                          out: pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(4, 32)
+    for i in pypto.loop(0, x.shape[0] // 4, 1):
+        pypto.assemble(pypto.view(x, [4, 32], [i * 4, 0]) * 2.0, [i * 4, 0], out)
+
+
 @pypto.frontend.jit
 def bad_unroll_list(x: pypto.Tensor([8, 32], pypto.DT_FP32), out: pypto.Tensor([8, 32], pypto.DT_FP32)):
     pypto.set_vec_tile_shapes(4, 32)
@@ -517,6 +533,20 @@ class LoopOptionsTest(unittest.TestCase):
                 expected = x * np.float32(2.0)
                 expected[0] += np.float32(1.0)
                 np.testing.assert_array_equal(out, expected)
+
+    def test_an_unroll_list_groups_iterations_into_root_functions(self):
+        # PyPTO's control flow calls the body once per unroll group, and stitch_function_max_num counts those
+        # calls: 7 iterations with [4, 2, 1] are calls of 4, 2 and 1, so at one call per device task there are
+        # 3 device tasks, where the plain loop has 7 (worked by hand from the greedy rule).
+        x = RNG.random((28, 32), np.float32)
+        for kernel, device_tasks in ((doubled_one_call_per_device_task, 3),
+                                     (doubled_one_iteration_per_device_task, 7)):
+            with self.subTest(kernel=kernel.__name__):
+                out = np.zeros_like(x)
+                kernel(x, out)
+                assert_simulated(self)
+                np.testing.assert_array_equal(out, x * np.float32(2.0))
+                self.assertEqual(pypto.last_run()["device_tasks"], device_tasks)
 
     def test_an_unknown_keyword_is_ignored_with_a_notice(self):
         import pypto._control as control

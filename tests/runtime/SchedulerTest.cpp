@@ -1,6 +1,6 @@
 // The scheduler's rules one at a time: policies (affinity, fair ownership),
 // reproducibility, independent AIC and AIV queues, ready-count samples,
-// stitching of loop iterations into device tasks.
+// stitching of root functions into device tasks, which run one at a time.
 #include "RuntimeTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -157,14 +157,15 @@ TEST(Scheduler, ReadySamplesAgreeWithTheTaskRecords) {
   }
 }
 
-// Four loop iterations of two independent tasks each. Device task k arrives
-// at (k+1) * submit + k * stitch; up to N iterations share one device task.
-TEST(Scheduler, StitchingBatchesLoopIterationsIntoDeviceTasks) {
+// Four root functions (loop-body calls) of two independent tasks each. Up to N calls share one device task;
+// device task k is built at (k+1) * submit + k * stitch, and with tasks this short (10 cycles, no dispatch
+// cost) the previous device task has long finished by then, so that is when it arrives.
+TEST(Scheduler, StitchingBatchesRootCallsIntoDeviceTasks) {
   ExecuteGraph graph;
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 2; ++j) {
       TaskId id = addTask(graph, CoreType::AIV);
-      graph.tasks[static_cast<std::size_t>(id)].loopIndices = {{"i", i}, {"j", j}};
+      graph.tasks[static_cast<std::size_t>(id)].rootCall = i;
     }
   AicpuCosts costs;
   costs.deviceTaskSubmitCycles = 100;
@@ -208,16 +209,16 @@ TEST(Scheduler, APendingTaskStartsTheMomentTheRunningOneEnds) {
   EXPECT_LT(pending.makespanCycles, single.makespanCycles);
 }
 
-// In a device task's tail batch (no more unresolved tasks than cores of the type) PyPTO hands tasks to idle
-// cores only. Two loop iterations, each its own device task: iteration 0's two tasks hold both cores for
-// 20 000 cycles; iteration 1's two tasks are a tail batch, so they wait for idle cores instead of queueing
-// in the pending slots.
-TEST(Scheduler, ATailBatchWaitsForIdleCores) {
+// Device tasks run one at a time (PyPTO's scheduler syncs on a device task's last task before it takes the
+// next): two root functions of two 20 000-cycle tasks on two cores, each call its own device task. The
+// second device task is built at 2 x 100 + 10 000 = 10 200 but arrives only one submit (100) after the
+// first one's last task has resolved; its tasks then start on the idle cores.
+TEST(Scheduler, ADeviceTaskStartsOnlyOnceThePreviousOneHasFinished) {
   ExecuteGraph graph;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
       TaskId id = addTask(graph, CoreType::AIV);
-      graph.tasks[static_cast<std::size_t>(id)].loopIndices = {{"i", i}};
+      graph.tasks[static_cast<std::size_t>(id)].rootCall = i;
     }
   SchedulerConfig cfg = config(0, 2, 3, a2Costs());
   cfg.coreTaskSlots = 2;
@@ -225,12 +226,15 @@ TEST(Scheduler, ATailBatchWaitsForIdleCores) {
   FakeExecutor executor(20000, 20000);
   Schedule schedule = runOrFail(graph, cfg, executor);
   expectWellFormed(graph, cfg, schedule);
+  EXPECT_EQ(schedule.deviceTaskCount, 2);
+  const std::int64_t firstDone = std::max(schedule.tasks[0].resolvedCycle, schedule.tasks[1].resolvedCycle);
+  EXPECT_GT(firstDone, 20000);
   for (TaskId later : {2, 3}) {
     const TaskRecord& r = schedule.tasks[static_cast<std::size_t>(later)];
-    EXPECT_LT(r.readyCycle, 20000) << "task " << later;
-    EXPECT_GE(r.dispatchCycle, 20000 + a2Costs().completionCycles) << "task " << later;
+    EXPECT_EQ(r.readyCycle, firstDone + a2Costs().deviceTaskSubmitCycles) << "task " << later;
+    EXPECT_GE(r.startCycle, r.readyCycle + a2Costs().dispatchCycles) << "task " << later;
   }
-  // Stitched into one device task the four are no tail batch at first: two queue in the pending slots.
+  // Stitched into one device task the four overlap: two queue in the pending slots.
   cfg.stitchFunctionMaxNum = 2;
   FakeExecutor stitchedExecutor(20000, 20000);
   Schedule stitched = runOrFail(graph, cfg, stitchedExecutor);
@@ -239,13 +243,13 @@ TEST(Scheduler, ATailBatchWaitsForIdleCores) {
   EXPECT_LT(stitched.makespanCycles, schedule.makespanCycles);
 }
 
-TEST(Scheduler, TasksOutsideLoopsFormOneIteration) {
+// A device task takes whole root functions: tasks 0-2 are one call, 3, 4 and 5 one each.
+TEST(Scheduler, TheTasksOfOneRootCallShareADeviceTask) {
   ExecuteGraph graph = independentTasks(3, CoreType::AIV);
-  addTask(graph, CoreType::AIV);
-  graph.tasks[3].loopIndices = {{"i", 0}};
-  addTask(graph, CoreType::AIV);
-  graph.tasks[4].loopIndices = {{"i", 1}};
-  addTask(graph, CoreType::AIV);
+  for (std::int64_t call = 1; call <= 3; ++call) {
+    const TaskId id = addTask(graph, CoreType::AIV);
+    graph.tasks[static_cast<std::size_t>(id)].rootCall = call;
+  }
   EXPECT_EQ(deviceTasksOf(graph, 1), (std::vector<int>{0, 0, 0, 1, 2, 3}));
   EXPECT_EQ(deviceTasksOf(graph, 2), (std::vector<int>{0, 0, 0, 0, 1, 1}));
 }
@@ -260,6 +264,7 @@ TEST(Scheduler, ALoopBarrierHoldsTheTasksAfterItUntilEveryEarlierTaskHasFinished
     for (int k = 0; k < 2; ++k) {
       const TaskId id = addTask(graph, CoreType::AIV);
       graph.tasks[static_cast<std::size_t>(id)].loopIndices = {{loop, k}};
+      graph.tasks[static_cast<std::size_t>(id)].rootCall = id;
     }
   SchedulerConfig cfg = config(0, 8, 1, a2Costs());
   cfg.stitchFunctionMaxNum = 4;

@@ -21,7 +21,8 @@ def _loop_range(args):
                       file, line)
 
 
-def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor, submit_before_loop=False):
+def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor, submit_before_loop=False,
+              call_groups=None):
     state = _state.current()
     builder = state.builder
     start, stop, step = _loop_range(args)
@@ -32,6 +33,8 @@ def _run_loop(args, name, idx_name, parallel, unroll_factors, yield_factor, subm
     loop_id, index = builder.begin_loop(name or "", idx_name or "", start, stop, step, bool(parallel), file, line)
     if submit_before_loop:
         builder.set_submit_before_loop(loop_id)
+    if call_groups and call_groups != [1]:
+        builder.set_unroll_list(loop_id, call_groups)
     state.loop_stack.append((loop_id, index, _core.to_symbolic(start), _core.to_symbolic(stop), step_value))
     try:
         for factor in unroll_factors:
@@ -78,19 +81,20 @@ def loop(*args, name=None, idx_name=None, parallel=False, submit_before_loop=Fal
     """A device loop: the body is traced once with a symbolic index and runs
     for start, start+step, ... < stop. `for i in range(n)` unrolls instead.
 
-    unroll_list is accepted, checked and otherwise ignored. PyPTO unrolls such a loop: for a factor f it
-    records the body f times, for index, index + step, ..., in a loop stepping f * step, plus single steps
-    for the remainder. That computes the same iterations, each with the same body, as the plain loop, so
-    tracing the body once with an index covering every iteration gives the same results (only the task
-    graph's grouping differs). pypto.loop_unroll is the form whose body is told its factor and must differ.
+    unroll_list: PyPTO unrolls such a loop: for a factor f it records the body f times, for index,
+    index + step, ..., in a loop stepping f * step, plus single steps for the remainder. That computes the
+    same iterations, each with the same body, as the plain loop, so the body is traced once with an index
+    covering every iteration, which gives the same results. What the unrolling changes is how the runtime
+    submits the work: each group of iterations is one call of the body, one root function of the device
+    task stitch_function_max_num counts, so the factors are recorded on the loop for that.
+    pypto.loop_unroll is the form whose body is told its factor and must differ.
     submit_before_loop=True puts PyPTO's loop barrier before the loop: each time the loop is entered, what
     came before is submitted and finishes before anything from the loop on starts. (A loop traced once per
     iteration because its body carries a Python value has no loop left to put it on.)"""
     if unknown:
         _notice_ignored("pypto.loop", unknown)
-    if unroll_list is not None:
-        _unroll_factors(unroll_list, "pypto.loop")
-    traced = _run_loop(args, name, idx_name, parallel, [1], False, submit_before_loop)
+    call_groups = _unroll_factors(unroll_list, "pypto.loop") if unroll_list is not None else None
+    traced = _run_loop(args, name, idx_name, parallel, [1], False, submit_before_loop, call_groups)
     unrolled = _unrolled_if_carrying(args, traced)
     if unrolled is not None:
         return unrolled
