@@ -15,6 +15,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -333,11 +335,59 @@ void setOutcome(TunePoint& point, const TunePointOutcome& outcome) {
 }
 
 // Simulates `which` here, in parallel on the sweep's threads.
+//
+// Points that differ only in runtime options share one compilation (the
+// simulator keeps it), and a thread that reaches a point whose compilation
+// another thread is making waits for it. So the points are handed out in
+// groups of one compilation: a thread keeps to its group, takes a group
+// nobody has started when its own is done (its compilation runs beside the
+// others' instead of after them) and, when none is left, helps with the
+// group that has the most points left. At most one group per thread is open
+// at a time, so the simulator's kept compilations still serve every group.
+// The order changes no result: each point's simulation is its own.
 void simulateHere(const Sweep& sweep, std::vector<TunePoint>& points, const std::vector<std::size_t>& which) {
-  std::atomic<std::size_t> next{0};
+  struct Group {
+    std::vector<std::size_t> points;  // indices into `points`
+    std::size_t next = 0;
+    bool started = false;
+  };
+  std::vector<Group> groups;
+  {
+    std::map<std::vector<int>, std::size_t> groupOf;  // the choices that reach the compiler -> group
+    for (std::size_t i : which) {
+      std::vector<int> compiled;
+      for (std::size_t d = 0; d < sweep.space.dimensions.size(); ++d)
+        if (!sweep.space.dimensions[d].path.starts_with("runtime_options."))
+          compiled.push_back(points[i].choice[d]);
+      auto [found, added] = groupOf.try_emplace(std::move(compiled), groups.size());
+      if (added) groups.emplace_back();
+      groups[found->second].points.push_back(i);
+    }
+  }
+  std::mutex mutex;
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  // The next point for a thread working on `group` (kNone: none yet); false when all are taken.
+  auto take = [&](std::size_t& group, std::size_t& point) {
+    std::lock_guard lock(mutex);
+    if (group == kNone || groups[group].next == groups[group].points.size()) {
+      group = kNone;
+      for (std::size_t g = 0; g < groups.size() && group == kNone; ++g)
+        if (!groups[g].started) group = g;
+      for (std::size_t g = 0, most = 0; g < groups.size() && group == kNone; ++g)
+        if (groups[g].points.size() - groups[g].next > most) {
+          most = groups[g].points.size() - groups[g].next;
+          group = g;
+        }
+      if (group == kNone) return false;
+      groups[group].started = true;
+    }
+    point = groups[group].points[groups[group].next++];
+    return true;
+  };
   auto work = [&] {
-    for (std::size_t i = next++; i < which.size(); i = next++) {
-      TunePoint& point = points[which[i]];
+    std::size_t group = kNone, index = 0;
+    while (take(group, index)) {
+      TunePoint& point = points[index];
       if (sweep.options.cancelled && sweep.options.cancelled()) {
         point.status = "failed";
         point.reason = ResultCache::kCancelled;
