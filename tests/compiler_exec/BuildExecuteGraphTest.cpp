@@ -287,7 +287,9 @@ TEST(BuildExecuteGraph, UnrolledBodiesAreTheirOwnScopesAndReportTheirFirstIterat
 // for iterations 0-7, 8-11 and 12, so the 13 iterations' tasks are three root functions; the code before the
 // loop and after it are one each. Worked by hand from the greedy rule (8 fits once in 13, then 4 in 5, then 1).
 TEST(BuildExecuteGraph, AnUnrollListGroupsIterationsIntoRootCalls) {
-  auto [builder, x, y] = beginXyKernel("unroll_list", {15, 16}, {15, 16}, {1, 16});
+  XyKernel kernel = beginXyKernel("unroll_list", {15, 16}, {15, 16}, {1, 16});
+  TensorGraphBuilder& builder = kernel.builder;
+  const TensorId x = kernel.x, y = kernel.y;
   auto copyRow = [&](SymbolicScalar row, int line) {
     const SymbolicShape at{row, 0};
     const TensorId tile = addOp(builder, TensorOpKind::View, {x}, {{"offsets", at}, {"shape", dimsOf({1, 16})}}, line);
