@@ -933,12 +933,14 @@ public:
   void leaveLoop() { m_active.pop_back(); }
   // The call of a task made now.
   std::int64_t current() {
-    std::vector<std::pair<LoopId, std::int64_t>> key;
-    key.reserve(m_active.size());
-    for (const Active& active : m_active) key.emplace_back(active.loop->id, active.call);
-    if (m_count < 0 || key != m_lastKey) {
+    // Compared in place: this runs for every op that makes tasks.
+    bool same = m_count >= 0 && m_lastKey.size() == m_active.size();
+    for (std::size_t i = 0; same && i < m_active.size(); ++i)
+      same = m_lastKey[i] == std::pair{m_active[i].loop->id, m_active[i].call};
+    if (!same) {
       ++m_count;
-      m_lastKey = std::move(key);
+      m_lastKey.clear();
+      for (const Active& active : m_active) m_lastKey.emplace_back(active.loop->id, active.call);
     }
     return m_count;
   }
