@@ -68,8 +68,10 @@ public:
     m_socket = ends[0];
     // The bridge's stderr (a Python error, Dask's own complaints) goes to a
     // file that is read back when the bridge fails.
-    char errorTemplate[] = "/tmp/pto-dask-bridge-XXXXXX";
-    const int errorFd = ::mkstemp(errorTemplate);
+    // In $TMPDIR (else /tmp), where the user's temporary files go.
+    std::error_code noTemp;
+    std::string errorTemplate = (std::filesystem::temp_directory_path(noTemp) / "pto-dask-bridge-XXXXXX").string();
+    const int errorFd = ::mkstemp(errorTemplate.data());
     if (errorFd >= 0) m_errorFile = errorTemplate;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);

@@ -5,6 +5,7 @@
 
 #include "compiler/ir/ProgramWalker.h"
 #include "compiler/passes/RemoveRedundantOp.h"
+#include "compiler/passes/RootCalls.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -914,67 +915,6 @@ void markBarriersThatOrderData(ExecuteGraph& graph) {
   for (LoopBarrier& barrier : graph.barriers)
     barrier.ordersData = earliestFrom[static_cast<std::size_t>(barrier.firstTask)] < barrier.firstTask;
 }
-
-// Numbers the root functions (Task::rootCall) as the walk goes: PyPTO's
-// control flow calls a loop body once per iteration, or once per group of an
-// unroll_list (Loop::unrollList), and the code between loops once each time
-// the walk passes it. A task's call is the loops around it with the call
-// number of each; the count steps whenever that changes from one task to the
-// next.
-class RootCalls {
-public:
-  void enterLoop(const Loop& loop, std::uint64_t iterations) { m_active.push_back({&loop, iterations, 0, 0, -1}); }
-  void enterIteration(std::int64_t unrollFactor) {
-    Active& active = m_active.back();
-    active.call = callOf(active);
-    active.done += static_cast<std::uint64_t>(std::max<std::int64_t>(unrollFactor, 1));
-    ++active.bodies;
-  }
-  void leaveLoop() { m_active.pop_back(); }
-  // The call of a task made now.
-  std::int64_t current() {
-    // Compared in place: this runs for every op that makes tasks.
-    bool same = m_count >= 0 && m_lastKey.size() == m_active.size();
-    for (std::size_t i = 0; same && i < m_active.size(); ++i)
-      same = m_lastKey[i] == std::pair{m_active[i].loop->id, m_active[i].call};
-    if (!same) {
-      ++m_count;
-      m_lastKey.clear();
-      for (const Active& active : m_active) m_lastKey.emplace_back(active.loop->id, active.call);
-    }
-    return m_count;
-  }
-
-private:
-  struct Active {
-    const Loop* loop;
-    std::uint64_t iterations;  // of the loop this time
-    std::uint64_t done;        // iterations run so far
-    std::int64_t bodies;       // body runs so far
-    std::int64_t call;         // the current iteration's call
-  };
-  // Without an unroll list every body run is a call (a loop_unroll body covers
-  // its factor's iterations in one). With one, iterations go in groups of the
-  // largest factor while it fits, then of the next: [8, 4, 2, 1] over 13
-  // iterations calls 8, 4, 1.
-  static std::int64_t callOf(const Active& active) {
-    if (active.loop->unrollList.empty()) return active.bodies;
-    std::uint64_t base = 0;
-    std::int64_t calls = 0;
-    for (std::int64_t factor : active.loop->unrollList) {
-      const auto f = static_cast<std::uint64_t>(std::max<std::int64_t>(factor, 1));
-      const std::uint64_t groups = (active.iterations - base) / f;
-      if (active.done < base + groups * f) return calls + static_cast<std::int64_t>((active.done - base) / f);
-      base += groups * f;
-      calls += static_cast<std::int64_t>(groups);
-    }
-    return calls + static_cast<std::int64_t>(active.done - base);  // past the list (it ends in 1)
-  }
-
-  std::vector<Active> m_active;
-  std::vector<std::pair<LoopId, std::int64_t>> m_lastKey;
-  std::int64_t m_count = -1;
-};
 
 } // namespace
 
