@@ -124,7 +124,12 @@ struct OperatorProject {
 
   // Where the project was loaded from: the pto-project.json path and its folder.
   std::filesystem::path file;
-  std::filesystem::path directory() const { return file.parent_path(); }
+  // "." for a project file named without a folder ("x.pto-project.json"), so
+  // that callers can resolve, trust and list it like any other folder.
+  std::filesystem::path directory() const {
+    std::filesystem::path parent = file.parent_path();
+    return parent.empty() ? std::filesystem::path(".") : parent;
+  }
   // The line of a top-level setting's value, or the file when it is absent.
   SourceLocation locationOf(const std::string& key) const;
   std::filesystem::path sourcePath() const { return directory() / source; }

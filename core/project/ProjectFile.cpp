@@ -153,7 +153,7 @@ private:
     std::filesystem::path kernel = project.sourcePath();
     if (!std::filesystem::is_regular_file(kernel, ec))
       error(path) << "kernel file '" << project.source << "' not found (looked in "
-                  << (project.directory().empty() ? std::string(".") : project.directory().string()) << ")";
+                  << project.directory().string() << ")";
   }
 
   void readBindings(const Json& value, const KeyPath& path, OperatorProject& project) {

@@ -86,6 +86,22 @@ TEST_F(TrustCommandTest, TrustIsRememberedCoversFoldersInsideAndIsRevocable) {
   EXPECT_EQ(untrusted("check '" + m_project.string() + "'").exitCode, 1);
 }
 
+
+// A project file named without a folder, from inside its folder: the folder is
+// the current one (this once threw "cannot make absolute path" at the trust check).
+TEST_F(TrustCommandTest, AProjectFileNamedWithoutAFolderIsLookedUpInTheCurrentOne) {
+  auto inProject = [&](const std::string& args) {
+    return runShell("cd '" + m_project.string() + "' && env -u PTO_TRUST XDG_CONFIG_HOME='" +
+                    (m_root / "config").string() + "' '" + std::string(PTO_CLI) + "' " + args);
+  };
+  Result refused = inProject("check pto-project.json");
+  EXPECT_EQ(refused.exitCode, 1) << refused.err;
+  EXPECT_NE(refused.err.find("pto trust " + m_project.string()), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("internal error"), std::string::npos) << refused.err;
+
+  Result checked = inProject("check --trust pto-project.json");
+  EXPECT_EQ(checked.exitCode, 0) << checked.err;
+}
 TEST_F(TrustCommandTest, NewProjectsAndBundledExamplesAreTrusted) {
   fs::path made = m_root / "made";
   Result created = untrusted("new '" + made.string() + "'");
