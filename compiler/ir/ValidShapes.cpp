@@ -121,10 +121,9 @@ private:
       if (!partialInput) return true;
       std::optional<SymbolicShape> valid =
           validparts::reshapedValid(shapeOf(op.inputs[0]), validOf(op.inputs[0]), shapeOf(output));
-      if (!valid)
-        return refuse(op, "reshapes a tensor valid in " + shapeString(validOf(op.inputs[0])) +
-                              " of its shape, which is not a row-major prefix for every value (give the reshape "
-                              "its own valid_shape=[...] to say which part of the result holds data)");
+      // Not one prefix for every value: the result is whole, PyPTO's Reshape default (its valid shape is the
+      // new shape unless the kernel gives one, operation_impl.cpp).
+      if (!valid) return true;
       return set(op, output, *valid, false);
     }
     case TensorOpKind::ExpandClone: {

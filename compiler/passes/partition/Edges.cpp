@@ -140,8 +140,13 @@ void Partitioner::buildEdges() {
     for (std::size_t k = 0; k < opReads.size(); ++k) {
       const TileOp& reader = m_tiles.tileOp(m_ops[i]);
       m_readRegions.push_back(readsInPlace(reader, k) ? gatheredRegion(reader) : internRegion(opReads[k]));
+      const bool operandOfMatmul = reader.kind == TensorOpKind::Matmul && k < reader.inputs.size();
       writeIndex.visitOverlapping(opReads[k], [&](std::int32_t from, const RegionBox&) {
-        found.push_back(Pred{from, static_cast<std::int32_t>(k)});
+        // A matmul result is held in L0C, and no modelled machine moves L0C into L1: a matmul reading
+        // another's result as its A or B operand reads it from GM (as the Qwen3-Next inverse's chained
+        // products do), an ordering edge. Its own accumulator (split k) stays on chip.
+        const bool viaGm = operandOfMatmul && coreOf(from) == CoreType::AIC && !gathersIntoL1(tileOf(from));
+        found.push_back(Pred{from, viaGm ? -1 : static_cast<std::int32_t>(k)});
         return RegionIndex::Visit::Keep;
       });
       // A folded reshape's bytes were written under the source's name and
