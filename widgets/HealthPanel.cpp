@@ -224,7 +224,7 @@ void HealthPanel::setReport(const HealthReport& report) {
       addRow(nullptr, tr("Subgraphs"), tr("%1 in %2 groups, most task time first").arg(report.subgraphs.size()).arg(ordered.size()));
   std::map<std::tuple<std::string, int, std::string>, QTreeWidgetItem*> groupRows;  // as subgraphGroups keys them
   for (const SubgraphGroup& group : ordered) {
-    const SubgraphHealth& subgraph = *group.first;
+    const SubgraphHealth& subgraph = *group.representative;
     QTreeWidgetItem* row = addRow(
         subgraphs,
         tr("%1 %2").arg(QString::fromStdString(subgraph.label.empty() ? "(no label)" : subgraph.label),

@@ -596,7 +596,7 @@ std::vector<SubgraphGroup> subgraphGroups(const HealthReport& report) {
   std::map<std::tuple<std::string, int, std::string>, SubgraphGroup> groups;
   for (const SubgraphHealth& subgraph : report.subgraphs) {
     SubgraphGroup& group = groups[{subgraph.label, subgraph.programId, subgraph.source}];
-    if (!group.first) group.first = &subgraph;
+    if (!group.representative || subgraph.tasks > group.representative->tasks) group.representative = &subgraph;
     ++group.subgraphs;
     group.tasks += subgraph.tasks;
     group.taskCycles += subgraph.meanCycles * subgraph.tasks;
@@ -604,7 +604,7 @@ std::vector<SubgraphGroup> subgraphGroups(const HealthReport& report) {
   std::vector<SubgraphGroup> ordered;
   for (const auto& [key, group] : groups) ordered.push_back(group);
   std::stable_sort(ordered.begin(), ordered.end(), [](const SubgraphGroup& a, const SubgraphGroup& b) {
-    return a.taskCycles > b.taskCycles || (a.taskCycles == b.taskCycles && a.first->id < b.first->id);
+    return a.taskCycles > b.taskCycles || (a.taskCycles == b.taskCycles && a.representative->id < b.representative->id);
   });
   return ordered;
 }

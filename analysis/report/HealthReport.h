@@ -208,7 +208,10 @@ std::string subgraphSource(const Compilation& compilation, const Subgraph& subgr
 // Subgraphs alike (one label, program and kernel line: a loop's bodies) as
 // one group, most task time first: how the report's text and the IDE list them.
 struct SubgraphGroup {
-  const SubgraphHealth* first = nullptr;  // the group's lowest-id subgraph
+  // The member the row shows (its mean, bound and buffers): the one with the
+  // most tasks, the lowest id among equals. A loop's variants that no
+  // iteration ran at this shape are members too, and would show no time.
+  const SubgraphHealth* representative = nullptr;
   int subgraphs = 0;
   int tasks = 0;
   double taskCycles = 0.0;  // summed over the group's tasks

@@ -112,7 +112,7 @@ void printReport(const std::string& project, const HealthReport& report, int sub
   shown = 0;
   for (const SubgraphGroup& row : ordered) {
     if (shown++ == subgraphRows) break;
-    const SubgraphHealth& subgraph = *row.first;
+    const SubgraphHealth& subgraph = *row.representative;
     std::string buffers;
     for (const auto& [memory, use] : subgraph.buffers)
       buffers += (buffers.empty() ? "" : ", ") + memory + " " + bytes(use[0]) + " of " + bytes(use[1]);
@@ -141,7 +141,7 @@ void printReport(const std::string& project, const HealthReport& report, int sub
   shown = 0;
   for (const SubgraphGroup& row : ordered) {
     if (shown++ == subgraphRows) break;
-    const RooflinePoint& point = roof.points.at(static_cast<std::size_t>(row.first->id));
+    const RooflinePoint& point = roof.points.at(static_cast<std::size_t>(row.representative->id));
     const std::string name = "sg " + std::to_string(point.subgraph) + " " + (point.label.empty() ? "(no label)" : point.label);
     if (!point.plottable()) {
       std::printf("  %-28s %s no %s\n", name.c_str(), point.coreType.c_str(),
