@@ -7,9 +7,10 @@
 // a change that makes the kernel faster; of the values it tries, the fastest.
 //
 // Rules (id: symptom -> change):
-//   scheduling-bound-vector: many vector tasks of one label, most shorter
-//     than a scheduler round, while vector cores sat idle with tasks ready ->
-//     vec_nbuffer_setting for the label (several tiles' work per task);
+//   scheduling-bound-vector: many vector tasks of one label (or of none),
+//     most shorter than a scheduler round, while vector cores sat idle with
+//     tasks ready -> vec_nbuffer_setting for the label, or its DEFAULT for
+//     unlabelled tasks (several tiles' work per task);
 //   l1-reuse: cube tasks of one label load the same GM region (a shared
 //     operand) again and again -> cube_l1_reuse_setting for the label;
 //   wave-tail: a label's merged tasks end in a partial last wave (at most 3/4

@@ -61,6 +61,25 @@ TEST(AdviseCommand, ManySmallVectorTasksGetVectorMergingThatPaysAsPredicted) {
   EXPECT_TRUE(saved["pass_options"]["vec_nbuffer_setting"].contains("softmax")) << saved.dump(2);
 }
 
+// A kernel that names no semantic label (PyPTO's own GLM attention names none): the same symptom gets the
+// merge through vec_nbuffer_setting's DEFAULT key, which pays as predicted.
+TEST(AdviseCommand, UnlabelledSmallVectorTasksGetTheDefaultMerge) {
+  const fs::path project = copyOf("softmax");
+  std::string kernel = slurp(project / "kernel.py");
+  const std::string labelLine = "    pypto.set_semantic_label(\"softmax\")\n";
+  ASSERT_NE(kernel.find(labelLine), std::string::npos);
+  kernel.erase(kernel.find(labelLine), labelLine.size());
+  std::ofstream(project / "kernel.py") << kernel;
+  const nlohmann::json advice = runPtoJson("advise '" + project.string() + "'");
+  const nlohmann::json suggestion = suggestionOf(advice, "scheduling-bound-vector:DEFAULT");
+  ASSERT_FALSE(suggestion.is_null()) << advice.dump(2);
+  EXPECT_NE(suggestion["evidence"].get<std::string>().find("unlabelled vector tasks"), std::string::npos)
+      << suggestion["evidence"];
+  applyAndCheck(project, suggestion, advice["baseline_us"]);
+  const nlohmann::json saved = nlohmann::json::parse(slurp(project / "pto-project.json"));
+  EXPECT_TRUE(saved["pass_options"]["vec_nbuffer_setting"].contains("DEFAULT")) << saved.dump(2);
+}
+
 TEST(AdviseCommand, CubeTasksLoadingOneOperandGetL1ReuseThenTheirVectorStepsGetMerged) {
   const fs::path story = copyOf("lightning_indexer_tuning");
   const fs::path project = story / "per_block";

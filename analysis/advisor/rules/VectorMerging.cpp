@@ -9,20 +9,29 @@ void adviseVectorMerging(Context& context) {
   const CoreTypeHealth& aiv = coreTypeHealth(context.health, CoreType::AIV);
   if (aiv.idleWhileReady < 0.05) return;
   for (const auto& [label, tasks] : labelTasks(context, CoreType::AIV)) {
-    if (label.empty() || tasks.tasks < 2 * aiv.cores || 2 * tasks.schedulingBound < tasks.tasks) continue;
-    const int current = mergeCountFor(context.traced.project, "vec_nbuffer_setting", label);
+    if (tasks.tasks < 2 * aiv.cores || 2 * tasks.schedulingBound < tasks.tasks) continue;
+    // Tasks without a semantic label (PyPTO's GLM attention sets none) are
+    // reached through the DEFAULT key, which every vector subgraph without a
+    // setting of its own follows.
+    const std::string key = label.empty() ? std::string("DEFAULT") : label;
+    const std::string named = label.empty() ? "unlabelled" : "'" + label + "'";
+    const int current = mergeCountFor(context.traced.project, "vec_nbuffer_setting", key);
     // Up to twice the tasks per core: fewer tasks than cores can still win when dispatching dominates.
     std::vector<int> counts = mergeCounts(current, 2 * tasks.tasks / aiv.cores);
     std::erase_if(counts, [&](int n) { return n <= current; });
     char evidence[400];
     std::snprintf(evidence, sizeof evidence,
-                  "%d '%s' vector tasks, %d of them shorter than a scheduler round over the %d vector cores (%s); "
+                  "%d %s vector tasks, %d of them shorter than a scheduler round over the %d vector cores (%s); "
                   "the vector cores sat idle %.0f %% of the time while tasks were ready",
-                  tasks.tasks, label.c_str(), tasks.schedulingBound, aiv.cores,
+                  tasks.tasks, named.c_str(), tasks.schedulingBound, aiv.cores,
                   formatUs(aiv.schedulerRoundCycles / (context.health.clockGHz * 1000.0)).c_str(),
                   100.0 * aiv.idleWhileReady);
-    proposeMergeCount(context, "scheduling-bound-vector", "vec_nbuffer_setting", label, evidence, counts,
-                      [](const std::string& count) { return ": " + count + " of its tiles per vector task"; });
+    proposeMergeCount(context, "scheduling-bound-vector", "vec_nbuffer_setting", key, evidence, counts,
+                      [&](const std::string& count) {
+                        return ": " + count + (label.empty() ? " tiles per vector task for every vector subgraph "
+                                                               "without a setting of its own"
+                                                             : " of its tiles per vector task");
+                      });
   }
 }
 
