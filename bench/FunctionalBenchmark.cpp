@@ -5,7 +5,10 @@
 // GFLOP (a rate) counts 2*M*N*K per run. And PTO instructions per second
 // (issue 36: >= 5 M/s) over whole kernels run task by task as `pto run
 // --mode functional` does: the vector chain of BenchGraphs.h (small
-// elementwise tiles, where the cost per instruction shows) and the matmul.
+// elementwise tiles, where the cost per instruction shows), the matmul, a
+// cube-and-vector kernel (BenchGraphs.h's independent iterations: a small
+// matmul, a scale and an exp per iteration) and a row softmax (reductions
+// and broadcasting ops, which take the general path of reference kernels).
 #include "compiler/ir/TensorGraphBuilder.h"
 #include "compiler/passes/Pipeline.h"
 #include "npusim/FunctionalExecutor.h"
@@ -24,6 +27,19 @@ struct MatmulKernel {
   std::vector<HostTensor> arguments;
   double flops = 0.0;
 };
+
+// Uniform values in [-1, 1) for each (dtype, shape), in order.
+std::vector<HostTensor> randomArguments(const std::vector<std::pair<DataType, Shape>>& specs) {
+  std::mt19937 random(1);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<HostTensor> arguments;
+  for (const auto& [dtype, shape] : specs) {
+    HostTensor tensor(dtype, shape);
+    for (std::int64_t e = 0; e < tensor.elementCount(); ++e) tensor.setFromDouble(e, uniform(random));
+    arguments.push_back(std::move(tensor));
+  }
+  return arguments;
+}
 
 // c[m, n] = a[m, k] @ b[k, n], fp16 in, fp32 out, in 128x128x128 cube tiles.
 MatmulKernel matmulKernel(std::int64_t m, std::int64_t k, std::int64_t n) {
@@ -44,14 +60,8 @@ MatmulKernel matmulKernel(std::int64_t m, std::int64_t k, std::int64_t n) {
   DiagnosticEngine diags;
   MatmulKernel kernel;
   kernel.compilation = std::move(compileKernel(builder.finish(), CompileSettings{}, diags)->compilation);
-  std::mt19937 random(1);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (auto [dtype, shape] : {std::pair{DataType::Fp16, Shape({m, k})}, std::pair{DataType::Fp16, Shape({k, n})},
-                              std::pair{DataType::Fp32, Shape({m, n})}}) {
-    HostTensor tensor(dtype, shape);
-    for (std::int64_t i = 0; i < tensor.elementCount(); ++i) tensor.setFromDouble(i, uniform(random));
-    kernel.arguments.push_back(std::move(tensor));
-  }
+  kernel.arguments = randomArguments(
+      {{DataType::Fp16, Shape({m, k})}, {DataType::Fp16, Shape({k, n})}, {DataType::Fp32, Shape({m, n})}});
   kernel.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
   return kernel;
 }
@@ -90,24 +100,23 @@ void countInstructionRate(benchmark::State& state, const Compilation& compilatio
   state.counters["instructions_per_s"] = benchmark::Counter(instructions, benchmark::Counter::kIsRate);
 }
 
-// The vector chain (five exps and an assemble in [1, 64] fp32 tiles) over `rows` rows.
-void functionalVectorChain(benchmark::State& state) {
-  const std::int64_t rows = state.range(0);
+void countCompiledInstructionRate(benchmark::State& state, TensorGraph graph,
+                                  const std::vector<std::pair<DataType, Shape>>& specs) {
   DiagnosticEngine diags;
-  auto compiled = compileKernel(vectorChainGraph(rows), CompileSettings{}, diags);
+  auto compiled = compileKernel(std::move(graph), CompileSettings{}, diags);
   if (!compiled) {
     state.SkipWithError("compile failed");
     return;
   }
-  std::mt19937 random(1);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::vector<HostTensor> arguments;
-  for (int i = 0; i < 2; ++i) {
-    HostTensor tensor(DataType::Fp32, Shape({rows, 256}));
-    for (std::int64_t e = 0; e < tensor.elementCount(); ++e) tensor.setFromDouble(e, uniform(random));
-    arguments.push_back(std::move(tensor));
-  }
+  std::vector<HostTensor> arguments = randomArguments(specs);
   countInstructionRate(state, compiled->compilation, arguments);
+}
+
+// The vector chain (five exps and an assemble in [1, 64] fp32 tiles) over `rows` rows.
+void functionalVectorChain(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  countCompiledInstructionRate(state, vectorChainGraph(rows),
+                               {{DataType::Fp32, Shape({rows, 256})}, {DataType::Fp32, Shape({rows, 256})}});
 }
 BENCHMARK(functionalVectorChain)->Arg(64)->Arg(1024)->Unit(benchmark::kMillisecond);
 
@@ -116,6 +125,39 @@ void functionalMatmulInstructions(benchmark::State& state) {
   countInstructionRate(state, kernel.compilation, kernel.arguments);
 }
 BENCHMARK(functionalMatmulInstructions)->Arg(512)->Unit(benchmark::kMillisecond);
+
+// Cube and vector tasks: per iteration a [32, 64] x [64, 64] fp16 matmul, a scale and an exp (N iterations).
+void functionalMixedInstructions(benchmark::State& state) {
+  const std::int64_t trips = state.range(0);
+  countCompiledInstructionRate(state, independentIterationsGraph(trips),
+                               {{DataType::Fp16, Shape({32 * trips, 64})},
+                                {DataType::Fp16, Shape({64, 64})},
+                                {DataType::Fp32, Shape({32 * trips, 64})}});
+}
+BENCHMARK(functionalMixedInstructions)->Arg(256)->Unit(benchmark::kMillisecond);
+
+// softmax(x) along rows of a [rows, 256] fp32 tensor in [4, 256] tiles: row max, subtract, exp, row sum,
+// divide (the max and sum broadcast back over the row).
+void functionalSoftmaxInstructions(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  TensorGraphBuilder builder("softmax", SourceLocation{"softmax.py", 1, 0});
+  builder.beginPath();
+  SourceLocation at{"softmax.py", 2, 0};
+  const TensorId x = builder.addArgument("x", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  const TensorId y = builder.addArgument("y", DataType::Fp32, {SymbolicScalar(rows), SymbolicScalar(256)}, at);
+  builder.setVecTile({4, 256}, at);
+  const Attributes lastDim{{"dims", std::vector<std::int64_t>{1}}, {"keepdim", true}};
+  const TensorId best = builder.addOp(TensorOpKind::Amax, {x}, lastDim, at).outputs[0];
+  const TensorId shifted = builder.addOp(TensorOpKind::Sub, {x, best}, {}, at).outputs[0];
+  const TensorId exps = builder.addOp(TensorOpKind::Exp, {shifted}, {}, at).outputs[0];
+  const TensorId total = builder.addOp(TensorOpKind::Sum, {exps}, lastDim, at).outputs[0];
+  const TensorId ratio = builder.addOp(TensorOpKind::Div, {exps, total}, {}, at).outputs[0];
+  builder.addOp(TensorOpKind::Assemble, {ratio}, {{"offsets", SymbolicShape{0, 0}}}, at, {y});
+  builder.endPath();
+  countCompiledInstructionRate(state, builder.finish(),
+                               {{DataType::Fp32, Shape({rows, 256})}, {DataType::Fp32, Shape({rows, 256})}});
+}
+BENCHMARK(functionalSoftmaxInstructions)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 } // namespace
 } // namespace pto

@@ -1,6 +1,7 @@
 // Implementation of FunctionalCore: the instructions on real data.
 #include "npusim/FunctionalCore.h"
 
+#include "compiler/reference/ElementAccess.h"
 #include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
 #include "compiler/reference/ScatterRows.h"
@@ -11,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <span>
 
 namespace pto {
 namespace {
@@ -47,6 +50,191 @@ template <typename Row> void forEachRow(const OperandLayout& layout, Row&& row) 
 }
 
 std::int64_t rowLength(const OperandLayout& layout) { return layout.shape.empty() ? 1 : layout.shape.back(); }
+
+} // namespace
+
+// The types of a program's plan (FunctionalCore::m_plans), named because ProgramPlan, declared in the header,
+// holds them.
+namespace direct {
+
+// Rank limit of the direct paths; deeper operands take the general path.
+constexpr std::size_t kDirectRank = 6;
+
+// The shape of a box of elements and its strides in bytes (where it starts is kept apart: an on-chip box is
+// planned once per program and placed in each core's memory).
+struct StridedBox {
+  DataType dtype = DataType::Fp32;
+  std::size_t rank = 0;
+  std::array<std::int64_t, kDirectRank> shape{};  // the first `rank` entries
+  std::array<std::int64_t, kDirectRank> strideBytes{};
+
+  std::int64_t rowLength() const { return rank == 0 ? 1 : shape[rank - 1]; }
+  std::size_t rowBytes() const { return static_cast<std::size_t>(rowLength()) * sizeOf(dtype); }
+  bool sameShape(const StridedBox& other) const {
+    return rank == other.rank && std::equal(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(rank),
+                                            other.shape.begin());
+  }
+  // Non-empty, with each innermost row packed (the direct paths copy rows whole).
+  bool rowsPacked() const {
+    for (std::size_t d = 0; d < rank; ++d)
+      if (shape[d] <= 0) return false;
+    return rank == 0 || shape[rank - 1] == 1 || strideBytes[rank - 1] == static_cast<std::int64_t>(sizeOf(dtype));
+  }
+  // One past the last byte touched, from the first element.
+  std::int64_t spanBytes() const {
+    std::int64_t end = static_cast<std::int64_t>(sizeOf(dtype));
+    for (std::size_t d = 0; d < rank; ++d) end += (shape[d] - 1) * strideBytes[d];
+    return end;
+  }
+};
+
+// An on-chip operand of a planned instruction: its box and where it starts in its memory.
+struct PlacedBox {
+  StridedBox box;
+  MemoryKind memory = MemoryKind::UB;
+  std::int64_t offsetBytes = 0;
+};
+
+// How one instruction runs: skipped (a flag or barrier), by the general path (operands as tensors, the
+// reference kernels), or by one of the direct paths on the memories' bytes.
+enum class Path : unsigned char { Skip, General, Load, Store, Move, Unary, Binary, Scalar };
+
+struct PlannedInstruction {
+  Path path = Path::General;
+  TensorOpKind kind = TensorOpKind::Add;  // Unary, Binary, Scalar
+  float scalar = 0.0f;                    // Scalar: in the source's dtype, as runBinaryScalar holds it
+  PlacedBox dst;                          // the on-chip destination (Store: the source)
+  std::array<PlacedBox, 2> srcs;          // Move, Unary, Scalar: one; Binary: two
+};
+
+} // namespace direct
+
+// Decided on a program's first run on a core, from its layout.
+struct ProgramPlan {
+  const ProgramLayout* layout = nullptr;  // what it was planned from
+  std::vector<direct::PlannedInstruction> instructions;
+};
+
+namespace {
+
+using direct::PlacedBox;
+using direct::PlannedInstruction;
+using direct::kDirectRank;
+using direct::StridedBox;
+
+// ---- direct row access (the instructions that need no tensor: loads, stores, moves, elementwise maths) ----
+
+// An on-chip operand's box; false when its rank is too deep.
+bool boxOf(const OperandLayout& layout, StridedBox& box) {
+  if (layout.shape.size() > kDirectRank || layout.strides.size() != layout.shape.size()) return false;
+  const auto item = static_cast<std::int64_t>(sizeOf(layout.dtype));
+  box.dtype = layout.dtype;
+  box.rank = layout.shape.size();
+  for (std::size_t d = 0; d < box.rank; ++d) {
+    box.shape[d] = layout.shape[d];
+    box.strideBytes[d] = layout.strides[d] * item;
+  }
+  return true;
+}
+
+// A task's GM region inside its (contiguous) tensor, and its first element; false for a strided tensor,
+// an empty one or a too deep one.
+bool boxOf(const GmRegion& gm, StridedBox& box, std::byte*& first) {
+  const HostTensor& storage = *gm.storage;
+  const ConcreteRegion& region = *gm.region;
+  if (region.shape.size() > kDirectRank || region.shape.size() != storage.rank() || storage.elementCount() == 0 ||
+      !storage.isContiguous())
+    return false;
+  const auto item = static_cast<std::int64_t>(storage.itemBytes());
+  const std::vector<std::int64_t>& strides = storage.strides();
+  std::int64_t offset = 0;
+  box.dtype = storage.dtype();
+  box.rank = region.shape.size();
+  for (std::size_t d = 0; d < box.rank; ++d) {
+    offset += region.offsets[d] * strides[d];
+    box.shape[d] = region.shape[d];
+    box.strideBytes[d] = strides[d] * item;
+  }
+  first = const_cast<std::byte*>(storage.data()) + offset * item;  // shallow constness, as HostTensor's views
+  return true;
+}
+
+// Calls row(starts) for every innermost row of `lead`'s shape in C order, starts[k] the row's first element
+// in the box boxes[k] (of that shape) that starts at firsts[k].
+template <std::size_t N, typename Row>
+void forEachRowOf(const std::array<const StridedBox*, N>& boxes, std::array<std::byte*, N> starts, Row&& row) {
+  const StridedBox& lead = *boxes[0];
+  if (lead.rank <= 1) {
+    row(starts);
+    return;
+  }
+  std::array<std::int64_t, kDirectRank> at{};
+  for (;;) {
+    row(starts);
+    std::size_t d = lead.rank - 1;  // one past the outer dim to advance
+    for (; d > 0; --d) {
+      const std::size_t outer = d - 1;
+      if (++at[outer] < lead.shape[outer]) {
+        for (std::size_t k = 0; k < N; ++k) starts[k] += boxes[k]->strideBytes[outer];
+        break;
+      }
+      for (std::size_t k = 0; k < N; ++k) starts[k] -= (lead.shape[outer] - 1) * boxes[k]->strideBytes[outer];
+      at[outer] = 0;
+    }
+    if (d == 0) return;
+  }
+}
+
+// Copies the rows of `from` (starting at fromFirst) into `to` (same shape and dtype, rows packed, no overlap).
+void copyBox(const StridedBox& to, std::byte* toFirst, const StridedBox& from, std::byte* fromFirst) {
+  const std::size_t rowBytes = to.rowBytes();
+  forEachRowOf<2>({&to, &from}, {toFirst, fromFirst},
+                  [&](const std::array<std::byte*, 2>& starts) { std::memcpy(starts[0], starts[1], rowBytes); });
+}
+
+// Whether two on-chip operands are the same elements.
+bool sameElements(const PlacedBox& a, const PlacedBox& b) {
+  return a.memory == b.memory && a.offsetBytes == b.offsetBytes && a.box.dtype == b.box.dtype &&
+         a.box.sameShape(b.box) &&
+         std::equal(a.box.strideBytes.begin(), a.box.strideBytes.begin() + static_cast<std::ptrdiff_t>(a.box.rank),
+                    b.box.strideBytes.begin());
+}
+
+// Whether two on-chip operands share no byte.
+bool disjoint(const PlacedBox& a, const PlacedBox& b) {
+  return a.memory != b.memory || a.offsetBytes + a.box.spanBytes() <= b.offsetBytes ||
+         b.offsetBytes + b.box.spanBytes() <= a.offsetBytes;
+}
+
+bool isFloatTile(DataType dtype) {
+  return dtype == DataType::Fp32 || dtype == DataType::Fp16 || dtype == DataType::Bf16;
+}
+
+// One row of a float tile (fp32, fp16 or bf16) as fp32 values, and back with the reference kernels'
+// rounding (ElementAccess.h: exact widening, one rounding to nearest-even when narrowing).
+void loadFloatRow(const std::byte* from, DataType dtype, std::int64_t count, float* to) {
+  if (dtype == DataType::Fp32) {
+    std::memcpy(to, from, static_cast<std::size_t>(count) * sizeof(float));
+  } else if (dtype == DataType::Fp16) {
+    const auto* typed = reinterpret_cast<const Float16*>(from);
+    for (std::int64_t i = 0; i < count; ++i) to[i] = static_cast<float>(typed[i]);
+  } else {
+    const auto* typed = reinterpret_cast<const BFloat16*>(from);
+    for (std::int64_t i = 0; i < count; ++i) to[i] = static_cast<float>(typed[i]);
+  }
+}
+
+void storeFloatRow(const float* from, DataType dtype, std::int64_t count, std::byte* to) {
+  if (dtype == DataType::Fp32) {
+    std::memcpy(to, from, static_cast<std::size_t>(count) * sizeof(float));
+  } else if (dtype == DataType::Fp16) {
+    auto* typed = reinterpret_cast<Float16*>(to);
+    for (std::int64_t i = 0; i < count; ++i) typed[i] = Float16(from[i]);
+  } else {
+    auto* typed = reinterpret_cast<BFloat16*>(to);
+    for (std::int64_t i = 0; i < count; ++i) typed[i] = BFloat16(from[i]);
+  }
+}
 
 // The address of `tensor`'s first logical element (any strides): a one-element view is contiguous.
 std::byte* firstElement(const HostTensor& tensor) {
@@ -107,10 +295,6 @@ const float* halfTable() {
   return table.data();
 }
 
-bool isFloatTile(DataType dtype) {
-  return dtype == DataType::Fp32 || dtype == DataType::Fp16 || dtype == DataType::Bf16;
-}
-
 // `values` (contiguous) with another shape of the same element count, sharing nothing.
 HostTensor reshaped(const HostTensor& values, const std::vector<std::int64_t>& shape) {
   HostTensor contiguous = packedAs(values, values.dtype());
@@ -141,13 +325,22 @@ public:
                     DiagnosticEngine& diags)
       : m_core(core), m_compilation(compilation), m_program(program), m_task(task), m_diags(diags) {}
 
-  bool run(const ProgramLayout& layout) {
+  // `plan` is this program's on this core, made here on first use.
+  bool run(const ProgramLayout& layout, ProgramPlan& plan) {
     if (layout.instructions.size() != m_program.instructions.size())
       return fail(-1) << "internal error: the operand layouts are for another program";
+    if (plan.layout != &layout) {
+      plan.instructions.clear();
+      for (std::size_t i = 0; i < m_program.instructions.size(); ++i)
+        plan.instructions.push_back(this->plan(m_program.instructions[i], layout.instructions[i]));
+      plan.layout = &layout;
+    }
     for (std::size_t i = 0; i < m_program.instructions.size(); ++i) {
+      const PlannedInstruction& step = plan.instructions[i];
+      if (step.path == direct::Path::Skip) continue;
       const PtoInstruction& instruction = m_program.instructions[i];
-      if (isSync(instruction.opcode)) continue;
       m_index = static_cast<int>(i);
+      if (step.path != direct::Path::General && runDirect(instruction, step)) continue;
       if (!checkRanges(instruction, layout.instructions[i])) return false;
       if (!runInstruction(instruction, layout.instructions[i])) return false;
     }
@@ -215,13 +408,185 @@ private:
   }
 
   std::optional<HostTensor> gmRegion(bool read, int index) {
-    std::vector<HostTensor>& list = read ? m_task.reads : m_task.writes;
+    const std::vector<GmRegion>& list = read ? m_task.reads : m_task.writes;
     if (index < 0 || static_cast<std::size_t>(index) >= list.size()) {
       fail() << "GM operand names " << (read ? "copy-in " : "copy-out ") << index << " but the task has "
              << list.size();
       return std::nullopt;
     }
-    return list[static_cast<std::size_t>(index)];
+    return list[static_cast<std::size_t>(index)].view();
+  }
+
+  // ---- the plan: direct paths for the common instructions, straight on the memories' bytes row by row,
+  // taken only where the general path would copy or compute the same values (same shapes, no
+  // accumulation, no valid parts, no dtype conversion it would make otherwise) ----
+
+  // An on-chip operand as a direct path sees it; false for GM or a too deep one.
+  static bool placed(const OperandLayout& layout, PlacedBox& out) {
+    if (layout.memory == MemoryKind::GM || !boxOf(layout, out.box) || !out.box.rowsPacked()) return false;
+    out.memory = layout.memory;
+    out.offsetBytes = layout.offsetBytes;
+    return true;
+  }
+  // A source held whole in one piece.
+  static bool placed(const SourceLayout& layout, PlacedBox& out) {
+    return layout.pieces.size() == 1 && layout.pieces[0].layout.shape == layout.shape &&
+           layout.pieces[0].layout.dtype == layout.dtype && placed(layout.pieces[0].layout, out);
+  }
+
+  // Whether every on-chip operand lies inside its memory (checkRanges, without its diagnostic).
+  bool insideMemories(const InstructionLayout& layout) const {
+    for (const OperandLayout& operand : layout.dst)
+      if (operand.memory != MemoryKind::GM && !inside(operand)) return false;
+    for (const SourceLayout& source : layout.srcs)
+      for (const SourcePiece& piece : source.pieces)
+        if (piece.layout.memory != MemoryKind::GM && !inside(piece.layout)) return false;
+    return true;
+  }
+
+  PlannedInstruction plan(const PtoInstruction& instruction, const InstructionLayout& layout) const {
+    PlannedInstruction step;
+    if (isSync(instruction.opcode)) {
+      step.path = direct::Path::Skip;
+      return step;
+    }
+    step.path = direct::Path::General;
+    if (!insideMemories(layout) || layout.dst.size() != instruction.dst.size() ||
+        (isTransfer(instruction.opcode) && layout.srcs.size() != instruction.srcs.size()))
+      return step;
+    switch (instruction.opcode) {
+    case PtoOpcode::TLOAD:
+      if (instruction.accumulate == TileAccumulate::None && instruction.srcs.size() == 1 && layout.dst.size() == 1 &&
+          instruction.srcs[0].memory == MemoryKind::GM && placed(layout.dst[0], step.dst))
+        step.path = direct::Path::Load;
+      return step;
+    case PtoOpcode::TSTORE:
+    case PtoOpcode::TSTORE_ACC:
+      if (instruction.accumulate == TileAccumulate::None && layout.srcs.size() == 1 && instruction.dst.size() == 1 &&
+          instruction.dst[0].memory == MemoryKind::GM && placed(layout.srcs[0], step.dst))
+        step.path = direct::Path::Store;
+      return step;
+    case PtoOpcode::TMOV:
+    case PtoOpcode::TMOV_ACC: planMove(layout, instruction.accumulate, step); return step;
+    case PtoOpcode::MGATHER:
+    case PtoOpcode::MSCATTER:
+    case PtoOpcode::TMATMUL:
+    case PtoOpcode::TMATMUL_ACC: return step;
+    default: break;
+    }
+    const TileOp* tile = tileOf(instruction);
+    if (!tile) return step;
+    if (tile->kind == TensorOpKind::Copy || tile->kind == TensorOpKind::Assemble) planMove(layout, instruction.accumulate, step);
+    else planElementwise(*tile, layout, instruction.accumulate, step);
+    return step;
+  }
+
+  // An on-chip copy (TMOV, a copy or assemble tile op) of one whole source of the destination's shape and
+  // dtype, disjoint from it (or the same elements: nothing to do).
+  static void planMove(const InstructionLayout& layout, TileAccumulate accumulate, PlannedInstruction& step) {
+    if (accumulate != TileAccumulate::None || layout.srcs.size() != 1 || layout.dst.size() != 1 ||
+        !placed(layout.dst[0], step.dst) || !placed(layout.srcs[0], step.srcs[0]) ||
+        !step.dst.box.sameShape(step.srcs[0].box) || step.dst.box.dtype != step.srcs[0].box.dtype)
+      return;
+    if (sameElements(step.dst, step.srcs[0])) step.path = direct::Path::Skip;
+    else if (disjoint(step.dst, step.srcs[0])) step.path = direct::Path::Move;
+  }
+
+  // A float elementwise tile op (applyFloatUnary, applyFloatArithmetic, applyFloatScalarArithmetic of
+  // ReferenceKernels.h) on float tiles of one shape, each source disjoint from the destination or the
+  // same elements (computed in place row by row).
+  static void planElementwise(const TileOp& tile, const InstructionLayout& layout, TileAccumulate accumulate,
+                              PlannedInstruction& step) {
+    direct::Path path = direct::Path::General;
+    const TensorOpKind kind = tile.kind;
+    switch (category(kind)) {
+    case OpCategory::Unary:
+      if (kind != TensorOpKind::Cast && reference::applyFloatUnary(kind, {})) path = direct::Path::Unary;
+      break;
+    case OpCategory::Binary:
+      if (reference::applyFloatArithmetic(kind, {}, {})) path = direct::Path::Binary;
+      break;
+    case OpCategory::BinaryScalar: {
+      auto found = tile.attrs.find("scalar");
+      const double* value = found == tile.attrs.end() ? nullptr : std::get_if<double>(&found->second);
+      // A run-time scalar (a SymbolicScalar) is bound per task by the general path.
+      if (value && !layout.srcs.empty() && reference::applyFloatScalarArithmetic(kind, {}, 0.0f)) {
+        path = direct::Path::Scalar;
+        step.scalar = static_cast<float>(reference::roundToDtype(*value, layout.srcs[0].dtype));
+      }
+      break;
+    }
+    default: break;
+    }
+    const std::size_t sources = path == direct::Path::Binary ? 2 : 1;
+    if (path == direct::Path::General || accumulate != TileAccumulate::None || hasValidParts(&tile) ||
+        layout.srcs.size() != sources || layout.dst.size() != 1 || !placed(layout.dst[0], step.dst) ||
+        !isFloatTile(step.dst.box.dtype))
+      return;
+    for (std::size_t i = 0; i < sources; ++i) {
+      PlacedBox& source = step.srcs[i];
+      if (!placed(layout.srcs[i], source) || !isFloatTile(source.box.dtype) || !source.box.sameShape(step.dst.box) ||
+          !(disjoint(step.dst, source) || sameElements(step.dst, source)))
+        return;
+    }
+    if (sources == 2 && step.srcs[0].box.dtype != step.srcs[1].box.dtype) return;
+    step.kind = kind;
+    step.path = path;
+  }
+
+  std::byte* start(const PlacedBox& operand) { return m_core.bytes(operand.memory) + operand.offsetBytes; }
+
+  // A planned instruction on the direct path; false when the task's GM region does not suit it (the
+  // general path then runs the instruction).
+  bool runDirect(const PtoInstruction& instruction, const PlannedInstruction& step) {
+    switch (step.path) {
+    case direct::Path::Load:
+    case direct::Path::Store: {
+      const bool load = step.path == direct::Path::Load;
+      const int index = load ? instruction.srcs[0].gmRegion : instruction.dst[0].gmRegion;
+      const std::vector<GmRegion>& list = load ? m_task.reads : m_task.writes;
+      StridedBox gm;
+      std::byte* gmFirst = nullptr;
+      if (index < 0 || static_cast<std::size_t>(index) >= list.size() ||
+          !boxOf(list[static_cast<std::size_t>(index)], gm, gmFirst) || !gm.sameShape(step.dst.box) ||
+          gm.dtype != step.dst.box.dtype || !gm.rowsPacked())
+        return false;
+      if (load) copyBox(step.dst.box, start(step.dst), gm, gmFirst);
+      else copyBox(gm, gmFirst, step.dst.box, start(step.dst));
+      return true;
+    }
+    case direct::Path::Move: copyBox(step.dst.box, start(step.dst), step.srcs[0].box, start(step.srcs[0])); return true;
+    case direct::Path::Unary:
+    case direct::Path::Binary:
+    case direct::Path::Scalar: elementwise(step); return true;
+    default: return false;
+    }
+  }
+
+  // Each row loaded as fp32, computed, rounded into the destination's dtype, as the reference kernel
+  // computes the whole tile.
+  void elementwise(const PlannedInstruction& step) {
+    const StridedBox& to = step.dst.box;
+    const StridedBox& a = step.srcs[0].box;
+    const bool binary = step.path == direct::Path::Binary;
+    const StridedBox& b = binary ? step.srcs[1].box : a;
+    const std::int64_t length = to.rowLength();
+    float* x = m_core.rowBuffer(0, length).data();
+    float* y = binary ? m_core.rowBuffer(1, length).data() : nullptr;
+    const std::span<float> row(x, static_cast<std::size_t>(length));
+    forEachRowOf<3>({&to, &a, &b}, {start(step.dst), start(step.srcs[0]), start(step.srcs[binary ? 1 : 0])},
+                    [&](const std::array<std::byte*, 3>& starts) {
+                      loadFloatRow(starts[1], a.dtype, length, x);
+                      if (step.path == direct::Path::Unary) {
+                        reference::applyFloatUnary(step.kind, row);
+                      } else if (step.path == direct::Path::Scalar) {
+                        reference::applyFloatScalarArithmetic(step.kind, row, step.scalar);
+                      } else {
+                        loadFloatRow(starts[2], b.dtype, length, y);
+                        reference::applyFloatArithmetic(step.kind, row, std::span<const float>(y, row.size()));
+                      }
+                      storeFloatRow(x, to.dtype, length, starts[0]);
+                    });
   }
 
   // dst = combine(dst, values) or dst = values, into on-chip memory.
@@ -473,7 +838,7 @@ private:
     tileAsOp.kind = kind;
     tileAsOp.attrs = tile->attrs;
     if (reference::hasRunTimeScalars(tileAsOp)) {
-      std::optional<TensorOp> bound = reference::bindRunTimeScalars(tileAsOp, m_task.bindings, m_diags);
+      std::optional<TensorOp> bound = reference::bindRunTimeScalars(tileAsOp, m_task.bindings(), m_diags);
       if (!bound) return fail() << "a scalar operand cannot be evaluated for this task";
       tileAsOp = std::move(*bound);
     }
@@ -501,7 +866,7 @@ private:
   // expressions (GraphPartition's canonical form), so the task's bindings give its own sizes.
   std::optional<std::vector<std::int64_t>> validOf(const TileRegion& region) {
     std::string problem;
-    std::optional<std::vector<std::int64_t>> valid = reference::evaluateValidPart(region, m_task.bindings, problem);
+    std::optional<std::vector<std::int64_t>> valid = reference::evaluateValidPart(region, m_task.bindings(), problem);
     if (!valid) fail() << problem << " (this tile's valid part)";
     return valid;
   }
@@ -573,6 +938,21 @@ private:
 
 } // namespace
 
+const std::map<std::string, std::int64_t>& TaskMemory::bindings() {
+  if (!m_bindings) {
+    m_bindings.emplace(kernelBindings ? *kernelBindings : std::map<std::string, std::int64_t>{});
+    if (loopIndices)
+      for (const auto& [symbol, value] : *loopIndices) (*m_bindings)[symbol] = value;
+  }
+  return *m_bindings;
+}
+
+std::vector<float>& FunctionalCore::rowBuffer(std::size_t which, std::int64_t length) {
+  std::vector<float>& buffer = m_rowBuffers[which];
+  if (buffer.size() < static_cast<std::size_t>(length)) buffer.resize(static_cast<std::size_t>(length));
+  return buffer;
+}
+
 FunctionalCore::FunctionalCore(const std::array<std::int64_t, kMemoryKindCount>& capacityBytes)
     : m_capacity(capacityBytes) {
   m_capacity[static_cast<std::size_t>(MemoryKind::GM)] = 0;  // global memory is the run's tensors
@@ -605,9 +985,14 @@ void FunctionalCore::write(const OperandLayout& layout, const HostTensor& values
   });
 }
 
+FunctionalCore::~FunctionalCore() = default;
+
 bool FunctionalCore::execute(const Compilation& compilation, const PtoProgram& program, const ProgramLayout& layout,
                              TaskMemory& task, DiagnosticEngine& diags) {
-  return InstructionRunner(*this, compilation, program, task, diags).run(layout);
+  const auto id = static_cast<std::size_t>(std::max(program.programId, 0));
+  if (m_plans.size() <= id) m_plans.resize(id + 1);
+  if (!m_plans[id]) m_plans[id] = std::make_unique<ProgramPlan>();
+  return InstructionRunner(*this, compilation, program, task, diags).run(layout, *m_plans[id]);
 }
 
 } // namespace pto

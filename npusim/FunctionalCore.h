@@ -23,25 +23,49 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace pto {
 
-// What one task sees of global memory: views of its copy lists' regions
-// (Task::reads / Task::writes), in order, sharing the run's tensors.
-struct TaskMemory {
-  std::vector<HostTensor> reads;
-  std::vector<HostTensor> writes;
-  // Dynamic dims and this task's loop indices, for run-time scalars.
-  std::map<std::string, std::int64_t> bindings;
-  TaskId task = kNoId;
+// One copy-list region of a task: the tensor that holds its bytes (an
+// argument, a temporary or one iteration's copy of it; it outlives the task)
+// and the box (Task::reads / Task::writes, checked to lie inside it).
+// Held as two pointers rather than a HostTensor view, whose shape and
+// strides would be allocated for every region of every task.
+struct GmRegion {
+  const HostTensor* storage = nullptr;
+  const ConcreteRegion* region = nullptr;
+  HostTensor view() const { return storage->view(region->offsets, region->shape); }
 };
+
+// What one task sees of global memory: its copy lists' regions, in order,
+// sharing the run's tensors.
+struct TaskMemory {
+  std::vector<GmRegion> reads;
+  std::vector<GmRegion> writes;
+  TaskId task = kNoId;
+  // The compilation's dynamic dims and the task's loop indices (for
+  // run-time scalars and valid parts), merged on first use: most
+  // instructions need neither.
+  const std::map<std::string, std::int64_t>* kernelBindings = nullptr;
+  const std::vector<std::pair<std::string, std::int64_t>>* loopIndices = nullptr;
+  const std::map<std::string, std::int64_t>& bindings();
+
+private:
+  std::optional<std::map<std::string, std::int64_t>> m_bindings;
+};
+
+// How a program's instructions run on a core, decided on its first run (FunctionalCore.cpp).
+struct ProgramPlan;
 
 class FunctionalCore {
 public:
   // Capacities in bytes per memory kind (the GM entry is ignored).
   explicit FunctionalCore(const std::array<std::int64_t, kMemoryKindCount>& capacityBytes);
+  ~FunctionalCore();
 
   std::int64_t capacityBytes(MemoryKind kind) const { return m_capacity[static_cast<std::size_t>(kind)]; }
 
@@ -62,8 +86,15 @@ public:
   std::byte* bytes(MemoryKind kind) { return m_memory[static_cast<std::size_t>(kind)].data(); }
   const std::byte* bytes(MemoryKind kind) const { return m_memory[static_cast<std::size_t>(kind)].data(); }
 
+  // Scratch rows of fp32 values (at least `length`) for the instructions computed row by row; `which` is
+  // 0 or 1. One core runs one instruction at a time, so they are reused, not allocated per instruction.
+  std::vector<float>& rowBuffer(std::size_t which, std::int64_t length);
+
 private:
   std::array<std::int64_t, kMemoryKindCount> m_capacity{};
+  std::array<std::vector<float>, 2> m_rowBuffers;
+  // By program id: the common instructions are planned once to run straight on the memories' bytes.
+  std::vector<std::unique_ptr<ProgramPlan>> m_plans;
   std::array<std::vector<std::byte>, kMemoryKindCount> m_memory;
 };
 

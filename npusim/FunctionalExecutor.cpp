@@ -79,7 +79,7 @@ const ProgramLayout* FunctionalExecutor::layoutOf(const PtoProgram& program, con
   return nullptr;
 }
 
-std::optional<HostTensor> FunctionalExecutor::regionView(const ConcreteRegion& region, const Task& task, bool read) {
+std::optional<GmRegion> FunctionalExecutor::regionView(const ConcreteRegion& region, const Task& task, bool read) {
   const TensorGraph& graph = m_compilation.tiles.graph;
   const char* what = read ? "reads" : "writes";
   if (region.tensor < 0 || static_cast<std::size_t>(region.tensor) >= m_storage.size() ||
@@ -93,7 +93,8 @@ std::optional<HostTensor> FunctionalExecutor::regionView(const ConcreteRegion& r
     // One iteration's own copy of a loop-made temporary (ConcreteRegion::
     // instance), made on first use; a folded reshape's region selects its
     // source's copy. tensor(id) then shows the copy of the iteration that
-    // touched it last.
+    // touched it last. The region points into m_instances (whose entries
+    // stay put), not at the m_storage slot a later region may repoint.
     const TensorValue& named = graph.tensor(region.tensor);
     const TensorId bytes = named.reshapeOf != kNoId ? named.reshapeOf : region.tensor;
     auto found = m_instances.find({bytes, region.instance});
@@ -105,10 +106,18 @@ std::optional<HostTensor> FunctionalExecutor::regionView(const ConcreteRegion& r
       found = m_instances.emplace(std::make_pair(bytes, region.instance), std::move(*buffer)).first;
     }
     m_storage[static_cast<std::size_t>(bytes)] = found->second;
-    if (bytes != region.tensor)
-      m_storage[static_cast<std::size_t>(region.tensor)] =
-          found->second.reinterpretedView(named.dtype, Shape(m_compilation.tiles.shapeOf(region.tensor)));
-    shared = &m_storage[static_cast<std::size_t>(region.tensor)];
+    shared = &found->second;
+    if (bytes != region.tensor) {
+      auto reshaped = m_instances.find({region.tensor, region.instance});
+      if (reshaped == m_instances.end())
+        reshaped = m_instances
+                       .emplace(std::make_pair(region.tensor, region.instance),
+                                found->second.reinterpretedView(named.dtype,
+                                                                Shape(m_compilation.tiles.shapeOf(region.tensor))))
+                       .first;
+      m_storage[static_cast<std::size_t>(region.tensor)] = reshaped->second;
+      shared = &reshaped->second;
+    }
   }
   const HostTensor& storage = *shared;
   bool inside = region.offsets.size() == storage.rank() && region.shape.size() == storage.rank();
@@ -124,7 +133,7 @@ std::optional<HostTensor> FunctionalExecutor::regionView(const ConcreteRegion& r
         << box << "], outside its shape " << storage.shape().str();
     return std::nullopt;
   }
-  return storage.view(region.offsets, region.shape);
+  return GmRegion{shared, &region};
 }
 
 bool FunctionalExecutor::executeTask(const Task& task, int core) {
@@ -137,17 +146,19 @@ bool FunctionalExecutor::executeTask(const Task& task, int core) {
   if (!layout) return false;
   TaskMemory memory;
   memory.task = task.id;
-  memory.bindings = m_compilation.tiles.bindings;
-  for (const auto& [symbol, value] : task.loopIndices) memory.bindings[symbol] = value;
+  memory.kernelBindings = &m_compilation.tiles.bindings;
+  memory.loopIndices = &task.loopIndices;
+  memory.reads.reserve(task.reads.size());
+  memory.writes.reserve(task.writes.size());
   for (const ConcreteRegion& region : task.reads) {
-    std::optional<HostTensor> view = regionView(region, task, true);
+    std::optional<GmRegion> view = regionView(region, task, true);
     if (!view) return false;
-    memory.reads.push_back(std::move(*view));
+    memory.reads.push_back(*view);
   }
   for (const ConcreteRegion& region : task.writes) {
-    std::optional<HostTensor> view = regionView(region, task, false);
+    std::optional<GmRegion> view = regionView(region, task, false);
     if (!view) return false;
-    memory.writes.push_back(std::move(*view));
+    memory.writes.push_back(*view);
   }
   if (!coreFor(task.coreType, core).execute(m_compilation, program, *layout, memory, m_diags)) return false;
   ++m_tasksExecuted;

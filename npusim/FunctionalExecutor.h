@@ -57,7 +57,7 @@ public:
 private:
   FunctionalExecutor(const Compilation& compilation, DiagnosticEngine& diags, const FunctionalOptions& options);
   const ProgramLayout* layoutOf(const PtoProgram& program, const Task& task);
-  std::optional<HostTensor> regionView(const ConcreteRegion& region, const Task& task, bool read);
+  std::optional<GmRegion> regionView(const ConcreteRegion& region, const Task& task, bool read);
   FunctionalCore& coreFor(CoreType type, int index);
 
   const Compilation& m_compilation;
@@ -65,7 +65,8 @@ private:
   FunctionalOptions m_options;
   std::array<std::int64_t, kMemoryKindCount> m_capacity{};
   std::vector<HostTensor> m_storage;  // by TensorId
-  // Per-iteration copies of loop-made temporaries, by (tensor, instance).
+  // Per-iteration copies of loop-made temporaries, by (tensor, instance); a
+  // folded reshape's entry views its source's copy.
   std::map<std::pair<TensorId, std::uint64_t>, HostTensor> m_instances;
   std::vector<std::optional<ProgramLayout>> m_layouts;  // by programId, resolved on first use
   std::vector<std::unique_ptr<FunctionalCore>> m_cubeCores, m_vectorCores;

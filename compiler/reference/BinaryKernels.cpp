@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <type_traits>
 
 namespace pto::reference {
@@ -81,6 +82,20 @@ template <typename T, typename Apply> bool applyIntegerOp(TensorOpKind kind, App
   }
 }
 
+// Calls apply(f) with f(u, v) the arithmetic of `kind` (add ... minimum) in T; false for other kinds.
+template <typename T, typename Apply> bool applyArithmetic(TensorOpKind kind, Apply apply) {
+  using Arith = ArithmeticOf<T>;
+  switch (kind) {
+  case TensorOpKind::Add: apply([](T u, T v) { return Arith::add(u, v); }); return true;
+  case TensorOpKind::Sub: apply([](T u, T v) { return Arith::sub(u, v); }); return true;
+  case TensorOpKind::Mul: apply([](T u, T v) { return Arith::mul(u, v); }); return true;
+  case TensorOpKind::Div: apply([](T u, T v) { return Arith::div(u, v); }); return true;
+  case TensorOpKind::Maximum: apply([](T u, T v) { return Arith::max(u, v); }); return true;
+  case TensorOpKind::Minimum: apply([](T u, T v) { return Arith::min(u, v); }); return true;
+  default: return false;
+  }
+}
+
 template <typename T> bool runBinaryTyped(KernelCall& call) {
   using Arith = ArithmeticOf<T>;
   const HostTensor& a = call.inputs[0];
@@ -99,12 +114,6 @@ template <typename T> bool runBinaryTyped(KernelCall& call) {
   std::vector<T> result(count);
   auto apply = [&](auto f) { broadcastApply(x, a.shape(), y, b.shape(), outShape, result, f); };
   switch (call.op.kind) {
-  case TensorOpKind::Add: apply([](T u, T v) { return Arith::add(u, v); }); break;
-  case TensorOpKind::Sub: apply([](T u, T v) { return Arith::sub(u, v); }); break;
-  case TensorOpKind::Mul: apply([](T u, T v) { return Arith::mul(u, v); }); break;
-  case TensorOpKind::Div: apply([](T u, T v) { return Arith::div(u, v); }); break;
-  case TensorOpKind::Maximum: apply([](T u, T v) { return Arith::max(u, v); }); break;
-  case TensorOpKind::Minimum: apply([](T u, T v) { return Arith::min(u, v); }); break;
   case TensorOpKind::LogicalAnd: apply([](T u, T v) { return u != T{0} && v != T{0} ? T{1} : T{0}; }); break;
   case TensorOpKind::LogicalOr: apply([](T u, T v) { return u != T{0} || v != T{0} ? T{1} : T{0}; }); break;
   case TensorOpKind::Atan2:
@@ -117,19 +126,21 @@ template <typename T> bool runBinaryTyped(KernelCall& call) {
     break;
   }
   default:
-    if (!applyIntegerOp<T>(call.op.kind, apply)) return call.fail() << "internal error: not a binary kernel";
+    if (!applyArithmetic<T>(call.op.kind, apply) && !applyIntegerOp<T>(call.op.kind, apply))
+      return call.fail() << "internal error: not a binary kernel";
   }
   storeFrom(out, result);
   return true;
 }
 
-// The scalar ops on values of type T with the scalar already in T.
-template <typename T> bool applyScalarOp(const KernelCall& call, const Shape& shape, std::vector<T>& values, T s) {
+// The arithmetic scalar ops (add ... minimum, pow and their reversed forms) on `values` in T, the scalar
+// already in T; false for other kinds.
+template <typename T, typename Values> bool applyScalarArithmetic(TensorOpKind kind, Values& values, T s) {
   using Arith = ArithmeticOf<T>;
   auto map = [&](auto f) {
     for (T& value : values) value = f(value);
   };
-  switch (call.op.kind) {
+  switch (kind) {
   case TensorOpKind::AddS: map([s](T x) { return Arith::add(x, s); }); return true;
   case TensorOpKind::SubS: map([s](T x) { return Arith::sub(x, s); }); return true;
   case TensorOpKind::RSubS: map([s](T x) { return Arith::sub(s, x); }); return true;
@@ -140,15 +151,22 @@ template <typename T> bool applyScalarOp(const KernelCall& call, const Shape& sh
   case TensorOpKind::MinimumS: map([s](T x) { return Arith::min(x, s); }); return true;
   case TensorOpKind::PowS:
   case TensorOpKind::RPowS: {
-    const bool reversed = call.op.kind == TensorOpKind::RPowS;
+    const bool reversed = kind == TensorOpKind::RPowS;
     bool unused = false;
-    for (std::size_t i = 0; i < values.size(); ++i)
-      values[i] = reversed ? Arith::pow(s, values[i], unused) : Arith::pow(values[i], s, unused);
+    for (T& value : values) value = reversed ? Arith::pow(s, value, unused) : Arith::pow(value, s, unused);
     return true;
   }
   default:
-    break;
+    return false;
   }
+}
+
+// The scalar ops on values of type T with the scalar already in T.
+template <typename T> bool applyScalarOp(const KernelCall& call, const Shape& shape, std::vector<T>& values, T s) {
+  if (applyScalarArithmetic(call.op.kind, values, s)) return true;
+  auto map = [&](auto f) {
+    for (T& value : values) value = f(value);
+  };
   if constexpr (std::is_integral_v<T>) {
     switch (call.op.kind) {
     case TensorOpKind::BitwiseAndS: map([s](T x) { return static_cast<T>(x & s); }); return true;
@@ -223,6 +241,16 @@ bool runBinaryScalar(KernelCall& call) {
   }
   if (fitsExactly<std::int64_t>(*scalar)) return runScalarTyped<std::int64_t>(call, static_cast<std::int64_t>(*scalar));
   return runScalarTyped<double>(call, *scalar);
+}
+
+bool applyFloatArithmetic(TensorOpKind kind, std::span<float> a, std::span<const float> b) {
+  return applyArithmetic<float>(kind, [&](auto f) {
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = f(a[i], b[i]);
+  });
+}
+
+bool applyFloatScalarArithmetic(TensorOpKind kind, std::span<float> values, float scalar) {
+  return applyScalarArithmetic(kind, values, scalar);
 }
 
 } // namespace pto::reference

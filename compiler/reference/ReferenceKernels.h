@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,17 @@ bool runMatmul(KernelCall& call);
 
 // The kernel for call.op's kind (views, assemble and copy are the caller's: they move no values).
 bool runKernel(KernelCall& call);
+
+// The elementwise float maths of the kernels above on fp32 values in place, exactly as they compute it on a
+// float tensor (the functional simulator applies them row by row to on-chip memory, without tensors). Each
+// returns false, values untouched, for a kind it does not cover, so an empty span asks whether it does.
+// applyFloatUnary: the unary kinds without attributes (neg ... relu, exp ... atan).
+bool applyFloatUnary(TensorOpKind kind, std::span<float> values);
+// a = a <kind> b for add, sub, mul, div, maximum and minimum (operands of one shape, nothing broadcast).
+bool applyFloatArithmetic(TensorOpKind kind, std::span<float> a, std::span<const float> b);
+// values = values <kind> scalar for adds ... minimums, pows and their reversed forms; `scalar` is already
+// rounded to the tensor's dtype (roundToDtype), as runBinaryScalar holds it.
+bool applyFloatScalarArithmetic(TensorOpKind kind, std::span<float> values, float scalar);
 
 // target = combine(target, values) elementwise by `mode` (same shapes; None
 // copies). Floats combine in double and round once into the target's dtype;

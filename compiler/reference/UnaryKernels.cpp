@@ -7,13 +7,14 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <type_traits>
 
 namespace pto::reference {
 namespace {
 
-template <typename T, typename F> void mapValues(std::vector<T>& values, F f) {
-  for (T& value : values) value = f(value);
+template <typename Values, typename F> void mapValues(Values& values, F f) {
+  for (auto& value : values) value = f(value);
 }
 
 // Ops whose result is not an integer for an integer operand: on integer tensors they compute in double.
@@ -43,7 +44,7 @@ bool isFloatMath(TensorOpKind kind) {
 }
 
 // The float maths ops on float (fp32 compute) or double; false for kinds that are not float maths.
-template <typename T> bool applyFloatMath(TensorOpKind kind, std::vector<T>& values) {
+template <typename T> bool applyFloatMath(TensorOpKind kind, std::span<T> values) {
   switch (kind) {
   case TensorOpKind::Reciprocal: mapValues(values, [](T x) { return T(1) / x; }); return true;
   case TensorOpKind::Sqrt: mapValues(values, [](T x) { return std::sqrt(x); }); return true;
@@ -65,6 +66,28 @@ template <typename T> bool applyFloatMath(TensorOpKind kind, std::vector<T>& val
   default: return false;
   }
 }
+
+} // namespace
+
+bool applyFloatUnary(TensorOpKind kind, std::span<float> values) {
+  if (applyFloatMath<float>(kind, values)) return true;
+  switch (kind) {
+  case TensorOpKind::Neg: mapValues(values, [](float x) { return -x; }); return true;
+  case TensorOpKind::Abs: mapValues(values, [](float x) { return std::fabs(x); }); return true;
+  case TensorOpKind::Round: mapValues(values, [](float x) { return std::nearbyint(x); }); return true;  // half to even
+  case TensorOpKind::Ceil: mapValues(values, [](float x) { return std::ceil(x); }); return true;
+  case TensorOpKind::Floor: mapValues(values, [](float x) { return std::floor(x); }); return true;
+  case TensorOpKind::Trunc: mapValues(values, [](float x) { return std::trunc(x); }); return true;
+  case TensorOpKind::Sign:
+    // NaN and signed zeros stay as they are, as numpy.sign.
+    mapValues(values, [](float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; });
+    return true;
+  case TensorOpKind::Relu: mapValues(values, [](float x) { return std::isnan(x) || x > 0.0f ? x : 0.0f; }); return true;
+  default: return false;
+  }
+}
+
+namespace {
 
 struct ClipBounds {
   std::optional<double> low;
@@ -91,19 +114,8 @@ bool runFloatUnary(KernelCall& call) {
     storeFrom(out, flags);
     return true;
   }
-  if (!applyFloatMath(kind, values)) {
+  if (!applyFloatUnary(kind, values)) {
     switch (kind) {
-    case TensorOpKind::Neg: mapValues(values, [](float x) { return -x; }); break;
-    case TensorOpKind::Abs: mapValues(values, [](float x) { return std::fabs(x); }); break;
-    case TensorOpKind::Round: mapValues(values, [](float x) { return std::nearbyint(x); }); break;  // half to even
-    case TensorOpKind::Ceil: mapValues(values, [](float x) { return std::ceil(x); }); break;
-    case TensorOpKind::Floor: mapValues(values, [](float x) { return std::floor(x); }); break;
-    case TensorOpKind::Trunc: mapValues(values, [](float x) { return std::trunc(x); }); break;
-    case TensorOpKind::Sign:
-      // NaN and signed zeros stay as they are, as numpy.sign.
-      mapValues(values, [](float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; });
-      break;
-    case TensorOpKind::Relu: mapValues(values, [](float x) { return std::isnan(x) || x > 0.0f ? x : 0.0f; }); break;
     case TensorOpKind::Clip: {
       const ClipBounds bounds = clipBounds(call);
       const DataType dtype = out.dtype();
@@ -131,7 +143,7 @@ template <typename C> bool runIntegerUnary(KernelCall& call) {
   HostTensor& out = call.outputs[0];
   if (isFloatMath(kind)) {
     std::vector<double> values = loadAs<double>(call.inputs[0]);
-    applyFloatMath(kind, values);
+    applyFloatMath<double>(kind, values);
     storeFrom(out, values);
     return true;
   }
