@@ -504,9 +504,15 @@ bool Partitioner::fitsWith(const std::vector<std::int32_t>& chosen, std::int32_t
 // the next placement checks their merges; false when nothing new is marked.
 // Pinned groups, and groups with an op too big for the machine on its own
 // (no cut would help; the tile shape must change), stay as they are for
-// AllocateBuffers to report at the kernel line.
+// AllocateBuffers to report at the kernel line. Once one group overflows,
+// every unpinned op of the scope is marked too: an unchecked op placed
+// anew may join the group its checked neighbours left (a tile shared by all
+// of a scope's chains, as the Cmps bit form's weights, pulls in each round
+// the next chains up to the copy-in bound), and a few rounds would not
+// reach the end of a long scope.
 bool Partitioner::markOverfullGroups() {
   bool marked = false;
+  bool overflowed = false;
   std::uint32_t seen = ++m_markStamp;
   for (std::size_t v = 0; v < m_ops.size(); ++v) {
     std::int32_t root = groupOfOp(static_cast<std::int32_t>(v));
@@ -518,12 +524,14 @@ bool Partitioner::markOverfullGroups() {
       return fitsOnChip({member}, g.cube, m_operandBytes[static_cast<std::size_t>(member)]);
     });
     if (!eachFits) continue;
-    for (std::int32_t member : g.members)
-      if (!m_capacityChecked[static_cast<std::size_t>(member)]) {
-        m_capacityChecked[static_cast<std::size_t>(member)] = true;
-        marked = true;
-      }
+    overflowed = true;
   }
+  if (!overflowed) return false;
+  for (std::size_t v = 0; v < m_ops.size(); ++v)
+    if (!m_capacityChecked[v] && group(groupOfOp(static_cast<std::int32_t>(v))).pin < 0) {
+      m_capacityChecked[v] = true;
+      marked = true;
+    }
   return marked;
 }
 

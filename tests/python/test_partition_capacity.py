@@ -101,6 +101,32 @@ class PartitionCapacity(unittest.TestCase):
         # cancels near x = -0.35, so relative error alone does not bound it).
         np.testing.assert_allclose(out, (e * 0.5 + x) * e, rtol=1e-5, atol=1e-5)
 
+    def test_chains_sharing_one_small_producer_each_fit(self):
+        # The Cmps bit form of PyPTO's operation tests: every row tile's chain (compare, cast, group by 8,
+        # weight, sum, cast) reads the one weights tile, so grouping freely puts all chains in the weights' group
+        # up to the copy-in bound (lowered here to 512 KiB, about 32 chains; PyPTO's 100 MiB bound does the same
+        # at the case's 186M elements). One overfull group makes every op of the scope check its merges: before,
+        # only that group's ops were checked in each of three rounds, and the next unchecked chains filled the
+        # weights' group again (291 KiB of unified buffer in one subgraph at these 80 chains).
+        rows, width = 80 * 23, 176
+
+        @pypto.frontend.jit(pass_options={"mg_copyin_upper_bound": 512 * 1024})
+        def packed_compare(x: pypto.Tensor([rows, width], pypto.DT_FP32),
+                           out: pypto.Tensor([rows, width // 8], pypto.DT_INT32)):
+            pypto.set_vec_tile_shapes(23, width)
+            bits = pypto.cast(pypto.ne(x, 0.5), pypto.DT_INT32)
+            pypto.set_vec_tile_shapes(23, width // 8, 8)
+            grouped = pypto.reshape(bits, [rows, width // 8, 8])
+            weights = pypto.full([8], 2, pypto.DT_INT32) + 1
+            out[:] = pypto.sum(pypto.mul(grouped, weights), -1)
+
+        x = RNG.choice(np.array([0.5, -1.0], np.float32), (rows, width))
+        out = np.zeros((rows, width // 8), np.int32)
+        packed_compare(x, out)
+        report = pypto.last_run()
+        self.assertTrue(report["simulated"], report.get("simulation_error"))
+        # Integers: exact. Each output counts its 8 inputs that differ from 0.5, times 3.
+        np.testing.assert_array_equal(out, (x != 0.5).reshape(rows, width // 8, 8).sum(-1) * 3)
 
 if __name__ == "__main__":
     unittest.main()
