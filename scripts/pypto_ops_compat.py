@@ -48,8 +48,9 @@ from pypto_ops_kernels import (  # noqa: E402
     BF16_STANDIN, DTYPES, REDUCTIONS, call_of, kernel_source, fillpad_kernel_source, interleave_kernel_source,
     gathermask_kernel_source, reduction_kernel_source, concat_kernel_source, one_hot_kernel_source,
     gather_kernel_source, quantize_kernel_source, sort_kernel_source, whole_kernel_source, whole_call_of,
-    matmul_kernel_source, permuted_kernel_source, index_put_kernel_source, bit_compare_kernel_source,
-    bit_where_kernel_source)
+    matmul_kernel_source, chained_matmul_kernel_source, permuted_kernel_source, index_put_kernel_source,
+    transdata_kernel_source,
+    bit_compare_kernel_source, bit_where_kernel_source)
 
 # --- golden data from PyPTO's own script ------------------------------------------------------------------------------
 
@@ -330,10 +331,15 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
     per_tensor_scale = params_of.get("quant_type") == 1 and params_of.get("scale_value") is not None
     per_channel_scale = params_of.get("quant_type") == 2 and params_of.get("scale_tensors")
     if op == "Matmul" and ((params_of.get("fixpipe_info") and not (per_tensor_scale or per_channel_scale))
-                           or params_of.get("l0c2l1_info") or len(case["input_tensors"]) != 2):
-        return {"status": "no form", "note": "the runner has no kernel form for a matmul with a chained L0C -> L1 "
-                                             "operand yet"}
-    if op == "Matmul" and (params_of.get("bias_info") or per_channel_scale):
+                           or len(case["input_tensors"]) != 2
+                           or (params_of.get("l0c2l1_info") and params_of.get("bias_info"))):
+        return {"status": "no form", "note": "the runner has no kernel form for this matmul's fixpipe or inputs"}
+    chained = op == "Matmul" and bool(params_of.get("l0c2l1_info"))
+    if chained:
+        # The chained operand is a file of its own (params.l0c2l1_tensor), after the per-channel scales.
+        extra = [dict(params_of["scale_tensors"])] if per_channel_scale else []
+        case = dict(case, input_tensors=case["input_tensors"] + extra + [dict(params_of["l0c2l1_tensor"])])
+    elif op == "Matmul" and (params_of.get("bias_info") or per_channel_scale):
         # The golden script writes the bias and the packed per-channel scales (uint64) as files of their own
         # (params.bias_tensors, params.scale_tensors): more kernel inputs, the bias first.
         extra = [dict(params_of["bias_tensors"])] if params_of.get("bias_info") else []
@@ -361,6 +367,8 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         source = gather_kernel_source(case)
     elif (whole_call := whole_call_of(case)) is not None:
         source = whole_kernel_source(case, whole_call)
+    elif chained:
+        source = chained_matmul_kernel_source(case)
     elif op == "Matmul":
         source = matmul_kernel_source(case)
     elif op in ("ArgSort", "TopK"):
@@ -371,6 +379,8 @@ def run_case(case, position, register_func, op, show_kernel, scratch):
         source = one_hot_kernel_source(case)
     elif op in ("Transpose", "Permute"):
         source = permuted_kernel_source(case)
+    elif op == "TransData":
+        source = transdata_kernel_source(case)
     else:
         params = dict(case.get("params", {}))
         if op == "Cast":

@@ -569,6 +569,138 @@ def matmul_kernel_source(case):
     return "\n".join(lines) + "\n"
 
 
+def chained_matmul_kernel_source(case):
+    """PyPTO's Matmul test with an L0C -> L1 operand (params.l0c2l1_info): the product of A and B (transposed as
+    the case says, with its fixpipe scale and ReLU) in the chained tensor's dtype, then multiplied with the
+    chained tensor (the last input, the file its golden script writes; transposed when is_trans) on the left or
+    right as the case says, into the output dtype. PyPTO keeps the first product in the cube's buffers (its
+    L0C -> L1 copy); PTO Studio's machines pass it through GM, with the same values."""
+    inputs, out, params = case["input_tensors"], case["output_tensors"][0], case["params"]
+    a, b, chained = inputs[0], inputs[1], inputs[-1]
+    chained_params = params["l0c2l1_params"]
+    lines = kernel_header(case)
+    extend = []
+    for k, extra in enumerate(inputs[2:-1], start=2):  # a per-channel scale [1, n]: whole
+        extend.append(f"'scale_tensor': {extra['name']}")
+    if params.get("quant_type") == 1 and params.get("scale_value") is not None:
+        extend.append(f"'scale': {float(params['scale_value'])!r}")
+    if params.get("quant_type") in (1, 2) and params.get("relu_type") == 1:
+        extend.append("'relu_type': pypto.ReLuType.RELU")
+    extend = f", extend_params={{{', '.join(extend)}}}" if extend else ""
+    tiles = case.get("tile_shape")
+    if tiles:
+        lines.append(f"    pypto.set_cube_tile_shapes({tiles[0]}, {tiles[1]}, {tiles[2]})")
+    trans = bool(chained_params.get("is_l0c2l1_trans"))
+    lines.append(f"    first = pypto.matmul({a['name']}, {b['name']}, pypto.{DTYPES[chained['dtype']][1]}, "
+                 f"a_trans={bool(params.get('transA'))}, b_trans={bool(params.get('transB'))}{extend})")
+    dtype = DTYPES[params.get("outDtype", out["dtype"])][1]
+    if chained_params.get("is_as_left_matrix"):
+        lines.append(f"    result = pypto.matmul({chained['name']}, first, pypto.{dtype}, a_trans={trans})")
+    else:
+        lines.append(f"    result = pypto.matmul(first, {chained['name']}, pypto.{dtype}, b_trans={trans})")
+    lines.append(f"    pypto.assemble(result, [0, 0], {out['name']})")
+    return "\n".join(lines) + "\n"
+
+
+def transdata_kernel_source(case):
+    """PyPTO's TransData test (C++ only: no TransData in its Python API), written with the Python API's views,
+    reshapes, transposes and assembles, as its golden script defines each type: 2 NCHW -> NC1HWC0, 3 NCDHW ->
+    NDC1HWC0, 0 back to NCHW / NCDHW (keeping each group's first C / group channels), 4 NCHW -> FRACTAL_Z
+    [C1*H*W, N1, N0, C0] and 5 NCDHW -> FRACTAL_Z_3D [D*C1*H*W, N1, N0, C0], per group. C0 is 32 bytes of the
+    dtype, N0 16. The output is first filled with zeros (the padding of C to C1 * C0 and of N to N1 * N0); then
+    each block of up to C0 channels (and N0 kernels) is viewed, its channels moved last and assembled where its
+    layout puts it."""
+    source, out = case["input_tensors"][0], case["output_tensors"][0]
+    params = case["params"]
+    kind, group = int(params["type"]), int(params["group"])
+    dtype = DTYPES[source["dtype"]][1]
+    c0 = 32 // np.dtype(DTYPES[source["dtype"]][0]).itemsize
+    x, y = source["name"], out["name"]
+    lines = kernel_header(case)
+
+    def tile(shape):
+        # Whole trailing dims, ones before them past ~16K elements (the blocks are small).
+        sizes, room = [1] * len(shape), 16384
+        for d in reversed(range(len(shape))):
+            sizes[d] = max(1, min(shape[d], room))
+            room //= sizes[d]
+        lines.append(f"    pypto.set_vec_tile_shapes({', '.join(str(t) for t in sizes)})")
+
+    def move(view_shape, view_offsets, moved_shape, perm, placed_shape, placed_offsets):
+        tile(view_shape)
+        lines.append(f"    block = pypto.view({x}, {view_shape}, {view_offsets})")
+        tile(moved_shape)
+        lines.append(f"    block = pypto.reshape(block, {moved_shape})")
+        permuted = [moved_shape[d] for d in perm]
+        tile(permuted)
+        lines.append(f"    block = pypto.permute(block, {', '.join(str(d) for d in perm)})")
+        tile(placed_shape)
+        lines.append(f"    block = pypto.reshape(block, {placed_shape})")
+        lines.append(f"    pypto.assemble(block, {placed_offsets}, {y})")
+
+    tile(out["shape"])
+    lines.append(f"    pypto.assemble(pypto.full({out['shape']}, 0, pypto.{dtype}), {[0] * len(out['shape'])}, {y})")
+    shape = source["shape"]
+    if kind in (2, 3):
+        n, c, *space = shape  # [d,] h, w
+        per_c = c // group
+        per_c1 = -(-per_c // c0)
+        hw = math.prod(space[-2:])
+        for i in range(group):
+            for j in range(per_c1):
+                first, count = i * per_c + j * c0, min(c0, per_c - j * c0)
+                if kind == 2:
+                    h, w = space
+                    move([n, count, h, w], [0, first, 0, 0], [n, count, hw], [0, 2, 1], [n, 1, h, w, count],
+                         [0, i * per_c1 + j, 0, 0, 0])
+                else:
+                    d, h, w = space
+                    move([n, count, d, h, w], [0, first, 0, 0, 0], [n, count, d, hw], [0, 2, 3, 1],
+                         [n, d, 1, h, w, count], [0, 0, i * per_c1 + j, 0, 0, 0])
+    elif kind == 0:
+        c = out["shape"][1]
+        per_out_c = c // group
+        if len(shape) == 5:
+            n, c1, h, w, block_c0 = shape
+            per_c1 = c1 // group
+            for i in range(group):
+                for j in range(per_c1):
+                    count = min(block_c0, per_out_c - j * block_c0)
+                    if count > 0:
+                        move([n, 1, h, w, count], [0, i * per_c1 + j, 0, 0, 0], [n, h * w, count], [0, 2, 1],
+                             [n, count, h, w], [0, i * per_out_c + j * block_c0, 0, 0])
+        else:
+            n, d, c1, h, w, block_c0 = shape
+            per_c1 = c1 // group
+            for i in range(group):
+                for j in range(per_c1):
+                    count = min(block_c0, per_out_c - j * block_c0)
+                    if count > 0:
+                        move([n, d, 1, h, w, count], [0, 0, i * per_c1 + j, 0, 0, 0], [n, d, h * w, count],
+                             [0, 3, 1, 2], [n, count, d, h, w], [0, i * per_out_c + j * block_c0, 0, 0, 0])
+    elif kind in (4, 5):
+        n, c, *space = shape
+        d = space[0] if kind == 5 else 1
+        h, w = space[-2:]
+        c1, n0 = -(-c // c0), 16
+        per_n = n // group
+        n1 = -(-per_n // n0)
+        for i in range(group):
+            for dd in range(d):
+                for j in range(c1):
+                    for k in range(n1):
+                        first_n, count_n = i * per_n + k * n0, min(n0, per_n - k * n0)
+                        first_c, count_c = j * c0, min(c0, c - j * c0)
+                        row = i * d * c1 * h * w + (dd * c1 + j) * h * w
+                        view = [count_n, count_c, 1, h, w] if kind == 5 else [count_n, count_c, h, w]
+                        offsets = [first_n, first_c, dd, 0, 0] if kind == 5 else [first_n, first_c, 0, 0]
+                        move(view, offsets, [count_n, count_c, h * w], [2, 0, 1], [h * w, 1, count_n, count_c],
+                             [row, k, 0, 0])
+    else:
+        return None
+    return "\n".join(lines) + "\n"
+
+
 def permuted_kernel_source(case):
     """PyPTO's Transpose and Permute tests: a loop over the input's view blocks, each transposed (or permuted)
     and assembled where the permutation puts it: output dim d holds input dim perm[d]."""

@@ -337,6 +337,18 @@ class MatmulExtendParams(unittest.TestCase):
         expected = np.maximum(accumulator.astype(np.float32) * fixpipe_scale(0.2), 0).astype(np.float16)
         np.testing.assert_array_equal(got, expected)
 
+    def test_relu_comes_before_a_negative_scale(self):
+        # The fixpipe's ReLU is a pre-quant one (PTO ISA's ReluPreMode, PyPTO's Matmul golden: relu, then the
+        # scale): with a negative scale every result is <= 0. Scale first would leave them >= 0.
+        a = RNG.integers(-128, 128, (8, 32)).astype(np.int8)
+        b = RNG.integers(-128, 128, (32, 16)).astype(np.int8)
+        got = self.run_matmul(a, b, pypto.DT_FP16, {"scale": -0.2, "relu_type": pypto.ReLuType.RELU},
+                              out_np=np.float16)
+        accumulator = a.astype(np.int64) @ b.astype(np.int64)
+        expected = (np.maximum(accumulator, 0).astype(np.float32) * fixpipe_scale(-0.2)).astype(np.float16)
+        np.testing.assert_array_equal(got, expected)
+        self.assertTrue(np.all(got <= 0) and np.any(got < 0))
+
     def test_dequantising_int8_with_per_channel_scales(self):
         # extend_params['scale_tensor']: a uint64 per output column, its low 32 bits the fp32 scale (upper bits
         # set here to show they are ignored), read with the fixpipe's 10 mantissa bits.

@@ -121,6 +121,61 @@ class KernelsRunAgainstNumpy(unittest.TestCase):
             wrong = lambda *args: write(*args, golden=a @ b)  # noqa: E731 - the bias left out
             self.assertEqual(ops.run_case(case, 0, wrong, "Matmul", False, scratch)["status"], "fails")
 
+    def test_matmul_with_a_chained_operand(self):
+        # params.l0c2l1_info: t = relu(a @ b^T) * scale in fp16, then chained^T @ t; the chained operand is a file
+        # of its own. ReLU comes before the (negative) scale, as in PyPTO's golden.
+        rng = np.random.default_rng(13)
+        a = rng.integers(-3, 4, (20, 24)).astype(np.int8)
+        b = rng.integers(-3, 4, (40, 24)).astype(np.int8)
+        chained = rng.uniform(-1, 1, (20, 16)).astype(np.float16)
+        scale = -0.75  # a multiple of 2^-13: the fixpipe's 19-bit scale keeps it exactly
+        chained_spec = tensor("l0c2l1_tensor", (20, 16), "fp16", -1, 1)
+        case = {"case_index": 0, "operation": "Matmul",
+                "input_tensors": [tensor("a", (20, 24), "int8"), tensor("b", (40, 24), "int8")],
+                "output_tensors": [tensor("c", (16, 40), "fp16")], "view_shape": [-1, -1],
+                "tile_shape": [[16, 16], [32, 32], [16, 16]],
+                "params": {"l0c2l1_info": "{...}", "l0c2l1_tensor": chained_spec, "transB": True,
+                           "l0c2l1_params": {"is_as_left_matrix": True, "is_l0c2l1_trans": True},
+                           "fixpipe_info": "{...}", "quant_type": 1, "scale_value": scale, "relu_type": 1,
+                           "outDtype": "fp16"}}
+        first = (np.maximum(a.astype(np.float32) @ b.T.astype(np.float32), 0) * np.float32(scale)).astype(np.float16)
+
+        def write(_name, folder, _position, golden=chained.T.astype(np.float32) @ first.astype(np.float32)):
+            for name, value in (("a", a), ("b", b), ("l0c2l1_tensor", chained), ("c", golden.astype(np.float16))):
+                value.tofile(pathlib.Path(folder, name + ".bin"))
+        with tempfile.TemporaryDirectory() as scratch:
+            self.assertEqual(ops.run_case(case, 0, write, "Matmul", False, scratch)["status"], "passes")
+            untransposed = lambda *args: write(*args, golden=chained[:16, :16].astype(np.float32) @ first[:16])  # noqa: E731
+            self.assertEqual(ops.run_case(case, 0, untransposed, "Matmul", False, scratch)["status"], "fails")
+
+    def test_transdata_to_nc1hwc0_and_back(self):
+        # NCHW [2, 20, 3, 5] fp32 (C0 = 8) in 2 groups of 10 channels: each group padded to 2 * 8 channels,
+        # [N, C1, H, W, C0]; and type 0 takes [N, C1, H, W, C0] back to the first C / group channels per group.
+        def nc1hwc0(x, group, c0=8):
+            n, c, h, w = x.shape
+            per = c // group
+            c1 = -(-per // c0)
+            out = np.zeros((n, c1 * group, h, w, c0), x.dtype)
+            for i in range(group):
+                part = np.zeros((n, c1 * c0, h, w), x.dtype)
+                part[:, :per] = x[:, i * per:(i + 1) * per]
+                out[:, i * c1:(i + 1) * c1] = part.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2)
+            return out
+        to_5d = {"case_index": 0, "operation": "TransData", "input_tensors": [tensor("x", (2, 20, 3, 5), "fp32")],
+                 "output_tensors": [tensor("y", (2, 4, 3, 5, 8), "fp32")], "params": {"type": 2, "group": 2}}
+        self.assertEqual(self.run_case(to_5d, lambda x: [nc1hwc0(x, 2)])["status"], "passes")
+        self.assertEqual(self.run_case(to_5d, lambda x: [nc1hwc0(x, 2)[..., ::-1]])["status"], "fails")
+
+        def nchw(x, c, group):
+            n, c1, h, w, c0 = x.shape
+            per_c1, per = c1 // group, c // group
+            parts = [x[:, i * per_c1:(i + 1) * per_c1].transpose(0, 1, 4, 2, 3).reshape(n, per_c1 * c0, h, w)[:, :per]
+                     for i in range(group)]
+            return np.concatenate(parts, axis=1)
+        back = {"case_index": 0, "operation": "TransData", "input_tensors": [tensor("x", (2, 4, 3, 5, 8), "fp32")],
+                "output_tensors": [tensor("y", (2, 18, 3, 5), "fp32")], "params": {"type": 0, "group": 2}}
+        self.assertEqual(self.run_case(back, lambda x: [nchw(x, 18, 2)])["status"], "passes")
+
     def test_bit_packed_compares_against_numpy_packbits(self):
         # PyPTO's C++ OutType::BIT: 8 results a byte, element 8 j + k in bit k of byte j; the Python API has
         # only bools, so the runner's kernel packs them (compared with numpy's packbits, little bit order).

@@ -77,8 +77,9 @@ def matmul(a, b, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False
 
 
 def _matmul_fixpipe(a, b, attrs, extend):
-    """matmul with the fixpipe's extras, applied to the accumulator in this order: + bias, * scale, ReLU,
-    then one rounding to out_dtype (int8 results round half to even and saturate)."""
+    """matmul with the fixpipe's extras, applied to the accumulator in this order: + bias, ReLU, * scale,
+    then one rounding to out_dtype (int8 results round half to even and saturate). The ReLU comes before the
+    scale (the PTO ISA's ReluPreMode, and PyPTO's Matmul golden), which matters for a negative scale."""
     trans_mode = extend.get("trans_mode")
     if trans_mode is not None and getattr(trans_mode, "name", trans_mode) != "CAST_NONE":
         _fail("matmul: extend_params['trans_mode'] TF32 rounding is not supported on the A2/A3-like machines "
@@ -99,12 +100,12 @@ def _matmul_fixpipe(a, b, attrs, extend):
         bias = extend.get("bias_tensor")
         if bias is not None:
             result = add(result, bias if bias.dtype == result.dtype else cast(bias, result.dtype))
+        if relu:
+            result = maximum(result, 0.0)
         if scale is not None:
             result = mul(result, _fixpipe_scale(scale))
         if scale_tensor is not None:
             result = mul(result, _channel_scales(scale_tensor))
-        if relu:
-            result = maximum(result, 0.0)
         # The fixpipe quantises to an integer out_dtype to the nearest step (ties to even), not toward zero.
         return result if result.dtype == out_dtype else cast(result, out_dtype, "rint")
 
