@@ -17,7 +17,9 @@
 //         all other tile ops are AIV.
 //         Data stays on chip only along paths the machine has: AIV -> AIV,
 //         AIC -> AIC and, with `machine_has_l0c_to_ub`, AIC -> AIV. A
-//         subgraph with any AIC op is AIC.
+//         subgraph with any AIC op is AIC. A matmul's A or B operand made by
+//         another cube op (held in L0C; no modelled machine moves L0C into
+//         L1) comes from GM: an ordering edge, not a data edge.
 //       - Tile ops joined by a data edge (a read of what another wrote, or
 //         successive partials of one accumulation) share a subgraph when the
 //         data may stay on chip, unless the merge would push the subgraph's
@@ -25,9 +27,10 @@
 //       - Capacity: a subgraph's buffers fit every on-chip memory of the
 //         machine (planSubgraphBuffers with buffers reused once dead, the
 //         least AllocateBuffers falls back to), as PyPTO bounds a subgraph by
-//         what fits on chip. Ops are grouped freely first; the ops of a
-//         group that overflows are placed again joining only the producer
-//         groups they fit with (a long chain is cut into runs that fit).
+//         what fits on chip. Ops are grouped freely first; once a group
+//         overflows, every unpinned op of the scope is placed again joining
+//         only the producer groups it fits with (a long chain is cut into
+//         runs that fit).
 //         Exceptions, left whole for AllocateBuffers to report at the kernel
 //         line: sg_set_scope groups, and groups with a tile op too big on its
 //         own (no cut helps; the tile shape must change).
