@@ -11,8 +11,9 @@
 //     most shorter than a scheduler round, while vector cores sat idle with
 //     tasks ready -> vec_nbuffer_setting for the label, or its DEFAULT for
 //     unlabelled tasks (several tiles' work per task);
-//   l1-reuse: cube tasks of one label load the same GM region (a shared
-//     operand) again and again -> cube_l1_reuse_setting for the label;
+//   l1-reuse: cube tasks of one label (or of none) load the same GM region
+//     (a shared operand) again and again -> cube_l1_reuse_setting for the
+//     label, or its DEFAULT for unlabelled tasks;
 //   wave-tail: a label's merged tasks end in a partial last wave (at most 3/4
 //     of the cores busy) on the critical path -> the merge count that evens
 //     the waves;

@@ -84,9 +84,10 @@ double makespanWithPatch(const fs::path& folder, const nlohmann::json& patch) {
   return run && run->simulation ? run->simulation->stats.makespanUs : 0.0;
 }
 
-// The rule's suggestion on its own kernel; checks it pays as predicted.
-const Suggestion* expectFiresAndPays(const std::string& rule) {
-  const fs::path folder = kData / rule;
+// The rule's suggestion on its own kernel (tests/data/advisor/<rule>, or the folder named); checks it pays
+// as predicted.
+const Suggestion* expectFiresAndPays(const std::string& rule, const std::string& folderName = {}) {
+  const fs::path folder = kData / (folderName.empty() ? rule : folderName);
   const Advised& project = advised(folder);
   const Suggestion* suggestion = suggestionOf(project.advice, rule);
   EXPECT_NE(suggestion, nullptr) << listed(project.advice);
@@ -138,6 +139,18 @@ TEST(AdvisorRules, APartialLastWaveThePathWaitedBehindGetsATileThatFillsTheWaves
   ASSERT_TRUE(suggestion->estimatedUs.has_value());
   EXPECT_LT(*suggestion->estimatedUs, advised(kData / "uneven-waves").advice.baselineUs);
   EXPECT_EQ(advised(kData / "uneven-waves").advice.bound, "occupancy");
+}
+
+// A kernel with no semantic label (PyPTO's GLM attention names none): 192 cube tasks that each load the same
+// 64 x 512 rows of A get L1 reuse through cube_l1_reuse_setting's DEFAULT key.
+TEST(AdvisorRules, UnlabelledCubeTasksLoadingOneOperandGetL1ReuseThroughTheDefaultKey) {
+  const Suggestion* suggestion = expectFiresAndPays("l1-reuse", "l1-reuse-unlabelled");
+  ASSERT_NE(suggestion, nullptr);
+  EXPECT_EQ(suggestion->id, "l1-reuse:DEFAULT");
+  EXPECT_NE(suggestion->evidence.find("192 unlabelled cube tasks; one global-memory region is loaded by 192"),
+            std::string::npos)
+      << suggestion->evidence;
+  EXPECT_TRUE(suggestion->patch[0]["value"]["cube_l1_reuse_setting"].contains("DEFAULT")) << suggestion->patch.dump();
 }
 
 TEST(AdvisorRules, UnevenWavesIsSilentWithinOneWave) {

@@ -19,17 +19,17 @@ void adviseL1Reuse(Context& context) {
       if (!region.gathered) ++reads[label][{region.tensor, region.offsets, region.shape}];
   }
   for (const auto& [label, regions] : reads) {
-    if (label.empty()) continue;
     int shared = 0;
     for (const auto& [region, count] : regions) shared = std::max(shared, count);
     if (shared < 4) continue;
-    const int current = mergeCountFor(context.traced.project, "cube_l1_reuse_setting", label);
+    const std::string key = mergeKeyFor(label);
+    const int current = mergeCountFor(context.traced.project, "cube_l1_reuse_setting", key);
     std::vector<int> counts = mergeCounts(current, shared);
     std::erase_if(counts, [&](int n) { return n <= current; });
-    const std::string evidence = std::to_string(tasksOf[label]) + " '" + label + "' cube tasks; one global-memory " +
+    const std::string evidence = std::to_string(tasksOf[label]) + " " + labelInEvidence(label) + " cube tasks; one global-memory " +
                                  "region is loaded by " + std::to_string(shared) +
                                  " of them, each loading it into L1 again";
-    proposeMergeCount(context, "l1-reuse", "cube_l1_reuse_setting", label, evidence, counts,
+    proposeMergeCount(context, "l1-reuse", "cube_l1_reuse_setting", key, evidence, counts,
                       [](const std::string& count) {
                         return ": " + count + " matmuls per cube task share one load of their common operand";
                       });

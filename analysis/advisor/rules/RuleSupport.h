@@ -140,6 +140,15 @@ inline std::vector<int> mergeCounts(int current, int limit) {
   return counts;
 }
 
+// The key of a merge option (vec_nbuffer_setting, cube_l1_reuse_setting)
+// that reaches a label's subgraphs: the label itself, or DEFAULT for tasks
+// without one (PyPTO's GLM attention names none), which every subgraph
+// without a setting of its own follows. And how evidence names the label.
+inline std::string mergeKeyFor(const std::string& label) { return label.empty() ? std::string("DEFAULT") : label; }
+inline std::string labelInEvidence(const std::string& label) {
+  return label.empty() ? std::string("unlabelled") : "'" + label + "'";
+}
+
 // Proposes `option`, a merge count in pass_options keyed by label
 // ({"LABEL": N}), at each of `counts` for `label`. A suggestion's title reads
 // "OPTION N for 'LABEL'" and then what `outcome(N)` says the count does.

@@ -10,11 +10,8 @@ void adviseVectorMerging(Context& context) {
   if (aiv.idleWhileReady < 0.05) return;
   for (const auto& [label, tasks] : labelTasks(context, CoreType::AIV)) {
     if (tasks.tasks < 2 * aiv.cores || 2 * tasks.schedulingBound < tasks.tasks) continue;
-    // Tasks without a semantic label (PyPTO's GLM attention sets none) are
-    // reached through the DEFAULT key, which every vector subgraph without a
-    // setting of its own follows.
-    const std::string key = label.empty() ? std::string("DEFAULT") : label;
-    const std::string named = label.empty() ? "unlabelled" : "'" + label + "'";
+    const std::string key = mergeKeyFor(label);
+    const std::string named = labelInEvidence(label);
     const int current = mergeCountFor(context.traced.project, "vec_nbuffer_setting", key);
     // Up to twice the tasks per core: fewer tasks than cores can still win when dispatching dominates.
     std::vector<int> counts = mergeCounts(current, 2 * tasks.tasks / aiv.cores);
