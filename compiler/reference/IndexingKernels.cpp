@@ -61,12 +61,14 @@ void copyElement(std::byte* to, std::int64_t toIndex, const std::byte* from, std
 
 // out[p] = x[p with p[dim] = index[p]].
 bool runGather(KernelCall& call, const IndexingSetup& s) {
-  const HostTensor x = call.inputs[0].contiguous();
+  // x is read in place through its own strides: it is often a large table (a cache), and a copy of it per
+  // call would cost far more than the gather.
+  const HostTensor& x = call.inputs[0];
   const Shape& indexShape = call.inputs[1].shape();
   HostTensor& out = call.outputs[0];
   if (!fitsOutside(call, "index", indexShape, "x", x.shape(), s.dim)) return false;
   if (!call.expectOutputShape(0, indexShape)) return false;
-  std::vector<std::int64_t> strides = x.shape().contiguousStrides();
+  std::vector<std::int64_t> strides = x.strides();
   const std::int64_t dimStride = strides[s.dim];
   strides[s.dim] = 0;
   StridedWalker walker(indexShape.dims(), strides);
@@ -75,13 +77,16 @@ bool runGather(KernelCall& call, const IndexingSetup& s) {
     offsets[i] = walker.offset() + s.indices[i] * dimStride;
     walker.next();
   }
-  if (!offsets.empty()) gatherElements(out.data(), x.data(), offsets, out.itemBytes());
+  if (offsets.empty()) return true;
+  // A one-element view is contiguous, so data() gives x's first element whatever its strides.
+  const std::vector<std::int64_t> zeros(x.rank(), 0), ones(x.rank(), 1);
+  gatherElements(out.data(), x.view(zeros, ones).data(), offsets, out.itemBytes());
   return true;
 }
 
 // out = x with dim `dim` replaced by x's slices index[0], index[1], ...
 bool runIndexSelect(KernelCall& call, const IndexingSetup& s) {
-  const HostTensor x = call.inputs[0].contiguous();
+  const HostTensor x = call.inputs[0].isContiguous() ? call.inputs[0] : call.inputs[0].contiguous();  // no copy
   HostTensor& out = call.outputs[0];
   if (call.inputs[1].rank() != 1) return call.fail() << "index must be 1-D, got " << call.inputs[1].shape().str();
   Shape expected = x.shape();
