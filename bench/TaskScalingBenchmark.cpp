@@ -80,7 +80,7 @@ void simulateIndependentIterations(benchmark::State& state) {
   }
   const Compilation& compilation = found->second;
   const MachineDescription a2 = a2Machine();
-  double makespanUs = 0;
+  double makespanUs = 0, pipeIntervals = 0;
   for (auto _ : state) {
     DiagnosticEngine diags;
     std::optional<Schedule> schedule = simulateTiming(compilation, a2, {}, diags);
@@ -89,9 +89,12 @@ void simulateIndependentIterations(benchmark::State& state) {
       return;
     }
     makespanUs = static_cast<double>(schedule->makespanCycles) / (a2.clockGHz * 1e3);
+    pipeIntervals = static_cast<double>(schedule->pipeIntervals.size());
   }
   countPerTask(state, compilation.tasks);
   state.counters["makespan_us"] = makespanUs;
+  // What the schedule keeps per task: the intervals are most of its memory.
+  state.counters["pipe_intervals_per_task"] = pipeIntervals / static_cast<double>(compilation.tasks.tasks.size());
   // The larger sizes are not needed again; their graphs are large.
   if (state.range(0) >= 100000) compiled.erase(found);
 }

@@ -86,6 +86,7 @@ void L2CacheModel::clear() {
   m_head = m_tail = -1;
   m_hits = m_misses = 0;
   m_random = kRandomSeed;
+  m_nextVictim = 0;
   m_victimsDrawn = false;
 }
 
@@ -125,8 +126,7 @@ std::int32_t* L2CacheModel::directEntry(std::uint64_t key) {
 }
 
 void L2CacheModel::forget(std::uint64_t key) {
-  if (std::int32_t* direct = directEntry(key)) *direct = 0;
-  else removeFromTable(key);
+  if (!directEntry(key)) removeFromTable(key);
 }
 
 void L2CacheModel::removeFromTable(std::uint64_t key) {
@@ -172,7 +172,8 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
   std::size_t slot = 0;
   std::int32_t present = -1;
   if (direct) {
-    present = *direct - 1;
+    const std::int32_t node = *direct - 1;  // maybe stale: the line was evicted if its node holds another key
+    if (node >= 0 && m_nodeKeys[static_cast<std::size_t>(node)] == key) present = node;
   } else {
     if (m_table.empty()) grow();
     slot = findSlot(key);
@@ -198,26 +199,26 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
     // Reuse the victim's node: its key leaves the index.
     node = m_tail;
     if (!lru) {
-      // The victims are drawn two ahead (the node count no longer changes
-      // once the cache is full), one division each: start fetching the key
-      // of the one after next, and the index entry of the next one, whose
-      // key the previous miss fetched. Each lies far from the last in
-      // memory. (Hints only: a key that changes before its eviction costs a
-      // wasted fetch, nothing else.)
+      // The victims are drawn kVictimsAhead ahead (the node count no longer
+      // changes once the cache is full), one division each, and the key of
+      // the newest drawn is fetched: each lies far from the last in memory.
+      // (Hints only: a key that changes before its eviction costs a wasted
+      // fetch, nothing else.)
       const std::uint64_t nodes = m_nodeKeys.size();
       if (!m_victimsDrawn) {
         for (std::uint64_t& victim : m_victims) {
           m_random = l2Xorshift(m_random);
           victim = m_random % nodes;
+          __builtin_prefetch(&m_nodeKeys[victim]);
         }
         m_victimsDrawn = true;
       }
-      node = static_cast<std::int32_t>(m_victims[0]);
-      m_victims[0] = m_victims[1];
+      std::uint64_t& victim = m_victims[m_nextVictim];
+      node = static_cast<std::int32_t>(victim);
       m_random = l2Xorshift(m_random);
-      m_victims[1] = m_random % nodes;
-      __builtin_prefetch(&m_nodeKeys[m_victims[1]]);
-      if (std::int32_t* entry = directEntry(m_nodeKeys[m_victims[0]])) __builtin_prefetch(entry, 1);
+      victim = m_random % nodes;
+      __builtin_prefetch(&m_nodeKeys[victim], 1);
+      m_nextVictim = (m_nextVictim + 1) % kVictimsAhead;
     } else {
       unlink(node);
     }
@@ -322,9 +323,15 @@ L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
   if (directLines)
     for (std::size_t i = 0; i < std::min(kAhead, lines.size()); ++i)
       if (std::int32_t* entry = entryOf(lines[i])) __builtin_prefetch(entry, 1);
+  // Halfway there, a line's entry has arrived: fetch the key of the node it
+  // names, which says whether the line is still present.
+  constexpr std::size_t kKeyAhead = kAhead / 2;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (directLines && i + kAhead < lines.size())
       if (std::int32_t* entry = entryOf(lines[i + kAhead])) __builtin_prefetch(entry, 1);
+    if (directLines && i + kKeyAhead < lines.size())
+      if (std::int32_t* entry = entryOf(lines[i + kKeyAhead]); entry && *entry > 0)
+        __builtin_prefetch(&m_nodeKeys[static_cast<std::size_t>(*entry - 1)]);
     hit += touch(tensorKey | static_cast<std::uint64_t>(lines[i]), entryOf(lines[i]));
   }
   total = static_cast<std::int64_t>(lines.size());

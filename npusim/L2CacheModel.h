@@ -69,7 +69,7 @@ private:
   // in m_direct, or null when the line is found through the hash table.
   bool touch(std::uint64_t key, std::int32_t* direct);
   std::int32_t* directEntry(std::uint64_t key);  // null: the key is hashed
-  void forget(std::uint64_t key);                // takes an evicted line's key out of its index
+  void forget(std::uint64_t key);                // takes an evicted line's key out of the hash table
   std::size_t home(std::uint64_t key) const;      // a key's preferred slot
   std::size_t findSlot(std::uint64_t key) const;  // its slot, or the empty slot where it would go
   void grow();
@@ -107,9 +107,13 @@ private:
   static constexpr std::uint64_t kEmptyKey = ~std::uint64_t{0};
   std::vector<std::uint64_t> m_nodeKeys;  // by node
   std::vector<Link> m_links;              // by node; Lru only
-  // Node + 1 per line (0: absent), made at the first touch. calloc'd: the
-  // pages of lines never touched are never written (a large tensor read in
-  // a few places costs its touched pages, not a memset of all its lines).
+  // Node + 1 per line (0: never present), made at the first touch. calloc'd:
+  // the pages of lines never touched are never written (a large tensor read
+  // in a few places costs its touched pages, not a memset of all its lines).
+  // An evicted line's entry is left as it was: the line is present only
+  // while the node it names still holds its key (a key is in one node at
+  // most). Clearing it cost a cache miss per eviction, a random line of an
+  // array as large as the tensors (most of a million-task run's L2 time).
   struct FreeMemory {
     void operator()(std::int32_t* memory) const { std::free(memory); }
   };
@@ -129,8 +133,12 @@ private:
   std::int64_t m_misses = 0;
   L2Replacement m_replacement = L2Replacement::Lru;
   std::uint64_t m_random = 0;  // xorshift state for Random: the last victim drawn
-  // Random's next two victims (node indices), drawn ahead at the first eviction.
-  std::uint64_t m_victims[2] = {0, 0};
+  // Random's next victims (node indices), drawn ahead at the first eviction
+  // and used in the order drawn (a ring from m_nextVictim): each victim's key
+  // is fetched that many evictions before it is needed.
+  static constexpr std::size_t kVictimsAhead = 8;
+  std::uint64_t m_victims[kVictimsAhead] = {};
+  std::size_t m_nextVictim = 0;
   bool m_victimsDrawn = false;
 };
 

@@ -100,6 +100,28 @@ void NpuExecutor::reset(const ExecuteGraph& graph) {
   m_cachedCompletion.reset();
 }
 
+std::size_t NpuExecutor::pipeIntervalEstimate() const {
+  if (!m_recordPipeIntervals || !m_graph) return 0;
+  // A pipe's intervals are runs of its busy steps, so a task has at most as
+  // many as its program's busy steps (usually a few: the steps on a pipe
+  // mostly run back to back). The bound is reserved: the pages of the part
+  // never written are never touched, but past 1 GiB (a very large graph of
+  // long programs) the array grows as it fills instead.
+  constexpr std::size_t kMostReserved = (std::size_t{1} << 30) / sizeof(PipeInterval);
+  std::vector<std::size_t> busySteps(m_programs.size(), 0);  // by program id
+  for (std::size_t id = 0; id < m_programs.size(); ++id)
+    if (m_programs[id])
+      for (const std::vector<TimedStep>& steps : m_programs[id]->steps)
+        busySteps[id] += static_cast<std::size_t>(std::count_if(steps.begin(), steps.end(), [](const TimedStep& step) {
+          return step.kind == StepKind::Compute || step.kind == StepKind::GmTransfer;
+        }));
+  std::size_t bound = 0;
+  for (const Task& task : m_graph->tasks)
+    if (task.programId >= 0 && static_cast<std::size_t>(task.programId) < busySteps.size())
+      bound += busySteps[static_cast<std::size_t>(task.programId)];
+  return std::min(bound, kMostReserved);
+}
+
 int NpuExecutor::slotOf(CoreId core) {
   for (std::size_t i = 0; i < m_coreOfSlot.size(); ++i)
     if (m_coreOfSlot[i] == core) return static_cast<int>(i);
@@ -223,24 +245,19 @@ std::optional<Completion> NpuExecutor::completionBy(std::int64_t horizon) {
   return answer;
 }
 
-std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle) {
+void NpuExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) {
   m_cachedCompletion.reset();
   advance(m_state, static_cast<double>(endCycle), false, true);
   m_state.now = std::max(m_state.now, static_cast<double>(endCycle));
-  std::vector<PipeInterval> intervals;
+  const std::size_t first = intervals.size();
   for (std::size_t slot = 0; slot < m_state.cores.size(); ++slot) {
     CoreRun& run = m_state.cores[slot];
     if (run.task != task) continue;
     // Rounding may leave the task a hair short of the end it was reported
-    // with; the scheduler's word stands. Sized once: the list outlives the
-    // run (in the schedule), and at a million tasks growing it step by step
-    // left the allocator a heap of small holes to search.
-    std::size_t count = 0;
-    for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe) count += m_intervals[slot][pipe].size();
-    intervals.reserve(count);
+    // with; the scheduler's word stands.
     for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe)
       for (const auto& [from, to] : m_intervals[slot][pipe])
-        intervals.push_back({std::string(name(static_cast<Pipe>(pipe))), from, std::min(to, endCycle)});
+        intervals.push_back({name(static_cast<Pipe>(pipe)), from, std::min(to, endCycle)});
     if (run.program >= 0) m_instructions += m_programs[static_cast<std::size_t>(run.program)]->instructionCount;
     if (TaskSteps* steps = recordOf(run, true)) steps->endCycle = endCycle;
     if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size())
@@ -275,10 +292,10 @@ std::vector<PipeInterval> NpuExecutor::finish(TaskId task, std::int64_t endCycle
     run = CoreRun{};
     break;
   }
-  std::sort(intervals.begin(), intervals.end(), [](const PipeInterval& a, const PipeInterval& b) {
-    return a.startCycle < b.startCycle || (a.startCycle == b.startCycle && a.pipe < b.pipe);
-  });
-  return intervals;
+  std::sort(intervals.begin() + static_cast<std::ptrdiff_t>(first), intervals.end(),
+            [](const PipeInterval& a, const PipeInterval& b) {
+              return a.startCycle < b.startCycle || (a.startCycle == b.startCycle && a.pipe < b.pipe);
+            });
 }
 
 void NpuExecutor::recordInterval(int slot, int pipe, double from, double to) const {

@@ -83,7 +83,9 @@ public:
   // Commits the simulation up to the first task end or `horizon`, whichever
   // comes first: no copy, and the stretch is simulated once.
   std::optional<Completion> completionBy(std::int64_t horizon) override;
-  std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) override;
+  void finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) override;
+  // At most one interval per busy step of a task's program (capped at 1 GiB).
+  std::size_t pipeIntervalEstimate() const override;
 
   // Called in the committed simulation (never while looking ahead) each time
   // the GM bandwidth is shared anew: the cycle (fractional), the sum of the

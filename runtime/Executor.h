@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pto {
@@ -49,9 +50,12 @@ struct CoreId {
 };
 
 // A stretch of time one pipe of a core (e.g. "MTE2", "CUBE") spent on a task;
-// cycles are absolute (the same clock as the schedule), end exclusive.
+// cycles are absolute (the same clock as the schedule), end exclusive. The
+// pipe's name is static text (executors name pipes from fixed tables): a
+// schedule of a million tasks holds millions of intervals in one array, and
+// a name of its own in each made them 48 bytes instead of 32.
 struct PipeInterval {
-  std::string pipe;
+  std::string_view pipe;
   std::int64_t startCycle = 0;
   std::int64_t endCycle = 0;
 };
@@ -86,10 +90,17 @@ public:
     if (next && next->endCycle > horizon) return std::nullopt;
     return next;
   }
-  // Retires the task `nextCompletion()` (or completionBy) named, at `endCycle`. Returns what
-  // each of the core's pipes did for it (may be empty: an executor without a
-  // pipe model).
-  virtual std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) = 0;
+  // Retires the task `nextCompletion()` (or completionBy) named, at `endCycle`. Appends what
+  // each of the core's pipes did for it to `intervals` (maybe nothing: an
+  // executor without a pipe model); the schedule keeps every task's
+  // intervals in that one array.
+  virtual void finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) = 0;
+  // About how many intervals finish() will append over the run reset()
+  // began, or a bound (0: unknown): reserved capacity never written costs
+  // address space, not memory. The scheduler reserves the array
+  // once: grown step by step through a million tasks it was copied and its
+  // fresh pages faulted in about twice over.
+  virtual std::size_t pipeIntervalEstimate() const { return 0; }
 };
 
 } // namespace pto

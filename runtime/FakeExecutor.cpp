@@ -36,12 +36,12 @@ std::optional<Completion> FakeExecutor::nextCompletion() const {
   return Completion{key.second, key.first};
 }
 
-std::vector<PipeInterval> FakeExecutor::finish(TaskId task, std::int64_t endCycle) {
+void FakeExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) {
   auto it = m_running.find({endCycle, task});
   if (it == m_running.end()) throw std::logic_error("FakeExecutor::finish: task is not running");
   --m_runningCount[static_cast<std::size_t>(it->second.type)];
   m_running.erase(it);
-  return {PipeInterval{"FAKE", m_startOf.at(task), endCycle}};
+  intervals.push_back(PipeInterval{"FAKE", m_startOf.at(task), endCycle});
 }
 
 } // namespace pto

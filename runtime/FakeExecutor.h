@@ -23,7 +23,7 @@ public:
   void reset(const ExecuteGraph& graph) override;
   void start(const Task& task, CoreId core, std::int64_t startCycle) override;
   std::optional<Completion> nextCompletion() const override;
-  std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) override;
+  void finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) override;
 
   std::int64_t durationCycles(const Task& task) const;
   // The largest number of tasks that ran at once on cores of `type`.

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace pto {
@@ -32,7 +33,11 @@ struct TaskRecord {
   std::int64_t resolvedCycle = 0;  // its consumers' counters were decremented
   int dispatchAicpu = -1;          // the scheduler thread that dispatched it
   int completionAicpu = -1;        // the one that handled its completion
-  std::vector<PipeInterval> pipes; // as the executor reported them
+  // Its pipe intervals, as the executor reported them: Schedule::pipes(record)
+  // reads them (entries [firstPipe, firstPipe + pipeCount) of the schedule's
+  // one array; a list per task was a third of a million-task run).
+  std::uint32_t firstPipe = 0;
+  std::uint32_t pipeCount = 0;
 };
 
 // The number of tasks waiting in one ready queue (ready, not yet dispatched),
@@ -53,8 +58,20 @@ struct Schedule {
   std::int64_t makespanCycles = 0;  // the latest task end (0 for no tasks)
   int deviceTaskCount = 0;
   std::vector<std::int64_t> aicpuBusyCycles;  // per scheduler thread
+  std::vector<PipeInterval> pipeIntervals;    // every task's, in the order they finished
 
   const std::vector<ReadySample>& ready(CoreType type) const { return readySamples[static_cast<std::size_t>(type)]; }
+  // What each of the record's core's pipes did for its task.
+  std::span<const PipeInterval> pipes(const TaskRecord& record) const {
+    return {pipeIntervals.data() + record.firstPipe, record.pipeCount};
+  }
+  // Appends `intervals` as `record`'s (records made by hand; the scheduler
+  // has the executor append them in place).
+  void setPipes(TaskRecord& record, std::span<const PipeInterval> intervals) {
+    record.firstPipe = static_cast<std::uint32_t>(pipeIntervals.size());
+    record.pipeCount = static_cast<std::uint32_t>(intervals.size());
+    pipeIntervals.insert(pipeIntervals.end(), intervals.begin(), intervals.end());
+  }
 };
 
 } // namespace pto

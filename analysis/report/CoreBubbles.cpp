@@ -62,7 +62,8 @@ BubbleReport bubbleReport(const ExecuteGraph& graph, const Schedule& schedule) {
       row.predecessorWaitCycles += gap - scheduleWait;
       waits.push_back({record->task, scheduleWait});
       row.busyCycles += record->endCycle - record->startCycle;
-      for (const PipeInterval& interval : record->pipes) row.pipeBusyCycles[interval.pipe] += interval.endCycle - interval.startCycle;
+      for (const PipeInterval& interval : schedule.pipes(*record))
+        row.pipeBusyCycles[std::string(interval.pipe)] += interval.endCycle - interval.startCycle;
       previousEnd = std::max(previousEnd, record->endCycle);
     }
     row.lastEndCycle = previousEnd;

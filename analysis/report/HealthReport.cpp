@@ -60,9 +60,10 @@ TileGraphHealth tileGraphHealth(const TileGraph& tiles) {
 }
 
 // Busy cycles per pipe of one task (its intervals do not overlap within a pipe).
-std::map<std::string, std::int64_t> pipeCycles(const TaskRecord& record) {
+std::map<std::string, std::int64_t> pipeCycles(const Schedule& schedule, const TaskRecord& record) {
   std::map<std::string, std::int64_t> cycles;
-  for (const PipeInterval& interval : record.pipes) cycles[interval.pipe] += interval.endCycle - interval.startCycle;
+  for (const PipeInterval& interval : schedule.pipes(record))
+    cycles[std::string(interval.pipe)] += interval.endCycle - interval.startCycle;
   return cycles;
 }
 
@@ -77,8 +78,8 @@ std::int64_t schedulerRoundCycles(const SchedulerCosts& costs, int cores, int th
   return schedulerCyclesPerTask(costs) * cores / std::max(1, threads);
 }
 
-Bound classifyTask(const TaskRecord& record, std::int64_t schedulerRound, int cores, const SchedulerCosts& costs,
-                   int threads) {
+Bound classifyTask(const Schedule& schedule, const TaskRecord& record, std::int64_t schedulerRound, int cores,
+                   const SchedulerCosts& costs, int threads) {
   const std::int64_t duration = record.endCycle - record.startCycle;
   if (duration < schedulerRound)
     return {"scheduling", "runs " + withThousands(duration) + " cycles, less than one scheduler round over its " +
@@ -88,7 +89,7 @@ Bound classifyTask(const TaskRecord& record, std::int64_t schedulerRound, int co
                               ", completion " + withThousands(costs.completionCycles) + ", resolve " +
                               withThousands(costs.resolveCycles) + "; / " + std::to_string(threads) +
                               (threads == 1 ? " thread" : " threads") + " = " + withThousands(schedulerRound) + ")"};
-  const auto cycles = pipeCycles(record);
+  const auto cycles = pipeCycles(schedule, record);
   auto busiest = std::max_element(cycles.begin(), cycles.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
   if (busiest == cycles.end()) return {"unknown", "no pipe activity was reported for it"};
@@ -405,7 +406,8 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
   for (const TaskRecord& record : schedule.tasks) {
     const CoreType type = record.core.type;
     recordsByType[static_cast<std::size_t>(type)].push_back(&record);
-    report.taskBounds.push_back(classifyTask(record, schedulerRoundCycles(machine.scheduler, coresOf(type), threads),
+    report.taskBounds.push_back(classifyTask(schedule, record,
+                                             schedulerRoundCycles(machine.scheduler, coresOf(type), threads),
                                              coresOf(type), machine.scheduler, threads));
   }
 
@@ -464,7 +466,7 @@ HealthReport healthReport(const Compilation& compilation, const Schedule& schedu
       health.maxCycles = std::max(health.maxCycles, duration);
       total += duration;
       std::int64_t busiest = 0;
-      for (const auto& [pipe, cycles] : pipeCycles(*record)) {
+      for (const auto& [pipe, cycles] : pipeCycles(schedule, *record)) {
         pipes[pipe] += cycles;
         busiest = std::max(busiest, cycles);
       }

@@ -75,7 +75,7 @@ public:
       : m_compilation(compilation), m_machine(machine), m_splits(compilation.blocks.subgraphs.size()),
         m_costs(compilation.programs.size()) {}
 
-  void addTask(const TaskRecord& record) {
+  void addTask(const Schedule& schedule, const TaskRecord& record) {
     const auto& tasks = m_compilation.tasks.tasks;
     if (record.task < 0 || static_cast<std::size_t>(record.task) >= tasks.size()) return;
     const Task& task = tasks[static_cast<std::size_t>(record.task)];
@@ -103,7 +103,7 @@ public:
       std::size_t pipe;
     };
     std::vector<Edge> edges;
-    for (const PipeInterval& interval : record.pipes) {
+    for (const PipeInterval& interval : schedule.pipes(record)) {
       std::optional<Pipe> pipe = parsePipe(interval.pipe);
       const std::int64_t from = std::max(interval.startCycle, start), to = std::min(interval.endCycle, end);
       if (!pipe || to <= from) continue;
@@ -280,7 +280,7 @@ const SourceLineCost* LineCostReport::find(std::string_view file, int line) cons
 LineCostReport lineCostReport(const Compilation& compilation, const Schedule& schedule,
                               const MachineDescription& machine) {
   LineCostBuilder builder(compilation, machine);
-  for (const TaskRecord& record : schedule.tasks) builder.addTask(record);
+  for (const TaskRecord& record : schedule.tasks) builder.addTask(schedule, record);
   return std::move(builder).finish();
 }
 

@@ -80,9 +80,10 @@ public:
   }
   std::optional<Completion> nextCompletion() const override { return m_timing.nextCompletion(); }
   std::optional<Completion> completionBy(std::int64_t horizon) override { return m_timing.completionBy(horizon); }
-  std::vector<PipeInterval> finish(TaskId task, std::int64_t endCycle) override {
-    return m_timing.finish(task, endCycle);
+  void finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) override {
+    m_timing.finish(task, endCycle, intervals);
   }
+  std::size_t pipeIntervalEstimate() const override { return m_timing.pipeIntervalEstimate(); }
 
 private:
   NpuExecutor& m_timing;

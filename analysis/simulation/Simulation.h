@@ -69,7 +69,7 @@ struct SimulationRequest {
   TimingRunOptions runtime;
   // Polled between tasks; true stops the run with a "cancelled" error.
   std::function<bool()> cancelled;
-  // Whether each task record keeps its pipes' busy intervals (TaskRecord::pipes:
+  // Whether each task record keeps its pipes' busy intervals (Schedule::pipes:
   // the swimlane's pipe rows, bound classes); a caller that needs only the
   // task times (the tuner's points) saves their allocation.
   bool keepPipeIntervals = true;

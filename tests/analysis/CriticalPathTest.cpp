@@ -13,10 +13,11 @@ namespace {
 
 // A task's record with its completion handled at `completion`: the core is free 5 cycles later and the
 // consumers resolved 5 after that.
-TaskRecord handRecord(TaskId task, CoreType type, int core, std::int64_t ready, std::int64_t dispatch,
-                      std::int64_t end, std::int64_t completion, int deviceTask = 0) {
+TaskRecord handRecord(Schedule& schedule, TaskId task, CoreType type, int core, std::int64_t ready,
+                      std::int64_t dispatch, std::int64_t end, std::int64_t completion, int deviceTask = 0) {
   const std::int64_t start = dispatch + 10;
-  TaskRecord r = handTaskRecord(task, CoreId{type, core}, {ready, dispatch, start, end, completion + 5, completion + 10},
+  TaskRecord r = handTaskRecord(schedule, task, CoreId{type, core},
+                                {ready, dispatch, start, end, completion + 5, completion + 10},
                                 {{"CUBE", start, start + (end - start) * 4 / 5}});
   r.deviceTask = deviceTask;
   return r;
@@ -34,9 +35,10 @@ protected:
     m_machine.aivCores = 2;
     m_machine.scheduler.deviceTaskSubmitCycles = 20;
     m_compilation.tasks.tasks[3].predecessors = {2};
-    m_schedule.tasks = {handRecord(0, CoreType::AIV, 0, 20, 20, 100, 100), handRecord(1, CoreType::AIV, 1, 20, 30, 80, 80),
-                        handRecord(2, CoreType::AIV, 0, 130, 130, 200, 200, 1),
-                        handRecord(3, CoreType::AIV, 1, 210, 210, 260, 260, 1)};
+    m_schedule.tasks = {handRecord(m_schedule, 0, CoreType::AIV, 0, 20, 20, 100, 100),
+                        handRecord(m_schedule, 1, CoreType::AIV, 1, 20, 30, 80, 80),
+                        handRecord(m_schedule, 2, CoreType::AIV, 0, 130, 130, 200, 200, 1),
+                        handRecord(m_schedule, 3, CoreType::AIV, 1, 210, 210, 260, 260, 1)};
   }
 
   // `tasks` tasks of one subgraph labelled "mm" on `type`, with no dependencies unless added.
@@ -83,9 +85,11 @@ TEST_F(CriticalPathTest, TasksThatWaitForABusyCoreFollowItsHolderAndAreOccupancy
   makeTasks(5, CoreType::AIC);
   m_machine.aicCores = 2;
   m_machine.aivCores = 2;
-  m_schedule.tasks = {handRecord(0, CoreType::AIC, 0, 0, 0, 110, 110),   handRecord(1, CoreType::AIC, 1, 0, 10, 120, 120),
-                      handRecord(2, CoreType::AIC, 0, 0, 130, 240, 240), handRecord(3, CoreType::AIC, 1, 0, 140, 250, 250),
-                      handRecord(4, CoreType::AIC, 0, 0, 260, 370, 370)};
+  m_schedule.tasks = {handRecord(m_schedule, 0, CoreType::AIC, 0, 0, 0, 110, 110),
+                      handRecord(m_schedule, 1, CoreType::AIC, 1, 0, 10, 120, 120),
+                      handRecord(m_schedule, 2, CoreType::AIC, 0, 0, 130, 240, 240),
+                      handRecord(m_schedule, 3, CoreType::AIC, 1, 0, 140, 250, 250),
+                      handRecord(m_schedule, 4, CoreType::AIC, 0, 0, 260, 370, 370)};
   const HealthReport health = report();
   const CriticalPathHealth& path = health.criticalPath;
   // T4 was ready at 0 but core 0 was T2's until 245: it follows T2; T2 likewise follows T0.
@@ -131,8 +135,10 @@ TEST_F(CriticalPathTest, AFreeCoreThatAnOlderReadyTaskTakesIsStillACoreWait) {
   makeTasks(4, CoreType::AIC);
   m_machine.aicCores = 2;
   m_machine.aivCores = 2;
-  m_schedule.tasks = {handRecord(0, CoreType::AIC, 0, 0, 0, 50, 50), handRecord(1, CoreType::AIC, 1, 0, 10, 60, 60),
-                      handRecord(2, CoreType::AIC, 0, 0, 70, 200, 200), handRecord(3, CoreType::AIC, 1, 0, 80, 240, 240)};
+  m_schedule.tasks = {handRecord(m_schedule, 0, CoreType::AIC, 0, 0, 0, 50, 50),
+                      handRecord(m_schedule, 1, CoreType::AIC, 1, 0, 10, 60, 60),
+                      handRecord(m_schedule, 2, CoreType::AIC, 0, 0, 70, 200, 200),
+                      handRecord(m_schedule, 3, CoreType::AIC, 1, 0, 80, 240, 240)};
   const CriticalPathHealth path = report().criticalPath;
   EXPECT_EQ(path.tasks, (std::vector<TaskId>{1, 3}));  // T3's core 1 was T1's until 65
   ASSERT_EQ(path.steps.size(), 2u);
@@ -154,7 +160,8 @@ TEST_F(CriticalPathTest, AReadyTaskWithAFreeCoreWaitsForTheDispatcher) {
   makeTasks(2, CoreType::AIC);
   m_machine.aicCores = 2;
   m_machine.aivCores = 2;
-  m_schedule.tasks = {handRecord(0, CoreType::AIC, 0, 0, 0, 100, 100), handRecord(1, CoreType::AIC, 1, 0, 50, 150, 150)};
+  m_schedule.tasks = {handRecord(m_schedule, 0, CoreType::AIC, 0, 0, 0, 100, 100),
+                      handRecord(m_schedule, 1, CoreType::AIC, 1, 0, 50, 150, 150)};
   m_schedule.tasks[0].startCycle = 50;
   m_schedule.tasks[1].startCycle = 100;
   const HealthReport health = report();

@@ -4,7 +4,6 @@
 #include "runtime/Schedule.h"
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace pto::testing {
@@ -13,7 +12,9 @@ struct HandCycles {
   std::int64_t ready = 0, dispatch = 0, start = 0, end = 0, coreFreed = 0, resolved = 0;
 };
 
-inline TaskRecord handTaskRecord(TaskId task, CoreId core, const HandCycles& cycles, std::vector<PipeInterval> pipes) {
+// Its pipe intervals go into `schedule`'s array (Schedule::setPipes).
+inline TaskRecord handTaskRecord(Schedule& schedule, TaskId task, CoreId core, const HandCycles& cycles,
+                                 const std::vector<PipeInterval>& pipes) {
   TaskRecord r;
   r.task = task;
   r.core = core;
@@ -23,7 +24,7 @@ inline TaskRecord handTaskRecord(TaskId task, CoreId core, const HandCycles& cyc
   r.endCycle = cycles.end;
   r.coreFreedCycle = cycles.coreFreed;
   r.resolvedCycle = cycles.resolved;
-  r.pipes = std::move(pipes);
+  schedule.setPipes(r, pipes);
   return r;
 }
 

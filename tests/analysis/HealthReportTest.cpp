@@ -13,9 +13,9 @@ namespace {
 constexpr std::size_t kUb = static_cast<std::size_t>(MemoryKind::UB);
 
 // Completion 5 cycles after the end, then resolve 5.
-TaskRecord record(TaskId task, CoreType type, int core, std::int64_t ready, std::int64_t dispatch, std::int64_t start,
-                  std::int64_t end, std::vector<PipeInterval> pipes) {
-  return handTaskRecord(task, CoreId{type, core}, {ready, dispatch, start, end, end + 5, end + 10}, std::move(pipes));
+TaskRecord record(Schedule& schedule, TaskId task, CoreType type, int core, std::int64_t ready, std::int64_t dispatch,
+                  std::int64_t start, std::int64_t end, const std::vector<PipeInterval>& pipes) {
+  return handTaskRecord(schedule, task, CoreId{type, core}, {ready, dispatch, start, end, end + 5, end + 10}, pipes);
 }
 
 class HealthReportTest : public ::testing::Test {
@@ -93,11 +93,11 @@ protected:
     tasks.edgeCount = 2;
 
     m_schedule.tasks = {
-        record(0, CoreType::AIC, 0, 0, 0, 10, 110, {{"CUBE", 10, 90}, {"MTE2", 10, 40}}),
-        record(1, CoreType::AIC, 1, 0, 10, 20, 120, {{"MTE2", 20, 110}, {"CUBE", 50, 80}}),
-        record(2, CoreType::AIC, 0, 0, 120, 130, 250, {{"FIXPIPE", 130, 240}}),
-        record(3, CoreType::AIV, 0, 120, 130, 140, 170, {{"VECTOR", 140, 160}}),
-        record(4, CoreType::AIV, 1, 180, 180, 190, 300, {{"VECTOR", 190, 290}, {"MTE3", 290, 300}}),
+        record(m_schedule, 0, CoreType::AIC, 0, 0, 0, 10, 110, {{"CUBE", 10, 90}, {"MTE2", 10, 40}}),
+        record(m_schedule, 1, CoreType::AIC, 1, 0, 10, 20, 120, {{"MTE2", 20, 110}, {"CUBE", 50, 80}}),
+        record(m_schedule, 2, CoreType::AIC, 0, 0, 120, 130, 250, {{"FIXPIPE", 130, 240}}),
+        record(m_schedule, 3, CoreType::AIV, 0, 120, 130, 140, 170, {{"VECTOR", 140, 160}}),
+        record(m_schedule, 4, CoreType::AIV, 1, 180, 180, 190, 300, {{"VECTOR", 190, 290}, {"MTE3", 290, 300}}),
     };
     m_schedule.makespanCycles = 300;
     m_schedule.aicpuBusyCycles = {0};  // one scheduler thread

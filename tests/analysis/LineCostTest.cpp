@@ -125,13 +125,14 @@ protected:
     }
   }
 
-  static TaskRecord record(TaskId task, std::int64_t start, std::int64_t end, std::vector<PipeInterval> pipes) {
+  static TaskRecord record(Schedule& schedule, TaskId task, std::int64_t start, std::int64_t end,
+                           const std::vector<PipeInterval>& pipes) {
     TaskRecord result;
     result.task = task;
     result.core = CoreId{CoreType::AIV, static_cast<int>(task)};
     result.startCycle = start;
     result.endCycle = end;
-    result.pipes = std::move(pipes);
+    schedule.setPipes(result, pipes);
     return result;
   }
 
@@ -142,7 +143,7 @@ protected:
 TEST_F(HandLineCostTest, PipeIntervalsSplitByModelledCostAndTaskTimeByBusyPipes) {
   // Task 0 runs cycles 0-100: MTE2 0-40, VECTOR 30-70, MTE3 70-90, nothing 90-100.
   Schedule schedule;
-  schedule.tasks = {record(0, 0, 100, {{"MTE2", 0, 40}, {"VECTOR", 30, 70}, {"MTE3", 70, 90}})};
+  schedule.tasks = {record(schedule, 0, 0, 100, {{"MTE2", 0, 40}, {"VECTOR", 30, 70}, {"MTE3", 70, 90}})};
   const LineCostReport report = lineCostReport(m_compilation, schedule, m_machine);
   ASSERT_EQ(report.lines.size(), 3u);
   const SourceLineCost& exp = report.lines[0];
@@ -185,7 +186,8 @@ TEST_F(HandLineCostTest, WithoutPipeIntervalsTaskTimeSplitsByInstructionCosts) {
   // Task 1 runs 60 cycles with no pipe intervals recorded: line 3 holds TLOAD
   // 16 + TEXP 4 = 20 of the 30 modelled cycles, line 4 TMULS 2 + TSTORE 8 = 10.
   Schedule schedule;
-  schedule.tasks = {record(0, 0, 100, {{"MTE2", 0, 40}, {"VECTOR", 30, 70}, {"MTE3", 70, 90}}), record(1, 0, 60, {})};
+  schedule.tasks = {record(schedule, 0, 0, 100, {{"MTE2", 0, 40}, {"VECTOR", 30, 70}, {"MTE3", 70, 90}}),
+                    record(schedule, 1, 0, 60, {})};
   const LineCostReport report = lineCostReport(m_compilation, schedule, m_machine);
   ASSERT_EQ(report.lines.size(), 3u);
   EXPECT_NEAR(report.lines[0].coreCycles[kAivSlot], (35.0 + 35.0 * 2.0 / 3.0) * 100.0 / 90.0 + 40.0, kRounding);
@@ -274,7 +276,7 @@ TEST(LineCost, SharesSumToTheRunsBusyTimeAndPipesToTheirIntervals) {
   std::array<double, kPipeCount> pipes{};
   for (const TaskRecord& record : run.simulation.schedule.tasks) {
     busy[static_cast<std::size_t>(record.core.type)] += static_cast<double>(record.endCycle - record.startCycle);
-    for (const PipeInterval& interval : record.pipes)
+    for (const PipeInterval& interval : run.simulation.schedule.pipes(record))
       pipes[pipeSlot(*parsePipe(interval.pipe))] += static_cast<double>(interval.endCycle - interval.startCycle);
   }
   std::array<double, 2> lineBusy{};

@@ -80,6 +80,24 @@ TEST(L2CacheModel, TheLeastRecentlyUsedLinesAreEvicted) {
   EXPECT_EQ(cache.access(region(0, {0, 128}, {1, 128})), 0.0) << "line 1 was the least recent";
 }
 
+TEST(L2CacheModel, AnEvictedLineMissesWhenReadAgain) {
+  // Room for one line: each new line evicts the other, whichever the policy
+  // (the only line present is the least recent and the only random choice).
+  // An evicted line's index entry is left behind; it must not read as present.
+  for (L2Replacement replacement : {L2Replacement::Lru, L2Replacement::Random}) {
+    L2CacheModel cache(512, 512, {{{1, 1024}, 4}}, replacement);  // 8 lines of 128 fp32
+    auto line = [](std::int64_t k) { return region(0, {0, 128 * k}, {1, 128}); };
+    EXPECT_EQ(cache.access(line(0)), 0.0);
+    EXPECT_EQ(cache.access(line(0)), 1.0);
+    EXPECT_EQ(cache.access(line(1)), 0.0);  // evicts line 0
+    EXPECT_EQ(cache.access(line(0)), 0.0) << "line 0 was evicted";
+    EXPECT_EQ(cache.access(line(1)), 0.0) << "line 1 was evicted by line 0";
+    EXPECT_EQ(cache.access(line(1)), 1.0);
+    EXPECT_EQ(cache.hits(), 2);
+    EXPECT_EQ(cache.misses(), 4);
+  }
+}
+
 TEST(L2CacheModel, TensorsWithoutALayoutAlwaysMiss) {
   L2CacheModel cache(1 << 20, 512, {});
   cache.access(region(3, {0}, {100}));

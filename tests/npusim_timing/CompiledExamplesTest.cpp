@@ -58,12 +58,12 @@ void checkSane(const Compilation& compilation, const MachineDescription& machine
     longest[static_cast<std::size_t>(task.id)] = ready + duration(record);
     critical = std::max(critical, longest[static_cast<std::size_t>(task.id)]);
     work[static_cast<std::size_t>(task.coreType)] += static_cast<double>(duration(record));
-    for (const PipeInterval& interval : record.pipes) {
+    for (const PipeInterval& interval : schedule.pipes(record)) {
       EXPECT_GE(interval.startCycle, record.startCycle) << "task " << task.id << " " << interval.pipe;
       EXPECT_LE(interval.endCycle, record.endCycle) << "task " << task.id << " " << interval.pipe;
       EXPECT_LT(interval.startCycle, interval.endCycle);
     }
-    EXPECT_FALSE(record.pipes.empty()) << "task " << task.id;
+    EXPECT_FALSE(schedule.pipes(record).empty()) << "task " << task.id;
   }
   EXPECT_GE(schedule.makespanCycles, critical);
   EXPECT_GE(static_cast<double>(schedule.makespanCycles), work[0] / machine.aicCores);
@@ -76,12 +76,13 @@ void expectSameSchedule(const Schedule& a, const Schedule& b) {
   for (std::size_t i = 0; i < a.tasks.size(); ++i) {
     const TaskRecord& x = a.tasks[i];
     const TaskRecord& y = b.tasks[i];
+    const std::span<const PipeInterval> xPipes = a.pipes(x), yPipes = b.pipes(y);
     EXPECT_TRUE(x.core == y.core && x.startCycle == y.startCycle && x.endCycle == y.endCycle &&
-                x.dispatchCycle == y.dispatchCycle && x.pipes.size() == y.pipes.size())
+                x.dispatchCycle == y.dispatchCycle && xPipes.size() == yPipes.size())
         << "task " << i;
-    for (std::size_t j = 0; j < std::min(x.pipes.size(), y.pipes.size()); ++j)
-      EXPECT_TRUE(x.pipes[j].pipe == y.pipes[j].pipe && x.pipes[j].startCycle == y.pipes[j].startCycle &&
-                  x.pipes[j].endCycle == y.pipes[j].endCycle);
+    for (std::size_t j = 0; j < std::min(xPipes.size(), yPipes.size()); ++j)
+      EXPECT_TRUE(xPipes[j].pipe == yPipes[j].pipe && xPipes[j].startCycle == yPipes[j].startCycle &&
+                  xPipes[j].endCycle == yPipes[j].endCycle);
   }
 }
 

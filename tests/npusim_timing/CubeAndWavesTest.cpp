@@ -38,7 +38,7 @@ TEST(Cube, OneMatmulInstructionCostsExactlyTheFormula) {
       Schedule schedule = simulate(graph, {program}, machine, freeScheduling(1, 0));
       std::int64_t expected = matmulFormula(machine, shape.m, shape.k, shape.n, shape.dtype);
       EXPECT_EQ(duration(schedule.tasks[0]), expected) << machineName << " " << shape.m << "x" << shape.k << "x" << shape.n;
-      EXPECT_EQ(busyCycles(schedule.tasks[0], "CUBE"), expected);
+      EXPECT_EQ(busyCycles(schedule, schedule.tasks[0], "CUBE"), expected);
     }
   }
 }

@@ -125,8 +125,8 @@ TEST(StepRecorder, RecordingChangesNothingAndTheStepsTileThePipeIntervals) {
         if (!list.empty() && from <= list.back().second) list.back().second = std::max(list.back().second, to);
         else list.emplace_back(from, to);
       }
-    for (const PipeInterval& interval : record.pipes)
-      fromRun[interval.pipe].emplace_back(interval.startCycle, interval.endCycle);
+    for (const PipeInterval& interval : plain.pipes(record))
+      fromRun[std::string(interval.pipe)].emplace_back(interval.startCycle, interval.endCycle);
     EXPECT_EQ(fromSteps, fromRun) << "task " << task;
     EXPECT_TRUE(shared) << "task " << task << ": some load shared the bandwidth";
   }

@@ -206,9 +206,9 @@ Schedule simulate(const ExecuteGraph& graph, const std::vector<PtoProgram>& prog
 
 std::int64_t duration(const TaskRecord& record) { return record.endCycle - record.startCycle; }
 
-std::int64_t busyCycles(const TaskRecord& record, const std::string& pipe) {
+std::int64_t busyCycles(const Schedule& schedule, const TaskRecord& record, const std::string& pipe) {
   std::int64_t busy = 0;
-  for (const PipeInterval& interval : record.pipes)
+  for (const PipeInterval& interval : schedule.pipes(record))
     if (interval.pipe == pipe) busy += interval.endCycle - interval.startCycle;
   return busy;
 }

@@ -65,7 +65,7 @@ Schedule simulate(const ExecuteGraph& graph, const std::vector<PtoProgram>& prog
 
 std::int64_t duration(const TaskRecord& record);
 // Cycles in which `pipe` was busy during `record`.
-std::int64_t busyCycles(const TaskRecord& record, const std::string& pipe);
+std::int64_t busyCycles(const Schedule& schedule, const TaskRecord& record, const std::string& pipe);
 
 // Bytes per cycle of one core's copy engine on `path`.
 double pathBytesPerCycle(const MachineDescription& machine, DataPath path);

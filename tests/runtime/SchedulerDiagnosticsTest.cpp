@@ -85,7 +85,7 @@ public:
   void reset(const ExecuteGraph&) override {}
   void start(const Task&, CoreId, std::int64_t) override {}
   std::optional<Completion> nextCompletion() const override { return std::nullopt; }
-  std::vector<PipeInterval> finish(TaskId, std::int64_t) override { return {}; }
+  void finish(TaskId, std::int64_t, std::vector<PipeInterval>&) override {}
 };
 
 class StuckExecutor : public SilentExecutor {

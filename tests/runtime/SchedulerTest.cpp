@@ -327,10 +327,11 @@ TEST(Scheduler, ZeroLengthTasksAndZeroCostsFinish) {
 TEST(Scheduler, RecordsTheExecutorsPipeIntervals) {
   FakeExecutor executor(0, 250);
   Schedule schedule = runOrFail(independentTasks(1, CoreType::AIV), config(0, 1, 1, a2Costs()), executor);
-  ASSERT_EQ(schedule.tasks[0].pipes.size(), 1u);
-  EXPECT_EQ(schedule.tasks[0].pipes[0].pipe, "FAKE");
-  EXPECT_EQ(schedule.tasks[0].pipes[0].startCycle, 300);
-  EXPECT_EQ(schedule.tasks[0].pipes[0].endCycle, 550);
+  const std::span<const PipeInterval> pipes = schedule.pipes(schedule.tasks[0]);
+  ASSERT_EQ(pipes.size(), 1u);
+  EXPECT_EQ(pipes[0].pipe, "FAKE");
+  EXPECT_EQ(pipes[0].startCycle, 300);
+  EXPECT_EQ(pipes[0].endCycle, 550);
 }
 
 } // namespace

@@ -103,8 +103,8 @@ inline std::map<int, ProgramTasks> programTasks(const Context& context) {
     const TaskRecord& record = schedule.tasks[static_cast<std::size_t>(task.id)];
     entry.durationCycles += static_cast<double>(record.endCycle - record.startCycle);
     entry.schedulingBound += context.health.taskBounds[static_cast<std::size_t>(task.id)].kind == "scheduling";
-    for (const PipeInterval& interval : record.pipes)
-      entry.pipeCycles[interval.pipe] += static_cast<double>(interval.endCycle - interval.startCycle);
+    for (const PipeInterval& interval : schedule.pipes(record))
+      entry.pipeCycles[std::string(interval.pipe)] += static_cast<double>(interval.endCycle - interval.startCycle);
   }
   return programs;
 }
