@@ -84,25 +84,30 @@ bool runGather(KernelCall& call, const IndexingSetup& s) {
   return true;
 }
 
-// out = x with dim `dim` replaced by x's slices index[0], index[1], ...
+// out = x with dim `dim` replaced by x's slices index[0], index[1], ... (x read in place through its strides,
+// as runGather reads it).
 bool runIndexSelect(KernelCall& call, const IndexingSetup& s) {
-  const HostTensor x = call.inputs[0].isContiguous() ? call.inputs[0] : call.inputs[0].contiguous();  // no copy
+  const HostTensor& x = call.inputs[0];
   HostTensor& out = call.outputs[0];
   if (call.inputs[1].rank() != 1) return call.fail() << "index must be 1-D, got " << call.inputs[1].shape().str();
   Shape expected = x.shape();
   expected[s.dim] = static_cast<std::int64_t>(s.indices.size());
   if (!call.expectOutputShape(0, expected)) return false;
-  const std::int64_t outer = productOf(x.shape(), 0, s.dim);
   const std::int64_t inner = productOf(x.shape(), s.dim + 1, x.rank());
-  const std::int64_t size = x.shape()[s.dim];
   const auto count = static_cast<std::int64_t>(s.indices.size());
-  std::vector<std::int64_t> offsets;
-  offsets.reserve(static_cast<std::size_t>(out.elementCount()));
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t k = 0; k < count; ++k)
-      for (std::int64_t i = 0; i < inner; ++i)
-        offsets.push_back((o * size + s.indices[static_cast<std::size_t>(k)]) * inner + i);
-  if (!offsets.empty()) gatherElements(out.data(), x.data(), offsets, out.itemBytes());
+  std::vector<std::int64_t> strides = x.strides();
+  const std::int64_t dimStride = strides[s.dim];
+  strides[s.dim] = 0;
+  StridedWalker walker(expected.dims(), strides);
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(out.elementCount()));
+  for (std::size_t e = 0; e < offsets.size(); ++e) {
+    const auto k = static_cast<std::size_t>(static_cast<std::int64_t>(e) / inner % count);  // position along dim
+    offsets[e] = walker.offset() + s.indices[k] * dimStride;
+    walker.next();
+  }
+  if (offsets.empty()) return true;
+  const std::vector<std::int64_t> zeros(x.rank(), 0), ones(x.rank(), 1);
+  gatherElements(out.data(), x.view(zeros, ones).data(), offsets, out.itemBytes());
   return true;
 }
 
