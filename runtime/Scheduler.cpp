@@ -1,6 +1,8 @@
 // Scheduler: the MPMD runtime's event-driven simulation (see Scheduler.h).
 #include "runtime/Scheduler.h"
 
+#include "core/ProcessMemory.h"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -9,10 +11,6 @@
 #include <sstream>
 #include <string>
 #include <tuple>
-
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 namespace pto {
 namespace {
@@ -233,24 +231,6 @@ private:
   Schedule m_schedule;
 };
 
-// Asks the kernel to back the whole 2 MiB pages of [data, data + bytes)
-// with huge pages (transparent huge pages in madvise mode), before they are
-// first written. A million-task schedule's records and pipe intervals are
-// some 180 MB written once; faulted in 4 KiB at a time they were a fifth of
-// the run on a virtual machine, whose page faults are slow. Only a hint:
-// where the kernel declines, nothing changes.
-void adviseHugePages(const void* data, std::size_t bytes) {
-#ifdef __linux__
-  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) & ~(kHugePage - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHugePage - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
 std::optional<Schedule> Simulation::run() {
   const std::size_t n = m_graph.tasks.size();
   for (CoreType type : kCoreTypes) {
@@ -261,6 +241,7 @@ std::optional<Schedule> Simulation::run() {
   }
   m_aicpuFreeAt.assign(static_cast<std::size_t>(m_config.aicpuCount), 0);
   m_schedule.aicpuBusyCycles.assign(m_aicpuFreeAt.size(), 0);
+  // Written once, task by task, and a million tasks' worth is some 200 MB.
   m_schedule.tasks.reserve(n);
   adviseHugePages(m_schedule.tasks.data(), n * sizeof(TaskRecord));
   m_schedule.tasks.resize(n);
