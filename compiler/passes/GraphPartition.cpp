@@ -504,14 +504,20 @@ bool Partitioner::fitsWith(const std::vector<std::int32_t>& chosen, std::int32_t
 // the next placement checks their merges; false when nothing new is marked.
 // Pinned groups, and groups with an op too big for the machine on its own
 // (no cut would help; the tile shape must change), stay as they are for
-// AllocateBuffers to report at the kernel line. Once one group overflows,
-// every unpinned op of the scope is marked too: an unchecked op placed
-// anew may join the group its checked neighbours left (a tile shared by all
-// of a scope's chains, as the Cmps bit form's weights, pulls in each round
-// the next chains up to the copy-in bound), and a few rounds would not
-// reach the end of a long scope.
-bool Partitioner::markOverfullGroups() {
+// AllocateBuffers to report at the kernel line. With `everyOp` (a round
+// after the first that still overflows), every unpinned op of the scope is
+// marked instead: an unchecked op placed anew may join the group its
+// checked neighbours left (a tile shared by all of a scope's chains, as the
+// Cmps bit form's weights, pulls in each round the next chains up to the
+// copy-in bound), and a few rounds would not reach the end of a long scope.
+// A first round that settles the partition stays as it was.
+bool Partitioner::markOverfullGroups(bool everyOp) {
   bool marked = false;
+  auto mark = [&](std::size_t v) {
+    if (m_capacityChecked[v]) return;
+    m_capacityChecked[v] = true;
+    marked = true;
+  };
   bool overflowed = false;
   std::uint32_t seen = ++m_markStamp;
   for (std::size_t v = 0; v < m_ops.size(); ++v) {
@@ -525,13 +531,12 @@ bool Partitioner::markOverfullGroups() {
     });
     if (!eachFits) continue;
     overflowed = true;
+    if (!everyOp)
+      for (std::int32_t member : g.members) mark(static_cast<std::size_t>(member));
   }
-  if (!overflowed) return false;
-  for (std::size_t v = 0; v < m_ops.size(); ++v)
-    if (!m_capacityChecked[v] && group(groupOfOp(static_cast<std::int32_t>(v))).pin < 0) {
-      m_capacityChecked[v] = true;
-      marked = true;
-    }
+  if (overflowed && everyOp)
+    for (std::size_t v = 0; v < m_ops.size(); ++v)
+      if (group(groupOfOp(static_cast<std::int32_t>(v))).pin < 0) mark(v);
   return marked;
 }
 
@@ -583,7 +588,7 @@ bool Partitioner::partitionScope(const std::vector<TileOpId>& ops, std::vector<P
   // round. Should a round fail (the groups around a pinned group moved),
   // the last partition made stands and AllocateBuffers reports what is
   // too big.
-  for (int round = 1; round < kCapacityRounds && markOverfullGroups(); ++round) {
+  for (int round = 1; round < kCapacityRounds && markOverfullGroups(round > 1); ++round) {
     DiagnosticEngine ignored;
     if (!placeScope(ignored)) break;
     numberGroups(partOf, pinned);

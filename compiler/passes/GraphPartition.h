@@ -27,10 +27,10 @@
 //       - Capacity: a subgraph's buffers fit every on-chip memory of the
 //         machine (planSubgraphBuffers with buffers reused once dead, the
 //         least AllocateBuffers falls back to), as PyPTO bounds a subgraph by
-//         what fits on chip. Ops are grouped freely first; once a group
-//         overflows, every unpinned op of the scope is placed again joining
-//         only the producer groups it fits with (a long chain is cut into
-//         runs that fit).
+//         what fits on chip. Ops are grouped freely first; the ops of a
+//         group that overflows are placed again joining only the producer
+//         groups they fit with (a long chain is cut into runs that fit), and
+//         should a group still overflow, every unpinned op of the scope.
 //         Exceptions, left whole for AllocateBuffers to report at the kernel
 //         line: sg_set_scope groups, and groups with a tile op too big on its
 //         own (no cut helps; the tile shape must change).
