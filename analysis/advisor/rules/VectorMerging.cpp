@@ -24,10 +24,10 @@ void adviseVectorMerging(Context& context) {
                   formatUs(aiv.schedulerRoundCycles / (context.health.clockGHz * 1000.0)).c_str(),
                   100.0 * aiv.idleWhileReady);
     proposeMergeCount(context, "scheduling-bound-vector", "vec_nbuffer_setting", key, evidence, counts,
-                      [&](const std::string& count) {
-                        return ": " + count + (label.empty() ? " tiles per vector task for every vector subgraph "
-                                                               "without a setting of its own"
-                                                             : " of its tiles per vector task");
+                      [unlabelled = label.empty()](const std::string& count) {
+                        return ": " + count + (unlabelled ? " tiles per vector task for every vector subgraph "
+                                                            "without a setting of its own"
+                                                          : " of its tiles per vector task");
                       });
   }
 }
