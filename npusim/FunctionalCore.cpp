@@ -755,6 +755,59 @@ private:
     }
   }
 
+  // Small-integer matrices (int8, uint8, int16, uint16) without batch dims whose every partial sum stays
+  // below 2^24 in magnitude (k * max|a| * max|b| < 2^24): an fp32 product is then exact in any order, so
+  // Eigen's float GEMM gives the reference kernel's integer result, which is stored as compute() stores it.
+  // nullopt where that does not hold (the reference kernel runs).
+  std::optional<bool> exactIntegerMatmul(const TileOp* tile, const OperandLayout& a, const OperandLayout& b,
+                                         const OperandLayout& c, bool aTrans, bool bTrans, TileAccumulate accumulate) {
+    auto smallInteger = [](DataType dtype) {
+      return dtype == DataType::Int8 || dtype == DataType::UInt8 || dtype == DataType::Int16 ||
+             dtype == DataType::UInt16;
+    };
+    if (!smallInteger(a.dtype) || a.dtype != b.dtype || isFloatTile(c.dtype) || c.dtype == DataType::Bool ||
+        a.shape.size() != 2 || b.shape.size() != 2 || c.shape.size() != 2 || hasValidParts(tile))
+      return std::nullopt;
+    const std::int64_t m = aTrans ? a.shape[1] : a.shape[0], k = aTrans ? a.shape[0] : a.shape[1];
+    const std::int64_t kb = bTrans ? b.shape[1] : b.shape[0], n = bTrans ? b.shape[0] : b.shape[1];
+    if (k != kb || c.shape[0] != m || c.shape[1] != n) return std::nullopt;
+    const double largestA = loadIntegerMatrix(a, m_a), largestB = loadIntegerMatrix(b, m_b);
+    if (largestA * largestB * static_cast<double>(k) >= 0x1p24) return std::nullopt;
+    m_c.resize(m, n);
+    if (!aTrans && !bTrans) m_c.noalias() = m_a * m_b;
+    else if (aTrans && !bTrans) m_c.noalias() = m_a.transpose() * m_b;
+    else if (!aTrans && bTrans) m_c.noalias() = m_a * m_b.transpose();
+    else m_c.noalias() = m_a.transpose() * m_b.transpose();
+    HostTensor product(c.dtype, Shape(c.shape));
+    for (std::int64_t i = 0; i < m * n; ++i) product.setFromInt64(i, static_cast<std::int64_t>(m_c.data()[i]));
+    return store(c, product, accumulate);
+  }
+
+  // A 2-D small-integer operand as fp32 values (exact) in `out`; returns the largest magnitude.
+  double loadIntegerMatrix(const OperandLayout& layout, RowMajorMatrix& out) const {
+    const std::int64_t rows = layout.shape[0], cols = layout.shape[1], pitch = layout.strides[0];
+    out.resize(rows, cols);
+    const std::byte* memory = m_core.bytes(layout.memory) + layout.offsetBytes;
+    float largest = 0.0f;
+    auto load = [&](auto element) {
+      using T = decltype(element);
+      const auto* from = reinterpret_cast<const T*>(memory);
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t col = 0; col < cols; ++col) {
+          const auto value = static_cast<float>(from[r * pitch + col]);
+          out(r, col) = value;
+          largest = std::max(largest, std::fabs(value));
+        }
+    };
+    switch (layout.dtype) {
+    case DataType::Int8: load(std::int8_t{}); break;
+    case DataType::UInt8: load(std::uint8_t{}); break;
+    case DataType::Int16: load(std::int16_t{}); break;
+    default: load(std::uint16_t{}); break;
+    }
+    return static_cast<double>(largest);
+  }
+
   // TMATMUL / TMATMUL_ACC: L0C (=|+=) L0A x L0B per batch, in fp32 for float
   // tiles; integer tiles go through the reference kernel.
   bool matmul(const PtoInstruction& instruction, const InstructionLayout& layout) {
@@ -774,7 +827,10 @@ private:
       return fail() << "matmul tiles must be matrices, got " << Shape(a.shape).str() << " x " << Shape(b.shape).str();
     const bool fast = isFloatTile(a.dtype) && a.dtype == b.dtype && c.dtype == DataType::Fp32 &&
                       (accumulate == TileAccumulate::None || accumulate == TileAccumulate::Add) && !hasValidParts(tile);
-    if (!fast) return compute(instruction, layout, accumulate);
+    if (!fast) {
+      if (std::optional<bool> done = exactIntegerMatmul(tile, a, b, c, aTrans, bTrans, accumulate)) return *done;
+      return compute(instruction, layout, accumulate);
+    }
     const std::size_t ra = a.shape.size(), rb = b.shape.size(), rc = c.shape.size();
     const std::int64_t m = aTrans ? a.shape[ra - 1] : a.shape[ra - 2];
     const std::int64_t k = aTrans ? a.shape[ra - 2] : a.shape[ra - 1];
