@@ -43,6 +43,12 @@ for module in (pypto, _pypto_core):
 print('check-package: import pypto from', pypto.__file__, 'with', _pypto_core.__file__.rsplit('/', 1)[1])
 " "$root"
 
+# The maintainer scripts that byte-compile the Python packages on install and clean up on removal.
+for script in postinst prerm; do
+  dpkg-deb -I "$deb" "$script" | grep -q "py3" || { echo "check-package: the package has no $script that byte-compiles" >&2; exit 1; }
+done
+echo "check-package: postinst byte-compiles the Python packages, prerm removes the bytecode"
+
 if command -v lintian > /dev/null; then
   lintian --fail-on error --suppress-tags-from-file /dev/null "$deb"
   echo "check-package: lintian reports no errors"
