@@ -31,6 +31,8 @@ struct SchedulerCosts {
   std::int64_t stitchCycles = 0;           // stitch one device task's graph onto the running one
   int coreTaskSlots = 1;                   // tasks a core holds: 1 = the running one; 2 = a pending one
                                            // beside it, started the moment the running one ends
+  bool threadsOwnCores = false;            // each thread dispatches to, and notices completions of, only its own
+                                           // contiguous section of each core type (false: any thread serves any core)
 };
 
 // One copy engine. A transfer of `bytes` runs at

@@ -26,10 +26,10 @@ constexpr std::array<std::string_view, 14> kTopLevelKeys = {
     "schema_version", "description", "notes",  "sources",       "cores",    "clock_ghz",  "scheduler",
     "buffers",        "paths",       "cube",   "vector",        "global_memory", "l2_cache", "calibration"};
 constexpr std::array<std::string_view, 2> kCoreKeys = {"aic", "aiv"};
-constexpr std::array<std::string_view, 7> kSchedulerKeys = {"aicpu_count",       "dispatch_cycles",
+constexpr std::array<std::string_view, 8> kSchedulerKeys = {"aicpu_count",       "dispatch_cycles",
                                                             "resolve_cycles",    "completion_cycles",
                                                             "device_task_submit_cycles", "stitch_cycles",
-                                                            "core_task_slots"};
+                                                            "core_task_slots",   "threads_own_cores"};
 constexpr std::array<std::string_view, 2> kPathKeys = {"peak_gib_per_s", "saturation_bytes"};
 constexpr std::array<std::string_view, 2> kCubeKeys = {"instruction_overhead_cycles", "dtypes"};
 constexpr std::array<std::string_view, 4> kCubeRateKeys = {"macs_per_cycle", "m0", "k0", "n0"};
@@ -256,6 +256,10 @@ private:
     // Optional (1 when absent): how many tasks the scheduler may hand one core, the running one included.
     if (member(object, path / "core_task_slots")) {
       scheduler.coreTaskSlots = static_cast<int>(readPositiveInteger(object, path / "core_task_slots", 2));
+    }
+    // Optional (false when absent): whether each thread serves only its own section of the cores.
+    if (const Json* owns = member(object, path / "threads_own_cores")) {
+      if (expectType(*owns, path / "threads_own_cores", Json::value_t::boolean)) scheduler.threadsOwnCores = owns->get<bool>();
     }
   }
 

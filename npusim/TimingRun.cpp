@@ -16,6 +16,7 @@ SchedulerConfig schedulerConfigFor(const MachineDescription& machine, const Timi
   config.costs.deviceTaskSubmitCycles = machine.scheduler.deviceTaskSubmitCycles;
   config.costs.stitchCycles = machine.scheduler.stitchCycles;
   config.coreTaskSlots = machine.scheduler.coreTaskSlots;
+  config.threadsOwnCores = machine.scheduler.threadsOwnCores;
   config.deviceSchedMode = options.deviceSchedMode;
   config.stitchFunctionMaxNum = options.stitchFunctionMaxNum;
   return config;

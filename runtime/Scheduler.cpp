@@ -173,7 +173,7 @@ private:
     bool runningEnded = false;    // the task it ran last has ended (its completion not yet handled)
     TaskId pending = -1;          // a task waiting in its pending slot for the running one to end
     std::int64_t pendingLands = 0;  // when that task's dispatch reaches the core
-    int owner = 0;  // the scheduler thread that serves it under a fair policy
+    int owner = 0;  // the scheduler thread that serves it when threads own cores (SchedulerConfig::partitioned)
     bool idle() const { return assigned == 0; }
   };
 
@@ -187,7 +187,7 @@ private:
   void assignJobs();
   bool takeCompletion(int aicpu);
   bool takeDispatch(int aicpu);
-  bool mayServe(int aicpu, CoreId core) const { return !m_config.fair() || coreState(core).owner == aicpu; }
+  bool mayServe(int aicpu, CoreId core) const { return !m_config.partitioned() || coreState(core).owner == aicpu; }
   CoreState& coreState(CoreId core) { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
   const CoreState& coreState(CoreId core) const { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
   std::optional<CoreId> chooseCore(const Task& task, int aicpu) const;
@@ -235,8 +235,11 @@ std::optional<Schedule> Simulation::run() {
   const std::size_t n = m_graph.tasks.size();
   for (CoreType type : kCoreTypes) {
     m_cores[slot(type)].resize(static_cast<std::size_t>(m_config.cores(type)));
-    for (std::size_t i = 0; i < m_cores[slot(type)].size(); ++i)
-      m_cores[slot(type)][i].owner = static_cast<int>(i % static_cast<std::size_t>(m_config.aicpuCount));
+    const auto cores = m_cores[slot(type)].size();
+    const auto threads = static_cast<std::size_t>(m_config.aicpuCount);
+    // Sections (PyPTO's per-thread core ranges) when threads own cores, else round robin (the fair policies).
+    for (std::size_t i = 0; i < cores; ++i)
+      m_cores[slot(type)][i].owner = static_cast<int>(m_config.threadsOwnCores ? i * threads / cores : i % threads);
     m_schedule.readySamples[slot(type)] = {ReadySample{0, 0}};
   }
   m_aicpuFreeAt.assign(static_cast<std::size_t>(m_config.aicpuCount), 0);

@@ -51,6 +51,13 @@
 //     2 fair: core i of each type belongs to thread i % aicpuCount, which alone
 //       dispatches to it and handles its completions;
 //     3 affinity and fair.
+//   With `threadsOwnCores` (PyPTO's device scheduler: each scheduling AICPU
+//   thread manages one section of the cores, aicStart_..aicEnd_ and
+//   aivStart_..aivEnd_ in its aicore_manager.h, and takes ready tasks from the
+//   queue all threads share) every policy serves cores that way: thread t owns
+//   the t-th contiguous section of each core type, dispatches only to its cores
+//   and alone notices their completions. The fair policies' extra balancing
+//   between threads is not modelled beyond that ownership.
 // - Ties are broken by task id, then core id, then thread id: the same graph,
 //   configuration and executor give the same schedule.
 //
@@ -86,6 +93,10 @@ struct SchedulerConfig {
   int deviceSchedMode = 0;       // device_sched_mode, 0..3 (see above)
   int stitchFunctionMaxNum = 1;  // stitch_function_max_num, >= 1
   int coreTaskSlots = 1;         // 1: dispatch to idle cores only; 2: also to a busy core's pending slot
+  bool threadsOwnCores = false;  // every policy: thread t serves only its own contiguous section of each core type
+
+  // Whether scheduler thread `aicpu` only serves the cores it owns (see `owner` in the policies above).
+  bool partitioned() const { return threadsOwnCores || fair(); }
 
   int cores(CoreType type) const { return type == CoreType::AIC ? aicCores : aivCores; }
   bool affinity() const { return deviceSchedMode == 1 || deviceSchedMode == 3; }

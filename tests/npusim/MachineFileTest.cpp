@@ -215,6 +215,18 @@ TEST_F(MachineFileTest, CoreTaskSlotsDefaultToOneAndAreAtMostTwo) {
   EXPECT_NE(messages().find("scheduler.core_task_slots"), std::string::npos) << messages();
 }
 
+// threads_own_cores is optional (false: any scheduler thread serves any core) and must be a boolean.
+TEST_F(MachineFileTest, ThreadsOwnCoresIsAnOptionalBoolean) {
+  auto plain = load(kValid);
+  ASSERT_TRUE(plain) << messages();
+  EXPECT_FALSE(plain->scheduler.threadsOwnCores);
+  auto owning = load(replaced(kValid, "\"stitch_cycles\": 10000}", "\"stitch_cycles\": 10000, \"threads_own_cores\": true}"));
+  ASSERT_TRUE(owning) << messages();
+  EXPECT_TRUE(owning->scheduler.threadsOwnCores);
+  EXPECT_FALSE(load(replaced(kValid, "\"stitch_cycles\": 10000}", "\"stitch_cycles\": 10000, \"threads_own_cores\": 1}")));
+  EXPECT_NE(messages().find("scheduler.threads_own_cores"), std::string::npos) << messages();
+}
+
 TEST_F(MachineFileTest, PathWithoutARate) {
   EXPECT_FALSE(load(replaced(kValid, "\"peak_gib_per_s\": 220.5", "\"peak_gib_per_s\": 0")));
   EXPECT_EQ(messages(), "14:37: error: paths.l1_to_l0b.peak_gib_per_s: must be positive, got 0\n");
