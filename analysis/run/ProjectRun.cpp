@@ -4,6 +4,7 @@
 #include "compiler/passes/PassResultCache.h"
 
 #include "analysis/simulation/OutputRules.h"
+#include "analysis/simulation/TimingInputKey.h"
 #include "analysis/run/StagedGolden.h"
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "compiler/reference/TileInterpreter.h"
@@ -418,9 +419,17 @@ std::optional<VariantRun> simulateVariant(const TracedProject& traced, const Ope
 }
 
 struct VariantSimulator::State {
-  // What compiling one set of settings gave: the result, or the errors.
+  // What compiling one set of settings gave: the result and what the timing
+  // model reads of it, or the errors.
   struct Compiled {
     std::shared_ptr<const CompileResult> result;
+    StageKey timingInputs;
+    std::vector<Diagnostic> errors;
+    std::vector<Diagnostic> warnings;
+  };
+  // What simulating one key gave: the simulation, or the errors.
+  struct Simulated {
+    std::shared_ptr<const Simulation> simulation;
     std::vector<Diagnostic> errors;
   };
   std::size_t kept;
@@ -429,12 +438,28 @@ struct VariantSimulator::State {
   std::map<std::string, std::shared_future<Compiled>> compiled;
   std::deque<std::string> order;  // keys of `compiled`, oldest first
   int compilations = 0;
+  // Simulations by simulation key, the oldest forgotten once the kept
+  // schedules hold more than kKeptTaskRecords tasks (about 170 MB of task
+  // records; a sweep's points of one compilation come together, so the
+  // twins of a point are close by).
+  static constexpr std::size_t kKeptTaskRecords = std::size_t{1} << 21;
+  std::map<StageKey, std::shared_future<Simulated>> simulated;
+  std::deque<std::pair<StageKey, std::size_t>> simulatedOrder;  // key and task records, oldest first
+  std::size_t simulatedRecords = 0;
+  int simulations = 0;
   // Stages of the compilations, for variants that differ in what late
   // passes read (PassResultCache.h); a sweep reports no warnings, so places
   // are not part of the key.
   PassResultCache stages{64, false};
   StageKey graphKey;
   std::vector<std::vector<std::string>> passesRunByCompilation;  // the passes each compilation ran, in order made
+};
+
+struct VariantSimulator::Prepared {
+  std::shared_ptr<const MachineDescription> machine;
+  TimingRunOptions runtime;
+  std::shared_ptr<const CompileResult> compiled;
+  StageKey simulationKey;
 };
 
 VariantSimulator::VariantSimulator(const TracedProject& traced, std::size_t keptCompilations)
@@ -455,7 +480,13 @@ int VariantSimulator::compilations() const {
   return m_state->compilations;
 }
 
-std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorProject& variant, DiagnosticEngine& diags) {
+int VariantSimulator::simulations() const {
+  std::lock_guard lock(m_state->mutex);
+  return m_state->simulations;
+}
+
+std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const OperatorProject& variant,
+                                                                    DiagnosticEngine& diags, bool reportWarnings) {
   State& state = *m_state;
   std::shared_ptr<const MachineDescription> machine;
   {
@@ -514,10 +545,13 @@ std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorPro
         std::lock_guard lock(state.mutex);
         state.passesRunByCompilation.push_back(std::move(ran));
       }
+      made.timingInputs = timingInputKey(result->compilation);
       made.result = std::make_shared<const CompileResult>(std::move(*result));
     }
     for (const Diagnostic& diagnostic : compileDiags.diagnostics())
-      if (diagnostic.severity == Severity::Error) made.errors.push_back(diagnostic);
+      (diagnostic.severity == Severity::Error ? made.errors : made.warnings).push_back(diagnostic);
+    if (reportWarnings)
+      for (const Diagnostic& warning : made.warnings) diags.report(warning);
     mine->set_value(std::move(made));
   }
   const State::Compiled& compiled = ready.get();
@@ -526,16 +560,74 @@ std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorPro
     if (compiled.errors.empty()) diags.error(variant.locationOf("tile_settings")) << "the variant did not compile";
     return std::nullopt;
   }
+  // The simulation depends on the timing model's inputs, the machine (one
+  // description per name here) and the runtime options, nothing else.
+  StageKeyBuilder simulationKey(compiled.timingInputs);
+  simulationKey.add(variant.machine)
+      .add(static_cast<std::int64_t>(runtime->deviceSchedMode))
+      .add(static_cast<std::int64_t>(runtime->stitchFunctionMaxNum))
+      .add(static_cast<std::int64_t>(runtime->aicpuCount.value_or(-1)));
+  return Prepared{std::move(machine), *runtime, compiled.result, simulationKey.key()};
+}
 
-  SimulationRequest request;
-  request.machine = machine.get();
-  request.mode = SimulationMode::Timing;
-  request.runtime = *runtime;
-  request.keepPipeIntervals = false;
-  std::vector<HostTensor> arguments;  // timing mode reads no data
-  auto simulation = simulate(compiled.result->compilation, arguments, request, diags);
-  if (!simulation) return std::nullopt;
-  return Outcome{compiled.result, std::move(machine), std::move(*simulation)};
+std::optional<StageKey> VariantSimulator::simulationKey(const OperatorProject& variant, DiagnosticEngine& diags) {
+  auto prepared = prepare(variant, diags, false);
+  if (!prepared) return std::nullopt;
+  return prepared->simulationKey;
+}
+
+std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorProject& variant, DiagnosticEngine& diags,
+                                                               bool reportWarnings) {
+  State& state = *m_state;
+  auto prepared = prepare(variant, diags, reportWarnings);
+  if (!prepared) return std::nullopt;
+  std::shared_future<State::Simulated> ready;
+  std::optional<std::promise<State::Simulated>> mine;
+  {
+    std::lock_guard lock(state.mutex);
+    auto found = state.simulated.find(prepared->simulationKey);
+    if (found != state.simulated.end()) {
+      ready = found->second;
+    } else {
+      mine.emplace();
+      ready = mine->get_future().share();
+      state.simulated.emplace(prepared->simulationKey, ready);
+      ++state.simulations;
+    }
+  }
+  if (mine) {
+    SimulationRequest request;
+    request.machine = prepared->machine.get();
+    request.mode = SimulationMode::Timing;
+    request.runtime = prepared->runtime;
+    request.keepPipeIntervals = false;
+    std::vector<HostTensor> arguments;  // timing mode reads no data
+    DiagnosticEngine simulateDiags;
+    State::Simulated made;
+    if (auto simulation = simulate(prepared->compiled->compilation, arguments, request, simulateDiags))
+      made.simulation = std::make_shared<const Simulation>(std::move(*simulation));
+    for (const Diagnostic& diagnostic : simulateDiags.diagnostics())
+      if (diagnostic.severity == Severity::Error) made.errors.push_back(diagnostic);
+    const std::size_t records = made.simulation ? made.simulation->schedule.tasks.size() : 0;
+    mine->set_value(std::move(made));
+    // Kept once made; the oldest go while the kept schedules are too large
+    // (a thread still waiting on one holds its future).
+    std::lock_guard lock(state.mutex);
+    state.simulatedOrder.emplace_back(prepared->simulationKey, records);
+    state.simulatedRecords += records;
+    while (state.simulatedOrder.size() > 1 && state.simulatedRecords > State::kKeptTaskRecords) {
+      state.simulated.erase(state.simulatedOrder.front().first);
+      state.simulatedRecords -= state.simulatedOrder.front().second;
+      state.simulatedOrder.pop_front();
+    }
+  }
+  const State::Simulated& simulated = ready.get();
+  if (!simulated.simulation) {
+    for (const Diagnostic& error : simulated.errors) diags.report(error);
+    if (simulated.errors.empty()) diags.error(variant.locationOf("runtime_options")) << "the variant did not simulate";
+    return std::nullopt;
+  }
+  return Outcome{prepared->compiled, std::move(prepared->machine), *simulated.simulation};
 }
 
 } // namespace pto

@@ -7,6 +7,7 @@
 #include "analysis/simulation/Simulation.h"
 #include "compiler/frontend/ProjectTrace.h"
 #include "compiler/passes/Pipeline.h"
+#include "compiler/passes/StageKey.h"
 #include "core/HostTensor.h"
 
 #include <functional>
@@ -154,10 +155,13 @@ std::optional<VariantRun> simulateVariant(const TracedProject& traced, const Ope
 // compiling from the stage before the first pass that reads something
 // different (PassResultCache.h): the stages are the IR those passes made
 // from the same inputs, so a variant's result is the same as compiled from
-// scratch, bit for bit. Safe to use from
-// several threads at once: a compilation another thread is making is waited
-// for, not made twice. A variant that does not compile gets the
-// compilation's errors again without compiling again.
+// scratch, bit for bit. Two variants whose compiled kernels are the same to
+// the timing model (TimingInputKey.h: a merge count past the kernel's group
+// size, a setting the kernel gives nothing to act on) and that run on one
+// machine with the same runtime options share one simulation. Safe to use
+// from several threads at once: a compilation or a simulation another
+// thread is making is waited for, not made twice. A variant that does not
+// compile gets the compilation's errors again without compiling again.
 class VariantSimulator {
 public:
   // `traced` outlives the simulator; it keeps the newest `keptCompilations`.
@@ -171,15 +175,25 @@ public:
     std::shared_ptr<const MachineDescription> machine;
     Simulation simulation;  // task times only: no pipe intervals (keepPipeIntervals)
   };
-  std::optional<Outcome> run(const OperatorProject& variant, DiagnosticEngine& diags);
+  // `reportWarnings`: also the warnings of the compilation when this call
+  // makes it (a sweep's baseline; its points report none).
+  std::optional<Outcome> run(const OperatorProject& variant, DiagnosticEngine& diags, bool reportWarnings = false);
+
+  // What run(variant) would simulate, compiling the variant (or reusing its
+  // compilation) but simulating nothing: variants with equal keys get the
+  // same simulation. nullopt, with the errors, when it does not compile.
+  std::optional<StageKey> simulationKey(const OperatorProject& variant, DiagnosticEngine& diags);
 
   int compilations() const;  // made so far; the other runs reused one
+  int simulations() const;   // made so far; the other runs reused one
   // The passes each compilation made so far ran (the others it reused), in
   // the order the compilations were made.
   std::vector<std::vector<std::string>> passesRun() const;
 
 private:
   struct State;
+  struct Prepared;  // a variant's machine, runtime options, compilation and simulation key
+  std::optional<Prepared> prepare(const OperatorProject& variant, DiagnosticEngine& diags, bool reportWarnings);
   const TracedProject& m_traced;
   std::unique_ptr<State> m_state;
 };

@@ -160,6 +160,16 @@ json documentFor(const OperatorProject& project, const TuneSpace& space, const s
   return documentWith(project, tuneSettings(space, choice));
 }
 
+// The project with `settings` set, as a project (read again: its settings' places move).
+std::optional<OperatorProject> variantWith(const OperatorProject& project, const json& settings, DiagnosticEngine& diags) {
+  return parseProject(documentWith(project, settings).dump(2), project.file, diags);
+}
+
+TunePointOutcome outcomeOf(const std::optional<VariantSimulator::Outcome>& run, const DiagnosticEngine& diags) {
+  if (!run) return {"failed", diags.diagnostics().empty() ? "did not compile" : diags.diagnostics().front().message};
+  return {"ok", "", run->simulation.stats.makespanUs, busyMicroseconds(run->simulation)};
+}
+
 // The result cache over the project's run ledger (see Tuner.h). Lookups
 // and writes happen on the sweep's own thread, a batch at a time, around the
 // parallel simulation.
@@ -334,6 +344,53 @@ void setOutcome(TunePoint& point, const TunePointOutcome& outcome) {
   point.busyUs = outcome.busyUs;
 }
 
+// Points that need the same simulation (VariantSimulator::simulationKey:
+// compiled kernels the same to the timing model, the same runtime options):
+// the first taken is simulated and its twins take its outcome. A thread that
+// reaches a twin whose first is still being simulated by another does not
+// wait for it (the simulator would make it wait) but goes on to its next
+// point; the first hands its outcome on when it is done.
+class Twins {
+public:
+  Twins(std::vector<TunePoint>& points, ProgressReporter& progress) : m_points(points), m_progress(progress) {}
+
+  // True when `point` is the first of `key` and is to be simulated;
+  // otherwise it is a twin, filled in now or once its first is done.
+  bool claim(const StageKey& key, std::size_t point) {
+    std::lock_guard lock(m_mutex);
+    auto [entry, added] = m_byKey.try_emplace(key, Entry{point, false, {}});
+    if (added) return true;
+    if (entry->second.done) copyTo(entry->second.first, point);
+    else entry->second.waiting.push_back(point);
+    return false;
+  }
+  // The first of `key` has its outcome.
+  void done(const StageKey& key) {
+    std::lock_guard lock(m_mutex);
+    Entry& entry = m_byKey.at(key);
+    entry.done = true;
+    for (std::size_t twin : entry.waiting) copyTo(entry.first, twin);
+    entry.waiting.clear();
+  }
+
+private:
+  struct Entry {
+    std::size_t first;
+    bool done;
+    std::vector<std::size_t> waiting;
+  };
+  void copyTo(std::size_t first, std::size_t twin) {
+    const TunePoint& from = m_points[first];
+    setOutcome(m_points[twin], {from.status, from.reason, from.makespanUs, from.busyUs});
+    m_progress.add(m_points[twin]);
+  }
+
+  std::vector<TunePoint>& m_points;
+  ProgressReporter& m_progress;
+  std::mutex m_mutex;
+  std::map<StageKey, Entry> m_byKey;
+};
+
 // Simulates `which` here, in parallel on the sweep's threads.
 //
 // Points that differ only in runtime options share one compilation (the
@@ -344,6 +401,7 @@ void setOutcome(TunePoint& point, const TunePointOutcome& outcome) {
 // others' instead of after them) and, when none is left, helps with the
 // group that has the most points left. At most one group per thread is open
 // at a time, so the simulator's kept compilations still serve every group.
+// Points needing the same simulation (Twins) are simulated once.
 // The order changes no result: each point's simulation is its own.
 void simulateHere(const Sweep& sweep, std::vector<TunePoint>& points, const std::vector<std::size_t>& which) {
   struct Group {
@@ -384,6 +442,7 @@ void simulateHere(const Sweep& sweep, std::vector<TunePoint>& points, const std:
     point = groups[group].points[groups[group].next++];
     return true;
   };
+  Twins twins(points, sweep.progress);
   auto work = [&] {
     std::size_t group = kNone, index = 0;
     while (take(group, index)) {
@@ -393,9 +452,19 @@ void simulateHere(const Sweep& sweep, std::vector<TunePoint>& points, const std:
         point.reason = ResultCache::kCancelled;
         continue;
       }
-      setOutcome(point, simulateTuneSettings(sweep.simulator, sweep.traced.project,
-                                             tuneSettings(sweep.space, point.choice)));
+      DiagnosticEngine diags;
+      auto variant = variantWith(sweep.traced.project, tuneSettings(sweep.space, point.choice), diags);
+      std::optional<StageKey> key;
+      if (variant) key = sweep.simulator.simulationKey(*variant, diags);
+      if (!key) {
+        setOutcome(point, outcomeOf(std::nullopt, diags));
+        sweep.progress.add(point);
+        continue;
+      }
+      if (!twins.claim(*key, index)) continue;
+      setOutcome(point, outcomeOf(sweep.simulator.run(*variant, diags), diags));
       sweep.progress.add(point);
+      twins.done(*key);
     }
   };
   const int count = std::max(1, std::min<int>(sweep.threads, static_cast<int>(which.size())));
@@ -522,17 +591,17 @@ json tuneSettings(const TuneSpace& space, const std::vector<int>& choice) {
 TunePointOutcome simulateTuneSettings(VariantSimulator& simulator, const OperatorProject& project, const json& settings) {
   DiagnosticEngine diags;
   std::optional<VariantSimulator::Outcome> run;
-  auto variant = parseProject(documentWith(project, settings).dump(2), project.file, diags);
+  auto variant = variantWith(project, settings, diags);
   if (variant) run = simulator.run(*variant, diags);
-  if (!run) return {"failed", diags.diagnostics().empty() ? "did not compile" : diags.diagnostics().front().message};
-  return {"ok", "", run->simulation.stats.makespanUs, busyMicroseconds(run->simulation)};
+  return outcomeOf(run, diags);
 }
 
 json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
   return json::diff(json::parse(project.document.dump()), documentFor(project, space, choice));
 }
 
-std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantRun& baseline, DiagnosticEngine& diags) {
+std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const Compilation& baseline,
+                                     const MachineDescription& machine, DiagnosticEngine& diags) {
   TuneSpace space;
   const auto& tune = traced.project.tune;
   const SourceLocation where = traced.project.locationOf("tune");
@@ -593,14 +662,14 @@ std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantR
     return space;
   }
   space.origin = "derived";
-  const Compilation& compilation = baseline.compiled.compilation;
+  const Compilation& compilation = baseline;
   std::map<std::pair<std::string, CoreType>, int> tasks;
   for (const Task& task : compilation.tasks.tasks) {
     const Subgraph& subgraph = compilation.blocks.subgraph(task.subgraph);
     if (!subgraph.label.empty()) ++tasks[{subgraph.label, subgraph.coreType}];
   }
   for (const auto& [key, count] : tasks) {
-    const int cores = key.second == CoreType::AIC ? baseline.machine.aicCores : baseline.machine.aivCores;
+    const int cores = key.second == CoreType::AIC ? machine.aicCores : machine.aivCores;
     if (count <= cores) continue;
     const std::string option = key.second == CoreType::AIC ? "cube_l1_reuse_setting" : "vec_nbuffer_setting";
     TuneDimension dimension{"pass_options." + option + "." + key.first, {}};
@@ -624,9 +693,15 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
            "shards; shard a grid or random sweep";
     return std::nullopt;
   }
-  auto baseline = simulateVariant(traced, traced.project, diags);
+  // The baseline goes through the sweep's simulator: its compilation serves
+  // the points that share it, its stages are kept before the threads start
+  // (so every point's compilation resumes from them) and, when the
+  // project's own settings are a point of the space, its simulation is that
+  // point's.
+  VariantSimulator simulator(traced);
+  auto baseline = simulator.run(traced.project, diags, true);
   if (!baseline) return std::nullopt;
-  auto space = tuneSpaceOf(traced, *baseline, diags);
+  auto space = tuneSpaceOf(traced, baseline->compiled->compilation, *baseline->machine, diags);
   if (!space) return std::nullopt;
   TuneResult result;
   result.space = *space;
@@ -636,9 +711,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   result.seed = options.seed;
   result.baselineUs = baseline->simulation.stats.makespanUs;
   const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  const Pruner pruner(traced, result.space, baseline->compiled.compilation.settings.target);
-  // Points that differ only in runtime options share one compilation.
-  VariantSimulator simulator(traced);
+  const Pruner pruner(traced, result.space, baseline->compiled->compilation.settings.target);
   ResultCache cache(traced, options);
   result.where = options.remote ? options.remote->where()
                                 : "this machine (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");

@@ -156,8 +156,10 @@ struct TuneResult {
   std::vector<int> pareto;
 };
 
-// The space to search for `traced` (see the header); errors for a malformed `tune.space`.
-std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantRun& baseline, DiagnosticEngine& diags);
+// The space to search for `traced` (see the header), whose project's own
+// settings compile to `baseline` for `machine`; errors for a malformed `tune.space`.
+std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const Compilation& baseline,
+                                     const MachineDescription& machine, DiagnosticEngine& diags);
 
 // The patch (RFC 6902) that sets a point's values on the project.
 nlohmann::json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice);

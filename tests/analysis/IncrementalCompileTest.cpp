@@ -99,6 +99,37 @@ TEST(IncrementalCompile, LightningIndexerPointsEqualFromScratchAndReuseTheirShar
   EXPECT_EQ(simulator.passesRun(), expected);
 }
 
+// cube_l1_reuse_setting 64 on the LI's groups of 32 matmuls merges what 32
+// merges: the two compilations differ in their settings but not in what the
+// timing model reads, so a point of each with the same runtime options is
+// simulated once; other runtime options are a simulation of their own. Each
+// result still equals its point compiled and simulated from scratch.
+TEST(IncrementalCompile, CompilationsTheSameToTheTimingModelShareTheirSimulations) {
+  const TracedProject traced = tracedExample("lightning_indexer_tuning/l1_reuse");
+  ASSERT_FALSE(traced.graph.ops().empty());
+  VariantSimulator simulator(traced);
+  const OperatorProject& base = traced.project;  // cube_l1_reuse_setting DEFAULT 32
+  const OperatorProject reuse64 = withSetting(base, "pass_options", {"cube_l1_reuse_setting", "DEFAULT"}, 64);
+  DiagnosticEngine diags;
+  const auto key32 = simulator.simulationKey(base, diags);
+  const auto key64 = simulator.simulationKey(reuse64, diags);
+  const auto key8 = simulator.simulationKey(withSetting(base, "pass_options", {"cube_l1_reuse_setting", "DEFAULT"}, 8), diags);
+  const auto keyFair = simulator.simulationKey(withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 2), diags);
+  ASSERT_TRUE(key32 && key64 && key8 && keyFair) << diags.printed();
+  EXPECT_EQ(*key32, *key64);
+  EXPECT_NE(*key32, *key8);
+  EXPECT_NE(*key64, *keyFair);
+  EXPECT_EQ(simulator.compilations(), 3);
+  EXPECT_EQ(simulator.simulations(), 0);
+  expectSameAsFromScratch(simulator, traced, base, "as given");
+  expectSameAsFromScratch(simulator, traced, reuse64, "cube_l1_reuse_setting 64");
+  EXPECT_EQ(simulator.simulations(), 1);
+  expectSameAsFromScratch(simulator, traced, withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 2),
+                          "cube_l1_reuse_setting 64, device_sched_mode 2");
+  EXPECT_EQ(simulator.simulations(), 2);
+  EXPECT_EQ(simulator.compilations(), 3);
+}
+
 TEST(IncrementalCompile, SoftmaxPointsEqualFromScratchAndReuseTheirSharedStages) {
   const TracedProject traced = tracedExample("softmax");
   ASSERT_FALSE(traced.graph.ops().empty());
