@@ -241,6 +241,31 @@ public:
     if (!records.empty() && !m_options.cache->recordTunePoints(records, writeDiags)) warnOnce(writeDiags, diags);
   }
 
+  // The sweep's baseline (the project's own settings), kept under the key of
+  // the project's document as a point's is: a rerun takes it from here too.
+  // nullopt when the cache does not have it (or is not read).
+  std::optional<TunePointOutcome> findBaseline(DiagnosticEngine& diags) {
+    if (!m_options.cache || !m_options.readCache) return std::nullopt;
+    const std::string key = keyOfDocument(json::parse(m_traced.project.document.dump()));
+    if (key.empty()) return std::nullopt;
+    DiagnosticEngine readDiags;
+    auto found = m_options.cache->findTunePoints({key}, readDiags);
+    if (!found) warnOnce(readDiags, diags);
+    if (!found || found->empty() || found->front().status != "ok") return std::nullopt;
+    const TunePointRecord& record = found->front();
+    return TunePointOutcome{record.status, record.reason, record.makespanUs, record.busyUs};
+  }
+  void keepBaseline(const TunePointOutcome& outcome, DiagnosticEngine& diags) {
+    if (!m_options.cache) return;
+    const std::string key = keyOfDocument(json::parse(m_traced.project.document.dump()));
+    if (key.empty()) return;
+    DiagnosticEngine writeDiags;
+    if (!m_options.cache->recordTunePoints({{key, nlohmann::ordered_json::object(), outcome.status, outcome.reason,
+                                             outcome.makespanUs, outcome.busyUs}},
+                                           writeDiags))
+      warnOnce(writeDiags, diags);
+  }
+
   static constexpr const char* kCancelled = "cancelled";
 
 private:
@@ -251,7 +276,9 @@ private:
   // Empty when the point's machine cannot be found (it will fail to
   // simulate, and is simulated again next time).
   std::string keyOf(const TuneSpace& space, const std::vector<int>& choice) {
-    json document = documentFor(m_traced.project, space, choice);
+    return keyOfDocument(documentFor(m_traced.project, space, choice));
+  }
+  std::string keyOfDocument(json document) {
     document.erase("tune");
     const std::string machine = document.value("machine", m_traced.project.machine);
     auto known = m_machines.find(machine);
@@ -600,8 +627,8 @@ json tunePatch(const OperatorProject& project, const TuneSpace& space, const std
   return json::diff(json::parse(project.document.dump()), documentFor(project, space, choice));
 }
 
-std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const Compilation& baseline,
-                                     const MachineDescription& machine, DiagnosticEngine& diags) {
+std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantSimulator::Outcome* baseline,
+                                     DiagnosticEngine& diags) {
   TuneSpace space;
   const auto& tune = traced.project.tune;
   const SourceLocation where = traced.project.locationOf("tune");
@@ -662,7 +689,12 @@ std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const Compilat
     return space;
   }
   space.origin = "derived";
-  const Compilation& compilation = baseline;
+  if (!baseline) {
+    diags.error(where) << "internal error: a derived tune space needs the project's compilation";
+    return std::nullopt;
+  }
+  const Compilation& compilation = baseline->compiled->compilation;
+  const MachineDescription& machine = *baseline->machine;
   std::map<std::pair<std::string, CoreType>, int> tasks;
   for (const Task& task : compilation.tasks.tasks) {
     const Subgraph& subgraph = compilation.blocks.subgraph(task.subgraph);
@@ -697,22 +729,40 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   // the points that share it, its stages are kept before the threads start
   // (so every point's compilation resumes from them) and, when the
   // project's own settings are a point of the space, its simulation is that
-  // point's.
+  // point's. A rerun of a declared space takes it from the result cache; a
+  // derived space is read off its compilation.
   VariantSimulator simulator(traced);
-  auto baseline = simulator.run(traced.project, diags, true);
-  if (!baseline) return std::nullopt;
-  auto space = tuneSpaceOf(traced, baseline->compiled->compilation, *baseline->machine, diags);
+  ResultCache cache(traced, options);
+  const bool declared = traced.project.tune.is_object() && traced.project.tune.contains("space");
+  std::optional<TunePointOutcome> baselineOutcome = declared ? cache.findBaseline(diags) : std::nullopt;
+  std::optional<VariantSimulator::Outcome> baseline;
+  if (!baselineOutcome) {
+    baseline = simulator.run(traced.project, diags, true);
+    if (!baseline) return std::nullopt;
+    baselineOutcome = outcomeOf(baseline, diags);
+    cache.keepBaseline(*baselineOutcome, diags);
+  }
+  auto space = tuneSpaceOf(traced, baseline ? &*baseline : nullptr, diags);
   if (!space) return std::nullopt;
+  std::optional<TargetInfo> target;
+  if (baseline) {
+    target = baseline->compiled->compilation.settings.target;
+  } else if (auto machine = findMachine(traced.project.machine, diags, traced.project.locationOf("machine"),
+                                        traced.project.directory())) {
+    target = machine->targetInfo();
+  } else {
+    return std::nullopt;
+  }
   TuneResult result;
   result.space = *space;
   result.strategy = options.strategy;
   result.shardIndex = options.shardIndex;
   result.shardCount = options.shardCount;
   result.seed = options.seed;
-  result.baselineUs = baseline->simulation.stats.makespanUs;
+  result.baselineUs = baselineOutcome->makespanUs;
+  result.baselineCached = !baseline;
   const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  const Pruner pruner(traced, result.space, baseline->compiled->compilation.settings.target);
-  ResultCache cache(traced, options);
+  const Pruner pruner(traced, result.space, *target);
   result.where = options.remote ? options.remote->where()
                                 : "this machine (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
   ProgressReporter progress(options, result.where);
@@ -871,6 +921,7 @@ nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorPr
   out["space_origin"] = result.space.origin;
   out["space_size"] = result.space.size();
   out["baseline_us"] = result.baselineUs;
+  out["baseline_cached"] = result.baselineCached;
   out["evaluated"] = result.evaluated;
   out["pruned"] = result.pruned;
   ordered reasons = ordered::object();

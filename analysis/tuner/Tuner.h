@@ -21,7 +21,9 @@
 // `tune` section left out, so widening the space or the budget keeps the
 // results) and the bytes of the machine file it simulates on. A sweep then
 // simulates only the points the cache does not have; failed points are kept
-// with their message, cancelled ones are not.
+// with their message, cancelled ones are not. The baseline (the project's own
+// settings) is kept the same way, so a rerun of a declared space simulates
+// nothing.
 //
 // The space is the project's `tune.space` when it has one:
 //   "tune": {"space": {"pass_options.vec_nbuffer_setting.softmax": [1, 2, 4],
@@ -62,7 +64,6 @@ std::optional<TuneStrategy> parseTuneStrategy(std::string_view text);
 std::string_view name(TuneStrategy strategy);
 
 class RunLedger;
-class VariantSimulator;
 
 // What simulating one point gave.
 struct TunePointOutcome {
@@ -144,6 +145,7 @@ struct TuneResult {
   int shardIndex = 0, shardCount = 1;
   unsigned seed = 1;
   double baselineUs = 0.0;
+  bool baselineCached = false;    // the baseline came from the result cache
   std::vector<TunePoint> points;  // every point looked at, in evaluation order
   int evaluated = 0, pruned = 0, failed = 0;
   int cached = 0;  // of the evaluated: taken from the result cache
@@ -156,17 +158,19 @@ struct TuneResult {
   std::vector<int> pareto;
 };
 
-// The space to search for `traced` (see the header), whose project's own
-// settings compile to `baseline` for `machine`; errors for a malformed `tune.space`.
-std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const Compilation& baseline,
-                                     const MachineDescription& machine, DiagnosticEngine& diags);
+// The space to search for `traced` (see the header); errors for a malformed
+// `tune.space`. `baseline` is the project's own settings compiled and
+// simulated, which a derived space is read from (null: the project declares
+// its space).
+std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantSimulator::Outcome* baseline,
+                                     DiagnosticEngine& diags);
 
 // The patch (RFC 6902) that sets a point's values on the project.
 nlohmann::json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice);
 
 std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& options, DiagnosticEngine& diags);
 
-// `pto tune --json`: {strategy, shard, space, baseline_us, evaluated, pruned,
+// `pto tune --json`: {strategy, shard, space, baseline_us, baseline_cached, evaluated, pruned,
 // pruned_reasons, failed, seconds, rate_per_second, best, pareto, points}.
 nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorProject& project);
 // Shards of one sweep (their JSON) as the unsharded sweep's result; errors

@@ -148,9 +148,10 @@ TEST(TuneCommand, EvolveStaysWithinItsBudgetAndApplyWritesTheBestPoint) {
   EXPECT_NEAR(run["makespan_us"].get<double>(), applied["best"]["makespan_us"].get<double>(), 1e-9);
 }
 
-// The result cache: a rerun simulates nothing, a larger budget only the new
-// points, and what the cache gives equals a fresh simulation (--no-cache);
-// editing the machine file, or the kernel, makes every point new.
+// The result cache: a rerun simulates nothing (its baseline neither), a
+// larger budget only the new points, and what the cache gives equals a fresh
+// simulation (--no-cache); editing the machine file, or the kernel, makes
+// every point new.
 TEST(TuneCommand, ARerunSimulatesOnlyPointsItHasNotSeen) {
   const fs::path project = softmaxWithSpace();
   const std::string grid = "tune '" + project.string() + "' --strategy grid --threads 2 --budget ";
@@ -158,15 +159,20 @@ TEST(TuneCommand, ARerunSimulatesOnlyPointsItHasNotSeen) {
   ASSERT_TRUE(first.is_object());
   EXPECT_EQ(first["evaluated"], 3);
   EXPECT_EQ(first["cached"], 0);
+  EXPECT_EQ(first["baseline_cached"], false);
   const nlohmann::json again = runPtoJson(grid + "3");
   EXPECT_EQ(again["cached"], 3);
   EXPECT_EQ(cachedPoints(again), 3);
   EXPECT_EQ(outcomes(again), outcomes(first));
+  EXPECT_EQ(again["baseline_cached"], true);
+  EXPECT_EQ(again["baseline_us"], first["baseline_us"]);
   const nlohmann::json wider = runPtoJson(grid + "6");
   EXPECT_EQ(wider["evaluated"], 6);
   EXPECT_EQ(wider["cached"], 3);
   const nlohmann::json fresh = runPtoJson(grid + "6 --no-cache");
   EXPECT_EQ(fresh["cached"], 0);
+  EXPECT_EQ(fresh["baseline_cached"], false);
+  EXPECT_EQ(fresh["baseline_us"], first["baseline_us"]);
   EXPECT_EQ(outcomes(wider), outcomes(fresh));
 
   // The machine file's bytes are part of the key.
