@@ -596,15 +596,12 @@ void MainWindow::openTrace(const QString& path) {
   std::string file = path.toStdString();
   quint64 loadId = ++m_traceLoadId;
   auto fraction = std::make_shared<std::atomic<double>>(0.0);
-  // About a second of reading, then a picture of what was read: with the
-  // index and the first paint it is on screen within two seconds of the open.
-  constexpr double kPreviewAfterMs = 1000;
   m_traceJobs.start<widgets::TraceLoadResult>(
-      [this, file, fraction, loadId](const std::atomic<bool>& cancelled) {
+      [this, file, fraction, loadId, previewAfterMs = m_tracePreviewAfterMs](const std::atomic<bool>& cancelled) {
         widgets::TraceLoadControl control;
         control.cancelled = &cancelled;
         control.fraction = fraction.get();
-        control.previewAfterMs = kPreviewAfterMs;
+        control.previewAfterMs = previewAfterMs;
         control.preview = [this, loadId](std::shared_ptr<const widgets::TraceIndex> preview) {
           // Posted to the GUI thread; dropped there if the load was cancelled or superseded.
           QMetaObject::invokeMethod(

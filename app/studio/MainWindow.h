@@ -114,6 +114,9 @@ public:
   // deliberate, kernel typing is not: it waits longer).
   void setAutoRun(bool on);
   bool autoRun() const;
+  // A trace file still being read this long after the open shows a first
+  // picture of what was read so far (default one second; tests shorten it).
+  void setTracePreviewAfterMs(double ms) { m_tracePreviewAfterMs = ms; }
   // Copies an example into a new folder and opens it (File > New project).
   bool createProject(const QString& example, const QString& folder);
   // Saves the kernel and the project file (Ctrl+S).
@@ -296,6 +299,9 @@ private:
   // before it, put back if the load is cancelled or fails after a preview.
   widgets::TraceLoadBar* m_traceLoadBar = nullptr;
   quint64 m_traceLoadId = 0;  // drops previews of a superseded load
+  // About a second of reading, then a picture of what was read: with the
+  // index and the first paint it is on screen within two seconds of the open.
+  double m_tracePreviewAfterMs = 1000;
   bool m_showingPreview = false;
   std::shared_ptr<const widgets::TraceIndex> m_traceBeforeLoad;
   QString m_traceFileBeforeLoad;

@@ -2,12 +2,14 @@
 // runs it; a run uses the editor's unsaved kernel text (the file on disk is
 // untouched); edits rerun after a debounce, once for a burst of edits; a
 // broken kernel leaves the last swimlane and lists its error with the line;
-// cancel drops the run; Cancel on a trace file being read keeps the trace
-// shown before. Expected task counts come from the tile arithmetic
-// of resources/examples/muls_add_matmul_rowsum/kernel.py, not from earlier runs.
+// cancel drops the run; Cancel on a trace file being read keeps (or, after
+// a large file's first picture, puts back) the trace shown before. Expected
+// task counts come from the tile arithmetic of
+// resources/examples/muls_add_matmul_rowsum/kernel.py, not from earlier runs.
 #include "app/studio/MainWindow.h"
 #include "StudioGuiTestCase.h"
 #include "StudioTestSupport.h"
+#include "WidgetTestSupport.h"
 #include "core/Diagnostics.h"
 #include "widgets/HealthPanel.h"
 #include "widgets/RooflinePlot.h"
@@ -28,15 +30,18 @@
 #include <nlohmann/json.hpp>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolTip>
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeWidget>
 
+#include <algorithm>
 #include <functional>
 
 using pto::testing::readFile;
@@ -352,9 +357,6 @@ private Q_SLOTS:
     QCOMPARE(slices, expectedTasks(32, 32));
   }
 
-  // PyPTO's simulator mode (and a Python run here with RunMode.SIM) leaves
-  // output/output_<time>_<pid>_<host>/CostModelSimulationOutput/merged_swimlane.json:
-  // opening the `output` folder shows that swimlane.
   // Opening a second trace file and pressing the load bar's Cancel before it
   // is read: the bar goes, and the swimlane, the title and traceLoaded stay
   // as they were, also after the time the read takes.
@@ -381,6 +383,63 @@ private Q_SLOTS:
     QCOMPARE(window.windowTitle(), title);
   }
 
+  // A large trace file (600 000 tasks, about 60 MB) opened over the trace
+  // shown before, with its first picture due after 100 ms of reading: the
+  // swimlane shows that picture (the file's first tasks, fewer than all)
+  // while the bar still runs and the GUI thread keeps turning (a loader on
+  // it would stall a 10 ms timer for the whole read); Cancel then puts the
+  // trace, file and title shown before back, and the read's end changes
+  // nothing.
+  void cancellingAfterTheFirstPictureOfALargeTracePutsThePreviousViewBack() {
+    pto::studio::MainWindow window;
+    window.setTracePreviewAfterMs(100);
+    QSignalSpy loaded(&window, &pto::studio::MainWindow::traceLoaded);
+    QVERIFY(window.open(QStringLiteral(PTO_WIDGET_TEST_DATA_DIR "/sample_swimlane.json")));
+    QVERIFY(loaded.wait(30000));
+    auto before = window.swimlane()->traceIndex();
+    QString title = window.windowTitle();
+    constexpr int kTasks = 600000;
+    QString large = m_dir->filePath(QStringLiteral("large.json"));
+    pto::testing::writeGeneratedTrace(large.toStdString(), kTasks);
+
+    QElapsedTimer sinceTick;
+    qint64 longestGapMs = 0;
+    QTimer ticker;
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+      longestGapMs = std::max(longestGapMs, sinceTick.restart());
+    });
+    ticker.start(10);
+    sinceTick.start();
+    QVERIFY(window.open(large));
+    auto* bar = window.findChild<pto::widgets::TraceLoadBar*>();
+    QVERIFY(bar && bar->loading());
+    QTRY_VERIFY_WITH_TIMEOUT(window.swimlane()->traceIndex() != before, 30000);
+    auto preview = window.swimlane()->traceIndex();
+    QVERIFY2(bar->loading(), "the whole file was read before its first picture was seen: make it larger");
+    std::size_t previewTasks = preview->trace().taskCount();
+    QVERIFY2(previewTasks > 0 && previewTasks < static_cast<std::size_t>(kTasks), qPrintable(QString::number(previewTasks)));
+    for (pto::trace::TaskIndex t = 0; t < previewTasks; t += 997)
+      QCOMPARE(preview->trace().taskId(t), static_cast<std::int64_t>(t));  // the file's first tasks, in order
+    QVERIFY(window.windowTitle() != title);
+    ticker.stop();
+    qInfo("first picture of %zu tasks; longest GUI-thread gap while loading %lld ms", previewTasks, longestGapMs);
+    QVERIFY2(longestGapMs < 500, qPrintable(QStringLiteral("the GUI thread stalled %1 ms").arg(longestGapMs)));
+
+    auto* cancel = bar->findChild<QToolButton*>();
+    QVERIFY(cancel);
+    cancel->click();
+    QVERIFY(!bar->loading());
+    QCOMPARE(window.swimlane()->traceIndex(), before);
+    QCOMPARE(window.windowTitle(), title);
+    QTest::qWait(3000);  // longer than the rest of the read: a result not dropped would be here
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(window.swimlane()->traceIndex(), before);
+    QCOMPARE(window.windowTitle(), title);
+  }
+
+  // PyPTO's simulator mode (and a Python run here with RunMode.SIM) leaves
+  // output/output_<time>_<pid>_<host>/CostModelSimulationOutput/merged_swimlane.json:
+  // opening the `output` folder shows that swimlane.
   void openingAPyptoOutputFolderShowsItsSwimlane() {
     pto::studio::MainWindow window;
     QVERIFY(createAndRun(window));

@@ -43,6 +43,7 @@
 #include <fstream>
 #include <thread>
 
+using pto::testing::writeGeneratedTrace;
 using pto::trace::TaskIndex;
 using namespace pto::widgets;
 
@@ -139,19 +140,6 @@ std::shared_ptr<const TraceIndex> gappedTrace() {
   trace->addTask(longTask);
   trace->finalize();
   return std::make_shared<const TraceIndex>(trace, "gapped");
-}
-
-// A Chrome trace of `tasks` complete events on 8 lanes, task i with taskId
-// i, written to `path`.
-void writeGeneratedTrace(const std::string& path, int tasks) {
-  std::ofstream out(path, std::ios::binary);
-  out << "{\"traceEvents\":[\n";
-  for (int lane = 0; lane < 8; ++lane)
-    out << R"({"ph":"M","name":"thread_name","pid":1,"tid":)" << lane << R"(,"args":{"name":"AIV_)" << lane << "\"}},\n";
-  for (int i = 0; i < tasks; ++i)
-    out << R"({"ph":"X","name":"t","pid":1,"tid":)" << i % 8 << R"(,"ts":)" << (i / 8) << R"(,"dur":0.5,"args":{"taskId":)"
-        << i << R"(,"label":"op"}},)" << "\n";
-  out << R"({"ph":"C","name":"ReadyCount_Total","pid":1,"ts":0,"args":{"value":1}}]})" << "\n";
 }
 
 } // namespace
