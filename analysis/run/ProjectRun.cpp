@@ -480,6 +480,8 @@ int VariantSimulator::compilations() const {
   return m_state->compilations;
 }
 
+const StageKey& VariantSimulator::graphKey() const { return m_state->graphKey; }
+
 int VariantSimulator::simulations() const {
   std::lock_guard lock(m_state->mutex);
   return m_state->simulations;

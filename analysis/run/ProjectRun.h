@@ -186,6 +186,8 @@ public:
 
   int compilations() const;  // made so far; the other runs reused one
   int simulations() const;   // made so far; the other runs reused one
+  // The traced graph's fingerprint (fingerprintOf), made once per simulator.
+  const StageKey& graphKey() const;
   // The passes each compilation made so far ran (the others it reused), in
   // the order the compilations were made.
   std::vector<std::vector<std::string>> passesRun() const;

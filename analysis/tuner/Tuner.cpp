@@ -4,7 +4,6 @@
 #include "analysis/tuning/OptionCatalog.h"
 #include "analysis/tuning/TileBufferCheck.h"
 #include "analysis/tuning/TileSites.h"
-#include "compiler/ir/TensorGraphJson.h"
 #include "core/AtomicFile.h"
 #include "core/EnumNames.h"
 #include "core/Version.h"
@@ -15,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -175,13 +175,18 @@ TunePointOutcome outcomeOf(const std::optional<VariantSimulator::Outcome>& run, 
 // parallel simulation.
 class ResultCache {
 public:
-  ResultCache(const TracedProject& traced, const TuneOptions& options) : m_traced(traced), m_options(options) {
+  // `graphKey`: the traced graph's fingerprint (VariantSimulator::graphKey).
+  ResultCache(const TracedProject& traced, const TuneOptions& options, const StageKey& graphKey)
+      : m_traced(traced), m_options(options) {
     if (!m_options.cache) return;
     // What every point shares: the build, the kernel as traced, and its graph.
     std::string kernel = traced.sourceText.value_or(std::string());
     std::string reason;
     if (!traced.sourceText) readFile(traced.project.sourcePath(), kernel, reason);
-    std::string context = std::string(kVersion) + "\n" + kernel + "\n" + printTensorGraphJson(traced.graph);
+    char graph[40];
+    std::snprintf(graph, sizeof graph, "%016llx%016llx", static_cast<unsigned long long>(graphKey.high),
+                  static_cast<unsigned long long>(graphKey.low));
+    std::string context = std::string(kVersion) + "\n" + kernel + "\n" + graph;
     for (const HostTensor& argument : traced.arguments) {
       context += "\n" + std::string(name(argument.dtype()));
       for (std::int64_t extent : argument.shape()) context += " " + std::to_string(extent);
@@ -732,7 +737,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   // point's. A rerun of a declared space takes it from the result cache; a
   // derived space is read off its compilation.
   VariantSimulator simulator(traced);
-  ResultCache cache(traced, options);
+  ResultCache cache(traced, options, simulator.graphKey());
   const bool declared = traced.project.tune.is_object() && traced.project.tune.contains("space");
   std::optional<TunePointOutcome> baselineOutcome = declared ? cache.findBaseline(diags) : std::nullopt;
   std::optional<VariantSimulator::Outcome> baseline;
