@@ -62,6 +62,7 @@ TargetInfo MachineDescription::targetInfo() const {
   target.capacityBytes = capacities;
   target.allocationGranularityBytes = allocationGranularityBytes;
   target.hasL0cToUb = hasPath(MemoryKind::L0C, MemoryKind::UB);
+  target.hasUbToL1 = hasPath(MemoryKind::UB, MemoryKind::L1);
   target.aicCores = aicCores;
   target.aivCores = aivCores;
   return target;

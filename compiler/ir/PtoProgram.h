@@ -68,7 +68,7 @@ namespace pto {
   X(CUBE, "matrix multiply into L0C")               \
   X(FIXPIPE, "L0C -> GM with optional conversion")  \
   X(VECTOR, "vector compute on the unified buffer") \
-  X(MTE3, "copy-out: UB -> GM")                     \
+  X(MTE3, "copy-out: UB -> GM; UB -> L1")           \
   X(SCALAR, "scalar unit: control, barriers")
 
 PTO_DECLARE_XMACRO_ENUM(Pipe, unsigned char, PTO_FOR_EACH_PIPE);
@@ -82,7 +82,7 @@ PTO_DECLARE_XMACRO_ENUM(Pipe, unsigned char, PTO_FOR_EACH_PIPE);
   X(MGATHER, MTE2, "GM rows picked by an on-chip index tile -> UB or L1")            \
   X(TSTORE, MTE3, "UB -> GM")                                                       \
   X(MSCATTER, MTE3, "UB rows -> GM rows named by an on-chip index tile")            \
-  X(TMOV, MTE1, "L1 -> L0A or L1 -> L0B")                                           \
+  X(TMOV, MTE1, "L1 -> L0A or L1 -> L0B; UB -> L1 on MTE3 (machines with that path)") \
   X(TSTORE_ACC, FIXPIPE, "L0C -> GM, converting")                                   \
   X(TMOV_ACC, FIXPIPE, "L0C -> UB, converting (machines with that path)")           \
   /* cube */                                                                        \

@@ -27,6 +27,8 @@ struct TargetInfo {
   std::int64_t allocationGranularityBytes = 32;
   // A direct L0C -> UB path lets cube results feed vector ops on chip.
   bool hasL0cToUb = false;
+  // A direct UB -> L1 path lets vector results feed the cube (a matmul operand) on chip.
+  bool hasUbToL1 = false;
   int aicCores = 24;
   int aivCores = 48;
 

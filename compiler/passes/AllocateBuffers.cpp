@@ -350,55 +350,60 @@ private:
   void planVector() {
     int position = 0;
     for (TileOpId id : m_subgraph.ops) {
-      const TileOp& op = m_tiles.tileOp(id);
-      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
-        if (readsInPlace(op, i)) continue;  // the MGATHER's rows land in its output buffer
-        const TileRegion& input = op.inputs[i];
-        // A tile produced earlier in this subgraph is read from its buffer
-        // (the same region: a hash hit; part of one: the produced tiles it
-        // overlaps); anything else is loaded from global memory.
-        BufferKey key = keyOf(MemoryKind::UB, input);
-        if (auto exact = m_byKey.find(key); exact != m_byKey.end() && m_planned[exact->second].buffer.producer != kNoId) {
-          // Unless a tile made after it overlaps it (a later write over part of it): then the read takes
-          // pieces of both (LowerToPto's ubPieces), and both stay alive.
-          bool overwrittenLater = false;
-          m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox&) {
-            overwrittenLater = overwrittenLater || static_cast<std::size_t>(index) > exact->second;
-            return RegionIndex::Visit::Keep;
-          });
-          if (!overwrittenLater) {
-            BufferAllocation& buffer = m_planned[exact->second].buffer;
-            buffer.lastUse = std::max(buffer.lastUse, position);
-            continue;
-          }
-        }
-        bool covered = false;
-        std::vector<const RegionBox*> parts;
-        m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox& made) {
-          // A tile made at a distance from the read known only at run time (a concat's halves read
-          // through a view at a computed row) is no piece of it: it goes to GM before the read's load,
-          // which holds its bytes (LowerToPto's ubPieces), so it need not stay in the buffer until then.
-          if (!atConstantDistance(made, key.box)) return RegionIndex::Visit::Keep;
-          BufferAllocation& buffer = m_planned[static_cast<std::size_t>(index)].buffer;
-          buffer.lastUse = std::max(buffer.lastUse, position);
-          covered = covered || containsBox(made, key.box);
-          parts.push_back(&made);
+      planVectorOp(m_tiles.tileOp(id), id, position);
+      ++position;
+    }
+  }
+
+  // The UB buffers of one vector op: its inputs read where this subgraph made them or loaded (from GM, or in a
+  // cube subgraph from L0C by the TMOV_ACC LowerToPto emits at the op), its outputs where it makes them.
+  void planVectorOp(const TileOp& op, TileOpId id, int position) {
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      if (readsInPlace(op, i)) continue;  // the MGATHER's rows land in its output buffer
+      const TileRegion& input = op.inputs[i];
+      // A tile produced earlier in this subgraph is read from its buffer
+      // (the same region: a hash hit; part of one: the produced tiles it
+      // overlaps); anything else is loaded from global memory.
+      BufferKey key = keyOf(MemoryKind::UB, input);
+      if (auto exact = m_byKey.find(key); exact != m_byKey.end() && m_planned[exact->second].buffer.producer != kNoId) {
+        // Unless a tile made after it overlaps it (a later write over part of it): then the read takes
+        // pieces of both (LowerToPto's ubPieces), and both stay alive.
+        bool overwrittenLater = false;
+        m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox&) {
+          overwrittenLater = overwrittenLater || static_cast<std::size_t>(index) > exact->second;
           return RegionIndex::Visit::Keep;
         });
-        // Tiles made here that hold only part of the read (an assemble into rows of a tensor another op
-        // then reads whole): the rest comes from GM into a buffer of the read's own shape, which
-        // LowerToPto's ubPieces lists first, under the pieces made here.
-        if (!covered && !coveredTogether(key.box, parts))
-          use(MemoryKind::UB, input, position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
+        if (!overwrittenLater) {
+          BufferAllocation& buffer = m_planned[exact->second].buffer;
+          buffer.lastUse = std::max(buffer.lastUse, position);
+          continue;
+        }
       }
-      for (std::size_t o = 0; o < op.outputs.size(); ++o) {
-        if (writesInPlace(op, o)) continue;  // the MSCATTER's rows go from its input buffer to GM
-        const std::size_t before = m_planned.size();
-        use(MemoryKind::UB, op.outputs[o], position, id, op.tensorOp, {position, true, static_cast<int>(o)});
-        if (m_planned.size() > before && computesInPlace(op.kind) && op.outputs.size() == 1)
-          m_planned.back().inPlaceCandidates = sameShapeInputBuffers(op, position);
-      }
-      ++position;
+      bool covered = false;
+      std::vector<const RegionBox*> parts;
+      m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox& made) {
+        // A tile made at a distance from the read known only at run time (a concat's halves read
+        // through a view at a computed row) is no piece of it: it goes to GM before the read's load,
+        // which holds its bytes (LowerToPto's ubPieces), so it need not stay in the buffer until then.
+        if (!atConstantDistance(made, key.box)) return RegionIndex::Visit::Keep;
+        BufferAllocation& buffer = m_planned[static_cast<std::size_t>(index)].buffer;
+        buffer.lastUse = std::max(buffer.lastUse, position);
+        covered = covered || containsBox(made, key.box);
+        parts.push_back(&made);
+        return RegionIndex::Visit::Keep;
+      });
+      // Tiles made here that hold only part of the read (an assemble into rows of a tensor another op
+      // then reads whole): the rest comes from GM into a buffer of the read's own shape, which
+      // LowerToPto's ubPieces lists first, under the pieces made here.
+      if (!covered && !coveredTogether(key.box, parts))
+        use(MemoryKind::UB, input, position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
+    }
+    for (std::size_t o = 0; o < op.outputs.size(); ++o) {
+      if (writesInPlace(op, o)) continue;  // the MSCATTER's rows go from its input buffer to GM
+      const std::size_t before = m_planned.size();
+      use(MemoryKind::UB, op.outputs[o], position, id, op.tensorOp, {position, true, static_cast<int>(o)});
+      if (m_planned.size() > before && computesInPlace(op.kind) && op.outputs.size() == 1)
+        m_planned.back().inPlaceCandidates = sameShapeInputBuffers(op, position);
     }
   }
 
@@ -446,16 +451,53 @@ private:
       } else if (op.kind == TensorOpKind::Matmul) {
         useL1Operand(op.inputs[0], position, op.tensorOp, 0);
         useL1Operand(op.inputs[1], position, op.tensorOp, 1);
+        // An operand a vector op of this subgraph made (a machine with a UB -> L1 path): its UB tile stays
+        // until the move into L1 here.
+        for (std::size_t i = 0; i < 2; ++i)
+          m_produced.visitOverlapping(m_boxes.box(op.inputs[i]), [&](std::int32_t index, const RegionBox&) {
+            BufferAllocation& made = m_planned[static_cast<std::size_t>(index)].buffer;
+            made.lastUse = std::max(made.lastUse, position);
+            return RegionIndex::Visit::Keep;
+          });
         use(MemoryKind::L0A, op.inputs[0], position, kNoId, op.tensorOp, {position, false, 0});
         use(MemoryKind::L0B, op.inputs[1], position, kNoId, op.tensorOp, {position, false, 1});
         use(MemoryKind::L0C, op.outputs[0], position, id, op.tensorOp, {position, true, 0});
-      } else {
+      } else if (op.kind == TensorOpKind::View || isFixpipeCast(op)) {
         // The fixpipe converts an L0C tile on its way to global memory.
         for (std::size_t i = 0; i < op.inputs.size(); ++i)
           use(MemoryKind::L0C, op.inputs[i], position, kNoId, op.tensorOp, {position, false, static_cast<int>(i)});
+        if (op.kind != TensorOpKind::View)
+          m_fixpipeResults.push_back({m_boxes.box(op.outputs[0]), position, id, false});
+      } else {
+        // A vector op of a cube subgraph (a machine with an L0C -> UB path: GraphPartition put it here). Its
+        // tiles take UB like a vector subgraph's, so the plan holds every byte LowerToPto uses there. A
+        // converted matmul result it reads goes from L0C into UB at its Cast (TMOV_ACC): that buffer lives
+        // from the Cast on.
+        for (const TileRegion& input : op.inputs) {
+          const RegionBox box = m_boxes.box(input);
+          // A matmul result read straight from its accumulator: L0C keeps it until the TMOV_ACC here.
+          for (Planned& entry : m_planned)
+            if (entry.buffer.memory == MemoryKind::L0C && entry.buffer.producer != kNoId &&
+                mayOverlap(m_boxes.box(entry.buffer.region), box, OverlapMode::SameIteration))
+              entry.buffer.lastUse = std::max(entry.buffer.lastUse, position);
+          for (FixpipeResult& result : m_fixpipeResults) {
+            if (result.planned || !mayOverlap(result.box, box, OverlapMode::SameIteration)) continue;
+            const TileOp& cast = m_tiles.tileOp(result.castOp);
+            use(MemoryKind::UB, cast.outputs[0], result.position, result.castOp, cast.tensorOp,
+                {result.position, true, 0});
+            result.planned = true;
+          }
+        }
+        planVectorOp(op, id, position);
       }
       ++position;
     }
+  }
+
+  // The Cast a matmul's tensor op ends in: the fixpipe converts the accumulator on its way out of L0C
+  // (GraphPartition makes it a cube op).
+  bool isFixpipeCast(const TileOp& op) const {
+    return op.kind == TensorOpKind::Cast && m_tiles.graph.op(op.tensorOp).kind == TensorOpKind::Matmul;
   }
 
   const TileGraph& m_tiles;
@@ -466,6 +508,15 @@ private:
   std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
+  // The results of this cube subgraph's fixpipe Casts: given a UB buffer from their Cast on once a vector op
+  // of the subgraph reads them.
+  struct FixpipeResult {
+    RegionBox box;
+    int position = 0;
+    TileOpId castOp = kNoId;
+    bool planned = false;
+  };
+  std::vector<FixpipeResult> m_fixpipeResults;
 };
 
 // The first memory whose peak exceeds the machine, with the tile to blame.

@@ -4,7 +4,11 @@
 // Pre:  GraphPartition and GenerateMoveOp have run.
 // Post: every subgraph lists its buffers: vector subgraphs keep tiles in UB;
 //       cube subgraphs stage A/B tiles in L1, feed each k-step from L0A/L0B
-//       and accumulate in L0C (the fixpipe writes results to GM directly).
+//       and accumulate in L0C (the fixpipe writes results to GM directly);
+//       their vector ops (machines with an L0C -> UB path) keep tiles in UB
+//       as in vector subgraphs, a matmul result they read taking a UB buffer
+//       from its fixpipe Cast on (or from the read, unconverted) while L0C
+//       keeps the accumulator until then.
 //       A buffer lives from the first to the last op that touches its tile
 //       and its bytes are reused only after that; buffers are placed
 //       first-fit in order of first use (ties: order of appearance), sized to

@@ -221,7 +221,8 @@ public:
 
     const BlockGraph& blocks = m_compilation.blocks;
     m_rules = partitionRules(m_compilation);
-    m_share = cubeResultsMayStayOnChip(m_compilation.settings);
+    m_vectorToCube = m_compilation.settings.target.hasUbToL1;
+    m_share = cubeResultsMayStayOnChip(m_compilation.settings) || m_vectorToCube;
     m_groupOf = blocks.subgraphOfTileOp;
     m_initialCount = static_cast<GroupId>(blocks.subgraphs.size());
     m_groupCount = m_initialCount;
@@ -449,7 +450,7 @@ private:
                        << " in one subgraph, but " << m_compilation.settings.target.name
                        << " has no L0C -> UB path, so cube and vector ops cannot share a subgraph; keep them apart";
     }
-    if (m_share)
+    if (m_share && !m_vectorToCube)
       for (const TileOpEdge& edge : m_rules.edges) {
         GroupId group = next[static_cast<std::size_t>(edge.from)];
         if (edge.data && group == next[static_cast<std::size_t>(edge.to)] && touched.count(group) &&
@@ -611,7 +612,8 @@ private:
   DiagnosticEngine& m_diags;
 
   PartitionRules m_rules;
-  bool m_share = false;
+  bool m_share = false;         // cube and vector ops may share a subgraph
+  bool m_vectorToCube = false;  // a vector result may feed the cube on chip (UB -> L1)
   std::vector<GroupId> m_groupOf;  // by TileOpId
   std::vector<bool> m_pinned;      // by group
   GroupId m_initialCount = 0;

@@ -32,7 +32,8 @@
 // matches nothing (did-you-mean for labels, the lines there are for lines);
 // ops of different scopes or on both sides of a nested loop in one subgraph;
 // a subgraph that would mix cube and vector ops on a machine without an
-// L0C -> UB path (or feed a vector result to the cube on chip with one); a
+// L0C -> UB or UB -> L1 path (or feed a vector result to the cube on chip
+// without UB -> L1); a
 // cycle between subgraphs (the subgraphs and ops on it), or a subgraph that
 // would need data from one starting after it; a subgraph whose buffers would
 // exceed a memory's capacity (the memory, bytes needed and available) when

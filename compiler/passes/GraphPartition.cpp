@@ -39,6 +39,7 @@ std::optional<Options> readOptions(const CompileSettings& settings, DiagnosticEn
   options.parallelLowerBound = parallelBound.defaultInteger();
   // The machine decides; pass_options.machine_has_l0c_to_ub overrides it (what-if experiments, tests).
   options.cubeVectorMayShare = settings.target.hasL0cToUb;
+  options.vectorCubeMayShare = settings.target.hasUbToL1;
   const nlohmann::ordered_json& json = settings.passOptions;
   if (!json.is_object()) return options;
   const SourceLocation where = settings.locationOf("pass_options");
@@ -244,7 +245,7 @@ bool Partitioner::place(std::int32_t v) {
   auto offChipProducer = [&](std::int32_t g) -> std::int32_t {
     auto [from, to] = producedBy(g);
     for (auto it = from; it != to; ++it)
-      if (!onChip(coreOf((*it)[2]), type, m_options.cubeVectorMayShare)) return (*it)[2];
+      if (!onChip(coreOf((*it)[2]), type, m_options)) return (*it)[2];
     return -1;
   };
 
@@ -266,7 +267,7 @@ bool Partitioner::place(std::int32_t v) {
     const TensorOp& first = m_graph.op(tileOf(group(target).first).tensorOp);
     std::string groupName = "sg_set_scope (" + m_pinNames[static_cast<std::size_t>(pin)] + ")";
     bool cube = group(target).cube || type == CoreType::AIC, vector = group(target).vector || type == CoreType::AIV;
-    if (cube && vector && !m_options.cubeVectorMayShare) {
+    if (cube && vector && !mixedSubgraphs(m_options)) {
       auto error = m_placeDiags->error(op.location);
       error << groupName << " puts " << name(op.kind) << " (" << name(type) << ") into one subgraph with "
             << (type == CoreType::AIC ? "vector" : "cube") << " ops, but this machine cannot pass data between "
@@ -306,7 +307,7 @@ bool Partitioner::place(std::int32_t v) {
     std::vector<std::int32_t> candidates;
     std::uint32_t candidateMark = ++m_markStamp;
     for (const auto& [g, k, producer] : data) {
-      if (!onChip(coreOf(producer), type, m_options.cubeVectorMayShare) || group(g).pin >= 0 ||
+      if (!onChip(coreOf(producer), type, m_options) || group(g).pin >= 0 ||
           group(g).segment != segment || m_mark[static_cast<std::size_t>(g)] == candidateMark)
         continue;
       m_mark[static_cast<std::size_t>(g)] = candidateMark;

@@ -16,8 +16,9 @@
 //         cast of a matmul's accumulator (the fixpipe's conversion), are AIC;
 //         all other tile ops are AIV.
 //         Data stays on chip only along paths the machine has: AIV -> AIV,
-//         AIC -> AIC and, with `machine_has_l0c_to_ub`, AIC -> AIV. A
-//         subgraph with any AIC op is AIC. A matmul's A or B operand made by
+//         AIC -> AIC, with `machine_has_l0c_to_ub` AIC -> AIV and, on a
+//         machine with a UB -> L1 path (the 950), AIV -> AIC (a vector
+//         result as a matmul operand). A subgraph with any AIC op is AIC. A matmul's A or B operand made by
 //         another cube op (held in L0C; no modelled machine moves L0C into
 //         L1) comes from GM: an ordering edge, not a data edge.
 //       - Tile ops joined by a data edge (a read of what another wrote, or

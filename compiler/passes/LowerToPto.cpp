@@ -570,6 +570,20 @@ private:
     return producer != kNoId && m_tiles.tileOp(producer).kind == TensorOpKind::Matmul;
   }
 
+  // The Cast a matmul's tensor op ends in, which the fixpipe applies on the way out of L0C (a Cast op of the
+  // kernel's own is a vector op: on a machine with a UB -> L1 path it may make a matmul operand here).
+  bool isFixpipeCast(const TileOp& op) const {
+    return op.kind == TensorOpKind::Cast && m_tiles.graph.op(op.tensorOp).kind == TensorOpKind::Matmul;
+  }
+
+  // A UB buffer of a cube subgraph that a copy-in fills: nothing here makes its tile, and no matmul
+  // accumulator of the subgraph holds it (then a TMOV_ACC fills it).
+  bool loadedFromGm(int b) const {
+    if (buffer(b).producer != kNoId) return false;
+    return findBuffer(MemoryKind::L0C, m_bufferBoxes[static_cast<std::size_t>(b)],
+                      [&](int c) { return madeByMatmul(c); }) < 0;
+  }
+
   bool lowerCube() {
     // Copy-ins: A/B tiles into L1; an accumulator held in L0C continues an
     // accumulation from GM (split k); what a vector op reads (mixed subgraphs)
@@ -579,35 +593,49 @@ private:
       const Placed& placed = m_copyIns[i];
       int b = findBuffer(MemoryKind::L1, placed.box);
       if (b < 0) b = findBuffer(MemoryKind::L0C, placed.box, [&](int c) { return madeByMatmul(c); });
-      if (b < 0) {
+      // The UB buffer AllocateBuffers gave a vector op's input (as well, when a matmul reads it from L1).
+      int ub = findBuffer(MemoryKind::UB, placed.box, [&](int c) { return loadedFromGm(c); });
+      if (b < 0 && ub < 0) {
         int reader = firstReaderOf(placed.box);
         if (reader >= 0) b = addUbTile(placed, kNoId, reader);
       }
-      if (b < 0)
+      if (b < 0 && ub < 0)
         return internalError(locationOfSubgraph())
                << "copy-in " << i << " (" << text(placed.region) << ") has no buffer and no reader";
       if (m_ops.empty()) continue;
-      loadsAt[static_cast<std::size_t>(std::clamp(buffer(b).firstUse, 0, opCount() - 1))].emplace_back(
-          static_cast<int>(i), b);
+      for (int into : {b, ub})
+        if (into >= 0)
+          loadsAt[static_cast<std::size_t>(std::clamp(buffer(into).firstUse, 0, opCount() - 1))].emplace_back(
+              static_cast<int>(i), into);
     }
     std::vector<std::vector<int>> storesAfter;
     if (!storesByWriter(storesAfter)) return false;
     std::vector<bool> loaded(m_buffers.size(), false);
+    m_filled.assign(m_buffers.size(), false);
     for (int p = 0; p < opCount(); ++p) {
       const Op& entry = m_ops[static_cast<std::size_t>(p)];
       const TileOp& op = *entry.op;
       for (auto [copyIn, b] : loadsAt[static_cast<std::size_t>(p)]) {
         emitLoad(copyIn, b, op);
         loaded[static_cast<std::size_t>(b)] = true;
+        m_filled[static_cast<std::size_t>(b)] = true;
       }
       loaded.resize(m_buffers.size(), false);
+      m_filled.resize(m_buffers.size(), false);
       bool ok = true;
       if (gathersIntoL1(op)) {
         ok = lowerGather(p, entry, MemoryKind::L1);
-        if (int b = findBuffer(MemoryKind::L1, entry.outputs[0].box); b >= 0) loaded[static_cast<std::size_t>(b)] = true;
+        if (int b = findBuffer(MemoryKind::L1, entry.outputs[0].box); b >= 0) {
+          loaded[static_cast<std::size_t>(b)] = true;
+          m_filled[static_cast<std::size_t>(b)] = true;
+        }
+      } else if (gathersRowsFromGm(op) || scattersRowsToGm(op)) {
+        // As in vector subgraphs: the MGATHER fills its result's UB tile, the MSCATTER writes its rows to GM.
+        ok = moveMatmulResultsToUb(p, entry);
+        ok = ok && (gathersRowsFromGm(op) ? lowerGather(p, entry, MemoryKind::UB) : lowerScatter(p, entry));
       } else if (op.kind == TensorOpKind::Matmul)
         ok = lowerMatmul(p, entry, loaded);
-      else if (op.kind == TensorOpKind::Cast)
+      else if (isFixpipeCast(op))
         ok = lowerFixpipeCast(p, entry);
       else if (op.kind != TensorOpKind::View)
         ok = lowerVectorOpOfCube(p, entry);
@@ -633,6 +661,18 @@ private:
     auto move = [&](int from, int to, const Placed& placed) {
       emitTransfer(PtoOpcode::TMOV, op, bufferOperand(to, placed), bufferOperand(from, placed), placed.region);
     };
+    // An operand a vector op of this subgraph made (machines with a UB -> L1 path): it goes from its UB tile
+    // into the L1 buffer before its first move to L0A/L0B, over MTE3 (PyPTO's UB_COPY_L1 runs on PIPE_MTE3).
+    // An operand made in pieces (vector tiles smaller than the cube's) goes piece by piece.
+    for (auto [l1, placed] : {std::pair{a1, &a}, std::pair{b1, &b}}) {
+      if (m_filled[static_cast<std::size_t>(l1)]) continue;
+      std::vector<int> made = ubPieces(p, *placed);
+      std::erase_if(made, [&](int u) { return buffer(u).producer == kNoId; });
+      if (made.empty()) continue;
+      if (!moveParts(PtoOpcode::TMOV, Pipe::MTE3, op, made, l1, *placed))
+        return internalError(locationOf(op)) << "operand " << text(placed->region) << " of matmul tile op " << op.id
+                                             << " is made in this subgraph only in part";
+    }
     // L0A/L0B buffers keep their tile for their whole live range.
     if (buffer(a0).firstUse == p) move(a1, a0, a);
     if (buffer(b0).firstUse == p) move(b1, b0, b);
@@ -649,11 +689,74 @@ private:
     return true;
   }
 
-  // TMOV_ACC from L0C into a UB tile for `placed`, converting to its dtype.
-  int moveOutOfL0C(int c0, const Placed& from, const Placed& placed, const TileOp& op, int p) {
-    int tile = addUbTile(placed, op.id, p);
+  // TMOV_ACC from L0C into UB for `placed`, converting to its dtype: into `tile`, the buffer AllocateBuffers
+  // planned for it, else into a tile added above the plan (a subgraph planned without it).
+  int moveOutOfL0C(int c0, const Placed& from, const Placed& placed, const TileOp& op, int p, int tile = -1) {
+    if (tile < 0) tile = addUbTile(placed, op.id, p);
     emitTransfer(PtoOpcode::TMOV_ACC, op, bufferOperand(tile, placed), bufferOperand(c0, from), placed.region);
+    m_filled.resize(m_buffers.size(), false);
+    m_filled[static_cast<std::size_t>(tile)] = true;
     return tile;
+  }
+
+  // The elements `read` shares with `box` (of the same tensor, equal symbolic parts), as a region of its own;
+  // nullopt when they surely share none or cannot be told apart at compile time.
+  std::optional<Placed> commonPart(const Placed& read, const RegionBox& box) const {
+    const RegionBox& outer = read.box;
+    if (box.tensor != outer.tensor || box.rank != outer.rank || box.truncated || outer.truncated ||
+        read.region.offsets.size() != outer.rank)
+      return std::nullopt;
+    Placed part{read.region, outer};
+    part.region.valid.clear();
+    for (std::size_t d = 0; d < outer.rank; ++d) {
+      if (box.symbol[d] != outer.symbol[d]) return std::nullopt;
+      const std::int64_t lo = std::max(box.lo[d], outer.lo[d]), hi = std::min(box.hi[d], outer.hi[d]);
+      if (lo >= hi) return std::nullopt;
+      part.region.offsets[d] = read.region.offsets[d] + SymbolicScalar(lo - outer.lo[d]);
+      part.region.shape[d] = hi - lo;
+      part.box.lo[d] = lo;
+      part.box.hi[d] = hi;
+    }
+    return part;
+  }
+
+  // Moves what buffers `sources` hold of `read` into buffer `into` (which holds all of `read`), each part by
+  // one `opcode` on `pipe`, in the order given (a later source's part overwrites an earlier one's). False when
+  // the parts do not cover `read`.
+  bool moveParts(PtoOpcode opcode, Pipe pipe, const TileOp& op, const std::vector<int>& sources, int into,
+                 const Placed& read) {
+    std::vector<Placed> parts;
+    for (int source : sources)
+      if (std::optional<Placed> part = commonPart(read, m_bufferBoxes[static_cast<std::size_t>(source)]))
+        parts.push_back(std::move(*part));
+    std::vector<const RegionBox*> boxes;
+    for (const Placed& part : parts) boxes.push_back(&part.box);
+    if (parts.empty() || !(containsBox(parts.front().box, read.box) || coveredTogether(read.box, boxes)))
+      return false;
+    std::size_t k = 0;
+    for (int source : sources) {
+      if (!commonPart(read, m_bufferBoxes[static_cast<std::size_t>(source)])) continue;
+      const Placed& part = parts[k++];
+      emitTransfer(opcode, op, bufferOperand(into, part), bufferOperand(source, part), part.region);
+      m_program.instructions.back().pipe = pipe;
+    }
+    m_filled.resize(m_buffers.size(), false);
+    m_filled[static_cast<std::size_t>(into)] = true;
+    return true;
+  }
+
+  // A read spanning several matmul results (a [12, 1024] row block of [12, 128] output tiles): each
+  // accumulator goes by its own TMOV_ACC into its part of the UB tile for the read (`tile`, planned, or
+  // added above the plan when -1).
+  int moveTilesOutOfL0C(const Placed& read, const TileOp& op, int p, int tile) {
+    if (tile < 0) tile = addUbTile(read, op.id, p);
+    std::vector<int> accumulators;
+    m_grid[static_cast<std::size_t>(MemoryKind::L0C)].forEachOverlapping(read.box, [&](int c) {
+      if (madeByMatmul(c)) accumulators.push_back(c);
+    });
+    std::sort(accumulators.begin(), accumulators.end());
+    accumulators.erase(std::unique(accumulators.begin(), accumulators.end()), accumulators.end());
+    return moveParts(PtoOpcode::TMOV_ACC, Pipe::FIXPIPE, op, accumulators, tile, read) ? tile : -1;
   }
 
   // The Cast of a matmul result: the fixpipe converts it on its way to GM
@@ -668,7 +771,31 @@ private:
     if (c0 < 0)
       return internalError(locationOf(*entry.op))
              << "the input of cast tile op " << entry.op->id << " is in no L0C buffer";
-    moveOutOfL0C(c0, entry.inputs[0], entry.outputs[0], *entry.op, p);
+    const TileOpId cast = entry.op->id;
+    int planned = findBuffer(MemoryKind::UB, entry.outputs[0].box, [&](int b) { return buffer(b).producer == cast; });
+    moveOutOfL0C(c0, entry.inputs[0], entry.outputs[0], *entry.op, p, planned);
+    return true;
+  }
+
+  // The inputs of the vector op at p that matmuls of this subgraph left in L0C and no op moved out yet:
+  // each goes into UB now, into the buffer AllocateBuffers planned for the read when there is one. `moved`
+  // (when given) gets the UB buffer of each input moved, -1 for the others.
+  bool moveMatmulResultsToUb(int p, const Op& entry, std::vector<int>* moved = nullptr) {
+    m_filled.resize(m_buffers.size(), false);
+    for (std::size_t i = 0; i < entry.inputs.size(); ++i) {
+      const Placed& input = entry.inputs[i];
+      int b = findBuffer(MemoryKind::UB, input.box);
+      const bool waiting = b >= 0 && !m_filled[static_cast<std::size_t>(b)] && buffer(b).producer == kNoId;
+      int c0 = b < 0 || waiting ? findBuffer(MemoryKind::L0C, input.box, [&](int c) { return madeByMatmul(c); }) : -1;
+      if (c0 < 0) continue;
+      b = containsBox(m_bufferBoxes[static_cast<std::size_t>(c0)], input.box)
+              ? moveOutOfL0C(c0, input, input, *entry.op, p, b)
+              : moveTilesOutOfL0C(input, *entry.op, p, b);
+      if (b < 0)
+        return internalError(locationOf(*entry.op))
+               << "input " << text(input.region) << " of tile op " << entry.op->id << " is held in L0C only in part";
+      if (moved) (*moved)[i] = b;
+    }
     return true;
   }
 
@@ -680,16 +807,24 @@ private:
     if (!opcode) return true;
     PtoInstruction compute = instruction(*opcode, op);
     compute.accumulate = op.accumulate;
-    for (const Placed& input : entry.inputs) {
-      int b = findBuffer(MemoryKind::UB, input.box);
-      if (int c0 = b < 0 ? findBuffer(MemoryKind::L0C, input.box, [&](int c) { return madeByMatmul(c); }) : -1; c0 >= 0)
-        b = moveOutOfL0C(c0, input, input, op, p);
+    m_filled.resize(m_buffers.size(), false);
+    std::vector<int> moved(entry.inputs.size(), -1);
+    if (!moveMatmulResultsToUb(p, entry, &moved)) return false;
+    for (std::size_t i = 0; i < entry.inputs.size(); ++i) {
+      const Placed& input = entry.inputs[i];
+      int b = moved[i];
       if (b < 0) {
+        // Made earlier here (in one tile or several: a fixpipe's [8, 128] results read as one [8, 1536] row
+        // block), or loaded: read where it is, as in a vector subgraph.
+        if (std::vector<int> pieces = ubPieces(p, input); !pieces.empty()) {
+          for (int piece : pieces) compute.srcs.push_back(bufferOperand(piece, input));
+          continue;
+        }
         // A copy-in the cube side loaded into L1 only: load it into UB as well.
-        for (std::size_t i = 0; i < m_copyIns.size() && b < 0; ++i)
-          if (containsBox(m_copyIns[i].box, input.box)) {
-            b = addUbTile(m_copyIns[i], kNoId, p);
-            emitLoad(static_cast<int>(i), b, op);
+        for (std::size_t c = 0; c < m_copyIns.size() && b < 0; ++c)
+          if (containsBox(m_copyIns[c].box, input.box)) {
+            b = addUbTile(m_copyIns[c], kNoId, p);
+            emitLoad(static_cast<int>(c), b, op);
           }
       }
       if (b < 0)
@@ -700,6 +835,8 @@ private:
     for (const Placed& output : entry.outputs) {
       int b = findBuffer(MemoryKind::UB, output.box);
       if (b < 0) b = addUbTile(output, op.id, p);
+      m_filled.resize(m_buffers.size(), false);
+      m_filled[static_cast<std::size_t>(b)] = true;
       compute.dst.push_back(bufferOperand(b, output));
     }
     for (const auto* operands : {&compute.dst, &compute.srcs})
@@ -717,9 +854,9 @@ private:
              << "gather_in_l1's rows are needed outside the cube task that gathers them (" << text(placed.region)
              << " goes to global memory), but L1 has no path back to global memory; use gather_in_ub for rows "
                 "that vector ops or later tasks read, and gather_in_l1 only for the matmul operand right after it";
-    bool fromUb = op.kind != TensorOpKind::Matmul && op.kind != TensorOpKind::Cast;
+    bool fromUb = op.kind != TensorOpKind::Matmul && !isFixpipeCast(op);
     // A converted result leaves the accumulator its Cast reads.
-    const Placed& held = op.kind == TensorOpKind::Cast && !writer.inputs.empty() ? writer.inputs[0] : placed;
+    const Placed& held = isFixpipeCast(op) && !writer.inputs.empty() ? writer.inputs[0] : placed;
     int b = findBuffer(fromUb ? MemoryKind::UB : MemoryKind::L0C, held.box);
     if (b < 0)
       return internalError(locationOf(op)) << "copy-out " << j << " (" << text(placed.region) << ") is in no "
@@ -739,6 +876,7 @@ private:
   std::vector<BufferAllocation> m_buffers;  // AllocateBuffers' and then the UB tiles added here
   std::vector<RegionBox> m_bufferBoxes;           // per buffer
   std::int64_t m_ubTop = 0;                 // where the next added UB tile goes
+  std::vector<bool> m_filled;               // cube subgraphs: per buffer, whether it holds its tile yet
   // Buffers that hold data, per memory: by exact box (in index order) and by overlap.
   std::array<std::unordered_map<RegionBox, std::vector<int>, RegionBoxHash>, kMemoryKindCount> m_exact;
   // Queries stamp and unlink entries, so the const lookups may change it.

@@ -36,9 +36,9 @@
 //         GraphPartition's machine_has_l0c_to_ub): a matmul result (or its
 //         Cast) they read leaves L0C by TMOV_ACC into UB; their copy-ins are
 //         loaded into UB (a second TLOAD when the matmul reads the same
-//         region from L1), their results stored from UB. AllocateBuffers does
-//         not place these UB tiles: they are stacked above its UB buffers,
-//         one after another, unchecked against the capacity.
+//         region from L1), their results stored from UB, each in the UB
+//         buffer AllocateBuffers planned for it (the TMOV_ACC of a Cast's
+//         result at the Cast, of an unconverted result at its first reader).
 //       Data is matched on storage tensors (views resolved, as in the copy
 //       lists); view tile ops lower to nothing. GM operands name copy-list
 //       entries (PtoOperand::gmRegion); those whose regions may overlap in

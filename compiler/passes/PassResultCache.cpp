@@ -64,6 +64,7 @@ StageKey stageBaseKey(const StageKey& graphKey, const CompileSettings& settings,
   key.add(target.name);
   for (std::int64_t capacity : target.capacityBytes) key.add(capacity);
   key.add(target.allocationGranularityBytes).add(std::int64_t{target.hasL0cToUb});
+  key.add(std::int64_t{target.hasUbToL1});
   key.add(std::int64_t{target.aicCores}).add(std::int64_t{target.aivCores});
   key.add(settings.projectFile);
   if (keyedOnPlaces) {

@@ -95,6 +95,25 @@ TEST(GraphPartition, WithAnL0CToUBPathTheMatmulFeedsItsVectorConsumerOnChip) {
             "  out y[0:64, 0:64]\n");
 }
 
+TEST(GraphPartition, WithAUbToL1PathTooTheVectorResultFeedsTheMatmulOnChip) {
+  // The 950: exp's result reaches the matmul through L1, so all four ops are one cube task.
+  CompileSettings settings;
+  settings.projectFile = "pto-project.json";
+  settings.target.capacityBytes.fill(std::int64_t{1} << 40);
+  settings.target.hasL0cToUb = true;
+  settings.target.hasUbToL1 = true;
+  CompileOptions options;
+  options.disabledPasses.insert("ForwardAssemble");
+  DiagnosticEngine diags;
+  auto result = compileKernel(vectorCubeVector(), settings, diags, options);
+  ASSERT_TRUE(result) << messages(diags);
+  EXPECT_EQ(describeAll(result->compilation),
+            "sg0 scope 0 AIC program 0\n"
+            "  ops #0 exp, #1 matmul, #2 add, #3 copy\n"
+            "  in x[0:64, 0:64]; w[0:64, 0:64]\n"
+            "  out y[0:64, 0:64]\n");
+}
+
 // c = (a @ b) in float16: a [64, 128], b [128, 64]; cube tile m 32, k 32, n 64, so two output blocks, each
 // four k-steps into the float32 accumulator c_acc and one cast; then y = c (one copy tile).
 TEST(GraphPartition, MatmulKStepsAndTheirCastStayInOneCubeSubgraph) {

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <regex>
 #include <set>
 
@@ -222,6 +223,87 @@ TEST(LowerToPto, VectorOpsOfACubeSubgraphReadTheMatmulResultThroughUb) {
   EXPECT_EQ(offsets, (std::set<std::int64_t>{0, 2048, 4096}));
   EXPECT_EQ(real[13].srcs[0].offsetBytes, real[12].dst[0].offsetBytes);
   EXPECT_TRUE(syncIsSound(compilation.programs[0].instructions, real, kEventIdsPerPipePair));
+}
+
+// y = cast(x, fp16) @ w: x [16, 32] fp32, w [32, 16] fp16, one vec tile and one k-step; the cast and the
+// matmul in one cube subgraph, as GraphPartition makes them on a machine with a UB -> L1 path (the 950).
+TEST(LowerToPto, AVectorResultReachesTheMatmulThroughL1OnMte3) {
+  TensorGraphBuilder builder("cast_mm", kernelLine(1));
+  const auto [x, w, y] = addArguments(builder, {{"x", kF32, {16, 32}}, {"w", kF16, {32, 16}}, {"y", kF32, {16, 16}}});
+  CubeTileShape cube;
+  cube.mL0 = cube.mL1 = 16, cube.kL0 = cube.kAL1 = cube.kBL1 = 32, cube.nL0 = cube.nL1 = 16;
+  builder.beginPath();
+  builder.setCubeTile(cube, kernelLine(2));
+  builder.setVecTile({16, 32}, kernelLine(2));
+  const TensorId half = addOp(builder, TensorOpKind::Cast, {x}, {{"dtype", kF16}}, 3);
+  addOp(builder, TensorOpKind::Matmul, {half, w}, {{"out_dtype", kF32}}, 4, {y});
+  builder.endPath();
+  Compilation compilation = tiled(builder.finish(), kProgramOrder);
+  ASSERT_EQ(compilation.tiles.tileOps().size(), 2u);
+  addSubgraph(compilation, {0, 1}, CoreType::AIC);
+  std::string errors;
+  ASSERT_TRUE(runBackEnd(compilation, &errors)) << errors;
+  std::vector<PtoInstruction> real;
+  for (const PtoInstruction& instruction : compilation.programs[0].instructions)
+    if (!isSync(instruction.opcode)) real.push_back(instruction);
+  using P = PtoOpcode;
+  std::vector<P> kinds;
+  for (const PtoInstruction& instruction : real) kinds.push_back(instruction.opcode);
+  ASSERT_EQ(kinds, (std::vector<P>{P::TLOAD, P::TCVT, P::TLOAD, P::TMOV, P::TMOV, P::TMOV, P::TMATMUL,
+                                   P::TSTORE_ACC}));
+  // The cast's tile (UB, 16 x 32 fp16 = 1024 bytes) goes into the L1 buffer the matmul's A operand takes.
+  const PtoInstruction& intoL1 = real[3];
+  EXPECT_EQ(intoL1.pipe, Pipe::MTE3);
+  EXPECT_EQ(intoL1.srcs[0].memory, MemoryKind::UB);
+  EXPECT_EQ(intoL1.srcs[0].offsetBytes, real[1].dst[0].offsetBytes);
+  EXPECT_EQ(intoL1.srcs[0].bytes, 1024);
+  EXPECT_EQ(intoL1.dst[0].memory, MemoryKind::L1);
+  EXPECT_EQ(real[4].srcs[0].memory, MemoryKind::L1);
+  EXPECT_EQ(real[4].srcs[0].offsetBytes, intoL1.dst[0].offsetBytes);
+  EXPECT_EQ(real[4].dst[0].memory, MemoryKind::L0A);
+  EXPECT_NE(real[2].dst[0].offsetBytes, intoL1.dst[0].offsetBytes) << "w's L1 tile and the cast's share bytes";
+  EXPECT_TRUE(syncIsSound(compilation.programs[0].instructions, real, kEventIdsPerPipePair));
+}
+
+// y = chain of `steps` (muls 0.5, adds) over (a @ b): [64, 128] fp32 tiles of 32 KiB, all in one cube subgraph
+// as on a machine with L0C -> UB. AllocateBuffers plans the vector ops' UB tiles, reusing dead ones: one
+// step's input and its result are live, and with the ping-pong reserve the one before (3 tiles, 96 KiB),
+// where the tiles once stacked above the plan took 32 KiB per op (1 + 2 * 8 = 17 tiles, 544 KiB, past any
+// UB) and a simulator's bounds check refused the program.
+TEST(LowerToPto, TheVectorOpsOfACubeSubgraphTakePlannedReusedUbBuffers) {
+  TensorGraphBuilder builder("mm_chain", kernelLine(1));
+  const auto [a, b, y] = addArguments(builder, {{"a", kF16, {64, 32}}, {"b", kF16, {32, 128}}, {"y", kF32, {64, 128}}});
+  CubeTileShape cube;
+  cube.mL0 = cube.mL1 = 64, cube.kL0 = cube.kAL1 = cube.kBL1 = 32, cube.nL0 = cube.nL1 = 128;
+  builder.beginPath();
+  builder.setCubeTile(cube, kernelLine(2));
+  builder.setVecTile({64, 128}, kernelLine(2));
+  TensorId value = addOp(builder, TensorOpKind::Matmul, {a, b}, {{"out_dtype", kF32}}, 3);
+  const int steps = 8;
+  for (int step = 0; step < steps; ++step) {
+    value = addOp(builder, TensorOpKind::MulS, {value}, {{"scalar", 0.5}}, 4);
+    const std::vector<TensorId> into = step + 1 == steps ? std::vector<TensorId>{y} : std::vector<TensorId>{};
+    value = addOp(builder, TensorOpKind::AddS, {value}, {{"scalar", 1.0}}, 5, into);
+  }
+  builder.endPath();
+  Compilation compilation = tiled(builder.finish(), kProgramOrder);
+  std::vector<TileOpId> all(compilation.tiles.tileOps().size());
+  std::iota(all.begin(), all.end(), TileOpId{0});
+  addSubgraph(compilation, all, CoreType::AIC);
+  std::string errors;
+  ASSERT_TRUE(runBackEnd(compilation, &errors)) << errors;
+  const std::int64_t tile = 64 * 128 * 4;
+  const std::int64_t peak = compilation.blocks.subgraphs[0].peakBytes[static_cast<std::size_t>(MemoryKind::UB)];
+  EXPECT_EQ(peak, 3 * tile);
+  int vectorOps = 0;
+  for (const PtoInstruction& instruction : compilation.programs[0].instructions) {
+    vectorOps += instruction.pipe == Pipe::VECTOR && !isSync(instruction.opcode);
+    for (const auto* operands : {&instruction.dst, &instruction.srcs})
+      for (const PtoOperand& operand : *operands)
+        if (operand.memory == MemoryKind::UB)
+          EXPECT_LE(operand.offsetBytes + operand.bytes, peak) << "a UB operand outside the plan";
+  }
+  EXPECT_EQ(vectorOps, 2 * steps) << listing(compilation);
 }
 
 // s = sum(x, dims) over x [4, 128] fp32 with vec tile [4, 64] (rows) or [2, 128] (columns).

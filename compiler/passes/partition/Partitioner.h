@@ -32,12 +32,17 @@ struct Options {
   std::int64_t copyInUpperBound = 0;
   std::int64_t parallelLowerBound = 0;
   std::map<std::string, std::string> pinOfLabel;  // semantic label -> pin key
-  bool cubeVectorMayShare = false;
+  bool cubeVectorMayShare = false;  // L0C -> UB: a matmul result may feed a vector op on chip
+  bool vectorCubeMayShare = false;  // UB -> L1: a vector result may feed a matmul operand on chip
 };
 
-inline bool onChip(CoreType producer, CoreType consumer, bool cubeVectorMayShare) {
-  return producer == consumer || (producer == CoreType::AIC && cubeVectorMayShare);
+inline bool onChip(CoreType producer, CoreType consumer, const Options& options) {
+  return producer == consumer || (producer == CoreType::AIC && options.cubeVectorMayShare) ||
+         (producer == CoreType::AIV && options.vectorCubeMayShare);
 }
+
+// Whether cube and vector ops may share a subgraph at all: data passes between them on chip one way or both.
+inline bool mixedSubgraphs(const Options& options) { return options.cubeVectorMayShare || options.vectorCubeMayShare; }
 
 // An ordering edge into a tile op: `from` is an earlier tile op of the scope
 // (local index); `read` is which read of the consumer it feeds (inputs, then
