@@ -35,6 +35,33 @@ def run_python(code, *paths):
                           timeout=300)
 
 
+class ReducedShapes(unittest.TestCase):
+    """REDUCED_SHAPES edits only the function (or table line) it names, in the scratch copy of the script."""
+
+    def test_the_change_is_scoped_to_its_anchor_and_a_stale_one_is_a_usage_error(self):
+        key = "deepseek_v32_exp/deepseekv32_mla_prolog_quant.py::test_b64_s64k2_pa_nd_bf16_d"
+        self.assertIn(key, compat.REDUCED_SHAPES)
+        with tempfile.TemporaryDirectory() as scratch:
+            script = pathlib.Path(scratch) / "deepseek_v32_exp" / "deepseekv32_mla_prolog_quant.py"
+            script.parent.mkdir()
+            before = ("def test_b4_s64k2_pa_nd_bf16_d():\n    params = {'s2': 64 * 1024,}\n"
+                      "def test_b64_s64k2_pa_nd_bf16_d():\n    params = {'s2': 64 * 1024,}\n")
+            script.write_text(before)
+            saved = dict(compat.REDUCED_SHAPES)
+            try:
+                compat.REDUCED_SHAPES.clear()
+                compat.REDUCED_SHAPES[key] = saved[key]
+                compat.reduce_shapes(pathlib.Path(scratch))
+                reduced = before[:before.rindex("64 * 1024")] + "16 * 1024,}\n"
+                self.assertEqual(script.read_text(), reduced)  # the b4 function before the anchor keeps 64K
+                with self.assertRaises(SystemExit) as stale:
+                    compat.reduce_shapes(pathlib.Path(scratch))  # already reduced: the text is gone
+                self.assertEqual(stale.exception.code, 2)
+            finally:
+                compat.REDUCED_SHAPES.clear()
+                compat.REDUCED_SHAPES.update(saved)
+
+
 class FakeTorchNpu(unittest.TestCase):
     def test_behaves_as_the_model_scripts_need(self):
         done = run_python("""
@@ -358,9 +385,18 @@ class RunnerEndToEnd(unittest.TestCase):
                          [fake + n for n in ("test_950_only", "test_fails_in_helper", "test_marked_skip",
                                              "test_param[1]", "test_param[2]", "test_passes", "test_sleeps")])
         self.assertEqual(self.by_id[fake + "test_marked_skip"]["skip"], "marked skip: large test case")
-        self.assertIn("marked soc('950'); the simulated machine", self.by_id[fake + "test_950_only"]["skip"])
+        # A case only for the 950 runs on the bundled 950 machine instead of being skipped on the 910-class a2.
+        only_950 = self.by_id[fake + "test_950_only"]
+        self.assertIsNone(only_950["skip"])
+        self.assertEqual(only_950["machine"], "950")
         self.assertIsNone(self.by_id[fake + "test_param[1]"]["skip"])
+        self.assertNotIn("machine", self.by_id[fake + "test_param[1]"])  # 910 among its SoCs: the default machine
         self.assertIsNone(self.by_id[fake + "test_passes"]["skip"])
+
+    def test_a_950_only_case_runs_on_the_950_machine(self):
+        row = self.run_case("deepseekv32_fake.py::test_950_only")
+        self.assertEqual(row["status"], "passes", row.get("output", ""))
+        self.assertEqual(row["detail"], "on the 950 machine (marked soc('950'))")
 
     def test_a_script_that_cannot_be_imported_lists_its_cases(self):
         broken = self.by_id["deepseekv32_broken.py::test_cannot_run"]

@@ -86,14 +86,18 @@ def soc_tag():
     return _state["soc"]
 
 
-def soc_skip_reason(item):
+def supported_socs(item):
+    """The SoC classes a case's `soc` marker names ("910" without one, as in PyPTO's conftest)."""
     marker = item.get_closest_marker("soc")
     if marker is None or not marker.args:
-        supported = ["910"]
-    elif isinstance(marker.args[0], (list, tuple)):
-        supported = [str(s).strip() for s in marker.args[0]]
-    else:
-        supported = [str(s).strip() for s in marker.args]
+        return ["910"]
+    if isinstance(marker.args[0], (list, tuple)):
+        return [str(s).strip() for s in marker.args[0]]
+    return [str(s).strip() for s in marker.args]
+
+
+def soc_skip_reason(item):
+    supported = supported_socs(item)
     if soc_tag() in supported:
         return None
     machine = os.environ.get("PTO_MACHINE") or "a2"
@@ -182,7 +186,8 @@ def pytest_collection_finish(session):
     cases = []
     for item in session.items:
         cases.append({"nodeid": item.nodeid, "file": relative(str(item.fspath)), "name": item.name,
-                      "skip": skip_reason(item)})
+                      "skip": skip_reason(item), "socs": supported_socs(item),
+                      "marked_skip": any(True for _ in item.iter_markers("skip"))})
     _write(path, {"cases": cases, "errors": _state["errors"], "soc": soc_tag()})
 
 
