@@ -142,6 +142,42 @@ Json withCheckout(Json project, const std::filesystem::path& checkout) {
   return project;
 }
 
+// One stage of a run, in microseconds: from the first start to the last end
+// of the tasks labelled with one of `labels` that are, or depend on, a task
+// labelled `after` (every such-labelled task when `after` is empty); nullopt
+// when no task qualifies.
+std::optional<double> stageSpanUs(const ProjectRunResult& run, const std::vector<std::string>& labels,
+                                  const std::string& after) {
+  const Compilation& compilation = run.compiled->compilation;
+  const ExecuteGraph& graph = compilation.tasks;
+  const Schedule& schedule = run.simulation->schedule;
+  const std::vector<Subgraph>& subgraphs = compilation.blocks.subgraphs;
+  auto labelOf = [&](const Task& task) -> std::string {
+    return task.subgraph >= 0 && static_cast<std::size_t>(task.subgraph) < subgraphs.size()
+               ? subgraphs[static_cast<std::size_t>(task.subgraph)].label
+               : std::string();
+  };
+  // Tasks are in dependency order (predecessors have smaller ids), so one pass marks every descendant.
+  std::vector<char> reached(graph.tasks.size(), after.empty() ? 1 : 0);
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  for (const Task& task : graph.tasks) {
+    const auto id = static_cast<std::size_t>(task.id);
+    const std::string label = labelOf(task);
+    if (!after.empty()) {
+      reached[id] = label == after;
+      for (TaskId predecessor : task.predecessors)
+        if (reached[static_cast<std::size_t>(predecessor)]) reached[id] = 1;
+    }
+    if (!reached[id] || std::find(labels.begin(), labels.end(), label) == labels.end() || id >= schedule.tasks.size())
+      continue;
+    first = std::min(first, schedule.tasks[id].startCycle);
+    last = std::max(last, schedule.tasks[id].endCycle);
+  }
+  if (first > last) return std::nullopt;
+  return static_cast<double>(last - first) / (run.simulation->clockGHz * 1000.0);
+}
+
 // The case's project run in timing mode on `machineName`, as if it were a
 // project file in the suite folder. Diagnostics go to `diags`.
 struct CaseRun {
@@ -259,6 +295,17 @@ std::optional<ValidationSuite> loadValidationSuite(const std::filesystem::path& 
     validation.pending = entry.value("pending", "");
     validation.usesPypto = entry.value("uses_pypto", false);
     if (entry.contains("project")) validation.project = entry["project"];
+    if (entry.contains("stage")) {
+      const Json& stage = entry["stage"];
+      if (!stage.is_object() || !stage.contains("labels") || !stage["labels"].is_array() || stage["labels"].empty())
+        return fail("\"stage\" needs \"labels\": the semantic labels of the stage's tasks");
+      for (const Json& label : stage["labels"]) {
+        if (!label.is_string() || label.get<std::string>().empty())
+          return fail("\"stage\" \"labels\" must be non-empty strings");
+        validation.stageLabels.push_back(label.get<std::string>());
+      }
+      validation.stageAfter = stage.value("after", "");
+    }
     if (validation.kind != "measured" && validation.kind != "delta" && validation.kind != "bound" &&
         validation.kind != "pending")
       return fail("\"kind\" must be \"measured\", \"delta\", \"bound\" or \"pending\"");
@@ -273,6 +320,9 @@ std::optional<ValidationSuite> loadValidationSuite(const std::filesystem::path& 
     }
     if (validation.kind == "measured" && !(validation.publishedUs > 0.0))
       return fail("a measured case needs \"published_us\" > 0");
+    // The fit simulates calibration cases for their makespan only, so a stage belongs to the test set.
+    if (!validation.stageLabels.empty() && !(validation.kind == "measured" && validation.set == "test"))
+      return fail("\"stage\" is for measured cases of the test set");
     if (validation.kind == "bound" && !(validation.maxRatio >= 1.0)) return fail("a bound case needs \"max_ratio\" >= 1");
     if ((validation.kind == "measured" || validation.kind == "bound") && !validation.project.is_object())
       return fail("needs a \"project\" object (source, entry, args)");
@@ -429,6 +479,18 @@ std::vector<ValidationResult> runValidation(const ValidationSuite& suite, const 
     const ProjectRunResult& run = *caseRun.run;
     result.ran = true;
     result.simulatedUs = run.simulation->stats.makespanUs;
+    if (!validation.stageLabels.empty()) {
+      std::optional<double> span = stageSpanUs(run, validation.stageLabels, validation.stageAfter);
+      if (!span) {
+        result.ran = false;
+        result.failure = "no task of the run carries the stage's labels" +
+                         (validation.stageAfter.empty() ? std::string() : " after '" + validation.stageAfter + "'");
+        diags.error(validation.location) << "case '" << validation.name << "': " << result.failure;
+        results.push_back(std::move(result));
+        continue;
+      }
+      result.simulatedUs = *span;
+    }
     result.compileMs = run.compileMs;
     result.simulateMs = run.simulateMs;
     if (validation.kind == "bound") {

@@ -26,6 +26,11 @@
 //                      relative to the suite folder; a source "${PYPTO}/..." is a
 //                      kernel of a PyPTO checkout (PyPTO's own kernels are not
 //                      bundled): without one the case waits, listed as pending
+//   stage              measured cases of the test set: {labels: [...], after: LABEL}: the
+//                      published figure is one stage of the kernel, read from the swimlane:
+//                      from the first start to the last end of the tasks whose semantic label is
+//                      one of `labels` and that are, or depend on, a task labelled `after`
+//                      (optional: every task with those labels). Without it: the makespan
 //   uses_pypto         true: the suite's kernel imports PyPTO's own kernel from the
 //                      checkout ($PTO_PYPTO_CHECKOUT, which pto validate sets); it
 //                      waits without one, as "${PYPTO}/" sources do
@@ -88,6 +93,9 @@ struct ValidationCase {
   bool usesPypto = false;
   nlohmann::ordered_json project;  // the operator project, as a project file holds it
   std::vector<ValidationConfiguration> configurations;  // delta cases
+  // Measured cases of one stage of the kernel (see "stage" above); empty labels: the makespan.
+  std::vector<std::string> stageLabels;
+  std::string stageAfter;
   SourceLocation location;         // the case in validation.json
 };
 

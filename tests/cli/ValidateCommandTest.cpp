@@ -246,5 +246,86 @@ TEST(ValidateCommand, ASuiteWrapperOfPyptosKernelFindsTheCheckoutPtoValidateWasG
   fs::remove_all(dir);
 }
 
+// A measured case may name one stage of its kernel ("stage": {labels, after}): the time from the first
+// start to the last end of the tasks with those semantic labels that are, or depend on, a task labelled
+// `after`. The reference here is the same project's swimlane as `pto run --trace` writes it (times rounded
+// to 1 ns there, hence the 0.002 us tolerance): the "second" tasks that read the matmul's result `y`, not
+// those that read the argument `w` (the same label, but they depend on no "first" task, and run longer).
+TEST(ValidateCommand, AStageCaseTimesTheTasksOfItsLabelsFromTheSwimlane) {
+  const fs::path dir = fs::temp_directory_path() / ("pto-validate-stage-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "stages.py")
+      << "import pypto\n\n\n@pypto.frontend.jit\n"
+      << "def stages(x: pypto.Tensor([64, 256], pypto.DT_FP16), m: pypto.Tensor([256, 256], pypto.DT_FP16),\n"
+      << "           w: pypto.Tensor([512, 1024], pypto.DT_FP32),\n"
+      << "           out: pypto.Tensor([64, 256], pypto.DT_FP32), out2: pypto.Tensor([512, 1024], pypto.DT_FP32)):\n"
+      << "    pypto.set_cube_tile_shapes([64, 64], [256, 256], [64, 64])\n"
+      << "    pypto.set_vec_tile_shapes(32, 256)\n"
+      << "    pypto.set_semantic_label(\"first\")\n"
+      << "    y = pypto.matmul(x, m, pypto.DT_FP32)\n"
+      << "    pypto.set_semantic_label(\"second\")\n"
+      << "    out[:] = pypto.exp(y)\n"
+      << "    out2[:] = pypto.exp(pypto.exp(pypto.exp(w)))\n";
+  const std::string project =
+      "{\"source\": \"stages.py\", \"entry\": \"stages\", \"machine\": \"a3\", \"args\": ["
+      "{\"name\": \"x\", \"shape\": [64, 256], \"dtype\": \"float16\"}, {\"name\": \"m\", \"shape\": [256, 256], "
+      "\"dtype\": \"float16\"}, {\"name\": \"w\", \"shape\": [512, 1024], "
+      "\"dtype\": \"float32\"}, {\"name\": \"out\", \"shape\": [64, 256], \"dtype\": \"float32\"}, "
+      "{\"name\": \"out2\", \"shape\": [512, 1024], \"dtype\": \"float32\"}]}";
+  auto stageCase = [&](const std::string& name, const std::string& stage) {
+    return "{\"name\": \"" + name + "\", \"kind\": \"measured\", \"set\": \"test\", \"machine\": \"a3\", "
+           "\"published_us\": 1.0, \"stage\": " + stage + ", \"project\": " + project + "}";
+  };
+  std::ofstream(dir / "validation.json")
+      << "{\"cases\": [" << stageCase("every_second", "{\"labels\": [\"second\"]}") << ",\n"
+      << stageCase("second_after_first", "{\"labels\": [\"second\"], \"after\": \"first\"}") << ",\n"
+      << stageCase("first_to_second", "{\"labels\": [\"first\", \"second\"], \"after\": \"first\"}") << ",\n"
+      << stageCase("nothing", "{\"labels\": [\"third\"]}") << "]}\n";
+  Result result = runPto("validate --trust --suite " + dir.string() + " --json -");
+  EXPECT_EQ(result.exitCode, 1) << result.err;  // the published 1 us is not met, and "nothing" does not run
+  EXPECT_NE(result.err.find("no task of the run carries the stage's labels"), std::string::npos) << result.err;
+  std::map<std::string, double> simulated;
+  const nlohmann::json report = nlohmann::json::parse(result.out);
+  for (const nlohmann::json& entry : report["cases"])
+    if (entry.contains("simulated_us")) simulated[entry["name"]] = entry["simulated_us"].get<double>();
+
+  std::ofstream(dir / "pto-project.json") << "{\"name\": \"stages\", " << project.substr(1) << "\n";
+  Result run = runPto("run --trust " + dir.string() + " --trace " + (dir / "trace.json").string());
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  nlohmann::json trace = nlohmann::json::parse(std::ifstream(dir / "trace.json"));
+  const nlohmann::json& events = trace.is_object() ? trace["traceEvents"] : trace;
+  struct Span {
+    double first = 1e300, last = -1e300;
+    void add(const nlohmann::json& e) {
+      first = std::min(first, e["ts"].get<double>());
+      last = std::max(last, e["ts"].get<double>() + e["dur"].get<double>());
+    }
+    double us() const { return last - first; }
+  } every, afterFirst, firstToSecond;
+  for (const nlohmann::json& e : events) {
+    if (e.value("ph", "") != "X" || !e.contains("args") || !e["args"].contains("label")) continue;
+    const std::string label = e["args"]["label"];
+    const bool readsW = e["args"].value("inputs", "").rfind("w[", 0) == 0;
+    if (label == "second") every.add(e);
+    if (label == "second" && !readsW) afterFirst.add(e);
+    if (label == "first" || (label == "second" && !readsW)) firstToSecond.add(e);
+  }
+  EXPECT_NEAR(simulated["every_second"], every.us(), 0.002);
+  EXPECT_NEAR(simulated["second_after_first"], afterFirst.us(), 0.002);
+  EXPECT_NEAR(simulated["first_to_second"], firstToSecond.us(), 0.002);
+  EXPECT_LT(simulated["second_after_first"], simulated["every_second"]);  // the long `w` chain left out
+  EXPECT_EQ(simulated.count("nothing"), 0u);
+
+  // A stage is timed on the test set only: the fit simulates its calibration cases for their makespan.
+  std::ofstream(dir / "validation.json")
+      << "{\"cases\": [{\"name\": \"fitted_stage\", \"kind\": \"measured\", \"set\": \"calibration\", "
+         "\"machine\": \"a3\", \"published_us\": 1.0, \"stage\": {\"labels\": [\"second\"]}, \"project\": "
+      << project << "}]}\n";
+  Result refused = runPto("validate --trust --suite " + dir.string());
+  EXPECT_EQ(refused.exitCode, 1);
+  EXPECT_NE(refused.err.find("\"stage\" is for measured cases of the test set"), std::string::npos) << refused.err;
+  fs::remove_all(dir);
+}
+
 } // namespace
 } // namespace pto::test
