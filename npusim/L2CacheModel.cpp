@@ -251,7 +251,7 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
   std::array<std::int64_t, kSmallRank> smallStride{}, smallIndex{};
   std::vector<std::int64_t> largeStride, largeIndex;
   std::int64_t* stride = smallStride.data();
-  std::int64_t* index = smallIndex.data();  // position within the region, innermost dim fixed at 0
+  std::int64_t* index = smallIndex.data();  // position within the region, the dims of a row fixed at 0
   if (rank > kSmallRank) {
     largeStride.assign(rank, 0);
     largeIndex.assign(rank, 0);
@@ -260,10 +260,23 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
   }
   stride[rank - 1] = layout.elementBytes;
   for (std::size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * layout.shape[d];
-  const std::int64_t rowBytes = region.shape.back() * layout.elementBytes;
   // The row's first byte, kept up to date as the odometer turns.
   std::int64_t rowStart = 0;
-  for (std::size_t d = 0; d < rank; ++d) rowStart += region.offsets[d] * stride[d];
+  bool offsetsNonNegative = true;
+  for (std::size_t d = 0; d < rank; ++d) {
+    rowStart += region.offsets[d] * stride[d];
+    offsetsNonNegative = offsetsNonNegative && region.offsets[d] >= 0;
+  }
+  // Inner dims the region covers whole make its rows back to back in memory:
+  // one longer row (a tile of whole tensor rows, the usual K or V block, is a
+  // single run of lines instead of a row each; walking rows one by one was
+  // most of a lookup). The lines are the same, in the same order: rows visit
+  // ascending addresses, and back-to-back rows leave no line out. Negative
+  // offsets keep the row-by-row walk, whose rounding toward zero differs.
+  std::size_t rowDim = rank - 1;  // the dim whose extent makes up a row
+  if (offsetsNonNegative)
+    while (rowDim > 0 && region.offsets[rowDim] == 0 && region.shape[rowDim] == layout.shape[rowDim]) --rowDim;
+  const std::int64_t rowBytes = region.shape[rowDim] * stride[rowDim];
   // A line is the byte offset divided by the line size, rounding toward zero
   // (what a division gives for the rare negative offset too).
   auto lineOf = [this](std::int64_t byte) {
@@ -275,9 +288,9 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
     const std::int64_t last = lineOf(rowStart + rowBytes - 1);
     for (std::int64_t line = std::max(first, lastLine + 1); line <= last; ++line) visit(line);
     lastLine = std::max(lastLine, last);
-    if (rank == 1) return;
-    // Next row: odometer over every dim but the innermost.
-    std::size_t d = rank - 1;
+    if (rowDim == 0) return;
+    // Next row: odometer over the dims outside a row.
+    std::size_t d = rowDim;
     while (true) {
       --d;
       if (++index[d] < region.shape[d]) {

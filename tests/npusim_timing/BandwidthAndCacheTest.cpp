@@ -98,6 +98,28 @@ TEST(L2CacheModel, AnEvictedLineMissesWhenReadAgain) {
   }
 }
 
+TEST(L2CacheModel, RegionsOfWholeRowsTouchTheLinesTheirRowsTouchInAddressOrder) {
+  // A [4, 8, 48] fp32 tensor: rows of 192 bytes, planes of 1536 = three
+  // 512-byte lines, so rows straddle lines. Worked by hand from the byte
+  // ranges; a region covering its inner dims whole is walked as one run.
+  L2CacheModel cache(6 * 512, 512, {{{4, 8, 48}, 4}});
+  // Planes 1..2: bytes 1536..4607, lines 3..8, all cold.
+  L2CacheModel::Lines planes = cache.accessLines(region(0, {1, 0, 0}, {2, 8, 48}));
+  EXPECT_EQ(planes.hitFraction, 0.0);
+  EXPECT_EQ(planes.missedBytes, 6 * 512);
+  EXPECT_EQ(cache.access(region(0, {1, 0, 0}, {2, 8, 48})), 1.0);
+  // Row 0 of plane 3 (bytes 4608..4799, line 9) evicts the least recent
+  // line: line 3, touched first, if the lines were touched in address order.
+  EXPECT_EQ(cache.access(region(0, {3, 0, 0}, {1, 1, 48})), 0.0);
+  EXPECT_EQ(cache.access(region(0, {1, 3, 0}, {1, 1, 48})), 1.0) << "row 3 of plane 1 lies in line 4";
+  EXPECT_EQ(cache.access(region(0, {1, 0, 0}, {1, 1, 48})), 0.0) << "line 3 was the least recent";
+  // Rows 2..4 of planes 0 and 1 (whole rows, not whole planes): runs of 576
+  // bytes at 384..959 (lines 0..1) and 1920..2495 (lines 3..4).
+  L2CacheModel fresh(1 << 20, 512, {{{4, 8, 48}, 4}});
+  EXPECT_EQ(fresh.accessLines(region(0, {0, 2, 0}, {2, 3, 48})).missedBytes, 4 * 512);
+  EXPECT_EQ(fresh.access(region(0, {0, 0, 0}, {1, 8, 48})), 2.0 / 3.0) << "lines 0..1 of plane 0's 0..2";
+}
+
 TEST(L2CacheModel, TensorsWithoutALayoutAlwaysMiss) {
   L2CacheModel cache(1 << 20, 512, {});
   cache.access(region(3, {0}, {100}));
