@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace pto {
@@ -31,6 +32,64 @@ struct LaterEvent {
   }
 };
 constexpr LaterEvent laterEvent;
+
+// Two doubles at once (SSE2 on x86-64, NEON on Arm): the per-transfer
+// arithmetic of a resharing, its most frequent loops. Each lane does the
+// very operation the scalar code did (IEEE subtraction, multiplication and
+// division round the same in a vector), so the times are bit for bit equal.
+using DoublePair = double __attribute__((vector_size(2 * sizeof(double))));
+
+DoublePair loadPair(const double* from) {
+  DoublePair pair;
+  std::memcpy(&pair, from, sizeof pair);
+  return pair;
+}
+
+void storePair(double* to, DoublePair pair) { std::memcpy(to, &pair, sizeof pair); }
+
+// remaining[i] -= rates[i] * elapsed: what moved since the last sharing.
+void subtractMoved(double* remaining, const double* rates, double elapsed, std::size_t n) {
+  std::size_t i = 0;
+  const DoublePair elapsedPair = {elapsed, elapsed};
+  for (; i + 2 <= n; i += 2) storePair(remaining + i, loadPair(remaining + i) - loadPair(rates + i) * elapsedPair);
+  for (; i < n; ++i) remaining[i] -= rates[i] * elapsed;
+}
+
+// ends[i] = now + max(0, remaining[i]) / rates[i]; returns the earliest.
+double endTimesFrom(double* ends, const double* remaining, const double* rates, double now, std::size_t n) {
+  std::size_t i = 0;
+  const DoublePair zero = {0.0, 0.0};
+  const DoublePair nowPair = {now, now};
+  for (; i + 2 <= n; i += 2) {
+    const DoublePair left = loadPair(remaining + i);
+    // std::max(0.0, x): x when 0 < x, else 0 (a negative zero or NaN too).
+    const DoublePair positive = zero < left ? left : zero;
+    storePair(ends + i, nowPair + positive / loadPair(rates + i));
+  }
+  for (; i < n; ++i) ends[i] = now + std::max(0.0, remaining[i]) / rates[i];
+  double first = kInfinity;
+  for (std::size_t j = 0; j < n; ++j) first = std::min(first, ends[j]);
+  return first;
+}
+
+// rates[i]: the path's peak (limitRates[i]) for a transfer served by L2
+// (missFractions[i] <= kMissEpsilon) or given all it draws from HBM, else its
+// HBM share per HBM byte it draws per byte moved (hbmRates[i] / missFractions[i];
+// a division by 1 is exact, so whole misses need no case of their own).
+void scaleBackFromHbm(double* rates, const double* hbmRates, const double* hbmLimits, const double* limitRates,
+                      const double* missFractions, std::size_t n) {
+  std::size_t i = 0;
+  const DoublePair missEpsilon = {kMissEpsilon, kMissEpsilon};
+  for (; i + 2 <= n; i += 2) {
+    const DoublePair miss = loadPair(missFractions + i);
+    const DoublePair hbm = loadPair(hbmRates + i);
+    const auto atPeak = (miss <= missEpsilon) | (hbm == loadPair(hbmLimits + i));
+    // The quotient of a lane at its peak (maybe 0 / 0) is never used.
+    storePair(rates + i, atPeak ? loadPair(limitRates + i) : hbm / miss);
+  }
+  for (; i < n; ++i)
+    rates[i] = missFractions[i] <= kMissEpsilon || hbmRates[i] == hbmLimits[i] ? limitRates[i] : hbmRates[i] / missFractions[i];
+}
 
 std::int64_t cycleAtOrAfter(double time) { return static_cast<std::int64_t>(std::ceil(time - kTimeEpsilon)); }
 std::int64_t cycleAtOrBefore(double time) { return static_cast<std::int64_t>(std::floor(time + kTimeEpsilon)); }
@@ -391,10 +450,8 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       const std::size_t n = state.moving.size();
       const double elapsed = state.now - state.sharedAt;
       double hbmTotal = 0.0;
-      for (std::size_t i = 0; i < n; ++i) {
-        state.remainingBytes[i] -= state.rates[i] * elapsed;
-        hbmTotal += state.hbmLimits[i];
-      }
+      subtractMoved(state.remainingBytes.data(), state.rates.data(), elapsed, n);
+      for (std::size_t i = 0; i < n; ++i) hbmTotal += state.hbmLimits[i];
       // Share the HBM among what each transfer draws from it, then scale
       // back: a transfer served wholly by L2 runs at its path's peak. One
       // that gets all it draws runs at its path's peak too (limitRates holds
@@ -409,12 +466,9 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         thread_local std::vector<double> hbmRates;
         hbmRates.resize(n);
         shareBandwidth(state.hbmLimits, m_capBytesPerCycle, hbmRates);
-        for (std::size_t i = 0; i < n; ++i) {
-          const double miss = state.missFractions[i];
-          if (miss <= kMissEpsilon || hbmRates[i] == state.hbmLimits[i]) state.rates[i] = state.limitRates[i];
-          else state.rates[i] = miss == 1.0 ? hbmRates[i] : hbmRates[i] / miss;
-          total += state.rates[i];
-        }
+        scaleBackFromHbm(state.rates.data(), hbmRates.data(), state.hbmLimits.data(), state.limitRates.data(),
+                         state.missFractions.data(), n);
+        for (std::size_t i = 0; i < n; ++i) total += state.rates[i];
       }
       // Then the L2's ports, which every GM transfer passes (hits, misses on
       // their way in, stores): the rates HBM left are the limits. A transfer
@@ -428,15 +482,8 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       }
       state.sharedAt = state.now;
       state.endTimes.resize(state.moving.size());
-      // The earliest end in a local: through the state (which the compiler
-      // must assume the stores may alias) each division waited for the last.
-      double firstEnd = kInfinity;
-      for (std::size_t i = 0; i < state.moving.size(); ++i) {
-        const double end = state.now + std::max(0.0, state.remainingBytes[i]) / state.rates[i];
-        state.endTimes[i] = end;
-        firstEnd = std::min(firstEnd, end);
-      }
-      state.firstTransferEnd = firstEnd;
+      state.firstTransferEnd =
+          endTimesFrom(state.endTimes.data(), state.remainingBytes.data(), state.rates.data(), state.now, n);
       state.ratesStale = false;
       if (record && m_observer) {
         double total = 0.0;
