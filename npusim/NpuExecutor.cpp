@@ -91,6 +91,17 @@ void scaleBackFromHbm(double* rates, const double* hbmRates, const double* hbmLi
     rates[i] = missFractions[i] <= kMissEpsilon || hbmRates[i] == hbmLimits[i] ? limitRates[i] : hbmRates[i] / missFractions[i];
 }
 
+// hbmSums from `from` on, after the transfers there changed.
+void redoHbmSums(NpuExecutor::ChipState& state, std::size_t from) {
+  const std::size_t n = state.hbmLimits.size();
+  state.hbmSums.resize(n);
+  double sum = from > 0 && from <= n ? state.hbmSums[from - 1] : 0.0;
+  for (std::size_t i = std::min(from, n); i < n; ++i) {
+    sum += state.hbmLimits[i];
+    state.hbmSums[i] = sum;
+  }
+}
+
 std::int64_t cycleAtOrAfter(double time) { return static_cast<std::int64_t>(std::ceil(time - kTimeEpsilon)); }
 std::int64_t cycleAtOrBefore(double time) { return static_cast<std::int64_t>(std::floor(time + kTimeEpsilon)); }
 
@@ -342,6 +353,7 @@ void NpuExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInt
       m_state.endTimes.erase(m_state.endTimes.begin() + static_cast<std::ptrdiff_t>(i));
       m_state.ratesStale = true;
     }
+    if (m_state.hbmSums.size() != m_state.hbmLimits.size()) redoHbmSums(m_state, 0);
     if (run.ended) {
       auto& ended = m_state.endedSlots;
       ended.erase(std::find(ended.begin(), ended.end(), static_cast<std::int32_t>(slot)));
@@ -449,9 +461,8 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       // skipping a cap that does not bind gives the very same rates.
       const std::size_t n = state.moving.size();
       const double elapsed = state.now - state.sharedAt;
-      double hbmTotal = 0.0;
+      const double hbmTotal = n > 0 ? state.hbmSums[n - 1] : 0.0;
       subtractMoved(state.remainingBytes.data(), state.rates.data(), elapsed, n);
-      for (std::size_t i = 0; i < n; ++i) hbmTotal += state.hbmLimits[i];
       // Share the HBM among what each transfer draws from it, then scale
       // back: a transfer served wholly by L2 runs at its path's peak. One
       // that gets all it draws runs at its path's peak too (limitRates holds
@@ -526,6 +537,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         state.remainingBytes.push_back(static_cast<double>(step.bytes));
         const double hbmLimit = step.pathBytesPerCycle * fromHbm;
         state.hbmLimits.push_back(hbmLimit);
+        state.hbmSums.push_back((state.hbmSums.empty() ? 0.0 : state.hbmSums.back()) + hbmLimit);
         state.limitRates.push_back(fromHbm > kMissEpsilon ? hbmLimit / fromHbm : step.pathBytesPerCycle);
         state.missFractions.push_back(fromHbm);
         state.rates.push_back(0.0);
@@ -544,6 +556,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
     }
     if (state.firstTransferEnd <= state.now + kTimeEpsilon) {
       std::size_t kept = 0;
+      std::size_t firstRemoved = state.moving.size();
       for (std::size_t i = 0; i < state.moving.size(); ++i) {
         if (state.endTimes[i] > state.now + kTimeEpsilon) {
           state.moving[kept] = state.moving[i];
@@ -556,6 +569,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
           ++kept;
           continue;
         }
+        firstRemoved = std::min(firstRemoved, i);
         std::int32_t core = state.moving[i] / static_cast<std::int32_t>(kPipeCount);
         std::int32_t p = state.moving[i] % static_cast<std::int32_t>(kPipeCount);
         CoreRun& run = state.cores[static_cast<std::size_t>(core)];
@@ -572,6 +586,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
       state.moving.resize(kept);
       state.remainingBytes.resize(kept);
       state.hbmLimits.resize(kept);
+      redoHbmSums(state, firstRemoved);
       state.limitRates.resize(kept);
       state.missFractions.resize(kept);
       state.rates.resize(kept);

@@ -144,6 +144,11 @@ public:
     // known: remainingBytes holds what was left at `sharedAt`.
     std::vector<double> remainingBytes;
     std::vector<double> hbmLimits;      // HBM bytes per cycle it draws at its path's peak
+    // hbmSums[i]: hbmLimits[0] + ... + hbmLimits[i], added in index order
+    // (what a loop over them gives, bit for bit), so that a sharing reads
+    // the total instead of adding every transfer again; kept when transfers
+    // are appended, redone from the first one removed.
+    std::vector<double> hbmSums;
     std::vector<double> limitRates;     // bytes per cycle when it gets all of hbmLimits: the path's peak
     std::vector<double> missFractions;  // HBM bytes per byte of each transfer (> 1: partial lines)
     std::vector<double> rates;          // the current share
