@@ -497,9 +497,10 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
           endTimesFrom(state.endTimes.data(), state.remainingBytes.data(), state.rates.data(), state.now, n);
       state.ratesStale = false;
       if (record && m_observer) {
-        double total = 0.0;
-        for (double rate : state.rates) total += rate;
-        m_observer(state.now, total, static_cast<int>(state.rates.size()));
+        // After the L2's share, which `total` (taken before it) does not include.
+        double drawn = 0.0;
+        for (double rate : state.rates) drawn += rate;
+        m_observer(state.now, drawn, static_cast<int>(state.rates.size()));
       }
     }
     double next = state.events.empty() ? kInfinity : state.events.front().time;

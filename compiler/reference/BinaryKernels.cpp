@@ -162,7 +162,7 @@ template <typename T, typename Values> bool applyScalarArithmetic(TensorOpKind k
 }
 
 // The scalar ops on values of type T with the scalar already in T.
-template <typename T> bool applyScalarOp(const KernelCall& call, const Shape& shape, std::vector<T>& values, T s) {
+template <typename T> bool applyScalarOp(const KernelCall& call, std::vector<T>& values, T s) {
   if (applyScalarArithmetic(call.op.kind, values, s)) return true;
   auto map = [&](auto f) {
     for (T& value : values) value = f(value);
@@ -196,7 +196,7 @@ template <typename T> bool runScalarTyped(KernelCall& call, T s) {
     storeFrom(out, flags);
     return true;
   }
-  if (!applyScalarOp(call, x.shape(), values, s)) return false;
+  if (!applyScalarOp(call, values, s)) return false;
   storeFrom(out, values);
   return true;
 }
