@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 namespace pto {
 namespace {
@@ -114,7 +115,9 @@ void collect(const SymbolicScalar& value, std::int64_t scale, LinearForm& form) 
 
 } // namespace
 
-SymbolicScalar simplify(const SymbolicScalar& value) {
+namespace {
+
+SymbolicScalar simplifyUncached(const SymbolicScalar& value) {
   LinearForm form;
   collect(value, 1, form);
   if (form.overflow) return value;  // keep the original; evaluation reports the overflow
@@ -129,6 +132,30 @@ SymbolicScalar simplify(const SymbolicScalar& value) {
   }
   if (!result) return form.constant;
   return form.constant == 0 ? *result : *result + form.constant;
+}
+
+// Results of earlier calls, by structure. The tracer simplifies every
+// operation's result, whose operands it simplified already, and a min or max
+// simplifies its operands' difference again (and that difference's min/max
+// operands in turn), so without this a nested min(max(...)) costs
+// exponentially in its depth; the DIA kernel's trace spent half its time
+// here. simplify() is a function of the structure only, so a remembered
+// result is the one it would compute. Per thread (traces and compilations run
+// on several); cleared when full, as a kernel's expressions come and go.
+constexpr std::size_t kRememberedLimit = 1 << 15;
+thread_local std::unordered_map<SymbolicScalar, SymbolicScalar, SymbolicScalarHash> t_simplified;
+
+} // namespace
+
+SymbolicScalar simplify(const SymbolicScalar& value) {
+  // A leaf is its own linear form.
+  const SymbolicKind kind = value.kind();
+  if (kind == SymbolicKind::Constant || kind == SymbolicKind::Symbol || kind == SymbolicKind::Element) return value;
+  if (auto found = t_simplified.find(value); found != t_simplified.end()) return found->second;
+  SymbolicScalar result = simplifyUncached(value);
+  if (t_simplified.size() >= kRememberedLimit) t_simplified.clear();
+  t_simplified.emplace(value, result);
+  return result;
 }
 
 bool provablyEqual(const SymbolicScalar& a, const SymbolicScalar& b) {
