@@ -692,6 +692,16 @@ void tryDepthFirstOrder(const TileGraph& tiles, const TargetInfo& target, Subgra
 
 } // namespace
 
+bool fitsOnChipInSomeOrder(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph) {
+  SubgraphBufferPlan plan =
+      planSubgraphBuffers(tiles, target, subgraph, BufferOverlap::PingPong, /*bySizeFallback=*/true);
+  if (fitsCapacities(plan, target)) return true;
+  Subgraph trial = subgraph;
+  std::vector<int> order;
+  tryDepthFirstOrder(tiles, target, trial, plan, order);
+  return fitsCapacities(plan, target);
+}
+
 bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
   // Isomorphic subgraphs (one program) get one placement, planned once: a
   // GEMM's 1152 output tiles are one plan, not 1152. A program whose ops

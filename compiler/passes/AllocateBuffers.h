@@ -90,6 +90,12 @@ SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo&
 // Whether every on-chip peak of `plan` is within `target`'s capacities.
 bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target);
 
+// Whether AllocateBuffers would place `subgraph` (its ops, coreType and
+// memberStarts) within the machine: its plan in the order the ops were made,
+// else in the depth-first order (SubgraphOpOrder.h) when that needs less.
+// GraphPartition cuts a pinned group that fails this (see GraphPartition.h).
+bool fitsOnChipInSomeOrder(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph);
+
 // Bytes a tile of `shape` elements of `dtype` occupies: the innermost dim
 // padded to 32 bytes, the total rounded up to `granularity`.
 std::int64_t tileBytes(const std::vector<std::int64_t>& shape, DataType dtype, std::int64_t granularity);

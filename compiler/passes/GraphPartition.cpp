@@ -541,6 +541,107 @@ bool Partitioner::markOverfullGroups(bool everyOp) {
   return marked;
 }
 
+// A pinned group (sg_set_scope) whose buffers fit the machine in no op order AllocateBuffers tries is cut
+// into runs of its ops in the order they were made, each the longest that fits (found by bisection), so that
+// what a later run needs of an earlier one goes through global memory. PyPTO keeps such a scope one task and
+// its scheduler spills: when a buffer cannot be allocated, a live L1 tile is copied out to a workspace in GM
+// and copied in again before its next use (SpillGeneralL1BufferFor3510, schedule_ooo/post_schedule/
+// spill_engine.cpp). Its sparse attention on the 950 pins both matmuls and the softmax between them into one
+// scope, and the second matmul reads again the eight [128, 256] key tiles (524 288 bytes, all of L1) the first
+// one read: a cut before the second matmul's later steps moves those tiles through GM once, as the spill does.
+// A group with an op that fits no run on its own is left whole (AllocateBuffers reports it at its line), and
+// so is a cut that would make the parts depend on each other in a cycle.
+void Partitioner::cutOverfullPinnedParts(std::vector<std::int32_t>& partOf, std::vector<bool>& pinned) {
+  const std::size_t count = pinned.size();
+  std::vector<std::vector<std::int32_t>> members(count);
+  for (std::size_t v = 0; v < partOf.size(); ++v)
+    members[static_cast<std::size_t>(partOf[v])].push_back(static_cast<std::int32_t>(v));
+  const TargetInfo& target = m_compilation.settings.target;
+  for (std::size_t part = 0; part < count; ++part) {
+    if (!pinned[part]) continue;
+    const std::vector<std::int32_t>& list = members[part];
+    bool cube = false;
+    std::int64_t bytes = 0;
+    for (std::int32_t v : list) {
+      cube = cube || coreOf(v) == CoreType::AIC;
+      bytes += m_operandBytes[static_cast<std::size_t>(v)];
+    }
+    if (bytes <= smallestCapacity(cube)) continue;
+    // Whether the ops list[from, to) fit as one subgraph.
+    auto fits = [&](std::size_t from, std::size_t to) {
+      Subgraph trial;
+      trial.coreType = CoreType::AIV;
+      for (std::size_t i = from; i < to; ++i) {
+        if (coreOf(list[i]) == CoreType::AIC) trial.coreType = CoreType::AIC;
+        trial.ops.push_back(m_ops[static_cast<std::size_t>(list[i])]);
+      }
+      return fitsOnChipInSomeOrder(m_tiles, target, trial);
+    };
+    if (fits(0, list.size())) continue;
+    std::vector<std::pair<std::size_t, std::size_t>> runs;
+    bool cuttable = true;
+    for (std::size_t from = 0; from < list.size() && cuttable;) {
+      std::size_t end = list.size();
+      if (from == 0 || !fits(from, end)) {
+        std::size_t good = from + 1, bad = end;  // [from, good) fits, [from, bad) does not
+        if (!fits(from, good)) {
+          cuttable = false;
+          break;
+        }
+        while (bad - good > 1) {
+          const std::size_t middle = good + (bad - good) / 2;
+          (fits(from, middle) ? good : bad) = middle;
+        }
+        end = good;
+      }
+      runs.emplace_back(from, end);
+      from = end;
+    }
+    if (!cuttable || runs.size() < 2) continue;
+    const std::vector<std::int32_t> before = partOf;
+    const std::size_t partsBefore = pinned.size();
+    for (std::size_t r = 1; r < runs.size(); ++r) {
+      const auto id = static_cast<std::int32_t>(pinned.size());
+      pinned.push_back(true);
+      for (std::size_t i = runs[r].first; i < runs[r].second; ++i) partOf[static_cast<std::size_t>(list[i])] = id;
+    }
+    if (!partsAcyclic(partOf, pinned.size())) {
+      partOf = before;
+      pinned.resize(partsBefore);
+    }
+  }
+}
+
+// Whether the parts' edges (between ops of different parts) form no cycle.
+bool Partitioner::partsAcyclic(const std::vector<std::int32_t>& partOf, std::size_t count) const {
+  std::vector<std::pair<std::int32_t, std::int32_t>> edges;
+  for (std::size_t v = 0; v < partOf.size(); ++v)
+    for (std::int32_t p = m_predStart[v]; p < m_predStart[v + 1]; ++p) {
+      const std::int32_t from = partOf[static_cast<std::size_t>(m_preds[static_cast<std::size_t>(p)].from)];
+      if (from != partOf[v]) edges.emplace_back(from, partOf[v]);
+    }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::vector<std::int32_t> waiting(count, 0);
+  std::vector<std::vector<std::int32_t>> next(count);
+  for (const auto& [from, to] : edges) {
+    ++waiting[static_cast<std::size_t>(to)];
+    next[static_cast<std::size_t>(from)].push_back(to);
+  }
+  std::vector<std::int32_t> ready;
+  for (std::size_t i = 0; i < count; ++i)
+    if (waiting[i] == 0) ready.push_back(static_cast<std::int32_t>(i));
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const std::int32_t at = ready.back();
+    ready.pop_back();
+    ++done;
+    for (std::int32_t to : next[static_cast<std::size_t>(at)])
+      if (--waiting[static_cast<std::size_t>(to)] == 0) ready.push_back(to);
+  }
+  return done == count;
+}
+
 // ---- one scope ----
 // Places every op of the scope into groups; errors go to `diags`.
 bool Partitioner::placeScope(DiagnosticEngine& diags) {
@@ -594,6 +695,7 @@ bool Partitioner::partitionScope(const std::vector<TileOpId>& ops, std::vector<P
     if (!placeScope(ignored)) break;
     numberGroups(partOf, pinned);
   }
+  cutOverfullPinnedParts(partOf, pinned);
   if (static_cast<std::int64_t>(pinned.size()) < m_options.parallelLowerBound) splitForParallelism(partOf, pinned);
   return orderParts(partOf, pinned, parts);
 }

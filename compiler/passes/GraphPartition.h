@@ -33,8 +33,13 @@
 //         groups they fit with (a long chain is cut into runs that fit), and
 //         should a group still overflow, every unpinned op of the scope.
 //         Exceptions, left whole for AllocateBuffers to report at the kernel
-//         line: sg_set_scope groups, and groups with a tile op too big on its
-//         own (no cut helps; the tile shape must change).
+//         line: groups with a tile op too big on its own (no cut helps; the
+//         tile shape must change). sg_set_scope groups stay whole while some
+//         op order AllocateBuffers tries fits them (fitsOnChipInSomeOrder);
+//         else they are cut into runs of their ops in the order made, each
+//         the longest that fits, what a later run reads of an earlier one
+//         going through GM (as PyPTO's scheduler spills an L1 tile to GM and
+//         reloads it); both runs stay pinned.
 //       - Ordering rule: ordering edges between tile ops of a scope (read
 //         after write, write after read, write after write on regions that
 //         may overlap; offsets compared with the scope's loop indices equal)

@@ -5,6 +5,7 @@
 #include <array>
 #include <functional>
 #include <queue>
+#include <string>
 
 namespace pto {
 namespace {
@@ -16,9 +17,17 @@ std::optional<int> readMode(const CompileSettings& settings, DiagnosticEngine& d
   const nlohmann::ordered_json& json = settings.passOptions;
   if (!json.is_object() || !json.contains(mode.name)) return static_cast<int>(mode.defaultInteger());
   const auto& given = json[mode.name];
+  // PyPTO's own values (config.py: "", "GAPMIN" or "HLF") choose how its OoO scheduler searches a list
+  // schedule (GapMin with or without local search, or highest level first: core_assign.cpp); this pass's list
+  // scheduling stands for all three. Its sparse attention kernel asks for "GAPMIN".
+  if (given.is_string()) {
+    const std::string text = given.get<std::string>();
+    if (text.empty() || text == "GAPMIN" || text == "HLF") return 1;
+  }
   if (!given.is_number_integer() || given.get<std::int64_t>() < mode.minimum || given.get<std::int64_t>() > mode.maximum)
     return diags.error(settings.locationOf("pass_options"))
-           << "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), got " << given.dump();
+           << "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), or PyPTO's \"\", "
+           << "\"GAPMIN\" or \"HLF\" (list scheduling), got " << given.dump();
   return static_cast<int>(given.get<std::int64_t>());
 }
 

@@ -78,6 +78,9 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
     }
     for (const TileRegion& region : op.outputs) writers[region.tensor].insert(op.tensorOp);
   }
+  std::set<TensorId> aliased;  // tensors whose bytes a folded reshape reads under another name
+  for (const TensorValue& value : graph.tensors())
+    if (value.reshapeOf != kNoId) aliased.insert(value.reshapeOf);
   std::set<OpId> forwarded;
   for (const TensorOp& move : graph.ops()) {
     if (move.kind != TensorOpKind::Assemble && move.kind != TensorOpKind::Copy) continue;
@@ -86,7 +89,7 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
     TensorId target = graph.storageOf(move.outputs[0]);
     const TensorValue& temporary = graph.tensor(source);
     if (temporary.role != TensorRole::Temporary || temporary.producer == kNoId) continue;
-    if (readers[source] != std::set<OpId>{move.id} || writers[source].size() != 1) continue;
+    if (!readers[source].count(move.id) || writers[source].size() != 1) continue;
     OpId producer = *writers[source].begin();
     if (forwarded.count(producer)) continue;
     if (tiles.shapeOf(source).size() != tiles.shapeOf(target).size()) continue;
@@ -97,6 +100,19 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
     const Place& from = places[static_cast<std::size_t>(producer)];
     const Place& to = places[static_cast<std::size_t>(move.id)];
     if (!from.path || from.path != to.path || from.statement > to.statement) continue;
+    // Other readers of the temporary (RmsNorm's result assembled into an output and also fed to the next
+    // matmul) then read the destination, which holds the same values from the producer on: as PyPTO's
+    // ReplaceTensor gives an assemble's input and output one storage, so that the assemble moves nothing
+    // and no tile of its vec-tile shape is made. Only readers that are ops of the same path between producer
+    // and copy: nothing touches the destination there, and after the copy it may change.
+    bool readersBetween = readers[source].size() == 1 || !aliased.count(source);
+    for (OpId reader : readers[source]) {
+      if (reader == move.id) continue;
+      const Place& at = places[static_cast<std::size_t>(reader)];
+      readersBetween = readersBetween && at.path == from.path && at.statement > from.statement &&
+                       at.statement < to.statement;
+    }
+    if (!readersBetween) continue;
     auto touchesTarget = [&](OpId op) { return readers[target].count(op) || writers[target].count(op); };
     bool clear = true;
     for (std::size_t s = from.statement + 1; s < to.statement && clear; ++s)
@@ -112,12 +128,18 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
     SymbolicShape base;
     for (std::size_t d = 0; d < firstMove.outputs[0].offsets.size(); ++d)
       base.push_back(simplify(firstMove.outputs[0].offsets[d] - firstMove.inputs[0].offsets[d]));
-    for (TileOpId id : tiles.tilesOf(producer)) {
-      TileOp& op = tiles.tileOp(id);
-      for (TileRegion& region : op.outputs) {
-        if (region.tensor != source) continue;
-        region.tensor = target;
-        for (std::size_t d = 0; d < region.offsets.size(); ++d) region.offsets[d] = simplify(region.offsets[d] + base[d]);
+    auto redirect = [&](TileRegion& region) {
+      if (region.tensor != source) return;
+      region.tensor = target;
+      for (std::size_t d = 0; d < region.offsets.size(); ++d) region.offsets[d] = simplify(region.offsets[d] + base[d]);
+    };
+    for (TileOpId id : tiles.tilesOf(producer))
+      for (TileRegion& region : tiles.tileOp(id).outputs) redirect(region);
+    for (OpId reader : readers[source]) {
+      if (reader == move.id) continue;
+      for (TileOpId id : tiles.tilesOf(reader)) {
+        for (TileRegion& region : tiles.tileOp(id).inputs) redirect(region);
+        readers[target].insert(reader);
       }
     }
     forwarded.insert(producer);

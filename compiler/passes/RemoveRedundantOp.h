@@ -30,11 +30,14 @@ namespace pto {
 bool removeRedundantOp(Compilation& compilation, DiagnosticEngine& diags);
 
 // ForwardAssemble (runs right after RemoveRedundantOp): a copy or assemble of
-// a temporary that nothing else reads is folded into the temporary's
-// producer, which then writes the destination directly, so `y[b] = f(x)`
-// and `c[:] = matmul(a, b)` cost no extra copy, tile or task. Only when no
-// op between producer and copy touches the destination, the ops of loops
-// between them included.
+// a temporary is folded into the temporary's producer, which then writes the
+// destination directly, so `y[b] = f(x)` and `c[:] = matmul(a, b)` cost no
+// extra copy, tile or task. Only when no op between producer and copy touches
+// the destination, the ops of loops between them included. Other readers of
+// the temporary, ops of the same path between producer and copy, then read
+// the destination (PyPTO's ReplaceTensor gives an assemble's input and output
+// one storage): a norm's result both assembled into an output and fed to a
+// matmul makes no tile of the assemble's vec-tile shape.
 bool forwardAssemble(Compilation& compilation, DiagnosticEngine& diags);
 
 // A region on a view, rewritten onto the view's storage tensor.

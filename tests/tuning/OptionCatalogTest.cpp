@@ -63,6 +63,9 @@ TEST(OptionCatalog, AcceptsWhatTheCompilerAccepts) {
   const TracedProject& softmax = example("softmax");
   EXPECT_EQ(validateOption(OptionScope::Pass, "mg_copyin_upper_bound", 1024), "");
   EXPECT_EQ(validateOption(OptionScope::Pass, "ooo_sched_mode", 0), "");
+  // PyPTO's own modes (its sparse attention kernel passes "GAPMIN"), all list scheduling here.
+  for (const char* pypto : {"", "GAPMIN", "HLF"})
+    EXPECT_EQ(validateOption(OptionScope::Pass, "ooo_sched_mode", pypto), "") << pypto;
   EXPECT_EQ(validateOption(OptionScope::Pass, "vec_nbuffer_setting", {{"DEFAULT", 4}, {"softmax", 2}}, &softmax.graph), "");
   EXPECT_EQ(validateOption(OptionScope::Pass, "vec_nbuffer_setting", nlohmann::ordered_json::object(), &softmax.graph), "");
   EXPECT_EQ(validateOption(OptionScope::Pass, "disable_pass", {"OoOSchedule"}), "");
@@ -82,6 +85,7 @@ TEST(OptionCatalog, RejectsWithTheCompilersMessage) {
       {"mg_copyin_upper_bound", 0},
       {"pg_parallel_lower_bound", "many"},
       {"ooo_sched_mode", 2},
+      {"ooo_sched_mode", "gapmin"},
       {"machine_has_l0c_to_ub", 1},
       {"sg_set_scope", 3},
       {"vec_nbuffer_setting", {{"sofmax", 2}}},

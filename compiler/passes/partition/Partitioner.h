@@ -123,6 +123,8 @@ private:
   bool fitsOnChip(std::vector<std::int32_t> locals, bool cube, std::int64_t operandBytes) const;
   bool fitsWith(const std::vector<std::int32_t>& chosen, std::int32_t extra, std::int32_t v);
   bool markOverfullGroups(bool everyOp);
+  void cutOverfullPinnedParts(std::vector<std::int32_t>& partOf, std::vector<bool>& pinned);
+  bool partsAcyclic(const std::vector<std::int32_t>& partOf, std::size_t count) const;
   bool placeScope(DiagnosticEngine& diags);
   void numberGroups(std::vector<std::int32_t>& partOf, std::vector<bool>& pinned);
   bool partitionScope(const std::vector<TileOpId>& ops, std::vector<Part>& parts);
