@@ -11,11 +11,70 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
 namespace pto {
 namespace {
+
+// A subgraph's earlier boxes, searched one by one: it visits the boxes a
+// RegionIndex would (every box inserted that may overlap the query), and for
+// the few boxes of a small subgraph a scan is cheaper than a grid index and
+// hash sets made and freed per subgraph (most subgraphs of a large kernel
+// hold a handful of tile ops). Kept by the pass and cleared per subgraph, so
+// its storage is allocated once.
+class BoxScan {
+public:
+  explicit BoxScan(OverlapMode mode) : m_mode(mode) {}
+  void clear() { m_entries.clear(); }
+  void insert(const RegionBox& box, std::int32_t payload) {
+    if (!box.empty()) m_entries.push_back(Entry{box, payload});
+  }
+  // `visit` answers Keep or Stop (never Drop).
+  template <typename Visit> void visitOverlapping(const RegionBox& query, Visit&& visit) {
+    if (query.empty()) return;
+    for (const Entry& entry : m_entries)
+      if (mayOverlap(query, entry.box, m_mode) && visit(entry.payload, entry.box) == RegionIndex::Visit::Stop) return;
+  }
+
+private:
+  struct Entry {
+    RegionBox box;
+    std::int32_t payload;
+  };
+  OverlapMode m_mode;
+  std::vector<Entry> m_entries;
+};
+
+// Boxes already listed and a number per box, by scan (small subgraphs) or by hash.
+class ListedBoxes {
+public:
+  void clear(bool byScan) {
+    m_byScan = byScan;
+    m_scan.clear();
+    m_hash.clear();
+  }
+  // The number kept for `box`, after keeping `number` if there was none; and whether it is new.
+  std::pair<std::size_t, bool> tryEmplace(const RegionBox& box, std::size_t number) {
+    if (!m_byScan) {
+      auto [at, inserted] = m_hash.try_emplace(box, number);
+      return {at->second, inserted};
+    }
+    for (const auto& [listed, kept] : m_scan)
+      if (listed == box) return {kept, false};
+    m_scan.emplace_back(box, number);
+    return {number, true};
+  }
+
+private:
+  bool m_byScan = true;
+  std::vector<std::pair<RegionBox, std::size_t>> m_scan;
+  std::unordered_map<RegionBox, std::size_t, RegionBoxHash> m_hash;
+};
+
+// Subgraphs with at most this many tile ops are searched by BoxScan.
+constexpr std::size_t kScannedSubgraphOps = 16;
 
 class MoveGenerator {
 public:
@@ -29,7 +88,16 @@ public:
     for (const TensorValue& value : m_graph.tensors())
       if (value.reshapeOf != kNoId) m_readThroughAlias[static_cast<std::size_t>(value.reshapeOf)] = 1;
     collectRegions();
-    for (Subgraph& subgraph : m_blocks.subgraphs) findCopyIns(subgraph);
+    for (Subgraph& subgraph : m_blocks.subgraphs) {
+      if (subgraph.ops.size() <= kScannedSubgraphOps) {
+        m_writtenScan.clear();
+        m_scatteredScan.clear();
+        findCopyIns(subgraph, m_writtenScan, m_scatteredScan);
+      } else {
+        RegionIndex written(OverlapMode::SameIteration), scattered(OverlapMode::SameIteration);
+        findCopyIns(subgraph, written, scattered);
+      }
+    }
     RegionIndex reads(OverlapMode::AnyIteration);
     reads.reserve(m_reads.size());
     for (const auto& [tensor, cell] : m_cells) reads.setCellSize(tensor, cell);
@@ -37,7 +105,15 @@ public:
     for (std::size_t r = 0; r < m_reads.size(); ++r)
       if (!alwaysWrittenOut(m_reads[r].box.tensor))
         reads.insert(m_reads[r].box, static_cast<std::int32_t>(r));
-    for (Subgraph& subgraph : m_blocks.subgraphs) findCopyOuts(subgraph, reads);
+    for (Subgraph& subgraph : m_blocks.subgraphs) {
+      if (subgraph.ops.size() <= kScannedSubgraphOps) {
+        m_laterScan.clear();
+        findCopyOuts(subgraph, reads, m_laterScan);
+      } else {
+        RegionIndex later(OverlapMode::SameIteration);
+        findCopyOuts(subgraph, reads, later);
+      }
+    }
     return true;
   }
 
@@ -109,10 +185,12 @@ private:
     }
   }
 
+  // The grid cell of `tensor` in `index`, set before its first box (a scan has no grid).
   void prepare(RegionIndex& index, std::unordered_set<TensorId>& prepared, TensorId tensor) {
     if (!prepared.insert(tensor).second) return;
     if (auto found = m_cells.find(tensor); found != m_cells.end()) index.setCellSize(tensor, found->second);
   }
+  void prepare(BoxScan&, std::unordered_set<TensorId>&, TensorId) {}
 
   // One copy-in serves every read of its box: it moves what any of them needs. Two views of one box
   // with different valid_shapes are rare; the copy then moves the larger part.
@@ -127,16 +205,20 @@ private:
   }
 
   // Reads not covered by earlier writes of the subgraph come from GM.
-  void findCopyIns(Subgraph& subgraph) {
-    RegionIndex written(OverlapMode::SameIteration);
-    // What this subgraph's MSCATTERs wrote so far: a read overlapping it
-    // comes from GM, where the rows went, even when an earlier write here
-    // covers it (that write then goes out first, findCopyOuts).
-    RegionIndex scattered(OverlapMode::SameIteration);
+  // `written` and `scattered` (what this subgraph's MSCATTERs wrote so far: a
+  // read overlapping it comes from GM, where the rows went, even when an
+  // earlier write here covers it; that write then goes out first,
+  // findCopyOuts) start empty.
+  template <typename Index> void findCopyIns(Subgraph& subgraph, Index& written, Index& scattered) {
+    const bool byScan = std::is_same_v<Index, BoxScan>;
     std::unordered_set<TensorId> prepared, preparedScattered;
-    std::unordered_map<RegionBox, std::size_t, RegionBoxHash> listed;  // copy-in of each box
-    std::unordered_set<RegionBox, RegionBoxHash> gathered, targets;
-    std::vector<const RegionBox*> parts;  // of one read; kept to reuse its storage
+    ListedBoxes& listed = m_listedCopyIns;  // copy-in of each box
+    ListedBoxes& gathered = m_listedGathers;
+    ListedBoxes& targets = m_listedTargets;
+    listed.clear(byScan);
+    gathered.clear(byScan);
+    targets.clear(byScan);
+    std::vector<const RegionBox*>& parts = m_parts;  // of one read
     for (TileOpId op : subgraph.ops) {
       auto o = static_cast<std::size_t>(op);
       for (std::size_t r = m_readStart[o]; r < m_readStart[o + 1]; ++r) {
@@ -146,7 +228,7 @@ private:
         // them: a write earlier here then goes out first (findCopyOuts).
         if (read.inPlace) {
           read.fromGlobal = true;
-          if (gathered.insert(read.box).second) subgraph.gatherSources.push_back(*read.region);
+          if (gathered.tryEmplace(read.box, 0).second) subgraph.gatherSources.push_back(*read.region);
           continue;
         }
         bool afterScatter = false;
@@ -164,9 +246,9 @@ private:
           });
         if (covered || (!afterScatter && coveredTogether(read.box, parts))) continue;
         read.fromGlobal = true;
-        auto [at, inserted] = listed.try_emplace(read.box, subgraph.copyIns.size());
+        auto [at, inserted] = listed.tryEmplace(read.box, subgraph.copyIns.size());
         if (inserted) subgraph.copyIns.push_back(*read.region);
-        else widenValid(subgraph.copyIns[at->second], *read.region);
+        else widenValid(subgraph.copyIns[at], *read.region);
       }
       for (std::size_t w = m_writeStart[o]; w < m_writeStart[o + 1]; ++w) {
         const Access& write = m_writes[w];
@@ -174,7 +256,8 @@ private:
           // A partial write: it covers nothing, and only the rows move.
           prepare(scattered, preparedScattered, write.box.tensor);
           scattered.insert(write.box, static_cast<std::int32_t>(w));
-          if (!write.box.empty() && targets.insert(write.box).second) subgraph.scatterTargets.push_back(*write.region);
+          if (!write.box.empty() && targets.tryEmplace(write.box, 0).second)
+            subgraph.scatterTargets.push_back(*write.region);
           continue;
         }
         prepare(written, prepared, write.box.tensor);
@@ -185,11 +268,13 @@ private:
 
   // The last write of each region goes out when an argument holds it or
   // someone reads it from GM: another subgraph, or this one copying it in.
-  void findCopyOuts(Subgraph& subgraph, RegionIndex& reads) {
-    RegionIndex later(OverlapMode::SameIteration);
+  // `later` starts empty.
+  template <typename Index> void findCopyOuts(Subgraph& subgraph, RegionIndex& reads, Index& later) {
     std::unordered_set<TensorId> prepared;
-    std::unordered_set<RegionBox, RegionBoxHash> listed;
-    std::vector<TileRegion> outs;
+    ListedBoxes& listed = m_listedCopyOuts;
+    listed.clear(std::is_same_v<Index, BoxScan>);
+    std::vector<const TileRegion*>& outs = m_outs;
+    outs.clear();
     for (auto op = subgraph.ops.rbegin(); op != subgraph.ops.rend(); ++op) {
       auto o = static_cast<std::size_t>(*op);
       for (std::size_t w = m_writeStart[o + 1]; w-- > m_writeStart[o];) {
@@ -201,7 +286,7 @@ private:
           last = false;
           return RegionIndex::Visit::Stop;
         });
-        if (!last || listed.count(write.box)) continue;
+        if (!last) continue;
         bool needed = alwaysWrittenOut(write.box.tensor);
         if (!needed)
           reads.visitOverlapping(write.box, [&](std::int32_t r, const RegionBox&) {
@@ -211,9 +296,8 @@ private:
             needed = true;
             return RegionIndex::Visit::Stop;
           });
-        if (!needed) continue;
-        listed.insert(write.box);
-        outs.push_back(*write.region);
+        if (!needed || !listed.tryEmplace(write.box, 0).second) continue;
+        outs.push_back(write.region);
       }
       for (std::size_t w = m_writeStart[o]; w < m_writeStart[o + 1]; ++w) {
         // A scatter overwrites some rows only: an earlier write stays the last one for the others.
@@ -222,7 +306,8 @@ private:
         later.insert(m_writes[w].box, static_cast<std::int32_t>(w));
       }
     }
-    subgraph.copyOuts.assign(outs.rbegin(), outs.rend());
+    subgraph.copyOuts.reserve(outs.size());
+    for (auto out = outs.rbegin(); out != outs.rend(); ++out) subgraph.copyOuts.push_back(**out);
   }
 
   TileGraph& m_tiles;
@@ -235,6 +320,12 @@ private:
   std::deque<TileRegion> m_resolved;  // regions on views, resolved
   std::vector<std::size_t> m_readStart, m_writeStart;  // CSR by tile op id
   std::vector<char> m_readThroughAlias;  // by tensor: some folded reshape holds its bytes
+  // Per-subgraph working storage, kept from one subgraph to the next.
+  BoxScan m_writtenScan{OverlapMode::SameIteration}, m_scatteredScan{OverlapMode::SameIteration};
+  BoxScan m_laterScan{OverlapMode::SameIteration};
+  ListedBoxes m_listedCopyIns, m_listedGathers, m_listedTargets, m_listedCopyOuts;
+  std::vector<const RegionBox*> m_parts;
+  std::vector<const TileRegion*> m_outs;
 };
 
 // Subgraphs that GraphPartition gave one program (equal tile ops) can still
