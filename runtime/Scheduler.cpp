@@ -550,6 +550,25 @@ std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxRootCalls) {
   return result;
 }
 
+SchedulerConfig equivalentConfig(SchedulerConfig config, const ExecuteGraph& graph) {
+  if (config.fair() && (config.threadsOwnCores || config.aicpuCount == 1)) config.deviceSchedMode -= 2;
+  if (config.stitchFunctionMaxNum > 1) {
+    // Root calls per device task, counted as deviceTasksOf counts them: a
+    // call begins at a new rootCall or at a device task's first task.
+    const std::vector<int> deviceTasks = deviceTasksOf(graph, config.stitchFunctionMaxNum);
+    std::vector<int> calls;
+    for (std::size_t i = 0; i < deviceTasks.size(); ++i) {
+      const auto deviceTask = static_cast<std::size_t>(deviceTasks[i]);
+      if (deviceTask >= calls.size()) calls.resize(deviceTask + 1, 0);
+      if (i == 0 || deviceTasks[i] != deviceTasks[i - 1] || graph.tasks[i].rootCall != graph.tasks[i - 1].rootCall)
+        ++calls[deviceTask];
+    }
+    const int most = calls.empty() ? 1 : *std::max_element(calls.begin(), calls.end());
+    config.stitchFunctionMaxNum = std::min(config.stitchFunctionMaxNum, std::max(1, most));
+  }
+  return config;
+}
+
 std::optional<Schedule> Scheduler::run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags) const {
   ConsumerLists consumers;
   if (!validateConfig(m_config, diags) || !validateGraph(graph, m_config, consumers, diags)) return std::nullopt;

@@ -122,4 +122,19 @@ private:
 // task id); `maxRootCalls` >= 1.
 std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxRootCalls);
 
+// `config` with its runtime options reduced to the smallest values that
+// schedule `graph` the same, record for record, with any executor: what a
+// sweep keys a simulation by, so that points differing only in an option
+// with no effect on this graph and machine simulate once.
+// - device_sched_mode: a fair policy's only effect is that each thread serves
+//   only the cores it owns (SchedulerConfig::partitioned). With
+//   threadsOwnCores every policy already does so, with the same owners (the
+//   sections), and a single thread owns every core: there 2 schedules as 0
+//   and 3 as 1.
+// - stitch_function_max_num acts only through deviceTasksOf: the most root
+//   calls any device task holds gives the same device tasks (a device task
+//   cut by the limit holds exactly the limit; one cut by a barrier or the end
+//   holds no more than that most).
+SchedulerConfig equivalentConfig(SchedulerConfig config, const ExecuteGraph& graph);
+
 } // namespace pto

@@ -11,6 +11,7 @@
 #include "core/Npy.h"
 #include "core/project/ArgumentData.h"
 #include "npusim/MachineFile.h"
+#include "npusim/TimingRun.h"
 
 #include <algorithm>
 #include <chrono>
@@ -114,9 +115,14 @@ std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project
 
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                    const std::vector<HostTensor>& arguments, const MachineDescription& machine) {
+  return compileSettingsFor(project, graph, dynamicDimBindings(graph, arguments), machine);
+}
+
+CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                   std::map<std::string, std::int64_t> bindings, const MachineDescription& machine) {
   CompileSettings settings;
   settings.target = machine.targetInfo();
-  settings.bindings = dynamicDimBindings(graph, arguments);
+  settings.bindings = std::move(bindings);
   settings.tileSettings = project.tileSettings;
   settings.passOptions = withKernelOptions(graph, "pass_options", project.passOptions);
   settings.partitionOverrides = project.partitionOverrides;
@@ -451,7 +457,9 @@ struct VariantSimulator::State {
   // passes read (PassResultCache.h); a sweep reports no warnings, so places
   // are not part of the key.
   PassResultCache stages{64, false};
+  std::optional<std::set<std::string, std::less<>>> keepStagesBefore;
   StageKey graphKey;
+  std::map<std::string, std::int64_t> bindings;  // the traced graph's dims, the same for every variant
   std::vector<std::vector<std::string>> passesRunByCompilation;  // the passes each compilation ran, in order made
 };
 
@@ -466,6 +474,12 @@ VariantSimulator::VariantSimulator(const TracedProject& traced, std::size_t kept
     : m_traced(traced), m_state(std::make_unique<State>()) {
   m_state->kept = std::max<std::size_t>(1, keptCompilations);
   m_state->graphKey = fingerprintOf(traced.graph);
+  m_state->bindings = dynamicDimBindings(traced.graph, traced.arguments);
+}
+
+void VariantSimulator::keepStagesBefore(std::set<std::string, std::less<>> passes) {
+  std::lock_guard lock(m_state->mutex);
+  m_state->keepStagesBefore = std::move(passes);
 }
 
 std::vector<std::vector<std::string>> VariantSimulator::passesRun() const {
@@ -508,7 +522,7 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
                                      variant.locationOf("runtime_options"), diags);
   if (!runtime) return std::nullopt;
 
-  CompileSettings settings = compileSettingsFor(variant, m_traced.graph, m_traced.arguments, *machine);
+  CompileSettings settings = compileSettingsFor(variant, m_traced.graph, state.bindings, *machine);
   std::string key = variant.machine + '\n' + settings.tileSettings.dump() + '\n' + settings.passOptions.dump() + '\n' +
                     settings.partitionOverrides.dump();
   std::shared_future<State::Compiled> ready;
@@ -537,6 +551,12 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
     compileOptions.recordChanges = false;
     compileOptions.reuse = &state.stages;
     compileOptions.graphKey = state.graphKey;
+    // The compiled results are kept here, by their settings.
+    compileOptions.keepLastStage = false;
+    {
+      std::lock_guard lock(state.mutex);
+      compileOptions.keepStagesBefore = state.keepStagesBefore;
+    }
     applyProjectPassOptions(variant, compileOptions, compileDiags);
     State::Compiled made;
     if (auto result = compileKernel(m_traced.graph, std::move(settings), compileDiags, compileOptions)) {
@@ -563,12 +583,18 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
     return std::nullopt;
   }
   // The simulation depends on the timing model's inputs, the machine (one
-  // description per name here) and the runtime options, nothing else.
+  // description per name here) and the scheduler's configuration, nothing
+  // else; of the runtime options only what they change of this graph's
+  // schedule (equivalentConfig: on a machine whose threads own cores the
+  // fair policies are the others, and a stitch limit past the calls of any
+  // device task is that many calls).
+  const SchedulerConfig scheduling =
+      equivalentConfig(schedulerConfigFor(*machine, *runtime), compiled.result->compilation.tasks);
   StageKeyBuilder simulationKey(compiled.timingInputs);
   simulationKey.add(variant.machine)
-      .add(static_cast<std::int64_t>(runtime->deviceSchedMode))
-      .add(static_cast<std::int64_t>(runtime->stitchFunctionMaxNum))
-      .add(static_cast<std::int64_t>(runtime->aicpuCount.value_or(-1)));
+      .add(static_cast<std::int64_t>(scheduling.deviceSchedMode))
+      .add(static_cast<std::int64_t>(scheduling.stitchFunctionMaxNum))
+      .add(static_cast<std::int64_t>(scheduling.aicpuCount));
   return Prepared{std::move(machine), *runtime, compiled.result, simulationKey.key()};
 }
 

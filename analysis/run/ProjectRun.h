@@ -11,7 +11,9 @@
 #include "core/HostTensor.h"
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +99,10 @@ struct ProjectRunResult {
 // error listing the machines there are.
 std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                                   const std::vector<HostTensor>& arguments, DiagnosticEngine& diags);
+// The same with the dims' bindings already made (dynamicDimBindings of the
+// graph and its arguments), which a sweep's points share.
+CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
+                                   std::map<std::string, std::int64_t> bindings, const MachineDescription& machine);
 // The same for a machine already loaded (pto run --machine may replace the project's).
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                    const std::vector<HostTensor>& arguments, const MachineDescription& machine);
@@ -158,7 +164,8 @@ std::optional<VariantRun> simulateVariant(const TracedProject& traced, const Ope
 // scratch, bit for bit. Two variants whose compiled kernels are the same to
 // the timing model (TimingInputKey.h: a merge count past the kernel's group
 // size, a setting the kernel gives nothing to act on) and that run on one
-// machine with the same runtime options share one simulation. Safe to use
+// machine with runtime options that schedule them the same
+// (equivalentConfig in runtime/Scheduler.h) share one simulation. Safe to use
 // from several threads at once: a compilation or a simulation another
 // thread is making is waited for, not made twice. A variant that does not
 // compile gets the compilation's errors again without compiling again.
@@ -191,6 +198,11 @@ public:
   // The passes each compilation made so far ran (the others it reused), in
   // the order the compilations were made.
   std::vector<std::vector<std::string>> passesRun() const;
+  // The passes before which compilations keep their IR for later ones to
+  // resume from (CompileOptions::keepStagesBefore; unset: every pass that
+  // reads options). A sweep names the passes that read the options its
+  // points vary (stagesToKeepFor in Tuner.h). Call before the first run.
+  void keepStagesBefore(std::set<std::string, std::less<>> passes);
 
 private:
   struct State;

@@ -628,6 +628,20 @@ TunePointOutcome simulateTuneSettings(VariantSimulator& simulator, const Operato
   return outcomeOf(run, diags);
 }
 
+std::optional<std::set<std::string, std::less<>>> stagesToKeepFor(const TuneSpace& space) {
+  constexpr std::string_view kPassOptions = "pass_options.";
+  std::set<std::string, std::less<>> passes;
+  for (const TuneDimension& dimension : space.dimensions) {
+    if (!dimension.path.starts_with(kPassOptions)) continue;
+    std::string_view option = std::string_view(dimension.path).substr(kPassOptions.size());
+    option = option.substr(0, option.find('.'));
+    auto pass = passReadingOption(option);
+    if (!pass) return std::nullopt;
+    passes.emplace(*pass);
+  }
+  return passes;
+}
+
 json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
   return json::diff(json::parse(project.document.dump()), documentFor(project, space, choice));
 }
@@ -739,6 +753,13 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   VariantSimulator simulator(traced);
   ResultCache cache(traced, options, simulator.graphKey());
   const bool declared = traced.project.tune.is_object() && traced.project.tune.contains("space");
+  // The baseline keeps the stages the points resume from; a declared space
+  // says which before the baseline compiles (its errors are reported below).
+  if (declared) {
+    DiagnosticEngine early;
+    if (auto space = tuneSpaceOf(traced, nullptr, early))
+      if (auto passes = stagesToKeepFor(*space)) simulator.keepStagesBefore(std::move(*passes));
+  }
   std::optional<TunePointOutcome> baselineOutcome = declared ? cache.findBaseline(diags) : std::nullopt;
   std::optional<VariantSimulator::Outcome> baseline;
   if (!baselineOutcome) {
@@ -749,6 +770,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   }
   auto space = tuneSpaceOf(traced, baseline ? &*baseline : nullptr, diags);
   if (!space) return std::nullopt;
+  if (auto passes = stagesToKeepFor(*space)) simulator.keepStagesBefore(std::move(*passes));
   std::optional<TargetInfo> target;
   if (baseline) {
     target = baseline->compiled->compilation.settings.target;
@@ -902,6 +924,8 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
                                      [](const TunePoint& point) { return point.status.empty(); }),
                       result.points.end());
   summarise(result);
+  result.compilations = simulator.compilations();
+  result.simulations = simulator.simulations();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (diags.hasErrors()) return std::nullopt;  // a remote evaluator broke down
   return result;

@@ -151,6 +151,10 @@ struct TuneResult {
   int cached = 0;  // of the evaluated: taken from the result cache
   std::map<std::string, int> prunedReasons;
   double seconds = 0.0;
+  // Made on this machine for the sweep, baseline included: points that
+  // compile to the same settings, or simulate the same (VariantSimulator),
+  // share one.
+  int compilations = 0, simulations = 0;
   std::string where;  // where the points ran: "this machine (2 threads)", "Dask cluster at ..."
   // Indices into points: the fastest, and the points no other beats on both
   // makespan and busy time (fastest first).
@@ -164,6 +168,15 @@ struct TuneResult {
 // its space).
 std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantSimulator::Outcome* baseline,
                                      DiagnosticEngine& diags);
+
+// The passes before which a sweep of `space` keeps its compilations' IR
+// (VariantSimulator::keepStagesBefore): those that read a pass option the
+// space varies, the only stages a point resumes from (a point differing in
+// tile settings, overrides or the machine shares no stage; one differing in
+// runtime options shares the compilation). nullopt when the space varies a
+// pass option no pass declares (the runner's disable_pass): then the
+// default, every pass that reads options.
+std::optional<std::set<std::string, std::less<>>> stagesToKeepFor(const TuneSpace& space);
 
 // The patch (RFC 6902) that sets a point's values on the project.
 nlohmann::json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice);

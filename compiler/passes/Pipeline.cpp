@@ -184,12 +184,21 @@ std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptio
   return disabledPasses;
 }
 
+std::optional<std::string_view> passReadingOption(std::string_view option) {
+  for (const PassInfo& pass : tilePipeline())
+    if (pass.options && findDeclaration(pass.options(), option)) return pass.name;
+  return std::nullopt;
+}
+
 namespace {
 
-// Whether the pipeline keeps the IR before `pass`: the passes a point's
-// options can change (they read options), so a later compilation differing
-// only there starts from it.
-bool keptBefore(const PassInfo& pass) { return pass.options != nullptr; }
+// Whether the pipeline keeps the IR before `pass`: by default the passes a
+// point's options can change (they read options), so a later compilation
+// differing only there starts from it.
+bool keptBefore(const PassInfo& pass, const CompileOptions& options) {
+  if (options.keepStagesBefore) return options.keepStagesBefore->contains(pass.name);
+  return pass.options != nullptr;
+}
 
 } // namespace
 
@@ -248,7 +257,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
   for (std::size_t index = resumeAt; index < pipeline.size(); ++index) {
     const PassInfo& pass = pipeline[index];
     if (options.cancelled && options.cancelled()) return diags.error(graph.kernelLocation) << "cancelled";
-    if (reuse && index > resumeAt && keptBefore(pass)) keepStage(index - 1);
+    if (reuse && index > resumeAt && keptBefore(pass, options)) keepStage(index - 1);
     PassRecord record;
     record.name = std::string(pass.name);
     if (!pass.required && options.disabledPasses.count(record.name)) {
@@ -276,7 +285,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     result.passes.push_back(std::move(record));
     if (options.afterPass && !options.afterPass(pass, result.compilation)) return std::nullopt;
   }
-  if (reuse && resumeAt < pipeline.size()) keepStage(pipeline.size() - 1);
+  if (reuse && options.keepLastStage && resumeAt < pipeline.size()) keepStage(pipeline.size() - 1);
   return result;
 }
 

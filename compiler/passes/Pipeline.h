@@ -54,6 +54,15 @@ struct CompileOptions {
   // fingerprintOf(graph) when the caller has it (a sweep compiles one traced
   // graph many times); computed per compilation when unset.
   std::optional<StageKey> graphKey;
+  // Which stages a compilation keeps in `reuse`: the IR before each pass
+  // named here (unset: before every pass that reads options) and, with
+  // keepLastStage, the result. A sweep that knows which options its points
+  // vary keeps only the stages they resume from, and one that keeps its
+  // results itself keeps no last stage: a stage is a copy of the IR, and
+  // copying and freeing the stages nothing read was a sixth of the LI
+  // sweep's time.
+  std::optional<std::set<std::string, std::less<>>> keepStagesBefore;
+  bool keepLastStage = true;
   bool keepSnapshots = false;
   // Whether each pass record says if the pass changed the IR: a fingerprint
   // of the IR after every pass, a few per cent of a compile that a caller
@@ -95,6 +104,10 @@ std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptio
 // "execute" once made): what a snapshot holds, for the pass viewer and
 // --dump-passes.
 nlohmann::ordered_json irSnapshot(const Compilation& compilation);
+
+// The pass that declares the pass option `option` (PassInfo::options);
+// nullopt for the runner's own options and names nothing declares.
+std::optional<std::string_view> passReadingOption(std::string_view option);
 
 std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSettings settings, DiagnosticEngine& diags,
                                            const CompileOptions& options = {});

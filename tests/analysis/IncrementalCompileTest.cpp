@@ -6,6 +6,7 @@
 // printed after the last pass, the makespan and every task's core and times.
 // Which passes ran is what the pass declarations imply (hand-derived below).
 #include "analysis/run/ProjectRun.h"
+#include "analysis/tuner/Tuner.h"
 #include "compiler/passes/PassResultCache.h"
 #include "core/json/JsonPrinter.h"
 #include "core/project/ProjectFile.h"
@@ -102,8 +103,11 @@ TEST(IncrementalCompile, LightningIndexerPointsEqualFromScratchAndReuseTheirShar
 // cube_l1_reuse_setting 64 on the LI's groups of 32 matmuls merges what 32
 // merges: the two compilations differ in their settings but not in what the
 // timing model reads, so a point of each with the same runtime options is
-// simulated once; other runtime options are a simulation of their own. Each
-// result still equals its point compiled and simulated from scratch.
+// simulated once; runtime options that change the schedule are a simulation
+// of their own, those that cannot (equivalentConfig: on a2, whose scheduler
+// threads own cores, the fair policy 2 is 0; stitch limits past every root
+// call) share it. Each result still equals its point compiled and simulated
+// from scratch.
 TEST(IncrementalCompile, CompilationsTheSameToTheTimingModelShareTheirSimulations) {
   const TracedProject traced = tracedExample("lightning_indexer_tuning/l1_reuse");
   ASSERT_FALSE(traced.graph.ops().empty());
@@ -114,11 +118,24 @@ TEST(IncrementalCompile, CompilationsTheSameToTheTimingModelShareTheirSimulation
   const auto key32 = simulator.simulationKey(base, diags);
   const auto key64 = simulator.simulationKey(reuse64, diags);
   const auto key8 = simulator.simulationKey(withSetting(base, "pass_options", {"cube_l1_reuse_setting", "DEFAULT"}, 8), diags);
+  const auto keyAffinity = simulator.simulationKey(withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 1), diags);
   const auto keyFair = simulator.simulationKey(withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 2), diags);
-  ASSERT_TRUE(key32 && key64 && key8 && keyFair) << diags.printed();
+  const auto keyBoth = simulator.simulationKey(withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 3), diags);
+  const auto keyStitch16 = simulator.simulationKey(withSetting(base, "runtime_options", {"stitch_function_max_num"}, 16), diags);
+  // Both past the kernel's 2 129 tasks, so past its root calls.
+  const auto keyStitchFar = simulator.simulationKey(withSetting(base, "runtime_options", {"stitch_function_max_num"}, 50000), diags);
+  const auto keyStitchFarther =
+      simulator.simulationKey(withSetting(base, "runtime_options", {"stitch_function_max_num"}, 100000), diags);
+  ASSERT_TRUE(key32 && key64 && key8 && keyAffinity && keyFair && keyBoth && keyStitch16 && keyStitchFar &&
+              keyStitchFarther)
+      << diags.printed();
   EXPECT_EQ(*key32, *key64);
   EXPECT_NE(*key32, *key8);
-  EXPECT_NE(*key64, *keyFair);
+  EXPECT_NE(*key64, *keyAffinity);
+  EXPECT_EQ(*key64, *keyFair);
+  EXPECT_EQ(*keyAffinity, *keyBoth);
+  EXPECT_NE(*key32, *keyStitch16);
+  EXPECT_EQ(*keyStitchFar, *keyStitchFarther);
   EXPECT_EQ(simulator.compilations(), 3);
   EXPECT_EQ(simulator.simulations(), 0);
   expectSameAsFromScratch(simulator, traced, base, "as given");
@@ -126,7 +143,20 @@ TEST(IncrementalCompile, CompilationsTheSameToTheTimingModelShareTheirSimulation
   EXPECT_EQ(simulator.simulations(), 1);
   expectSameAsFromScratch(simulator, traced, withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 2),
                           "cube_l1_reuse_setting 64, device_sched_mode 2");
+  EXPECT_EQ(simulator.simulations(), 1);
+  expectSameAsFromScratch(simulator, traced, withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 1),
+                          "cube_l1_reuse_setting 64, device_sched_mode 1");
+  expectSameAsFromScratch(simulator, traced, withSetting(reuse64, "runtime_options", {"device_sched_mode"}, 3),
+                          "cube_l1_reuse_setting 64, device_sched_mode 3");
   EXPECT_EQ(simulator.simulations(), 2);
+  // The two far limits share one simulation, the given one's unless its 128
+  // already holds every device task's calls.
+  const bool givenLimitBinds = *keyStitchFar != *key32;
+  expectSameAsFromScratch(simulator, traced, withSetting(base, "runtime_options", {"stitch_function_max_num"}, 50000),
+                          "stitch_function_max_num 50000");
+  expectSameAsFromScratch(simulator, traced, withSetting(base, "runtime_options", {"stitch_function_max_num"}, 100000),
+                          "stitch_function_max_num 100000");
+  EXPECT_EQ(simulator.simulations(), 2 + int{givenLimitBinds});
   EXPECT_EQ(simulator.compilations(), 3);
 }
 
@@ -151,6 +181,45 @@ TEST(IncrementalCompile, SoftmaxPointsEqualFromScratchAndReuseTheirSharedStages)
                                                           from("GraphPartition")};
   EXPECT_EQ(simulator.passesRun(), expected);
 }
+
+// Every point of a whole sweep, run by tune() on two threads with stages,
+// compilations and simulations shared (and only the stages its space resumes
+// from kept), equals the point run by a simulator of its own, which compiles
+// every pass and shares nothing: status, makespan and busy time, bit for
+// bit. The LI's declared space (48 points: L1 reuse counts, stitch limits,
+// every policy; every third point checked, as each costs a whole compile)
+// and softmax's derived one (tile shapes, merge counts, policies; all).
+void expectSweepEqualsPointsAlone(const std::string& example, int expectedPoints, std::size_t every) {
+  SCOPED_TRACE(example);
+  const TracedProject traced = tracedExample(example);
+  ASSERT_FALSE(traced.graph.ops().empty());
+  TuneOptions options;
+  options.budget = 1000;
+  options.threads = 2;
+  DiagnosticEngine diags;
+  auto result = tune(traced, options, diags);
+  ASSERT_TRUE(result) << diags.printed();
+  ASSERT_EQ(static_cast<int>(result->points.size()), expectedPoints);
+  EXPECT_LT(result->simulations, expectedPoints);  // shared, or the test shows nothing
+  int differing = 0;
+  for (std::size_t i = 0; i < result->points.size(); i += every) {
+    const TunePoint& point = result->points[i];
+    VariantSimulator alone(traced);
+    const TunePointOutcome outcome = simulateTuneSettings(alone, traced.project, tuneSettings(result->space, point.choice));
+    const bool same = outcome.status == point.status && outcome.makespanUs == point.makespanUs && outcome.busyUs == point.busyUs;
+    differing += !same;
+    EXPECT_TRUE(same) << tuneSettings(result->space, point.choice).dump() << ": swept " << point.status << " "
+                      << point.makespanUs << " us, busy " << point.busyUs << "; alone " << outcome.status << " "
+                      << outcome.makespanUs << " us, busy " << outcome.busyUs;
+    if (differing > 3) break;
+  }
+}
+
+TEST(IncrementalCompile, EveryPointOfTheLightningIndexerSweepEqualsThePointAlone) {
+  expectSweepEqualsPointsAlone("lightning_indexer_tuning/l1_reuse", 48, 3);
+}
+
+TEST(IncrementalCompile, EveryPointOfTheSoftmaxSweepEqualsThePointAlone) { expectSweepEqualsPointsAlone("softmax", 240, 1); }
 
 TEST(IncrementalCompile, StageKeysChangeFromTheFirstPassThatReadsAChangedOption) {
   CompileSettings settings;

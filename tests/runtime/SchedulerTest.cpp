@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace pto::testing {
 namespace {
@@ -324,6 +325,59 @@ TEST(Scheduler, ALoopBarrierEndsTheDeviceTaskBeforeIt) {
   EXPECT_GE(schedule.tasks[2].startCycle, schedule.tasks[0].resolvedCycle);
   EXPECT_GE(schedule.tasks[3].startCycle, std::max(schedule.tasks[1].resolvedCycle, schedule.tasks[2].resolvedCycle));
   EXPECT_LT(schedule.tasks[2].startCycle, schedule.tasks[1].endCycle);  // 1 and 2 run side by side
+}
+
+// equivalentConfig's reductions give the same schedule, record for record, as the options given: a
+// random DAG of 30 root calls (4 tasks each, durations by task) with two loop barriers, under every policy,
+// stitch limits from 1 to past the calls, threads that own cores or not, one thread or three. The reduced
+// values are the hand-counted ones: fair policies drop to 0 and 1 where ownership is every policy's (threads
+// owning cores, or one thread); a limit past the most calls a device task holds (the barriers at calls 9 and
+// 21 cut 30 calls into 9, 12 and 9) drops to that most.
+TEST(Scheduler, AnEquivalentConfigSchedulesTheGraphTheSame) {
+  ExecuteGraph graph = randomDag(23, 120, 0.03);
+  std::vector<std::int64_t> cycles;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    graph.tasks[i].rootCall = static_cast<int>(i / 4);
+    cycles.push_back(1000 + static_cast<std::int64_t>((i * 7919) % 5000));
+  }
+  graph.barriers = {LoopBarrier{36, 0, false}, LoopBarrier{84, 1, false}};
+  auto same = [](const Schedule& a, const Schedule& b) {
+    if (a.tasks.size() != b.tasks.size() || a.makespanCycles != b.makespanCycles ||
+        a.deviceTaskCount != b.deviceTaskCount || a.aicpuBusyCycles != b.aicpuBusyCycles ||
+        a.readySamples != b.readySamples)
+      return false;
+    for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+      const TaskRecord &x = a.tasks[i], &y = b.tasks[i];
+      if (std::tie(x.core.type, x.core.index, x.deviceTask, x.readyCycle, x.dispatchCycle, x.startCycle, x.endCycle,
+                   x.coreFreedCycle, x.resolvedCycle, x.dispatchAicpu, x.completionAicpu) !=
+          std::tie(y.core.type, y.core.index, y.deviceTask, y.readyCycle, y.dispatchCycle, y.startCycle, y.endCycle,
+                   y.coreFreedCycle, y.resolvedCycle, y.dispatchAicpu, y.completionAicpu))
+        return false;
+    }
+    return true;
+  };
+  int reducedModes = 0, reducedStitches = 0;
+  for (bool ownCores : {false, true})
+    for (int threads : {1, 3})
+      for (int mode = 0; mode <= 3; ++mode)
+        for (int stitch : {1, 4, 9, 12, 13, 128}) {
+          SchedulerConfig given = config(4, 6, threads, a2Costs(), mode);
+          given.threadsOwnCores = ownCores;
+          given.stitchFunctionMaxNum = stitch;
+          const SchedulerConfig reduced = equivalentConfig(given, graph);
+          const bool fairIsOwnership = mode >= 2 && (ownCores || threads == 1);
+          EXPECT_EQ(reduced.deviceSchedMode, fairIsOwnership ? mode - 2 : mode);
+          EXPECT_EQ(reduced.stitchFunctionMaxNum, std::min(stitch, 12));
+          reducedModes += reduced.deviceSchedMode != mode;
+          reducedStitches += reduced.stitchFunctionMaxNum != stitch;
+          FakeExecutor givenExecutor(cycles), reducedExecutor(cycles);
+          const Schedule a = runOrFail(graph, given, givenExecutor);
+          const Schedule b = runOrFail(graph, reduced, reducedExecutor);
+          EXPECT_TRUE(same(a, b)) << "mode " << mode << ", stitch " << stitch << ", threads " << threads
+                                  << (ownCores ? ", threads own cores" : "");
+        }
+  EXPECT_GT(reducedModes, 0);
+  EXPECT_GT(reducedStitches, 0);
 }
 
 TEST(Scheduler, ABarrierOutsideTheTaskListIsRefused) {
