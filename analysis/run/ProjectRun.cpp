@@ -572,11 +572,13 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
     }
     for (const Diagnostic& diagnostic : compileDiags.diagnostics())
       (diagnostic.severity == Severity::Error ? made.errors : made.warnings).push_back(diagnostic);
-    if (reportWarnings)
-      for (const Diagnostic& warning : made.warnings) diags.report(warning);
     mine->set_value(std::move(made));
   }
   const State::Compiled& compiled = ready.get();
+  // Also when another variant's run made the compilation (a sweep's point
+  // that is the baseline's settings).
+  if (reportWarnings)
+    for (const Diagnostic& warning : compiled.warnings) diags.report(warning);
   if (!compiled.result) {
     for (const Diagnostic& error : compiled.errors) diags.report(error);
     if (compiled.errors.empty()) diags.error(variant.locationOf("tile_settings")) << "the variant did not compile";

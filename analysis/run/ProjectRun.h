@@ -182,8 +182,8 @@ public:
     std::shared_ptr<const MachineDescription> machine;
     Simulation simulation;  // task times only: no pipe intervals (keepPipeIntervals)
   };
-  // `reportWarnings`: also the warnings of the compilation when this call
-  // makes it (a sweep's baseline; its points report none).
+  // `reportWarnings`: also the warnings of the variant's compilation (a
+  // sweep's baseline; its points report none), whichever run made it.
   std::optional<Outcome> run(const OperatorProject& variant, DiagnosticEngine& diags, bool reportWarnings = false);
 
   // What run(variant) would simulate, compiling the variant (or reusing its
