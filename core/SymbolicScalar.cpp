@@ -273,18 +273,32 @@ std::string toString(const Node& node, std::size_t limit = kUnlimited) {
 // Long enough for any expression a person would read in a message.
 constexpr std::size_t kMessageExpressionLimit = 200;
 
-// Evaluation, memoised per node so shared subtrees (x = x + x in a loop) cost
-// once each.
+// Evaluation, memoised per shared node so shared subtrees (x = x + x in a
+// loop) cost once each.
 class Evaluator {
 public:
   explicit Evaluator(const std::map<std::string, std::int64_t>& bindings) : m_bindings(bindings) {}
 
-  // Returns false and sets m_error on the first failure.
-  bool run(const Node& node, std::int64_t& result) {
+  // Returns false and sets m_error on the first failure. Only a node with
+  // more than one owner (`shared`) can be reached twice, so only those are
+  // remembered: every other node is evaluated once per evaluation of its one
+  // parent, and a remembered value for each node cost an allocation per node
+  // (BuildExecuteGraph evaluates every offset of every task).
+  bool run(const Node& node, std::int64_t& result, bool shared) {
+    if (!shared) return compute(node, result, false);
     if (auto it = m_memo.find(&node); it != m_memo.end()) {
       result = it->second;
       return true;
     }
+    return compute(node, result, true);
+  }
+
+  const std::string& error() const { return m_error; }
+
+private:
+  static bool shared(const NodePtr& operand) { return operand.use_count() > 1; }
+
+  bool compute(const Node& node, std::int64_t& result, bool remember) {
     switch (node.kind) {
     case SymbolicKind::Constant: result = node.value; return true;
     case SymbolicKind::Symbol: {
@@ -298,7 +312,7 @@ public:
     }
     case SymbolicKind::Element: {
       std::int64_t position = 0;
-      if (!run(*node.lhs, position)) return false;
+      if (!run(*node.lhs, position, shared(node.lhs))) return false;
       auto it = m_bindings.find(SymbolicScalar::elementKey(node.name, position));
       if (it == m_bindings.end()) {
         m_error = "element " + std::to_string(position) + " of '" + node.name + "' (read as '" +
@@ -309,18 +323,18 @@ public:
         return false;
       }
       result = it->second;
-      m_memo.emplace(&node, result);
+      if (remember) m_memo.emplace(&node, result);
       return true;
     }
     default: break;
     }
     std::int64_t a = 0;
     std::int64_t b = 0;
-    if (!run(*node.lhs, a)) return false;
+    if (!run(*node.lhs, a, shared(node.lhs))) return false;
     // As in Python, `and` and `or` leave the right operand alone once the
     // left one decides, so 0 and 1//0 is 0; apply() then ignores b.
     const bool decided = (node.kind == SymbolicKind::And && a == 0) || (node.kind == SymbolicKind::Or && a != 0);
-    if (node.rhs && !decided && !run(*node.rhs, b)) return false;
+    if (node.rhs && !decided && !run(*node.rhs, b, shared(node.rhs))) return false;
     switch (apply(node.kind, a, b, result)) {
     case Failure::None: break;
     case Failure::Overflow: m_error = "int64 overflow in '" + toString(node, kMessageExpressionLimit) + "'"; return false;
@@ -329,13 +343,10 @@ public:
                 toString(node, kMessageExpressionLimit) + "'";
       return false;
     }
-    m_memo.emplace(&node, result);
+    if (remember) m_memo.emplace(&node, result);
     return true;
   }
 
-  const std::string& error() const { return m_error; }
-
-private:
   const std::map<std::string, std::int64_t>& m_bindings;
   std::unordered_map<const Node*, std::int64_t> m_memo;
   std::string m_error;
@@ -401,7 +412,7 @@ SymbolicEvaluation SymbolicScalar::evaluate(const std::map<std::string, std::int
   if (!m_node) return {m_constant, {}};
   Evaluator evaluator(bindings);
   std::int64_t result = 0;
-  if (!evaluator.run(*m_node, result)) return {std::nullopt, evaluator.error()};
+  if (!evaluator.run(*m_node, result, /*shared=*/false)) return {std::nullopt, evaluator.error()};  // the root is reached once
   return {result, {}};
 }
 
