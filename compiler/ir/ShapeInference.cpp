@@ -338,6 +338,24 @@ ShapeInferenceResult inferIndexing(TensorOpKind kind, const std::vector<TensorTy
 }
 
 ShapeInferenceResult inferSort(TensorOpKind kind, const TensorType& x, Attributes& attrs) {
+  if (kind == TensorOpKind::Sort32 || kind == TensorOpKind::MrgSort) {
+    // PyPTO's sort building blocks (interface/operation/vector/sort.cpp): fp32 only, 1 to 4 dims, along the
+    // last dim, whose elements are (value, index) pairs in a sort32 result and in a mrgsort input and result.
+    if (x.dtype != DataType::Fp32) return Failure(kind) << "takes float32 (as PyPTO's), got " << typeString(x);
+    if (x.shape.empty() || x.shape.size() > 4) return Failure(kind) << "takes 1 to 4 dims, got " << typeString(x);
+    attrs["dim"] = static_cast<std::int64_t>(x.shape.size() - 1);
+    SymbolicShape shape = x.shape;
+    if (kind == TensorOpKind::Sort32) {
+      if (!findAttr<std::int64_t>(attrs, "index")) attrs["index"] = std::int64_t{0};
+      shape.back() = shape.back() * 2;
+      return single(DataType::Fp32, shape);
+    }
+    const auto* mergeSize = findAttr<std::int64_t>(attrs, "mergesize");
+    if (!mergeSize || *mergeSize <= 0) return Failure(kind) << "mergesize must be a positive integer";
+    if (auto size = x.shape.back().constantValue(); size && *size % 2 != 0)
+      return Failure(kind) << "takes (value, index) pairs along the last dim, an even count; got " << typeString(x);
+    return single(DataType::Fp32, shape);
+  }
   std::int64_t dim = -1;
   if (const auto* given = findAttr<std::int64_t>(attrs, "dim")) dim = *given;
   auto axis = normaliseDim(dim, x.shape.size());

@@ -24,7 +24,7 @@ enum class OpCategory : unsigned char {
   Memory,         // view, assemble, copy: move or alias data
   Creation,       // full, arange: no inputs
   Indexing,       // gather, scatter families
-  Sort,           // topk, argsort
+  Sort,           // topk, argsort, sort32, mrgsort
   Matmul,
   Quantize,
 };
@@ -157,6 +157,8 @@ enum class OpCategory : unsigned char {
   /* sorting */                                          \
   X(TopK, "topk", Sort, 1, 2)                            \
   X(ArgSort, "argsort", Sort, 1, 1)                      \
+  X(Sort32, "sort32", Sort, 1, 1)                        \
+  X(MrgSort, "mrgsort", Sort, 1, 1)                      \
   /* matrix and quantisation */                          \
   X(Matmul, "matmul", Matmul, 2, 1)                      \
   X(Quantize, "quantize", Quantize, 2, 1)                \

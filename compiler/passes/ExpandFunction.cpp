@@ -370,7 +370,9 @@ bool Expander::expand(const TensorOp& op) {
     break;
   case OpCategory::Sort:
     if (op.kind == TensorOpKind::TopK && hasVecTile(op)) ok = expandTopK(op, emit);
-    else if (op.kind == TensorOpKind::ArgSort && hasVecTile(op)) ok = expandSortedRows(op, emit);
+    else if ((op.kind == TensorOpKind::ArgSort || op.kind == TensorOpKind::Sort32 || op.kind == TensorOpKind::MrgSort) &&
+             hasVecTile(op))
+      ok = expandSortedRows(op, emit);
     else ok = expandWhole(op, emit);
     break;
   }

@@ -86,9 +86,60 @@ template <typename C> bool sortTyped(KernelCall& call, std::size_t dim) {
   return true;
 }
 
+// PyPTO's sort32 (its interpreter's BitSort, interface/interpreter/calculator/calc_torch.cpp): along the last
+// dim, each run of 32 elements (the last run may be shorter) sorted descending, equal values by index; the
+// result interleaves (value, index) pairs, the index (its position in the row plus attr "index") stored as a
+// float value, as PyPTO's interpreter stores it (the chip writes the uint32's bits). mrgsort (its MrgSort): the
+// row's (value, index) pairs all sorted descending by value, equal values by index: what merging sorted runs
+// gives (the chip merges runs of 32 pairs four at a time; attr "mergesize" is checked, not needed here).
+bool sortBlocks(KernelCall& call) {
+  const HostTensor& x = call.inputs[0];
+  if (x.dtype() != DataType::Fp32 || x.rank() == 0)
+    return call.fail() << name(call.op.kind) << " takes a float32 tensor of 1 to 4 dims, got " << x.shape().str();
+  const bool merge = call.op.kind == TensorOpKind::MrgSort;
+  Shape outShape = x.shape();
+  if (!merge) outShape[x.rank() - 1] *= 2;
+  if (!call.expectOutputShape(0, outShape)) return false;
+  const std::int64_t width = x.shape()[x.rank() - 1];
+  if (merge && width % 2 != 0) return call.fail() << "mrgsort takes (value, index) pairs, got a row of " << width;
+  const std::int64_t rows = width == 0 ? 0 : x.elementCount() / width;
+  std::int64_t indexBase = 0;
+  if (const auto* base = call.attr<std::int64_t>("index")) indexBase = *base;
+  const std::vector<float> values = loadAs<float>(x);
+  std::vector<float> out(static_cast<std::size_t>(rows * (merge ? width : 2 * width)));
+  const std::int64_t pairs = merge ? width / 2 : width;
+  std::vector<std::int64_t> order;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = values.data() + r * width;
+    float* result = out.data() + r * 2 * pairs;
+    auto valueOf = [&](std::int64_t j) { return merge ? row[2 * j] : row[j]; };
+    auto indexOf = [&](std::int64_t j) { return merge ? static_cast<double>(row[2 * j + 1]) : static_cast<double>(j + indexBase); };
+    auto before = [&](std::int64_t a, std::int64_t b) {
+      if (lessWithNan(valueOf(b), valueOf(a))) return true;
+      if (lessWithNan(valueOf(a), valueOf(b))) return false;
+      return indexOf(a) < indexOf(b);
+    };
+    const std::int64_t run = merge ? pairs : 32;
+    for (std::int64_t start = 0; start < pairs; start += run) {
+      const std::int64_t end = std::min(pairs, start + run);
+      order.resize(static_cast<std::size_t>(end - start));
+      std::iota(order.begin(), order.end(), start);
+      std::stable_sort(order.begin(), order.end(), before);
+      for (std::int64_t j = start; j < end; ++j) {
+        const std::int64_t chosen = order[static_cast<std::size_t>(j - start)];
+        result[2 * j] = valueOf(chosen);
+        result[2 * j + 1] = static_cast<float>(indexOf(chosen));
+      }
+    }
+  }
+  storeFrom(call.outputs[0], out);
+  return true;
+}
+
 } // namespace
 
 bool runSort(KernelCall& call) {
+  if (call.op.kind == TensorOpKind::Sort32 || call.op.kind == TensorOpKind::MrgSort) return sortBlocks(call);
   const HostTensor& x = call.inputs[0];
   const auto* dimAttr = call.attr<std::int64_t>("dim");
   std::int64_t dim = dimAttr ? *dimAttr : static_cast<std::int64_t>(x.rank()) - 1;

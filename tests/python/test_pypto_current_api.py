@@ -465,13 +465,13 @@ class DocumentedApiTest(unittest.TestCase):
 
     def test_unsupported_operations_say_so_at_the_call(self):
         @pypto.frontend.jit(runtime_options=SIM)
-        def uses_mrgsort(x: pypto.Tensor(), out: pypto.Tensor()):
+        def uses_scaled_mm(x: pypto.Tensor(), out: pypto.Tensor()):
             pypto.set_vec_tile_shapes(8, 32)
-            out[:] = pypto.mrgsort(x)
+            out[:] = pypto.scaled_mm(x, x)
 
         with self.assertRaises(pypto.KernelError) as caught:
-            uses_mrgsort(torch.rand(8, 32), torch.empty(8, 32))
-        self.assertIn("pypto.mrgsort is not supported by PTO Studio: PyPTO's merge-sort building block",
+            uses_scaled_mm(torch.rand(8, 32), torch.empty(8, 32))
+        self.assertIn("pypto.scaled_mm is not supported by PTO Studio: scaled FP8 matmul",
                       str(caught.exception))
         self.assertIn("test_pypto_current_api.py", str(caught.exception))
 

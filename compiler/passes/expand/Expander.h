@@ -82,6 +82,10 @@ private:
     across[dim] = shape[dim];
     if (op.kind == TensorOpKind::ArgSort)  // its input and its int32 indices, each with the sorted dim whole
       narrowAcrossToFit(across, dim, {static_cast<std::int64_t>(sizeOf(m_graph.tensor(op.inputs[0]).dtype)), 4});
+    if (op.kind == TensorOpKind::Sort32)  // fp32 values in, a (value, index) pair of them out
+      narrowAcrossToFit(across, dim, {4, 8});
+    if (op.kind == TensorOpKind::MrgSort)  // fp32 pairs in and out
+      narrowAcrossToFit(across, dim, {4, 4});
     forEachTile(shape, across, [&](const Dims& offsets, const Dims& sizes) { visit(offsets, sizes, across); });
     return true;
   }

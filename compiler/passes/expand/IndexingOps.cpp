@@ -111,10 +111,15 @@ bool Expander::expandTopK(const TensorOp& op, const std::function<void(TileOp)>&
 // each tile holds whole (its indices count from the row's start), as
 // PyPTO's tests cut a sort of [12101, 33] into [12101, 13] columns.
 bool Expander::expandSortedRows(const TensorOp& op, const std::function<void(TileOp)>& emit) {
+  // sort32's result holds two elements (value, index) per input element along its sorted (last) dim.
+  const std::int64_t widen = op.kind == TensorOpKind::Sort32 ? 2 : 1;
   return forEachTileAcross(op, [&](const Dims& offsets, const Dims& sizes, const Dims& tile) {
     TileOp t = tileOp(op);
     t.inputs.push_back(region(op.inputs[0], constants(offsets), sizes));
-    t.outputs.push_back(region(op.outputs[0], constants(offsets), sizes));
+    Dims outOffsets = offsets, outSizes = sizes;
+    outOffsets.back() *= widen;
+    outSizes.back() *= widen;
+    t.outputs.push_back(region(op.outputs[0], constants(outOffsets), outSizes));
     t.tileShape = tile;
     emit(std::move(t));
   });

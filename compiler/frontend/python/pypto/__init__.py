@@ -33,7 +33,7 @@ from ._api_extras import (CachePolicy, Element, LogBaseType, OpType, OutType, Pa
                           atanh, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                           bitwise_xor, cbrt, ceil_div, convert_to_element, copysign, cumprod, get_scatter_mode, cumsum, gcd, signbit, tril, triu, axpy_,
                           expand_clone, expand_exp_dif, fillpad, gathermask, interleave, deinterleave, index_add, index_add_, index_add_ub, index_add__ub, index_put_, one_hot, pack, unpack,
-                          pad,
+                          pad, sort32, mrgsort,
                           cosh, floor_div, fmod, from_torch, function, get_pass_config, get_pass_configs,
                           get_pass_default_config, hypot, pass_verify_print, pass_verify_save, isnan, log2, log10, lrelu, prelu, remainder,
                           set_pass_config, set_pass_default_config, set_verify_golden_data, sinh, tan, var)

@@ -670,13 +670,33 @@ def unpack(self, dstDataType):  # noqa: N803 - PyPTO's name
     return self if dstDataType == _core.DataType.DT_UINT8 else _ops.view(self, dtype=dstDataType)
 
 
+# --- PyPTO's sort building blocks ---------------------------------------------------------------------------
+
+
+def sort32(input, index=None):  # noqa: A002 - PyPTO's parameter names
+    """PyPTO's sort32: along the last dim, each run of 32 values sorted in descending order (the last run may be
+    shorter), equal values in index order; the result interleaves (value, index) pairs, so its last dim is twice
+    the input's. The index is the element's position in the row plus `index` (default 0), stored as a float value
+    as PyPTO's interpreter stores it (the chip writes the uint32's bits into the float slot). NaN sorts above
+    every number. float32 only, 1 to 4 dims, as PyPTO's. A tile holds the last dim whole."""
+    return _recording._one("sort32", [input], {"index": 0 if index is None else _concrete_int(index, "sort32: index")})
+
+
+def mrgsort(input, mergesize):  # noqa: A002
+    """PyPTO's mrgsort: the (value, index) pairs along the last dim (sort32's interleaved layout) merged into one
+    run sorted in descending order of value, equal values by index. On the chip the merge instruction combines
+    runs of `mergesize` elements already sorted (sort32's runs of 32 pairs are 64 elements), four at a time;
+    PyPTO's interpreter sorts every pair of the row, and so does PTO Studio, which gives the same result on sorted
+    runs. float32 only, 1 to 4 dims, an even last dim. A tile holds the last dim whole."""
+    size = _concrete_int(mergesize, "mrgsort: mergesize")
+    if size <= 0:
+        _fail(f"mrgsort: mergesize must be a positive integer, got {size}")
+    return _recording._one("mrgsort", [input], {"mergesize": size})
+
+
 # --- operations PTO Studio does not model ------------------------------------------------------------------
 
 _UNSUPPORTED = {
-    "sort32": "PyPTO's sort building block (values and indices interleaved in one tensor, per 32 elements) is not "
-              "modelled; use sort, argsort or topk",
-    "mrgsort": "PyPTO's merge-sort building block (on sort32's interleaved output) is not modelled; use sort, "
-               "argsort or topk",
     "quant_mx": "MX (microscaling FP8/FP4) quantisation is not modelled",
     "scaled_mm": "scaled FP8 matmul is not modelled (FP8 is not computed on the modelled machines)",
 }
@@ -864,7 +884,7 @@ def tensor_methods():
         "tril_": _in_place(tril), "triu_": _in_place(triu),
         "expand_clone": expand_clone, "index_add": index_add, "index_add_": index_add_, "fillpad": fillpad,
         "interleave": interleave, "deinterleave": deinterleave, "gathermask": gathermask,
-        "index_put_": index_put_, "pack": pack, "unpack": unpack,
+        "index_put_": index_put_, "pack": pack, "unpack": unpack, "sort32": sort32, "mrgsort": mrgsort,
         "set_cache_policy": _set_cache_policy,
         "get_cache_policy": _get_cache_policy,
     }
