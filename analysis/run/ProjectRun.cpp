@@ -522,9 +522,12 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
                                      variant.locationOf("runtime_options"), diags);
   if (!runtime) return std::nullopt;
 
-  CompileSettings settings = compileSettingsFor(variant, m_traced.graph, state.bindings, *machine);
-  std::string key = variant.machine + '\n' + settings.tileSettings.dump() + '\n' + settings.passOptions.dump() + '\n' +
-                    settings.partitionOverrides.dump();
+  // The settings compileSettingsFor would make, as text; the settings
+  // themselves (a copy of the bindings, which hold every element the kernel
+  // reads as a scalar) only for a compilation not made yet.
+  std::string key = variant.machine + '\n' + variant.tileSettings.dump() + '\n' +
+                    withKernelOptions(m_traced.graph, "pass_options", variant.passOptions).dump() + '\n' +
+                    variant.partitionOverrides.dump();
   std::shared_future<State::Compiled> ready;
   std::optional<std::promise<State::Compiled>> mine;
   {
@@ -546,6 +549,7 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
     }
   }
   if (mine) {
+    CompileSettings settings = compileSettingsFor(variant, m_traced.graph, state.bindings, *machine);
     DiagnosticEngine compileDiags;
     CompileOptions compileOptions;
     compileOptions.recordChanges = false;
