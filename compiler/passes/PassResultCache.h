@@ -14,10 +14,12 @@
 // options differ. That is exact only while a pass reads no pass option it
 // does not declare: a pass that reads a new option must declare it.
 //
-// Which stages are kept: the IR before each pass that reads options and
-// after the last pass, so a point changing only one pass's options copies at
-// most that many compilations. Copies are the cost of reuse (a Compilation is
-// mutated in place by the passes).
+// Which stages are kept: by default the IR before each pass that reads
+// options and after the last pass, so a point changing only one pass's
+// options copies at most that many compilations; a caller that knows better
+// names the passes (CompileOptions::keepStagesBefore, keepLastStage: a
+// sweep keeps only the stages its space's points resume from). Copies are
+// the cost of reuse (a Compilation is mutated in place by the passes).
 //
 // Safe to use from several threads at once; entries are immutable once kept
 // and shared, so a reader keeps one alive while it copies it.
