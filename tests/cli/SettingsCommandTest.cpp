@@ -65,7 +65,8 @@ TEST(SettingsCommand, JsonReportsAnOverflowAndBadOptionsOfAProject) {
   }
   EXPECT_EQ(ooo["value"], 5);
   EXPECT_EQ(ooo["default"], 1);
-  EXPECT_EQ(ooo["problem"], "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), got 5");
+  EXPECT_EQ(ooo["problem"], "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), or PyPTO's \"\", "
+            "\"GAPMIN\" or \"HLF\" (list scheduling), got 5");
   EXPECT_EQ(unknown["problem"], "pass_options.pypto_only_option is not read by PTO Studio");
   EXPECT_EQ(report["runtime_options"].size(), 3u);
 }

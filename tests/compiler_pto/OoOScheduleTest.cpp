@@ -135,7 +135,8 @@ TEST(OoOSchedule, TheModeComesFromThePassOptions) {
   compilation.settings.projectFile = "pto-project.json";
   EXPECT_FALSE(oooSchedule(compilation, diags));
   EXPECT_EQ(messages(diags),
-            "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), got 2\n");
+            "pass_options.ooo_sched_mode must be 0 (keep program order) or 1 (list scheduling), or PyPTO's \"\", "
+            "\"GAPMIN\" or \"HLF\" (list scheduling), got 2\n");
   EXPECT_EQ(diags.diagnostics().back().location.file, "pto-project.json");
 }
 
