@@ -458,6 +458,12 @@ struct VariantSimulator::State {
   // are not part of the key.
   PassResultCache stages{64, false};
   std::optional<std::set<std::string, std::less<>>> keepStagesBefore;
+  // The stages are this simulator's own and its traced graph never changes,
+  // so their keys start from a constant instead of the graph's fingerprint
+  // (a JSON dump of the graph, some 4 % of the LI sweep); that is made only
+  // when asked for (graphKey(): the result cache in the ledger keys by it).
+  const StageKey stagesGraphKey = StageKeyBuilder().add("the simulator's traced graph").key();
+  std::once_flag graphKeyMade;
   StageKey graphKey;
   std::map<std::string, std::int64_t> bindings;  // the traced graph's dims, the same for every variant
   std::vector<std::vector<std::string>> passesRunByCompilation;  // the passes each compilation ran, in order made
@@ -473,7 +479,6 @@ struct VariantSimulator::Prepared {
 VariantSimulator::VariantSimulator(const TracedProject& traced, std::size_t keptCompilations)
     : m_traced(traced), m_state(std::make_unique<State>()) {
   m_state->kept = std::max<std::size_t>(1, keptCompilations);
-  m_state->graphKey = fingerprintOf(traced.graph);
   m_state->bindings = dynamicDimBindings(traced.graph, traced.arguments);
 }
 
@@ -494,7 +499,10 @@ int VariantSimulator::compilations() const {
   return m_state->compilations;
 }
 
-const StageKey& VariantSimulator::graphKey() const { return m_state->graphKey; }
+const StageKey& VariantSimulator::graphKey() const {
+  std::call_once(m_state->graphKeyMade, [this] { m_state->graphKey = fingerprintOf(m_traced.graph); });
+  return m_state->graphKey;
+}
 
 int VariantSimulator::simulations() const {
   std::lock_guard lock(m_state->mutex);
@@ -554,7 +562,7 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
     CompileOptions compileOptions;
     compileOptions.recordChanges = false;
     compileOptions.reuse = &state.stages;
-    compileOptions.graphKey = state.graphKey;
+    compileOptions.graphKey = state.stagesGraphKey;
     // The compiled results are kept here, by their settings.
     compileOptions.keepLastStage = false;
     {

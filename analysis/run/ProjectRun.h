@@ -193,7 +193,8 @@ public:
 
   int compilations() const;  // made so far; the other runs reused one
   int simulations() const;   // made so far; the other runs reused one
-  // The traced graph's fingerprint (fingerprintOf), made once per simulator.
+  // The traced graph's fingerprint (fingerprintOf), made once per simulator
+  // at the first call.
   const StageKey& graphKey() const;
   // The passes each compilation made so far ran (the others it reused), in
   // the order the compilations were made.

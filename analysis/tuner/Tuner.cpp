@@ -175,10 +175,11 @@ TunePointOutcome outcomeOf(const std::optional<VariantSimulator::Outcome>& run, 
 // parallel simulation.
 class ResultCache {
 public:
-  // `graphKey`: the traced graph's fingerprint (VariantSimulator::graphKey).
-  ResultCache(const TracedProject& traced, const TuneOptions& options, const StageKey& graphKey)
+  // The traced graph's fingerprint comes from `simulator`, asked only with a cache.
+  ResultCache(const TracedProject& traced, const TuneOptions& options, const VariantSimulator& simulator)
       : m_traced(traced), m_options(options) {
     if (!m_options.cache) return;
+    const StageKey& graphKey = simulator.graphKey();
     // What every point shares: the build, the kernel as traced, and its graph.
     std::string kernel = traced.sourceText.value_or(std::string());
     std::string reason;
@@ -754,7 +755,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   // others wait (a ninth of the LI sweep's time on two threads). A rerun of
   // a declared space takes it from the result cache.
   VariantSimulator simulator(traced);
-  ResultCache cache(traced, options, simulator.graphKey());
+  ResultCache cache(traced, options, simulator);
   const bool declared = traced.project.tune.is_object() && traced.project.tune.contains("space");
   // The baseline keeps the stages the points resume from; a declared space
   // says which before the baseline compiles (its errors are reported below).

@@ -51,8 +51,9 @@ struct CompileOptions {
   // (PassResultCache.h); null: every pass runs. Reuse never changes the
   // result: a reused stage is the IR the same passes made from the same inputs.
   PassResultCache* reuse = nullptr;
-  // fingerprintOf(graph) when the caller has it (a sweep compiles one traced
-  // graph many times); computed per compilation when unset.
+  // What identifies the graph in `reuse`: fingerprintOf(graph) when the
+  // caller has it, or any constant for a cache that only ever sees one graph
+  // (a sweep's simulator); computed per compilation when unset.
   std::optional<StageKey> graphKey;
   // Which stages a compilation keeps in `reuse`: the IR before each pass
   // named here (unset: before every pass that reads options) and, with
