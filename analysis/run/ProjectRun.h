@@ -202,7 +202,8 @@ public:
   // The passes before which compilations keep their IR for later ones to
   // resume from (CompileOptions::keepStagesBefore; unset: every pass that
   // reads options). A sweep names the passes that read the options its
-  // points vary (stagesToKeepFor in Tuner.h). Call before the first run.
+  // points vary (stagesToKeepFor in Tuner.h). Compilations made before the
+  // call keep what the setting then said.
   void keepStagesBefore(std::set<std::string, std::less<>> passes);
 
 private:

@@ -252,7 +252,7 @@ public:
   // nullopt when the cache does not have it (or is not read).
   std::optional<TunePointOutcome> findBaseline(DiagnosticEngine& diags) {
     if (!m_options.cache || !m_options.readCache) return std::nullopt;
-    const std::string key = keyOfDocument(json::parse(m_traced.project.document.dump()));
+    const std::string& key = baselineKey();
     if (key.empty()) return std::nullopt;
     DiagnosticEngine readDiags;
     auto found = m_options.cache->findTunePoints({key}, readDiags);
@@ -263,7 +263,7 @@ public:
   }
   void keepBaseline(const TunePointOutcome& outcome, DiagnosticEngine& diags) {
     if (!m_options.cache) return;
-    const std::string key = keyOfDocument(json::parse(m_traced.project.document.dump()));
+    const std::string& key = baselineKey();
     if (key.empty()) return;
     DiagnosticEngine writeDiags;
     if (!m_options.cache->recordTunePoints({{key, nlohmann::ordered_json::object(), outcome.status, outcome.reason,
@@ -300,6 +300,12 @@ private:
     return fingerprint(m_context + "\n" + known->second + "\n" + document.dump());
   }
 
+  // The key of the project's own document ("" when it has none), made once.
+  const std::string& baselineKey() {
+    if (!m_baselineKey) m_baselineKey = keyOfDocument(json::parse(m_traced.project.document.dump()));
+    return *m_baselineKey;
+  }
+
   // A ledger that cannot be read or written costs the cache, not the sweep.
   void warnOnce(const DiagnosticEngine& from, DiagnosticEngine& diags) {
     if (m_warned || from.diagnostics().empty()) return;
@@ -313,6 +319,7 @@ private:
   std::string m_context;
   std::map<std::string, std::string> m_machines;  // machine name -> fingerprint of its file ("" when not found)
   std::map<std::size_t, std::string> m_keyOfPoint;  // a looked-up point's index -> its key ("" when it has none)
+  std::optional<std::string> m_baselineKey;
   bool m_warned = false;
 };
 
@@ -757,13 +764,16 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   VariantSimulator simulator(traced);
   ResultCache cache(traced, options, simulator);
   const bool declared = traced.project.tune.is_object() && traced.project.tune.contains("space");
-  // The baseline keeps the stages the points resume from; a declared space
-  // says which before the baseline compiles (its errors are reported below).
-  if (declared) {
-    DiagnosticEngine early;
-    if (auto space = tuneSpaceOf(traced, nullptr, early))
-      if (auto passes = stagesToKeepFor(*space)) simulator.keepStagesBefore(std::move(*passes));
-  }
+  // A declared space is read before the baseline compiles, so that the
+  // baseline keeps only the stages the points resume from.
+  std::optional<TuneSpace> space;
+  auto readSpace = [&](const VariantSimulator::Outcome* from) {
+    space = tuneSpaceOf(traced, from, diags);
+    if (!space) return false;
+    if (auto passes = stagesToKeepFor(*space)) simulator.keepStagesBefore(std::move(*passes));
+    return true;
+  };
+  if (declared && !readSpace(nullptr)) return std::nullopt;
   std::optional<TunePointOutcome> baselineOutcome = declared ? cache.findBaseline(diags) : std::nullopt;
   std::optional<VariantSimulator::Outcome> baseline;
   auto runBaseline = [&] {
@@ -777,9 +787,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   // time for the baseline first.
   const bool baselineLast = declared && !baselineOutcome && !options.remote;
   if (!baselineOutcome && !baselineLast && !runBaseline()) return std::nullopt;
-  auto space = tuneSpaceOf(traced, baseline ? &*baseline : nullptr, diags);
-  if (!space) return std::nullopt;
-  if (auto passes = stagesToKeepFor(*space)) simulator.keepStagesBefore(std::move(*passes));
+  if (!declared && !readSpace(&*baseline)) return std::nullopt;
   std::optional<TargetInfo> target;
   if (baseline) {
     target = baseline->compiled->compilation.settings.target;

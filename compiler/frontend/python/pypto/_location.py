@@ -10,7 +10,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # fresh code objects, so they would otherwise only grow.
 _CACHE_LIMIT = 4096
 _internal_by_filename = {}
-_columns_by_code = {}  # id(code) -> (code, [1-based column or 0 per code unit]); the code is held so its id stays its
+_columns_by_code = {}  # id(code) -> (code, [1-based column or 0 per code unit]); the code is held so that its id
+# is not reused by another code object while the entry exists
 
 
 def _is_internal(filename):
