@@ -503,6 +503,10 @@ class DocumentedApiTest(unittest.TestCase):
                  "SymbolicScalar", "Tensor", "options", "set_options"]
         missing = [n for n in names if not hasattr(pypto, n)]
         self.assertEqual(missing, [])
+        # Of the names PyPTO's API reference documents, only the two whose data is FP8/FP4 (with FP8E8M0 scales),
+        # which PTO Studio's engine holds in no dtype, refuse at the call; any other would be an op left unmodelled.
+        refused = [n for n in names if "Not supported by PTO Studio" in (getattr(pypto, n).__doc__ or "")]
+        self.assertEqual(refused, ["quant_mx", "scaled_mm"])
         for name in ("gather_in_l1", "gather_in_ub", "online_softmax", "online_softmax_update",
                      "transposed_batchmatmul", "set_operation_options", "get_operation_options"):
             self.assertTrue(hasattr(pypto.experimental, name), name)
