@@ -5,7 +5,7 @@
 //
 // Keys: a stage (the IR after pass i) is keyed by a fingerprint chained over
 // the pipeline. The chain starts from what every pass may read: the traced
-// graph (its JSON dump), the dynamic dims' bindings, tile_settings,
+// graph (fingerprintOf), the dynamic dims' bindings, tile_settings,
 // partition_overrides and the target machine's TargetInfo, and (for a cache
 // keyed on places) where those settings stand in the project file, which
 // diagnostics quote. Each pass then adds its name, whether disable_pass turns
@@ -40,8 +40,8 @@
 
 namespace pto {
 
-// The fingerprint of a traced graph as the pipeline sees it (its JSON dump).
-// Costs a dump of the graph: compute it once per traced graph.
+// The fingerprint of a traced graph: every field of its tensors, ops, loops
+// and body. Costs a walk of the graph: compute it once per traced graph.
 StageKey fingerprintOf(const TensorGraph& graph);
 
 class PassResultCache {

@@ -237,6 +237,47 @@ TEST(IncrementalCompile, StageKeysChangeFromTheFirstPassThatReadsAChangedOption)
   for (std::size_t i = 0; i < kAll.size(); ++i) EXPECT_NE(plain[i], other[i]) << kAll[i];
 }
 
+// The traced graph's fingerprint (the stage keys' start and the result
+// cache's key) is the same for two traces of one kernel and changes with any
+// field, also those the graph's JSON dump leaves out.
+TEST(IncrementalCompile, TheGraphFingerprintSeesEveryField) {
+  const TracedProject traced = tracedExample("lightning_indexer_tuning/l1_reuse");
+  const TracedProject again = tracedExample("lightning_indexer_tuning/l1_reuse");
+  ASSERT_FALSE(traced.graph.ops().empty());
+  const StageKey key = fingerprintOf(traced.graph);
+  EXPECT_EQ(key, fingerprintOf(again.graph));
+  auto changed = [&](auto&& change) {
+    TensorGraph graph = traced.graph;
+    change(graph);
+    return fingerprintOf(graph) != key;
+  };
+  const TensorId last = static_cast<TensorId>(traced.graph.tensors().size() - 1);
+  const OpId lastOp = static_cast<OpId>(traced.graph.ops().size() - 1);
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.tensor(last).validShape.push_back(SymbolicScalar(1)); }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.tensor(last).reshapeOf = 0; }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.tensor(0).shape[0] = SymbolicScalar::symbol("N"); }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.op(lastOp).label += "x"; }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.op(lastOp).attrs["extra"] = std::int64_t{1}; }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.op(lastOp).passOptions["vec_nbuffer_setting"] = 2; }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.op(lastOp).location.line += 1; }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.kernelOptions["x"] = 1; }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.elementReadArguments.push_back(0); }));
+  ASSERT_FALSE(traced.graph.loops().empty());
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.loop(0).submitBeforeLoop = !g.loop(0).submitBeforeLoop; }));
+  EXPECT_TRUE(changed([&](TensorGraph& g) { g.loop(0).stop = g.loop(0).stop + SymbolicScalar(1); }));
+  // A constant and a symbol of the same spelling differ.
+  EXPECT_NE(fingerprintOf([&] {
+              TensorGraph g = traced.graph;
+              g.tensor(0).shape[0] = SymbolicScalar(7);
+              return g;
+            }()),
+            fingerprintOf([&] {
+              TensorGraph g = traced.graph;
+              g.tensor(0).shape[0] = SymbolicScalar::symbol("7");
+              return g;
+            }()));
+}
+
 TEST(IncrementalCompile, PassesRanSummarySaysWhichPassesRan) {
   std::vector<PassRecord> passes(4);
   for (std::size_t i = 0; i < passes.size(); ++i) passes[i].name = kAll[i];
