@@ -6,6 +6,7 @@
 #include "compiler/reference/GatherRows.h"
 #include "compiler/reference/ReferenceKernels.h"
 #include "compiler/reference/ScatterRows.h"
+#include "compiler/reference/Tf32.h"
 #include "compiler/reference/ValidTileKernels.h"
 
 #include <Eigen/Dense>
@@ -564,6 +565,14 @@ private:
     return value && *value;
   }
 
+  // The TF32 rounding a matmul tile asks of its fp32 operands (its "tf32" attribute; none without it).
+  static reference::Tf32Rounding tf32RoundingOf(const TileOp* tile) {
+    if (!tile) return reference::Tf32Rounding::None;
+    auto found = tile->attrs.find("tf32");
+    const std::string* mode = found == tile->attrs.end() ? nullptr : std::get_if<std::string>(&found->second);
+    return mode ? reference::tf32RoundingNamed(*mode) : reference::Tf32Rounding::None;
+  }
+
   // Reads a 2-D float matrix (fp32, fp16 or bf16) at `base` elements into `out`.
   void loadMatrix(const OperandLayout& layout, std::int64_t base, std::int64_t rows, std::int64_t cols,
                   RowMajorMatrix& out) const {
@@ -695,9 +704,12 @@ private:
     };
     float* cMemory = reinterpret_cast<float*>(m_core.bytes(c.memory) + c.offsetBytes);
     const std::int64_t cPitch = c.strides[rc - 2];
+    const reference::Tf32Rounding tf32 = tf32RoundingOf(tile);
     for (std::int64_t batch = 0; batch < batches; ++batch) {
       loadMatrix(a, aBatches == 1 ? 0 : batchBase(a, batch), a.shape[ra - 2], a.shape[ra - 1], m_a);
       loadMatrix(b, bBatches == 1 ? 0 : batchBase(b, batch), b.shape[rb - 2], b.shape[rb - 1], m_b);
+      reference::roundToTf32(m_a.data(), static_cast<std::size_t>(m_a.size()), tf32);
+      reference::roundToTf32(m_b.data(), static_cast<std::size_t>(m_b.size()), tf32);
       StridedMatrix out(cMemory + batchBase(c, batch), m, n, Eigen::OuterStride<>(cPitch));
       m_c.resize(m, n);
       if (!aTrans && !bTrans) m_c.noalias() = m_a * m_b;

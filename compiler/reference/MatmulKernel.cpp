@@ -1,9 +1,11 @@
 // The matmul kernel: 2-D and batched (broadcast batch dims) products with optional operand transposes.
-// Float operands multiply in fp32 with fp32 accumulation (Eigen's GEMM); integer operands accumulate in int64
-// modulo 2^64, which an int32 out_dtype wraps exactly as int32 accumulation would.
+// Float operands multiply in fp32 with fp32 accumulation (Eigen's GEMM), after rounding to TF32 when the op asks
+// for it (Tf32.h); integer operands accumulate in int64 modulo 2^64, which an int32 out_dtype wraps exactly as
+// int32 accumulation would.
 #include "compiler/reference/Arithmetic.h"
 #include "compiler/reference/ElementAccess.h"
 #include "compiler/reference/ReferenceKernels.h"
+#include "compiler/reference/Tf32.h"
 
 #include <Eigen/Dense>
 
@@ -16,6 +18,7 @@ struct MatmulShape {
   std::int64_t aRows = 0, aCols = 0, bRows = 0, bCols = 0;
   std::int64_t m = 0, k = 0, n = 0;
   bool aTrans = false, bTrans = false;
+  Tf32Rounding tf32 = Tf32Rounding::None;
 };
 
 void multiplyFloat(const float* a, const float* b, float* c, const MatmulShape& s) {
@@ -45,8 +48,12 @@ template <typename C> void multiplyInteger(const C* a, const C* b, C* c, const M
 template <typename C>
 void matmulTyped(KernelCall& call, const MatmulShape& s, const Shape& batch, const std::vector<std::int64_t>& aStrides,
                  const std::vector<std::int64_t>& bStrides) {
-  const std::vector<C> a = loadAs<C>(call.inputs[0]);
-  const std::vector<C> b = loadAs<C>(call.inputs[1]);
+  std::vector<C> a = loadAs<C>(call.inputs[0]);
+  std::vector<C> b = loadAs<C>(call.inputs[1]);
+  if constexpr (std::is_same_v<C, float>) {
+    roundToTf32(a.data(), a.size(), s.tf32);
+    roundToTf32(b.data(), b.size(), s.tf32);
+  }
   std::vector<C> c(static_cast<std::size_t>(call.outputs[0].elementCount()));
   const std::int64_t aMatrix = s.aRows * s.aCols, bMatrix = s.bRows * s.bCols, cMatrix = s.m * s.n;
   forEachBroadcast<2>(batch, {&aStrides, &bStrides}, [&](std::int64_t i, const std::array<std::int64_t, 2>& at) {
@@ -71,6 +78,7 @@ bool runMatmul(KernelCall& call) {
   MatmulShape s;
   s.aTrans = call.attr<bool>("a_trans") && *call.attr<bool>("a_trans");
   s.bTrans = call.attr<bool>("b_trans") && *call.attr<bool>("b_trans");
+  if (const auto* mode = call.attr<std::string>("tf32")) s.tf32 = tf32RoundingNamed(*mode);
   s.aRows = a.shape()[a.rank() - 2];
   s.aCols = a.shape()[a.rank() - 1];
   s.bRows = b.shape()[b.rank() - 2];

@@ -23,7 +23,8 @@ class ReLuType(enum.Enum):
 
 
 class TransMode(enum.Enum):
-    """matmul extend_params["trans_mode"]: TF32 rounding of fp32 operands (an Ascend 950 feature)."""
+    """matmul extend_params["trans_mode"]: TF32 rounding of fp32 operands (an Ascend 950 feature): CAST_RINT to
+    nearest with ties to even, CAST_ROUND to nearest with ties away from zero."""
     CAST_NONE = 0
     CAST_RINT = 1
     CAST_ROUND = 2
@@ -57,7 +58,7 @@ def _channel_scales(scale_tensor):
 def matmul(a, b, out_dtype=None, a_trans=False, b_trans=False, c_matrix_nz=False, extend_params=None):
     """a @ b on the cube unit; needs pypto.set_cube_tile_shapes first. extend_params (PyPTO's fixpipe
     options): bias_tensor (added to the fp32/int32 accumulator), scale (per-tensor dequant/quant factor),
-    relu_type (ReLuType.RELU), trans_mode (TransMode.CAST_NONE only)."""
+    relu_type (ReLuType.RELU), trans_mode (TransMode: TF32 operands, on a 950-like machine)."""
     state = _state.current()
     if state.builder.cube_tile() is None:
         _fail("matmul: no cube tile shape is set; call pypto.set_cube_tile_shapes([mL0, mL1], "
@@ -80,10 +81,9 @@ def _matmul_fixpipe(a, b, attrs, extend):
     """matmul with the fixpipe's extras, applied to the accumulator in this order: + bias, ReLU, * scale,
     then one rounding to out_dtype (int8 results round half to even and saturate). The ReLU comes before the
     scale (the PTO ISA's ReluPreMode, and PyPTO's Matmul golden), which matters for a negative scale."""
-    trans_mode = extend.get("trans_mode")
-    if trans_mode is not None and getattr(trans_mode, "name", trans_mode) != "CAST_NONE":
-        _fail("matmul: extend_params['trans_mode'] TF32 rounding is not supported on the A2/A3-like machines "
-              "PTO Studio models (PyPTO also refuses it there); use TransMode.CAST_NONE")
+    tf32 = _tf32_rounding(extend.get("trans_mode"), a, b, attrs)
+    if tf32:
+        attrs = dict(attrs, tf32=tf32)
     relu = extend.get("relu_type")
     relu = relu is not None and getattr(relu, "name", relu) == "RELU"
     integral = not a.dtype.is_float()
@@ -108,6 +108,35 @@ def _matmul_fixpipe(a, b, attrs, extend):
             result = mul(result, _channel_scales(scale_tensor))
         # The fixpipe quantises to an integer out_dtype to the nearest step (ties to even), not toward zero.
         return result if result.dtype == out_dtype else cast(result, out_dtype, "rint")
+
+
+_TF32_ROUNDINGS = {"CAST_NONE": None, "CAST_RINT": "rint", "CAST_ROUND": "round"}
+
+
+def _tf32_rounding(trans_mode, a, b, attrs):
+    """The matmul op's "tf32" attribute for extend_params['trans_mode'] (None for CAST_NONE or no mode): the cube
+    of PyPTO's 950 rounds both fp32 operands to TF32 (8 exponent and 10 mantissa bits) as it reads them, with
+    the mode's rounding, and multiplies and accumulates in fp32 as always (PyPTO's TMatmul sets the TF32 mad mode
+    on the same TMATMUL instruction, which the timing model prices as an fp32 matmul). As PyPTO's page says,
+    only on the 950 and only when both operands and the result are DT_FP32."""
+    if trans_mode is None:
+        return None
+    name = getattr(trans_mode, "name", trans_mode)
+    if name not in _TF32_ROUNDINGS:
+        _fail(f"matmul: extend_params['trans_mode'] must be a pypto.TransMode (CAST_NONE, CAST_RINT or CAST_ROUND), "
+              f"got {trans_mode!r}")
+    if _TF32_ROUNDINGS[name] is None:
+        return None
+    from ._public_modules import npu_arch
+    if npu_arch() != "DAV_3510":
+        _fail(f"matmul: extend_params['trans_mode'] {name} (TF32 operands) exists on the Ascend 950 only, as "
+              f"PyPTO's page says; the simulated machine is A2/A3-like: run on the 950 machine (PTO_MACHINE=950) "
+              f"or use TransMode.CAST_NONE")
+    out_dtype = attrs.get("out_dtype") or DataType.DT_FP32
+    if a.dtype != DataType.DT_FP32 or b.dtype != DataType.DT_FP32 or out_dtype != DataType.DT_FP32:
+        _fail(f"matmul: extend_params['trans_mode'] {name} needs DT_FP32 operands and result (PyPTO's page), got "
+              f"{a.dtype.name} @ {b.dtype.name} -> {out_dtype.name}")
+    return _TF32_ROUNDINGS[name]
 
 
 class _fixpipe_tile:  # noqa: N801
