@@ -55,7 +55,31 @@ def conv3d(x: pypto.Tensor([1, 2, 4, 5, 6], pypto.DT_FP32), w: pypto.Tensor([3, 
     out[:] = pypto.conv(x, w, pypto.DT_FP32, strides=[1, 2, 2], paddings=[1, 1, 0, 0, 0, 0], dilations=[1, 1, 1])
 
 
+@pypto.frontend.jit
+def conv1d_tiles_from_scope(x: pypto.Tensor([1, 3, 20], pypto.DT_FP16), w: pypto.Tensor([5, 3, 4], pypto.DT_FP16),
+                            out: pypto.Tensor([1, 5, 19], pypto.DT_FP16)):
+    pypto.set_vec_tile_shapes(16, 16, 16)
+    with pypto.options(conv_tile_shapes=(SCOPED_L1,)):
+        SEEN_IN_SCOPE.append(pypto.get_conv_tile_shapes())
+        out[:] = pypto.conv(x, w, pypto.DT_FP16, strides=[1], paddings=[1, 1], dilations=[1])
+
+
+SCOPED_L1 = pypto.pypto_impl.TileL1Info(tileHin=1, tileHout=1, tileWin=16, tileWout=16, tileCinFmap=3,
+                                        tileCinWeight=3, tileN=5, tileBatch=1)
+SEEN_IN_SCOPE = []
+
+
 class Conv(unittest.TestCase):
+    def test_conv_tile_shapes_in_an_options_scope_are_kept_as_set_conv_tile_shapes_keeps_them(self):
+        x = RNG.uniform(-1, 1, (1, 3, 20)).astype(np.float16)
+        w = RNG.uniform(-1, 1, (5, 3, 4)).astype(np.float16)
+        out = np.zeros((1, 5, 19), np.float16)
+        conv1d_tiles_from_scope(x, w, out)
+        kernel_checks.assert_functional(self)
+        self.assertIs(SEEN_IN_SCOPE[-1][0], SCOPED_L1)
+        want = reference(x.astype(np.float32), w.astype(np.float32), [1], [1, 1], [1], 1)
+        np.testing.assert_allclose(out.astype(np.float64), want, rtol=2 ** -10, atol=1e-3)
+
     def test_2d_with_strides_dilation_padding_groups_bias_and_relu(self):
         x = RNG.uniform(-1, 1, (2, 4, 9, 11)).astype(np.float32)
         w = RNG.uniform(-1, 1, (6, 2, 3, 3)).astype(np.float32)

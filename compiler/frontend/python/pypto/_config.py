@@ -125,6 +125,11 @@ def _apply_in_kernel(state, groups, tiles):
     if cube is not None:
         cube = list(getattr(cube, "args", cube))
         set_cube_tile_shapes(*cube[:3], enable_split_k=bool(cube[3]) if len(cube) > 3 else False)
+    conv = tiles.get("conv_tile_shapes")
+    if conv is not None:
+        # PyPTO's scope holds set_conv_tile_shapes' pair; kept for get_conv_tile_shapes, as that call keeps it.
+        from ._conv import set_conv_tile_shapes
+        set_conv_tile_shapes(*(conv if isinstance(conv, (tuple, list)) else (conv,)))
 
 
 def _checked_scope(groups, tiles, name=""):
@@ -132,8 +137,10 @@ def _checked_scope(groups, tiles, name=""):
         error = _options.check_group(group, values)
         if error:
             _fail(error)
-    if tiles.get("conv_tile_shapes") is not None:
-        _fail("conv_tile_shapes: convolution is not supported by PTO Studio (no conv op is modelled)")
+    conv = tiles.get("conv_tile_shapes")
+    if conv is not None and isinstance(conv, (tuple, list)) and not 1 <= len(conv) <= 2:
+        _fail(f"conv_tile_shapes: expected set_conv_tile_shapes' arguments, (tile_l1_info[, tile_l0_info]), got "
+              f"{len(conv)} values")
     return _options.Scope(groups, tiles, name)
 
 
