@@ -70,15 +70,18 @@ SEEN_IN_SCOPE = []
 
 
 class Conv(unittest.TestCase):
-    def test_conv_tile_shapes_in_an_options_scope_are_kept_as_set_conv_tile_shapes_keeps_them(self):
+    def check_1d_in_fp16(self, kernel):
         x = RNG.uniform(-1, 1, (1, 3, 20)).astype(np.float16)
         w = RNG.uniform(-1, 1, (5, 3, 4)).astype(np.float16)
         out = np.zeros((1, 5, 19), np.float16)
-        conv1d_tiles_from_scope(x, w, out)
+        kernel(x, w, out)
         kernel_checks.assert_functional(self)
-        self.assertIs(SEEN_IN_SCOPE[-1][0], SCOPED_L1)
         want = reference(x.astype(np.float32), w.astype(np.float32), [1], [1, 1], [1], 1)
         np.testing.assert_allclose(out.astype(np.float64), want, rtol=2 ** -10, atol=1e-3)
+
+    def test_conv_tile_shapes_in_an_options_scope_are_kept_as_set_conv_tile_shapes_keeps_them(self):
+        self.check_1d_in_fp16(conv1d_tiles_from_scope)
+        self.assertIs(SEEN_IN_SCOPE[-1][0], SCOPED_L1)
 
     def test_2d_with_strides_dilation_padding_groups_bias_and_relu(self):
         x = RNG.uniform(-1, 1, (2, 4, 9, 11)).astype(np.float32)
@@ -93,13 +96,7 @@ class Conv(unittest.TestCase):
         self.assertGreater((want == 0).mean(), 0.2)  # the ReLU cut something
 
     def test_1d_in_fp16(self):
-        x = RNG.uniform(-1, 1, (1, 3, 20)).astype(np.float16)
-        w = RNG.uniform(-1, 1, (5, 3, 4)).astype(np.float16)
-        out = np.zeros((1, 5, 19), np.float16)
-        conv1d(x, w, out)
-        kernel_checks.assert_functional(self)
-        want = reference(x.astype(np.float32), w.astype(np.float32), [1], [1, 1], [1], 1)
-        np.testing.assert_allclose(out.astype(np.float64), want, rtol=2 ** -10, atol=1e-3)
+        self.check_1d_in_fp16(conv1d)
 
     def test_3d_reads_strides_in_pyptos_order(self):
         x = RNG.uniform(-1, 1, (1, 2, 4, 5, 6)).astype(np.float32)
