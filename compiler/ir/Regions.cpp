@@ -47,6 +47,46 @@ std::size_t RegionBoxHash::operator()(const RegionBox& box) const {
   return hash;
 }
 
+void RegionBoxIds::clear() {
+  m_boxes.clear();
+  std::fill(m_slots.begin(), m_slots.end(), Slot{});
+}
+
+void RegionBoxIds::reserve(std::size_t boxes) {
+  m_boxes.reserve(boxes);
+  std::size_t slots = 16;
+  while (slots < 2 * boxes) slots *= 2;
+  if (slots > m_slots.size()) grow(slots);
+}
+
+void RegionBoxIds::grow(std::size_t slots) {
+  m_slots.assign(slots, Slot{});
+  const std::size_t mask = slots - 1;
+  for (std::size_t id = 0; id < m_boxes.size(); ++id) {
+    const std::uint64_t hash = RegionBoxHash{}(m_boxes[id]) * 0x9E3779B97F4A7C15ULL;
+    std::size_t i = static_cast<std::size_t>(hash) & mask;
+    while (m_slots[i].id >= 0) i = (i + 1) & mask;
+    m_slots[i] = Slot{static_cast<std::uint32_t>(hash >> 32), static_cast<std::int32_t>(id)};
+  }
+}
+
+std::pair<std::int32_t, bool> RegionBoxIds::intern(const RegionBox& box) {
+  if (2 * (m_boxes.size() + 1) > m_slots.size()) grow(std::max<std::size_t>(16, 2 * m_slots.size()));
+  // RegionBoxHash mixes its fields; the Fibonacci step spreads them over both halves.
+  const std::uint64_t hash = RegionBoxHash{}(box) * 0x9E3779B97F4A7C15ULL;
+  const auto tag = static_cast<std::uint32_t>(hash >> 32);
+  const std::size_t mask = m_slots.size() - 1;
+  for (std::size_t i = static_cast<std::size_t>(hash) & mask;; i = (i + 1) & mask) {
+    Slot& slot = m_slots[i];
+    if (slot.id < 0) {
+      slot = Slot{tag, static_cast<std::int32_t>(m_boxes.size())};
+      m_boxes.push_back(box);
+      return {slot.id, true};
+    }
+    if (slot.tag == tag && m_boxes[static_cast<std::size_t>(slot.id)] == box) return {slot.id, false};
+  }
+}
+
 std::pair<std::int32_t, std::int64_t> RegionBoxes::split(const SymbolicScalar& offset) {
   if (auto constant = offset.constantValue()) return {0, *constant};
   if (auto found = m_splits.find(offset); found != m_splits.end()) return found->second;

@@ -170,6 +170,29 @@ TEST(Regions, IndexFindsWhatBruteForceFinds) {
   }
 }
 
+// RegionBoxIds numbers boxes as a linear search of the boxes seen would:
+// equal boxes get one id, new ones the next, through its growth and a clear.
+TEST(Regions, BoxIdsAreTheFirstSightOfEachDistinctBox) {
+  RandomBoxes random(7, 2);
+  RegionBoxIds ids;
+  for (int round = 0; round < 2; ++round) {
+    ids.clear();
+    std::vector<RegionBox> seen;
+    const int boxes = test::randomCaseCount(3000);
+    for (int i = 0; i < boxes; ++i) {
+      // Every third box is one seen before, so that both answers come often.
+      const RegionBox box = (i % 3 == 2 && !seen.empty()) ? seen[static_cast<std::size_t>(i * 7919) % seen.size()]
+                                                          : random.box();
+      const auto known = std::find(seen.begin(), seen.end(), box);
+      const auto [id, added] = ids.intern(box);
+      ASSERT_EQ(added, known == seen.end()) << "box " << i;
+      ASSERT_EQ(id, static_cast<std::int32_t>(known - seen.begin())) << "box " << i;
+      if (added) seen.push_back(box);
+    }
+    EXPECT_EQ(ids.size(), seen.size());
+  }
+}
+
 TEST(Regions, StopEndsTheSearch) {
   RegionIndex index;
   RegionBox box;

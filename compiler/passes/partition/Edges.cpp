@@ -19,13 +19,16 @@ namespace pto::partition {
 
 // ---- edges ----
 std::int32_t Partitioner::internRegion(const RegionBox& box) {
-  auto [it, inserted] = m_regionIds.try_emplace(box, static_cast<std::int32_t>(m_regionBytes.size()));
+  // Region ids are positions in m_regionBytes, which gatheredRegion also
+  // appends to: the interned boxes' own ids are mapped to them.
+  auto [id, inserted] = m_regionIds.intern(box);
   if (inserted) {
     std::int64_t bytes = static_cast<std::int64_t>(sizeOf(m_graph.tensor(box.tensor).dtype));
     for (std::size_t d = 0; d < box.rank; ++d) bytes *= std::max<std::int64_t>(box.hi[d] - box.lo[d], 0);
+    m_regionOfBox.push_back(static_cast<std::int32_t>(m_regionBytes.size()));
     m_regionBytes.push_back(bytes);
   }
-  return it->second;
+  return m_regionOfBox[static_cast<std::size_t>(id)];
 }
 
 // The rows an MGATHER picks (readsInPlace) are its own copy-in: as many
@@ -131,6 +134,7 @@ void Partitioner::buildEdges() {
   m_readRegions.clear();
   m_regionIds.clear();
   m_regionIds.reserve(readCount);
+  m_regionOfBox.clear();
   m_regionBytes.clear();
   std::vector<Pred> found;
   for (std::size_t i = 0; i < count; ++i) {

@@ -167,8 +167,9 @@ private:
   std::vector<std::int32_t> m_readStart;  // CSR: region ids of the reads of each op
   std::vector<std::int32_t> m_readRegions;
   std::vector<std::int32_t> m_viewConsumer;  // for view tile ops: the first op reading the view, or -1
-  std::unordered_map<RegionBox, std::int32_t, RegionBoxHash> m_regionIds;
-  std::vector<std::int64_t> m_regionBytes;
+  RegionBoxIds m_regionIds;                // distinct read boxes of the scope
+  std::vector<std::int32_t> m_regionOfBox;  // by the box's id in m_regionIds: its region id
+  std::vector<std::int64_t> m_regionBytes;  // by region id
 
   std::vector<Group> m_groups;
   std::vector<std::int32_t> m_groupOf;  // local op -> group (resolve with find)
