@@ -69,6 +69,7 @@ using direct::copyBox;
 using direct::disjoint;
 using direct::forEachRowOf;
 using direct::isFloatTile;
+using direct::oneElementPerRow;
 using direct::loadFloatRow;
 using direct::sameElements;
 using direct::storeFloatRow;
@@ -334,7 +335,10 @@ private:
 
   // A float elementwise tile op (applyFloatUnary, applyFloatArithmetic, applyFloatScalarArithmetic of
   // ReferenceKernels.h) on float tiles of one shape, each source disjoint from the destination or the
-  // same elements (computed in place row by row).
+  // same elements (computed in place row by row); a binary op's second source may instead hold one
+  // element per row (broadcast along it). Or a float row reduction (reduceFloatLine) of the innermost
+  // dim into a destination of one element per row (softmax's row max and sum: the reference kernels
+  // cost more in tensors and copies than in the sums, 2.5x the whole softmax kernel).
   static void planElementwise(const TileOp& tile, const InstructionLayout& layout, TileAccumulate accumulate,
                               PlannedInstruction& step) {
     direct::Path path = direct::Path::General;
@@ -345,6 +349,9 @@ private:
       break;
     case OpCategory::Binary:
       if (reference::applyFloatArithmetic(kind, {}, {})) path = direct::Path::Binary;
+      break;
+    case OpCategory::Reduce:
+      if (reference::reduceFloatLine(kind, {}) && reducesInnermostKept(tile, layout)) path = direct::Path::Reduce;
       break;
     case OpCategory::BinaryScalar: {
       auto found = tile.attrs.find("scalar");
@@ -365,13 +372,34 @@ private:
       return;
     for (std::size_t i = 0; i < sources; ++i) {
       PlacedBox& source = step.srcs[i];
-      if (!placed(layout.srcs[i], source) || !isFloatTile(source.box.dtype) || !source.box.sameShape(step.dst.box) ||
-          !(disjoint(step.dst, source) || sameElements(step.dst, source)))
+      if (!placed(layout.srcs[i], source) || !isFloatTile(source.box.dtype)) return;
+      const bool inPlaceOrApart = disjoint(step.dst, source) || sameElements(step.dst, source);
+      if (path == direct::Path::Reduce) {
+        // A row is read whole before its one result is written: in place only as the same elements.
+        if (!oneElementPerRow(step.dst.box, source.box) || !inPlaceOrApart) return;
+      } else if (source.box.sameShape(step.dst.box)) {
+        if (!inPlaceOrApart) return;
+      } else if (i == 1 && oneElementPerRow(source.box, step.dst.box) && disjoint(step.dst, source)) {
+        step.broadcastRows = true;
+      } else {
         return;
+      }
     }
     if (sources == 2 && step.srcs[0].box.dtype != step.srcs[1].box.dtype) return;
     step.kind = kind;
     step.path = path;
+  }
+
+  // A reduction of the innermost dim alone, kept as a dim of 1 (what a row max or sum is; other dims
+  // take the general path).
+  static bool reducesInnermostKept(const TileOp& tile, const InstructionLayout& layout) {
+    if (layout.srcs.size() != 1 || layout.srcs[0].shape.empty()) return false;
+    const auto innermost = static_cast<std::int64_t>(layout.srcs[0].shape.size()) - 1;
+    auto dims = tile.attrs.find("dims");
+    auto keepdim = tile.attrs.find("keepdim");
+    const auto* dimList = dims == tile.attrs.end() ? nullptr : std::get_if<std::vector<std::int64_t>>(&dims->second);
+    const bool* kept = keepdim == tile.attrs.end() ? nullptr : std::get_if<bool>(&keepdim->second);
+    return dimList && dimList->size() == 1 && dimList->front() == innermost && kept && *kept;
   }
 
   std::byte* start(const PlacedBox& operand) { return m_core.bytes(operand.memory) + operand.offsetBytes; }
@@ -399,6 +427,7 @@ private:
     case direct::Path::Unary:
     case direct::Path::Binary:
     case direct::Path::Scalar: elementwise(step); return true;
+    case direct::Path::Reduce: reduceRows(step); return true;
     default: return false;
     }
   }
@@ -422,11 +451,30 @@ private:
                       } else if (step.path == direct::Path::Scalar) {
                         reference::applyFloatScalarArithmetic(step.kind, row, step.scalar);
                       } else {
-                        loadFloatRow(starts[2], b.dtype, length, y);
+                        if (step.broadcastRows) {
+                          loadFloatRow(starts[2], b.dtype, 1, y);
+                          std::fill(y + 1, y + length, y[0]);
+                        } else {
+                          loadFloatRow(starts[2], b.dtype, length, y);
+                        }
                         reference::applyFloatArithmetic(step.kind, row, std::span<const float>(y, row.size()));
                       }
                       storeFloatRow(x, to.dtype, length, starts[0]);
                     });
+  }
+
+  // Each source row loaded as fp32 and reduced as the reference kernel reduces a line, its one result
+  // rounded into the destination's dtype.
+  void reduceRows(const PlannedInstruction& step) {
+    const StridedBox& from = step.srcs[0].box;
+    const StridedBox& to = step.dst.box;
+    const std::int64_t length = from.rowLength();
+    const std::span<float> row(m_core.rowBuffer(0, length).data(), static_cast<std::size_t>(length));
+    forEachRowOf<2>({&from, &to}, {start(step.srcs[0]), start(step.dst)}, [&](const std::array<std::byte*, 2>& starts) {
+      loadFloatRow(starts[0], from.dtype, length, row.data());
+      const float result = *reference::reduceFloatLine(step.kind, row);
+      storeFloatRow(&result, to.dtype, 1, starts[1]);
+    });
   }
 
   // dst = combine(dst, values) or dst = values, into on-chip memory.

@@ -59,15 +59,19 @@ struct PlacedBox {
 };
 
 // How one instruction runs: skipped (a flag or barrier), by the general path (operands as tensors, the
-// reference kernels), or by one of the direct paths on the memories' bytes.
-enum class Path : unsigned char { Skip, General, Load, Store, Move, Unary, Binary, Scalar };
+// reference kernels), or by one of the direct paths on the memories' bytes. Reduce: a sum, product,
+// maximum or minimum of each innermost row into the one element of the destination's row.
+enum class Path : unsigned char { Skip, General, Load, Store, Move, Unary, Binary, Scalar, Reduce };
 
 struct PlannedInstruction {
   Path path = Path::General;
-  TensorOpKind kind = TensorOpKind::Add;  // Unary, Binary, Scalar
+  TensorOpKind kind = TensorOpKind::Add;  // Unary, Binary, Scalar, Reduce
   float scalar = 0.0f;                    // Scalar: in the source's dtype, as runBinaryScalar holds it
+  // Binary: the second source has one element per row (its innermost dim 1), which every element of
+  // the row meets (a row max or sum subtracted or divided out, as the reference kernel broadcasts it).
+  bool broadcastRows = false;
   PlacedBox dst;                          // the on-chip destination (Store: the source)
-  std::array<PlacedBox, 2> srcs;          // Move, Unary, Scalar: one; Binary: two
+  std::array<PlacedBox, 2> srcs;          // Move, Unary, Scalar, Reduce: one; Binary: two
 };
 
 
@@ -139,6 +143,14 @@ inline void copyBox(const StridedBox& to, std::byte* toFirst, const StridedBox& 
   const std::size_t rowBytes = to.rowBytes();
   forEachRowOf<2>({&to, &from}, {toFirst, fromFirst},
                   [&](const std::array<std::byte*, 2>& starts) { std::memcpy(starts[0], starts[1], rowBytes); });
+}
+
+// Whether `narrow` has the shape of `wide` but one element per innermost row (a row reduction's
+// result, a row-broadcast operand).
+inline bool oneElementPerRow(const StridedBox& narrow, const StridedBox& wide) {
+  return narrow.rank == wide.rank && narrow.rank >= 1 && narrow.shape[narrow.rank - 1] == 1 &&
+         std::equal(narrow.shape.begin(), narrow.shape.begin() + static_cast<std::ptrdiff_t>(narrow.rank - 1),
+                    wide.shape.begin());
 }
 
 // Whether two on-chip operands are the same elements.

@@ -4,7 +4,9 @@
 #include "compiler/reference/ReferenceKernels.h"
 
 #include <cmath>
+#include <optional>
 #include <set>
+#include <span>
 
 namespace pto::reference {
 namespace {
@@ -20,7 +22,7 @@ float pairwiseSum(const float* values, std::size_t count) {
   return pairwiseSum(values, half) + pairwiseSum(values + half, count - half);
 }
 
-template <typename C> C reduceSum(const std::vector<C>& values) {
+template <typename C> C reduceSum(std::span<const C> values) {
   if constexpr (std::is_same_v<C, float>) {
     return pairwiseSum(values.data(), values.size());
   } else {
@@ -30,11 +32,27 @@ template <typename C> C reduceSum(const std::vector<C>& values) {
   }
 }
 
-template <typename C> C reduceProd(const std::vector<C>& values) {
+template <typename C> C reduceProd(std::span<const C> values) {
   using Arith = ArithmeticOf<C>;
   C product = 1;
   for (C value : values) product = Arith::mul(product, value);
   return product;
+}
+
+// One line (non-empty unless a sum or product) reduced by sum, prod, amax or amin; nullopt for other kinds.
+template <typename C> std::optional<C> reduceLine(TensorOpKind kind, std::span<const C> line) {
+  using Arith = ArithmeticOf<C>;
+  switch (kind) {
+  case TensorOpKind::Sum: return reduceSum(line);
+  case TensorOpKind::Prod: return reduceProd(line);
+  case TensorOpKind::Amax:
+  case TensorOpKind::Amin: {
+    C extreme = line[0];
+    for (C value : line) extreme = kind == TensorOpKind::Amax ? Arith::max(extreme, value) : Arith::min(extreme, value);
+    return extreme;
+  }
+  default: return std::nullopt;
+  }
 }
 
 template <typename C> bool isNan(C value) {
@@ -56,7 +74,6 @@ template <typename C> std::int64_t argExtreme(const std::vector<C>& values, bool
 template <typename C> bool reduceTyped(KernelCall& call, const std::vector<std::int64_t>& permutedShape,
                                        const std::vector<std::int64_t>& permutedStrides, std::int64_t keptCount,
                                        std::int64_t reducedCount) {
-  using Arith = ArithmeticOf<C>;
   const TensorOpKind kind = call.op.kind;
   const std::vector<C> values = loadAs<C>(call.inputs[0]);
   StridedWalker walker(permutedShape, permutedStrides);
@@ -70,19 +87,12 @@ template <typename C> bool reduceTyped(KernelCall& call, const std::vector<std::
       walker.next();
     }
     const auto at = static_cast<std::size_t>(o);
-    switch (kind) {
-    case TensorOpKind::Sum: result[at] = reduceSum(line); break;
-    case TensorOpKind::Prod: result[at] = reduceProd(line); break;
-    case TensorOpKind::Amax:
-    case TensorOpKind::Amin: {
-      C extreme = line[0];
-      for (C value : line) extreme = kind == TensorOpKind::Amax ? Arith::max(extreme, value) : Arith::min(extreme, value);
-      result[at] = extreme;
-      break;
-    }
-    case TensorOpKind::Argmax: indices[at] = argExtreme(line, true); break;
-    case TensorOpKind::Argmin: indices[at] = argExtreme(line, false); break;
-    default: return call.fail() << "internal error: not a reduction kernel";
+    if (kind == TensorOpKind::Argmax || kind == TensorOpKind::Argmin) {
+      indices[at] = argExtreme(line, kind == TensorOpKind::Argmax);
+    } else if (std::optional<C> reduced = reduceLine<C>(kind, line)) {
+      result[at] = *reduced;
+    } else {
+      return call.fail() << "internal error: not a reduction kernel";
     }
   }
   if (isArg) storeFrom(call.outputs[0], indices);
@@ -91,6 +101,12 @@ template <typename C> bool reduceTyped(KernelCall& call, const std::vector<std::
 }
 
 } // namespace
+
+std::optional<float> reduceFloatLine(TensorOpKind kind, std::span<const float> line) {
+  // An empty line has no extreme; the answer then only says that the kind is covered.
+  if (line.empty() && (kind == TensorOpKind::Amax || kind == TensorOpKind::Amin)) return 0.0f;
+  return reduceLine<float>(kind, line);
+}
 
 bool runReduction(KernelCall& call) {
   const HostTensor& x = call.inputs[0];

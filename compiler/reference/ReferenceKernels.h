@@ -67,6 +67,9 @@ bool applyFloatArithmetic(TensorOpKind kind, std::span<float> a, std::span<const
 // values = values <kind> scalar for adds ... minimums, pows and their reversed forms; `scalar` is already
 // rounded to the tensor's dtype (roundToDtype), as runBinaryScalar holds it.
 bool applyFloatScalarArithmetic(TensorOpKind kind, std::span<float> values, float scalar);
+// The sum, product, maximum or minimum of `line`, as runReduction reduces each line of a float tensor;
+// nullopt for other kinds (an empty span asks whether it covers `kind`: it has no maximum or minimum).
+std::optional<float> reduceFloatLine(TensorOpKind kind, std::span<const float> line);
 
 // target = combine(target, values) elementwise by `mode` (same shapes; None
 // copies). Floats combine in double and round once into the target's dtype;
