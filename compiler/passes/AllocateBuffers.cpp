@@ -71,11 +71,15 @@ struct BufferKey {
   MemoryKind memory = MemoryKind::UB;
   RegionBox box;
   std::string text;  // truncated boxes only
+  // A merged cube subgraph's operand buffers are per member where members do
+  // not share them (Planner::memberOfBuffer); -1 elsewhere.
+  int member = -1;
   friend bool operator==(const BufferKey&, const BufferKey&) = default;
 };
 struct BufferKeyHash {
   std::size_t operator()(const BufferKey& key) const {
-    return RegionBoxHash{}(key.box) * 31 + static_cast<std::size_t>(key.memory) + std::hash<std::string>{}(key.text);
+    return (RegionBoxHash{}(key.box) * 31 + static_cast<std::size_t>(key.memory) + std::hash<std::string>{}(key.text)) * 31 +
+           static_cast<std::size_t>(key.member + 1);
   }
 };
 
@@ -89,8 +93,12 @@ constexpr MemorySet kEveryMemory = [] {
 
 class Planner {
 public:
-  Planner(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph)
-      : m_tiles(tiles), m_target(target), m_subgraph(subgraph), m_produced(OverlapMode::SameIteration) {}
+  // `l1PerMember`: a merged cube subgraph's members load their own L1
+  // operands even where they read the same data (when sharing them does not
+  // fit; planSubgraphBuffers).
+  Planner(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph, bool l1PerMember = false)
+      : m_tiles(tiles), m_target(target), m_subgraph(subgraph), m_produced(OverlapMode::SameIteration),
+        m_memberOf(memberOfPositions()), m_l1PerMember(l1PerMember) {}
 
   void plan() {
     if (m_subgraph.coreType == CoreType::AIC) planCube();
@@ -130,7 +138,13 @@ public:
     const std::vector<int> memberOf = memberOfPositions();
     for (Planned& entry : m_planned) {
       entry.releaseAfter = entry.buffer.lastUse + (pingPong[static_cast<std::size_t>(entry.buffer.memory)] ? 1 : 0);
-      if (membersApart && !memberEnd.empty()) {
+      // A cube operand loaded from GM (L1, L0A, L0B) is only read: once its last reader is done, the next
+      // member's loads may take its bytes (ping-pong keeps it one op longer), so it needs no reservation;
+      // keeping a member's L1 blocks until the next member ends would leave no room for that member's own.
+      const bool loadedCubeOperand =
+          entry.buffer.producer == kNoId && (entry.buffer.memory == MemoryKind::L1 || entry.buffer.memory == MemoryKind::L0A ||
+                                             entry.buffer.memory == MemoryKind::L0B);
+      if (membersApart && !memberEnd.empty() && !loadedCubeOperand) {
         int member = memberOf[static_cast<std::size_t>(entry.buffer.lastUse)];
         if (member + 1 < static_cast<int>(memberEnd.size()))
           entry.releaseAfter = std::max(entry.releaseAfter, memberEnd[static_cast<std::size_t>(member) + 1]);
@@ -303,8 +317,8 @@ private:
     return tileBytes(region.shape, m_tiles.graph.tensor(region.tensor).dtype, m_target.allocationGranularityBytes);
   }
 
-  BufferKey keyOf(MemoryKind memory, const TileRegion& region) {
-    BufferKey key{memory, m_boxes.box(region), {}};
+  BufferKey keyOf(MemoryKind memory, const TileRegion& region, int member = -1) {
+    BufferKey key{memory, m_boxes.box(region), {}, member};
     if (key.box.truncated)
       for (std::size_t d = 0; d < region.shape.size(); ++d)
         key.text += "|" + simplify(region.offsets[d]).str() + "+" + std::to_string(region.shape[d]);
@@ -314,8 +328,8 @@ private:
   // Adds a buffer for `region` used at `position`, or extends the live range
   // of the one already holding it.
   void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp,
-           BufferOrigin origin) {
-    BufferKey key = keyOf(memory, region);
+           BufferOrigin origin, int member = -1) {
+    BufferKey key = keyOf(memory, region, member);
     if (auto found = m_byKey.find(key); found != m_byKey.end()) {
       BufferAllocation& buffer = m_planned[found->second].buffer;
       buffer.lastUse = std::max(buffer.lastUse, position);
@@ -426,8 +440,17 @@ private:
   // A matmul operand in L1: inside the rows a gather of this subgraph put
   // there (its tile may hold several operand tiles), or a tile of its own
   // that a copy-in fills.
+  // The member a cube operand's buffer at `position` belongs to: L0A/L0B are
+  // filled for each k-step anyway, so members never share them (a shared one
+  // would stay live from the first member's use to the last's); L1 only with
+  // m_l1PerMember.
+  int memberOfBuffer(MemoryKind memory, int position) const {
+    if (!hasMembers() || (memory == MemoryKind::L1 && !m_l1PerMember)) return -1;
+    return m_memberOf[static_cast<std::size_t>(position)];
+  }
+
   void useL1Operand(const TileRegion& operand, int position, OpId tensorOp, int index) {
-    BufferKey key = keyOf(MemoryKind::L1, operand);
+    BufferKey key = keyOf(MemoryKind::L1, operand, memberOfBuffer(MemoryKind::L1, position));
     // Only gathers produce L1 tiles: without one, skip the scan (a merged cube subgraph has many operands).
     if (m_gathersIntoL1 && m_byKey.find(key) == m_byKey.end()) {
       for (Planned& entry : m_planned)
@@ -437,7 +460,8 @@ private:
           return;
         }
     }
-    use(MemoryKind::L1, operand, position, kNoId, tensorOp, {position, false, index});
+    use(MemoryKind::L1, operand, position, kNoId, tensorOp, {position, false, index},
+        memberOfBuffer(MemoryKind::L1, position));
   }
 
   void planCube() {
@@ -459,8 +483,10 @@ private:
             made.lastUse = std::max(made.lastUse, position);
             return RegionIndex::Visit::Keep;
           });
-        use(MemoryKind::L0A, op.inputs[0], position, kNoId, op.tensorOp, {position, false, 0});
-        use(MemoryKind::L0B, op.inputs[1], position, kNoId, op.tensorOp, {position, false, 1});
+        use(MemoryKind::L0A, op.inputs[0], position, kNoId, op.tensorOp, {position, false, 0},
+            memberOfBuffer(MemoryKind::L0A, position));
+        use(MemoryKind::L0B, op.inputs[1], position, kNoId, op.tensorOp, {position, false, 1},
+            memberOfBuffer(MemoryKind::L0B, position));
         use(MemoryKind::L0C, op.outputs[0], position, id, op.tensorOp, {position, true, 0});
       } else if (op.kind == TensorOpKind::View || isFixpipeCast(op)) {
         // The fixpipe converts an L0C tile on its way to global memory.
@@ -517,6 +543,8 @@ private:
     bool planned = false;
   };
   std::vector<FixpipeResult> m_fixpipeResults;
+  std::vector<int> m_memberOf;  // by position
+  bool m_l1PerMember = false;
 };
 
 // The first memory whose peak exceeds the machine, with the tile to blame.
@@ -589,9 +617,11 @@ std::int64_t overflowBytes(const SubgraphBufferPlan& plan, const TargetInfo& tar
 
 } // namespace
 
-SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
-                                       BufferOverlap most, bool bySizeFallback) {
-  Planner planner(tiles, target, subgraph);
+namespace {
+
+SubgraphBufferPlan planWith(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                            BufferOverlap most, bool bySizeFallback, bool l1PerMember) {
+  Planner planner(tiles, target, subgraph, l1PerMember);
   planner.plan();
   std::optional<SubgraphBufferPlan> pingPong;
   // The memories that keep ping-pong when the whole plan cannot.
@@ -633,6 +663,23 @@ SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo&
     }
   }
   return plan;
+}
+
+} // namespace
+
+SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                                       BufferOverlap most, bool bySizeFallback) {
+  SubgraphBufferPlan shared = planWith(tiles, target, subgraph, most, bySizeFallback, false);
+  // Merged cube members that read the same operand share its L1 buffer (one load; what
+  // cube_l1_reuse_setting is for) while that fits. When it does not (the output tiles of a
+  // GEMM block merged into one task: their A and B blocks would all stay in L1), each member
+  // loads its own, as a cube core running the tiles one after the other does.
+  if (subgraph.coreType != CoreType::AIC || subgraph.memberStarts.size() < 2 || fitsCapacities(shared, target))
+    return shared;
+  SubgraphBufferPlan perMember = planWith(tiles, target, subgraph, most, bySizeFallback, true);
+  return fitsCapacities(perMember, target) || overflowBytes(perMember, target) < overflowBytes(shared, target)
+             ? perMember
+             : shared;
 }
 
 std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& tiles, const TargetInfo& target,

@@ -37,8 +37,7 @@ std::string operandKey(const Compilation& compilation, RegionBoxes& boxes, const
 }
 
 // Step 1: subgraphs of one program sharing the tiles of one operand.
-void mergeSharedCopyIns(Compilation& compilation, DiagnosticEngine& diags, const MergeCountSetting& setting) {
-  if (!setting.given) return;
+void mergeSharedCopyIns(Compilation& compilation, DiagnosticEngine& diags, const MergeCountSetting& projectSetting) {
   SubgraphMerger merger(compilation, diags);
   RegionBoxes boxes;
   std::map<std::pair<ScopeId, int>, std::vector<SubgraphId>> groups;
@@ -52,6 +51,10 @@ void mergeSharedCopyIns(Compilation& compilation, DiagnosticEngine& diags, const
   for (const auto& key : order) {
     const std::vector<SubgraphId>& group = groups[key];
     if (group.size() < 2) continue;
+    const std::optional<MergeCountSetting> groupSetting =
+        groupMergeCountSetting(compilation, projectSetting, group.front(), "cube_l1_reuse_setting", diags);
+    if (!groupSetting || !groupSetting->given) continue;
+    const MergeCountSetting& setting = *groupSetting;
     // Cluster by the A tiles and by the B tiles; keep the operand whose
     // clusters are fewer (more subgraphs share each).
     std::vector<std::vector<SubgraphId>> best;

@@ -18,7 +18,7 @@
 //          for vector subgraphs.
 //       Ids stay in first-tile-op order; programs are renumbered.
 //
-// Options (MergeCountSetting forms; see NBufferMerge.h):
+// Options (MergeCountSetting forms, and where they may be set: see NBufferMerge.h):
 //   cube_l1_reuse_setting  N subgraphs sharing a copy-in per task; a
 //                          semantic-label key applies only to the subgraphs
 //                          holding ops with that label (PyPTO). {} =

@@ -603,7 +603,14 @@ private:
         return internalError(locationOfSubgraph())
                << "copy-in " << i << " (" << text(placed.region) << ") has no buffer and no reader";
       if (m_ops.empty()) continue;
-      for (int into : {b, ub})
+      // Merged members that load the same data each into their own L1 buffer (AllocateBuffers, when
+      // sharing it does not fit): one load per buffer, at its first use.
+      std::vector<int> targets{b, ub};
+      if (auto found = m_exact[static_cast<std::size_t>(MemoryKind::L1)].find(placed.box);
+          b >= 0 && found != m_exact[static_cast<std::size_t>(MemoryKind::L1)].end() && found->second.size() > 1)
+        for (int other : found->second)
+          if (other != b && buffer(other).producer == kNoId) targets.push_back(other);
+      for (int into : targets)
         if (into >= 0)
           loadsAt[static_cast<std::size_t>(std::clamp(buffer(into).firstUse, 0, opCount() - 1))].emplace_back(
               static_cast<int>(i), into);
@@ -653,8 +660,10 @@ private:
     const Placed& a = entry.inputs[0];
     const Placed& b = entry.inputs[1];
     const Placed& c = entry.outputs[0];
-    int a1 = findBuffer(MemoryKind::L1, a.box), b1 = findBuffer(MemoryKind::L1, b.box);
-    int a0 = findBuffer(MemoryKind::L0A, a.box), b0 = findBuffer(MemoryKind::L0B, b.box);
+    // The buffers live here: a merged subgraph's members may each have their own for the same data.
+    const auto liveHere = [&](int buf) { return buffer(buf).firstUse <= p && p <= buffer(buf).lastUse; };
+    int a1 = findBuffer(MemoryKind::L1, a.box, liveHere), b1 = findBuffer(MemoryKind::L1, b.box, liveHere);
+    int a0 = findBuffer(MemoryKind::L0A, a.box, liveHere), b0 = findBuffer(MemoryKind::L0B, b.box, liveHere);
     int c0 = findBuffer(MemoryKind::L0C, c.box);
     if (a1 < 0 || b1 < 0 || a0 < 0 || b0 < 0 || c0 < 0)
       return internalError(locationOf(op)) << "matmul tile op " << op.id << " lacks a buffer (L1 A/B, L0A, L0B or L0C)";

@@ -12,7 +12,9 @@
 //       members run one after the other. Ids stay in first-tile-op order
 //       (a topological order); programs are renumbered (SubgraphMerge.h).
 //
-// Options (compilation.settings.passOptions, PyPTO's names and forms):
+// Options (compilation.settings.passOptions, PyPTO's names and forms; where
+// the project file does not set one, a pypto.set_pass_options call inside
+// the kernel does, for the groups whose first op follows it):
 //   vec_nbuffer_setting  N per isomorphic group (MergeCountSetting: a count,
 //                        or {"DEFAULT": N, "func<magic>_<program>": N,
 //                        "<semantic label>": N}; {} = automatic: subgraphs of

@@ -42,14 +42,14 @@ std::optional<int> programOfKey(const std::string& key) {
 
 } // namespace
 
-std::optional<MergeCountSetting> readMergeCountSetting(const CompileSettings& settings, const TensorGraph& graph,
-                                                       const char* key, DiagnosticEngine& diags) {
+namespace {
+
+std::optional<MergeCountSetting> parseMergeCountSetting(const nlohmann::ordered_json& json, const TensorGraph& graph,
+                                                        const char* key, const SourceLocation& where,
+                                                        DiagnosticEngine& diags) {
   MergeCountSetting setting;
-  const nlohmann::ordered_json& json = settings.passOptions;
   if (!json.is_object() || !json.contains(key)) return setting;
   setting.given = true;
-  // The project's options are in its file; a jit kernel's at its decorator.
-  const SourceLocation where = settings.projectFile.empty() ? graph.kernelLocation : settings.locationOf("pass_options");
   const auto& given = json[key];
   if (given.is_number_integer()) {
     setting.defaultCount = parseCount(given);
@@ -88,6 +88,25 @@ std::optional<MergeCountSetting> readMergeCountSetting(const CompileSettings& se
     }
   }
   return setting;
+}
+
+} // namespace
+
+std::optional<MergeCountSetting> readMergeCountSetting(const CompileSettings& settings, const TensorGraph& graph,
+                                                       const char* key, DiagnosticEngine& diags) {
+  // The project's options are in its file; a jit kernel's at its decorator.
+  const SourceLocation where = settings.projectFile.empty() ? graph.kernelLocation : settings.locationOf("pass_options");
+  return parseMergeCountSetting(settings.passOptions, graph, key, where, diags);
+}
+
+std::optional<MergeCountSetting> groupMergeCountSetting(const Compilation& compilation, const MergeCountSetting& project,
+                                                        SubgraphId first, const char* key, DiagnosticEngine& diags) {
+  if (project.given) return project;
+  const Subgraph& subgraph = compilation.blocks.subgraph(first);
+  if (subgraph.ops.empty()) return project;
+  const TensorGraph& graph = compilation.tiles.graph;
+  const TensorOp& op = graph.op(compilation.tiles.tileOp(subgraph.ops.front()).tensorOp);
+  return parseMergeCountSetting(op.passOptions, graph, key, op.location, diags);
 }
 
 // What a subgraph reads and writes in global-memory terms, as boxes of
@@ -348,8 +367,7 @@ void warnClamped(const Compilation& compilation, DiagnosticEngine& diags, std::s
 }
 
 void mergeIsomorphicGroups(Compilation& compilation, DiagnosticEngine& diags, CoreType type,
-                           const MergeCountSetting& setting, std::string_view option) {
-  if (!setting.given) return;
+                           const MergeCountSetting& projectSetting, std::string_view option) {
   SubgraphMerger merger(compilation, diags);
   std::map<std::pair<ScopeId, int>, std::vector<SubgraphId>> groups;
   std::vector<std::pair<ScopeId, int>> order;  // groups by first subgraph
@@ -361,7 +379,10 @@ void mergeIsomorphicGroups(Compilation& compilation, DiagnosticEngine& diags, Co
   }
   for (const auto& key : order) {
     const std::vector<SubgraphId>& group = groups[key];
-    const int count = merger.groupCount(setting, key.second, group);
+    const std::optional<MergeCountSetting> setting =
+        groupMergeCountSetting(compilation, projectSetting, group.front(), std::string(option).c_str(), diags);
+    if (!setting || !setting->given) continue;
+    const int count = merger.groupCount(*setting, key.second, group);
     const SubgraphMerger::ChunkResult result = merger.chunk(group, count);
     if (result.capacityLimit > 0) warnClamped(compilation, diags, option, group.front(), count, result.capacityLimit);
   }

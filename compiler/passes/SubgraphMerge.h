@@ -54,6 +54,13 @@ struct MergeCountSetting {
 std::optional<MergeCountSetting> readMergeCountSetting(const CompileSettings& settings, const TensorGraph& graph,
                                                        const char* key, DiagnosticEngine& diags);
 
+// The setting a merge group (by its first subgraph) runs under: the
+// project's when it sets `key`, else the one pypto.set_pass_options gave
+// inside the kernel before the group's first op (PyPTO applies it to the ops
+// that follow). nullopt after an error (at that op's line).
+std::optional<MergeCountSetting> groupMergeCountSetting(const Compilation& compilation, const MergeCountSetting& project,
+                                                        SubgraphId first, const char* key, DiagnosticEngine& diags);
+
 class SubgraphMerger {
 public:
   SubgraphMerger(Compilation& compilation, DiagnosticEngine& diags);
@@ -104,7 +111,8 @@ private:
 };
 
 // The n-buffer merge: per scope and program, the unpinned subgraphs of
-// `type` in id order, cut into runs of the count `setting` gives the group.
+// `type` in id order, cut into runs of the count the group's setting gives
+// (groupMergeCountSetting: the project's, else the kernel's own).
 // Where the buffers cut a count, a warning at the group's first kernel line
 // names `option`, the count asked for and the count used.
 void mergeIsomorphicGroups(Compilation& compilation, DiagnosticEngine& diags, CoreType type,
