@@ -1,13 +1,10 @@
-// Implementation of keepFreedMemoryForReuse (glibc's mallopt) and adviseHugePages (madvise).
+// Implementation of keepFreedMemoryForReuse (glibc's mallopt).
 #include "core/ProcessMemory.h"
 
 #include <cstdint>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
-#endif
-#if defined(__linux__)
-#include <sys/mman.h>
 #endif
 
 namespace pto {
@@ -21,18 +18,6 @@ void keepFreedMemoryForReuse() {
   // either turns off glibc's own threshold adjustment, so both are set: the
   // trim threshold alone leaves every block above 128 KiB mapped anew.
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
-#endif
-}
-
-void adviseHugePages(const void* data, std::size_t bytes) {
-#if defined(__linux__)
-  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) & ~(kHugePage - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHugePage - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
 #endif
 }
 

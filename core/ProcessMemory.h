@@ -18,14 +18,13 @@ namespace pto {
 // thing in main(). Does nothing outside glibc.
 void keepFreedMemoryForReuse();
 
-// Asks the kernel to back the whole 2 MiB pages of [data, data + bytes) with
-// huge pages (transparent huge pages in madvise mode) when they are first
-// written. For large arrays written once and read back (a million-task
-// schedule's records and pipe intervals, the L2 model's line index): faulted
-// in 4 KiB at a time they cost a fifth of such a run on a virtual machine,
-// whose page faults are slow. Memory never touched stays unbacked, but a
-// touched byte brings in its whole 2 MiB: not for arrays written sparsely.
-// A hint: where the kernel declines (or outside Linux) nothing changes.
-void adviseHugePages(const void* data, std::size_t bytes);
+// No huge pages (madvise(MADV_HUGEPAGE)) for the simulator's large arrays:
+// they were asked for a million-task schedule's records and pipe intervals
+// and for the L2 model's line index, and given up. On the shared 2-core VM a
+// fresh 2 MiB page is zeroed at 0.45-0.57 GB/s (the host backs it as it is
+// written), 4 KiB pages at 2.5 GB/s, and only huge pages freed a moment
+// before come at 10 GB/s; a one-shot million-task run spent 300-590 ns a
+// task in the kernel with them and 150-240 without, its user time the same
+// (simulateIndependentIterations/1000000, kernel_ns_per_task).
 
 } // namespace pto

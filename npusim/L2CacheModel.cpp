@@ -1,7 +1,6 @@
 // The L2 over global-memory lines: LRU or random replacement.
 #include "npusim/L2CacheModel.h"
 
-#include "core/ProcessMemory.h"
 
 #include <algorithm>
 #include <array>
@@ -317,14 +316,6 @@ L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
   if (!m_direct && m_directSize > 0) {
     m_direct.reset(static_cast<std::int32_t*>(std::calloc(m_directSize, sizeof(std::int32_t))));
     if (!m_direct) throw std::bad_alloc();
-    // Huge pages while the whole index is small enough to afford being
-    // resident (64 MiB: 8 GiB of tensors): a run streaming through its
-    // tensors touches every page, each fault a stall of the lookup (a
-    // prefetch into an unmapped page does nothing). A larger index is left
-    // to 4 KiB pages: its tensors are more likely read in a few places.
-    constexpr std::size_t kHugePagedBytes = std::size_t{64} << 20;
-    if (m_directSize * sizeof(std::int32_t) <= kHugePagedBytes)
-      adviseHugePages(m_direct.get(), m_directSize * sizeof(std::int32_t));
   }
   // The region's tensor's entries in m_direct, when it has them.
   std::int32_t* directLines = nullptr;

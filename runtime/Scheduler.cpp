@@ -1,8 +1,6 @@
 // Scheduler: the MPMD runtime's event-driven simulation (see Scheduler.h).
 #include "runtime/Scheduler.h"
 
-#include "core/ProcessMemory.h"
-
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -244,9 +242,6 @@ std::optional<Schedule> Simulation::run() {
   }
   m_aicpuFreeAt.assign(static_cast<std::size_t>(m_config.aicpuCount), 0);
   m_schedule.aicpuBusyCycles.assign(m_aicpuFreeAt.size(), 0);
-  // Written once, task by task, and a million tasks' worth is some 200 MB.
-  m_schedule.tasks.reserve(n);
-  adviseHugePages(m_schedule.tasks.data(), n * sizeof(TaskRecord));
   m_schedule.tasks.resize(n);
   m_counters.resize(n);
   m_running.assign(n, 0);
@@ -269,7 +264,6 @@ std::optional<Schedule> Simulation::run() {
 
   m_executor.reset(m_graph);
   m_schedule.pipeIntervals.reserve(m_executor.pipeIntervalEstimate());
-  adviseHugePages(m_schedule.pipeIntervals.data(), m_schedule.pipeIntervals.capacity() * sizeof(PipeInterval));
   while (true) {
     std::optional<std::int64_t> next;
     if (!m_events.empty()) next = m_events.top().cycle;
