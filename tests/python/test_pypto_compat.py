@@ -402,7 +402,8 @@ class MatmulExtendParams(unittest.TestCase):
         a = np.zeros((8, 32), np.float32)
         b = np.zeros((32, 16), np.float32)
         for extend, message in (({"bais_tensor": 1}, "unknown extend_params key(s) bais_tensor"),
-                                ({"trans_mode": pypto.TransMode.CAST_RINT}, "TF32 rounding is not supported")):
+                                ({"trans_mode": pypto.TransMode.CAST_RINT},
+                                 "CAST_RINT (TF32 operands) exists on the Ascend 950 only")):
             with self.assertRaises(pypto.KernelError) as caught:
                 self.run_matmul(a, b, F32, extend)
             self.assertIn(message, str(caught.exception))
