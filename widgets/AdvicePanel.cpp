@@ -556,6 +556,7 @@ QPushButton* AdvicePanel::applyButton(int index) const {
 
 void AdvicePanel::setTuneResult(const TuneResult& result) {
   m_tune = std::make_shared<const TuneResult>(result);
+  m_tunePartial = false;
   m_appliedPoint = -1;
   setTuneOutcomeText(QString(), QString());
   m_model->setResult(m_tune, m_tune->pareto);
@@ -604,10 +605,35 @@ void AdvicePanel::setTuneResult(const TuneResult& result) {
   updateButtons();
 }
 
+void AdvicePanel::setTunePointsSoFar(std::shared_ptr<const TuneResult> soFar, int total) {
+  if (!soFar) return;
+  // The row the user is on stays selected while rows come in.
+  const int selected = selectedTunePoint();
+  m_tune = std::move(soFar);
+  m_tunePartial = true;
+  m_model->setResult(m_tune, m_tune->pareto);
+  if (selected >= 0) selectTunePoint(selected);
+  QString headline = tr("<b>%1</b> under way on %2 &nbsp;&middot;&nbsp; %3 of %4 points so far")
+                         .arg(strategyName(m_tune->strategy), QString::fromStdString(m_tune->where).toHtmlEscaped())
+                         .arg(m_tune->evaluated)
+                         .arg(total);
+  if (m_tune->failed > 0) headline += tr(", %1 failed").arg(m_tune->failed);
+  if (m_tune->best >= 0)
+    headline += QStringLiteral("<br>") +
+                tr("fastest so far %1 &nbsp;&middot;&nbsp; %2 on the Pareto front so far")
+                    .arg(span(microseconds(m_tune->points[static_cast<std::size_t>(m_tune->best)].makespanUs),
+                              goodColour(palette()), true))
+                    .arg(m_tune->pareto.size());
+  m_tuneHeadline->setText(headline);
+  replot();
+  updateButtons();
+}
+
 QString AdvicePanel::tuneHeadline() const { return m_tuneHeadline->text(); }
 
 void AdvicePanel::setTuneFailed(const QString& message) {
   m_tune.reset();
+  m_tunePartial = false;
   m_model->clear();
   replot();
   m_tuneHeadline->setText(span(tr("The tuner could not run: %1").arg(message.toHtmlEscaped()), badColour(palette())));
@@ -719,18 +745,20 @@ void AdvicePanel::replot() {
     const TunePoint& point = m_tune->points[static_cast<std::size_t>(selected)];
     m_selectedGraph->addData(point.busyUs, point.makespanUs);
   }
-  // The makespan the sweep started from, for scale.
-  auto* baseline = new QCPItemStraightLine(m_plot);
-  baseline->setPen(QPen(badColour(colours), 1, Qt::DashLine));
-  baseline->point1->setCoords(0, m_tune->baselineUs);
-  baseline->point2->setCoords(1, m_tune->baselineUs);
-  auto* baselineLabel = new QCPItemText(m_plot);
-  baselineLabel->setColor(badColour(colours));
-  baselineLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-  baselineLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-  baselineLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
-  baselineLabel->position->setCoords(0.01, m_tune->baselineUs);
-  baselineLabel->setText(tr("start %1").arg(microseconds(m_tune->baselineUs)));
+  // The makespan the sweep started from, for scale (not known while a sweep is under way).
+  if (m_tune->baselineUs > 0) {
+    auto* baseline = new QCPItemStraightLine(m_plot);
+    baseline->setPen(QPen(badColour(colours), 1, Qt::DashLine));
+    baseline->point1->setCoords(0, m_tune->baselineUs);
+    baseline->point2->setCoords(1, m_tune->baselineUs);
+    auto* baselineLabel = new QCPItemText(m_plot);
+    baselineLabel->setColor(badColour(colours));
+    baselineLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    baselineLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    baselineLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    baselineLabel->position->setCoords(0.01, m_tune->baselineUs);
+    baselineLabel->setText(tr("start %1").arg(microseconds(m_tune->baselineUs)));
+  }
 
   evaluated->rescaleAxes();
   double low = m_plot->yAxis->range().lower, high = std::max(m_plot->yAxis->range().upper, m_tune->baselineUs);
@@ -792,7 +820,7 @@ void AdvicePanel::updateButtons() {
   m_cluster->setEnabled(!m_busy);
   if (m_busy) m_status->setVisible(true);
   for (const auto& card : m_cards) card->apply->setEnabled(ready && card->state == Card::State::Proposed);
-  const bool haveTune = m_tune && m_tune->best >= 0;
+  const bool haveTune = m_tune && !m_tunePartial && m_tune->best >= 0;
   m_applyBest->setEnabled(ready && haveTune);
   m_applySelected->setEnabled(ready && haveTune && selectedTunePoint() >= 0);
 }

@@ -83,6 +83,11 @@ public:
   // A sweep under way: points done of the total, rate, best so far, time
   // left and where the points run.
   void setTuneProgress(const QString& project, const pto::TuneProgress& progress);
+  // The points a sweep under way has delivered (summarised: best and Pareto
+  // front so far; no baseline yet): the table, plot and headline show them
+  // until setTuneResult gives the whole sweep. A distributed sweep's results
+  // arrive over minutes or hours; the table filled only at its end.
+  void setTunePointsSoFar(std::shared_ptr<const pto::TuneResult> soFar, int total);
   void setIdle(const QString& message = {});
   bool isBusy() const { return m_busy; }
 
@@ -161,6 +166,7 @@ private:
   QPushButton* m_applySelected = nullptr;
   QLabel* m_tuneOutcome = nullptr;
   std::shared_ptr<const TuneResult> m_tune;
+  bool m_tunePartial = false;  // m_tune is a sweep under way (or stopped): nothing to apply from it
   int m_appliedPoint = -1;
   QString m_tuneOutcomeText;  // plain, for tests
 };

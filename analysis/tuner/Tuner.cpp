@@ -327,9 +327,10 @@ private:
 // (TuneOptions::progress); results arrive on several threads at once.
 class ProgressReporter {
 public:
-  ProgressReporter(const TuneOptions& options, std::string where)
+  ProgressReporter(const TuneOptions& options, std::string where, const TuneSpace& space)
       : m_callback(options.progress), m_start(std::chrono::steady_clock::now()) {
     m_progress.where = std::move(where);
+    m_progress.space = &space;
   }
 
   void expect(int total) {
@@ -356,7 +357,9 @@ public:
     const int left = std::max(0, m_progress.total - m_progress.done);
     m_progress.etaSeconds =
         m_progress.simulated >= 2 && steady > 0 ? left / ((m_progress.simulated - 1) / steady) : (left == 0 ? 0.0 : -1.0);
+    m_progress.point = &point;
     m_callback(m_progress);
+    m_progress.point = nullptr;
   }
 
 private:
@@ -577,6 +580,8 @@ void evaluate(const Sweep& sweep, std::vector<TunePoint>& points, const std::vec
   sweep.cache.keep(sweep.space, points, which, diags);
 }
 
+} // namespace
+
 void summarise(TuneResult& result) {
   result.evaluated = result.pruned = result.failed = result.cached = 0;
   result.prunedReasons.clear();
@@ -609,8 +614,6 @@ void summarise(TuneResult& result) {
       leastBusy = result.points[static_cast<std::size_t>(i)].busyUs;
     }
 }
-
-} // namespace
 
 double TuneSpace::size() const { return static_cast<double>(gridSize(*this)); }
 
@@ -808,7 +811,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   const Pruner pruner(traced, result.space, *target);
   result.where = options.remote ? options.remote->where()
                                 : "this machine (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
-  ProgressReporter progress(options, result.where);
+  ProgressReporter progress(options, result.where, result.space);
   const Sweep sweep{simulator, traced, result.space, cache, options, threads, progress};
   const std::size_t size = gridSize(result.space);
   const auto budget = static_cast<std::size_t>(std::max(0, options.budget));

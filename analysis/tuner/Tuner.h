@@ -101,6 +101,8 @@ public:
 };
 
 // How far a sweep has got, reported as its points' results arrive.
+struct TunePoint;
+
 struct TuneProgress {
   int done = 0;         // points evaluated (simulated or from the cache)
   int total = 0;        // points the sweep will evaluate at most
@@ -110,6 +112,11 @@ struct TuneProgress {
   double ratePerSecond = 0.0;  // simulated points per second so far
   double etaSeconds = -1.0;    // -1: not known yet
   std::string where;           // where the points run
+  // The point that just arrived and the sweep's space, valid only during the
+  // call (copy what is kept): a view fills its table as results come in
+  // instead of when the sweep ends, which on a cluster may be hours later.
+  const TunePoint* point = nullptr;
+  const TuneSpace* space = nullptr;
 };
 
 struct TuneOptions {
@@ -182,6 +189,11 @@ std::optional<std::set<std::string, std::less<>>> stagesToKeepFor(const TuneSpac
 nlohmann::json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice);
 
 std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& options, DiagnosticEngine& diags);
+
+// Counts result.points (evaluated, pruned, failed, cached, pruned reasons)
+// and finds the fastest and the Pareto front; what tune() does at its end,
+// for a view that shows the points a sweep has delivered so far.
+void summarise(TuneResult& result);
 
 // `pto tune --json`: {strategy, shard, space, baseline_us, baseline_cached, evaluated, pruned,
 // pruned_reasons, failed, seconds, rate_per_second, best, pareto, points}.

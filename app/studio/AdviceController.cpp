@@ -133,7 +133,7 @@ void AdviceController::tune(TuneStrategy strategy, int budget) {
   const QString cluster = m_panel->cluster();
   QSettings().setValue(QStringLiteral("tuner/cluster"), cluster);
   const QString name = QString::fromStdString(request->project.name);
-  options.progress = tuneProgressFor(name);
+  options.progress = tuneProgressFor(name, strategy);
   m_jobs.start<TuneOutcome>(
       [request = std::move(*request), options, cluster = cluster.toStdString()](const std::atomic<bool>& cancelled) {
         return tuneForViews(request, options, cancelled, cluster);
@@ -172,15 +172,35 @@ void AdviceController::tune(TuneStrategy strategy, int budget) {
 
 void AdviceController::setCluster(const QString& address) { m_panel->setCluster(address); }
 
-std::function<void(const TuneProgress&)> AdviceController::tuneProgressFor(const QString& name) {
-  // Results arrive on the sweep's threads, up to hundreds a second: the
-  // panel hears of them at most every 100 ms (and of the last one always).
-  auto shown = std::make_shared<std::chrono::steady_clock::time_point>();
-  return [post = whileCurrent(), name, shown](const TuneProgress& progress) {
+std::function<void(const TuneProgress&)> AdviceController::tuneProgressFor(const QString& name, TuneStrategy strategy) {
+  // Results arrive on the sweep's threads (one call at a time), up to
+  // hundreds a second: each point is kept here as it comes, and the panel
+  // hears of them at most every 100 ms (and of the last one always), with
+  // every point so far, so that its table fills while the sweep runs.
+  struct SoFar {
+    std::chrono::steady_clock::time_point shown;
+    TuneResult result;
+  };
+  auto soFar = std::make_shared<SoFar>();
+  soFar->result.strategy = strategy;
+  return [post = whileCurrent(), name, soFar](const TuneProgress& progress) {
+    if (progress.point) {
+      if (soFar->result.space.dimensions.empty() && progress.space) soFar->result.space = *progress.space;
+      soFar->result.points.push_back(*progress.point);
+    }
     const auto now = std::chrono::steady_clock::now();
-    if (progress.done < progress.total && now - *shown < std::chrono::milliseconds(100)) return;
-    *shown = now;
-    post([name, progress](AdviceController& self) { self.m_panel->setTuneProgress(name, progress); });
+    if (progress.done < progress.total && now - soFar->shown < std::chrono::milliseconds(100)) return;
+    soFar->shown = now;
+    auto shown = std::make_shared<TuneResult>(soFar->result);
+    shown->where = progress.where;
+    summarise(*shown);
+    TuneProgress counts = progress;
+    counts.point = nullptr;  // valid only during this call
+    counts.space = nullptr;
+    post([name, counts, shown = std::shared_ptr<const TuneResult>(std::move(shown))](AdviceController& self) {
+      self.m_panel->setTuneProgress(name, counts);
+      self.m_panel->setTunePointsSoFar(shown, counts.total);
+    });
   };
 }
 

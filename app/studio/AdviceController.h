@@ -88,7 +88,7 @@ private:
   // while the job about to start is still the current one.
   std::function<void(std::function<void(AdviceController&)>)> whileCurrent();
   // The tuner's progress, for the panel: see tuneProgressFor in the .cpp.
-  std::function<void(const TuneProgress&)> tuneProgressFor(const QString& name);
+  std::function<void(const TuneProgress&)> tuneProgressFor(const QString& name, TuneStrategy strategy);
 
   widgets::AdvicePanel* m_panel = nullptr;
   widgets::ProjectSettingsDocument* m_settings = nullptr;

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -196,10 +197,34 @@ void expectSweepEqualsPointsAlone(const std::string& example, int expectedPoints
   TuneOptions options;
   options.budget = 1000;
   options.threads = 2;
+  // What a view sees as results arrive: every evaluated point once, with the
+  // sweep's space (the IDE's table fills from these while the sweep runs).
+  TuneResult arrived;
+  options.progress = [&](const TuneProgress& progress) {
+    ASSERT_TRUE(progress.point && progress.space);
+    if (arrived.space.dimensions.empty()) arrived.space = *progress.space;
+    arrived.points.push_back(*progress.point);
+  };
   DiagnosticEngine diags;
   auto result = tune(traced, options, diags);
   ASSERT_TRUE(result) << diags.printed();
   ASSERT_EQ(static_cast<int>(result->points.size()), expectedPoints);
+  summarise(arrived);
+  EXPECT_EQ(arrived.evaluated, result->evaluated);
+  EXPECT_EQ(arrived.space.dimensions.size(), result->space.dimensions.size());
+  std::map<std::vector<int>, const TunePoint*> byChoice;
+  for (const TunePoint& point : result->points) byChoice[point.choice] = &point;
+  for (const TunePoint& point : arrived.points) {
+    auto found = byChoice.find(point.choice);
+    ASSERT_NE(found, byChoice.end());
+    EXPECT_EQ(point.status, found->second->status);
+    EXPECT_EQ(point.makespanUs, found->second->makespanUs);
+    EXPECT_EQ(point.busyUs, found->second->busyUs);
+  }
+  ASSERT_GE(arrived.best, 0);
+  EXPECT_EQ(arrived.points[static_cast<std::size_t>(arrived.best)].makespanUs,
+            result->points[static_cast<std::size_t>(result->best)].makespanUs);
+  EXPECT_EQ(arrived.pareto.size(), result->pareto.size());
   EXPECT_LT(result->simulations, expectedPoints);  // shared, or the test shows nothing
   int differing = 0;
   for (std::size_t i = 0; i < result->points.size(); i += every) {
