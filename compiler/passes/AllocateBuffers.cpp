@@ -78,8 +78,9 @@ struct BufferKey {
 };
 struct BufferKeyHash {
   std::size_t operator()(const BufferKey& key) const {
-    return (RegionBoxHash{}(key.box) * 31 + static_cast<std::size_t>(key.memory) + std::hash<std::string>{}(key.text)) * 31 +
-           static_cast<std::size_t>(key.member + 1);
+    const std::size_t place =
+        RegionBoxHash{}(key.box) * 31 + static_cast<std::size_t>(key.memory) + std::hash<std::string>{}(key.text);
+    return place * 31 + static_cast<std::size_t>(key.member + 1);
   }
 };
 
@@ -135,15 +136,16 @@ public:
 
   void setReleases(bool membersApart, MemorySet pingPong) {
     const std::vector<int> memberEnd = memberEnds();
-    const std::vector<int> memberOf = memberOfPositions();
+    const std::vector<int>& memberOf = m_memberOf;
     for (Planned& entry : m_planned) {
       entry.releaseAfter = entry.buffer.lastUse + (pingPong[static_cast<std::size_t>(entry.buffer.memory)] ? 1 : 0);
       // A cube operand loaded from GM (L1, L0A, L0B) is only read: once its last reader is done, the next
       // member's loads may take its bytes (ping-pong keeps it one op longer), so it needs no reservation;
       // keeping a member's L1 blocks until the next member ends would leave no room for that member's own.
-      const bool loadedCubeOperand =
-          entry.buffer.producer == kNoId && (entry.buffer.memory == MemoryKind::L1 || entry.buffer.memory == MemoryKind::L0A ||
-                                             entry.buffer.memory == MemoryKind::L0B);
+      const MemoryKind memory = entry.buffer.memory;
+      const bool loadedCubeOperand = entry.buffer.producer == kNoId && (memory == MemoryKind::L1 ||
+                                                                        memory == MemoryKind::L0A ||
+                                                                        memory == MemoryKind::L0B);
       if (membersApart && !memberEnd.empty() && !loadedCubeOperand) {
         int member = memberOf[static_cast<std::size_t>(entry.buffer.lastUse)];
         if (member + 1 < static_cast<int>(memberEnd.size()))
@@ -437,9 +439,6 @@ private:
     return ids;
   }
 
-  // A matmul operand in L1: inside the rows a gather of this subgraph put
-  // there (its tile may hold several operand tiles), or a tile of its own
-  // that a copy-in fills.
   // The member a cube operand's buffer at `position` belongs to: L0A/L0B are
   // filled for each k-step anyway, so members never share them (a shared one
   // would stay live from the first member's use to the last's); L1 only with
@@ -449,6 +448,9 @@ private:
     return m_memberOf[static_cast<std::size_t>(position)];
   }
 
+  // A matmul operand in L1: inside the rows a gather of this subgraph put
+  // there (its tile may hold several operand tiles), or a tile of its own
+  // that a copy-in fills.
   void useL1Operand(const TileRegion& operand, int position, OpId tensorOp, int index) {
     BufferKey key = keyOf(MemoryKind::L1, operand, memberOfBuffer(MemoryKind::L1, position));
     // Only gathers produce L1 tiles: without one, skip the scan (a merged cube subgraph has many operands).
