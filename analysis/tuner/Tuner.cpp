@@ -603,8 +603,13 @@ void summarise(TuneResult& result) {
     }
     ok.push_back(static_cast<int>(i));
   }
+  // By makespan, then busy time: of points that tie on makespan only the least busy can be on the front
+  // (the others are dominated), whatever order they arrived in (a sweep on several threads or workers).
   std::stable_sort(ok.begin(), ok.end(), [&](int a, int b) {
-    return result.points[static_cast<std::size_t>(a)].makespanUs < result.points[static_cast<std::size_t>(b)].makespanUs;
+    const TunePoint& first = result.points[static_cast<std::size_t>(a)];
+    const TunePoint& second = result.points[static_cast<std::size_t>(b)];
+    if (first.makespanUs != second.makespanUs) return first.makespanUs < second.makespanUs;
+    return first.busyUs < second.busyUs;
   });
   if (!ok.empty()) result.best = ok.front();
   double leastBusy = INFINITY;
