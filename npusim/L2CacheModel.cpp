@@ -1,7 +1,6 @@
 // The L2 over global-memory lines: LRU or random replacement.
 #include "npusim/L2CacheModel.h"
 
-
 #include <algorithm>
 #include <array>
 #include <bit>

@@ -460,8 +460,8 @@ struct VariantSimulator::State {
   std::optional<std::set<std::string, std::less<>>> keepStagesBefore;
   // The stages are this simulator's own and its traced graph never changes,
   // so their keys start from a constant instead of the graph's fingerprint
-  // (a JSON dump of the graph, some 4 % of the LI sweep); that is made only
-  // when asked for (graphKey(): the result cache in the ledger keys by it).
+  // (a walk of the whole graph); that is made only when asked for
+  // (graphKey(): the result cache in the ledger keys by it).
   const StageKey stagesGraphKey = StageKeyBuilder().add("the simulator's traced graph").key();
   std::once_flag graphKeyMade;
   StageKey graphKey;

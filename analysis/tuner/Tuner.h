@@ -100,9 +100,9 @@ public:
   virtual std::string where() const = 0;
 };
 
-// How far a sweep has got, reported as its points' results arrive.
 struct TunePoint;
 
+// How far a sweep has got, reported as its points' results arrive.
 struct TuneProgress {
   int done = 0;         // points evaluated (simulated or from the cache)
   int total = 0;        // points the sweep will evaluate at most

@@ -186,9 +186,7 @@ std::set<std::string> disabledPassesFrom(const nlohmann::ordered_json& passOptio
 
 std::optional<std::string_view> passReadingOption(std::string_view option) {
   for (const PassInfo& pass : tilePipeline())
-    if (pass.options)
-      for (const OptionInfo& declared : pass.options())
-        if (declared.name == option) return pass.name;
+    if (pass.options && findDeclaration(pass.options(), option)) return pass.name;
   return std::nullopt;
 }
 

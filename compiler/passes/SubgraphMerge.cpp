@@ -369,6 +369,7 @@ void warnClamped(const Compilation& compilation, DiagnosticEngine& diags, std::s
 void mergeIsomorphicGroups(Compilation& compilation, DiagnosticEngine& diags, CoreType type,
                            const MergeCountSetting& projectSetting, std::string_view option) {
   SubgraphMerger merger(compilation, diags);
+  const std::string key(option);  // the pass option's name, as the settings spell it
   std::map<std::pair<ScopeId, int>, std::vector<SubgraphId>> groups;
   std::vector<std::pair<ScopeId, int>> order;  // groups by first subgraph
   for (const Subgraph& subgraph : compilation.blocks.subgraphs) {
@@ -377,12 +378,12 @@ void mergeIsomorphicGroups(Compilation& compilation, DiagnosticEngine& diags, Co
     if (inserted) order.push_back(it->first);
     it->second.push_back(subgraph.id);
   }
-  for (const auto& key : order) {
-    const std::vector<SubgraphId>& group = groups[key];
+  for (const auto& at : order) {
+    const std::vector<SubgraphId>& group = groups[at];
     const std::optional<MergeCountSetting> setting =
-        groupMergeCountSetting(compilation, projectSetting, group.front(), std::string(option).c_str(), diags);
+        groupMergeCountSetting(compilation, projectSetting, group.front(), key.c_str(), diags);
     if (!setting || !setting->given) continue;
-    const int count = merger.groupCount(*setting, key.second, group);
+    const int count = merger.groupCount(*setting, at.second, group);
     const SubgraphMerger::ChunkResult result = merger.chunk(group, count);
     if (result.capacityLimit > 0) warnClamped(compilation, diags, option, group.front(), count, result.capacityLimit);
   }

@@ -28,8 +28,10 @@ std::string readSource(const std::string& relative) {
 std::set<std::string> namesReadIn(const std::vector<std::string>& files) {
   std::set<std::string> names;
   std::regex read(
-      R"((?:contains|integer|declareOption|readMergeCountSetting\([^"]*)\("?([a-z_]+_[a-z_]+)\")");
-  std::regex mergeKey(R"((?:readMergeCountSetting|findDeclaration)\([^"]*"([a-z_]+)\")");
+      R"((?:contains|integer|declareOption|readMergeCountSetting\([^";{]*)\("?([a-z_]+_[a-z_]+)\")");
+  // The name is a literal within the call's statement: a call that passes a variable ends at its ';' or '{'
+  // before any later string.
+  std::regex mergeKey(R"((?:readMergeCountSetting|findDeclaration)\([^";{]*"([a-z_]+)\")");
   for (const std::string& file : files) {
     std::string text = readSource(file);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), read); it != std::sregex_iterator(); ++it)
