@@ -4,6 +4,8 @@
 #include "core/EnumNames.h"
 #include "core/SymbolicSimplify.h"
 
+#include <atomic>
+
 namespace pto {
 
 constexpr auto kTileAccumulateNames = enumNames<TileAccumulate>({
@@ -17,7 +19,14 @@ void TileGraph::setShape(TensorId id, std::vector<std::int64_t> shape) {
   m_shapes[static_cast<std::size_t>(id)] = std::move(shape);
 }
 
+std::uint64_t TileGraph::ContentStamp::value() const {
+  static std::atomic<std::uint64_t> last{0};
+  if (m_value == 0) m_value = ++last;
+  return m_value;
+}
+
 TileOpId TileGraph::addTileOp(TileOp op) {
+  m_tileOpsStamp.changed();
   op.id = static_cast<TileOpId>(m_tileOps.size());
   m_tileOps.push_back(std::move(op));
   return m_tileOps.back().id;

@@ -70,8 +70,16 @@ public:
 
   TileOpId addTileOp(TileOp op);
   const TileOp& tileOp(TileOpId id) const { return m_tileOps.at(static_cast<std::size_t>(id)); }
-  TileOp& tileOp(TileOpId id) { return m_tileOps.at(static_cast<std::size_t>(id)); }
+  TileOp& tileOp(TileOpId id) {
+    m_tileOpsStamp.changed();
+    return m_tileOps.at(static_cast<std::size_t>(id));
+  }
   const std::vector<TileOp>& tileOps() const { return m_tileOps; }
+  // A number naming the tile ops' present contents: equal numbers, equal
+  // tile ops (in this graph or a copy of it). Any non-const access counts
+  // as a change. Lets the pass runner hash the tile ops only after a pass
+  // that may have changed them (14 walks over every tile op otherwise).
+  std::uint64_t tileOpsStamp() const { return m_tileOpsStamp.value(); }
   // The tile ops of a tensor op, in execution order (empty for ops that move
   // no data, such as views).
   const std::vector<TileOpId>& tilesOf(OpId op) const;
@@ -81,14 +89,37 @@ public:
   std::size_t liveTileOpCount() const;
 
 private:
+  // Numbered lazily (a non-const tileOp() in a loop only clears it) from
+  // one process-wide counter, so that two graphs never share a number
+  // unless one is a copy of the other; a moved-from graph loses its.
+  class ContentStamp {
+  public:
+    ContentStamp() = default;
+    ContentStamp(const ContentStamp&) = default;
+    ContentStamp& operator=(const ContentStamp&) = default;
+    ContentStamp(ContentStamp&& other) noexcept : m_value(other.m_value) { other.m_value = 0; }
+    ContentStamp& operator=(ContentStamp&& other) noexcept {
+      m_value = other.m_value;
+      other.m_value = 0;
+      return *this;
+    }
+    void changed() { m_value = 0; }
+    std::uint64_t value() const;
+
+  private:
+    mutable std::uint64_t m_value = 0;  // 0: changed since last numbered
+  };
+
   void renumber(const std::vector<bool>& keep);
 
   std::vector<std::vector<std::int64_t>> m_shapes;
   std::vector<TileOp> m_tileOps;
   std::vector<std::vector<TileOpId>> m_tilesOfOp;
+  ContentStamp m_tileOpsStamp;
 };
 
 template <typename Predicate> void TileGraph::removeTileOpsIf(Predicate reject) {
+  m_tileOpsStamp.changed();
   std::vector<bool> keep(m_tileOps.size());
   for (std::size_t i = 0; i < m_tileOps.size(); ++i) keep[i] = !reject(m_tileOps[i]);
   renumber(keep);

@@ -59,11 +59,44 @@ const std::vector<PassInfo>& tilePipeline() {
 
 namespace {
 
-// Cheap identity of the IR, to notice a pass that changed nothing.
-std::size_t fingerprint(const Compilation& compilation) {
-  const TileGraph& tiles = compilation.tiles;
+std::size_t mixed(std::size_t hash, std::size_t value) {
+  return hash ^ (value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2));
+}
+
+// The tile ops' part of the fingerprint: most of its cost (every region of
+// every op), and unchanged by most passes, so kept with the stamp it was
+// made at and made again only when the stamp differs.
+struct TileOpsHash {
+  std::uint64_t stamp = 0;  // 0: none yet
+  std::size_t hash = 0;
+};
+
+std::size_t hashOfTileOps(const TileGraph& tiles) {
   std::size_t hash = tiles.tileOps().size();
-  auto mix = [&](std::size_t value) { hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2); };
+  auto mix = [&](std::size_t value) { hash = mixed(hash, value); };
+  for (const TileOp& op : tiles.tileOps()) {
+    mix(static_cast<std::size_t>(op.kind));
+    mix(static_cast<std::size_t>(op.accumulate));
+    for (const auto* regions : {&op.inputs, &op.outputs})
+      for (const TileRegion& region : *regions) {
+        mix(static_cast<std::size_t>(region.tensor));
+        for (const SymbolicScalar& offset : region.offsets) mix(offset.hash());
+        for (std::int64_t size : region.shape) mix(static_cast<std::size_t>(size));
+        for (const SymbolicScalar& size : region.valid) mix(size.hash());
+      }
+  }
+  return hash;
+}
+
+// Cheap identity of the IR, to notice a pass that changed nothing.
+std::size_t fingerprint(const Compilation& compilation, TileOpsHash& tileOps) {
+  const TileGraph& tiles = compilation.tiles;
+  if (tileOps.stamp == 0 || tileOps.stamp != tiles.tileOpsStamp()) {
+    tileOps.hash = hashOfTileOps(tiles);
+    tileOps.stamp = tiles.tileOpsStamp();
+  }
+  std::size_t hash = tileOps.hash;
+  auto mix = [&](std::size_t value) { hash = mixed(hash, value); };
   const BlockGraph& blocks = compilation.blocks;
   mix(blocks.subgraphs.size());
   for (const Subgraph& subgraph : blocks.subgraphs) {
@@ -80,17 +113,6 @@ std::size_t fingerprint(const Compilation& compilation) {
   }
   mix(compilation.tasks.tasks.size());
   mix(compilation.tasks.edgeCount);
-  for (const TileOp& op : tiles.tileOps()) {
-    mix(static_cast<std::size_t>(op.kind));
-    mix(static_cast<std::size_t>(op.accumulate));
-    for (const auto* regions : {&op.inputs, &op.outputs})
-      for (const TileRegion& region : *regions) {
-        mix(static_cast<std::size_t>(region.tensor));
-        for (const SymbolicScalar& offset : region.offsets) mix(offset.hash());
-        for (std::int64_t size : region.shape) mix(static_cast<std::size_t>(size));
-        for (const SymbolicScalar& size : region.valid) mix(size.hash());
-      }
-  }
   return hash;
 }
 
@@ -252,7 +274,8 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     stage->withSnapshots = options.keepSnapshots;
     reuse->keep(keys[after], std::move(stage));
   };
-  std::size_t before = options.recordChanges ? fingerprint(result.compilation) : 0;
+  TileOpsHash tileOpsHash;
+  std::size_t before = options.recordChanges ? fingerprint(result.compilation, tileOpsHash) : 0;
   std::string lastSnapshot = result.passes.empty() ? std::string() : result.passes.back().snapshotJson;
   for (std::size_t index = resumeAt; index < pipeline.size(); ++index) {
     const PassInfo& pass = pipeline[index];
@@ -272,7 +295,7 @@ std::optional<CompileResult> compileKernel(const TensorGraph& graph, CompileSett
     record.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t i = reportedBefore; i < diags.diagnostics().size(); ++i) reported.push_back(diags.diagnostics()[i]);
     if (options.recordChanges) {
-      std::size_t after = fingerprint(result.compilation);
+      std::size_t after = fingerprint(result.compilation, tileOpsHash);
       record.changed = after != before;
       before = after;
     }

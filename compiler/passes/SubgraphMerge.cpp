@@ -121,13 +121,14 @@ struct SubgraphMerger::Boxes {
 
 SubgraphMerger::SubgraphMerger(Compilation& compilation, DiagnosticEngine& diags)
     : m_compilation(compilation), m_diags(diags), m_boxes(std::make_unique<Boxes>()) {
-  const TensorGraph& graph = compilation.tiles.graph;
+  const TileGraph& tiles = compilation.tiles;  // read only: a non-const tileOp() counts as a change
+  const TensorGraph& graph = tiles.graph;
   m_segmentOfOp = loopSegmentOfOps(graph);
   const BlockGraph& blocks = compilation.blocks;
   m_labels.resize(blocks.subgraphs.size());
   for (const Subgraph& subgraph : blocks.subgraphs)
     for (TileOpId op : subgraph.ops) {
-      const std::string& label = graph.op(compilation.tiles.tileOp(op).tensorOp).label;
+      const std::string& label = graph.op(tiles.tileOp(op).tensorOp).label;
       if (!label.empty()) m_labels[static_cast<std::size_t>(subgraph.id)].insert(label);
     }
   m_access.resize(blocks.subgraphs.size());

@@ -146,7 +146,7 @@ private:
   bool assemble(std::vector<std::vector<Part>>& partsOfScope);
 
   Compilation& m_compilation;
-  TileGraph& m_tiles;
+  const TileGraph& m_tiles;
   TensorGraph& m_graph;
   DiagnosticEngine& m_diags;
   Options m_options;
