@@ -199,8 +199,19 @@ bool coveredTogether(const RegionBox& box, const std::vector<const RegionBox*>& 
   return std::all_of(painted.begin(), painted.end(), [](char cell) { return cell != 0; });
 }
 
+RegionIndex::TensorEntries& RegionIndex::entriesOf(TensorId tensor) {
+  const auto slot = static_cast<std::size_t>(static_cast<std::int64_t>(tensor) + 1);
+  if (slot >= m_tensors.size()) m_tensors.resize(slot + 1);
+  return m_tensors[slot];
+}
+
+RegionIndex::TensorEntries* RegionIndex::findEntries(TensorId tensor) {
+  const auto slot = static_cast<std::size_t>(static_cast<std::int64_t>(tensor) + 1);
+  return slot < m_tensors.size() ? &m_tensors[slot] : nullptr;
+}
+
 void RegionIndex::setCellSize(TensorId tensor, const std::vector<std::int64_t>& cell) {
-  TensorEntries& entries = m_tensors[tensor];
+  TensorEntries& entries = entriesOf(tensor);
   entries.cell.fill(1);
   for (std::size_t d = 0; d < cell.size() && d < kMaxBoxRank; ++d) entries.cell[d] = std::max<std::int64_t>(cell[d], 1);
   entries.cellSet = true;
@@ -308,7 +319,7 @@ void RegionIndex::push(std::int32_t& head, std::int32_t entry) {
 
 void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
   if (box.empty()) return;
-  TensorEntries& entries = m_tensors[box.tensor];
+  TensorEntries& entries = entriesOf(box.tensor);
   if (!entries.cellSet) {
     for (std::size_t d = 0; d < kMaxBoxRank; ++d)
       entries.cell[d] = d < box.rank ? std::max<std::int64_t>(box.hi[d] - box.lo[d], 1) : 1;
@@ -350,13 +361,13 @@ bool RegionIndex::visitList(std::int32_t& head, const RegionBox& query, const Vi
 
 void RegionIndex::visitOverlapping(const RegionBox& query, const Visitor& visit) {
   if (query.empty()) return;
-  auto found = m_tensors.find(query.tensor);
-  if (found == m_tensors.end()) return;
+  TensorEntries* found = findEntries(query.tensor);
+  if (!found || found->groups.empty()) return;
   if (++m_query == 0) {
     for (Entry& entry : m_entries) entry.seen = 0;
     m_query = 1;
   }
-  TensorEntries& entries = found->second;
+  TensorEntries& entries = *found;
   Cells first, last;
   for (Group& group : entries.groups) {
     bool lookup = !query.truncated && query.rank == group.rank;

@@ -214,8 +214,13 @@ private:
   void push(std::int32_t& head, std::int32_t entry);
   bool visitList(std::int32_t& head, const RegionBox& query, const Visitor& visit);
 
+  // By tensor id + 1 (kNoId first): a hash lookup per query and insert
+  // showed in GraphPartition's and GenerateMoveOp's profiles.
+  TensorEntries& entriesOf(TensorId tensor);
+  TensorEntries* findEntries(TensorId tensor);
+
   OverlapMode m_mode;
-  std::unordered_map<TensorId, TensorEntries> m_tensors;
+  std::vector<TensorEntries> m_tensors;
   std::vector<Entry> m_entries;
   std::vector<Slot> m_slots;
   std::uint32_t m_query = 0;

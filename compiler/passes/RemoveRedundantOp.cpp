@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <utility>
 
 namespace pto {
 
@@ -71,12 +72,28 @@ void forwardMovesIntoProducers(TileGraph& tiles) {
   // Which tensor ops read / write each storage tensor (through tile regions;
   // a read of a folded reshape reads its source's bytes too).
   std::map<TensorId, std::set<OpId>> readers, writers;
+  // The tile ops of one tensor op touch the same few tensors: each pair is
+  // put in the sets once, not once per tile (two tree lookups per region).
+  OpId walking = kNoId;
+  std::vector<TensorId> read, written;  // by the tensor op being walked
+  auto first = [](std::vector<TensorId>& seen, TensorId tensor) {
+    if (std::find(seen.begin(), seen.end(), tensor) != seen.end()) return false;
+    seen.push_back(tensor);
+    return true;
+  };
   for (const TileOp& op : tiles.tileOps()) {
+    if (op.tensorOp != walking) {
+      walking = op.tensorOp;
+      read.clear();
+      written.clear();
+    }
     for (const TileRegion& region : op.inputs) {
+      if (!first(read, region.tensor)) continue;
       readers[region.tensor].insert(op.tensorOp);
       if (const TensorId bytes = graph.tensor(region.tensor).reshapeOf; bytes != kNoId) readers[bytes].insert(op.tensorOp);
     }
-    for (const TileRegion& region : op.outputs) writers[region.tensor].insert(op.tensorOp);
+    for (const TileRegion& region : op.outputs)
+      if (first(written, region.tensor)) writers[region.tensor].insert(op.tensorOp);
   }
   std::set<TensorId> aliased;  // tensors whose bytes a folded reshape reads under another name
   for (const TensorValue& value : graph.tensors())
@@ -204,6 +221,11 @@ bool pinnedToASubgraph(const TensorOp& op) {
 // PyPTO's reshape of a tensor in global memory moves nothing.
 void foldReshapes(TileGraph& tiles) {
   TensorGraph& graph = tiles.graph;
+  // The tables below walk every tile op: not made for a kernel with nothing to fold.
+  if (std::none_of(graph.ops().begin(), graph.ops().end(), [&](const TensorOp& op) {
+        return (op.kind == TensorOpKind::Reshape || op.kind == TensorOpKind::Bitcast) && !tiles.tilesOf(op.id).empty();
+      }))
+    return;
   std::map<TensorId, std::vector<const TileRegion*>> vectorWrites = vectorWritesOf(tiles);
   std::map<TensorId, int> writers;  // tile ops writing each storage tensor
   std::map<TensorId, OpId> lastWriter;  // the latest tensor op writing each source's bytes, under any name
@@ -266,10 +288,18 @@ void foldReshapes(TileGraph& tiles) {
 bool removeRedundantOp(Compilation& compilation, DiagnosticEngine&) {
   TileGraph& tiles = compilation.tiles;
   tiles.removeTileOpsIf([](const TileOp& op) { return op.kind == TensorOpKind::View; });
+  // Only regions naming views change: the others are left untouched, not
+  // copied (three allocations each) and assigned back.
+  auto namesView = [&](const TileRegion& region) { return tiles.graph.tensor(region.tensor).role == TensorRole::View; };
   for (std::size_t i = 0; i < tiles.tileOps().size(); ++i) {
+    const TileOp& reading = std::as_const(tiles).tileOp(static_cast<TileOpId>(i));
+    if (std::none_of(reading.inputs.begin(), reading.inputs.end(), namesView) &&
+        std::none_of(reading.outputs.begin(), reading.outputs.end(), namesView))
+      continue;
     TileOp& op = tiles.tileOp(static_cast<TileOpId>(i));
-    for (TileRegion& region : op.inputs) region = resolveViews(tiles.graph, region);
-    for (TileRegion& region : op.outputs) region = resolveViews(tiles.graph, region);
+    for (auto* regions : {&op.inputs, &op.outputs})
+      for (TileRegion& region : *regions)
+        if (namesView(region)) region = resolveViews(tiles.graph, std::move(region));
   }
   foldReshapes(tiles);
   return true;

@@ -9,6 +9,7 @@
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <deque>
 #include <functional>
@@ -99,21 +100,32 @@ void Partitioner::buildEdges() {
                                       m_writeBoxStart[id + 1] - m_writeBoxStart[id]);
   };
   // Grid cells the size of the smallest tile on each tensor; the last op
-  // writing each tensor (reads after it never meet a later write).
-  std::unordered_map<TensorId, std::vector<std::int64_t>> cells;
-  std::unordered_map<TensorId, std::size_t> lastWrite;
+  // writing each tensor (reads after it never meet a later write). By
+  // tensor id, in place: a hash lookup and an extent vector per box were a
+  // tenth of this walk.
+  const std::size_t tensorCount = m_graph.tensors().size();
+  std::vector<std::array<std::int64_t, kMaxBoxRank>> cells(tensorCount);
+  std::vector<std::int8_t> cellRank(tensorCount, -1);  // -1: no box on the tensor yet
+  constexpr std::size_t kNoWrite = SIZE_MAX;
+  std::vector<std::size_t> lastWrite(tensorCount, kNoWrite);
   auto note = [&](const RegionBox& box) {
-    std::vector<std::int64_t> extent(box.rank);
-    for (std::size_t d = 0; d < extent.size(); ++d) extent[d] = box.hi[d] - box.lo[d];
-    auto [it, inserted] = cells.try_emplace(box.tensor, extent);
-    if (!inserted && it->second.size() == extent.size())
-      for (std::size_t d = 0; d < extent.size(); ++d) it->second[d] = std::min(it->second[d], extent[d]);
+    auto t = static_cast<std::size_t>(box.tensor);
+    if (cellRank[t] < 0) {
+      cellRank[t] = static_cast<std::int8_t>(box.rank);
+      for (std::size_t d = 0; d < box.rank; ++d) cells[t][d] = box.hi[d] - box.lo[d];
+    } else if (cellRank[t] == box.rank) {
+      for (std::size_t d = 0; d < box.rank; ++d) cells[t][d] = std::min(cells[t][d], box.hi[d] - box.lo[d]);
+    }
+  };
+  auto writtenAfter = [&](TensorId tensor, std::size_t i) {
+    const std::size_t last = lastWrite[static_cast<std::size_t>(tensor)];
+    return last != kNoWrite && last > i;
   };
   for (std::size_t i = 0; i < count; ++i) {
     for (const RegionBox& box : reads(i)) note(box);
     for (const RegionBox& box : writes(i)) {
       note(box);
-      lastWrite[box.tensor] = i;
+      lastWrite[static_cast<std::size_t>(box.tensor)] = i;
     }
   }
   RegionIndex writeIndex(OverlapMode::SameIteration), readIndex(OverlapMode::SameIteration);
@@ -123,9 +135,11 @@ void Partitioner::buildEdges() {
     writeCount += writes(i).size();
   }
   writeIndex.reserve(writeCount);
-  for (auto& [tensor, cell] : cells) {
-    writeIndex.setCellSize(tensor, cell);
-    readIndex.setCellSize(tensor, cell);
+  for (std::size_t t = 0; t < tensorCount; ++t) {
+    if (cellRank[t] < 0) continue;
+    const std::vector<std::int64_t> cell(cells[t].begin(), cells[t].begin() + cellRank[t]);
+    writeIndex.setCellSize(static_cast<TensorId>(t), cell);
+    readIndex.setCellSize(static_cast<TensorId>(t), cell);
   }
 
   m_predStart.assign(1, 0);
@@ -162,8 +176,7 @@ void Partitioner::buildEdges() {
           found.push_back(Pred{from, -1});
           return RegionIndex::Visit::Keep;
         });
-        if (auto last = lastWrite.find(bytes->tensor); last != lastWrite.end() && last->second > i)
-          readIndex.insert(*bytes, static_cast<std::int32_t>(i));
+        if (writtenAfter(bytes->tensor, i)) readIndex.insert(*bytes, static_cast<std::int32_t>(i));
       }
     }
     for (const RegionBox& box : opWrites) {
@@ -176,7 +189,7 @@ void Partitioner::buildEdges() {
     }
     auto self = static_cast<std::int32_t>(i);
     for (const RegionBox& box : opReads)
-      if (auto last = lastWrite.find(box.tensor); last != lastWrite.end() && last->second > i) readIndex.insert(box, self);
+      if (writtenAfter(box.tensor, i)) readIndex.insert(box, self);
     for (const RegionBox& box : opWrites) writeIndex.insert(box, self);
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
