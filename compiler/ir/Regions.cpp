@@ -22,6 +22,37 @@ std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
 // More cells than this and a box goes to its group's list of wide boxes.
 constexpr std::uint64_t kMaxCellsPerBox = 64;
 
+// Where RegionBoxIds probes for a box, and a tag to skip most unequal
+// boxes without comparing them: a hash of the box without its place along
+// the innermost dim, spread over blocks of 8 slots by Fibonacci hashing,
+// and that place (in box widths) picking the slot in the block. Boxes are
+// interned in tile order, row by row: neighbours along a row then sit in
+// neighbouring slots, where a random slot per box was a cache miss each.
+struct BoxSlot {
+  std::size_t start = 0;
+  std::uint32_t tag = 0;
+};
+
+BoxSlot boxSlot(const RegionBox& box, std::size_t mask) {
+  std::size_t hash = std::hash<std::int32_t>{}(box.tensor);
+  std::uint64_t run = 0;
+  for (std::size_t d = 0; d < box.rank; ++d) {
+    hash = mixHash(hash, static_cast<std::size_t>(box.symbol[d]));
+    const std::int64_t width = box.hi[d] - box.lo[d];
+    if (d + 1 == box.rank) {
+      const auto step = static_cast<std::uint64_t>(floorDivide(box.lo[d], std::max<std::int64_t>(width, 1)));
+      hash = mixHash(hash, static_cast<std::size_t>(step >> 3));
+      hash = mixHash(hash, static_cast<std::size_t>(width));
+      run = step & 7;
+    } else {
+      hash = mixHash(hash, static_cast<std::size_t>(box.lo[d]));
+      hash = mixHash(hash, static_cast<std::size_t>(width));
+    }
+  }
+  const std::uint64_t spread = static_cast<std::uint64_t>(hash) * 0x9E3779B97F4A7C15ULL;
+  return BoxSlot{static_cast<std::size_t>(((spread >> 32) << 3) | run) & mask, static_cast<std::uint32_t>(spread)};
+}
+
 } // namespace
 
 bool RegionBox::empty() const {
@@ -63,20 +94,19 @@ void RegionBoxIds::grow(std::size_t slots) {
   m_slots.assign(slots, Slot{});
   const std::size_t mask = slots - 1;
   for (std::size_t id = 0; id < m_boxes.size(); ++id) {
-    const std::uint64_t hash = RegionBoxHash{}(m_boxes[id]) * 0x9E3779B97F4A7C15ULL;
-    std::size_t i = static_cast<std::size_t>(hash) & mask;
+    const BoxSlot place = boxSlot(m_boxes[id], mask);
+    std::size_t i = place.start;
     while (m_slots[i].id >= 0) i = (i + 1) & mask;
-    m_slots[i] = Slot{static_cast<std::uint32_t>(hash >> 32), static_cast<std::int32_t>(id)};
+    m_slots[i] = Slot{place.tag, static_cast<std::int32_t>(id)};
   }
 }
 
 std::pair<std::int32_t, bool> RegionBoxIds::intern(const RegionBox& box) {
   if (2 * (m_boxes.size() + 1) > m_slots.size()) grow(std::max<std::size_t>(16, 2 * m_slots.size()));
-  // RegionBoxHash mixes its fields; the Fibonacci step spreads them over both halves.
-  const std::uint64_t hash = RegionBoxHash{}(box) * 0x9E3779B97F4A7C15ULL;
-  const auto tag = static_cast<std::uint32_t>(hash >> 32);
   const std::size_t mask = m_slots.size() - 1;
-  for (std::size_t i = static_cast<std::size_t>(hash) & mask;; i = (i + 1) & mask) {
+  const BoxSlot place = boxSlot(box, mask);
+  const std::uint32_t tag = place.tag;
+  for (std::size_t i = place.start;; i = (i + 1) & mask) {
     Slot& slot = m_slots[i];
     if (slot.id < 0) {
       slot = Slot{tag, static_cast<std::int32_t>(m_boxes.size())};
@@ -247,10 +277,25 @@ std::uint64_t RegionIndex::cellRange(const TensorEntries& entries, const Group& 
 
 namespace {
 
-std::uint64_t cellKey(const std::array<std::int64_t, kMaxBoxRank>& coordinates) {
+// Cells along the innermost dim in runs of this many share a block of
+// neighbouring slots of the cell table (CellTable::indexOf).
+constexpr unsigned kCellRunBits = 3;
+constexpr std::uint64_t kCellRunMask = (std::uint64_t{1} << kCellRunBits) - 1;
+
+// A cell's key: a hash of its coordinates with the innermost dim's low bits
+// left in the key's low bits. The tile ops of a tensor op come row by row,
+// so consecutive queries ask for neighbouring cells; kept in neighbouring
+// slots, a query's cell is usually in a cache line the one before read
+// (hashed apart, each lookup of a large index was a cache miss: the
+// largest item of GraphPartition's profile).
+std::uint64_t cellKey(const std::array<std::int64_t, kMaxBoxRank>& coordinates, std::size_t rank) {
+  const std::size_t inner = rank > 0 ? rank - 1 : 0;
   std::uint64_t hash = 0x84222325cbf29ce4ULL;
-  for (std::int64_t coordinate : coordinates) hash = mixHash(hash, static_cast<std::size_t>(coordinate));
-  return hash;
+  for (std::size_t d = 0; d < kMaxBoxRank; ++d) {
+    const auto coordinate = static_cast<std::uint64_t>(coordinates[d]);
+    hash = mixHash(hash, static_cast<std::size_t>(d == inner ? coordinate >> kCellRunBits : coordinate));
+  }
+  return (hash << kCellRunBits) | (static_cast<std::uint64_t>(coordinates[inner]) & kCellRunMask);
 }
 
 // Steps `at` through the cells [first, last] (row-major); false after the last.
@@ -269,9 +314,11 @@ bool nextCell(std::array<std::int64_t, kMaxBoxRank>& at, const std::array<std::i
 } // namespace
 
 std::size_t RegionIndex::CellTable::indexOf(std::uint64_t key) const {
-  // Keys are hashes already (cellKey); Fibonacci hashing spreads their high bits.
+  // Keys are hashes already (cellKey); Fibonacci hashing spreads their high
+  // bits over blocks, and a run of neighbouring cells fills one block.
   const std::size_t mask = m_cells.size() - 1;
-  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+  const std::uint64_t block = ((key >> kCellRunBits) * 0x9E3779B97F4A7C15ULL) >> 32;
+  return static_cast<std::size_t>((block << kCellRunBits) | (key & kCellRunMask)) & mask;
 }
 
 std::int32_t* RegionIndex::CellTable::find(std::uint64_t key) {
@@ -335,7 +382,7 @@ void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
     return;
   }
   Cells at = first;
-  do push(group.cells.head(cellKey(at)), id);
+  do push(group.cells.head(cellKey(at, box.rank)), id);
   while (nextCell(at, first, last));
 }
 
@@ -381,7 +428,7 @@ void RegionIndex::visitOverlapping(const RegionBox& query, const Visitor& visit)
     }
     Cells at = first;
     do {
-      std::int32_t* cell = group.cells.find(cellKey(at));
+      std::int32_t* cell = group.cells.find(cellKey(at, query.rank));
       if (cell && !visitList(*cell, query, visit)) return;
     } while (nextCell(at, first, last));
     if (!visitList(group.wide, query, visit)) return;

@@ -81,7 +81,7 @@ public:
 
 private:
   struct Slot {
-    std::uint32_t tag = 0;  // high half of the box's hash
+    std::uint32_t tag = 0;  // a hash of the box (Regions.cpp, boxSlot)
     std::int32_t id = -1;   // -1: empty
   };
   void grow(std::size_t slots);

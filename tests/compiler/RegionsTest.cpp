@@ -193,6 +193,45 @@ TEST(Regions, BoxIdsAreTheFirstSightOfEachDistinctBox) {
   }
 }
 
+// Tiles of a long row-major grid, the layout the index and the box ids keep
+// in neighbouring slots (runs of cells along the innermost dim): every
+// tile's id is its first sight, and a query straddling tiles finds the
+// tiles it meets, against brute force, with negative offsets too.
+TEST(Regions, RowsOfTilesAreFoundAndNumberedAsBruteForceDoes) {
+  const std::int64_t rows = 24, columns = 300, width = 4;
+  std::vector<RegionBox> tiles;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < columns; ++c) {
+      RegionBox tile;
+      tile.tensor = 0;
+      tile.rank = 2;
+      tile.lo = {r - 3, c * width - 40};
+      tile.hi = {r - 2, c * width - 40 + width};
+      tiles.push_back(tile);
+    }
+  RegionIndex index;
+  RegionBoxIds ids;
+  for (std::size_t t = 0; t < tiles.size(); ++t) {
+    index.insert(tiles[t], static_cast<std::int32_t>(t));
+    ASSERT_EQ(ids.intern(tiles[t]), std::make_pair(static_cast<std::int32_t>(t), true)) << "tile " << t;
+  }
+  for (std::size_t t = 0; t < tiles.size(); t += 97)
+    ASSERT_EQ(ids.intern(tiles[t]), std::make_pair(static_cast<std::int32_t>(t), false)) << "tile " << t;
+  for (std::int64_t r = -4; r < rows - 2; r += 5)
+    for (std::int64_t x = -45; x < columns * width - 40; x += 37) {
+      RegionBox query;
+      query.tensor = 0;
+      query.rank = 2;
+      query.lo = {r, x};
+      query.hi = {r + 2, x + 6};  // two rows, two or three tiles of each
+      std::set<std::int32_t> found, expected;
+      index.forEachOverlapping(query, [&](std::int32_t payload) { found.insert(payload); });
+      for (std::size_t t = 0; t < tiles.size(); ++t)
+        if (mayOverlap(query, tiles[t], OverlapMode::SameIteration)) expected.insert(static_cast<std::int32_t>(t));
+      ASSERT_EQ(found, expected) << "query at row " << r << ", column " << x;
+    }
+}
+
 TEST(Regions, StopEndsTheSearch) {
   RegionIndex index;
   RegionBox box;
