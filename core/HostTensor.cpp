@@ -254,6 +254,19 @@ std::optional<HostTensor> HostTensor::tryCreate(DataType dtype, Shape shape, Dia
   }
 }
 
+std::optional<HostTensor> HostTensor::borrowing(DataType dtype, Shape shape, std::byte* data) {
+  if (!shapeProblem(dtype, shape).empty() || reinterpret_cast<std::uintptr_t>(data) % kAlignmentBytes != 0)
+    return std::nullopt;
+  HostTensor tensor;
+  tensor.m_dtype = dtype;
+  tensor.m_shape = std::move(shape);
+  tensor.m_strides = tensor.m_shape.contiguousStrides();
+  // An owner-less handle (shared_ptr's aliasing constructor): copies of it
+  // compare equal as one storage and nothing frees the caller's memory.
+  if (tensor.m_shape.elementCount() > 0) tensor.m_storage = std::shared_ptr<std::byte>(std::shared_ptr<void>(), data);
+  return tensor;
+}
+
 HostTensor HostTensor::fromDoubles(DataType dtype, Shape shape, const std::vector<double>& values) {
   HostTensor tensor(dtype, std::move(shape));
   tensor.checkCount(values.size());

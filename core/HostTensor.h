@@ -73,6 +73,15 @@ public:
   static std::optional<HostTensor> tryCreate(DataType dtype, Shape shape, DiagnosticEngine& diags,
                                              const SourceLocation& where);
 
+  // A contiguous tensor over `data`, memory it does not own (a Python
+  // caller's array): no copy, so a kernel's outputs land in the caller's
+  // buffer and its inputs cost nothing to bind. The caller keeps `data` alive
+  // while any handle exists. `data` must be kAlignmentBytes-aligned, so reading
+  // the last element's whole cache line (as allocated storage allows) stays
+  // in a page the caller owns; nullopt when it is not, or the shape is invalid
+  // or above kMaxBytes.
+  static std::optional<HostTensor> borrowing(DataType dtype, Shape shape, std::byte* data);
+
   // A contiguous tensor holding `values` in C order; the dtype is T's.
   // values.size() must equal the shape's element count.
   template <typename T> static HostTensor fromValues(Shape shape, const std::vector<T>& values) {

@@ -14,6 +14,9 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <map>
 
 namespace py = pybind11;
@@ -58,12 +61,27 @@ SourceLocation toLocation(const std::string& file, int line, int column) { retur
 
 py::object symbolicOrInt(const SymbolicScalar& value) { return py::cast(value); }
 
-// Copies a C-contiguous buffer into a HostTensor of `dtype` and `shape`.
-HostTensor tensorFromBuffer(const py::buffer& buffer, DataType dtype, const std::vector<std::int64_t>& shape) {
-  py::buffer_info info = buffer.request();
+// Hands the heap a run freed back to the system. Compiling and simulating a kernel makes many small
+// allocations that glibc keeps in its heap once freed (1.1 GiB after PyPTO's DeepSeek-V3.2 MLA prolog at
+// s2 = 4K), and the caller's script goes on with that much less memory: the model scripts compare their
+// multi-GiB caches right after the call, in torch temporaries of the same size.
+void releaseFreedHeap() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+// The argument a Python buffer holds: its own memory when it is aligned as HostTensor storage is (torch's
+// tensors are), so binding a multi-GiB cache copies nothing and the simulator writes outputs straight into the
+// caller's array; else a copy, which run() writes back.
+HostTensor tensorFromBuffer(const py::buffer_info& info, DataType dtype, const std::vector<std::int64_t>& shape) {
+  const std::size_t bytes = static_cast<std::size_t>(info.size * info.itemsize);
+  if (std::optional<HostTensor> borrowed = HostTensor::borrowing(dtype, Shape(shape), static_cast<std::byte*>(info.ptr));
+      borrowed && borrowed->byteCount() == bytes)
+    return *borrowed;
   HostTensor tensor(dtype, Shape(shape));
-  if (static_cast<std::size_t>(info.size * info.itemsize) != tensor.byteCount())
-    throw py::value_error("argument holds " + std::to_string(info.size * info.itemsize) + " bytes, expected " +
+  if (bytes != tensor.byteCount())
+    throw py::value_error("argument holds " + std::to_string(bytes) + " bytes, expected " +
                           std::to_string(tensor.byteCount()));
   std::memcpy(tensor.data(), info.ptr, tensor.byteCount());
   return tensor;
@@ -307,15 +325,27 @@ void defineTracedKernel(py::module_& m) {
         if (buffers.size() != graph.arguments.size())
           throw py::value_error("expected " + std::to_string(graph.arguments.size()) + " tensors, got " +
                                 std::to_string(buffers.size()));
+        std::vector<char> written(buffers.size(), 0);
+        for (TensorId id : graph.writtenArguments()) written[static_cast<std::size_t>(graph.tensor(id).argumentIndex)] = 1;
         std::vector<HostTensor> arguments;
+        // The buffers stay requested (and their arrays alive) until the run is over: the arguments may be their
+        // memory (tensorFromBuffer). A written one is requested writable, so a read-only array is refused here.
         std::vector<py::buffer> handles;
+        std::vector<py::buffer_info> infos;
         for (std::size_t i = 0; i < buffers.size(); ++i) {
           py::buffer buffer = buffers[i].cast<py::buffer>();
-          py::buffer_info info = buffer.request();
+          py::buffer_info info;
+          try {
+            info = buffer.request(written[i] != 0);
+          } catch (const py::error_already_set&) {
+            throw py::value_error("argument " + std::to_string(i) + " is read-only, but the kernel writes '" +
+                                  graph.tensor(graph.arguments[i]).name + "'");
+          }
           const TensorValue& declared = graph.tensor(graph.arguments[i]);
           std::vector<std::int64_t> shape(info.shape.begin(), info.shape.end());
-          arguments.push_back(tensorFromBuffer(buffer, declared.dtype, shape));
+          arguments.push_back(tensorFromBuffer(info, declared.dtype, shape));
           handles.push_back(buffer);
+          infos.push_back(std::move(info));
         }
         nlohmann::ordered_json jitOptions = nlohmann::ordered_json::parse(jitOptionsText, nullptr, false);
         if (jitOptions.is_discarded()) throw py::value_error("jit options are not valid JSON");
@@ -330,16 +360,22 @@ void defineTracedKernel(py::module_& m) {
           }
         }
         if (!report) {
+          arguments.clear();
+          releaseFreedHeap();
           const Diagnostic& first = diags.diagnostics().front();
           return py::make_tuple("error", first.message, first.location.file, first.location.line,
                                 first.location.column);
         }
+        // Outputs the run wrote into the caller's memory are there already; the others (a copied argument, or
+        // the reference interpreter's copy when the kernel was not simulated) are copied back.
         for (TensorId id : graph.writtenArguments()) {
-          int index = graph.tensor(id).argumentIndex;
-          py::buffer_info info = handles[static_cast<std::size_t>(index)].request(true);
-          std::memcpy(info.ptr, arguments[static_cast<std::size_t>(index)].data(),
-                      arguments[static_cast<std::size_t>(index)].byteCount());
+          const auto index = static_cast<std::size_t>(graph.tensor(id).argumentIndex);
+          const HostTensor& result = arguments[index];
+          if (result.byteCount() > 0 && result.data() != infos[index].ptr)
+            std::memcpy(infos[index].ptr, result.data(), result.byteCount());
         }
+        arguments.clear();  // the copies of arguments that could not be bound in place
+        releaseFreedHeap();
         return py::make_tuple("ok", report->dump());
       });
 }

@@ -38,6 +38,30 @@ TEST(HostTensor, FreshTensorIsZeroFilledAlignedAndContiguous) {
   for (std::int64_t i = 0; i < 6; ++i) EXPECT_EQ(tensor.getAsDouble(i), 0.0);
 }
 
+TEST(HostTensor, BorrowingUsesTheCallersMemoryWithoutCopyingOrFreeingIt) {
+  alignas(HostTensor::kAlignmentBytes) float memory[16] = {};
+  for (int i = 0; i < 16; ++i) memory[i] = static_cast<float>(i);
+  auto* bytes = reinterpret_cast<std::byte*>(memory);
+  {
+    std::optional<HostTensor> borrowed = HostTensor::borrowing(DataType::Fp32, Shape{4, 4}, bytes);
+    ASSERT_TRUE(borrowed);
+    EXPECT_EQ(borrowed->data(), bytes);
+    EXPECT_TRUE(borrowed->isContiguous());
+    EXPECT_EQ(borrowed->getAsDouble(5), 5.0);
+    HostTensor handle = *borrowed;  // another handle: one storage, as with owned tensors
+    EXPECT_TRUE(handle.sharesStorageWith(*borrowed));
+    handle.view({1, 0}, {1, 4}).copyFrom(HostTensor::fromValues<float>(Shape{1, 4}, {-1, -2, -3, -4}));
+    EXPECT_FALSE(borrowed->contiguous().sharesStorageWith(*borrowed));
+  }
+  // Written through the view, into the caller's array, which outlives every handle (nothing freed it).
+  EXPECT_EQ(memory[4], -1.0f);
+  EXPECT_EQ(memory[7], -4.0f);
+  EXPECT_EQ(memory[8], 8.0f);
+  // Storage must be aligned as allocated storage is, and the shape valid.
+  EXPECT_FALSE(HostTensor::borrowing(DataType::Fp32, Shape{3}, bytes + 4));
+  EXPECT_FALSE(HostTensor::borrowing(DataType::Fp32, Shape{-1}, bytes));
+}
+
 TEST(HostTensor, DefaultIsEmptyFloat32) {
   HostTensor tensor;
   EXPECT_EQ(tensor.dtype(), DataType::Fp32);
