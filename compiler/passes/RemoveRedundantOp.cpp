@@ -287,7 +287,9 @@ void foldReshapes(TileGraph& tiles) {
 
 bool removeRedundantOp(Compilation& compilation, DiagnosticEngine&) {
   TileGraph& tiles = compilation.tiles;
-  tiles.removeTileOpsIf([](const TileOp& op) { return op.kind == TensorOpKind::View; });
+  // Renumbering walks every tile op and counts as a change (TileGraph::tileOpsStamp): only when there are views.
+  auto isView = [](const TileOp& op) { return op.kind == TensorOpKind::View; };
+  if (std::any_of(tiles.tileOps().begin(), tiles.tileOps().end(), isView)) tiles.removeTileOpsIf(isView);
   // Only regions naming views change: the others are left untouched, not
   // copied (three allocations each) and assigned back.
   auto namesView = [&](const TileRegion& region) { return tiles.graph.tensor(region.tensor).role == TensorRole::View; };
