@@ -8,6 +8,7 @@
 #include "compiler/passes/RootCalls.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <bit>
 #include <cassert>
@@ -768,8 +769,11 @@ private:
     if (given.tensor < 0 || static_cast<std::size_t>(given.tensor) >= m_graph.tensors().size())
       return internalError(source) << "subgraph " << subgraph.id << " moves a region of unknown tensor "
                                    << given.tensor;
-    const TileRegion region =
-        m_graph.tensor(given.tensor).role == TensorRole::View ? resolveViews(m_graph, given) : given;
+    // Resolved into a copy only for a view: a copy of every region of every
+    // task (three allocations) otherwise.
+    std::optional<TileRegion> resolved;
+    if (m_graph.tensor(given.tensor).role == TensorRole::View) resolved = resolveViews(m_graph, given);
+    const TileRegion& region = resolved ? *resolved : given;
     const std::size_t rank = m_graph.tensor(region.tensor).shape.size();
     if (region.offsets.size() != rank || region.shape.size() != rank)
       return internalError(source) << "a region of subgraph " << subgraph.id << " on '"
