@@ -302,6 +302,40 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
   }
 }
 
+L2CacheModel& L2CacheModel::operator=(const L2CacheModel& other) {
+  if (this == &other) return *this;
+  m_lineBytes = other.m_lineBytes;
+  m_lineShift = other.m_lineShift;
+  m_capacityLines = other.m_capacityLines;
+  m_lineBound = other.m_lineBound;
+  m_layouts = other.m_layouts;
+  m_nodeKeys = other.m_nodeKeys;
+  m_links = other.m_links;
+  m_direct.reset();
+  if (other.m_direct) {
+    m_direct.reset(static_cast<std::int32_t*>(std::malloc(other.m_directSize * sizeof(std::int32_t))));
+    if (!m_direct) throw std::bad_alloc();
+    std::memcpy(m_direct.get(), other.m_direct.get(), other.m_directSize * sizeof(std::int32_t));
+  }
+  m_directSize = other.m_directSize;
+  m_directBase = other.m_directBase;
+  m_directLines = other.m_directLines;
+  m_table = other.m_table;
+  m_hashed = other.m_hashed;
+  m_hashLineBound = other.m_hashLineBound;
+  m_shift = other.m_shift;
+  m_head = other.m_head;
+  m_tail = other.m_tail;
+  m_hits = other.m_hits;
+  m_misses = other.m_misses;
+  m_replacement = other.m_replacement;
+  m_random = other.m_random;
+  std::copy(std::begin(other.m_victims), std::end(other.m_victims), std::begin(m_victims));
+  m_nextVictim = other.m_nextVictim;
+  m_victimsDrawn = other.m_victimsDrawn;
+  return *this;
+}
+
 double L2CacheModel::access(const ConcreteRegion& region) { return accessLines(region).hitFraction; }
 
 L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {

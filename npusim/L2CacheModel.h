@@ -39,6 +39,11 @@ enum class L2Replacement { Lru, Random };
 class L2CacheModel {
 public:
   L2CacheModel() = default;
+  // Copyable for the timing simulator's const look-ahead, which touches its own copy.
+  L2CacheModel(const L2CacheModel& other) { *this = other; }
+  L2CacheModel& operator=(const L2CacheModel& other);
+  L2CacheModel(L2CacheModel&&) = default;
+  L2CacheModel& operator=(L2CacheModel&&) = default;
   // `capacityBytes` / `lineBytes` lines; no lines (a zero size) caches nothing.
   L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts,
                L2Replacement replacement = L2Replacement::Lru);

@@ -44,6 +44,11 @@ inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 struct PathRate {
   double peakGiBps = 0.0;
   double saturationBytes = 0.0;  // K
+  // Loads from GM (`run_ns`, optional; 0: none): the least time one core's
+  // MTE2 spends per contiguous run of the source (a row of a tile narrower
+  // than its tensor), so a load of runs of r bytes moves at most r bytes per
+  // runNs whatever the path's peak. Short rows cost a DMA request each.
+  double runNs = 0.0;
 };
 
 // The cube unit for one input dtype: one fractal (m0 x k0 x n0 MACs) takes

@@ -30,7 +30,7 @@ constexpr std::array<std::string_view, 8> kSchedulerKeys = {"aicpu_count",      
                                                             "resolve_cycles",    "completion_cycles",
                                                             "device_task_submit_cycles", "stitch_cycles",
                                                             "core_task_slots",   "threads_own_cores"};
-constexpr std::array<std::string_view, 2> kPathKeys = {"peak_gib_per_s", "saturation_bytes"};
+constexpr std::array<std::string_view, 3> kPathKeys = {"peak_gib_per_s", "saturation_bytes", "run_ns"};
 constexpr std::array<std::string_view, 2> kCubeKeys = {"instruction_overhead_cycles", "dtypes"};
 constexpr std::array<std::string_view, 4> kCubeRateKeys = {"macs_per_cycle", "m0", "k0", "n0"};
 constexpr std::array<std::string_view, 3> kVectorKeys = {"bytes_per_cycle", "startup_cycles", "cost_factors"};
@@ -67,6 +67,7 @@ constexpr NumberRange kCostFactor{1e-2, 1e2};
 constexpr NumberRange kBytesRange{0.0, static_cast<double>(kMaxBytes)};
 constexpr double kMinEfficiency = 1e-3;
 constexpr NumberRange kShare{1e-3, 1.0};
+constexpr NumberRange kRunNs{1e-3, 1e4};  // ns per contiguous run of a GM load
 
 // On-chip buffers appear in the file as "<memory>_bytes"; GM's size is
 // "global_memory.hbm_bytes".
@@ -309,6 +310,12 @@ private:
       PathRate rate;
       rate.peakGiBps = readPositiveNumber(*entry, entryPath / "peak_gib_per_s", kRate);
       rate.saturationBytes = readNonNegativeNumber(*entry, entryPath / "saturation_bytes", kBytesRange);
+      if (member(*entry, entryPath / "run_ns")) {
+        if (source(dataPath) != MemoryKind::GM)
+          error(entryPath / "run_ns") << "is a cost of loads from global memory; path " << name(dataPath)
+                                      << " does not read it";
+        else rate.runNs = readPositiveNumber(*entry, entryPath / "run_ns", kRunNs);
+      }
       machine.paths[i] = rate;
     }
   }

@@ -163,8 +163,6 @@ void NpuExecutor::reset(const ExecuteGraph& graph) {
   m_l2.clear();
   m_state = ChipState{};
   m_coreOfSlot.clear();
-  m_readHitFraction.clear();
-  m_readMissedBytes.clear();
   m_intervals.clear();
   m_instructions = 0;
   m_cachedCompletion.reset();
@@ -198,8 +196,6 @@ int NpuExecutor::slotOf(CoreId core) {
   m_coreOfSlot.push_back(core);
   m_state.cores.emplace_back();
   m_state.flags.resize(m_coreOfSlot.size() * static_cast<std::size_t>(m_maxFlagSlots), 0);
-  m_readHitFraction.emplace_back();
-  m_readMissedBytes.emplace_back();
   m_intervals.emplace_back();
   return static_cast<int>(m_coreOfSlot.size() - 1);
 }
@@ -210,28 +206,20 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   m_state.now = std::max(m_state.now, static_cast<double>(startCycle));
   int slot = slotOf(core);
   CoreRun& run = m_state.cores[static_cast<std::size_t>(slot)];
+  // The slot's per-read vectors keep their storage from task to task.
+  std::vector<double> hits = std::move(run.hits);
+  std::vector<std::int64_t> missed = std::move(run.missed);
   run = CoreRun{};
+  run.hits = std::move(hits);
+  run.missed = std::move(missed);
   run.task = task.id;
   auto id = static_cast<std::size_t>(task.programId);
   bool known = task.programId >= 0 && id < m_programs.size() && m_programs[id];
   run.program = known ? task.programId : -1;
-  std::vector<double>& hits = m_readHitFraction[static_cast<std::size_t>(slot)];
-  std::vector<std::int64_t>& missed = m_readMissedBytes[static_cast<std::size_t>(slot)];
-  hits.clear();
-  missed.clear();
-  for (const ConcreteRegion& region : task.reads) {
-    // A gather moves a few rows of a large region (a KV cache): which lines
-    // they fall in is data-dependent, so they are taken as misses and the
-    // cache is left as it was (touching the whole region would flush it).
-    if (region.gathered) {
-      hits.push_back(0.0);
-      missed.push_back(-1);
-      continue;
-    }
-    L2CacheModel::Lines lines = m_l2.accessLines(region);
-    hits.push_back(lines.hitFraction);
-    missed.push_back(lines.missedBytes);
-  }
+  run.reads = &task.reads;
+  m_state.l2 = &m_l2;  // set here, not once: the executor may have moved since
+  run.hits.assign(task.reads.size(), -1.0);
+  run.missed.assign(task.reads.size(), -1);
   for (auto& pipe : m_intervals[static_cast<std::size_t>(slot)]) pipe.clear();
   std::fill_n(m_state.flags.begin() + static_cast<std::ptrdiff_t>(slot) * m_maxFlagSlots, m_maxFlagSlots, 0);
   if (m_stepRecorder && known && m_stepRecorder->wants(task.id)) {
@@ -288,6 +276,8 @@ std::optional<Completion> NpuExecutor::nextCompletion() const {
   std::optional<Completion> answer = firstEnded(m_state);
   if (mayEndEarlier(m_state, answer)) {
     ChipState lookahead = m_state;
+    L2CacheModel l2 = m_l2;
+    lookahead.l2 = &l2;
     advance(lookahead, answer ? static_cast<double>(answer->endCycle) : kInfinity, true, false);
     answer = firstEnded(lookahead);
   }
@@ -384,7 +374,6 @@ bool NpuExecutor::issue(ChipState& state, int slot, bool record) const {
   TaskSteps* recorded = recordOf(run, record);
   const TimedProgram& program = *m_programs[static_cast<std::size_t>(run.program)];
   std::int32_t* flags = state.flags.data() + static_cast<std::ptrdiff_t>(slot) * m_maxFlagSlots;
-  const std::vector<double>& hits = m_readHitFraction[static_cast<std::size_t>(slot)];
   bool progress = true;
   while (progress) {
     progress = false;
@@ -421,8 +410,28 @@ bool NpuExecutor::issue(ChipState& state, int slot, bool record) const {
           double cycles = step.cycles;
           if (step.kind == StepKind::GmTransfer) {
             double hit = 0.0;
-            if (step.readsGm && static_cast<std::size_t>(step.gmRegion) < hits.size())
-              hit = hits[static_cast<std::size_t>(step.gmRegion)];
+            const auto region = static_cast<std::size_t>(step.gmRegion);
+            if (step.readsGm && region < run.hits.size()) {
+              // The L2 is touched when the region's first load is issued, not
+              // for all of a task's reads at its start: a task that runs a
+              // core's whole block reads hundreds of MB, and touching it all
+              // at once evicts what its next tile would have found.
+              if (run.hits[region] < 0.0) {
+                const ConcreteRegion& read = (*run.reads)[region];
+                // A gather moves a few rows of a large region (a KV cache):
+                // which lines they fall in is data-dependent, so they are
+                // taken as misses and the cache is left as it was (touching
+                // the whole region would flush it).
+                if (read.gathered || !state.l2) {
+                  run.hits[region] = 0.0;
+                } else {
+                  L2CacheModel::Lines lines = state.l2->accessLines(read);
+                  run.hits[region] = lines.hitFraction;
+                  run.missed[region] = lines.missedBytes;
+                }
+              }
+              hit = run.hits[region];
+            }
             cycles = std::max(0.0, step.latencyCycles - hit * static_cast<double>(m_machine.l2.missPenaltyCycles));
             // Issued back to back: the start-up ran during the previous data phase.
             if (pipe.transferEnd >= 0.0 && state.now <= pipe.transferEnd + kTimeEpsilon)
@@ -530,7 +539,7 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         // HBM bytes per byte moved: the whole lines that missed (a store
         // writes all of its bytes back).
         double fromHbm = 1.0;
-        const std::vector<std::int64_t>& missed = m_readMissedBytes[static_cast<std::size_t>(event.core)];
+        const std::vector<std::int64_t>& missed = run.missed;
         if (step.readsGm && static_cast<std::size_t>(step.gmRegion) < missed.size() &&
             missed[static_cast<std::size_t>(step.gmRegion)] >= 0)
           fromHbm = static_cast<double>(missed[static_cast<std::size_t>(step.gmRegion)]) / static_cast<double>(step.bytes);

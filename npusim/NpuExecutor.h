@@ -28,8 +28,9 @@
 //   given) caps the sum of every GM transfer's rate after the HBM share: all
 //   of them pass through the cache. The cache holds l2.effectiveBytes()
 //   (the capacity times the share that keeps one kernel's data).
-// - the L2 cache (L2CacheModel.h) decides at a task's start which fraction of
-//   each region it loads is present; a TLOAD's start-up latency shrinks by
+// - the L2 cache (L2CacheModel.h) decides, when a region's first load is
+//   issued, which fraction of the region is present (then its lines are in);
+//   a TLOAD's start-up latency shrinks by
 //   missPenaltyCycles times that fraction (a machine file's start-up latency
 //   for GM paths is an L2 miss: hit + miss penalty). A task's written regions
 //   enter the cache when it finishes.
@@ -128,6 +129,11 @@ public:
     int barrierArrivals = 0;
     int recording = -1;  // index into the step recorder's records; -1: not recorded
     std::array<PipeRun, kPipeCount> pipes{};
+    // Per read region of its task: its L2 hit fraction and missed bytes, set
+    // when the first load of the region is issued (-1: not yet).
+    const std::vector<ConcreteRegion>* reads = nullptr;  // the task's, in the graph
+    std::vector<double> hits;
+    std::vector<std::int64_t> missed;
   };
   struct Event {
     double time = 0.0;
@@ -160,6 +166,9 @@ public:
     // every event, and scanning every core for them was a tenth of the time.
     std::vector<std::int32_t> endedSlots;  // slots whose task ended, waiting for finish()
     int running = 0;                       // tasks started and not yet ended
+    // The executor's L2, or nextCompletion()'s copy: a look-ahead issues
+    // loads too, and must not touch the state the scheduler committed to.
+    L2CacheModel* l2 = nullptr;
   };
 
 private:
@@ -189,9 +198,6 @@ private:
   L2CacheModel m_l2;
   ChipState m_state;
   std::vector<CoreId> m_coreOfSlot;
-  std::vector<std::vector<double>> m_readHitFraction;  // by core slot, per read region of its task
-  // Per core slot and read region: bytes of whole L2 lines that missed (-1: unknown, all).
-  std::vector<std::vector<std::int64_t>> m_readMissedBytes;
   // By core slot and pipe: the recorded busy intervals of the running task.
   mutable std::vector<std::array<std::vector<std::pair<std::int64_t, std::int64_t>>, kPipeCount>> m_intervals;
   std::int64_t m_instructions = 0;

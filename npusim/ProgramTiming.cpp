@@ -179,6 +179,18 @@ std::optional<TimedProgram> timeProgram(const PtoProgram& program, const Machine
         step.bytes = std::max<std::int64_t>(instruction.bytes, 0);
         step.pathBytesPerCycle = peakBytesPerCycle(machine, *path);
         step.latencyCycles = rate.saturationBytes / step.pathBytesPerCycle;
+        // A load of short runs is bound by the runs, not the bytes: its rate
+        // is capped at one run per runNs (the start-up stays the path's).
+        if (readsGm && rate.runNs > 0.0 && instruction.srcs[0].gmRunBytes > 0) {
+          // Into L1 the DMA converts ND to NZ row by row: a run is one row of the tile however the rows lie.
+          std::int64_t run = instruction.srcs[0].gmRunBytes;
+          const PtoOperand& gm = instruction.srcs[0];
+          // An NZ tensor's fractal columns go in as they lie.
+          if (destination(*path) == MemoryKind::L1 && !gm.gmNz && !gm.shape.empty())
+            run = std::min(run, gm.shape.back() * static_cast<std::int64_t>(sizeOf(gm.dtype)));
+          step.pathBytesPerCycle =
+              std::min(step.pathBytesPerCycle, static_cast<double>(run) / (rate.runNs * machine.clockGHz));
+        }
         if (step.gmRegion < 0) {
           diags.error({}) << where(program, index) << " has a global-memory operand without a region index";
           ok = false;

@@ -12,7 +12,7 @@ namespace {
 // hold for the 64-bit libstdc++ builds PTO Studio ships; elsewhere the
 // check is skipped.
 #if defined(__GLIBCXX__) && defined(__LP64__)
-static_assert(sizeof(PtoOperand) == 64, "PtoOperand changed: hash the new field in timingInputKey");
+static_assert(sizeof(PtoOperand) == 80, "PtoOperand changed: hash the new field in timingInputKey");
 static_assert(sizeof(PtoInstruction) == 88, "PtoInstruction changed: hash the new field in timingInputKey");
 static_assert(sizeof(PtoProgram) == 72, "PtoProgram changed: hash the new field in timingInputKey");
 static_assert(sizeof(ConcreteRegion) == 72, "ConcreteRegion changed: hash the new field in timingInputKey");
@@ -48,6 +48,8 @@ public:
     addEnum(operand.dtype);
     add(operand.gmRegion);
     add(operand.gmAlias);
+    add(operand.gmRunBytes);
+    add(std::int64_t{operand.gmNz});
   }
   void add(const PtoInstruction& instruction) {
     addEnum(instruction.opcode);

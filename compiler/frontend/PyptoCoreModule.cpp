@@ -190,7 +190,11 @@ void defineBuilder(py::module_& m) {
       }))
       .def("add_argument",
            [](TensorGraphBuilder& b, std::string argName, DataType dtype, const py::list& shape, std::string file,
-              int line) { return b.addArgument(std::move(argName), dtype, toSymbolicShape(shape), toLocation(file, line, 0)); })
+              int line, bool nzLayout) {
+             return b.addArgument(std::move(argName), dtype, toSymbolicShape(shape), toLocation(file, line, 0), nzLayout);
+           },
+           py::arg("name"), py::arg("dtype"), py::arg("shape"), py::arg("file"), py::arg("line"),
+           py::arg("nz_layout") = false)
       .def("add_dynamic_symbol",
            [](TensorGraphBuilder& b, std::string symbol, int argument, int dim, std::int64_t scale,
               std::int64_t offset) { b.addDynamicSymbol(SymbolSource{std::move(symbol), argument, dim, scale, offset}); },

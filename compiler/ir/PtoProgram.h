@@ -176,6 +176,13 @@ struct PtoOperand {
   // and the alias class: GM operands of one program may overlap iff equal.
   int gmRegion = -1;
   int gmAlias = -1;
+  // GM only: the bytes of each contiguous run the region is made of (its
+  // rows, or several rows when the tile spans its tensor's inner dims whole;
+  // 0: not known). The timing model charges loads per run (PathRate::runNs).
+  std::int64_t gmRunBytes = 0;
+  // GM only: the tensor lies in NZ (fractal) format (TensorValue::nzLayout);
+  // its runs are fractal columns, which a load into L1 copies as they lie.
+  bool gmNz = false;
 };
 
 struct PtoInstruction {

@@ -81,6 +81,13 @@ struct TensorValue {
   // it that tensor's storage (the same iteration's, for a loop temporary)
   // instead of a buffer of its own.
   TensorId reshapeOf = kNoId;
+  // An argument declared `format=TILEOP_NZ`: its bytes lie in GM as the
+  // cube's fractals (16 rows of 32 bytes, column block after column block),
+  // as PyPTO's quantized kernels pass their weights. A load into L1 then
+  // copies whole fractal columns as they lie, with no ND -> NZ conversion
+  // row by row. Only the timing model reads it: the functional simulator and
+  // the interpreter take every array in ND (row-major) order.
+  bool nzLayout = false;
 };
 
 // Op attributes, by name. Kinds say which they use (docs/ir.md lists them).

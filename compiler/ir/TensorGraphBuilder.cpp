@@ -28,8 +28,9 @@ TensorGraphBuilder::TensorGraphBuilder(std::string kernelName, SourceLocation ke
 }
 
 TensorId TensorGraphBuilder::addArgument(std::string argName, DataType dtype, SymbolicShape shape,
-                                         SourceLocation location) {
+                                         SourceLocation location, bool nzLayout) {
   TensorValue value = newTensor(std::move(argName), dtype, std::move(shape), TensorRole::Argument, std::move(location));
+  value.nzLayout = nzLayout;
   value.argumentIndex = static_cast<int>(m_graph.arguments.size());
   TensorId id = m_graph.addTensor(std::move(value));
   m_graph.arguments.push_back(id);

@@ -23,7 +23,9 @@ class TensorGraphBuilder {
 public:
   TensorGraphBuilder(std::string kernelName, SourceLocation kernelLocation);
 
-  TensorId addArgument(std::string argName, DataType dtype, SymbolicShape shape, SourceLocation location);
+  // `nzLayout`: declared `format=TILEOP_NZ` (TensorValue::nzLayout).
+  TensorId addArgument(std::string argName, DataType dtype, SymbolicShape shape, SourceLocation location,
+                       bool nzLayout = false);
   void addDynamicSymbol(SymbolSource source);
   // A temporary buffer (pypto.tensor / pypto.zeros without data).
   TensorId addTemporary(std::string tensorName, DataType dtype, SymbolicShape shape, SourceLocation location);

@@ -52,6 +52,7 @@ Json tileGraphToJson(const TileGraph& graph) {
                {"datatype", std::string(name(tensor.dtype))},
                {"shape", graph.shapeOf(tensor.id)}};
     if (tensor.reshapeOf != kNoId) entry["reshape_of"] = tensor.reshapeOf;  // the argument whose bytes it is
+    if (tensor.nzLayout) entry["format"] = "NZ";
     tensors.push_back(std::move(entry));
   }
   root["tensors"] = std::move(tensors);

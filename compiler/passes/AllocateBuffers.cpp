@@ -1,5 +1,6 @@
 // Implementation of AllocateBuffers.
 #include "compiler/passes/AllocateBuffers.h"
+#include "compiler/passes/MatmulL1Block.h"
 
 #include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
@@ -12,6 +13,7 @@
 #include <optional>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace pto {
 namespace {
@@ -467,6 +469,17 @@ private:
   }
 
   void planCube() {
+    // A matmul operand comes in its L1 block (MatmulL1Block.h) unless this subgraph writes its tensor, as
+    // GenerateMoveOp copies it in: one L1 buffer then holds the block for all its k-steps.
+    std::unordered_set<TensorId> writtenHere;
+    for (TileOpId id : m_subgraph.ops)
+      for (const TileRegion& output : m_tiles.tileOp(id).outputs) writtenHere.insert(output.tensor);
+    auto inL1 = [&](const TileOp& op, std::size_t input) {
+      const TileRegion& operand = op.inputs[input];
+      if (writtenHere.count(operand.tensor)) return operand;
+      std::optional<TileRegion> block = matmulL1Block(op, input, operand);
+      return block ? *block : operand;
+    };
     int position = 0;
     for (TileOpId id : m_subgraph.ops) {
       const TileOp& op = m_tiles.tileOp(id);
@@ -475,8 +488,8 @@ private:
         use(MemoryKind::L1, op.outputs[0], position, id, op.tensorOp, {position, true, 0});
         m_gathersIntoL1 = true;
       } else if (op.kind == TensorOpKind::Matmul) {
-        useL1Operand(op.inputs[0], position, op.tensorOp, 0);
-        useL1Operand(op.inputs[1], position, op.tensorOp, 1);
+        useL1Operand(inL1(op, 0), position, op.tensorOp, 0);
+        useL1Operand(inL1(op, 1), position, op.tensorOp, 1);
         // An operand a vector op of this subgraph made (a machine with a UB -> L1 path): its UB tile stays
         // until the move into L1 here.
         for (std::size_t i = 0; i < 2; ++i)

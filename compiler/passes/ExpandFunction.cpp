@@ -2,6 +2,7 @@
 // kind, and the elementwise, reduction, matmul, view, move and creation
 // expansions. Layout and indexing ops have files of their own under expand/.
 #include "compiler/passes/ExpandFunction.h"
+#include "compiler/passes/MatmulL1Block.h"
 #include "compiler/passes/expand/Expander.h"
 
 #include "core/Shape.h"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <filesystem>
 
 namespace pto {
@@ -584,6 +586,14 @@ bool Expander::expandMatmul(const TensorOp& op, const std::function<void(TileOp)
           t.outputs.push_back(matrixRegion(accumulator, batch, m0, ms, n0, ns));
           t.accumulate = k0 == 0 ? TileAccumulate::None : TileAccumulate::Add;
           t.tileShape = {cube->mL0, cube->kL0, cube->nL0};
+          // The L1 blocks the step's operands come in (MatmulL1Block.h): kAL1 of A, kBL1 of B.
+          for (auto [input, depth, fromLast] : {std::tuple{0, cube->kAL1, aTrans ? 2 : 1},
+                                                std::tuple{1, cube->kBL1, bTrans ? 1 : 2}}) {
+            if (depth <= cube->kL0 || depth % cube->kL0 != 0 || cube->enableSplitK) continue;
+            const std::int64_t blockStart = k0 / depth * depth;
+            t.attrs[kMatmulL1BlockAttrs[input]] =
+                std::vector<std::int64_t>{fromLast, k0 - blockStart, std::min(depth, k - blockStart), ks};
+          }
           emit(std::move(t));
         }
         if (accumulator != output) {

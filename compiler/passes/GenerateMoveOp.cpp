@@ -1,5 +1,6 @@
 // Implementation of GenerateMoveOp.
 #include "compiler/passes/GenerateMoveOp.h"
+#include "compiler/passes/MatmulL1Block.h"
 
 #include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
@@ -10,6 +11,7 @@
 #include <charconv>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -219,6 +221,11 @@ private:
     gathered.clear(byScan);
     targets.clear(byScan);
     std::vector<const RegionBox*>& parts = m_parts;  // of one read
+    // A matmul operand comes in its L1 block (MatmulL1Block.h) unless this subgraph writes its tensor.
+    std::unordered_set<TensorId> writtenHere;
+    for (TileOpId op : subgraph.ops)
+      for (std::size_t w = m_writeStart[static_cast<std::size_t>(op)]; w < m_writeStart[static_cast<std::size_t>(op) + 1]; ++w)
+        writtenHere.insert(m_writes[w].box.tensor);
     for (TileOpId op : subgraph.ops) {
       auto o = static_cast<std::size_t>(op);
       for (std::size_t r = m_readStart[o]; r < m_readStart[o + 1]; ++r) {
@@ -246,6 +253,14 @@ private:
           });
         if (covered || (!afterScatter && coveredTogether(read.box, parts))) continue;
         read.fromGlobal = true;
+        const TileOp& reader = m_tiles.tileOp(op);
+        const std::size_t input = r - m_readStart[o];
+        if (input < 2 && !writtenHere.count(read.box.tensor))
+          if (std::optional<TileRegion> block = matmulL1Block(reader, input, *read.region)) {
+            const RegionBox blockBox = m_boxes.box(*block);
+            if (listed.tryEmplace(blockBox, subgraph.copyIns.size()).second) subgraph.copyIns.push_back(*block);
+            continue;
+          }
         auto [at, inserted] = listed.tryEmplace(read.box, subgraph.copyIns.size());
         if (inserted) subgraph.copyIns.push_back(*read.region);
         else widenValid(subgraph.copyIns[at], *read.region);

@@ -255,7 +255,44 @@ private:
 
   PtoOperand gmOperand(bool copyIn, int index) const {
     const TileRegion& region = (copyIn ? m_copyIns : m_copyOuts)[static_cast<std::size_t>(index)].region;
-    return wholeRegionOperand(region, index, (copyIn ? m_inAlias : m_outAlias)[static_cast<std::size_t>(index)]);
+    PtoOperand operand =
+        wholeRegionOperand(region, index, (copyIn ? m_inAlias : m_outAlias)[static_cast<std::size_t>(index)]);
+    operand.gmNz = storedNz(region.tensor);
+    operand.gmRunBytes = operand.gmNz ? nzColumnRunBytes(region) : contiguousRunBytes(region);
+    return operand;
+  }
+
+  // Whether `tensor`'s bytes are an argument declared NZ (through views).
+  bool storedNz(TensorId tensor) const {
+    const TensorGraph& graph = m_tiles.graph;
+    while (graph.tensor(tensor).base != kNoId) tensor = graph.tensor(tensor).base;
+    return graph.tensor(tensor).nzLayout;
+  }
+
+  // In NZ a [K, N] matrix is N / c0 column blocks one after the other, each
+  // K rows of 32 bytes (c0 elements), so a region's run is its rows times 32
+  // bytes: one per column block it covers.
+  std::int64_t nzColumnRunBytes(const TileRegion& region) const {
+    constexpr std::int64_t kFractalRowBytes = 32;
+    if (region.shape.size() < 2) return 0;
+    return region.shape[region.shape.size() - 2] * kFractalRowBytes;
+  }
+
+  // The bytes of each contiguous run of `region` in its tensor: the product of
+  // its inner dims up to and including the first that does not span the
+  // tensor's whole extent. 0 when the tensor's shape is not known while
+  // compiling.
+  std::int64_t contiguousRunBytes(const TileRegion& region) const {
+    const SymbolicShape& whole = m_tiles.graph.tensor(region.tensor).shape;
+    if (whole.size() != region.shape.size() || region.shape.empty()) return 0;
+    std::int64_t run = 1;
+    for (std::size_t d = region.shape.size(); d-- > 0;) {
+      std::optional<std::int64_t> extent = whole[d].constantValue();
+      if (!extent) return 0;
+      run *= region.shape[d];
+      if (region.shape[d] != *extent) break;
+    }
+    return run * static_cast<std::int64_t>(sizeOf(dtypeOf(region)));
   }
 
   // Gather source j: read after the copy-ins (Task::reads[copyIns + j]).

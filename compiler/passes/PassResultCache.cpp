@@ -59,7 +59,7 @@ namespace {
 // kernel's options, sites); each list is preceded by its length, so the
 // stream has one reading. A field added to these structs must be fed here.
 static_assert(sizeof(TensorGraph) == 256, "TensorGraph changed: feed the new field to fingerprintOf");
-static_assert(sizeof(TensorValue) == 184, "TensorValue changed: feed the new field to fingerprintOf");
+static_assert(sizeof(TensorValue) == 192, "TensorValue changed: feed the new field to fingerprintOf");
 static_assert(sizeof(TensorOp) == 376, "TensorOp changed: feed the new field to fingerprintOf");
 static_assert(sizeof(Loop) == 248, "Loop changed: feed the new field to fingerprintOf");
 static_assert(sizeof(SymbolSource) == 56, "SymbolSource changed: feed the new field to fingerprintOf");
@@ -91,7 +91,7 @@ public:
       add(tensor.offsets);
       add(tensor.validShape);
       add(tensor.location);
-      m_key.add(std::int64_t{tensor.loop}).add(std::int64_t{tensor.reshapeOf});
+      m_key.add(std::int64_t{tensor.loop}).add(std::int64_t{tensor.reshapeOf}).add(std::int64_t{tensor.nzLayout});
     }
     m_key.add(static_cast<std::int64_t>(graph.ops().size()));
     for (const TensorOp& op : graph.ops()) {

@@ -78,9 +78,10 @@ TEST(LowerToPto, VectorSubgraphLoadsComputesAndStoresWithFlagsBetweenPipes) {
 }
 
 // c = a @ b: a [16, 64] fp16, b [64, 32] fp16, c fp16; cube tile m 16, k 32, n 32: two k-steps into an fp32
-// accumulator, then the cast into c.
+// accumulator, then the cast into c. The L1 depth is the L0 one, so each step loads its own operands (the
+// subgraphs here list their copy-ins by hand; L1 blocks are PtoPipelineTest's).
 TensorGraph matmulTwoKSteps(DataType out = kF16) {
-  return matmulKernel(16, 64, 32, {.mL0 = 16, .mL1 = 16, .kL0 = 32, .kAL1 = 64, .kBL1 = 64, .nL0 = 32, .nL1 = 32}, out);
+  return matmulKernel(16, 64, 32, {.mL0 = 16, .mL1 = 16, .kL0 = 32, .kAL1 = 32, .kBL1 = 32, .nL0 = 32, .nL1 = 32}, out);
 }
 
 TEST(LowerToPto, MatmulWithTwoKStepsStagesThroughL1AndL0AndConvertsOnTheWayOut) {
@@ -192,7 +193,7 @@ TEST(LowerToPto, VectorOpsOfACubeSubgraphReadTheMatmulResultThroughUb) {
       addArguments(builder, {{"a", kF16, {16, 64}}, {"b", kF16, {64, 32}}, {"z", kF32, {16, 32}},
                              {"y", kF32, {16, 32}}});
   CubeTileShape cube;
-  cube.mL0 = 16, cube.mL1 = 16, cube.kL0 = 32, cube.kAL1 = cube.kBL1 = 64, cube.nL0 = 32, cube.nL1 = 32;
+  cube.mL0 = 16, cube.mL1 = 16, cube.kL0 = 32, cube.kAL1 = cube.kBL1 = 32, cube.nL0 = 32, cube.nL1 = 32;
   builder.beginPath();
   builder.setCubeTile(cube, kernelLine(2));
   builder.setVecTile({16, 32}, kernelLine(2));

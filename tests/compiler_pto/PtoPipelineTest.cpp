@@ -123,6 +123,65 @@ TEST(PtoPipeline, AMatmulBlockLowersToKStepsAndAConvertingStore) {
   EXPECT_EQ(blocks, 2);
 }
 
+// The cube tile's L1 depth (kAL1, kBL1; MatmulL1Block.h): each output block's A comes in [16 x 128] blocks
+// and its B in [64 x 32] blocks, one load each, and every 32-deep k-step moves its piece out of its block's
+// L1 bytes into L0A/L0B. Worked out from the shapes: k = 256 is 2 A blocks, 4 B blocks and 8 k-steps.
+TEST(PtoPipeline, AMatmulLoadsItsOperandsOneL1BlockAtATime) {
+  const CubeTileShape cube{.mL0 = 16, .mL1 = 16, .kL0 = 32, .kAL1 = 128, .kBL1 = 64, .nL0 = 32, .nL1 = 32};
+  std::optional<Compilation> compilation = compiled(matmulKernel(32, 256, 32, cube, kF16));
+  ASSERT_TRUE(compilation);
+  checkPrograms(*compilation);
+  const TensorId a = 0, b = 1;
+  for (const Subgraph& subgraph : compilation->blocks.subgraphs) {
+    int aBlocks = 0, bBlocks = 0;
+    for (const TileRegion& copy : subgraph.copyIns) {
+      if (copy.tensor == a) {
+        ++aBlocks;
+        EXPECT_EQ(copy.shape, (std::vector<std::int64_t>{16, 128}));
+      } else if (copy.tensor == b) {
+        ++bBlocks;
+        EXPECT_EQ(copy.shape, (std::vector<std::int64_t>{64, 32}));
+      }
+    }
+    EXPECT_EQ(aBlocks, 2) << "subgraph " << subgraph.id;
+    EXPECT_EQ(bBlocks, 4) << "subgraph " << subgraph.id;
+  }
+  for (const PtoProgram& program : compilation->programs) {
+    int loads = 0, movesToL0A = 0, movesToL0B = 0, steps = 0;
+    for (const PtoInstruction& instruction : program.instructions) {
+      loads += instruction.opcode == P::TLOAD;
+      steps += instruction.opcode == P::TMATMUL || instruction.opcode == P::TMATMUL_ACC;
+      if (instruction.opcode != P::TMOV || instruction.dst.empty()) continue;
+      const PtoOperand& piece = instruction.srcs.at(0);
+      EXPECT_EQ(piece.memory, MemoryKind::L1);
+      if (instruction.dst[0].memory == MemoryKind::L0A) {
+        ++movesToL0A;
+        EXPECT_EQ(piece.shape, (std::vector<std::int64_t>{16, 32}));
+      } else if (instruction.dst[0].memory == MemoryKind::L0B) {
+        ++movesToL0B;
+        EXPECT_EQ(piece.shape, (std::vector<std::int64_t>{32, 32}));
+      }
+    }
+    EXPECT_EQ(loads, 6) << "program " << program.programId;
+    EXPECT_EQ(steps, 8) << "program " << program.programId;
+    EXPECT_EQ(movesToL0A, 8) << "program " << program.programId;
+    EXPECT_EQ(movesToL0B, 8) << "program " << program.programId;
+  }
+}
+
+// Without an L1 depth beyond kL0 every k-step loads its own operands, as before.
+TEST(PtoPipeline, AMatmulWhoseL1DepthIsItsL0DepthLoadsEachStep) {
+  const CubeTileShape cube{.mL0 = 16, .mL1 = 16, .kL0 = 32, .kAL1 = 32, .kBL1 = 32, .nL0 = 32, .nL1 = 32};
+  std::optional<Compilation> compilation = compiled(matmulKernel(32, 256, 32, cube, kF16));
+  ASSERT_TRUE(compilation);
+  checkPrograms(*compilation);
+  for (const PtoProgram& program : compilation->programs) {
+    int loads = 0;
+    for (const PtoInstruction& instruction : program.instructions) loads += instruction.opcode == P::TLOAD;
+    EXPECT_EQ(loads, 16) << "program " << program.programId;
+  }
+}
+
 
 TEST(PtoPipeline, RegionsOnViewsAreMatchedOnTheirStorage) {
   for (bool removeViews : {true, false}) {

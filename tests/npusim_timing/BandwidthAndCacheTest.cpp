@@ -80,6 +80,30 @@ TEST(L2CacheModel, TheLeastRecentlyUsedLinesAreEvicted) {
   EXPECT_EQ(cache.access(region(0, {0, 128}, {1, 128})), 0.0) << "line 1 was the least recent";
 }
 
+// The timing simulator's look-ahead works on a copy: the copy answers as the
+// original would, and touching it leaves the original as it was (both
+// replacement policies: the random one's draws are part of the state).
+TEST(L2CacheModel, ACopyAnswersAsTheOriginalAndTouchingItLeavesTheOriginalAlone) {
+  for (L2Replacement replacement : {L2Replacement::Lru, L2Replacement::Random}) {
+    L2CacheModel cache(8 * 512, 512, {{{4, 1024}, 4}}, replacement);  // 8 lines; the tensor is 32
+    auto lines = [](std::int64_t row, std::int64_t first, std::int64_t count) {
+      return region(0, {row, 128 * first}, {1, 128 * count});
+    };
+    cache.access(lines(0, 0, 6));
+    cache.access(lines(1, 0, 4));  // evicts two of row 0's lines
+    L2CacheModel copy = cache;
+    for (const ConcreteRegion& probe : {lines(0, 0, 8), lines(1, 2, 4), lines(2, 0, 3), lines(0, 4, 4)})
+      EXPECT_EQ(copy.access(probe), cache.access(probe));
+    EXPECT_EQ(copy.hits(), cache.hits());
+    const std::int64_t hits = cache.hits(), misses = cache.misses();
+    L2CacheModel other = cache;
+    other.access(lines(3, 0, 8));  // flushes the copy
+    EXPECT_EQ(cache.hits(), hits);
+    EXPECT_EQ(cache.misses(), misses);
+    EXPECT_EQ(cache.access(lines(0, 4, 4)), 1.0) << "the original still holds the lines it read last";
+  }
+}
+
 TEST(L2CacheModel, AnEvictedLineMissesWhenReadAgain) {
   // Room for one line: each new line evicts the other, whichever the policy
   // (the only line present is the least recent and the only random choice).

@@ -150,6 +150,65 @@ TEST(PipeModel, ReadingWhatAPredecessorWroteHitsTheL2) {
       << "a hit saves the miss penalty";
 }
 
+// The L2 is asked when a read's first load is issued, not when its task
+// starts. Task 0 stores a row of tensor 1 on one core; task 1 starts beside
+// it, spends a long load and a vector op on a cold row, then loads the row
+// task 0 wrote (finished by then): a hit, one miss penalty shorter than the
+// same program loading a row nobody wrote. Asked at the start, both miss.
+TEST(PipeModel, AReadAsksTheL2WhenItsFirstLoadIsIssued) {
+  MachineDescription a2 = bundledMachine("a2");
+  const std::int64_t bytes = 8192 * 4;
+  auto run = [&](bool readWhatTask0Wrote) {
+    ProgramBuilder reader(1, CoreType::AIV);
+    reader.load(MemoryKind::UB, 8 * bytes, 0)
+        .setFlag(Pipe::MTE2, Pipe::VECTOR, 0)
+        .waitFlag(Pipe::MTE2, Pipe::VECTOR, 0)
+        .vector(PtoOpcode::TADD, 8 * bytes)
+        .setFlag(Pipe::VECTOR, Pipe::MTE2, 0)
+        .waitFlag(Pipe::VECTOR, Pipe::MTE2, 0)
+        .load(MemoryKind::UB, bytes, 1);
+    std::vector<PtoProgram> programs = {ProgramBuilder(0, CoreType::AIV).store(MemoryKind::UB, bytes, 0).build(),
+                                        reader.build()};
+    ExecuteGraph graph;
+    addTask(graph, 0, CoreType::AIV, 0, 1, {}, bytes);  // writes tensor 1, row 0
+    addTask(graph, 1, CoreType::AIV, 2, 0, {}, bytes);  // reads tensor 0, rows 64 and 65
+    if (readWhatTask0Wrote) graph.tasks[1].reads[1] = graph.tasks[0].writes[0];
+    std::vector<GmTensorLayout> layouts = {{{1024, 8192}, 4}, {{1024, 8192}, 4}};
+    Schedule schedule = simulate(graph, programs, a2, freeScheduling(0, 2), {}, layouts);
+    EXPECT_LT(schedule.tasks[0].endCycle, schedule.tasks[1].endCycle);
+    return static_cast<double>(duration(schedule.tasks[1]));
+  };
+  EXPECT_NEAR(run(false) - run(true), static_cast<double>(a2.l2.missPenaltyCycles), 1.0);
+}
+
+// Into L1 the DMA converts an ND tile to NZ row by row: a load of 512 rows of
+// 128 bytes (an int8 [512, 128] tile) takes one row per paths.gm_to_l1.run_ns
+// after its start-up. The same bytes of a tensor stored NZ go in as they lie,
+// four fractal columns of 512 x 32 bytes, at the path's peak.
+TEST(PipeModel, AnNdLoadIntoL1IsBoundByItsRowsAndAnNzLoadByItsBytes) {
+  MachineDescription a2 = bundledMachine("a2");
+  const std::int64_t rows = 512, rowBytes = 128, bytes = rows * rowBytes;
+  auto run = [&](bool nz) {
+    PtoProgram program = ProgramBuilder(0, CoreType::AIC).load(MemoryKind::L1, bytes, 0).build();
+    PtoOperand& gm = program.instructions[0].srcs[0];
+    gm.dtype = DataType::Int8;
+    gm.shape = {rows, rowBytes};
+    gm.gmNz = nz;
+    gm.gmRunBytes = nz ? rows * 32 : rowBytes;
+    ExecuteGraph graph;
+    addTask(graph, 0, CoreType::AIC, 1, 0, {}, bytes);
+    return static_cast<double>(duration(simulate(graph, {program}, a2, freeScheduling(1, 0)).tasks[0]));
+  };
+  const PathRate& rate = *a2.paths[static_cast<std::size_t>(DataPath::GmToL1)];
+  ASSERT_GT(rate.runNs, 0.0);
+  const double startUp = rate.saturationBytes / pathBytesPerCycle(a2, DataPath::GmToL1);
+  const double rowCycles = rate.runNs * a2.clockGHz;
+  ASSERT_GT(rowCycles * static_cast<double>(rows), static_cast<double>(bytes) / pathBytesPerCycle(a2, DataPath::GmToL1))
+      << "128-byte rows must bind for the test to mean anything";
+  EXPECT_NEAR(run(false), startUp + static_cast<double>(rows) * rowCycles, 1.0);
+  EXPECT_NEAR(run(true), aloneCycles(a2, DataPath::GmToL1, static_cast<double>(bytes)), 1.0);
+}
+
 TEST(PipeModel, ProgramsThatCannotRunAreDiagnosed) {
   MachineDescription a2 = bundledMachine("a2");
   DiagnosticEngine diags;

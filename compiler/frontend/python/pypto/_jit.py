@@ -13,7 +13,7 @@ from . import _options, _state
 from . import _symbolic  # noqa: F401 - adds is_symbol() and friends to symbolic scalars
 from ._errors import KernelError
 from ._location import user_location
-from ._tensor import DYNAMIC, STATIC, SymbolicScalar, Tensor, _DimMarker
+from ._tensor import DYNAMIC, STATIC, SymbolicScalar, Tensor, TileOpFormat, _DimMarker
 
 DEFAULT_MAX_ELEMENTS = 2 ** 31
 
@@ -223,7 +223,10 @@ class JitKernel:
             dims = self._argument_dims(parameter.name, argument_of[position], spec, dtype, shape, bound, by_value,
                                        builder)
             if source is None:
-                tensor_id = builder.add_argument(parameter.name, dtype, dims, self.source_file, self.source_line)
+                # A weight declared NZ lies in GM as the cube's fractals: the timing model loads it so.
+                nz_layout = spec is not None and spec.format == TileOpFormat.TILEOP_NZ
+                tensor_id = builder.add_argument(parameter.name, dtype, dims, self.source_file, self.source_line,
+                                                 nz_layout=nz_layout)
                 tensors.append(Tensor._traced(state, tensor_id))
             else:
                 tensors.append(tensors[source])

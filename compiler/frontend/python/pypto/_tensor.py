@@ -32,8 +32,9 @@ def dynamic(name):
 
 
 class TileOpFormat(enum.Enum):
-    """How a tensor's data is laid out. Arrays passed in from Python are ND (row-major); NZ is accepted on
-    descriptions and annotations."""
+    """How a tensor's data is laid out. Arrays passed in from Python are ND (row-major) and are computed as
+    such; NZ on a kernel parameter's annotation tells the timing model the tensor lies in GM as the cube's
+    fractals (PyPTO's quantized weights), so its loads into L1 need no per-row conversion."""
     TILEOP_ND = 0
     TILEOP_NZ = 1
 

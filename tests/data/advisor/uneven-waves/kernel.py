@@ -10,6 +10,8 @@ M, K, N = 8192, 4096, 128
 def tall_matmul(a: pypto.Tensor((M, K), pypto.DT_FP16),
                 b: pypto.Tensor((K, N), pypto.DT_FP16),
                 c: pypto.Tensor((M, N), pypto.DT_FP32)):
-    pypto.set_cube_tile_shapes([128, 128], [128, 512], [128, 128])
+    # kL1 256: a taller tile's L1 blocks (A [m, 256], B [256, 128]) stay double-buffered in L1 up to m 208,
+    # so what a taller tile changes is the waves (with kL1 512 they stop fitting and the loads serialise).
+    pypto.set_cube_tile_shapes([128, 128], [128, 256], [128, 128])
     pypto.set_semantic_label("tall")
     c[:] = pypto.matmul(a, b, pypto.DT_FP32)
