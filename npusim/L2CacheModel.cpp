@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <new>
 
 namespace pto {
@@ -122,7 +123,7 @@ std::int32_t* L2CacheModel::directEntry(std::uint64_t key) {
   const std::uint64_t tensor = key >> kLineBits;
   const std::uint64_t line = key & ((std::uint64_t{1} << kLineBits) - 1);
   if (tensor >= m_directBase.size() || m_directBase[tensor] == kNotDirect || line >= m_directLines[tensor]) return nullptr;
-  return &m_direct[m_directBase[tensor] + line];
+  return m_direct.get() + m_directBase[tensor] + line;
 }
 
 void L2CacheModel::forget(std::uint64_t key) {
@@ -302,38 +303,22 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
   }
 }
 
-L2CacheModel& L2CacheModel::operator=(const L2CacheModel& other) {
+L2CacheModel::ZeroedEntries& L2CacheModel::ZeroedEntries::operator=(const ZeroedEntries& other) {
   if (this == &other) return *this;
-  m_lineBytes = other.m_lineBytes;
-  m_lineShift = other.m_lineShift;
-  m_capacityLines = other.m_capacityLines;
-  m_lineBound = other.m_lineBound;
-  m_layouts = other.m_layouts;
-  m_nodeKeys = other.m_nodeKeys;
-  m_links = other.m_links;
-  m_direct.reset();
-  if (other.m_direct) {
-    m_direct.reset(static_cast<std::int32_t*>(std::malloc(other.m_directSize * sizeof(std::int32_t))));
-    if (!m_direct) throw std::bad_alloc();
-    std::memcpy(m_direct.get(), other.m_direct.get(), other.m_directSize * sizeof(std::int32_t));
+  reset();
+  if (other.m_entries) {
+    m_entries.reset(static_cast<std::int32_t*>(std::malloc(other.m_count * sizeof(std::int32_t))));
+    if (!m_entries) throw std::bad_alloc();
+    std::memcpy(m_entries.get(), other.m_entries.get(), other.m_count * sizeof(std::int32_t));
+    m_count = other.m_count;
   }
-  m_directSize = other.m_directSize;
-  m_directBase = other.m_directBase;
-  m_directLines = other.m_directLines;
-  m_table = other.m_table;
-  m_hashed = other.m_hashed;
-  m_hashLineBound = other.m_hashLineBound;
-  m_shift = other.m_shift;
-  m_head = other.m_head;
-  m_tail = other.m_tail;
-  m_hits = other.m_hits;
-  m_misses = other.m_misses;
-  m_replacement = other.m_replacement;
-  m_random = other.m_random;
-  std::copy(std::begin(other.m_victims), std::end(other.m_victims), std::begin(m_victims));
-  m_nextVictim = other.m_nextVictim;
-  m_victimsDrawn = other.m_victimsDrawn;
   return *this;
+}
+
+void L2CacheModel::ZeroedEntries::allocate(std::size_t count) {
+  m_entries.reset(static_cast<std::int32_t*>(std::calloc(count, sizeof(std::int32_t))));
+  if (!m_entries) throw std::bad_alloc();
+  m_count = count;
 }
 
 double L2CacheModel::access(const ConcreteRegion& region) { return accessLines(region).hitFraction; }
@@ -346,10 +331,7 @@ L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
       m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf != kNoId)
     bytes = m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf;
   const auto tensorKey = static_cast<std::uint64_t>(bytes) << kLineBits;
-  if (!m_direct && m_directSize > 0) {
-    m_direct.reset(static_cast<std::int32_t*>(std::calloc(m_directSize, sizeof(std::int32_t))));
-    if (!m_direct) throw std::bad_alloc();
-  }
+  if (!m_direct && m_directSize > 0) m_direct.allocate(m_directSize);
   // The region's tensor's entries in m_direct, when it has them.
   std::int32_t* directLines = nullptr;
   std::int64_t directCount = 0;

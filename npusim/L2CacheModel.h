@@ -38,12 +38,8 @@ enum class L2Replacement { Lru, Random };
 
 class L2CacheModel {
 public:
+  // Copyable: the timing simulator's const look-ahead touches its own copy.
   L2CacheModel() = default;
-  // Copyable for the timing simulator's const look-ahead, which touches its own copy.
-  L2CacheModel(const L2CacheModel& other) { *this = other; }
-  L2CacheModel& operator=(const L2CacheModel& other);
-  L2CacheModel(L2CacheModel&&) = default;
-  L2CacheModel& operator=(L2CacheModel&&) = default;
   // `capacityBytes` / `lineBytes` lines; no lines (a zero size) caches nothing.
   L2CacheModel(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts,
                L2Replacement replacement = L2Replacement::Lru);
@@ -119,10 +115,26 @@ private:
   // while the node it names still holds its key (a key is in one node at
   // most). Clearing it cost a cache miss per eviction, a random line of an
   // array as large as the tensors (most of a million-task run's L2 time).
-  struct FreeMemory {
-    void operator()(std::int32_t* memory) const { std::free(memory); }
+  class ZeroedEntries {
+  public:
+    ZeroedEntries() = default;
+    ZeroedEntries(const ZeroedEntries& other) { *this = other; }
+    ZeroedEntries& operator=(const ZeroedEntries& other);
+    ZeroedEntries(ZeroedEntries&&) noexcept = default;
+    ZeroedEntries& operator=(ZeroedEntries&&) noexcept = default;
+    void allocate(std::size_t count);  // `count` zeroed entries
+    void reset() { m_entries.reset(); m_count = 0; }
+    std::int32_t* get() const { return m_entries.get(); }
+    explicit operator bool() const { return m_entries != nullptr; }
+
+  private:
+    struct FreeMemory {
+      void operator()(std::int32_t* memory) const { std::free(memory); }
+    };
+    std::unique_ptr<std::int32_t[], FreeMemory> m_entries;
+    std::size_t m_count = 0;
   };
-  std::unique_ptr<std::int32_t[], FreeMemory> m_direct;
+  ZeroedEntries m_direct;
   std::size_t m_directSize = 0;        // its size once made
   // By byte-owning tensor id: its first entry in m_direct (kNotDirect: hashed) and how many lines it has there.
   static constexpr std::uint64_t kNotDirect = ~std::uint64_t{0};

@@ -127,7 +127,7 @@ std::optional<NpuExecutor> NpuExecutor::create(const MachineDescription& machine
   }
   if (!ok) return std::nullopt;
   executor.m_l2Cap = machine.l2BytesPerCycle();
-  executor.m_l2 =
+  executor.m_state.l2 =
       L2CacheModel(machine.l2.effectiveBytes(), machine.l2.lineBytes, std::move(layouts), L2Replacement::Random);
   return executor;
 }
@@ -160,8 +160,10 @@ bool NpuExecutor::checkGraph(const ExecuteGraph& graph, DiagnosticEngine& diags)
 
 void NpuExecutor::reset(const ExecuteGraph& graph) {
   m_graph = &graph;
-  m_l2.clear();
+  L2CacheModel l2 = std::move(m_state.l2);  // the machine's cache, emptied
+  l2.clear();
   m_state = ChipState{};
+  m_state.l2 = std::move(l2);
   m_coreOfSlot.clear();
   m_intervals.clear();
   m_instructions = 0;
@@ -217,7 +219,6 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   bool known = task.programId >= 0 && id < m_programs.size() && m_programs[id];
   run.program = known ? task.programId : -1;
   run.reads = &task.reads;
-  m_state.l2 = &m_l2;  // set here, not once: the executor may have moved since
   run.hits.assign(task.reads.size(), -1.0);
   run.missed.assign(task.reads.size(), -1);
   for (auto& pipe : m_intervals[static_cast<std::size_t>(slot)]) pipe.clear();
@@ -276,8 +277,6 @@ std::optional<Completion> NpuExecutor::nextCompletion() const {
   std::optional<Completion> answer = firstEnded(m_state);
   if (mayEndEarlier(m_state, answer)) {
     ChipState lookahead = m_state;
-    L2CacheModel l2 = m_l2;
-    lookahead.l2 = &l2;
     advance(lookahead, answer ? static_cast<double>(answer->endCycle) : kInfinity, true, false);
     answer = firstEnded(lookahead);
   }
@@ -322,7 +321,7 @@ void NpuExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInt
     if (TaskSteps* steps = recordOf(run, true)) steps->endCycle = endCycle;
     if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size())
       for (const ConcreteRegion& region : m_graph->tasks[static_cast<std::size_t>(task)].writes)
-        if (!region.scattered) m_l2.access(region);  // a scatter's few rows: as for gathers, left out
+        if (!region.scattered) m_state.l2.access(region);  // a scatter's few rows: as for gathers, left out
     // Drop whatever is left of it (nothing, unless the report was early).
     // (A task that ended has none: its pipes are all done. Only an early
     // report leaves some, so the heap is rebuilt only then.)
@@ -422,10 +421,10 @@ bool NpuExecutor::issue(ChipState& state, int slot, bool record) const {
                 // which lines they fall in is data-dependent, so they are
                 // taken as misses and the cache is left as it was (touching
                 // the whole region would flush it).
-                if (read.gathered || !state.l2) {
+                if (read.gathered) {
                   run.hits[region] = 0.0;
                 } else {
-                  L2CacheModel::Lines lines = state.l2->accessLines(read);
+                  L2CacheModel::Lines lines = state.l2.accessLines(read);
                   run.hits[region] = lines.hitFraction;
                   run.missed[region] = lines.missedBytes;
                 }

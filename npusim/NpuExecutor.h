@@ -105,7 +105,7 @@ public:
 
   // Since the last reset: non-sync instructions of finished tasks, and the L2.
   std::int64_t instructionsSimulated() const { return m_instructions; }
-  const L2CacheModel& l2() const { return m_l2; }
+  const L2CacheModel& l2() const { return m_state.l2; }
   double gmCapBytesPerCycle() const { return m_capBytesPerCycle; }
   double l2CapBytesPerCycle() const { return m_l2Cap; }
 
@@ -166,9 +166,10 @@ public:
     // every event, and scanning every core for them was a tenth of the time.
     std::vector<std::int32_t> endedSlots;  // slots whose task ended, waiting for finish()
     int running = 0;                       // tasks started and not yet ended
-    // The executor's L2, or nextCompletion()'s copy: a look-ahead issues
-    // loads too, and must not touch the state the scheduler committed to.
-    L2CacheModel* l2 = nullptr;
+    // The L2 is part of the state: a read asks it when its first load is
+    // issued, so nextCompletion()'s look-ahead, which issues loads too,
+    // works on its own copy and leaves the committed one as it was.
+    L2CacheModel l2;
   };
 
 private:
@@ -195,7 +196,6 @@ private:
   int m_maxFlagSlots = 0;
 
   const ExecuteGraph* m_graph = nullptr;
-  L2CacheModel m_l2;
   ChipState m_state;
   std::vector<CoreId> m_coreOfSlot;
   // By core slot and pipe: the recorded busy intervals of the running task.

@@ -182,10 +182,11 @@ std::optional<TimedProgram> timeProgram(const PtoProgram& program, const Machine
         // A load of short runs is bound by the runs, not the bytes: its rate
         // is capped at one run per runNs (the start-up stays the path's).
         if (readsGm && rate.runNs > 0.0 && instruction.srcs[0].gmRunBytes > 0) {
-          // Into L1 the DMA converts ND to NZ row by row: a run is one row of the tile however the rows lie.
-          std::int64_t run = instruction.srcs[0].gmRunBytes;
           const PtoOperand& gm = instruction.srcs[0];
-          // An NZ tensor's fractal columns go in as they lie.
+          std::int64_t run = gm.gmRunBytes;
+          // Into L1 the DMA converts ND to NZ row by row: a run is one row of
+          // the tile however the rows lie. An NZ tensor's fractal columns go
+          // in as they lie.
           if (destination(*path) == MemoryKind::L1 && !gm.gmNz && !gm.shape.empty())
             run = std::min(run, gm.shape.back() * static_cast<std::int64_t>(sizeOf(gm.dtype)));
           step.pathBytesPerCycle =

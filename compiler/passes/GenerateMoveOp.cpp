@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace pto {
 namespace {
@@ -222,7 +223,8 @@ private:
     targets.clear(byScan);
     std::vector<const RegionBox*>& parts = m_parts;  // of one read
     // A matmul operand comes in its L1 block (MatmulL1Block.h) unless this subgraph writes its tensor.
-    std::unordered_set<TensorId> writtenHere;
+    std::unordered_set<TensorId>& writtenHere = m_writtenHere;
+    writtenHere.clear();
     for (TileOpId op : subgraph.ops)
       for (std::size_t w = m_writeStart[static_cast<std::size_t>(op)]; w < m_writeStart[static_cast<std::size_t>(op) + 1]; ++w)
         writtenHere.insert(m_writes[w].box.tensor);
@@ -253,7 +255,7 @@ private:
           });
         if (covered || (!afterScatter && coveredTogether(read.box, parts))) continue;
         read.fromGlobal = true;
-        const TileOp& reader = m_tiles.tileOp(op);
+        const TileOp& reader = std::as_const(m_tiles).tileOp(op);  // a read: the tile ops' stamp stays
         const std::size_t input = r - m_readStart[o];
         if (input < 2 && !writtenHere.count(read.box.tensor))
           if (std::optional<TileRegion> block = matmulL1Block(reader, input, *read.region)) {
@@ -341,6 +343,7 @@ private:
   ListedBoxes m_listedCopyIns, m_listedGathers, m_listedTargets, m_listedCopyOuts;
   std::vector<const RegionBox*> m_parts;
   std::vector<const TileRegion*> m_outs;
+  std::unordered_set<TensorId> m_writtenHere;  // tensors the subgraph writes
 };
 
 // Subgraphs that GraphPartition gave one program (equal tile ops) can still
