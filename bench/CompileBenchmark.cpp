@@ -83,6 +83,9 @@ void compileSyntheticVector(benchmark::State& state) {
     if (!compiled) state.SkipWithError("compile failed");
     else {
       tileOps = compiled->compilation.tiles.tileOps().size();
+      state.counters["subgraphs"] = static_cast<double>(compiled->compilation.blocks.subgraphs.size());
+      state.counters["programs"] = static_cast<double>(compiled->compilation.programs.size());
+      state.counters["tasks"] = static_cast<double>(compiled->compilation.tasks.tasks.size());
       // PTO_BENCH_PASS_MS=1: each pass's time too, to see which one grows faster than its input.
       if (std::getenv("PTO_BENCH_PASS_MS"))
         for (const PassRecord& record : compiled->passes) state.counters["ms_" + record.name] = record.milliseconds;

@@ -357,24 +357,40 @@ void splitProgramsByCopies(Compilation& compilation) {
   const TensorGraph& graph = compilation.tiles.graph;
   BlockGraph& blocks = compilation.blocks;
   std::map<std::pair<int, std::string>, int> programs;
+  // Per subgraph: the slot of each storage tensor in order of first naming,
+  // valid where its stamp is the subgraph's. Indexed by tensor id, so a
+  // subgraph costs no hash table, and the key's text is kept between
+  // subgraphs (one of each per subgraph was most of this function).
+  const std::size_t tensorCount = graph.tensors().size();
+  std::vector<std::uint32_t> slotStamp(tensorCount, 0);
+  std::vector<std::size_t> slotOf(tensorCount, 0);
+  std::uint32_t stamp = 0;
+  std::pair<int, std::string> key;
+  std::string& copies = key.second;
   for (Subgraph& subgraph : blocks.subgraphs) {
-    std::unordered_map<TensorId, std::size_t> slot;
-    auto storage = [&](const TileRegion& region) { return resolveViews(graph, region).tensor; };
+    ++stamp;
+    std::size_t slots = 0;
+    auto name = [&](TensorId tensor) {
+      auto t = static_cast<std::size_t>(graph.storageOf(tensor));
+      if (slotStamp[t] == stamp) return;
+      slotStamp[t] = stamp;
+      slotOf[t] = slots++;
+    };
     for (TileOpId id : subgraph.ops) {
       const TileOp& op = compilation.tiles.tileOp(id);
-      for (const TileRegion& region : op.inputs) slot.try_emplace(storage(region), slot.size());
-      for (const TileRegion& region : op.outputs) slot.try_emplace(storage(region), slot.size());
+      for (const TileRegion& region : op.inputs) name(region.tensor);
+      for (const TileRegion& region : op.outputs) name(region.tensor);
     }
-    std::string copies;
+    copies.clear();
     auto number = [&copies](std::int64_t value) {
       char digits[24];
       copies.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
     };
     auto describe = [&](char direction, const TileRegion& region) {
-      auto found = slot.find(region.tensor);
+      auto t = static_cast<std::size_t>(region.tensor);
       copies += direction;
-      if (found == slot.end()) copies += '?';
-      else number(static_cast<std::int64_t>(found->second));
+      if (slotStamp[t] != stamp) copies += '?';
+      else number(static_cast<std::int64_t>(slotOf[t]));
       copies += '[';
       for (std::int64_t dim : region.shape) {
         number(dim);
@@ -390,7 +406,9 @@ void splitProgramsByCopies(Compilation& compilation) {
     for (const TileRegion& region : subgraph.copyOuts) describe('o', region);
     for (const TileRegion& region : subgraph.gatherSources) describe('g', region);
     for (const TileRegion& region : subgraph.scatterTargets) describe('s', region);
-    auto [it, inserted] = programs.try_emplace({subgraph.programId, copies}, static_cast<int>(programs.size()));
+    key.first = subgraph.programId;
+    auto it = programs.find(key);
+    if (it == programs.end()) it = programs.emplace(key, static_cast<int>(programs.size())).first;
     subgraph.programId = it->second;
   }
   // Renumber in subgraph order, as GraphPartition numbers them.
