@@ -15,6 +15,8 @@
 #include <functional>
 #include <queue>
 #include <span>
+#include <ctime>
+#include <cstdio>
 
 namespace pto::partition {
 
@@ -176,20 +178,16 @@ bool Partitioner::orderParts(const std::vector<std::int32_t>& partOf, const std:
 
 // ---- all scopes ----
 // The structure of a subgraph as text: equal text, same program.
-std::string Partitioner::canonicalForm(const Subgraph& subgraph) {
+void Partitioner::canonicalForm(const Subgraph& subgraph, std::string& text, std::vector<CanonicalSlot>& slots) {
   // Called once per subgraph, so it appends in place (one subgraph's text
-  // made of temporaries cost more than partitioning it).
-  std::string text = subgraph.coreType == CoreType::AIC ? "C" : "V";
+  // made of temporaries cost more than partitioning it), into storage the
+  // caller keeps from one subgraph to the next.
+  text.assign(subgraph.coreType == CoreType::AIC ? "C" : "V");
   auto number = [&text](std::int64_t value) {
     char digits[24];
     text.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
   };
-  struct Slot {
-    TensorId tensor;
-    const RegionBox* box;
-    const TileRegion* region;
-  };
-  std::vector<Slot> slots;  // in order of first use: a slot's number is its index
+  slots.clear();  // in order of first use: a slot's number is its index
   std::forward_list<RegionBox> viewBoxes;  // boxes of view tile ops' regions, made here (no allocation when none)
   auto region = [&](const TileRegion& r, const RegionBox* box) {
     if (!box) box = &viewBoxes.emplace_front(boxOf(r));
@@ -198,7 +196,7 @@ std::string Partitioner::canonicalForm(const Subgraph& subgraph) {
     text += " s";
     number(static_cast<std::int64_t>(slot));
     if (slot == slots.size()) {
-      slots.push_back(Slot{box->tensor, box, &r});
+      slots.push_back(CanonicalSlot{box->tensor, box, &r});
       text += ':';
       text += name(m_graph.tensor(box->tensor).dtype);
       text += '[';
@@ -208,7 +206,7 @@ std::string Partitioner::canonicalForm(const Subgraph& subgraph) {
       }
       text += ']';
     }
-    const Slot& first = slots[slot];
+    const CanonicalSlot& first = slots[slot];
     text += '@';
     for (std::size_t d = 0; d < r.shape.size(); ++d) {
       if (d < box->rank && box->symbol[d] == first.box->symbol[d]) {
@@ -257,7 +255,6 @@ std::string Partitioner::canonicalForm(const Subgraph& subgraph) {
     for (std::size_t k = 0; k < op.outputs.size(); ++k)
       region(op.outputs[k], boxed ? &m_writeBoxes[m_writeBoxStart[o] + k] : nullptr);
   }
-  return text;
 }
 
 // programId of every subgraph (equal canonical form, equal program),
@@ -266,9 +263,12 @@ void Partitioner::assignProgramIds() {
   BlockGraph& blocks = m_compilation.blocks;
   std::unordered_map<std::string, int> programs;
   blocks.programCount = 0;
+  std::string text;
+  std::vector<CanonicalSlot> slots;
   for (Subgraph& subgraph : blocks.subgraphs) {
-    auto [it, inserted] = programs.try_emplace(canonicalForm(subgraph), blocks.programCount);
-    if (inserted) ++blocks.programCount;
+    canonicalForm(subgraph, text, slots);
+    auto it = programs.find(text);
+    if (it == programs.end()) it = programs.emplace(text, blocks.programCount++).first;
     subgraph.programId = it->second;
   }
 }

@@ -141,7 +141,13 @@ private:
   // All scopes (partition/Assembly.cpp).
   void splitForParallelism(std::vector<std::int32_t>& partOf, std::vector<bool>& pinned);
   bool orderParts(const std::vector<std::int32_t>& partOf, const std::vector<bool>& pinned, std::vector<Part>& parts);
-  std::string canonicalForm(const Subgraph& subgraph);
+  // A tensor a subgraph's canonical form names, numbered in order of first use.
+  struct CanonicalSlot {
+    TensorId tensor;
+    const RegionBox* box;     // its first region's box
+    const TileRegion* region;  // its first region
+  };
+  void canonicalForm(const Subgraph& subgraph, std::string& text, std::vector<CanonicalSlot>& slots);
   void assignProgramIds();
   bool assemble(std::vector<std::vector<Part>>& partsOfScope);
 
