@@ -366,6 +366,17 @@ void RegionIndex::push(std::int32_t& head, std::int32_t entry) {
 
 void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
   if (box.empty()) return;
+  if (m_copiesInLastChunk == kCopiesPerChunk) {
+    m_copies.push_back(std::make_unique<RegionBox[]>(kCopiesPerChunk));
+    m_copiesInLastChunk = 0;
+  }
+  RegionBox& copy = m_copies.back()[m_copiesInLastChunk++];
+  copy = box;
+  insertKept(copy, payload);
+}
+
+void RegionIndex::insertKept(const RegionBox& box, std::int32_t payload) {
+  if (box.empty()) return;
   TensorEntries& entries = entriesOf(box.tensor);
   if (!entries.cellSet) {
     for (std::size_t d = 0; d < kMaxBoxRank; ++d)
@@ -374,7 +385,7 @@ void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
   }
   Group& group = groupFor(entries, box);
   auto id = static_cast<std::int32_t>(m_entries.size());
-  m_entries.push_back(Entry{box, payload, true, 0});
+  m_entries.push_back(Entry{&box, payload, true, 0});
   push(group.all, id);
   Cells first, last;
   if (cellRange(entries, group, box, first, last) > kMaxCellsPerBox) {
@@ -398,8 +409,8 @@ bool RegionIndex::visitList(std::int32_t& head, const RegionBox& query, const Vi
     link = &slot.next;
     if (entry.seen == m_query) continue;
     entry.seen = m_query;
-    if (!mayOverlap(query, entry.box, m_mode)) continue;
-    Visit action = visit(entry.payload, entry.box);
+    if (!mayOverlap(query, *entry.box, m_mode)) continue;
+    Visit action = visit(entry.payload, *entry.box);
     if (action == Visit::Drop) entry.alive = false;
     if (action == Visit::Stop) return false;
   }

@@ -104,10 +104,11 @@ public:
     RegionIndex reads(OverlapMode::AnyIteration);
     reads.reserve(m_reads.size());
     for (const auto& [tensor, cell] : m_cells) reads.setCellSize(tensor, cell);
-    // Only reads of temporaries matter: every write to an argument goes out anyway.
+    // Only reads of temporaries matter: every write to an argument goes out
+    // anyway. m_reads is not resized while `reads` lives.
     for (std::size_t r = 0; r < m_reads.size(); ++r)
       if (!alwaysWrittenOut(m_reads[r].box.tensor))
-        reads.insert(m_reads[r].box, static_cast<std::int32_t>(r));
+        reads.insertKept(m_reads[r].box, static_cast<std::int32_t>(r));
     for (Subgraph& subgraph : m_blocks.subgraphs) {
       if (subgraph.ops.size() <= kScannedSubgraphOps) {
         m_laterScan.clear();

@@ -187,10 +187,11 @@ void Partitioner::buildEdges() {
       writeIndex.visitOverlapping(box, supersede);
       readIndex.visitOverlapping(box, supersede);
     }
+    // The boxes stay in m_readBoxes and m_writeBoxes while the indexes live.
     auto self = static_cast<std::int32_t>(i);
     for (const RegionBox& box : opReads)
-      if (writtenAfter(box.tensor, i)) readIndex.insert(box, self);
-    for (const RegionBox& box : opWrites) writeIndex.insert(box, self);
+      if (writtenAfter(box.tensor, i)) readIndex.insertKept(box, self);
+    for (const RegionBox& box : opWrites) writeIndex.insertKept(box, self);
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
     m_preds.insert(m_preds.end(), found.begin(), found.end());
