@@ -264,13 +264,76 @@ void Partitioner::assignProgramIds() {
   std::unordered_map<std::string, int> programs;
   blocks.programCount = 0;
   std::string text;
-  std::vector<CanonicalSlot> slots;
+  std::vector<CanonicalSlot> slots, earlierSlots;
+  const Subgraph* earlier = nullptr;
   for (Subgraph& subgraph : blocks.subgraphs) {
+    // Neighbours are mostly copies of one another (the tiles of a loop
+    // body): comparing with the one before is much cheaper than printing.
+    if (earlier && sameCanonicalForm(*earlier, subgraph, earlierSlots, slots)) {
+      subgraph.programId = earlier->programId;
+      earlier = &subgraph;
+      continue;
+    }
     canonicalForm(subgraph, text, slots);
     auto it = programs.find(text);
     if (it == programs.end()) it = programs.emplace(text, blocks.programCount++).first;
     subgraph.programId = it->second;
+    earlier = &subgraph;
   }
+}
+
+// Whether canonicalForm prints `a` and `b` alike, decided without printing
+// for the common case: tile ops without attributes or valid parts, not
+// views, whose offsets differ by numbers. Anything else answers false (the
+// caller prints both), so a true is always right.
+bool Partitioner::sameCanonicalForm(const Subgraph& a, const Subgraph& b, std::vector<CanonicalSlot>& slotsA,
+                                    std::vector<CanonicalSlot>& slotsB) {
+  if (a.coreType != b.coreType || a.ops.size() != b.ops.size()) return false;
+  slotsA.clear();
+  slotsB.clear();
+  auto slotOf = [](const std::vector<CanonicalSlot>& slots, TensorId tensor) {
+    std::size_t slot = 0;
+    while (slot < slots.size() && slots[slot].tensor != tensor) ++slot;
+    return slot;
+  };
+  auto sameRegion = [&](const TileRegion& ra, const RegionBox& boxA, const TileRegion& rb, const RegionBox& boxB) {
+    if (!ra.valid.empty() || !rb.valid.empty() || ra.shape != rb.shape) return false;
+    const std::size_t slot = slotOf(slotsA, boxA.tensor);
+    if (slot != slotOf(slotsB, boxB.tensor)) return false;
+    if (slot == slotsA.size()) {
+      if (boxA.tensor != boxB.tensor && (m_graph.tensor(boxA.tensor).dtype != m_graph.tensor(boxB.tensor).dtype ||
+                                         m_tiles.shapeOf(boxA.tensor) != m_tiles.shapeOf(boxB.tensor)))
+        return false;
+      slotsA.push_back(CanonicalSlot{boxA.tensor, &boxA, &ra});
+      slotsB.push_back(CanonicalSlot{boxB.tensor, &boxB, &rb});
+    }
+    const RegionBox& firstA = *slotsA[slot].box;
+    const RegionBox& firstB = *slotsB[slot].box;
+    for (std::size_t d = 0; d < ra.shape.size(); ++d) {
+      if (d >= boxA.rank || d >= boxB.rank || boxA.symbol[d] != firstA.symbol[d] || boxB.symbol[d] != firstB.symbol[d])
+        return false;
+      if (boxA.lo[d] - firstA.lo[d] != boxB.lo[d] - firstB.lo[d]) return false;
+    }
+    return true;
+  };
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    const TileOp& opA = m_tiles.tileOp(a.ops[i]);
+    const TileOp& opB = m_tiles.tileOp(b.ops[i]);
+    if (opA.kind != opB.kind || opA.kind == TensorOpKind::View || opA.accumulate != opB.accumulate ||
+        !opA.attrs.empty() || !opB.attrs.empty() || opA.tileShape != opB.tileShape ||
+        opA.inputs.size() != opB.inputs.size() || opA.outputs.size() != opB.outputs.size())
+      return false;
+    auto oa = static_cast<std::size_t>(a.ops[i]), ob = static_cast<std::size_t>(b.ops[i]);
+    for (std::size_t k = 0; k < opA.inputs.size(); ++k)
+      if (!sameRegion(opA.inputs[k], m_readBoxes[m_readBoxStart[oa] + k], opB.inputs[k],
+                      m_readBoxes[m_readBoxStart[ob] + k]))
+        return false;
+    for (std::size_t k = 0; k < opA.outputs.size(); ++k)
+      if (!sameRegion(opA.outputs[k], m_writeBoxes[m_writeBoxStart[oa] + k], opB.outputs[k],
+                      m_writeBoxes[m_writeBoxStart[ob] + k]))
+        return false;
+  }
+  return true;
 }
 
 void Partitioner::numberPrograms() {

@@ -148,6 +148,8 @@ private:
     const TileRegion* region;  // its first region
   };
   void canonicalForm(const Subgraph& subgraph, std::string& text, std::vector<CanonicalSlot>& slots);
+  bool sameCanonicalForm(const Subgraph& a, const Subgraph& b, std::vector<CanonicalSlot>& slotsA,
+                         std::vector<CanonicalSlot>& slotsB);
   void assignProgramIds();
   bool assemble(std::vector<std::vector<Part>>& partsOfScope);
 
