@@ -18,9 +18,7 @@ namespace pto {
 namespace expand {
 
 SymbolicShape constants(const Dims& values) {
-  SymbolicShape shape;
-  for (std::int64_t value : values) shape.emplace_back(value);
-  return shape;
+  return SymbolicShape(values.begin(), values.end());
 }
 
 void forEachTile(const Dims& shape, const Dims& tile, const std::function<void(const Dims&, const Dims&)>& visit) {
@@ -390,13 +388,14 @@ bool Expander::expand(const TensorOp& op) {
 TileRegion Expander::broadcastRegion(TensorId input, const Dims& outShape, const Dims& outOffsets, const Dims& outSizes) const {
   const Dims& shape = shapeOf(input);
   std::size_t lead = outOffsets.size() - shape.size();
-  Dims offsets(shape.size()), sizes(shape.size());
+  // Built in place: a tile op per output tile makes this a hot path.
+  TileRegion result{input, SymbolicShape(shape.size()), Dims(shape.size()), {}};
   for (std::size_t d = 0; d < shape.size(); ++d) {
     bool broadcast = shape[d] == 1 && outShape[d + lead] != 1;
-    offsets[d] = broadcast ? 0 : outOffsets[d + lead];
-    sizes[d] = broadcast ? 1 : outSizes[d + lead];
+    result.offsets[d] = broadcast ? 0 : outOffsets[d + lead];
+    result.shape[d] = broadcast ? 1 : outSizes[d + lead];
   }
-  return region(input, constants(offsets), sizes);
+  return result;
 }
 
 // A tile that must hold dim `keep` whole (a scan, a sort) can outgrow the unified buffer: the other dims are
@@ -440,6 +439,7 @@ bool Expander::expandElementwise(const TensorOp& op, const std::function<void(Ti
   const bool triangle = op.kind == TensorOpKind::Tril || op.kind == TensorOpKind::Triu;
   forEachTile(shape, *tile, [&](const Dims& offsets, const Dims& sizes) {
     TileOp t = tileOp(op);
+    t.inputs.reserve(op.inputs.size());
     for (TensorId input : op.inputs) t.inputs.push_back(broadcastRegion(input, shape, offsets, sizes));
     if (triangle) {
       // Element (i, j) of the tile is (row + i, column + j) of the matrix: j - i is compared with the
