@@ -712,15 +712,25 @@ namespace {
 // the same order with regions that relate alike) moved onto `subgraph`: the
 // same offsets and live ranges, each buffer holding the region at its origin.
 SubgraphBufferPlan planLike(const SubgraphBufferPlan& plan, const TileGraph& tiles, const Subgraph& subgraph) {
-  SubgraphBufferPlan moved = plan;
-  for (std::size_t b = 0; b < moved.buffers.size(); ++b) {
+  // Every field but the buffers' regions is the plan's; each region is
+  // copied once, from its op (not the plan's region copied and overwritten).
+  SubgraphBufferPlan moved;
+  moved.peakBytes = plan.peakBytes;
+  moved.overlap = plan.overlap;
+  moved.overlapLimitedBy = plan.overlapLimitedBy;
+  moved.overlapNeededBytes = plan.overlapNeededBytes;
+  moved.origins = plan.origins;
+  moved.blame = plan.blame;
+  moved.buffers.reserve(plan.buffers.size());
+  for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
     const BufferOrigin& origin = plan.origins[b];
     const TileOpId id = subgraph.ops[static_cast<std::size_t>(origin.position)];
     const TileOp& op = tiles.tileOp(id);
-    BufferAllocation& buffer = moved.buffers[b];
-    buffer.region = origin.output ? op.outputs[static_cast<std::size_t>(origin.index)]
-                                  : op.inputs[static_cast<std::size_t>(origin.index)];
-    if (buffer.producer != kNoId) buffer.producer = id;
+    const BufferAllocation& like = plan.buffers[b];
+    moved.buffers.push_back(BufferAllocation{like.memory, like.offsetBytes, like.bytes,
+                                             origin.output ? op.outputs[static_cast<std::size_t>(origin.index)]
+                                                           : op.inputs[static_cast<std::size_t>(origin.index)],
+                                             like.producer != kNoId ? id : kNoId, like.firstUse, like.lastUse});
     moved.blame[b] = op.tensorOp;
   }
   return moved;
@@ -792,11 +802,12 @@ bool allocateBuffers(Compilation& compilation, DiagnosticEngine& diags) {
     if (!alike && subgraph.programId >= 0 && found == byProgram.end())
       byProgram.emplace(subgraph.programId, Planned{&subgraph, plan, std::move(order)});
     subgraph.peakBytes = plan.peakBytes;
-    subgraph.buffers = plan.buffers;
     subgraph.overlap = plan.overlap;
     subgraph.overlapLimitedBy = plan.overlapLimitedBy;
     subgraph.overlapNeededBytes = plan.overlapNeededBytes;
-    if (!checkCapacities(compilation.tiles, compilation.settings.target, subgraph, plan, diags)) return false;
+    const bool fits = checkCapacities(compilation.tiles, compilation.settings.target, subgraph, plan, diags);
+    subgraph.buffers = std::move(plan.buffers);  // the plan is done with (byProgram kept a copy)
+    if (!fits) return false;
   }
   return true;
 }
