@@ -223,7 +223,10 @@ bool Partitioner::place(std::int32_t v) {
   // Predecessor groups; data producers by group: (group, read, producer).
   std::uint32_t predMark = ++m_markStamp;
   m_predGroups.clear();
-  std::vector<std::array<std::int32_t, 3>> data;
+  // The working lists below are members kept from one op to the next: a
+  // dozen vectors and sets made and freed per op were most of placing one.
+  std::vector<std::array<std::int32_t, 3>>& data = m_placeData;
+  data.clear();
   m_producers.assign(reads, 0);
   for (std::int32_t p = m_predStart[vi]; p < m_predStart[vi + 1]; ++p) {
     const Pred& pred = m_preds[static_cast<std::size_t>(p)];
@@ -249,14 +252,18 @@ bool Partitioner::place(std::int32_t v) {
     return -1;
   };
 
-  std::vector<std::int32_t> chosen;
-  std::vector<std::int32_t> inside(reads, 0);  // producers of each read inside the chosen groups
+  std::vector<std::int32_t>& chosen = m_placeChosen;
+  chosen.clear();
+  std::vector<std::int32_t>& inside = m_placeInside;  // producers of each read inside the chosen groups
+  inside.assign(reads, 0);
   // Copy-in of the chosen groups: the base group's set (the largest) plus
   // `extras`, the others' regions beyond it; and v's own beyond those.
   std::int32_t base = -1;
-  std::unordered_set<std::int32_t> extras;
+  std::unordered_set<std::int32_t>& extras = m_placeExtras;
+  extras.clear();
   std::int64_t extrasBytes = 0;
-  std::vector<std::int32_t> ownRegions;
+  std::vector<std::int32_t>& ownRegions = m_placeOwnRegions;
+  ownRegions.clear();
   std::int64_t ownBytes = 0;
 
   std::pair<std::int32_t, std::int32_t> pinKey{pin, segment};
@@ -304,7 +311,8 @@ bool Partitioner::place(std::int32_t v) {
     }
   } else if (pin < 0) {
     // Candidates: groups of data producers whose data may stay on chip.
-    std::vector<std::int32_t> candidates;
+    std::vector<std::int32_t>& candidates = m_placeCandidates;
+    candidates.clear();
     std::uint32_t candidateMark = ++m_markStamp;
     for (const auto& [g, k, producer] : data) {
       if (!onChip(coreOf(producer), type, m_options) || group(g).pin >= 0 ||
@@ -326,13 +334,15 @@ bool Partitioner::place(std::int32_t v) {
       const Group& g = group(candidate);
       if (g.first <= latestOther || std::max(maxInFirst, g.maxInFirst) >= g.first || offChipProducer(candidate) >= 0)
         break;
-      std::vector<std::int32_t> trialInside = inside;
+      std::vector<std::int32_t>& trialInside = m_placeTrialInside;
+      trialInside = inside;
       auto [from, to] = producedBy(candidate);
       for (auto it = from; it != to; ++it) ++trialInside[static_cast<std::size_t>((*it)[1])];
       // The union of the chosen groups' copy-ins and the candidate's,
       // iterating the smaller side.
       bool swap = base >= 0 && g.copyIns.size() > group(base).copyIns.size() + extras.size();
-      std::vector<std::int32_t> added;  // new extras (relative to the new base)
+      std::vector<std::int32_t>& added = m_placeAdded;  // new extras (relative to the new base)
+      added.clear();
       std::int64_t addedBytes = 0;
       if (base >= 0 && !swap) {
         for (std::int32_t region : g.copyIns)
@@ -351,8 +361,11 @@ bool Partitioner::place(std::int32_t v) {
       }
       const Group& newBase = base < 0 || swap ? g : group(base);
       std::int64_t groupsBytes = newBase.copyInBytes + (swap ? addedBytes : extrasBytes + addedBytes);
-      std::unordered_set<std::int32_t> addedSet(added.begin(), added.end());
-      std::vector<std::int32_t> own;
+      std::unordered_set<std::int32_t>& addedSet = m_placeAddedSet;
+      addedSet.clear();
+      addedSet.insert(added.begin(), added.end());
+      std::vector<std::int32_t>& own = m_placeOwn;
+      own.clear();
       std::int64_t ownTrialBytes = 0;
       ownCopyIns(v, trialInside, [&](std::int32_t region) {
         bool known = newBase.copyIns.count(region) || addedSet.count(region) || (!swap && extras.count(region)) ||
@@ -366,16 +379,16 @@ bool Partitioner::place(std::int32_t v) {
       if (m_capacityChecked[vi] && !fitsWith(chosen, candidate, v)) break;
 
       chosen.push_back(candidate);
-      inside = std::move(trialInside);
+      inside.swap(trialInside);
       if (swap) {
-        extras = std::move(addedSet);
+        extras.swap(addedSet);
         extrasBytes = addedBytes;
       } else {
         extras.insert(added.begin(), added.end());
         extrasBytes += addedBytes;
       }
       if (base < 0 || swap) base = candidate;
-      ownRegions = std::move(own);
+      ownRegions.swap(own);
       ownBytes = ownTrialBytes;
       largestPart = std::max(largestPart, g.copyInBytes);
       maxInFirst = std::max(maxInFirst, g.maxInFirst);

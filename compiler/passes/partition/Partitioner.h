@@ -13,6 +13,7 @@
 #include "compiler/passes/GraphPartition.h"
 #include "core/Diagnostics.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -185,6 +186,11 @@ private:
   std::uint32_t m_markStamp = 0;
   std::vector<std::int32_t> m_predGroups;  // of the op being placed
   std::vector<std::int32_t> m_producers;   // of the op being placed: data producers per read
+  // place()'s working lists, kept from one op to the next.
+  std::vector<std::array<std::int32_t, 3>> m_placeData;
+  std::vector<std::int32_t> m_placeChosen, m_placeInside, m_placeTrialInside, m_placeCandidates, m_placeAdded,
+      m_placeOwn, m_placeOwnRegions;
+  std::unordered_set<std::int32_t> m_placeExtras, m_placeAddedSet;
   std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> m_pinGroup;  // (pin, segment) -> group
   DiagnosticEngine* m_placeDiags = nullptr;  // where place() reports
   std::vector<std::int64_t> m_operandBytes;  // by local op: its operand tiles' bytes
