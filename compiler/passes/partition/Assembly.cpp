@@ -15,8 +15,6 @@
 #include <functional>
 #include <queue>
 #include <span>
-#include <ctime>
-#include <cstdio>
 
 namespace pto::partition {
 
