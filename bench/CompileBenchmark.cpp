@@ -118,6 +118,7 @@ BENCHMARK(compileIndexerSized)->Unit(benchmark::kMillisecond);
 
 // The programs' memory settings (core/ProcessMemory.h), so the figures are the ones `pto` sees.
 int main(int argc, char** argv) {
+  pto::useHeapHugePages(argv);
   pto::keepFreedMemoryForReuse();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -88,7 +88,7 @@ std::optional<VariantRun> applyKernelEditAndRun(const TracedProject& traced, con
       diags.error(where) << "internal error: the advisor's edit matches no loop barrier of the traced kernel";
       return std::nullopt;
     }
-    TracedProject variant{traced.project, std::move(*graph), traced.arguments, traced.traceMs};
+    TracedProject variant{traced.project, std::move(*graph), traced.arguments, traced.traceMs, traced.sourceText};
     return simulateVariant(variant, variant.project, diags);
   }
   std::string error;

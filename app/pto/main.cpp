@@ -9,6 +9,7 @@
 #include <iostream>
 
 int main(int argc, char** argv) {
+  pto::useHeapHugePages(argv);
   pto::keepFreedMemoryForReuse();
   using namespace pto::cli;
   CLI::App app{"pto: check, compile, simulate and inspect PyPTO operator projects.\n"

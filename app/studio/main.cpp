@@ -118,6 +118,7 @@ bool hasDisplay(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+  pto::useHeapHugePages(argv);
   pto::keepFreedMemoryForReuse();
   if (asksForHelpOrVersion(argc, argv)) {
     QCoreApplication core(argc, argv);
