@@ -238,39 +238,33 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
   return false;
 }
 
-namespace {
-
-// A region's rows as the L2 walks them: row-major byte strides of its
-// tensor, the first row's first byte, and which dim makes up a row.
-struct RowWalk {
-  static constexpr std::size_t kSmallRank = 8;  // beyond it (none in practice) the heap
-  std::array<std::int64_t, kSmallRank> smallStride{};
-  std::vector<std::int64_t> largeStride;
-  std::int64_t* stride = nullptr;
-  std::int64_t rowStart = 0;
-  bool offsetsNonNegative = true;
-  std::size_t rowDim = 0;  // the dim whose extent makes up a row
-  std::int64_t rowBytes = 0;
-};
-
-// False when the region has no lines to walk (no layout, a rank that does
-// not match, an empty extent).
-bool rowWalkOf(const ConcreteRegion& region, const GmTensorLayout& layout, RowWalk& walk) {
+template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& region, Visit&& visit) const {
+  if (region.tensor < 0 || static_cast<std::size_t>(region.tensor) >= m_layouts.size()) return;
+  const GmTensorLayout& layout = m_layouts[static_cast<std::size_t>(region.tensor)];
   const std::size_t rank = layout.shape.size();
-  if (rank == 0 || region.shape.size() != rank || region.offsets.size() != rank || layout.elementBytes <= 0) return false;
+  if (rank == 0 || region.shape.size() != rank || region.offsets.size() != rank || layout.elementBytes <= 0) return;
   for (std::int64_t extent : region.shape)
-    if (extent <= 0) return false;
-  walk.stride = walk.smallStride.data();
-  if (rank > RowWalk::kSmallRank) {
-    walk.largeStride.assign(rank, 0);
-    walk.stride = walk.largeStride.data();
+    if (extent <= 0) return;
+  // Row-major strides in bytes; ranks beyond kSmallRank (none in practice) use the heap.
+  constexpr std::size_t kSmallRank = 8;
+  std::array<std::int64_t, kSmallRank> smallStride{}, smallIndex{};
+  std::vector<std::int64_t> largeStride, largeIndex;
+  std::int64_t* stride = smallStride.data();
+  std::int64_t* index = smallIndex.data();  // position within the region, the dims of a row fixed at 0
+  if (rank > kSmallRank) {
+    largeStride.assign(rank, 0);
+    largeIndex.assign(rank, 0);
+    stride = largeStride.data();
+    index = largeIndex.data();
   }
-  std::int64_t* stride = walk.stride;
   stride[rank - 1] = layout.elementBytes;
   for (std::size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * layout.shape[d];
+  // The row's first byte, kept up to date as the odometer turns.
+  std::int64_t rowStart = 0;
+  bool offsetsNonNegative = true;
   for (std::size_t d = 0; d < rank; ++d) {
-    walk.rowStart += region.offsets[d] * stride[d];
-    walk.offsetsNonNegative = walk.offsetsNonNegative && region.offsets[d] >= 0;
+    rowStart += region.offsets[d] * stride[d];
+    offsetsNonNegative = offsetsNonNegative && region.offsets[d] >= 0;
   }
   // Inner dims the region covers whole make its rows back to back in memory:
   // one longer row (a tile of whole tensor rows, the usual K or V block, is a
@@ -278,51 +272,24 @@ bool rowWalkOf(const ConcreteRegion& region, const GmTensorLayout& layout, RowWa
   // most of a lookup). The lines are the same, in the same order: rows visit
   // ascending addresses, and back-to-back rows leave no line out. Negative
   // offsets keep the row-by-row walk, whose rounding toward zero differs.
-  walk.rowDim = rank - 1;
-  if (walk.offsetsNonNegative)
-    while (walk.rowDim > 0 && region.offsets[walk.rowDim] == 0 && region.shape[walk.rowDim] == layout.shape[walk.rowDim])
-      --walk.rowDim;
-  walk.rowBytes = region.shape[walk.rowDim] * stride[walk.rowDim];
-  return true;
-}
-
-} // namespace
-
-TensorId L2CacheModel::bytesTensorOf(TensorId tensor) const {
-  if (tensor >= 0 && static_cast<std::size_t>(tensor) < m_layouts.size() &&
-      m_layouts[static_cast<std::size_t>(tensor)].bytesOf != kNoId)
-    return m_layouts[static_cast<std::size_t>(tensor)].bytesOf;
-  return tensor;
-}
-
-template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& region, Visit&& visit) const {
-  if (region.tensor < 0 || static_cast<std::size_t>(region.tensor) >= m_layouts.size()) return;
-  RowWalk walk;
-  if (!rowWalkOf(region, m_layouts[static_cast<std::size_t>(region.tensor)], walk)) return;
-  const std::size_t rank = region.shape.size();
-  const std::int64_t* stride = walk.stride;
-  std::array<std::int64_t, RowWalk::kSmallRank> smallIndex{};
-  std::vector<std::int64_t> largeIndex;
-  std::int64_t* index = smallIndex.data();  // position within the region, the dims of a row fixed at 0
-  if (rank > RowWalk::kSmallRank) {
-    largeIndex.assign(rank, 0);
-    index = largeIndex.data();
-  }
+  std::size_t rowDim = rank - 1;  // the dim whose extent makes up a row
+  if (offsetsNonNegative)
+    while (rowDim > 0 && region.offsets[rowDim] == 0 && region.shape[rowDim] == layout.shape[rowDim]) --rowDim;
+  const std::int64_t rowBytes = region.shape[rowDim] * stride[rowDim];
   // A line is the byte offset divided by the line size, rounding toward zero
   // (what a division gives for the rare negative offset too).
   auto lineOf = [this](std::int64_t byte) {
     return m_lineShift >= 0 && byte >= 0 ? byte >> m_lineShift : byte / m_lineBytes;
   };
-  std::int64_t rowStart = walk.rowStart;  // the row's first byte, kept up to date as the odometer turns
   std::int64_t lastLine = -1;
   while (true) {
     const std::int64_t first = lineOf(rowStart);
-    const std::int64_t last = lineOf(rowStart + walk.rowBytes - 1);
+    const std::int64_t last = lineOf(rowStart + rowBytes - 1);
     for (std::int64_t line = std::max(first, lastLine + 1); line <= last; ++line) visit(line);
     lastLine = std::max(lastLine, last);
-    if (walk.rowDim == 0) return;
+    if (rowDim == 0) return;
     // Next row: odometer over the dims outside a row.
-    std::size_t d = walk.rowDim;
+    std::size_t d = rowDim;
     while (true) {
       --d;
       if (++index[d] < region.shape[d]) {
@@ -334,34 +301,6 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
       if (d == 0) return;
     }
   }
-}
-
-L2CacheModel::LineRuns L2CacheModel::lineRuns(const ConcreteRegion& region) const {
-  LineRuns runs;
-  if (m_capacityLines == 0 || region.tensor < 0 || static_cast<std::size_t>(region.tensor) >= m_layouts.size()) return runs;
-  RowWalk walk;
-  if (!rowWalkOf(region, m_layouts[static_cast<std::size_t>(region.tensor)], walk)) return runs;
-  runs.bytesTensor = bytesTensorOf(region.tensor);
-  runs.firstByte = walk.rowStart;
-  runs.rowBytes = walk.rowBytes;
-  runs.rows = 1;
-  // The odometer over the dims outside a row steps through one stride when
-  // at most one of them has more than one index: rows then lie a stride
-  // apart in ascending order, the walk forEachLine makes.
-  if (!walk.offsetsNonNegative) {
-    runs.general = true;
-    return runs;
-  }
-  for (std::size_t d = 0; d < walk.rowDim; ++d) {
-    if (region.shape[d] == 1) continue;
-    if (runs.rows > 1) {
-      runs.general = true;
-      return runs;
-    }
-    runs.rows = region.shape[d];
-    runs.rowStride = walk.stride[d];
-  }
-  return runs;
 }
 
 L2CacheModel::ZeroedEntries& L2CacheModel::ZeroedEntries::operator=(const ZeroedEntries& other) {
@@ -386,31 +325,11 @@ double L2CacheModel::access(const ConcreteRegion& region) { return accessLines(r
 
 L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
   if (m_capacityLines == 0) return {};
-  thread_local std::vector<std::int64_t> lines;
-  lines.clear();
-  forEachLine(region, [&](std::int64_t line) { lines.push_back(line); });
-  return touchLines(bytesTensorOf(region.tensor), lines);
-}
-
-L2CacheModel::Lines L2CacheModel::accessLines(const LineRuns& runs) {
-  if (m_capacityLines == 0 || runs.bytesTensor == kNoId || runs.general) return {};
-  thread_local std::vector<std::int64_t> lines;
-  lines.clear();
-  // forEachLine's walk over rows a stride apart (offsets non-negative, so
-  // lines by shifting when the line size is a power of two).
-  auto lineOf = [this](std::int64_t byte) { return m_lineShift >= 0 ? byte >> m_lineShift : byte / m_lineBytes; };
-  std::int64_t rowStart = runs.firstByte;
-  std::int64_t lastLine = -1;
-  for (std::int64_t row = 0; row < runs.rows; ++row, rowStart += runs.rowStride) {
-    const std::int64_t last = lineOf(rowStart + runs.rowBytes - 1);
-    for (std::int64_t line = std::max(lineOf(rowStart), lastLine + 1); line <= last; ++line) lines.push_back(line);
-    lastLine = std::max(lastLine, last);
-  }
-  return touchLines(runs.bytesTensor, lines);
-}
-
-L2CacheModel::Lines L2CacheModel::touchLines(TensorId bytes, const std::vector<std::int64_t>& lines) {
   std::int64_t hit = 0, total = 0;
+  TensorId bytes = region.tensor;
+  if (region.tensor >= 0 && static_cast<std::size_t>(region.tensor) < m_layouts.size() &&
+      m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf != kNoId)
+    bytes = m_layouts[static_cast<std::size_t>(region.tensor)].bytesOf;
   const auto tensorKey = static_cast<std::uint64_t>(bytes) << kLineBits;
   if (!m_direct && m_directSize > 0) m_direct.allocate(m_directSize);
   // The region's tensor's entries in m_direct, when it has them.
@@ -425,6 +344,9 @@ L2CacheModel::Lines L2CacheModel::touchLines(TensorId bytes, const std::vector<s
   // a tile's rows lie a tensor row apart, so each row's entry is a cache
   // miss of its own, and waiting for them one by one was most of a lookup.
   // The touches (and so every decision) keep their order.
+  thread_local std::vector<std::int64_t> lines;
+  lines.clear();
+  forEachLine(region, [&](std::int64_t line) { lines.push_back(line); });
   constexpr std::size_t kAhead = 8;
   auto entryOf = [&](std::int64_t line) { return line >= 0 && line < directCount ? directLines + line : nullptr; };
   if (directLines)

@@ -57,27 +57,6 @@ public:
     std::int64_t missedBytes = -1;
   };
   Lines accessLines(const ConcreteRegion& region);
-
-  // A region's lines in a form that needs no further look at the region:
-  // `rows` runs of `rowBytes` bytes, `rowStride` bytes apart, from byte
-  // `firstByte` of tensor `bytesTensor`'s storage (the usual tile: one run,
-  // or one run per row). Made once per graph (NpuExecutor::reset), so that a
-  // load touches the cache from this small record instead of reading the
-  // region's three heap blocks, whose cache misses were about a tenth of a
-  // sweep. A region no single stride describes (negative offsets, two outer
-  // dims that step) is `general`: accessLines walks the region itself.
-  struct LineRuns {
-    TensorId bytesTensor = kNoId;  // kNoId: no known lines (no layout, an empty region): a miss, nothing touched
-    bool general = false;
-    std::int64_t firstByte = 0;
-    std::int64_t rowBytes = 0;
-    std::int64_t rowStride = 0;
-    std::int64_t rows = 0;
-  };
-  LineRuns lineRuns(const ConcreteRegion& region) const;
-  // The very touches (and result) of accessLines(region), read from `runs`
-  // (= lineRuns(region), not general: a general one touches nothing here).
-  Lines accessLines(const LineRuns& runs);
   void clear();
 
   std::int64_t hits() const { return m_hits; }
@@ -90,9 +69,6 @@ private:
   // Touches one line; true when it was present. `direct`: the line's entry
   // in m_direct, or null when the line is found through the hash table.
   bool touch(std::uint64_t key, std::int32_t* direct);
-  // Touches `lines` (ascending, distinct) of tensor `bytes`'s storage, in order.
-  Lines touchLines(TensorId bytes, const std::vector<std::int64_t>& lines);
-  TensorId bytesTensorOf(TensorId tensor) const;
   std::int32_t* directEntry(std::uint64_t key);  // null: the key is hashed
   void forget(std::uint64_t key);                // takes an evicted line's key out of the hash table
   std::size_t home(std::uint64_t key) const;      // a key's preferred slot

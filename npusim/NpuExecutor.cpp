@@ -164,13 +164,6 @@ void NpuExecutor::reset(const ExecuteGraph& graph) {
   l2.clear();
   m_state = ChipState{};
   m_state.l2 = std::move(l2);
-  m_regionLines.clear();
-  m_regionLinesOf.assign(1, 0);
-  for (const Task& task : graph.tasks) {
-    for (const ConcreteRegion& region : task.reads) m_regionLines.push_back({m_state.l2.lineRuns(region), region.gathered});
-    for (const ConcreteRegion& region : task.writes) m_regionLines.push_back({m_state.l2.lineRuns(region), region.scattered});
-    m_regionLinesOf.push_back(m_regionLines.size());
-  }
   m_coreOfSlot.clear();
   m_intervals.clear();
   m_instructions = 0;
@@ -226,13 +219,6 @@ void NpuExecutor::start(const Task& task, CoreId core, std::int64_t startCycle) 
   bool known = task.programId >= 0 && id < m_programs.size() && m_programs[id];
   run.program = known ? task.programId : -1;
   run.reads = &task.reads;
-  // Tasks are indexed by id in the graph reset() read (checkGraph's graphs);
-  // a task from elsewhere has no lines: its reads miss.
-  const auto taskIndex = static_cast<std::size_t>(task.id);
-  run.readLines = task.id >= 0 && taskIndex + 1 < m_regionLinesOf.size() &&
-                          m_regionLinesOf[taskIndex + 1] - m_regionLinesOf[taskIndex] == task.reads.size() + task.writes.size()
-                      ? m_regionLines.data() + m_regionLinesOf[taskIndex]
-                      : nullptr;
   run.hits.assign(task.reads.size(), -1.0);
   run.missed.assign(task.reads.size(), -1);
   for (auto& pipe : m_intervals[static_cast<std::size_t>(slot)]) pipe.clear();
@@ -333,17 +319,9 @@ void NpuExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInt
         intervals.push_back({name(static_cast<Pipe>(pipe)), from, std::min(to, endCycle)});
     if (run.program >= 0) m_instructions += m_programs[static_cast<std::size_t>(run.program)]->instructionCount;
     if (TaskSteps* steps = recordOf(run, true)) steps->endCycle = endCycle;
-    if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size()) {
-      const std::vector<ConcreteRegion>& writes = m_graph->tasks[static_cast<std::size_t>(task)].writes;
-      const std::size_t reads = m_graph->tasks[static_cast<std::size_t>(task)].reads.size();
-      const RegionLines* lines = run.readLines ? run.readLines + reads : nullptr;
-      for (std::size_t w = 0; w < writes.size(); ++w) {
-        // A scatter's few rows: as for gathers, left out.
-        if (lines ? lines[w].partial : writes[w].scattered) continue;
-        if (lines && !lines[w].lines.general) m_state.l2.accessLines(lines[w].lines);
-        else m_state.l2.access(writes[w]);
-      }
-    }
+    if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size())
+      for (const ConcreteRegion& region : m_graph->tasks[static_cast<std::size_t>(task)].writes)
+        if (!region.scattered) m_state.l2.access(region);  // a scatter's few rows: as for gathers, left out
     // Drop whatever is left of it (nothing, unless the report was early).
     // (A task that ended has none: its pipes are all done. Only an early
     // report leaves some, so the heap is rebuilt only then.)
@@ -438,20 +416,15 @@ bool NpuExecutor::issue(ChipState& state, int slot, bool record) const {
               // core's whole block reads hundreds of MB, and touching it all
               // at once evicts what its next tile would have found.
               if (run.hits[region] < 0.0) {
-                // Read from the graph-wide table, not the region itself
-                // (three heap blocks far from here: a cache miss each).
-                const RegionLines* readLines = run.readLines ? run.readLines + region : nullptr;
-                auto read = [&]() -> const ConcreteRegion& { return (*run.reads)[region]; };
+                const ConcreteRegion& read = (*run.reads)[region];
                 // A gather moves a few rows of a large region (a KV cache):
                 // which lines they fall in is data-dependent, so they are
                 // taken as misses and the cache is left as it was (touching
                 // the whole region would flush it).
-                if (readLines ? readLines->partial : read().gathered) {
+                if (read.gathered) {
                   run.hits[region] = 0.0;
                 } else {
-                  L2CacheModel::Lines lines = readLines && !readLines->lines.general
-                                                  ? state.l2.accessLines(readLines->lines)
-                                                  : state.l2.accessLines(read());
+                  L2CacheModel::Lines lines = state.l2.accessLines(read);
                   run.hits[region] = lines.hitFraction;
                   run.missed[region] = lines.missedBytes;
                 }

@@ -121,13 +121,6 @@ public:
     double transferEnd = -1.0;
     double transferDataCycles = 0.0;
   };
-  // A task region's L2 lines, made once per graph; `partial`: a gather's or
-  // scatter's region, of which only the rows an index names move (the cache
-  // model leaves it out).
-  struct RegionLines {
-    L2CacheModel::LineRuns lines;
-    bool partial = false;
-  };
   struct CoreRun {
     TaskId task = kNoId;  // kNoId: idle
     int program = -1;     // index into m_programs; -1: nothing to run
@@ -139,7 +132,6 @@ public:
     // Per read region of its task: its L2 hit fraction and missed bytes, set
     // when the first load of the region is issued (-1: not yet).
     const std::vector<ConcreteRegion>* reads = nullptr;  // the task's, in the graph
-    const RegionLines* readLines = nullptr;        // its reads' lines (m_regionLines), in the same order
     std::vector<double> hits;
     std::vector<std::int64_t> missed;
   };
@@ -204,10 +196,6 @@ private:
   int m_maxFlagSlots = 0;
 
   const ExecuteGraph* m_graph = nullptr;
-  // Every task's read regions' lines, then its written regions', task by
-  // task; m_regionLinesOf[t] is where task t's begin (size: tasks + 1).
-  std::vector<RegionLines> m_regionLines;
-  std::vector<std::size_t> m_regionLinesOf;
   ChipState m_state;
   std::vector<CoreId> m_coreOfSlot;
   // By core slot and pipe: the recorded busy intervals of the running task.

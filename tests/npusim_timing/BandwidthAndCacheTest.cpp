@@ -150,49 +150,5 @@ TEST(L2CacheModel, TensorsWithoutALayoutAlwaysMiss) {
   EXPECT_EQ(cache.access(region(3, {0}, {100})), 0.0);
 }
 
-// The precomputed line runs the timing simulator reads (lineRuns) must make
-// the very touches of walking the region: two caches fed the same random
-// regions, one each way, agree on every hit fraction and missed byte count,
-// with evictions (a cache of 64 lines), sub-line rows, whole-row tiles,
-// strided 3-d and 4-d boxes, a reshape sharing another tensor's bytes, and
-// regions no single stride describes (two stepping outer dims, negative
-// offsets), which the runs hand back as general.
-TEST(L2CacheModel, LineRunsTouchWhatWalkingTheRegionTouches) {
-  std::vector<GmTensorLayout> layouts = {{{64, 256}, 4}, {{8, 16, 96}, 2}, {{4, 6, 10, 40}, 1}, {{16384}, 4, 0}};
-  for (L2Replacement replacement : {L2Replacement::Lru, L2Replacement::Random}) {
-    L2CacheModel walked(64 * 512, 512, layouts, replacement);
-    L2CacheModel fromRuns(64 * 512, 512, layouts, replacement);
-    std::mt19937 random(11);
-    int general = 0, single = 0;
-    for (int trial = 0; trial < 4000; ++trial) {
-      const auto tensor = static_cast<TensorId>(random() % layouts.size());
-      const std::vector<std::int64_t>& shape = layouts[static_cast<std::size_t>(tensor)].shape;
-      ConcreteRegion r{tensor, {}, {}};
-      for (std::int64_t extent : shape) {
-        const std::int64_t size = 1 + static_cast<std::int64_t>(random() % static_cast<std::uint32_t>(extent));
-        std::int64_t offset = static_cast<std::int64_t>(random() % static_cast<std::uint32_t>(extent - size + 1));
-        if (random() % 50 == 0) offset = -offset - 1;  // a negative offset now and then
-        if (random() % 3 == 0) {
-          r.offsets.push_back(0);  // the whole dim: rows merge
-          r.shape.push_back(extent);
-        } else {
-          r.offsets.push_back(offset);
-          r.shape.push_back(size);
-        }
-      }
-      const L2CacheModel::LineRuns runs = fromRuns.lineRuns(r);
-      const L2CacheModel::Lines expected = walked.accessLines(r);
-      const L2CacheModel::Lines got = runs.general ? fromRuns.accessLines(r) : fromRuns.accessLines(runs);
-      (runs.general ? general : single)++;
-      ASSERT_EQ(got.hitFraction, expected.hitFraction) << "trial " << trial;
-      ASSERT_EQ(got.missedBytes, expected.missedBytes) << "trial " << trial;
-    }
-    EXPECT_GT(general, 100);  // both kinds were exercised
-    EXPECT_GT(single, 1000);
-    EXPECT_EQ(fromRuns.hits(), walked.hits());
-    EXPECT_EQ(fromRuns.misses(), walked.misses());
-  }
-}
-
 } // namespace
 } // namespace pto
