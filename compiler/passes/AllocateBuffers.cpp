@@ -267,10 +267,14 @@ public:
 
   bool hasMembers() const { return m_subgraph.memberStarts.size() > 1; }
 
-  SubgraphBufferPlan result(const std::array<std::int64_t, kMemoryKindCount>& peak, BufferOverlap overlap) const {
+  // The plan of the placement just made; `withBuffers` false: its peaks and
+  // overlap only (planSubgraphPeaks).
+  SubgraphBufferPlan result(const std::array<std::int64_t, kMemoryKindCount>& peak, BufferOverlap overlap,
+                            bool withBuffers) const {
     SubgraphBufferPlan plan;
     plan.peakBytes = peak;
     plan.overlap = overlap;
+    if (!withBuffers) return plan;
     plan.buffers.reserve(m_planned.size());
     plan.blame.reserve(m_planned.size());
     for (const Planned& entry : m_planned) {
@@ -635,35 +639,39 @@ std::int64_t overflowBytes(const SubgraphBufferPlan& plan, const TargetInfo& tar
 namespace {
 
 SubgraphBufferPlan planWith(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
-                            BufferOverlap most, bool bySizeFallback, bool l1PerMember) {
+                            BufferOverlap most, bool bySizeFallback, bool l1PerMember, bool withBuffers) {
   Planner planner(tiles, target, subgraph, l1PerMember);
+  // Every choice below reads the plans' peaks alone.
+  auto result = [&](const std::array<std::int64_t, kMemoryKindCount>& peak, BufferOverlap overlap) {
+    return planner.result(peak, overlap, withBuffers);
+  };
   planner.plan();
   std::optional<SubgraphBufferPlan> pingPong;
   // The memories that keep ping-pong when the whole plan cannot.
   MemorySet pingPongIn{};
   if (most == BufferOverlap::PingPong) {
-    pingPong = planner.result(planner.place(planner.hasMembers(), kEveryMemory), BufferOverlap::PingPong);
+    pingPong = result(planner.place(planner.hasMembers(), kEveryMemory), BufferOverlap::PingPong);
     if (fitsCapacities(*pingPong, target)) return *pingPong;
     for (std::size_t m = 0; m < kMemoryKindCount; ++m)
       pingPongIn[m] = pingPong->peakBytes[m] <= target.capacity(static_cast<MemoryKind>(m));
   }
   SubgraphBufferPlan plan;
   if (most != BufferOverlap::Single && planner.hasMembers())
-    plan = planner.result(planner.place(true, pingPongIn), BufferOverlap::MembersApart);
+    plan = result(planner.place(true, pingPongIn), BufferOverlap::MembersApart);
   if (plan.overlap != BufferOverlap::MembersApart || !fitsCapacities(plan, target)) {
-    plan = planner.result(planner.place(false, pingPongIn), BufferOverlap::Single);
+    plan = result(planner.place(false, pingPongIn), BufferOverlap::Single);
     if (!fitsCapacities(plan, target) && pingPongIn != MemorySet{})
-      plan = planner.result(planner.place(false, MemorySet{}), BufferOverlap::Single);
+      plan = result(planner.place(false, MemorySet{}), BufferOverlap::Single);
     // Results written over their dying inputs (elementwise instructions take dst == src), here only
     // when the plan overflows without it, so that every plan that fits (and what the merge passes decide
     // by it) stays as it was.
     if (bySizeFallback && !fitsCapacities(plan, target)) {
-      SubgraphBufferPlan inPlace = planner.result(planner.place(false, MemorySet{}, false, true), BufferOverlap::Single);
+      SubgraphBufferPlan inPlace = result(planner.place(false, MemorySet{}, false, true), BufferOverlap::Single);
       if (overflowBytes(inPlace, target) < overflowBytes(plan, target)) plan = std::move(inPlace);
     }
     // Greedy by size costs a scan of the buffers live beside each one: only when it can help.
     if (bySizeFallback && !fitsCapacities(plan, target) && planner.mayFit(false, MemorySet{})) {
-      SubgraphBufferPlan bySize = planner.result(planner.place(false, MemorySet{}, true), BufferOverlap::Single);
+      SubgraphBufferPlan bySize = result(planner.place(false, MemorySet{}, true), BufferOverlap::Single);
       if (overflowBytes(bySize, target) < overflowBytes(plan, target)) plan = std::move(bySize);
     }
   }
@@ -682,19 +690,33 @@ SubgraphBufferPlan planWith(const TileGraph& tiles, const TargetInfo& target, co
 
 } // namespace
 
-SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
-                                       BufferOverlap most, bool bySizeFallback) {
-  SubgraphBufferPlan shared = planWith(tiles, target, subgraph, most, bySizeFallback, false);
+namespace {
+
+SubgraphBufferPlan planSubgraph(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                                BufferOverlap most, bool bySizeFallback, bool withBuffers) {
+  SubgraphBufferPlan shared = planWith(tiles, target, subgraph, most, bySizeFallback, false, withBuffers);
   // Merged cube members that read the same operand share its L1 buffer (one load; what
   // cube_l1_reuse_setting is for) while that fits. When it does not (the output tiles of a
   // GEMM block merged into one task: their A and B blocks would all stay in L1), each member
   // loads its own, as a cube core running the tiles one after the other does.
   if (subgraph.coreType != CoreType::AIC || subgraph.memberStarts.size() < 2 || fitsCapacities(shared, target))
     return shared;
-  SubgraphBufferPlan perMember = planWith(tiles, target, subgraph, most, bySizeFallback, true);
+  SubgraphBufferPlan perMember = planWith(tiles, target, subgraph, most, bySizeFallback, true, withBuffers);
   return fitsCapacities(perMember, target) || overflowBytes(perMember, target) < overflowBytes(shared, target)
              ? perMember
              : shared;
+}
+
+} // namespace
+
+SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                                       BufferOverlap most, bool bySizeFallback) {
+  return planSubgraph(tiles, target, subgraph, most, bySizeFallback, true);
+}
+
+SubgraphBufferPlan planSubgraphPeaks(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                                     BufferOverlap most, bool bySizeFallback) {
+  return planSubgraph(tiles, target, subgraph, most, bySizeFallback, false);
 }
 
 std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& tiles, const TargetInfo& target,
@@ -703,7 +725,7 @@ std::array<std::int64_t, kMemoryKindCount> plannedPeakBytes(const TileGraph& til
   trial.id = subgraph.id;
   trial.coreType = subgraph.coreType;
   trial.ops = subgraph.ops;
-  return planSubgraphBuffers(tiles, target, trial).peakBytes;
+  return planSubgraphPeaks(tiles, target, trial).peakBytes;
 }
 
 namespace {

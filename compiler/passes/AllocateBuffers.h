@@ -87,6 +87,13 @@ struct SubgraphBufferPlan {
 // group ops keep judging by first fit, so their groupings do not depend on it.
 SubgraphBufferPlan planSubgraphBuffers(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
                                        BufferOverlap most = BufferOverlap::MembersApart, bool bySizeFallback = false);
+// planSubgraphBuffers without the buffers: the same peaks, overlap and
+// overlap limit, `buffers`, `blame` and `origins` left empty. For passes that
+// only ask whether a grouping fits (GraphPartition asks it of every candidate
+// merge, the merge passes of every run): copying each buffer's region out of
+// the planner was a tenth of a large compile's heap allocations.
+SubgraphBufferPlan planSubgraphPeaks(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph,
+                                     BufferOverlap most = BufferOverlap::MembersApart, bool bySizeFallback = false);
 // Whether every on-chip peak of `plan` is within `target`'s capacities.
 bool fitsCapacities(const SubgraphBufferPlan& plan, const TargetInfo& target);
 

@@ -488,7 +488,7 @@ bool Partitioner::fitsOnChip(std::vector<std::int32_t> locals, bool cube, std::i
   trial.ops.reserve(locals.size());
   for (std::int32_t v : locals) trial.ops.push_back(m_ops[static_cast<std::size_t>(v)]);
   const TargetInfo& target = m_compilation.settings.target;
-  return fitsCapacities(planSubgraphBuffers(m_tiles, target, trial, BufferOverlap::Single), target);
+  return fitsCapacities(planSubgraphPeaks(m_tiles, target, trial, BufferOverlap::Single), target);
 }
 
 // Whether op `v` fits on chip together with the groups `chosen` and `extra`.

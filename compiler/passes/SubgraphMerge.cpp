@@ -238,7 +238,7 @@ Subgraph SubgraphMerger::mergedSubgraph(const std::vector<SubgraphId>& members) 
 
 bool SubgraphMerger::fits(const std::vector<SubgraphId>& members) const {
   const SubgraphBufferPlan plan =
-      planSubgraphBuffers(m_compilation.tiles, m_compilation.settings.target, mergedSubgraph(members));
+      planSubgraphPeaks(m_compilation.tiles, m_compilation.settings.target, mergedSubgraph(members));
   return fitsCapacities(plan, m_compilation.settings.target);
 }
 
