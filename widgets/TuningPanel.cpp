@@ -328,18 +328,18 @@ QWidget* TuningPanel::buildOptionForm(int scopeValue) {
       row->show = [combo](const Json& value) {
         int at = 0;
         for (int i = 1; i < combo->count(); ++i) {
-          QVariant data = combo->itemData(i);
-          if ((value.is_boolean() && data.typeId() == QMetaType::Bool && data.toBool() == value.get<bool>()) ||
-              (value.is_number_integer() && data.typeId() != QMetaType::Bool && data.toLongLong() == value.get<std::int64_t>()))
+          QVariant choiceValue = combo->itemData(i);
+          if ((value.is_boolean() && choiceValue.typeId() == QMetaType::Bool && choiceValue.toBool() == value.get<bool>()) ||
+              (value.is_number_integer() && choiceValue.typeId() != QMetaType::Bool && choiceValue.toLongLong() == value.get<std::int64_t>()))
             at = i;
         }
         combo->setCurrentIndex(at);
       };
       connect(combo, &QComboBox::activated, this, [commit, combo](int index) {
-        QVariant data = combo->itemData(index);
-        if (!data.isValid()) commit(Json());
-        else if (data.typeId() == QMetaType::Bool) commit(Json(data.toBool()));
-        else commit(Json(data.toLongLong()));
+        QVariant choiceValue = combo->itemData(index);
+        if (!choiceValue.isValid()) commit(Json());
+        else if (choiceValue.typeId() == QMetaType::Bool) commit(Json(choiceValue.toBool()));
+        else commit(Json(choiceValue.toLongLong()));
       });
       row->editor = combo;
       break;

@@ -23,7 +23,9 @@ ComparisonController::ComparisonController(widgets::RunsPanel* runs, widgets::Me
   connect(m_swimlane, &widgets::SwimlanePane::closeComparisonRequested, this, &ComparisonController::closeComparison);
   // A row of the Measured dock selects its task in the measured swimlane; the pane selects the twin in the run's.
   connect(m_measured, &widgets::MeasuredPanel::taskActivated, this,
-          [this](trace::TaskIndex measured, trace::TaskIndex) { m_swimlane->comparisonView()->selectTask(measured, true); });
+          [this](trace::TaskIndex measuredTask, trace::TaskIndex) {
+            m_swimlane->comparisonView()->selectTask(measuredTask, true);
+          });
 }
 
 void ComparisonController::setRunProvider(std::function<const ProjectRunOutcome&()> lastRun,

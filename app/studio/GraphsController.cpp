@@ -122,9 +122,9 @@ void GraphsController::startHistoryJob(PassHistoryDepth depth, std::shared_ptr<c
       [this](std::shared_ptr<const PassHistory> history) {
         bool finalOnly = history->finalOnly;
         int partition = partitionStep(*history);
-        std::shared_ptr<const TensorGraph> traced = history->traced;
+        std::shared_ptr<const TensorGraph> tracedGraph = history->traced;
         m_graphs->setHistory(std::move(history), partition);
-        if (finalOnly) startHistoryJob(PassHistoryDepth::EveryPass, std::move(traced));
+        if (finalOnly) startHistoryJob(PassHistoryDepth::EveryPass, std::move(tracedGraph));
       });
 }
 

@@ -124,7 +124,8 @@ void ProjectController::updateTrustAction() {
 }
 
 ProjectRunRequest ProjectController::request() const {
-  ProjectRunRequest request{*m_project, std::nullopt};
+  ProjectRunRequest request;  // recorded, and every pass run, unless the caller says otherwise
+  request.project = *m_project;
   if (m_parts.editor->isModified()) request.sourceText = m_parts.editor->text().toStdString();
   return request;
 }

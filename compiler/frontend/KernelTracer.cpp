@@ -28,18 +28,32 @@ namespace {
 // Started once per process and never finalised: numpy and other extension
 // modules do not survive re-initialisation. The main thread releases the
 // lock after start-up so that worker threads (the IDE's) can trace.
-void ensureInterpreter() {
+// Starts the interpreter and loads pypto once; empty when that worked, else
+// why not (the same answer every later time: the process cannot trace).
+const std::string& ensureInterpreter() {
   static std::once_flag started;
+  static std::string failure;
   std::call_once(started, [] {
     py::initialize_interpreter(/*init_signal_handlers=*/false);
     {
       py::module_ sys = py::module_::import("sys");
       sys.attr("dont_write_bytecode") = true;  // no __pycache__ in users' project folders
-      sys.attr("path").attr("insert")(0, pyptoPackageDirectory().string());
-      py::module_::import("pypto");
+      const std::string packages = pyptoPackageDirectory().string();
+      sys.attr("path").attr("insert")(0, packages);
+      // A program copied away from its install (or a build tree moved) finds
+      // no package: say where it looked and how to point it elsewhere,
+      // instead of failing as a bug in pto.
+      try {
+        py::module_::import("pypto");
+      } catch (py::error_already_set& error) {
+        failure = "cannot load the pypto package from " + packages + " (" + error.what() +
+                  "); pto looks for it in ../python and ../lib/python3/dist-packages beside the program: "
+                  "reinstall PTO Studio, or set PTO_PYTHON_PATH to the folder that holds pypto/";
+      }
     }
     PyEval_SaveThread();
   });
+  return failure;
 }
 
 // Interrupts the tracing thread when the time is up or the caller cancels.
@@ -150,7 +164,8 @@ std::optional<TensorGraph> traceKernel(const TraceRequest& request, DiagnosticEn
   }
   diags.setSourceText(request.kernelFile.string(), source);
 
-  ensureInterpreter();
+  if (const std::string& failure = ensureInterpreter(); !failure.empty())
+    return diags.error(SourceLocation{request.kernelFile.string()}) << failure;
   // One trace at a time in the process. Kernels share the interpreter's
   // modules — pypto and whatever a kernel patches in it (the DIA example
   // prefixes its stages' labels by swapping pypto.set_semantic_label for the

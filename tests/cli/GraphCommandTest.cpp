@@ -110,8 +110,11 @@ TEST(LoopBarrierGraph, TheTracedLoopAndTheExecuteGraphCarryTheBarrier) {
     // 8 blocks of 16x1024 in 16x256 tiles: 32 tasks per loop, the barrier between the two loops.
     EXPECT_EQ(barrier["first_task"], 32);
     EXPECT_EQ(graph["task_count"], 64);
-    for (const auto& task : graph["tasks"])
-      if (task["id"].get<int>() >= 32) EXPECT_EQ(task["label"], "scale");
+    for (const auto& task : graph["tasks"]) {
+      if (task["id"].get<int>() >= 32) {
+        EXPECT_EQ(task["label"], "scale");
+      }
+    }
   }
 }
 

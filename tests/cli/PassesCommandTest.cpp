@@ -40,13 +40,15 @@ TEST(PassesCommand, CountsMatchTheFinalIrAndAddUp) {
   EXPECT_EQ(last["tasks"]["count"].get<std::size_t>(), exec["tasks"].size());
   EXPECT_EQ(last["programs"]["count"], block["program_count"]);
   // Passes that report no change change no node.
-  for (const auto& pass : passes)
-    if (!pass["changed"].get<bool>())
-      for (const char* level : {"tile_ops", "subgraphs", "programs", "tasks"})
-        EXPECT_EQ(pass["nodes"][level]["added"].get<int>() + pass["nodes"][level]["removed"].get<int>() +
-                      pass["nodes"][level]["changed"].get<int>(),
-                  0)
+  for (const auto& pass : passes) {
+    if (pass["changed"].get<bool>()) continue;
+    for (const char* level : {"tile_ops", "subgraphs", "programs", "tasks"}) {
+      EXPECT_EQ(pass["nodes"][level]["added"].get<int>() + pass["nodes"][level]["removed"].get<int>() +
+                    pass["nodes"][level]["changed"].get<int>(),
+                0)
             << pass["name"] << " " << level;
+    }
+  }
 }
 
 // ForwardAssemble on this kernel: the two row-sum tiles wrote a temporary that two copies moved into `out`;

@@ -61,6 +61,19 @@ TEST(PtoCli, LogLevelFromEnvironmentIsValidated) {
   EXPECT_NE(result.err.find("PTO_LOG: unknown log level 'nonsense'"), std::string::npos) << result.err;
 }
 
+// A pto copied away from its install finds no pypto package: a clear error
+// saying where it looked and what to do, not an internal error.
+TEST(PtoCli, APyptoPackageItCannotFindIsExplainedNotCalledABug) {
+  ScratchFolder empty("pto-no-pypto");
+  Result result = runShell("env PTO_PYTHON_PATH='" + empty.dir().string() + "' '" + std::string(PTO_CLI) +
+                           "' compile " + kSoftmaxExample);
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("cannot load the pypto package from " + empty.dir().string()), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("set PTO_PYTHON_PATH to the folder that holds pypto/"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("bug in pto"), std::string::npos) << result.err;
+}
+
 TEST(PtoCli, CheckAcceptsTheExample) {
   Result result = runPto("check " + kSoftmaxExample);
   EXPECT_EQ(result.exitCode, 0) << result.err;
