@@ -46,9 +46,13 @@ const std::string& ensureInterpreter() {
       try {
         py::module_::import("pypto");
       } catch (py::error_already_set& error) {
-        failure = "cannot load the pypto package from " + packages + " (" + error.what() +
-                  "); pto looks for it in ../python and ../lib/python3/dist-packages beside the program: "
-                  "reinstall PTO Studio, or set PTO_PYTHON_PATH to the folder that holds pypto/";
+        // Where the folder came from decides what to fix: the variable, or the install.
+        const char* named = std::getenv("PTO_PYTHON_PATH");
+        const std::string where = named && *named ? "PTO_PYTHON_PATH, which names " + packages
+                                                  : packages + " (none in ../python or ../lib/python3/dist-packages "
+                                                               "beside the program)";
+        failure = "cannot load the pypto package from " + where + ": " + error.what() +
+                  "; reinstall PTO Studio, or set PTO_PYTHON_PATH to the folder that holds pypto/";
       }
     }
     PyEval_SaveThread();

@@ -68,7 +68,7 @@ TEST(PtoCli, APyptoPackageItCannotFindIsExplainedNotCalledABug) {
   Result result = runShell("env PTO_PYTHON_PATH='" + empty.dir().string() + "' '" + std::string(PTO_CLI) +
                            "' compile " + kSoftmaxExample);
   EXPECT_EQ(result.exitCode, 1) << result.err;
-  EXPECT_NE(result.err.find("cannot load the pypto package from " + empty.dir().string()), std::string::npos)
+  EXPECT_NE(result.err.find("cannot load the pypto package from PTO_PYTHON_PATH, which names " + empty.dir().string()), std::string::npos)
       << result.err;
   EXPECT_NE(result.err.find("set PTO_PYTHON_PATH to the folder that holds pypto/"), std::string::npos) << result.err;
   EXPECT_EQ(result.err.find("bug in pto"), std::string::npos) << result.err;
