@@ -59,6 +59,11 @@ struct Schedule {
   int deviceTaskCount = 0;
   std::vector<std::int64_t> aicpuBusyCycles;  // per scheduler thread
   std::vector<PipeInterval> pipeIntervals;    // every task's, in the order they finished
+  // Set by the scheduler: every core it chose is the one the affinity rule
+  // toggled (device_sched_mode 0 <-> 1, 2 <-> 3) would have chosen at that
+  // moment, so by induction that policy schedules the graph the same, record
+  // for record (a sweep then simulates one of the two). False when unknown.
+  bool affinityChangedNothing = false;
 
   const std::vector<ReadySample>& ready(CoreType type) const { return readySamples[static_cast<std::size_t>(type)]; }
   // What each of the record's core's pipes did for its task.

@@ -188,7 +188,8 @@ private:
   bool mayServe(int aicpu, CoreId core) const { return !m_config.partitioned() || coreState(core).owner == aicpu; }
   CoreState& coreState(CoreId core) { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
   const CoreState& coreState(CoreId core) const { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
-  std::optional<CoreId> chooseCore(const Task& task, int aicpu) const;
+  // Also clears m_affinityChangedNothing when the affinity rule would choose otherwise than the policy does.
+  std::optional<CoreId> chooseCore(const Task& task, int aicpu);
   std::optional<CoreId> choosePendingSlot(const Task& task, int aicpu) const;
   bool inTailBatch(const Task& task) const;
   void busy(int aicpu, std::int64_t cycles);
@@ -226,6 +227,8 @@ private:
   std::vector<std::size_t> m_unresolvedOfDeviceTask;
   std::vector<std::int64_t> m_aicpuFreeAt;
   std::size_t m_resolved = 0;
+  // No core choice so far would differ with the affinity rule toggled (Schedule::affinityChangedNothing).
+  bool m_affinityChangedNothing = true;
   Schedule m_schedule;
 };
 
@@ -300,6 +303,7 @@ std::optional<Schedule> Simulation::run() {
   }
   for (const TaskRecord& record : m_schedule.tasks)
     m_schedule.makespanCycles = std::max(m_schedule.makespanCycles, record.endCycle);
+  m_schedule.affinityChangedNothing = m_affinityChangedNothing;
   return std::move(m_schedule);
 }
 
@@ -442,23 +446,29 @@ bool Simulation::takeCompletion(int aicpu) {
   return false;
 }
 
-std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) const {
+std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) {
   auto usable = [&](CoreId core) { return coreState(core).idle() && mayServe(aicpu, core); };
-  if (m_config.affinity()) {
-    // Producers of the same core type, the latest-ending first.
-    std::vector<const TaskRecord*> producers;
-    for (TaskId p : task.predecessors)
-      if (m_graph.tasks[static_cast<std::size_t>(p)].coreType == task.coreType)
-        producers.push_back(&m_schedule.tasks[static_cast<std::size_t>(p)]);
-    std::sort(producers.begin(), producers.end(), [](const TaskRecord* a, const TaskRecord* b) {
-      return std::tie(a->endCycle, a->task) > std::tie(b->endCycle, b->task);
-    });
-    for (const TaskRecord* producer : producers)
-      if (usable(producer->core)) return producer->core;
+  std::optional<CoreId> lowest;  // policy 0's rule: the lowest-numbered usable core
+  for (int i = 0; i < m_config.cores(task.coreType) && !lowest; ++i)
+    if (usable(CoreId{task.coreType, i})) lowest = CoreId{task.coreType, i};
+  if (!lowest) return std::nullopt;  // then the affinity rule finds none either
+  const bool affinity = m_config.affinity();
+  if (!affinity && !m_affinityChangedNothing) return lowest;
+  // The affinity rule: of the producers of the same core type whose core is
+  // usable, the latest-ending one's (then the larger task id). Worked out
+  // under the other policies too, while no choice has differed yet, to tell
+  // whether the run is also the one with the rule toggled.
+  const TaskRecord* latest = nullptr;
+  for (TaskId p : task.predecessors) {
+    if (m_graph.tasks[static_cast<std::size_t>(p)].coreType != task.coreType) continue;
+    const TaskRecord& producer = m_schedule.tasks[static_cast<std::size_t>(p)];
+    if (!usable(producer.core)) continue;
+    if (!latest || std::tie(producer.endCycle, producer.task) > std::tie(latest->endCycle, latest->task))
+      latest = &producer;
   }
-  for (int i = 0; i < m_config.cores(task.coreType); ++i)
-    if (usable(CoreId{task.coreType, i})) return CoreId{task.coreType, i};
-  return std::nullopt;
+  const CoreId byAffinity = latest ? latest->core : *lowest;
+  if (byAffinity != *lowest) m_affinityChangedNothing = false;
+  return affinity ? byAffinity : *lowest;
 }
 
 // The device task's unresolved tasks are no more than the cores of the

@@ -451,6 +451,9 @@ struct VariantSimulator::State {
   static constexpr std::size_t kKeptTaskRecords = std::size_t{1} << 21;
   std::map<StageKey, std::shared_future<Simulated>> simulated;
   std::deque<std::pair<StageKey, std::size_t>> simulatedOrder;  // key and task records, oldest first
+  // Keys whose simulation is known to be another key's, record for record
+  // (the affinity rule toggled on a run where it changed no choice).
+  std::map<StageKey, StageKey> sameSimulationAs;
   std::size_t simulatedRecords = 0;
   int simulations = 0;
   // Stages of the compilations, for variants that differ in what late
@@ -474,6 +477,7 @@ struct VariantSimulator::Prepared {
   TimingRunOptions runtime;
   std::shared_ptr<const CompileResult> compiled;
   StageKey simulationKey;
+  StageKey affinityToggledKey;  // its key with device_sched_mode's affinity rule toggled
 };
 
 VariantSimulator::VariantSimulator(const TracedProject& traced, std::size_t keptCompilations)
@@ -604,12 +608,25 @@ std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const Operat
   // device task is that many calls).
   const SchedulerConfig scheduling =
       equivalentConfig(schedulerConfigFor(*machine, *runtime), compiled.result->compilation.tasks);
-  StageKeyBuilder simulationKey(compiled.timingInputs);
-  simulationKey.add(variant.machine)
-      .add(static_cast<std::int64_t>(scheduling.deviceSchedMode))
-      .add(static_cast<std::int64_t>(scheduling.stitchFunctionMaxNum))
-      .add(static_cast<std::int64_t>(scheduling.aicpuCount));
-  return Prepared{std::move(machine), *runtime, compiled.result, simulationKey.key()};
+  auto keyWithMode = [&](int deviceSchedMode) {
+    return StageKeyBuilder(compiled.timingInputs)
+        .add(variant.machine)
+        .add(static_cast<std::int64_t>(deviceSchedMode))
+        .add(static_cast<std::int64_t>(scheduling.stitchFunctionMaxNum))
+        .add(static_cast<std::int64_t>(scheduling.aicpuCount))
+        .key();
+  };
+  StageKey simulationKey = keyWithMode(scheduling.deviceSchedMode);
+  // The same point with the affinity rule toggled (0 <-> 1, 2 <-> 3): once
+  // either has been simulated and its scheduler saw no choice the rule
+  // changes (Schedule::affinityChangedNothing), the other takes its simulation.
+  StageKey affinityToggledKey = keyWithMode(scheduling.deviceSchedMode ^ 1);
+  {
+    std::lock_guard lock(state.mutex);
+    auto same = state.sameSimulationAs.find(simulationKey);
+    if (same != state.sameSimulationAs.end()) simulationKey = same->second;
+  }
+  return Prepared{std::move(machine), *runtime, compiled.result, simulationKey, affinityToggledKey};
 }
 
 std::optional<StageKey> VariantSimulator::simulationKey(const OperatorProject& variant, DiagnosticEngine& diags) {
@@ -651,10 +668,13 @@ std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorPro
     for (const Diagnostic& diagnostic : simulateDiags.diagnostics())
       if (diagnostic.severity == Severity::Error) made.errors.push_back(diagnostic);
     const std::size_t records = made.simulation ? made.simulation->schedule.tasks.size() : 0;
+    const bool affinityChangedNothing = made.simulation && made.simulation->schedule.affinityChangedNothing;
     mine->set_value(std::move(made));
     // Kept once made; the oldest go while the kept schedules are too large
     // (a thread still waiting on one holds its future).
     std::lock_guard lock(state.mutex);
+    if (affinityChangedNothing)
+      state.sameSimulationAs.try_emplace(prepared->affinityToggledKey, prepared->simulationKey);
     state.simulatedOrder.emplace_back(prepared->simulationKey, records);
     state.simulatedRecords += records;
     while (state.simulatedOrder.size() > 1 && state.simulatedRecords > State::kKeptTaskRecords) {

@@ -158,6 +158,16 @@ TEST(IncrementalCompile, CompilationsTheSameToTheTimingModelShareTheirSimulation
   expectSameAsFromScratch(simulator, traced, withSetting(base, "runtime_options", {"stitch_function_max_num"}, 100000),
                           "stitch_function_max_num 100000");
   EXPECT_EQ(simulator.simulations(), 2 + int{givenLimitBinds});
+  // With one root call per device task no core choice of the LI's run is one
+  // the affinity rule would change (the run says so:
+  // Schedule::affinityChangedNothing), so device_sched_mode 1 takes mode 0's
+  // simulation; its result still equals its own simulation from scratch.
+  const OperatorProject oneCall = withSetting(base, "runtime_options", {"stitch_function_max_num"}, 1);
+  const int simulationsBefore = simulator.simulations();
+  expectSameAsFromScratch(simulator, traced, oneCall, "stitch_function_max_num 1");
+  expectSameAsFromScratch(simulator, traced, withSetting(oneCall, "runtime_options", {"device_sched_mode"}, 1),
+                          "stitch_function_max_num 1, device_sched_mode 1");
+  EXPECT_EQ(simulator.simulations(), simulationsBefore + 1);
   EXPECT_EQ(simulator.compilations(), 3);
 }
 

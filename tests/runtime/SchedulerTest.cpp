@@ -14,13 +14,15 @@ namespace {
 
 bool sameSchedule(const Schedule& a, const Schedule& b) {
   if (a.tasks.size() != b.tasks.size() || a.makespanCycles != b.makespanCycles ||
-      a.readySamples != b.readySamples || a.aicpuBusyCycles != b.aicpuBusyCycles)
+      a.deviceTaskCount != b.deviceTaskCount || a.readySamples != b.readySamples ||
+      a.aicpuBusyCycles != b.aicpuBusyCycles)
     return false;
   for (std::size_t i = 0; i < a.tasks.size(); ++i) {
     const TaskRecord& x = a.tasks[i];
     const TaskRecord& y = b.tasks[i];
-    if (x.core != y.core || x.readyCycle != y.readyCycle || x.dispatchCycle != y.dispatchCycle ||
-        x.startCycle != y.startCycle || x.endCycle != y.endCycle || x.resolvedCycle != y.resolvedCycle ||
+    if (x.core != y.core || x.deviceTask != y.deviceTask || x.readyCycle != y.readyCycle ||
+        x.dispatchCycle != y.dispatchCycle || x.startCycle != y.startCycle || x.endCycle != y.endCycle ||
+        x.coreFreedCycle != y.coreFreedCycle || x.resolvedCycle != y.resolvedCycle ||
         x.dispatchAicpu != y.dispatchAicpu || x.completionAicpu != y.completionAicpu)
       return false;
   }
@@ -341,21 +343,6 @@ TEST(Scheduler, AnEquivalentConfigSchedulesTheGraphTheSame) {
     cycles.push_back(1000 + static_cast<std::int64_t>((i * 7919) % 5000));
   }
   graph.barriers = {LoopBarrier{36, 0, false}, LoopBarrier{84, 1, false}};
-  auto same = [](const Schedule& a, const Schedule& b) {
-    if (a.tasks.size() != b.tasks.size() || a.makespanCycles != b.makespanCycles ||
-        a.deviceTaskCount != b.deviceTaskCount || a.aicpuBusyCycles != b.aicpuBusyCycles ||
-        a.readySamples != b.readySamples)
-      return false;
-    for (std::size_t i = 0; i < a.tasks.size(); ++i) {
-      const TaskRecord &x = a.tasks[i], &y = b.tasks[i];
-      if (std::tie(x.core.type, x.core.index, x.deviceTask, x.readyCycle, x.dispatchCycle, x.startCycle, x.endCycle,
-                   x.coreFreedCycle, x.resolvedCycle, x.dispatchAicpu, x.completionAicpu) !=
-          std::tie(y.core.type, y.core.index, y.deviceTask, y.readyCycle, y.dispatchCycle, y.startCycle, y.endCycle,
-                   y.coreFreedCycle, y.resolvedCycle, y.dispatchAicpu, y.completionAicpu))
-        return false;
-    }
-    return true;
-  };
   int reducedModes = 0, reducedStitches = 0;
   for (bool ownCores : {false, true})
     for (int threads : {1, 3})
@@ -373,11 +360,53 @@ TEST(Scheduler, AnEquivalentConfigSchedulesTheGraphTheSame) {
           FakeExecutor givenExecutor(cycles), reducedExecutor(cycles);
           const Schedule a = runOrFail(graph, given, givenExecutor);
           const Schedule b = runOrFail(graph, reduced, reducedExecutor);
-          EXPECT_TRUE(same(a, b)) << "mode " << mode << ", stitch " << stitch << ", threads " << threads
+          EXPECT_TRUE(sameSchedule(a, b)) << "mode " << mode << ", stitch " << stitch << ", threads " << threads
                                   << (ownCores ? ", threads own cores" : "");
         }
   EXPECT_GT(reducedModes, 0);
   EXPECT_GT(reducedStitches, 0);
+}
+
+// A run says whether the affinity rule toggled (device_sched_mode 0 <-> 1,
+// 2 <-> 3) would have chosen any core otherwise; when it says not, the
+// toggled policy's own run gives the same schedule, record for record.
+// Checked by running both on random DAGs (the rule matters only for a task
+// with a producer of its own core type) and on a graph whose tasks only
+// follow tasks of the other type, where it can never matter. Both answers
+// occur, so the check can fail either way.
+TEST(Scheduler, ARunSaysWhenTheAffinityRuleChangedNothing) {
+  int unchanged = 0, changed = 0;
+  for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+    const ExecuteGraph graph = randomDag(seed, 60, seed % 3 == 0 ? 0.002 : 0.04);
+    std::vector<std::int64_t> cycles;
+    for (std::size_t i = 0; i < graph.tasks.size(); ++i) cycles.push_back(800 + static_cast<std::int64_t>((i * 7919 + seed) % 4000));
+    for (int threads : {1, 3})
+      for (int mode = 0; mode <= 3; ++mode) {
+        const SchedulerConfig given = config(3, 5, threads, a2Costs(), mode);
+        const SchedulerConfig toggled = config(3, 5, threads, a2Costs(), mode ^ 1);
+        FakeExecutor givenExecutor(cycles), toggledExecutor(cycles);
+        const Schedule a = runOrFail(graph, given, givenExecutor);
+        const Schedule b = runOrFail(graph, toggled, toggledExecutor);
+        if (a.affinityChangedNothing) {
+          ++unchanged;
+          EXPECT_TRUE(sameSchedule(a, b)) << "seed " << seed << ", mode " << mode << ", threads " << threads;
+        } else {
+          ++changed;
+        }
+      }
+  }
+  EXPECT_GT(unchanged, 0);
+  EXPECT_GT(changed, 0);
+
+  // Cube and vector tasks in turn, each after the one before: no task has a producer of its own type.
+  ExecuteGraph alternating;
+  for (int i = 0; i < 40; ++i)
+    addTask(alternating, i % 2 ? CoreType::AIV : CoreType::AIC,
+            i == 0 ? std::vector<TaskId>{} : std::vector<TaskId>{static_cast<TaskId>(i - 1)});
+  for (int mode = 0; mode <= 3; ++mode) {
+    FakeExecutor executor(700, 300);
+    EXPECT_TRUE(runOrFail(alternating, config(2, 4, 2, a2Costs(), mode), executor).affinityChangedNothing) << mode;
+  }
 }
 
 TEST(Scheduler, ABarrierOutsideTheTaskListIsRefused) {
