@@ -63,8 +63,11 @@ QString strategyName(TuneStrategy strategy) {
   return QString();
 }
 
+} // namespace
+
 // Baseline against predicted (and, once run, obtained) as two bars on one
-// scale: the eye reads the gain before the numbers.
+// scale: the eye reads the gain before the numbers. Outside the anonymous
+// namespace, as AdvicePanel::Card holds one.
 class GainBar : public QWidget {
 public:
   explicit GainBar(QWidget* parent) : QWidget(parent) { setFixedHeight(18); setMinimumWidth(120); }
@@ -107,6 +110,8 @@ private:
   double m_baselineUs = 0.0, m_predictedUs = 0.0;
   std::optional<double> m_obtainedUs;
 };
+
+namespace {
 
 // A page of the panel (suggestions, tuner): its layout, headed by a headline
 // in rich text the user can select and copy.

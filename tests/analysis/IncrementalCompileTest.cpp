@@ -55,8 +55,9 @@ void expectSameAsFromScratch(VariantSimulator& simulator, const TracedProject& t
   auto fresh = simulateVariant(traced, point, diags);
   ASSERT_TRUE(fresh) << diags.printed();
   for (const PassRecord& record : fresh->compiled.passes) EXPECT_FALSE(record.reused) << record.name;
-  if (compareIr)
+  if (compareIr) {
     EXPECT_EQ(printJson(irSnapshot(reused->compiled->compilation)), printJson(irSnapshot(fresh->compiled.compilation)));
+  }
   EXPECT_EQ(reused->simulation.stats.makespanCycles, fresh->simulation.stats.makespanCycles);
   EXPECT_EQ(reused->simulation.stats.makespanUs, fresh->simulation.stats.makespanUs);
   const auto& a = reused->simulation.schedule.tasks;

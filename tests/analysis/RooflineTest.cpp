@@ -265,7 +265,9 @@ TEST_P(RooflineOnExamples, NoSubgraphBeatsItsRoof) {
     EXPECT_GT(point.roofShare, 0.0);
   }
   EXPECT_GT(plotted, 0);
-  if (std::string(GetParam()) == "matmul") EXPECT_DOUBLE_EQ(cubeOps, 2.0 * run->multiplyAdds);
+  if (std::string(GetParam()) == "matmul") {
+    EXPECT_DOUBLE_EQ(cubeOps, 2.0 * run->multiplyAdds);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, RooflineOnExamples,

@@ -108,7 +108,7 @@ TEST(RunSummary, DeltaAgainstThePreviousRun) {
   EXPECT_FALSE(summarizeRun(example.run, "softmax", unsimulated).deltaUs());
   // pass() is every output passing.
   RunSummary failing = summary;
-  failing.outputs.push_back({"z", "float32", {4}, false, 1.0, 1.0, 4, 4, 1e-5, 1e-6, "reference"});
+  failing.outputs.push_back({"z", "float32", {4}, false, 1.0, 1.0, 4, 4, 1e-5, 1e-6, "reference", ""});
   EXPECT_FALSE(failing.pass());
 }
 

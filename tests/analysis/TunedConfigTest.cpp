@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "tuned-config file"},
         BadConfig{"Empty", "", "bad.json:1:1: error: the tuned-config file is empty; it is a JSON object such as "
                                "`pto export-config` writes"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param) { return std::string(param.param.name); });
 
 TEST(TunedConfig, UnknownMachineIsAnErrorAtItsValue) {
   OperatorProject project = tuned();

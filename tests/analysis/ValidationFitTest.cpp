@@ -97,7 +97,9 @@ TEST(ValidationFit, EveryFigureOfTheBundledA2AndA3FilesHasASource) {
     for (const MachineParameter& parameter : parameters) {
       EXPECT_FALSE(parameter.sourceKey.empty()) << name << ": " << parameter.key << " has no source";
       EXPECT_FALSE(parameter.source.source.empty()) << name << ": " << parameter.key;
-      if (parameter.source.kind == "fit") EXPECT_FALSE(parameter.source.fittedOn.empty()) << parameter.key;
+      if (parameter.source.kind == "fit") {
+        EXPECT_FALSE(parameter.source.fittedOn.empty()) << parameter.key;
+      }
     }
   }
 }

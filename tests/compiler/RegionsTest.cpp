@@ -94,12 +94,16 @@ TEST(Regions, OverlapIsExactOnNumbersAndSoundOnSymbols) {
       const bool brute = bruteMayOverlap(a, b, mode, kSymbols);
       const bool said = mayOverlap(a, b, mode);
       // Sound: a pair that can share an element is never called apart.
-      if (brute) ASSERT_TRUE(said) << "case " << i;
+      if (brute) {
+        ASSERT_TRUE(said) << "case " << i;
+      }
       // Exact where it can be: with numbers only, "may" means "does".
       bool numbers = true;
       for (std::size_t d = 0; d < a.rank; ++d) numbers = numbers && a.symbol[d] == 0;
       for (std::size_t d = 0; d < b.rank; ++d) numbers = numbers && b.symbol[d] == 0;
-      if (numbers) ASSERT_EQ(said, brute) << "case " << i;
+      if (numbers) {
+        ASSERT_EQ(said, brute) << "case " << i;
+      }
       // Symmetric.
       ASSERT_EQ(said, mayOverlap(b, a, mode)) << "case " << i;
     }

@@ -20,14 +20,15 @@ Dims evaluated(const SymbolicShape& shape, std::int64_t n) {
 }
 
 TEST(ValidPartsRules, ASymbolicReshapeOfARowPrefixGivesTheValueRulesBoxForEverySize) {
-  struct Case {
+  struct ReshapeCase {
     Dims shape, newShape;
     std::size_t partial;  // the dim of size n
   };
   // [n, 1024] of [16, 1024] read as [128, 128] is [8n, 128]; a [1, 1, n, 64] tail as [n*64]; rows of a
   // [4, 6] as [24]; a batch of one that is there or not as [16, 16].
-  for (const Case& c : {Case{{16, 1024}, {128, 128}, 0}, Case{{1, 1, 32, 64}, {2048}, 2}, Case{{4, 6}, {24}, 0},
-                        Case{{1, 8, 4}, {32}, 1}, Case{{1, 32, 8}, {16, 16}, 0}}) {
+  for (const ReshapeCase& c :
+       {ReshapeCase{{16, 1024}, {128, 128}, 0}, ReshapeCase{{1, 1, 32, 64}, {2048}, 2}, ReshapeCase{{4, 6}, {24}, 0},
+        ReshapeCase{{1, 8, 4}, {32}, 1}, ReshapeCase{{1, 32, 8}, {16, 16}, 0}}) {
     SymbolicShape valid(c.shape.begin(), c.shape.end());
     const std::size_t partial = c.partial;
     valid[partial] = SymbolicScalar::symbol("n");
@@ -74,14 +75,14 @@ TEST(ValidPartsRules, SymbolicCutsPairTheSameAxesAsTheValueRule) {
   matmul.attrs["a_trans"] = false;
   matmul.attrs["b_trans"] = false;
   const SymbolicScalar n = SymbolicScalar::symbol("n");
-  struct Case {
+  struct CutCase {
     const TensorOp* op;
     std::vector<Dims> shapes;
     std::vector<SymbolicShape> valids;
   };
-  for (const Case& c : {Case{&sub, {{8, 64}, {8, 1}}, {{8, n}, {8, 1}}},
-                        Case{&matmul, {{4, 32}, {32, 16}}, {{4, n}, {32, 16}}},
-                        Case{&matmul, {{4, 32}, {32, 16}}, {{4, 32}, {n, 16}}}}) {
+  for (const CutCase& c : {CutCase{&sub, {{8, 64}, {8, 1}}, {{8, n}, {8, 1}}},
+                           CutCase{&matmul, {{4, 32}, {32, 16}}, {{4, n}, {32, 16}}},
+                           CutCase{&matmul, {{4, 32}, {32, 16}}, {{4, 32}, {n, 16}}}}) {
     const std::optional<std::vector<SymbolicShape>> symbolic = validparts::cutInputs(*c.op, c.shapes, c.valids);
     ASSERT_TRUE(symbolic);
     for (std::int64_t value = 0; value <= 32; ++value) {

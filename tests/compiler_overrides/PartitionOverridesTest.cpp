@@ -200,8 +200,11 @@ TEST_F(Overrides, WithoutEntriesThePassChangesNothing) {
             "sg1 AIV p0: 1 5 9\n"
             "sg2 AIV p0: 2 6 10\n"
             "sg3 AIV p0: 3 7 11\n");
-  for (const PassRecord& pass : result->passes)
-    if (pass.name == "ApplyPartitionOverrides") EXPECT_FALSE(pass.changed);
+  for (const PassRecord& pass : result->passes) {
+    if (pass.name == "ApplyPartitionOverrides") {
+      EXPECT_FALSE(pass.changed);
+    }
+  }
   EXPECT_TRUE(matchesReference(result->compilation));
 }
 

@@ -301,8 +301,9 @@ TEST(LowerToPto, TheVectorOpsOfACubeSubgraphTakePlannedReusedUbBuffers) {
     vectorOps += instruction.pipe == Pipe::VECTOR && !isSync(instruction.opcode);
     for (const auto* operands : {&instruction.dst, &instruction.srcs})
       for (const PtoOperand& operand : *operands)
-        if (operand.memory == MemoryKind::UB)
+        if (operand.memory == MemoryKind::UB) {
           EXPECT_LE(operand.offsetBytes + operand.bytes, peak) << "a UB operand outside the plan";
+        }
   }
   EXPECT_EQ(vectorOps, 2 * steps) << listing(compilation);
 }

@@ -47,7 +47,9 @@ TEST(BandwidthSharing, RandomMixesRespectLimitsCapAndMaxMinFairness) {
       level = std::max(level, rates[i]);
     }
     for (std::size_t i = 0; i < limits.size(); ++i)
-      if (rates[i] < limits[i] * (1 - 1e-12)) EXPECT_NEAR(rates[i], level, 1e-9 * level);
+      if (rates[i] < limits[i] * (1 - 1e-12)) {
+        EXPECT_NEAR(rates[i], level, 1e-9 * level);
+      }
   }
 }
 

@@ -105,7 +105,9 @@ TEST(Sharing, MemoryBoundKernelApproachesTheRooflineAsCoresAreAdded) {
     EXPECT_GE(makespan, roofline) << cores << " cores";
     EXPECT_LT(makespan, previous) << cores << " cores: more cores, less time";
     previous = makespan;
-    if (cores == 48) EXPECT_LE(makespan, 1.05 * roofline) << "within 5 % of bytes / (cap * e)";
+    if (cores == 48) {
+      EXPECT_LE(makespan, 1.05 * roofline) << "within 5 % of bytes / (cap * e)";
+    }
   }
 }
 

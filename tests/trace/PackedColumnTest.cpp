@@ -38,7 +38,9 @@ TEST(PackedColumn, EveryValueReadsBackExactly) {
       expected.push_back(value);
       column.push_back(value);
       // Reads while growing: the open block and packed blocks alike.
-      if (i % 97 == 0) ASSERT_EQ(column[expected.size() - 1], value);
+      if (i % 97 == 0) {
+        ASSERT_EQ(column[expected.size() - 1], value);
+      }
     }
   }
   expected.push_back(7);  // a partial last block

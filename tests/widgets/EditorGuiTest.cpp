@@ -49,7 +49,7 @@ RunSummary passingRun() {
   run.programs = 1;
   run.dependencies = 0;
   run.coreTypes = {{"AIC", 24, 0, 0.0}, {"AIV", 48, 96, 0.8130}};
-  run.outputs = {{"y", "float32", {32, 32, 1, 256}, true, 2.4e-7, 3.1e-6, 0, 262144, 1e-5, 1e-6, "reference"}};
+  run.outputs = {{"y", "float32", {32, 32, 1, 256}, true, 2.4e-7, 3.1e-6, 0, 262144, 1e-5, 1e-6, "reference", ""}};
   run.hostTimes = {20.2, 3.5, 4.0, 1.5, 6.0};
   run.previousMakespanUs = 13.0;
   return run;
@@ -58,7 +58,7 @@ RunSummary passingRun() {
 RunSummary failingRun() {
   RunSummary run = passingRun();
   run.makespanUs = 14.0;
-  run.outputs.push_back({"z", "float16", {64}, false, 0.5, 0.25, 3, 64, 1e-3, 1e-3, "golden_z.npy"});
+  run.outputs.push_back({"z", "float16", {64}, false, 0.5, 0.25, 3, 64, 1e-3, 1e-3, "golden_z.npy", ""});
   return run;
 }
 

@@ -249,7 +249,9 @@ TEST(LaneSummary, LongTasksAreTheLongTasksInTheWindow) {
     std::sort(found.begin(), found.end());
     EXPECT_EQ(found, expected) << "query " << query;
     nonEmpty += expected.empty() ? 0 : 1;
-    if (expected.size() > 3) EXPECT_FALSE(summary.longTasks(lane, from, to, minDur, 2, found));
+    if (expected.size() > 3) {
+      EXPECT_FALSE(summary.longTasks(lane, from, to, minDur, 2, found));
+    }
   }
   EXPECT_GT(nonEmpty, 20);
 }
