@@ -13,7 +13,7 @@ deb="$(realpath "$(ls -t "$build"/pto-studio_*.deb | head -n 1)")"
 echo "check-package: $deb ($(du -h "$deb" | cut -f1))"
 
 root="$(mktemp -d)"
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" "$root.no-suppressed-tags"' EXIT
 dpkg-deb -x "$deb" "$root"
 
 # Nothing of the build or source tree may be on the way: run from elsewhere,
@@ -50,7 +50,11 @@ done
 echo "check-package: postinst byte-compiles the Python packages, prerm removes the bytecode"
 
 if command -v lintian > /dev/null; then
-  lintian --fail-on error --suppress-tags-from-file /dev/null "$deb"
+  # No tag suppressed: an empty file of our own, not /dev/null, which a broken
+  # container may have as a regular file that others write to.
+  no_suppressed_tags="$root.no-suppressed-tags"
+  : > "$no_suppressed_tags"
+  lintian --fail-on error --suppress-tags-from-file "$no_suppressed_tags" "$deb"
   echo "check-package: lintian reports no errors"
 else
   echo "check-package: lintian is not installed (scripts/install-deps.sh installs it)" >&2
