@@ -11,6 +11,41 @@
 
 namespace pto {
 
+namespace {
+
+// Writes all of `contents` to `fd`; false with the reason in `error`.
+bool writeAll(int fd, std::string_view contents, std::string& error) {
+  const char* data = contents.data();
+  std::size_t remaining = contents.size();
+  while (remaining > 0) {
+    ssize_t written = ::write(fd, data, remaining);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      error = std::strerror(errno);
+      return false;
+    }
+    data += written;
+    remaining -= static_cast<std::size_t>(written);
+  }
+  return true;
+}
+
+bool writeInPlace(const std::filesystem::path& target, std::string_view contents, std::string& error) {
+  int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return false;
+  }
+  const bool written = writeAll(fd, contents, error);
+  if (::close(fd) != 0 && written) {
+    error = std::strerror(errno);
+    return false;
+  }
+  return written;
+}
+
+} // namespace
+
 bool writeFileAtomically(const std::filesystem::path& path, std::string_view contents, std::string& error) {
   std::filesystem::path target = path;
   // Through a symbolic link to the file it names: the link stays a link.
@@ -19,6 +54,12 @@ bool writeFileAtomically(const std::filesystem::path& path, std::string_view con
     std::filesystem::path resolved = std::filesystem::canonical(target, linkError);
     if (!linkError) target = resolved;
   }
+  // A device, a pipe or a socket (`--json /dev/null`, `/dev/stdout`, a FIFO a
+  // script reads) is written in place: renaming a file over it would replace
+  // the node itself (as root, /dev/null would become a regular file).
+  struct stat node {};
+  if (::stat(target.c_str(), &node) == 0 && !S_ISREG(node.st_mode) && !S_ISDIR(node.st_mode))
+    return writeInPlace(target, contents, error);
   std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::random_device entropy;
   std::filesystem::path temporary =
@@ -32,19 +73,10 @@ bool writeFileAtomically(const std::filesystem::path& path, std::string_view con
   // The new file keeps the old one's permissions (an executable script stays executable).
   struct stat existing {};
   if (::stat(target.c_str(), &existing) == 0) (void)::fchmod(fd, existing.st_mode & 07777);
-  const char* data = contents.data();
-  std::size_t remaining = contents.size();
-  while (remaining > 0) {
-    ssize_t written = ::write(fd, data, remaining);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      error = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return false;
-    }
-    data += written;
-    remaining -= static_cast<std::size_t>(written);
+  if (!writeAll(fd, contents, error)) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    return false;
   }
   // fsync before rename: otherwise a power cut can leave an empty file under the old name.
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
