@@ -57,9 +57,9 @@ bool writeFileAtomically(const std::filesystem::path& path, std::string_view con
   // A device, a pipe or a socket (`--json /dev/null`, `/dev/stdout`, a FIFO a
   // script reads) is written in place: renaming a file over it would replace
   // the node itself (as root, /dev/null would become a regular file).
-  struct stat node {};
-  if (::stat(target.c_str(), &node) == 0 && !S_ISREG(node.st_mode) && !S_ISDIR(node.st_mode))
-    return writeInPlace(target, contents, error);
+  struct stat existing {};
+  const bool exists = ::stat(target.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) return writeInPlace(target, contents, error);
   std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::random_device entropy;
   std::filesystem::path temporary =
@@ -71,8 +71,7 @@ bool writeFileAtomically(const std::filesystem::path& path, std::string_view con
     return false;
   }
   // The new file keeps the old one's permissions (an executable script stays executable).
-  struct stat existing {};
-  if (::stat(target.c_str(), &existing) == 0) (void)::fchmod(fd, existing.st_mode & 07777);
+  if (exists) (void)::fchmod(fd, existing.st_mode & 07777);
   if (!writeAll(fd, contents, error)) {
     ::close(fd);
     ::unlink(temporary.c_str());
