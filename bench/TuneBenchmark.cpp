@@ -32,7 +32,7 @@ void tuneExample(benchmark::State& state, const char* folder, int budget) {
   options.budget = budget;
   std::int64_t evaluated = 0;
   double seconds = 0.0;
-  int compilations = 0, simulations = 0;
+  int compilations = 0, simulations = 0, resumed = 0;
   for (auto _ : state) {
     auto result = tune(*traced, options, diags);
     if (!result) {
@@ -43,9 +43,11 @@ void tuneExample(benchmark::State& state, const char* folder, int budget) {
     seconds += result->seconds;
     compilations = result->compilations;
     simulations = result->simulations;
+    resumed = result->resumedSimulations;
   }
   state.counters["compilations"] = compilations;
   state.counters["simulations"] = simulations;
+  state.counters["resumed"] = resumed;
   state.counters["configs_per_s"] = seconds > 0 ? static_cast<double>(evaluated) / seconds : 0.0;
   state.counters["configs"] = static_cast<double>(evaluated) / static_cast<double>(state.iterations());
 }

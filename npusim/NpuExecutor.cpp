@@ -192,6 +192,11 @@ std::size_t NpuExecutor::pipeIntervalEstimate() const {
   return std::min(bound, kMostReserved);
 }
 
+std::unique_ptr<Executor> NpuExecutor::clone() const {
+  if (m_stepRecorder || m_observer) return nullptr;
+  return std::make_unique<NpuExecutor>(*this);
+}
+
 int NpuExecutor::slotOf(CoreId core) {
   for (std::size_t i = 0; i < m_coreOfSlot.size(); ++i)
     if (m_coreOfSlot[i] == core) return static_cast<int>(i);

@@ -59,6 +59,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -87,6 +88,10 @@ public:
   void finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) override;
   // At most one interval per busy step of a task's program (capped at 1 GiB).
   std::size_t pipeIntervalEstimate() const override;
+  // A copy mid-run (the chip state, the L2 and the open intervals); null
+  // while a step recorder or a bandwidth observer is set, hooks of this run
+  // that a copy would feed too.
+  std::unique_ptr<Executor> clone() const override;
 
   // Called in the committed simulation (never while looking ahead) each time
   // the GM bandwidth is shared anew: the cycle (fractional), the sum of the

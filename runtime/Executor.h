@@ -34,6 +34,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -101,6 +102,10 @@ public:
   // once: grown step by step through a million tasks it was copied and its
   // fresh pages faulted in about twice over.
   virtual std::size_t pipeIntervalEstimate() const { return 0; }
+  // A copy of this executor mid-run, state and all, that a run resumed
+  // from the same point continues (ScheduleFork); null when it cannot be
+  // copied (the default).
+  virtual std::unique_ptr<Executor> clone() const { return nullptr; }
 };
 
 } // namespace pto

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <array>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,7 @@ public:
   void start(const Task& task, CoreId core, std::int64_t startCycle) override;
   std::optional<Completion> nextCompletion() const override;
   void finish(TaskId task, std::int64_t endCycle, std::vector<PipeInterval>& intervals) override;
+  std::unique_ptr<Executor> clone() const override { return std::make_unique<FakeExecutor>(*this); }
 
   std::int64_t durationCycles(const Task& task) const;
   // The largest number of tasks that ran at once on cores of `type`.

@@ -11,7 +11,8 @@
 #include <tuple>
 
 namespace pto {
-namespace {
+// Named, not anonymous: ScheduleFork::State holds a Simulation.
+namespace scheduler_internal {
 
 std::size_t slot(CoreType type) { return static_cast<std::size_t>(type); }
 constexpr std::array<CoreType, 2> kCoreTypes{CoreType::AIC, CoreType::AIV};
@@ -152,9 +153,15 @@ class Simulation {
 public:
   Simulation(const ExecuteGraph& graph, const SchedulerConfig& config, Executor& executor, DiagnosticEngine& diags,
              ConsumerLists consumers)
-      : m_graph(graph), m_config(config), m_executor(executor), m_diags(diags), m_consumers(std::move(consumers)) {}
+      : m_graph(&graph), m_config(&config), m_executor(&executor), m_diags(&diags), m_consumers(std::move(consumers)) {}
 
-  std::optional<Schedule> run();
+  // With `fork`, the state at the first choice the affinity rule toggled would make otherwise is kept there.
+  std::optional<Schedule> run(std::optional<ScheduleFork>* fork);
+  // A copy of this run (taken by takeFork) continues under `config` (the
+  // policy with the affinity rule toggled) with `executor` (the copy of the
+  // executor taken with it, or a wrapper of that copy).
+  std::optional<Schedule> resume(const SchedulerConfig& config, Executor& executor, DiagnosticEngine& diags);
+  std::int64_t now() const { return m_now; }
 
 private:
   // ThreadFree only wakes the loop when a scheduler thread's job has no event of its own at its end.
@@ -182,10 +189,18 @@ private:
   // Pushes the arrival of device task k, handed to the scheduler threads at cycle `from`.
   void submitDeviceTask(std::size_t k, std::int64_t from);
   void sampleReady(CoreType type);
-  void assignJobs();
+  // The main loop, from the executor's reset (or a fork's resumption) to the end.
+  std::optional<Schedule> loop();
+  // Rounds of jobs for the free threads, the first from thread `aicpu` on
+  // with `progress` already made in it (a resumed run finishes the round it
+  // was forked in).
+  void assignJobs(int aicpu = 0, bool progress = false);
+  // Keeps a copy of this run for the toggled policy, as it stands before
+  // thread `aicpu`'s dispatch in the current round.
+  void takeFork(int aicpu);
   bool takeCompletion(int aicpu);
   bool takeDispatch(int aicpu);
-  bool mayServe(int aicpu, CoreId core) const { return !m_config.partitioned() || coreState(core).owner == aicpu; }
+  bool mayServe(int aicpu, CoreId core) const { return !m_config->partitioned() || coreState(core).owner == aicpu; }
   CoreState& coreState(CoreId core) { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
   const CoreState& coreState(CoreId core) const { return m_cores[slot(core.type)][static_cast<std::size_t>(core.index)]; }
   // Also clears m_affinityChangedNothing when the affinity rule would choose otherwise than the policy does.
@@ -200,11 +215,17 @@ private:
     return tasks;
   }
 
-  const ExecuteGraph& m_graph;
-  const SchedulerConfig& m_config;
-  Executor& m_executor;
-  DiagnosticEngine& m_diags;
+  // Pointers, not references: a fork is a copy of the run, pointed at the resumed run's policy and executor.
+  const ExecuteGraph* m_graph;
+  const SchedulerConfig* m_config;
+  Executor* m_executor;
+  DiagnosticEngine* m_diags;
   ConsumerLists m_consumers;
+  // Where the fork goes (null: none wanted, or it was taken), and whether
+  // the current round of assignJobs has made progress before the thread at work.
+  std::optional<ScheduleFork>* m_fork = nullptr;
+  bool m_roundProgress = false;
+  int m_resumeAicpu = 0;  // in a fork: the thread whose dispatch the resumed run redoes
 
   std::int64_t m_now = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
@@ -232,28 +253,29 @@ private:
   Schedule m_schedule;
 };
 
-std::optional<Schedule> Simulation::run() {
-  const std::size_t n = m_graph.tasks.size();
+std::optional<Schedule> Simulation::run(std::optional<ScheduleFork>* fork) {
+  m_fork = fork;
+  const std::size_t n = m_graph->tasks.size();
   for (CoreType type : kCoreTypes) {
-    m_cores[slot(type)].resize(static_cast<std::size_t>(m_config.cores(type)));
+    m_cores[slot(type)].resize(static_cast<std::size_t>(m_config->cores(type)));
     const auto cores = m_cores[slot(type)].size();
-    const auto threads = static_cast<std::size_t>(m_config.aicpuCount);
+    const auto threads = static_cast<std::size_t>(m_config->aicpuCount);
     // Sections (PyPTO's per-thread core ranges) when threads own cores, else round robin (the fair policies).
     for (std::size_t i = 0; i < cores; ++i)
-      m_cores[slot(type)][i].owner = static_cast<int>(m_config.threadsOwnCores ? i * threads / cores : i % threads);
+      m_cores[slot(type)][i].owner = static_cast<int>(m_config->threadsOwnCores ? i * threads / cores : i % threads);
     m_schedule.readySamples[slot(type)] = {ReadySample{0, 0}};
   }
-  m_aicpuFreeAt.assign(static_cast<std::size_t>(m_config.aicpuCount), 0);
+  m_aicpuFreeAt.assign(static_cast<std::size_t>(m_config->aicpuCount), 0);
   m_schedule.aicpuBusyCycles.assign(m_aicpuFreeAt.size(), 0);
   m_schedule.tasks.resize(n);
   m_counters.resize(n);
   m_running.assign(n, 0);
-  m_deviceTaskOf = deviceTasksOf(m_graph, m_config.stitchFunctionMaxNum);
+  m_deviceTaskOf = deviceTasksOf(*m_graph, m_config->stitchFunctionMaxNum);
   m_deviceTaskBegin.assign(1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     m_schedule.tasks[i].task = static_cast<TaskId>(i);
     m_schedule.tasks[i].deviceTask = m_deviceTaskOf[i];
-    m_counters[i] = static_cast<int>(m_graph.tasks[i].predecessors.size());
+    m_counters[i] = static_cast<int>(m_graph->tasks[i].predecessors.size());
     if (static_cast<std::size_t>(m_deviceTaskOf[i]) + 1 > m_deviceTaskBegin.size()) m_deviceTaskBegin.push_back(i);
   }
   const std::size_t deviceTasks = n == 0 ? 0 : m_deviceTaskBegin.size();
@@ -265,18 +287,34 @@ std::optional<Schedule> Simulation::run() {
   // One device task at a time: the next once this one has finished (see the Resolved event).
   if (deviceTasks > 0) submitDeviceTask(0, 0);
 
-  m_executor.reset(m_graph);
-  m_schedule.pipeIntervals.reserve(m_executor.pipeIntervalEstimate());
+  m_executor->reset(*m_graph);
+  m_schedule.pipeIntervals.reserve(m_executor->pipeIntervalEstimate());
+  return loop();
+}
+
+std::optional<Schedule> Simulation::resume(const SchedulerConfig& config, Executor& executor, DiagnosticEngine& diags) {
+  const int aicpu = m_resumeAicpu;
+  m_config = &config;
+  m_executor = &executor;
+  m_diags = &diags;
+  m_fork = nullptr;
+  // The rest of the round the fork was taken in, then the loop as the run would have gone on.
+  assignJobs(aicpu, m_roundProgress);
+  return loop();
+}
+
+std::optional<Schedule> Simulation::loop() {
+  const std::size_t n = m_graph->tasks.size();
   while (true) {
     std::optional<std::int64_t> next;
     if (!m_events.empty()) next = m_events.top().cycle;
     // Nothing starts before the next scheduler event, so the executor only
     // needs to know whether a task ends by then.
-    if (auto completion = m_executor.completionBy(next.value_or(std::numeric_limits<std::int64_t>::max())))
+    if (auto completion = m_executor->completionBy(next.value_or(std::numeric_limits<std::int64_t>::max())))
       next = next ? std::min(*next, completion->endCycle) : completion->endCycle;
     if (!next) break;
     if (*next < m_now) {
-      m_diags.error({}) << "internal error: the executor reported a task ending at cycle " << *next
+      m_diags->error({}) << "internal error: the executor reported a task ending at cycle " << *next
                         << ", before the current cycle " << m_now;
       return std::nullopt;
     }
@@ -291,14 +329,14 @@ std::optional<Schedule> Simulation::run() {
   }
 
   if (m_runningCount > 0) {
-    m_diags.error({}) << "internal error: the executor reports no completion for running " << taskList(runningTasks());
+    m_diags->error({}) << "internal error: the executor reports no completion for running " << taskList(runningTasks());
     return std::nullopt;
   }
   if (m_resolved != n) {
     std::vector<TaskId> stuck;
     for (std::size_t i = 0; i < n; ++i)
       if (m_counters[i] >= 0) stuck.push_back(static_cast<TaskId>(i));
-    m_diags.error({}) << "internal error: the scheduler stopped with " << taskList(stuck) << " never finished";
+    m_diags->error({}) << "internal error: the scheduler stopped with " << taskList(stuck) << " never finished";
     return std::nullopt;
   }
   for (const TaskRecord& record : m_schedule.tasks)
@@ -308,11 +346,11 @@ std::optional<Schedule> Simulation::run() {
 }
 
 bool Simulation::handleExecutorCompletions() {
-  while (auto completion = m_executor.completionBy(m_now)) {
+  while (auto completion = m_executor->completionBy(m_now)) {
     if (completion->endCycle != m_now) break;
     TaskId task = completion->task;
     if (task < 0 || static_cast<std::size_t>(task) >= m_running.size() || !m_running[static_cast<std::size_t>(task)]) {
-      m_diags.error({}) << "internal error: the executor reported task " << task << " finishing at cycle " << m_now
+      m_diags->error({}) << "internal error: the executor reported task " << task << " finishing at cycle " << m_now
                         << ", but it is not running";
       return false;
     }
@@ -321,9 +359,9 @@ bool Simulation::handleExecutorCompletions() {
     TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(task)];
     record.endCycle = m_now;
     const std::size_t firstPipe = m_schedule.pipeIntervals.size();
-    m_executor.finish(task, m_now, m_schedule.pipeIntervals);
+    m_executor->finish(task, m_now, m_schedule.pipeIntervals);
     if (m_schedule.pipeIntervals.size() > std::numeric_limits<std::uint32_t>::max()) {
-      m_diags.error({}) << "the schedule holds more than " << std::numeric_limits<std::uint32_t>::max()
+      m_diags->error({}) << "the schedule holds more than " << std::numeric_limits<std::uint32_t>::max()
                         << " pipe intervals; simulate fewer tasks at once";
       return false;
     }
@@ -373,7 +411,7 @@ void Simulation::handle(const Event& event) {
     TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(event.id)];
     if (!m_running[static_cast<std::size_t>(event.id)]) ++m_runningCount;
     m_running[static_cast<std::size_t>(event.id)] = 1;
-    m_executor.start(m_graph.tasks[static_cast<std::size_t>(event.id)], record.core, m_now);
+    m_executor->start(m_graph->tasks[static_cast<std::size_t>(event.id)], record.core, m_now);
     break;
   }
   case EventKind::DeviceTaskArrives:
@@ -389,14 +427,14 @@ void Simulation::handle(const Event& event) {
 void Simulation::submitDeviceTask(std::size_t k, std::int64_t from) {
   // The control flow builds device tasks one after another, device task k ready (k+1) submits and k stitches
   // after the start; the scheduler threads take it one submit after they are free for it (`from`).
-  const AicpuCosts& costs = m_config.costs;
+  const AicpuCosts& costs = m_config->costs;
   const auto index = static_cast<std::int64_t>(k);
   const std::int64_t built = (index + 1) * costs.deviceTaskSubmitCycles + index * costs.stitchCycles;
   push({std::max(built, from + costs.deviceTaskSubmitCycles), EventKind::DeviceTaskArrives, static_cast<int>(k)});
 }
 
 void Simulation::makeReady(TaskId task) {
-  CoreType type = m_graph.tasks[static_cast<std::size_t>(task)].coreType;
+  CoreType type = m_graph->tasks[static_cast<std::size_t>(task)].coreType;
   m_schedule.tasks[static_cast<std::size_t>(task)].readyCycle = m_now;
   m_ready[slot(type)].emplace(m_now, task);
   sampleReady(type);
@@ -420,13 +458,16 @@ void Simulation::busy(int aicpu, std::int64_t cycles) {
 
 // Rounds: every free thread takes at most one job per round (thread 0 first),
 // until no free thread finds one.
-void Simulation::assignJobs() {
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (int aicpu = 0; aicpu < m_config.aicpuCount; ++aicpu) {
+void Simulation::assignJobs(int aicpu, bool progress) {
+  while (true) {
+    for (; aicpu < m_config->aicpuCount; ++aicpu) {
       if (m_aicpuFreeAt[static_cast<std::size_t>(aicpu)] > m_now) continue;
+      m_roundProgress = progress;  // what a fork taken in this thread's dispatch resumes with
       if (takeCompletion(aicpu) || takeDispatch(aicpu)) progress = true;
     }
+    if (!progress) return;
+    aicpu = 0;
+    progress = false;
   }
 }
 
@@ -434,7 +475,7 @@ bool Simulation::takeCompletion(int aicpu) {
   for (auto it = m_finished.begin(); it != m_finished.end(); ++it) {
     TaskRecord& record = m_schedule.tasks[static_cast<std::size_t>(it->second)];
     if (!mayServe(aicpu, record.core)) continue;
-    const AicpuCosts& costs = m_config.costs;
+    const AicpuCosts& costs = m_config->costs;
     record.completionAicpu = aicpu;
     record.coreFreedCycle = m_now + costs.completionCycles;
     push({m_now + costs.completionCycles, EventKind::CoreFreed, record.core.index, record.core.type});
@@ -449,10 +490,10 @@ bool Simulation::takeCompletion(int aicpu) {
 std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) {
   auto usable = [&](CoreId core) { return coreState(core).idle() && mayServe(aicpu, core); };
   std::optional<CoreId> lowest;  // policy 0's rule: the lowest-numbered usable core
-  for (int i = 0; i < m_config.cores(task.coreType) && !lowest; ++i)
+  for (int i = 0; i < m_config->cores(task.coreType) && !lowest; ++i)
     if (usable(CoreId{task.coreType, i})) lowest = CoreId{task.coreType, i};
   if (!lowest) return std::nullopt;  // then the affinity rule finds none either
-  const bool affinity = m_config.affinity();
+  const bool affinity = m_config->affinity();
   if (!affinity && !m_affinityChangedNothing) return lowest;
   // The affinity rule: of the producers of the same core type whose core is
   // usable, the latest-ending one's (then the larger task id). Worked out
@@ -460,7 +501,7 @@ std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) {
   // whether the run is also the one with the rule toggled.
   const TaskRecord* latest = nullptr;
   for (TaskId p : task.predecessors) {
-    if (m_graph.tasks[static_cast<std::size_t>(p)].coreType != task.coreType) continue;
+    if (m_graph->tasks[static_cast<std::size_t>(p)].coreType != task.coreType) continue;
     const TaskRecord& producer = m_schedule.tasks[static_cast<std::size_t>(p)];
     if (!usable(producer.core)) continue;
     if (!latest || std::tie(producer.endCycle, producer.task) > std::tie(latest->endCycle, latest->task))
@@ -476,13 +517,13 @@ std::optional<CoreId> Simulation::chooseCore(const Task& task, int aicpu) {
 // ones do not queue behind a running task while another core is free.
 bool Simulation::inTailBatch(const Task& task) const {
   const std::size_t unresolved = m_unresolvedOfDeviceTask[static_cast<std::size_t>(m_deviceTaskOf[static_cast<std::size_t>(task.id)])];
-  return m_config.aicpuCount > 1 && unresolved <= static_cast<std::size_t>(m_config.cores(task.coreType));
+  return m_config->aicpuCount > 1 && unresolved <= static_cast<std::size_t>(m_config->cores(task.coreType));
 }
 
 // A busy core whose pending slot is free (the lowest index this thread may serve).
 std::optional<CoreId> Simulation::choosePendingSlot(const Task& task, int aicpu) const {
-  if (m_config.coreTaskSlots < 2 || inTailBatch(task)) return std::nullopt;
-  for (int i = 0; i < m_config.cores(task.coreType); ++i) {
+  if (m_config->coreTaskSlots < 2 || inTailBatch(task)) return std::nullopt;
+  for (int i = 0; i < m_config->cores(task.coreType); ++i) {
     const CoreId core{task.coreType, i};
     const CoreState& state = coreState(core);
     if (state.assigned == 1 && mayServe(aicpu, core)) return core;  // one task: running, or reserved to run
@@ -491,6 +532,10 @@ std::optional<CoreId> Simulation::choosePendingSlot(const Task& task, int aicpu)
 }
 
 bool Simulation::takeDispatch(int aicpu) {
+  // Choosing changes nothing but m_affinityChangedNothing: when the first
+  // choice the toggled rule makes otherwise is among these, the state is
+  // still the one before this dispatch, the fork's.
+  const bool forkPossible = m_fork && m_affinityChangedNothing;
   // The oldest ready task, of either type, that has a core this thread may use: an idle one, else (two
   // task slots) a busy one's pending slot.
   std::optional<std::pair<std::int64_t, TaskId>> best;
@@ -499,7 +544,7 @@ bool Simulation::takeDispatch(int aicpu) {
     if (m_ready[slot(type)].empty()) continue;
     auto head = m_ready[slot(type)].top();
     if (best && *best < head) continue;
-    const Task& candidate = m_graph.tasks[static_cast<std::size_t>(head.second)];
+    const Task& candidate = m_graph->tasks[static_cast<std::size_t>(head.second)];
     std::optional<CoreId> core = chooseCore(candidate, aicpu);
     if (!core) core = choosePendingSlot(candidate, aicpu);
     if (core) {
@@ -507,9 +552,10 @@ bool Simulation::takeDispatch(int aicpu) {
       bestCore = core;
     }
   }
+  if (forkPossible && !m_affinityChangedNothing) takeFork(aicpu);
   if (!best) return false;
   TaskId task = best->second;
-  CoreType type = m_graph.tasks[static_cast<std::size_t>(task)].coreType;
+  CoreType type = m_graph->tasks[static_cast<std::size_t>(task)].coreType;
   m_ready[slot(type)].pop();  // the head of its queue
   sampleReady(type);
   CoreState& core = coreState(*bestCore);
@@ -517,7 +563,7 @@ bool Simulation::takeDispatch(int aicpu) {
   record.core = *bestCore;
   record.dispatchAicpu = aicpu;
   record.dispatchCycle = m_now;
-  const std::int64_t lands = m_now + m_config.costs.dispatchCycles;
+  const std::int64_t lands = m_now + m_config->costs.dispatchCycles;
   if (core.assigned++ == 0 || core.runningEnded) {
     // An idle core, or one whose task has ended though its completion is not yet handled: it starts on landing.
     record.startCycle = lands;
@@ -528,11 +574,46 @@ bool Simulation::takeDispatch(int aicpu) {
     core.pendingLands = lands;
     push({lands, EventKind::ThreadFree, aicpu});
   }
-  busy(aicpu, m_config.costs.dispatchCycles);
+  busy(aicpu, m_config->costs.dispatchCycles);
   return true;
 }
 
-} // namespace
+} // namespace scheduler_internal
+
+struct ScheduleFork::State {
+  scheduler_internal::Simulation simulation;  // as it stood, pointed at `config` and `executor`
+  std::unique_ptr<Executor> executor;
+  SchedulerConfig config;  // the forked run's
+  bool used = false;       // resumed already
+};
+
+ScheduleFork::ScheduleFork(std::unique_ptr<State> state) : m_state(std::move(state)) {}
+ScheduleFork::ScheduleFork(ScheduleFork&&) noexcept = default;
+ScheduleFork& ScheduleFork::operator=(ScheduleFork&&) noexcept = default;
+ScheduleFork::~ScheduleFork() = default;
+std::int64_t ScheduleFork::cycle() const { return m_state->simulation.now(); }
+SchedulerConfig ScheduleFork::resumedConfig() const {
+  SchedulerConfig config = m_state->config;
+  config.deviceSchedMode ^= 1;
+  return config;
+}
+Executor& ScheduleFork::executor() { return *m_state->executor; }
+
+void scheduler_internal::Simulation::takeFork(int aicpu) {
+  std::optional<ScheduleFork>& fork = *m_fork;
+  m_fork = nullptr;  // one fork a run
+  std::unique_ptr<Executor> executor = m_executor->clone();
+  if (!executor) return;
+  auto state = std::make_unique<ScheduleFork::State>(ScheduleFork::State{*this, std::move(executor), *m_config, false});
+  // The copy outlives this run's scheduler and diagnostics.
+  Simulation& copy = state->simulation;
+  copy.m_config = &state->config;
+  copy.m_executor = state->executor.get();
+  copy.m_diags = nullptr;
+  copy.m_resumeAicpu = aicpu;
+  copy.m_affinityChangedNothing = false;  // the resumed run's next choice is the first that differs
+  fork.emplace(ScheduleFork(std::move(state)));
+}
 
 std::vector<int> deviceTasksOf(const ExecuteGraph& graph, int maxRootCalls) {
   std::vector<int> result(graph.tasks.size(), 0);
@@ -573,10 +654,30 @@ SchedulerConfig equivalentConfig(SchedulerConfig config, const ExecuteGraph& gra
   return config;
 }
 
-std::optional<Schedule> Scheduler::run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags) const {
+std::optional<Schedule> Scheduler::run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags,
+                                       std::optional<ScheduleFork>* fork) const {
+  using namespace scheduler_internal;
+  if (fork) fork->reset();
   ConsumerLists consumers;
   if (!validateConfig(m_config, diags) || !validateGraph(graph, m_config, consumers, diags)) return std::nullopt;
-  return Simulation(graph, m_config, executor, diags, std::move(consumers)).run();
+  return Simulation(graph, m_config, executor, diags, std::move(consumers)).run(fork);
+}
+
+std::optional<Schedule> Scheduler::resume(ScheduleFork& fork, Executor& executor, DiagnosticEngine& diags) const {
+  if (!scheduler_internal::validateConfig(m_config, diags)) return std::nullopt;
+  if (fork.m_state->used) {
+    diags.error({}) << "internal error: a fork resumes once";
+    return std::nullopt;
+  }
+  const SchedulerConfig expected = fork.resumedConfig();
+  if (m_config != expected) {
+    diags.error({}) << "internal error: a run forked under device_sched_mode " << fork.m_state->config.deviceSchedMode
+                    << " resumes only under device_sched_mode " << expected.deviceSchedMode
+                    << " and otherwise the same runtime configuration";
+    return std::nullopt;
+  }
+  fork.m_state->used = true;
+  return fork.m_state->simulation.resume(m_config, executor, diags);
 }
 
 } // namespace pto

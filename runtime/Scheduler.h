@@ -71,6 +71,7 @@
 #include "runtime/Schedule.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace pto {
@@ -83,6 +84,8 @@ struct AicpuCosts {
   std::int64_t completionCycles = 0;
   std::int64_t deviceTaskSubmitCycles = 0;
   std::int64_t stitchCycles = 0;
+
+  friend bool operator==(const AicpuCosts&, const AicpuCosts&) = default;
 };
 
 struct SchedulerConfig {
@@ -101,6 +104,42 @@ struct SchedulerConfig {
   int cores(CoreType type) const { return type == CoreType::AIC ? aicCores : aivCores; }
   bool affinity() const { return deviceSchedMode == 1 || deviceSchedMode == 3; }
   bool fair() const { return deviceSchedMode == 2 || deviceSchedMode == 3; }
+
+  friend bool operator==(const SchedulerConfig&, const SchedulerConfig&) = default;
+};
+
+// A run's whole state (the scheduler's and a copy of the executor's) just
+// before its first core choice that the affinity rule toggled would make
+// otherwise (see Schedule::affinityChangedNothing). Up to there the toggled
+// policy's run is this one, record for record (the same state and the same
+// choices, by induction), so that run can resume here (Scheduler::resume)
+// instead of simulating the same stretch again: a sweep's points that
+// differ only in the rule share the start of their simulation.
+namespace scheduler_internal {
+class Simulation;
+}
+
+class ScheduleFork {
+public:
+  ScheduleFork(ScheduleFork&&) noexcept;
+  ScheduleFork& operator=(ScheduleFork&&) noexcept;
+  ~ScheduleFork();
+
+  // The cycle the run had reached: the stretch the resumed run is spared.
+  std::int64_t cycle() const;
+  // The configuration the resumed run must have: the run's own with the
+  // affinity rule toggled.
+  SchedulerConfig resumedConfig() const;
+  // The executor's state there (Executor::clone). The resumed run continues
+  // it, through this object or through an executor that wraps it.
+  Executor& executor();
+
+private:
+  friend class Scheduler;
+  friend class scheduler_internal::Simulation;
+  struct State;
+  explicit ScheduleFork(std::unique_ptr<State> state);
+  std::unique_ptr<State> m_state;
 };
 
 class Scheduler {
@@ -110,7 +149,17 @@ public:
   // Simulates `graph` to the end. Errors: the configuration or the graph
   // cannot run (see above), or the executor broke its contract; each is
   // recorded in `diags`, naming the tasks involved, and nullopt is returned.
-  std::optional<Schedule> run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags) const;
+  // With `fork`, the run also keeps its state at its first choice the
+  // affinity rule toggled would make otherwise, if there is one and the
+  // executor can be copied (Executor::clone); `graph` must then outlive the fork.
+  std::optional<Schedule> run(const ExecuteGraph& graph, Executor& executor, DiagnosticEngine& diags,
+                              std::optional<ScheduleFork>* fork = nullptr) const;
+  // Finishes the run `fork` was taken from under this scheduler's policy,
+  // which must be that run's with the affinity rule toggled (an error
+  // otherwise). `executor` is fork.executor() or wraps it; the schedule
+  // equals what run() would give from the start. The fork is used up (its
+  // executor holds the run's end state).
+  std::optional<Schedule> resume(ScheduleFork& fork, Executor& executor, DiagnosticEngine& diags) const;
 
   const SchedulerConfig& config() const { return m_config; }
 

@@ -456,6 +456,18 @@ struct VariantSimulator::State {
   std::map<StageKey, StageKey> sameSimulationAs;
   std::size_t simulatedRecords = 0;
   int simulations = 0;
+  // Runs kept where the affinity rule toggled would first have chosen
+  // otherwise (ScheduleFork), by the toggled point's simulation key, with
+  // the compilation whose graph they point into; taken by that point's
+  // simulation, which resumes there. The oldest go beyond kKeptForks.
+  struct Fork {
+    std::shared_ptr<const CompileResult> compiled;
+    std::shared_ptr<ScheduleFork> fork;
+  };
+  static constexpr std::size_t kKeptForks = 8;
+  std::map<StageKey, Fork> forks;
+  std::deque<StageKey> forkOrder;  // keys of `forks` (or taken since), oldest first
+  int resumedSimulations = 0;
   // Stages of the compilations, for variants that differ in what late
   // passes read (PassResultCache.h); a sweep reports no warnings, so places
   // are not part of the key.
@@ -511,6 +523,11 @@ const StageKey& VariantSimulator::graphKey() const {
 int VariantSimulator::simulations() const {
   std::lock_guard lock(m_state->mutex);
   return m_state->simulations;
+}
+
+int VariantSimulator::resumedSimulations() const {
+  std::lock_guard lock(m_state->mutex);
+  return m_state->resumedSimulations;
 }
 
 std::optional<VariantSimulator::Prepared> VariantSimulator::prepare(const OperatorProject& variant,
@@ -655,16 +672,52 @@ std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorPro
     }
   }
   if (mine) {
+    // The point with the affinity rule toggled may have left its run where
+    // the two part (ScheduleFork): resume there. Otherwise keep this run's
+    // own fork for that point, unless it is simulated already.
+    std::optional<State::Fork> resumed;
+    bool keepFork = false;
+    {
+      std::lock_guard lock(state.mutex);
+      auto found = state.forks.find(prepared->simulationKey);
+      if (found != state.forks.end()) {
+        resumed = std::move(found->second);
+        state.forks.erase(found);
+        ++state.resumedSimulations;
+      } else {
+        keepFork = !state.simulated.contains(prepared->affinityToggledKey);
+      }
+    }
     SimulationRequest request;
     request.machine = prepared->machine.get();
     request.mode = SimulationMode::Timing;
     request.runtime = prepared->runtime;
     request.keepPipeIntervals = false;
+    std::optional<ScheduleFork> fork;
+    if (keepFork) request.keepFork = &fork;
+    if (resumed) request.resumeFrom = resumed->fork.get();
+    // A fork points into the graph of the compilation that made it, which
+    // is this one's to the timing model (their simulation keys are equal).
+    const Compilation& compilation = resumed ? resumed->compiled->compilation : prepared->compiled->compilation;
     std::vector<HostTensor> arguments;  // timing mode reads no data
     DiagnosticEngine simulateDiags;
     State::Simulated made;
-    if (auto simulation = simulate(prepared->compiled->compilation, arguments, request, simulateDiags))
+    if (auto simulation = simulate(compilation, arguments, request, simulateDiags))
       made.simulation = std::make_shared<const Simulation>(std::move(*simulation));
+    if (fork && made.simulation) {
+      std::lock_guard lock(state.mutex);
+      if (!state.simulated.contains(prepared->affinityToggledKey) &&
+          state.forks
+              .try_emplace(prepared->affinityToggledKey,
+                           State::Fork{prepared->compiled, std::make_shared<ScheduleFork>(std::move(*fork))})
+              .second) {
+        state.forkOrder.push_back(prepared->affinityToggledKey);
+        while (state.forkOrder.size() > State::kKeptForks) {
+          state.forks.erase(state.forkOrder.front());
+          state.forkOrder.pop_front();
+        }
+      }
+    }
     for (const Diagnostic& diagnostic : simulateDiags.diagnostics())
       if (diagnostic.severity == Severity::Error) made.errors.push_back(diagnostic);
     const std::size_t records = made.simulation ? made.simulation->schedule.tasks.size() : 0;

@@ -193,6 +193,9 @@ public:
 
   int compilations() const;  // made so far; the other runs reused one
   int simulations() const;   // made so far; the other runs reused one
+  // Of those, how many resumed the run of the point with the affinity rule
+  // toggled where the two parted (ScheduleFork) instead of starting afresh.
+  int resumedSimulations() const;
   // The traced graph's fingerprint (fingerprintOf), made once per simulator
   // at the first call.
   const StageKey& graphKey() const;

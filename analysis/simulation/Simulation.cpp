@@ -71,7 +71,10 @@ namespace {
 class ObservedExecutor final : public Executor {
 public:
   using StartObserver = std::function<void(const Task&, CoreId)>;
-  ObservedExecutor(NpuExecutor& timing, StartObserver observer) : m_timing(timing), m_observer(std::move(observer)) {}
+  // `copyable`: the observer does nothing a copy of the run must repeat
+  // (it only polls for a cancel), so clone() may copy the timing model alone.
+  ObservedExecutor(NpuExecutor& timing, StartObserver observer, bool copyable)
+      : m_timing(timing), m_observer(std::move(observer)), m_copyable(copyable) {}
 
   void reset(const ExecuteGraph& graph) override { m_timing.reset(graph); }
   void start(const Task& task, CoreId core, std::int64_t startCycle) override {
@@ -84,10 +87,12 @@ public:
     m_timing.finish(task, endCycle, intervals);
   }
   std::size_t pipeIntervalEstimate() const override { return m_timing.pipeIntervalEstimate(); }
+  std::unique_ptr<Executor> clone() const override { return m_copyable ? m_timing.clone() : nullptr; }
 
 private:
   NpuExecutor& m_timing;
   StartObserver m_observer;
+  bool m_copyable = false;
 };
 
 SimulationStats statsOf(const Simulation& simulation, std::int64_t instructions) {
@@ -115,10 +120,23 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
                                    const SimulationRequest& request, DiagnosticEngine& diags) {
   auto start = std::chrono::steady_clock::now();
   const MachineDescription& machine = *request.machine;
-  std::optional<NpuExecutor> timing = NpuExecutor::create(machine, compilation.programs, gmLayoutsOf(compilation), diags);
-  if (!timing || !timing->checkGraph(compilation.tasks, diags)) return std::nullopt;
-  timing->setRecordPipeIntervals(request.keepPipeIntervals);
-  timing->setStepRecorder(request.stepRecorder);
+  const bool forkable = request.mode == SimulationMode::Timing && !request.stepRecorder;
+  // The timing model: a fork's copy, which carries on from where the fork was taken, or a new one.
+  std::optional<NpuExecutor> made;
+  NpuExecutor* timing = nullptr;
+  if (request.resumeFrom) {
+    timing = dynamic_cast<NpuExecutor*>(&request.resumeFrom->executor());
+    if (!timing || !forkable) {
+      diags.error({}) << "internal error: only a timing run of the timing model resumes from a fork";
+      return std::nullopt;
+    }
+  } else {
+    made = NpuExecutor::create(machine, compilation.programs, gmLayoutsOf(compilation), diags);
+    if (!made || !made->checkGraph(compilation.tasks, diags)) return std::nullopt;
+    made->setRecordPipeIntervals(request.keepPipeIntervals);
+    made->setStepRecorder(request.stepRecorder);
+    timing = &*made;
+  }
 
   // Functional mode executes each task's instructions on the data when it
   // starts: its producers have all finished, and the timeline stays the
@@ -135,7 +153,7 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
       throw Stop{};
     }
     if (functional && !functional->executeTask(task, core.index)) throw Stop{};
-  });
+  }, forkable);
 
   Simulation simulation;
   simulation.mode = request.mode;
@@ -143,10 +161,16 @@ std::optional<Simulation> simulate(const Compilation& compilation, std::vector<H
   simulation.clockGHz = machine.clockGHz;
   simulation.aicCores = machine.aicCores;
   simulation.aivCores = machine.aivCores;
-  Scheduler scheduler(schedulerConfigFor(machine, request.runtime));
+  // A resumed run takes the fork's configuration, toggled: the caller's may
+  // differ from it only where equivalentConfig says they schedule the same.
+  Scheduler scheduler(request.resumeFrom ? request.resumeFrom->resumedConfig()
+                                         : schedulerConfigFor(machine, request.runtime));
   std::optional<Schedule> schedule;
   try {
-    schedule = scheduler.run(compilation.tasks, executor, diags);
+    if (request.resumeFrom)
+      schedule = scheduler.resume(*request.resumeFrom, executor, diags);
+    else
+      schedule = scheduler.run(compilation.tasks, executor, diags, forkable ? request.keepFork : nullptr);
   } catch (const Stop&) {
     return std::nullopt;
   }

@@ -16,6 +16,7 @@
 #include "npusim/StepRecorder.h"
 #include "npusim/TimingRun.h"
 #include "runtime/Schedule.h"
+#include "runtime/Scheduler.h"
 #include "runtime/trace/Trace.h"
 
 #include <nlohmann/json.hpp>
@@ -76,6 +77,17 @@ struct SimulationRequest {
   // Records when each step of the tasks it asks for ran (npusim/StepRecorder.h:
   // the view inside a task); null records none.
   StepRecorder* stepRecorder = nullptr;
+  // Timing mode without a step recorder: where to keep the run's state at its
+  // first core choice the affinity rule toggled (device_sched_mode 0 <-> 1,
+  // 2 <-> 3) would make otherwise (runtime/Scheduler.h, ScheduleFork), for
+  // the toggled policy's run to resume from; left empty when the rule
+  // changes no choice or the run cannot be copied. Null: none kept.
+  std::optional<ScheduleFork>* keepFork = nullptr;
+  // Resumes this fork (taken by a run of the same compilation, whose
+  // graph it points into) instead of simulating from the start:
+  // `runtime` must be the forked run's with the affinity rule toggled. The
+  // fork is used up.
+  ScheduleFork* resumeFrom = nullptr;
 };
 
 // The values of `graph`'s dynamic dims in the actual `arguments` (graph

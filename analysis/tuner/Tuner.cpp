@@ -952,6 +952,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   summarise(result);
   result.compilations = simulator.compilations();
   result.simulations = simulator.simulations();
+  result.resumedSimulations = simulator.resumedSimulations();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (diags.hasErrors()) return std::nullopt;  // a remote evaluator broke down
   return result;
@@ -986,6 +987,10 @@ nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorPr
   out["cached"] = result.cached;
   out["seconds"] = result.seconds;
   out["where"] = result.where;
+  // What the points shared on this machine (docs/cli.md: a remote sweep's workers report none).
+  out["compilations"] = result.compilations;
+  out["simulations"] = result.simulations;
+  out["simulations_resumed"] = result.resumedSimulations;
   // Points simulated per second: taking a point from the cache is not a rate.
   out["rate_per_second"] = result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0;
   if (result.best >= 0) {
@@ -1073,6 +1078,9 @@ std::optional<TuneResult> mergeTuneShards(const std::vector<nlohmann::ordered_js
       result.points.push_back(std::move(point));
     }
     result.seconds += shard.value("seconds", 0.0);
+    result.compilations += shard.value("compilations", 0);
+    result.simulations += shard.value("simulations", 0);
+    result.resumedSimulations += shard.value("simulations_resumed", 0);
   }
   if (static_cast<int>(indices.size()) != count) {
     diags.error(SourceLocation{files[0]}) << "only " << indices.size() << " of the " << count

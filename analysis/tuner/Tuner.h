@@ -162,6 +162,7 @@ struct TuneResult {
   // compile to the same settings, or simulate the same (VariantSimulator),
   // share one.
   int compilations = 0, simulations = 0;
+  int resumedSimulations = 0;  // of the simulations, those resumed from a fork (VariantSimulator::resumedSimulations)
   std::string where;  // where the points ran: "this machine (2 threads)", "Dask cluster at ..."
   // Indices into points: the fastest, and the points no other beats on both
   // makespan and busy time (fastest first).

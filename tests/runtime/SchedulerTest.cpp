@@ -367,34 +367,48 @@ TEST(Scheduler, AnEquivalentConfigSchedulesTheGraphTheSame) {
   EXPECT_GT(reducedStitches, 0);
 }
 
-// A run says whether the affinity rule toggled (device_sched_mode 0 <-> 1,
-// 2 <-> 3) would have chosen any core otherwise; when it says not, the
-// toggled policy's own run gives the same schedule, record for record.
-// Checked by running both on random DAGs (the rule matters only for a task
-// with a producer of its own core type) and on a graph whose tasks only
-// follow tasks of the other type, where it can never matter. Both answers
-// occur, so the check can fail either way.
-TEST(Scheduler, ARunSaysWhenTheAffinityRuleChangedNothing) {
-  int unchanged = 0, changed = 0;
+// The cases the affinity rule's tests run both policies on: random DAGs
+// (every third sparse, where few tasks have a producer of their own core
+// type, the only tasks the rule can matter for) with varied task times, on
+// one and three scheduler threads, with and without the threads' costs,
+// under each policy: check(graph, cycles,
+// given policy's config, toggled policy's config, what to name the case).
+template <typename Check> void forEachAffinityCase(Check&& check) {
   for (std::uint32_t seed = 1; seed <= 12; ++seed) {
     const ExecuteGraph graph = randomDag(seed, 60, seed % 3 == 0 ? 0.002 : 0.04);
     std::vector<std::int64_t> cycles;
     for (std::size_t i = 0; i < graph.tasks.size(); ++i) cycles.push_back(800 + static_cast<std::int64_t>((i * 7919 + seed) % 4000));
     for (int threads : {1, 3})
-      for (int mode = 0; mode <= 3; ++mode) {
-        const SchedulerConfig given = config(3, 5, threads, a2Costs(), mode);
-        const SchedulerConfig toggled = config(3, 5, threads, a2Costs(), mode ^ 1);
-        FakeExecutor givenExecutor(cycles), toggledExecutor(cycles);
-        const Schedule a = runOrFail(graph, given, givenExecutor);
-        const Schedule b = runOrFail(graph, toggled, toggledExecutor);
-        if (a.affinityChangedNothing) {
-          ++unchanged;
-          EXPECT_TRUE(sameSchedule(a, b)) << "seed " << seed << ", mode " << mode << ", threads " << threads;
-        } else {
-          ++changed;
+      for (bool free : {false, true})  // a2's costs, or none: threads then take several jobs in one cycle
+        for (int mode = 0; mode <= 3; ++mode) {
+          const AicpuCosts costs = free ? AicpuCosts{} : a2Costs();
+          check(graph, cycles, config(3, 5, threads, costs, mode), config(3, 5, threads, costs, mode ^ 1),
+                "seed " + std::to_string(seed) + ", mode " + std::to_string(mode) + ", threads " +
+                    std::to_string(threads) + (free ? ", no scheduler costs" : ""));
         }
-      }
   }
+}
+
+// A run says whether the affinity rule toggled (device_sched_mode 0 <-> 1,
+// 2 <-> 3) would have chosen any core otherwise; when it says not, the
+// toggled policy's own run gives the same schedule, record for record.
+// Checked by running both on random DAGs and on a graph whose tasks only
+// follow tasks of the other type, where it can never matter. Both answers
+// occur, so the check can fail either way.
+TEST(Scheduler, ARunSaysWhenTheAffinityRuleChangedNothing) {
+  int unchanged = 0, changed = 0;
+  forEachAffinityCase([&](const ExecuteGraph& graph, const std::vector<std::int64_t>& cycles,
+                          const SchedulerConfig& given, const SchedulerConfig& toggled, const std::string& what) {
+    FakeExecutor givenExecutor(cycles), toggledExecutor(cycles);
+    const Schedule a = runOrFail(graph, given, givenExecutor);
+    const Schedule b = runOrFail(graph, toggled, toggledExecutor);
+    if (a.affinityChangedNothing) {
+      ++unchanged;
+      EXPECT_TRUE(sameSchedule(a, b)) << what;
+    } else {
+      ++changed;
+    }
+  });
   EXPECT_GT(unchanged, 0);
   EXPECT_GT(changed, 0);
 
@@ -407,6 +421,75 @@ TEST(Scheduler, ARunSaysWhenTheAffinityRuleChangedNothing) {
     FakeExecutor executor(700, 300);
     EXPECT_TRUE(runOrFail(alternating, config(2, 4, 2, a2Costs(), mode), executor).affinityChangedNothing) << mode;
   }
+}
+
+bool samePipes(const Schedule& a, const Schedule& b) {
+  if (a.tasks.size() != b.tasks.size()) return false;
+  for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+    const std::span<const PipeInterval> x = a.pipes(a.tasks[i]), y = b.pipes(b.tasks[i]);
+    if (!std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const PipeInterval& p, const PipeInterval& q) {
+          return p.pipe == q.pipe && p.startCycle == q.startCycle && p.endCycle == q.endCycle;
+        }))
+      return false;
+  }
+  return true;
+}
+
+// A run that keeps a fork (its state at the first core choice the affinity
+// rule toggled would make otherwise) is the run it would be without, and the
+// fork resumed under the toggled policy gives that policy's own run from the
+// start, record for record and interval for interval. Checked on the random
+// DAGs above, where runs with and without such a choice both occur.
+TEST(Scheduler, ARunResumedFromItsForkIsTheToggledPolicysOwnRun) {
+  int forked = 0, unforked = 0;
+  forEachAffinityCase([&](const ExecuteGraph& graph, const std::vector<std::int64_t>& cycles,
+                          const SchedulerConfig& given, const SchedulerConfig& toggled, const std::string& what) {
+    SCOPED_TRACE(what);
+    FakeExecutor forkingExecutor(cycles), plainExecutor(cycles), toggledExecutor(cycles);
+    std::optional<ScheduleFork> fork;
+    DiagnosticEngine diags;
+    const std::optional<Schedule> withFork = Scheduler(given).run(graph, forkingExecutor, diags, &fork);
+    ASSERT_TRUE(withFork) << messages(diags);
+    const Schedule plain = runOrFail(graph, given, plainExecutor);
+    EXPECT_TRUE(sameSchedule(*withFork, plain) && samePipes(*withFork, plain));
+    const Schedule own = runOrFail(graph, toggled, toggledExecutor);
+    if (withFork->affinityChangedNothing) {
+      EXPECT_FALSE(fork) << "a run whose every choice the toggled rule shares has no fork";
+      ++unforked;
+      return;
+    }
+    ASSERT_TRUE(fork);
+    ++forked;
+    EXPECT_LE(fork->cycle(), withFork->makespanCycles);
+    EXPECT_EQ(fork->resumedConfig(), toggled);
+    const std::optional<Schedule> resumed = Scheduler(toggled).resume(*fork, fork->executor(), diags);
+    ASSERT_TRUE(resumed) << messages(diags);
+    EXPECT_TRUE(sameSchedule(*resumed, own));
+    EXPECT_TRUE(samePipes(*resumed, own));
+    EXPECT_EQ(resumed->affinityChangedNothing, own.affinityChangedNothing);
+  });
+  EXPECT_GT(forked, 0);
+  EXPECT_GT(unforked, 0);
+}
+
+// A fork resumes once, and only under the forked run's policy with the rule toggled.
+TEST(Scheduler, AForkRefusesAnotherPolicyAndASecondResumption) {
+  const ExecuteGraph graph = randomDag(2, 60, 0.04);
+  const SchedulerConfig given = config(3, 5, 1, a2Costs(), 0);
+  FakeExecutor executor(900, 1300);
+  std::optional<ScheduleFork> fork;
+  DiagnosticEngine diags;
+  ASSERT_TRUE(Scheduler(given).run(graph, executor, diags, &fork)) << messages(diags);
+  ASSERT_TRUE(fork) << "the test's graph needs a choice the affinity rule changes";
+  EXPECT_FALSE(Scheduler(config(3, 5, 1, a2Costs(), 0)).resume(*fork, fork->executor(), diags));
+  EXPECT_NE(messages(diags).find("resumes only under device_sched_mode 1"), std::string::npos) << messages(diags);
+  SchedulerConfig otherStitch = config(3, 5, 1, a2Costs(), 1);
+  otherStitch.stitchFunctionMaxNum = 7;
+  EXPECT_FALSE(Scheduler(otherStitch).resume(*fork, fork->executor(), diags));
+  DiagnosticEngine again;
+  ASSERT_TRUE(Scheduler(config(3, 5, 1, a2Costs(), 1)).resume(*fork, fork->executor(), again)) << messages(again);
+  EXPECT_FALSE(Scheduler(config(3, 5, 1, a2Costs(), 1)).resume(*fork, fork->executor(), again));
+  EXPECT_NE(messages(again).find("a fork resumes once"), std::string::npos) << messages(again);
 }
 
 TEST(Scheduler, ABarrierOutsideTheTaskListIsRefused) {
