@@ -5,6 +5,7 @@
 #include "ExecTestSupport.h"
 
 #include "compiler/passes/BuildExecuteGraph.h"
+#include "tests/RandomCases.h"
 
 #include <gtest/gtest.h>
 
@@ -227,8 +228,11 @@ TEST(TaskDependencies, AnAliasConflictsWithTheBytesItShares) {
 
 // Random boxes under three names of one storage of 6 x 10 x 12 bytes (as [6, 10, 12] int8, as [60, 12] int8 and
 // as [6, 10, 6] fp16): every pair of tasks that touch a common byte, one of them writing it, must be ordered
-// (the brute force compares byte sets, not boxes, so it does not share the code's box arithmetic).
+// (the brute force compares byte sets, not boxes, so it does not share the code's box arithmetic). The
+// sanitizer suite takes a quarter of the tasks (randomCaseCount): the brute force is quadratic in them, and
+// under ASan it was 40 s of CPU for code the smaller graph takes through the same paths.
 TEST(TaskDependencies, AccessesUnderAliasesAreOrderedWheneverTheirBytesConflict) {
+  const int taskCount = test::randomCaseCount(600);
   enum : TensorId { Storage, Rows, Pairs };
   const std::vector<std::vector<std::int64_t>> shapes = {{6, 10, 12}, {60, 12}, {6, 10, 6}};
   const std::vector<std::int64_t> elementBytes = {1, 1, 2};
@@ -237,7 +241,7 @@ TEST(TaskDependencies, AccessesUnderAliasesAreOrderedWheneverTheirBytesConflict)
   graph.aliases.push_back(ByteAlias{Pairs, Storage, shapes[2], shapes[0], 2, 1});
   std::mt19937_64 random(17);
   std::vector<std::vector<std::pair<std::vector<bool>, bool>>> touched;  // per task: (bytes, written)
-  for (TaskId t = 0; t < 600; ++t) {
+  for (TaskId t = 0; t < taskCount; ++t) {
     Task task;
     task.id = t;
     std::vector<std::pair<std::vector<bool>, bool>> bytes;
