@@ -108,6 +108,10 @@ struct SchedulerConfig {
   friend bool operator==(const SchedulerConfig&, const SchedulerConfig&) = default;
 };
 
+namespace scheduler_internal {
+class Simulation;
+}
+
 // A run's whole state (the scheduler's and a copy of the executor's) just
 // before its first core choice that the affinity rule toggled would make
 // otherwise (see Schedule::affinityChangedNothing). Up to there the toggled
@@ -115,10 +119,6 @@ struct SchedulerConfig {
 // choices, by induction), so that run can resume here (Scheduler::resume)
 // instead of simulating the same stretch again: a sweep's points that
 // differ only in the rule share the start of their simulation.
-namespace scheduler_internal {
-class Simulation;
-}
-
 class ScheduleFork {
 public:
   ScheduleFork(ScheduleFork&&) noexcept;

@@ -459,14 +459,20 @@ struct VariantSimulator::State {
   // Runs kept where the affinity rule toggled would first have chosen
   // otherwise (ScheduleFork), by the toggled point's simulation key, with
   // the compilation whose graph they point into; taken by that point's
-  // simulation, which resumes there. The oldest go beyond kKeptForks.
+  // simulation, which resumes there. A fork holds a copy of the run's task
+  // records and of the timing model's state, so the oldest go beyond
+  // kKeptForks or kKeptTaskRecords / 2 records, and a graph larger than
+  // that keeps none.
   struct Fork {
     std::shared_ptr<const CompileResult> compiled;
     std::shared_ptr<ScheduleFork> fork;
+    std::size_t records = 0;
   };
   static constexpr std::size_t kKeptForks = 8;
+  static constexpr std::size_t kKeptForkRecords = kKeptTaskRecords / 2;
   std::map<StageKey, Fork> forks;
   std::deque<StageKey> forkOrder;  // keys of `forks` (or taken since), oldest first
+  std::size_t forkRecords = 0;     // of the forks kept
   int resumedSimulations = 0;
   // Stages of the compilations, for variants that differ in what late
   // passes read (PassResultCache.h); a sweep reports no warnings, so places
@@ -683,9 +689,11 @@ std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorPro
       if (found != state.forks.end()) {
         resumed = std::move(found->second);
         state.forks.erase(found);
+        state.forkRecords -= resumed->records;
         ++state.resumedSimulations;
       } else {
-        keepFork = !state.simulated.contains(prepared->affinityToggledKey);
+        keepFork = !state.simulated.contains(prepared->affinityToggledKey) &&
+                   prepared->compiled->compilation.tasks.tasks.size() <= State::kKeptForkRecords;
       }
     }
     SimulationRequest request;
@@ -706,14 +714,19 @@ std::optional<VariantSimulator::Outcome> VariantSimulator::run(const OperatorPro
       made.simulation = std::make_shared<const Simulation>(std::move(*simulation));
     if (fork && made.simulation) {
       std::lock_guard lock(state.mutex);
+      const std::size_t records = made.simulation->schedule.tasks.size();
       if (!state.simulated.contains(prepared->affinityToggledKey) &&
           state.forks
               .try_emplace(prepared->affinityToggledKey,
-                           State::Fork{prepared->compiled, std::make_shared<ScheduleFork>(std::move(*fork))})
+                           State::Fork{prepared->compiled, std::make_shared<ScheduleFork>(std::move(*fork)), records})
               .second) {
         state.forkOrder.push_back(prepared->affinityToggledKey);
-        while (state.forkOrder.size() > State::kKeptForks) {
-          state.forks.erase(state.forkOrder.front());
+        state.forkRecords += records;
+        while (state.forkOrder.size() > State::kKeptForks || state.forkRecords > State::kKeptForkRecords) {
+          if (auto oldest = state.forks.find(state.forkOrder.front()); oldest != state.forks.end()) {
+            state.forkRecords -= oldest->second.records;
+            state.forks.erase(oldest);
+          }
           state.forkOrder.pop_front();
         }
       }
