@@ -4,6 +4,7 @@
 #include "core/FloorDivision.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <ostream>
 #include <unordered_map>
@@ -286,8 +287,8 @@ public:
   // (BuildExecuteGraph evaluates every offset of every task).
   bool run(const Node& node, std::int64_t& result, bool shared) {
     if (!shared) return compute(node, result, false);
-    if (auto it = m_memo.find(&node); it != m_memo.end()) {
-      result = it->second;
+    if (const std::int64_t* known = m_memo.find(&node)) {
+      result = *known;
       return true;
     }
     return compute(node, result, true);
@@ -323,7 +324,7 @@ private:
         return false;
       }
       result = it->second;
-      if (remember) m_memo.emplace(&node, result);
+      if (remember) m_memo.add(&node, result);
       return true;
     }
     default: break;
@@ -343,12 +344,36 @@ private:
                 toString(node, kMessageExpressionLimit) + "'";
       return false;
     }
-    if (remember) m_memo.emplace(&node, result);
+    if (remember) m_memo.add(&node, result);
     return true;
   }
 
+  // The values of shared nodes met so far: a few (an offset's loop index
+  // terms), so they sit in the evaluator itself and are searched in order;
+  // a hash map took an allocation per node remembered, once per offset of
+  // every task the execute graph builds. Past kInline, a map.
+  class Memo {
+  public:
+    const std::int64_t* find(const Node* node) const {
+      for (std::size_t i = 0; i < m_count; ++i)
+        if (m_inline[i].first == node) return &m_inline[i].second;
+      if (auto it = m_more.find(node); it != m_more.end()) return &it->second;
+      return nullptr;
+    }
+    void add(const Node* node, std::int64_t value) {
+      if (m_count < kInline) m_inline[m_count++] = {node, value};
+      else m_more.emplace(node, value);
+    }
+
+  private:
+    static constexpr std::size_t kInline = 16;
+    std::array<std::pair<const Node*, std::int64_t>, kInline> m_inline{};
+    std::size_t m_count = 0;
+    std::unordered_map<const Node*, std::int64_t> m_more;
+  };
+
   const std::map<std::string, std::int64_t>& m_bindings;
-  std::unordered_map<const Node*, std::int64_t> m_memo;
+  Memo m_memo;
   std::string m_error;
 };
 

@@ -238,7 +238,7 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
   return false;
 }
 
-template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& region, Visit&& visit) const {
+template <typename Visit> void L2CacheModel::forEachRun(const ConcreteRegion& region, Visit&& visit) const {
   if (region.tensor < 0 || static_cast<std::size_t>(region.tensor) >= m_layouts.size()) return;
   const GmTensorLayout& layout = m_layouts[static_cast<std::size_t>(region.tensor)];
   const std::size_t rank = layout.shape.size();
@@ -285,7 +285,7 @@ template <typename Visit> void L2CacheModel::forEachLine(const ConcreteRegion& r
   while (true) {
     const std::int64_t first = lineOf(rowStart);
     const std::int64_t last = lineOf(rowStart + rowBytes - 1);
-    for (std::int64_t line = std::max(first, lastLine + 1); line <= last; ++line) visit(line);
+    if (std::max(first, lastLine + 1) <= last) visit(std::max(first, lastLine + 1), last);
     lastLine = std::max(lastLine, last);
     if (rowDim == 0) return;
     // Next row: odometer over the dims outside a row.
@@ -340,30 +340,48 @@ L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
     directLines = m_direct.get() + m_directBase[static_cast<std::size_t>(bytes)];
     directCount = static_cast<std::int64_t>(m_directLines[static_cast<std::size_t>(bytes)]);
   }
-  // The lines first, then the touches, fetching a few lines' entries ahead:
-  // a tile's rows lie a tensor row apart, so each row's entry is a cache
-  // miss of its own, and waiting for them one by one was most of a lookup.
-  // The touches (and so every decision) keep their order.
-  thread_local std::vector<std::int64_t> lines;
-  lines.clear();
-  forEachLine(region, [&](std::int64_t line) { lines.push_back(line); });
-  constexpr std::size_t kAhead = 8;
-  auto entryOf = [&](std::int64_t line) { return line >= 0 && line < directCount ? directLines + line : nullptr; };
-  if (directLines)
-    for (std::size_t i = 0; i < std::min(kAhead, lines.size()); ++i)
-      if (std::int32_t* entry = entryOf(lines[i])) __builtin_prefetch(entry, 1);
-  // Halfway there, a line's entry has arrived: fetch the key of the node it
-  // names, which says whether the line is still present.
-  constexpr std::size_t kKeyAhead = kAhead / 2;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (directLines && i + kAhead < lines.size())
-      if (std::int32_t* entry = entryOf(lines[i + kAhead])) __builtin_prefetch(entry, 1);
-    if (directLines && i + kKeyAhead < lines.size())
-      if (std::int32_t* entry = entryOf(lines[i + kKeyAhead]); entry && *entry > 0)
-        __builtin_prefetch(&m_nodeKeys[static_cast<std::size_t>(*entry - 1)]);
-    hit += touch(tensorKey | static_cast<std::uint64_t>(lines[i]), entryOf(lines[i]));
+  // The runs first, then the touches, fetching a few runs' entries ahead: a
+  // tile's rows lie a tensor row apart, so each row's entry is a cache miss
+  // of its own, and waiting for them one by one was most of a lookup (the
+  // lines of one run have neighbouring entries, which the hardware fetches
+  // ahead). The touches (and so every decision) keep their order.
+  thread_local std::vector<LineRun> runs;
+  runs.clear();
+  forEachRun(region, [&](std::int64_t first, std::int64_t last) { runs.push_back({first, last}); });
+  const auto inDirect = [&](const LineRun& run) { return directLines && run.first >= 0 && run.last < directCount; };
+  constexpr std::size_t kRunsAhead = 8;
+  for (std::size_t r = 0; r < std::min(kRunsAhead, runs.size()); ++r)
+    if (inDirect(runs[r])) __builtin_prefetch(directLines + runs[r].first, 1);
+  // Halfway there, a run's first entry has arrived: fetch the key of the
+  // node it names, which says whether the line is still present.
+  constexpr std::size_t kKeyAhead = kRunsAhead / 2;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const LineRun run = runs[r];
+    total += run.last - run.first + 1;
+    if (r + kRunsAhead < runs.size() && inDirect(runs[r + kRunsAhead]))
+      __builtin_prefetch(directLines + runs[r + kRunsAhead].first, 1);
+    if (r + kKeyAhead < runs.size() && inDirect(runs[r + kKeyAhead]))
+      if (const std::int32_t entry = directLines[runs[r + kKeyAhead].first]; entry > 0)
+        __builtin_prefetch(&m_nodeKeys[static_cast<std::size_t>(entry - 1)]);
+    if (inDirect(run)) {
+      std::int32_t* entry = directLines + run.first;
+      for (std::int64_t line = run.first; line <= run.last; ++line, ++entry) {
+        const std::uint64_t key = tensorKey | static_cast<std::uint64_t>(line);
+        // A hit under Random replacement changes nothing: the index says so
+        // without the call (most touches of a resident tile).
+        const std::int32_t node = *entry - 1;
+        if (m_replacement == L2Replacement::Random && node >= 0 && m_nodeKeys[static_cast<std::size_t>(node)] == key) {
+          ++hit;
+          continue;
+        }
+        hit += touch(key, entry);
+      }
+    } else {
+      for (std::int64_t line = run.first; line <= run.last; ++line)
+        hit += touch(tensorKey | static_cast<std::uint64_t>(line),
+                     line >= 0 && line < directCount ? directLines + line : nullptr);
+    }
   }
-  total = static_cast<std::int64_t>(lines.size());
   m_hits += hit;
   m_misses += total - hit;
   if (total == 0) return {};

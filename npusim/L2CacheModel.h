@@ -63,8 +63,14 @@ public:
   std::int64_t misses() const { return m_misses; }
 
 private:
-  // Calls visit(line) for each distinct line of `region`, ascending.
-  template <typename Visit> void forEachLine(const ConcreteRegion& region, Visit&& visit) const;
+  // The lines [first, last] of one row of a region (or of rows back to back).
+  struct LineRun {
+    std::int64_t first = 0;
+    std::int64_t last = 0;
+  };
+  // Calls visit(first, last) for each run of distinct lines of `region`,
+  // ascending: its rows' lines, less those an earlier row already had.
+  template <typename Visit> void forEachRun(const ConcreteRegion& region, Visit&& visit) const;
 
   // Touches one line; true when it was present. `direct`: the line's entry
   // in m_direct, or null when the line is found through the hash table.

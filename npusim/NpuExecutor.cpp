@@ -381,7 +381,8 @@ bool NpuExecutor::issue(ChipState& state, int slot, bool record) const {
   bool progress = true;
   while (progress) {
     progress = false;
-    for (std::size_t p = 0; p < kPipeCount; ++p) {
+    for (int k = 0; k < program.stepPipeCount; ++k) {
+      const std::size_t p = program.stepPipes[static_cast<std::size_t>(k)];
       PipeRun& pipe = run.pipes[p];
       const std::vector<TimedStep>& steps = program.steps[p];
       while (pipe.phase == kReady && pipe.position < steps.size()) {
@@ -458,8 +459,10 @@ bool NpuExecutor::issue(ChipState& state, int slot, bool record) const {
       }
     }
   }
-  for (std::size_t p = 0; p < kPipeCount; ++p)
+  for (int k = 0; k < program.stepPipeCount; ++k) {
+    const std::size_t p = program.stepPipes[static_cast<std::size_t>(k)];
     if (run.pipes[p].phase != kReady || run.pipes[p].position < program.steps[p].size()) return false;
+  }
   return true;
 }
 
@@ -505,7 +508,6 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         shareBandwidth(l2Limits, m_l2Cap, state.rates);
       }
       state.sharedAt = state.now;
-      state.endTimes.resize(state.moving.size());
       state.firstTransferEnd =
           endTimesFrom(state.endTimes.data(), state.remainingBytes.data(), state.rates.data(), state.now, n);
       state.ratesStale = false;
@@ -597,14 +599,17 @@ void NpuExecutor::advance(ChipState& state, double limit, bool stopAtFirstEnd, b
         ++pipe.position;
         touched.push_back(core);
       }
-      state.moving.resize(kept);
-      state.remainingBytes.resize(kept);
-      state.hbmLimits.resize(kept);
+      // Shrinking only: an erase at the end, which (unlike resize) has no
+      // growing path to call.
+      auto truncate = [kept](auto& values) { values.erase(values.begin() + static_cast<std::ptrdiff_t>(kept), values.end()); };
+      truncate(state.moving);
+      truncate(state.remainingBytes);
+      truncate(state.hbmLimits);
       redoHbmSums(state, firstRemoved);
-      state.limitRates.resize(kept);
-      state.missFractions.resize(kept);
-      state.rates.resize(kept);
-      state.endTimes.resize(kept);
+      truncate(state.limitRates);
+      truncate(state.missFractions);
+      truncate(state.rates);
+      truncate(state.endTimes);
       state.firstTransferEnd = kInfinity;
       state.ratesStale = true;
     }

@@ -208,6 +208,8 @@ std::optional<TimedProgram> timeProgram(const PtoProgram& program, const Machine
     timed.steps[static_cast<std::size_t>(pipe)].push_back(step);
   }
   timed.flagSlots = static_cast<int>(slots.size());
+  for (std::size_t p = 0; p < kPipeCount; ++p)
+    if (!timed.steps[p].empty()) timed.stepPipes[static_cast<std::size_t>(timed.stepPipeCount++)] = static_cast<std::uint8_t>(p);
   if (!ok || !completesUntimed(program, timed, diags)) return std::nullopt;
   return timed;
 }

@@ -63,6 +63,11 @@ struct TimedProgram {
   CoreType coreType = CoreType::AIV;
   // Per pipe, in issue order. Every pipe lists every BARRIER of the program.
   std::array<std::vector<TimedStep>, kPipeCount> steps;
+  // The pipes with steps, ascending: the timing model's issue loop visits
+  // only these (a vector task's program uses three or four of the seven, and
+  // a BARRIER gives every pipe a step, so the others never hold one back).
+  std::array<std::uint8_t, kPipeCount> stepPipes{};
+  int stepPipeCount = 0;
   int flagSlots = 0;
   int instructionCount = 0;      // excluding sync instructions
   int readRegionCount = 0;       // 1 + the highest TLOAD gmRegion (tasks must have that many reads)

@@ -1,20 +1,16 @@
 #include "analysis/tuner/Tuner.h"
 
-#include "analysis/ledger/RunLedger.h"
+#include "analysis/tuner/TuneResultCache.h"
 #include "analysis/tuning/OptionCatalog.h"
 #include "analysis/tuning/TileBufferCheck.h"
 #include "analysis/tuning/TileSites.h"
-#include "core/AtomicFile.h"
 #include "core/EnumNames.h"
-#include "core/Version.h"
 #include "core/project/ProjectFile.h"
 #include "npusim/MachineFile.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -60,22 +56,6 @@ json withValue(json document, const std::string& path, const json& value) {
   }
   (*node)[tokens.back()] = value;
   return document;
-}
-
-std::size_t gridSize(const TuneSpace& space) {
-  std::size_t size = 1;
-  for (const TuneDimension& dimension : space.dimensions) size *= std::max<std::size_t>(1, dimension.values.size());
-  return size;
-}
-
-std::vector<int> choiceOf(const TuneSpace& space, std::size_t index) {
-  std::vector<int> choice(space.dimensions.size(), 0);
-  for (std::size_t d = space.dimensions.size(); d-- > 0;) {
-    const std::size_t radix = space.dimensions[d].values.size();
-    choice[d] = static_cast<int>(index % radix);
-    index /= radix;
-  }
-  return choice;
 }
 
 // The option a pass_options or runtime_options path names (null for a tile
@@ -156,10 +136,6 @@ json documentWith(const OperatorProject& project, const json& settings) {
   return document;
 }
 
-json documentFor(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
-  return documentWith(project, tuneSettings(space, choice));
-}
-
 // The project with `settings` set, as a project (read again: its settings' places move).
 std::optional<OperatorProject> variantWith(const OperatorProject& project, const json& settings, DiagnosticEngine& diags) {
   return parseProject(documentWith(project, settings).dump(2), project.file, diags);
@@ -169,159 +145,6 @@ TunePointOutcome outcomeOf(const std::optional<VariantSimulator::Outcome>& run, 
   if (!run) return {"failed", diags.diagnostics().empty() ? "did not compile" : diags.diagnostics().front().message};
   return {"ok", "", run->simulation.stats.makespanUs, busyMicroseconds(run->simulation)};
 }
-
-// The result cache over the project's run ledger (see Tuner.h). Lookups
-// and writes happen on the sweep's own thread, a batch at a time, around the
-// parallel simulation.
-class ResultCache {
-public:
-  // The traced graph's fingerprint comes from `simulator`, asked only with a cache.
-  ResultCache(const TracedProject& traced, const TuneOptions& options, const VariantSimulator& simulator)
-      : m_traced(traced), m_options(options) {
-    if (!m_options.cache) return;
-    const StageKey& graphKey = simulator.graphKey();
-    // What every point shares: the build, the kernel as traced, and its graph.
-    std::string kernel = traced.sourceText.value_or(std::string());
-    std::string reason;
-    if (!traced.sourceText) readFile(traced.project.sourcePath(), kernel, reason);
-    char graph[40];
-    std::snprintf(graph, sizeof graph, "%016llx%016llx", static_cast<unsigned long long>(graphKey.high),
-                  static_cast<unsigned long long>(graphKey.low));
-    std::string context = std::string(kVersion) + "\n" + kernel + "\n" + graph;
-    for (const HostTensor& argument : traced.arguments) {
-      context += "\n" + std::string(name(argument.dtype()));
-      for (std::int64_t extent : argument.shape()) context += " " + std::to_string(extent);
-    }
-    m_context = fingerprint(context);
-  }
-
-  // Fills in the points of `which` the cache has; returns those left to
-  // simulate. Their keys are remembered for keep().
-  std::vector<std::size_t> fill(const TuneSpace& space, std::vector<TunePoint>& points,
-                                const std::vector<std::size_t>& which, DiagnosticEngine& diags) {
-    if (!m_options.cache) return which;
-    std::vector<std::string> keys;
-    for (std::size_t i : which) keys.push_back(m_keyOfPoint[i] = keyOf(space, points[i].choice));
-    if (!m_options.readCache) return which;
-    DiagnosticEngine readDiags;
-    auto found = m_options.cache->findTunePoints(keys, readDiags);
-    if (!found) {
-      warnOnce(readDiags, diags);
-      return which;
-    }
-    std::map<std::string, const TunePointRecord*> byKey;
-    for (const TunePointRecord& record : *found) byKey[record.key] = &record;
-    std::vector<std::size_t> left;
-    for (std::size_t k = 0; k < which.size(); ++k) {
-      auto hit = keys[k].empty() ? byKey.end() : byKey.find(keys[k]);
-      if (hit == byKey.end()) {
-        left.push_back(which[k]);
-        continue;
-      }
-      TunePoint& point = points[which[k]];
-      point.status = hit->second->status;
-      point.reason = hit->second->reason;
-      point.makespanUs = hit->second->makespanUs;
-      point.busyUs = hit->second->busyUs;
-      point.cached = true;
-    }
-    return left;
-  }
-
-  // Keeps the results of `simulated` (a cancelled point is not a result).
-  void keep(const TuneSpace& space, const std::vector<TunePoint>& points, const std::vector<std::size_t>& simulated,
-            DiagnosticEngine& diags) {
-    if (!m_options.cache) return;
-    std::vector<TunePointRecord> records;
-    for (std::size_t i : simulated) {
-      const TunePoint& point = points[i];
-      const std::string& key = m_keyOfPoint[i];
-      if (key.empty() || (point.status == "failed" && point.reason == kCancelled)) continue;
-      nlohmann::ordered_json settings = nlohmann::ordered_json::object();
-      for (std::size_t d = 0; d < space.dimensions.size(); ++d)
-        settings[space.dimensions[d].path] =
-            nlohmann::ordered_json::parse(space.dimensions[d].values[static_cast<std::size_t>(point.choice[d])].dump());
-      records.push_back({key, std::move(settings), point.status, point.reason, point.makespanUs, point.busyUs});
-    }
-    DiagnosticEngine writeDiags;
-    if (!records.empty() && !m_options.cache->recordTunePoints(records, writeDiags)) warnOnce(writeDiags, diags);
-  }
-
-  // The sweep's baseline (the project's own settings), kept under the key of
-  // the project's document as a point's is: a rerun takes it from here too.
-  // nullopt when the cache does not have it (or is not read).
-  std::optional<TunePointOutcome> findBaseline(DiagnosticEngine& diags) {
-    if (!m_options.cache || !m_options.readCache) return std::nullopt;
-    const std::string& key = baselineKey();
-    if (key.empty()) return std::nullopt;
-    DiagnosticEngine readDiags;
-    auto found = m_options.cache->findTunePoints({key}, readDiags);
-    if (!found) warnOnce(readDiags, diags);
-    if (!found || found->empty() || found->front().status != "ok") return std::nullopt;
-    const TunePointRecord& record = found->front();
-    return TunePointOutcome{record.status, record.reason, record.makespanUs, record.busyUs};
-  }
-  void keepBaseline(const TunePointOutcome& outcome, DiagnosticEngine& diags) {
-    if (!m_options.cache) return;
-    const std::string& key = baselineKey();
-    if (key.empty()) return;
-    DiagnosticEngine writeDiags;
-    if (!m_options.cache->recordTunePoints({{key, nlohmann::ordered_json::object(), outcome.status, outcome.reason,
-                                             outcome.makespanUs, outcome.busyUs}},
-                                           writeDiags))
-      warnOnce(writeDiags, diags);
-  }
-
-  static constexpr const char* kCancelled = "cancelled";
-
-private:
-  // Two 64-bit FNV-1a hashes of `text` (the second of it salted): 128 bits,
-  // so that a million kept points do not collide in practice.
-  static std::string fingerprint(const std::string& text) { return kernelHash(text) + kernelHash("tune\n" + text); }
-
-  // Empty when the point's machine cannot be found (it will fail to
-  // simulate, and is simulated again next time).
-  std::string keyOf(const TuneSpace& space, const std::vector<int>& choice) {
-    return keyOfDocument(documentFor(m_traced.project, space, choice));
-  }
-  std::string keyOfDocument(json document) {
-    document.erase("tune");
-    const std::string machine = document.value("machine", m_traced.project.machine);
-    auto known = m_machines.find(machine);
-    if (known == m_machines.end()) {
-      DiagnosticEngine quiet;
-      std::string bytes, reason;
-      auto description = findMachine(machine, quiet, SourceLocation{}, m_traced.project.directory());
-      if (!description || !readFile(description->file, bytes, reason)) bytes.clear();
-      else bytes = fingerprint(bytes);
-      known = m_machines.emplace(machine, bytes).first;
-    }
-    if (known->second.empty()) return {};
-    return fingerprint(m_context + "\n" + known->second + "\n" + document.dump());
-  }
-
-  // The key of the project's own document ("" when it has none), made once.
-  const std::string& baselineKey() {
-    if (!m_baselineKey) m_baselineKey = keyOfDocument(json::parse(m_traced.project.document.dump()));
-    return *m_baselineKey;
-  }
-
-  // A ledger that cannot be read or written costs the cache, not the sweep.
-  void warnOnce(const DiagnosticEngine& from, DiagnosticEngine& diags) {
-    if (m_warned || from.diagnostics().empty()) return;
-    m_warned = true;
-    const Diagnostic& first = from.diagnostics().front();
-    diags.warning(first.location) << first.message << "; the sweep goes on without its result cache";
-  }
-
-  const TracedProject& m_traced;
-  const TuneOptions& m_options;
-  std::string m_context;
-  std::map<std::string, std::string> m_machines;  // machine name -> fingerprint of its file ("" when not found)
-  std::map<std::size_t, std::string> m_keyOfPoint;  // a looked-up point's index -> its key ("" when it has none)
-  std::optional<std::string> m_baselineKey;
-  bool m_warned = false;
-};
 
 // Counts a sweep's results as they arrive and passes them on
 // (TuneOptions::progress); results arrive on several threads at once.
@@ -374,7 +197,7 @@ struct Sweep {
   VariantSimulator& simulator;
   const TracedProject& traced;
   const TuneSpace& space;
-  ResultCache& cache;
+  TuneResultCache& cache;
   const TuneOptions& options;
   int threads;
   ProgressReporter& progress;
@@ -492,7 +315,7 @@ void simulateHere(const Sweep& sweep, std::vector<TunePoint>& points, const std:
       TunePoint& point = points[index];
       if (sweep.options.cancelled && sweep.options.cancelled()) {
         point.status = "failed";
-        point.reason = ResultCache::kCancelled;
+        point.reason = TuneResultCache::kCancelled;
         continue;
       }
       DiagnosticEngine diags;
@@ -546,7 +369,7 @@ void markUnfinished(std::vector<TunePoint>& points, const std::vector<std::size_
   for (std::size_t i : which)
     if (points[i].status.empty()) {
       points[i].status = "failed";
-      points[i].reason = ResultCache::kCancelled;
+      points[i].reason = TuneResultCache::kCancelled;
     }
 }
 
@@ -620,7 +443,31 @@ void summarise(TuneResult& result) {
     }
 }
 
-double TuneSpace::size() const { return static_cast<double>(gridSize(*this)); }
+std::size_t TuneSpace::pointCount() const {
+  std::size_t count = 1;
+  for (const TuneDimension& dimension : dimensions) count *= std::max<std::size_t>(1, dimension.values.size());
+  return count;
+}
+
+std::vector<int> TuneSpace::choiceAt(std::size_t index) const {
+  std::vector<int> choice(dimensions.size(), 0);
+  for (std::size_t d = dimensions.size(); d-- > 0;) {
+    const std::size_t radix = dimensions[d].values.size();
+    choice[d] = static_cast<int>(index % radix);
+    index /= radix;
+  }
+  return choice;
+}
+
+std::vector<std::size_t> sweepOrder(const TuneSpace& space, TuneStrategy strategy, unsigned seed) {
+  std::vector<std::size_t> order(space.pointCount());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  if (strategy == TuneStrategy::Random) {
+    std::mt19937_64 random(seed);
+    std::shuffle(order.begin(), order.end(), random);
+  }
+  return order;
+}
 
 constexpr auto kTuneStrategyNames = enumNames<TuneStrategy>({
     {TuneStrategy::Grid, "grid"}, {TuneStrategy::Random, "random"}, {TuneStrategy::Evolve, "evolve"}});
@@ -658,8 +505,12 @@ std::optional<std::set<std::string, std::less<>>> stagesToKeepFor(const TuneSpac
   return passes;
 }
 
+json tuneDocument(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
+  return documentWith(project, tuneSettings(space, choice));
+}
+
 json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice) {
-  return json::diff(json::parse(project.document.dump()), documentFor(project, space, choice));
+  return json::diff(json::parse(project.document.dump()), tuneDocument(project, space, choice));
 }
 
 std::optional<TuneSpace> tuneSpaceOf(const TracedProject& traced, const VariantSimulator::Outcome* baseline,
@@ -770,7 +621,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   // others wait (a ninth of the LI sweep's time on two threads). A rerun of
   // a declared space takes it from the result cache.
   VariantSimulator simulator(traced);
-  ResultCache cache(traced, options, simulator);
+  TuneResultCache cache(traced, options, simulator);
   const bool declared = traced.project.tune.is_object() && traced.project.tune.contains("space");
   // A declared space is read before the baseline compiles, so that the
   // baseline keeps only the stages the points resume from.
@@ -818,25 +669,20 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
                                 : "this machine (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
   ProgressReporter progress(options, result.where, result.space);
   const Sweep sweep{simulator, traced, result.space, cache, options, threads, progress};
-  const std::size_t size = gridSize(result.space);
+  const std::size_t size = result.space.pointCount();
   const auto budget = static_cast<std::size_t>(std::max(0, options.budget));
 
   if (options.strategy != TuneStrategy::Evolve) {
     // The sweep's order (grid, or a seeded permutation), cut at the budget of
     // points that survive pruning; every shard computes the same list and
     // simulates its share of it.
-    std::vector<std::size_t> order(size);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    if (options.strategy == TuneStrategy::Random) {
-      std::mt19937_64 random(options.seed);
-      std::shuffle(order.begin(), order.end(), random);
-    }
+    const std::vector<std::size_t> order = sweepOrder(result.space, options.strategy, options.seed);
     std::size_t kept = 0;
     std::vector<std::size_t> mine;
     for (std::size_t index : order) {
       if (kept == budget) break;
       TunePoint point;
-      point.choice = choiceOf(result.space, index);
+      point.choice = result.space.choiceAt(index);
       point.reason = pruner.reasonAgainst(point.choice);
       const bool pruned = !point.reason.empty();
       const bool ours = static_cast<int>((pruned ? index : kept) % static_cast<std::size_t>(options.shardCount)) ==
@@ -890,7 +736,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
     progress.expect(static_cast<int>(std::min<std::size_t>(budget, size)));
     std::vector<std::size_t> batch;
     for (std::size_t tries = 0; batch.size() < population && seen.size() < size && tries < 64 * population; ++tries)
-      if (auto index = consider(choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random))))
+      if (auto index = consider(result.space.choiceAt(std::uniform_int_distribution<std::size_t>(0, size - 1)(random))))
         batch.push_back(*index);
     if (!options.remote) {
       // Generations: each one bred from the results of all before it, so
@@ -922,7 +768,7 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
           std::optional<std::size_t> index;
           for (std::size_t tries = 0; !index && tries < 64 * population && seen.size() < size; ++tries) {
             std::vector<int> child =
-                parents.empty() ? choiceOf(result.space, std::uniform_int_distribution<std::size_t>(0, size - 1)(random))
+                parents.empty() ? result.space.choiceAt(std::uniform_int_distribution<std::size_t>(0, size - 1)(random))
                                 : breed(parents, tries);
             if (!child.empty()) index = consider(std::move(child));
           }
@@ -955,156 +801,6 @@ std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& o
   result.resumedSimulations = simulator.resumedSimulations();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (diags.hasErrors()) return std::nullopt;  // a remote evaluator broke down
-  return result;
-}
-
-nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorProject& project) {
-  using ordered = nlohmann::ordered_json;
-  auto settingsOf = [&](const TunePoint& point) {
-    ordered settings = ordered::object();
-    for (std::size_t d = 0; d < result.space.dimensions.size(); ++d)
-      settings[result.space.dimensions[d].path] =
-          ordered::parse(result.space.dimensions[d].values[static_cast<std::size_t>(point.choice[d])].dump());
-    return settings;
-  };
-  ordered out;
-  out["strategy"] = std::string(name(result.strategy));
-  out["shard"] = std::to_string(result.shardIndex + 1) + "/" + std::to_string(result.shardCount);
-  out["seed"] = result.seed;
-  ordered space = ordered::object();
-  for (const TuneDimension& dimension : result.space.dimensions) space[dimension.path] = ordered::parse(json(dimension.values).dump());
-  out["space"] = space;
-  out["space_origin"] = result.space.origin;
-  out["space_size"] = result.space.size();
-  out["baseline_us"] = result.baselineUs;
-  out["baseline_cached"] = result.baselineCached;
-  out["evaluated"] = result.evaluated;
-  out["pruned"] = result.pruned;
-  ordered reasons = ordered::object();
-  for (const auto& [reason, count] : result.prunedReasons) reasons[reason] = count;
-  out["pruned_reasons"] = reasons;
-  out["failed"] = result.failed;
-  out["cached"] = result.cached;
-  out["seconds"] = result.seconds;
-  out["where"] = result.where;
-  // What the points shared on this machine (docs/cli.md: a remote sweep's workers report none).
-  out["compilations"] = result.compilations;
-  out["simulations"] = result.simulations;
-  out["simulations_resumed"] = result.resumedSimulations;
-  // Points simulated per second: taking a point from the cache is not a rate.
-  out["rate_per_second"] = result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0;
-  if (result.best >= 0) {
-    const TunePoint& best = result.points[static_cast<std::size_t>(result.best)];
-    out["best"] = {{"settings", settingsOf(best)},
-                   {"makespan_us", best.makespanUs},
-                   {"busy_us", best.busyUs},
-                   {"gain", result.baselineUs > 0 ? 1.0 - best.makespanUs / result.baselineUs : 0.0},
-                   {"patch", ordered::parse(tunePatch(project, result.space, best.choice).dump())}};
-  } else {
-    out["best"] = nullptr;
-  }
-  out["pareto"] = result.pareto;
-  out["points"] = ordered::array();
-  for (const TunePoint& point : result.points) {
-    ordered entry{
-        {"settings", settingsOf(point)}, {"choice", point.choice}, {"status", point.status}, {"cached", point.cached}};
-    if (point.status == "ok") {
-      entry["makespan_us"] = point.makespanUs;
-      entry["busy_us"] = point.busyUs;
-    } else {
-      entry["reason"] = point.reason;
-    }
-    out["points"].push_back(entry);
-  }
-  return out;
-}
-
-std::optional<TuneResult> mergeTuneShards(const std::vector<nlohmann::ordered_json>& shards, const std::vector<std::string>& files,
-                                          DiagnosticEngine& diags) {
-  if (shards.empty()) {
-    diags.error(SourceLocation{"--merge"}) << "no shard files given";
-    return std::nullopt;
-  }
-  TuneResult result;
-  std::set<int> indices;
-  int count = 0;
-  for (std::size_t s = 0; s < shards.size(); ++s) {
-    // Ordered: the space's keys keep the order the points' choices index.
-    const nlohmann::ordered_json& shard = shards[s];
-    const SourceLocation where{files[s]};
-    if (!shard.is_object() || !shard.contains("shard") || !shard.contains("space") || !shard.contains("points")) {
-      diags.error(where) << "not a `pto tune --json` result";
-      return std::nullopt;
-    }
-    const std::string text = shard["shard"];
-    const int k = std::stoi(text.substr(0, text.find('/'))), n = std::stoi(text.substr(text.find('/') + 1));
-    if (s == 0) {
-      count = n;
-      result.strategy = parseTuneStrategy(shard.value("strategy", "grid")).value_or(TuneStrategy::Grid);
-      result.seed = shard.value("seed", 1u);
-      result.baselineUs = shard["baseline_us"];
-      result.space.origin = shard.value("space_origin", "project");
-      for (const auto& [path, values] : shard["space"].items()) {
-        TuneDimension dimension{path, {}};
-        for (const auto& value : values) dimension.values.push_back(json::parse(value.dump()));
-        result.space.dimensions.push_back(std::move(dimension));
-      }
-    } else if (n != count || shard["strategy"] != shards[0]["strategy"] || shard["space"] != shards[0]["space"] ||
-               shard.value("seed", 1u) != result.seed) {
-      diags.error(where) << "shard " << text << " is not of the same sweep as " << files[0]
-                         << " (strategy, space and shard count must match)";
-      return std::nullopt;
-    }
-    if (!indices.insert(k).second) {
-      diags.error(where) << "shard " << text << " is given twice";
-      return std::nullopt;
-    }
-    for (const auto& entry : shard["points"]) {
-      TunePoint point;
-      point.choice = entry["choice"].get<std::vector<int>>();
-      bool fits = point.choice.size() == result.space.dimensions.size();
-      for (std::size_t d = 0; fits && d < point.choice.size(); ++d)
-        fits = point.choice[d] >= 0 &&
-               static_cast<std::size_t>(point.choice[d]) < result.space.dimensions[d].values.size();
-      if (!fits) {
-        diags.error(where) << "a point's \"choice\" does not index the shard's space; the file was edited or damaged";
-        return std::nullopt;
-      }
-      point.status = entry["status"];
-      point.reason = entry.value("reason", "");
-      point.makespanUs = entry.value("makespan_us", 0.0);
-      point.busyUs = entry.value("busy_us", 0.0);
-      point.cached = entry.value("cached", false);
-      result.points.push_back(std::move(point));
-    }
-    result.seconds += shard.value("seconds", 0.0);
-    result.compilations += shard.value("compilations", 0);
-    result.simulations += shard.value("simulations", 0);
-    result.resumedSimulations += shard.value("simulations_resumed", 0);
-  }
-  if (static_cast<int>(indices.size()) != count) {
-    diags.error(SourceLocation{files[0]}) << "only " << indices.size() << " of the " << count
-                                          << " shards are given; merge them all";
-    return std::nullopt;
-  }
-  // The unsharded sweep's order: the sweep order of the points (grid index, or the seeded permutation, which
-  // the shards' own orders interleave); points are unique, so sorting by that order restores it.
-  std::map<std::vector<int>, std::size_t> position;
-  {
-    std::vector<std::size_t> order(gridSize(result.space));
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    if (result.strategy == TuneStrategy::Random) {
-      std::mt19937_64 random(result.seed);
-      std::shuffle(order.begin(), order.end(), random);
-    }
-    for (std::size_t i = 0; i < order.size(); ++i) position[choiceOf(result.space, order[i])] = i;
-  }
-  std::stable_sort(result.points.begin(), result.points.end(), [&](const TunePoint& a, const TunePoint& b) {
-    return position[a.choice] < position[b.choice];
-  });
-  result.where = std::to_string(shards.size()) + " shards, merged";
-  result.shardCount = 1;
-  summarise(result);
   return result;
 }
 

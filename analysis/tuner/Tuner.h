@@ -56,7 +56,10 @@ struct TuneDimension {
 struct TuneSpace {
   std::vector<TuneDimension> dimensions;
   std::string origin;  // "project" (tune.space) or "derived"
-  double size() const;  // points in the full grid
+  double size() const { return static_cast<double>(pointCount()); }  // points in the full grid
+  std::size_t pointCount() const;
+  // The grid's point `index` (the last dimension varying fastest): an index into each dimension's values.
+  std::vector<int> choiceAt(std::size_t index) const;
 };
 
 enum class TuneStrategy { Grid, Random, Evolve };
@@ -80,6 +83,8 @@ TunePointOutcome simulateTuneSettings(VariantSimulator& simulator, const Operato
 
 // A point's values as {dotted tune path: value}.
 nlohmann::json tuneSettings(const TuneSpace& space, const std::vector<int>& choice);
+// The project document with a point's values set.
+nlohmann::json tuneDocument(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice);
 
 // Points simulated somewhere else than this process's threads. submit() may
 // hold points back to send them in batches; next() sends what is held and
@@ -188,6 +193,11 @@ std::optional<std::set<std::string, std::less<>>> stagesToKeepFor(const TuneSpac
 
 // The patch (RFC 6902) that sets a point's values on the project.
 nlohmann::json tunePatch(const OperatorProject& project, const TuneSpace& space, const std::vector<int>& choice);
+
+// The grid indices of `space` in the order a grid or random sweep takes
+// them (random: a permutation seeded by `seed`); every shard of a sweep, and
+// their merge, computes the same list.
+std::vector<std::size_t> sweepOrder(const TuneSpace& space, TuneStrategy strategy, unsigned seed);
 
 std::optional<TuneResult> tune(const TracedProject& traced, const TuneOptions& options, DiagnosticEngine& diags);
 

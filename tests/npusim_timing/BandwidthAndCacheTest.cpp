@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 
@@ -144,6 +145,114 @@ TEST(L2CacheModel, RegionsOfWholeRowsTouchTheLinesTheirRowsTouchInAddressOrder) 
   L2CacheModel fresh(1 << 20, 512, {{{4, 8, 48}, 4}});
   EXPECT_EQ(fresh.accessLines(region(0, {0, 2, 0}, {2, 3, 48})).missedBytes, 4 * 512);
   EXPECT_EQ(fresh.access(region(0, {0, 0, 0}, {1, 8, 48})), 2.0 / 3.0) << "lines 0..1 of plane 0's 0..2";
+}
+
+// The cache by its definition, with none of the model's indexes: a region's
+// lines row by row (each row's byte range, less the lines an earlier row
+// already gave), each line present or not by a search of the lines held.
+// Lru evicts the line used least recently; Random replaces the line in slot
+// xorshift64^k(seed) mod capacity at the k-th eviction (slots filled in
+// order of first touch), the sequence L2CacheModel.h documents as seeded.
+class ReferenceL2 {
+public:
+  ReferenceL2(std::int64_t capacityBytes, std::int64_t lineBytes, std::vector<GmTensorLayout> layouts,
+              L2Replacement replacement)
+      : m_capacity(static_cast<std::size_t>(capacityBytes / lineBytes)), m_lineBytes(lineBytes),
+        m_layouts(std::move(layouts)), m_replacement(replacement) {}
+
+  L2CacheModel::Lines accessLines(const ConcreteRegion& region) {
+    const GmTensorLayout& layout = m_layouts[static_cast<std::size_t>(region.tensor)];
+    const std::size_t rank = layout.shape.size();
+    std::vector<std::int64_t> stride(rank, layout.elementBytes);
+    for (std::size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * layout.shape[d];
+    std::vector<std::int64_t> lines;
+    std::int64_t lastLine = -1;
+    std::vector<std::int64_t> index(rank, 0);  // the row's position; the last dim stays 0
+    while (true) {
+      std::int64_t start = 0;
+      for (std::size_t d = 0; d < rank; ++d) start += (region.offsets[d] + index[d]) * stride[d];
+      const std::int64_t end = start + region.shape[rank - 1] * layout.elementBytes - 1;
+      for (std::int64_t line = std::max(start / m_lineBytes, lastLine + 1); line <= end / m_lineBytes; ++line)
+        lines.push_back(line);
+      lastLine = std::max(lastLine, end / m_lineBytes);
+      std::size_t d = rank - 1;
+      while (d > 0 && ++index[d - 1] == region.shape[d - 1]) index[--d] = 0;
+      if (d == 0) break;
+    }
+    std::int64_t hits = 0;
+    for (std::int64_t line : lines) hits += touch({region.tensor, line});
+    const auto total = static_cast<std::int64_t>(lines.size());
+    return {static_cast<double>(hits) / static_cast<double>(total), (total - hits) * m_lineBytes};
+  }
+
+private:
+  using Line = std::pair<TensorId, std::int64_t>;
+  bool touch(const Line& line) {
+    auto held = std::find(m_slots.begin(), m_slots.end(), line);
+    if (held != m_slots.end()) {
+      const auto slot = static_cast<std::size_t>(held - m_slots.begin());
+      m_lastUse[slot] = ++m_clock;
+      return true;
+    }
+    std::size_t slot = m_slots.size();
+    if (m_slots.size() < m_capacity) {
+      m_slots.push_back(line);
+      m_lastUse.push_back(0);
+    } else if (m_replacement == L2Replacement::Lru) {
+      slot = static_cast<std::size_t>(std::min_element(m_lastUse.begin(), m_lastUse.end()) - m_lastUse.begin());
+    } else {
+      m_random ^= m_random << 13;
+      m_random ^= m_random >> 7;
+      m_random ^= m_random << 17;
+      slot = static_cast<std::size_t>(m_random % m_slots.size());
+    }
+    m_slots[slot] = line;
+    m_lastUse[slot] = ++m_clock;
+    return false;
+  }
+
+  std::size_t m_capacity;
+  std::int64_t m_lineBytes;
+  std::vector<GmTensorLayout> m_layouts;
+  L2Replacement m_replacement;
+  std::vector<Line> m_slots;
+  std::vector<std::uint64_t> m_lastUse;
+  std::uint64_t m_clock = 0;
+  std::uint64_t m_random = 0x2545F4914F6CDD1Dull;
+};
+
+TEST(L2CacheModel, RandomRegionsHitAsTheCacheByDefinition) {
+  // Three tensors: two small enough for the model's direct index (rows of
+  // 96 bytes that straddle lines, and of whole lines) and one of 2^38 bytes,
+  // past its budget, whose lines go to the hash table. Regions of random
+  // corners and sizes, some of whole rows or planes; a cache of 40 lines,
+  // which the sweeps overflow many times over.
+  const std::vector<GmTensorLayout> layouts = {
+      {{6, 16, 24}, 4}, {{64, 256}, 2}, {{std::int64_t{1} << 22, std::int64_t{1} << 14}, 4}};
+  for (L2Replacement replacement : {L2Replacement::Lru, L2Replacement::Random}) {
+    std::mt19937 random(replacement == L2Replacement::Lru ? 1 : 2);
+    L2CacheModel cache(40 * 512, 512, layouts, replacement);
+    ReferenceL2 reference(40 * 512, 512, layouts, replacement);
+    for (int access = 0; access < 3000; ++access) {
+      const auto tensor = static_cast<TensorId>(random() % layouts.size());
+      const std::vector<std::int64_t>& extent = layouts[static_cast<std::size_t>(tensor)].shape;
+      ConcreteRegion read{tensor, {}, {}};
+      for (std::size_t d = 0; d < extent.size(); ++d) {
+        // The huge tensor is read near its start and near its end.
+        const std::int64_t span = std::min<std::int64_t>(extent[d], 48);
+        std::int64_t size = 1 + static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(span));
+        if (d > 0 && random() % 3 == 0) size = extent[d];  // whole rows (or planes)
+        std::int64_t offset = static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(span - std::min(size, span) + 1));
+        if (extent[d] > 4096 && random() % 2 == 0) offset = extent[d] - size - offset;
+        read.offsets.push_back(offset);
+        read.shape.push_back(size);
+      }
+      const L2CacheModel::Lines got = cache.accessLines(read);
+      const L2CacheModel::Lines want = reference.accessLines(read);
+      ASSERT_EQ(got.hitFraction, want.hitFraction) << "access " << access << " of tensor " << tensor;
+      ASSERT_EQ(got.missedBytes, want.missedBytes) << "access " << access << " of tensor " << tensor;
+    }
+  }
 }
 
 TEST(L2CacheModel, TensorsWithoutALayoutAlwaysMiss) {
