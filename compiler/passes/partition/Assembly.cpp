@@ -378,6 +378,11 @@ bool Partitioner::assemble(std::vector<std::vector<Part>>& partsOfScope) {
   using Head = std::pair<TileOpId, std::size_t>;  // first op of the next part, scope
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
   std::vector<std::size_t> next(partsOfScope.size(), 0);
+  // Room for every part at once: grown by doubling, the array of a 100k-subgraph
+  // kernel was written afresh 18 times (60 MB of new pages at the last).
+  std::size_t partCount = blocks.subgraphs.size();
+  for (const std::vector<Part>& parts : partsOfScope) partCount += parts.size();
+  blocks.subgraphs.reserve(partCount);
   for (std::size_t s = 0; s < partsOfScope.size(); ++s)
     if (!partsOfScope[s].empty()) heads.emplace(partsOfScope[s].front().ops.front(), s);
   while (!heads.empty()) {
