@@ -231,13 +231,19 @@ bool coveredTogether(const RegionBox& box, const std::vector<const RegionBox*>& 
 
 RegionIndex::TensorEntries& RegionIndex::entriesOf(TensorId tensor) {
   const auto slot = static_cast<std::size_t>(static_cast<std::int64_t>(tensor) + 1);
-  if (slot >= m_tensors.size()) m_tensors.resize(slot + 1);
-  return m_tensors[slot];
+  if (slot >= m_entriesOfTensor.size()) m_entriesOfTensor.resize(slot + 1, -1);
+  std::int32_t& index = m_entriesOfTensor[slot];
+  if (index < 0) {
+    index = static_cast<std::int32_t>(m_tensors.size());
+    m_tensors.emplace_back();
+  }
+  return m_tensors[static_cast<std::size_t>(index)];
 }
 
 RegionIndex::TensorEntries* RegionIndex::findEntries(TensorId tensor) {
   const auto slot = static_cast<std::size_t>(static_cast<std::int64_t>(tensor) + 1);
-  return slot < m_tensors.size() ? &m_tensors[slot] : nullptr;
+  if (slot >= m_entriesOfTensor.size() || m_entriesOfTensor[slot] < 0) return nullptr;
+  return &m_tensors[static_cast<std::size_t>(m_entriesOfTensor[slot])];
 }
 
 void RegionIndex::setCellSize(TensorId tensor, const std::vector<std::int64_t>& cell) {
@@ -366,8 +372,13 @@ void RegionIndex::push(std::int32_t& head, std::int32_t entry) {
 
 void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
   if (box.empty()) return;
-  if (m_copiesInLastChunk == kCopiesPerChunk) {
-    m_copies.push_back(std::make_unique<RegionBox[]>(kCopiesPerChunk));
+  if (m_copiesInLastChunk == m_lastChunkSize) {
+    // Chunks of 8, 16, ... up to kCopiesPerChunk boxes: the buffer planner
+    // makes an index for each subgraph it tries, most holding a few dozen
+    // boxes, and a first chunk of 256 (32 KB, every box initialised) was
+    // most of what each cost.
+    m_lastChunkSize = m_copies.empty() ? kFirstChunk : std::min(kCopiesPerChunk, 2 * m_lastChunkSize);
+    m_copies.push_back(std::make_unique<RegionBox[]>(m_lastChunkSize));
     m_copiesInLastChunk = 0;
   }
   RegionBox& copy = m_copies.back()[m_copiesInLastChunk++];

@@ -178,7 +178,9 @@ private:
   // Copies of the boxes insert() was given, in chunks that never move.
   static constexpr std::size_t kCopiesPerChunk = 256;
   std::vector<std::unique_ptr<RegionBox[]>> m_copies;
-  std::size_t m_copiesInLastChunk = kCopiesPerChunk;
+  static constexpr std::size_t kFirstChunk = 8;
+  std::size_t m_lastChunkSize = 0;
+  std::size_t m_copiesInLastChunk = 0;
   struct Slot {  // a link of a list of entries
     std::int32_t entry = 0;
     std::int32_t next = -1;
@@ -222,12 +224,17 @@ private:
   void push(std::int32_t& head, std::int32_t entry);
   bool visitList(std::int32_t& head, const RegionBox& query, const Visitor& visit);
 
-  // By tensor id + 1 (kNoId first): a hash lookup per query and insert
-  // showed in GraphPartition's and GenerateMoveOp's profiles.
+  // The entries of the tensors with boxes, found through an array by tensor
+  // id + 1 (kNoId first): a hash lookup per query and insert showed in
+  // GraphPartition's and GenerateMoveOp's profiles. The array holds indices,
+  // not the entries: the buffer planner makes an index per subgraph it
+  // tries (thousands a compile), and entries for every tensor id up to the
+  // highest used (DIA: thousands, 80 bytes each) were most of that cost.
   TensorEntries& entriesOf(TensorId tensor);
   TensorEntries* findEntries(TensorId tensor);
 
   OverlapMode m_mode;
+  std::vector<std::int32_t> m_entriesOfTensor;  // by tensor id + 1: index into m_tensors, -1: none
   std::vector<TensorEntries> m_tensors;
   std::vector<Entry> m_entries;
   std::vector<Slot> m_slots;
