@@ -173,8 +173,7 @@ bool L2CacheModel::touch(std::uint64_t key, std::int32_t* direct) {
   std::size_t slot = 0;
   std::int32_t present = -1;
   if (direct) {
-    const std::int32_t node = *direct - 1;  // maybe stale: the line was evicted if its node holds another key
-    if (node >= 0 && m_nodeKeys[static_cast<std::size_t>(node)] == key) present = node;
+    present = directNode(key, direct);
   } else {
     if (m_table.empty()) grow();
     slot = findSlot(key);
@@ -367,10 +366,9 @@ L2CacheModel::Lines L2CacheModel::accessLines(const ConcreteRegion& region) {
       std::int32_t* entry = directLines + run.first;
       for (std::int64_t line = run.first; line <= run.last; ++line, ++entry) {
         const std::uint64_t key = tensorKey | static_cast<std::uint64_t>(line);
-        // A hit under Random replacement changes nothing: the index says so
-        // without the call (most touches of a resident tile).
-        const std::int32_t node = *entry - 1;
-        if (m_replacement == L2Replacement::Random && node >= 0 && m_nodeKeys[static_cast<std::size_t>(node)] == key) {
+        // A hit under Random replacement changes nothing, so it needs no
+        // call of touch() (most touches of a resident tile).
+        if (m_replacement == L2Replacement::Random && directNode(key, entry) >= 0) {
           ++hit;
           continue;
         }

@@ -72,6 +72,12 @@ private:
   // ascending: its rows' lines, less those an earlier row already had.
   template <typename Visit> void forEachRun(const ConcreteRegion& region, Visit&& visit) const;
 
+  // The node holding `key` according to its entry in m_direct, or -1. The
+  // entry may be stale: the line was evicted when its node holds another key.
+  std::int32_t directNode(std::uint64_t key, const std::int32_t* entry) const {
+    const std::int32_t node = *entry - 1;
+    return node >= 0 && m_nodeKeys[static_cast<std::size_t>(node)] == key ? node : -1;
+  }
   // Touches one line; true when it was present. `direct`: the line's entry
   // in m_direct, or null when the line is found through the hash table.
   bool touch(std::uint64_t key, std::int32_t* direct);

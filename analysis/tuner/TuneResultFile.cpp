@@ -28,7 +28,7 @@ nlohmann::ordered_json tuneResultJson(const TuneResult& result, const OperatorPr
   for (const TuneDimension& dimension : result.space.dimensions) space[dimension.path] = ordered::parse(json(dimension.values).dump());
   out["space"] = space;
   out["space_origin"] = result.space.origin;
-  out["space_size"] = result.space.size();
+  out["space_size"] = result.space.pointCount();
   out["baseline_us"] = result.baselineUs;
   out["baseline_cached"] = result.baselineCached;
   out["evaluated"] = result.evaluated;

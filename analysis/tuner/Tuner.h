@@ -56,8 +56,7 @@ struct TuneDimension {
 struct TuneSpace {
   std::vector<TuneDimension> dimensions;
   std::string origin;  // "project" (tune.space) or "derived"
-  double size() const { return static_cast<double>(pointCount()); }  // points in the full grid
-  std::size_t pointCount() const;
+  std::size_t pointCount() const;  // points in the full grid
   // The grid's point `index` (the last dimension varying fastest): an index into each dimension's values.
   std::vector<int> choiceAt(std::size_t index) const;
 };

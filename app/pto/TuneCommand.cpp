@@ -64,10 +64,10 @@ std::string settingsText(const TuneResult& result, const TunePoint& point) {
 }
 
 void printResult(const std::string& project, const TuneResult& result, int rows) {
-  std::printf("%s: %s sweep over %s space of %.0f points (shard %d/%d): %d evaluated (%d simulated, %d from the "
+  std::printf("%s: %s sweep over %s space of %zu points (shard %d/%d): %d evaluated (%d simulated, %d from the "
               "result cache), %d pruned, %d failed in %.2f s (%.0f simulated per second) on %s\n",
               project.c_str(), std::string(name(result.strategy)).c_str(), result.space.origin.c_str(),
-              result.space.size(), result.shardIndex + 1, result.shardCount, result.evaluated,
+              result.space.pointCount(), result.shardIndex + 1, result.shardCount, result.evaluated,
               result.evaluated - result.cached, result.cached, result.pruned, result.failed, result.seconds,
               result.seconds > 0 ? (result.evaluated - result.cached) / result.seconds : 0.0,
               result.where.c_str());
