@@ -314,6 +314,11 @@ void NpuExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInt
   advance(m_state, static_cast<double>(endCycle), false, true);
   m_state.now = std::max(m_state.now, static_cast<double>(endCycle));
   const std::size_t first = intervals.size();
+  static const std::array<PipeName, kPipeCount> pipeNames = [] {
+    std::array<PipeName, kPipeCount> names;
+    for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe) names[pipe] = PipeName(name(static_cast<Pipe>(pipe)));
+    return names;
+  }();
   for (std::size_t slot = 0; slot < m_state.cores.size(); ++slot) {
     CoreRun& run = m_state.cores[slot];
     if (run.task != task) continue;
@@ -321,7 +326,7 @@ void NpuExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInt
     // with; the scheduler's word stands.
     for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe)
       for (const auto& [from, to] : m_intervals[slot][pipe])
-        intervals.push_back({name(static_cast<Pipe>(pipe)), from, std::min(to, endCycle)});
+        intervals.push_back({pipeNames[pipe], from, std::min(to, endCycle)});
     if (run.program >= 0) m_instructions += m_programs[static_cast<std::size_t>(run.program)]->instructionCount;
     if (TaskSteps* steps = recordOf(run, true)) steps->endCycle = endCycle;
     if (m_graph && task >= 0 && static_cast<std::size_t>(task) < m_graph->tasks.size())
@@ -359,7 +364,7 @@ void NpuExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeInt
   }
   std::sort(intervals.begin() + static_cast<std::ptrdiff_t>(first), intervals.end(),
             [](const PipeInterval& a, const PipeInterval& b) {
-              return a.startCycle < b.startCycle || (a.startCycle == b.startCycle && a.pipe < b.pipe);
+              return a.startCycle < b.startCycle || (a.startCycle == b.startCycle && a.pipe() < b.pipe());
             });
 }
 

@@ -32,7 +32,9 @@
 #include "compiler/ir/BlockGraph.h"
 #include "compiler/ir/ExecuteGraph.h"
 
+#include <algorithm>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,16 +52,48 @@ struct CoreId {
   friend auto operator<=>(const CoreId&, const CoreId&) = default;
 };
 
-// A stretch of time one pipe of a core (e.g. "MTE2", "CUBE") spent on a task;
-// cycles are absolute (the same clock as the schedule), end exclusive. The
-// pipe's name is static text (executors name pipes from fixed tables): a
-// schedule of a million tasks holds millions of intervals in one array, and
-// a name of its own in each made them 48 bytes instead of 32.
-struct PipeInterval {
-  std::string_view pipe;
-  std::int64_t startCycle = 0;
-  std::int64_t endCycle = 0;
+// A pipe's name (e.g. "MTE2", "CUBE") as one byte: its index in a
+// process-wide table of the names seen so far. Executors name their pipes
+// from fixed tables, so the table stays tiny; they make their names once
+// (making one takes a lock and a scan of the table), not per interval.
+class PipeName {
+public:
+  PipeName() = default;  // the empty name: no pipe
+  PipeName(std::string_view text);  // NOLINT(google-explicit-constructor): a name is its text
+  PipeName(const char* text) : PipeName(std::string_view(text)) {}  // NOLINT(google-explicit-constructor)
+  std::string_view text() const;
+  std::uint8_t index() const { return m_index; }
+  static PipeName atIndex(std::uint8_t index) { return PipeName(index, 0); }
+  // No more names than this: a byte's values.
+  static constexpr std::size_t kMostNames = 256;
+
+private:
+  PipeName(std::uint8_t index, int /*tag*/) : m_index(index) {}
+  std::uint8_t m_index = 0;
 };
+
+// A stretch of time one pipe of a core spent on a task; cycles are absolute
+// (the same clock as the schedule), end exclusive. 16 bytes: a schedule of a
+// million tasks holds about four million of them in one array, written once
+// (the first touch of their pages was most of the kernel time of such a
+// run), so the pipe's name is a byte of the end's word: 56 bits of end cycle
+// reach 2^55 cycles, two hundred days at 2 GHz (an end past that is held there).
+struct PipeInterval {
+  PipeInterval() = default;
+  PipeInterval(PipeName pipe, std::int64_t start, std::int64_t end)
+      : startCycle(start), endCycle(std::min(end, kLatestEnd)), m_pipe(pipe.index()) {}
+
+  std::string_view pipe() const { return pipeName().text(); }
+  PipeName pipeName() const { return PipeName::atIndex(static_cast<std::uint8_t>(m_pipe)); }
+
+  static constexpr std::int64_t kLatestEnd = (std::int64_t{1} << 55) - 1;
+  std::int64_t startCycle = 0;
+  std::int64_t endCycle : 56 = 0;
+
+private:
+  std::uint64_t m_pipe : 8 = 0;
+};
+static_assert(sizeof(PipeInterval) == 16);
 
 // The earliest end among the running tasks.
 struct Completion {

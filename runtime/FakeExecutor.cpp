@@ -41,7 +41,8 @@ void FakeExecutor::finish(TaskId task, std::int64_t endCycle, std::vector<PipeIn
   if (it == m_running.end()) throw std::logic_error("FakeExecutor::finish: task is not running");
   --m_runningCount[static_cast<std::size_t>(it->second.type)];
   m_running.erase(it);
-  intervals.push_back(PipeInterval{"FAKE", m_startOf.at(task), endCycle});
+  static const PipeName fake("FAKE");
+  intervals.push_back(PipeInterval{fake, m_startOf.at(task), endCycle});
 }
 
 } // namespace pto

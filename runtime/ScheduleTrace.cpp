@@ -133,7 +133,7 @@ trace::Trace traceFromSchedule(const ScheduleTraceInput& input) {
     entry.lane = lanes.at(static_cast<std::size_t>(record.core.index));
     pipes.clear();
     for (const PipeInterval& interval : input.schedule.pipes(record))
-      pipes.push_back({toNs(interval.startCycle), toNs(interval.endCycle), trace.intern(interval.pipe)});
+      pipes.push_back({toNs(interval.startCycle), toNs(interval.endCycle), trace.intern(interval.pipe())});
     // The loop iteration is part of a task's identity: `pto calibrate` pairs
     // a measured task with a simulated one by subgraph, label and loop.
     args.clear();

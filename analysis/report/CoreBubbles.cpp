@@ -63,7 +63,7 @@ BubbleReport bubbleReport(const ExecuteGraph& graph, const Schedule& schedule) {
       waits.push_back({record->task, scheduleWait});
       row.busyCycles += record->endCycle - record->startCycle;
       for (const PipeInterval& interval : schedule.pipes(*record))
-        row.pipeBusyCycles[std::string(interval.pipe)] += interval.endCycle - interval.startCycle;
+        row.pipeBusyCycles[std::string(interval.pipe())] += interval.endCycle - interval.startCycle;
       previousEnd = std::max(previousEnd, record->endCycle);
     }
     row.lastEndCycle = previousEnd;

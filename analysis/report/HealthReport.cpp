@@ -63,7 +63,7 @@ TileGraphHealth tileGraphHealth(const TileGraph& tiles) {
 std::map<std::string, std::int64_t> pipeCycles(const Schedule& schedule, const TaskRecord& record) {
   std::map<std::string, std::int64_t> cycles;
   for (const PipeInterval& interval : schedule.pipes(record))
-    cycles[std::string(interval.pipe)] += interval.endCycle - interval.startCycle;
+    cycles[std::string(interval.pipe())] += interval.endCycle - interval.startCycle;
   return cycles;
 }
 

@@ -104,7 +104,7 @@ public:
     };
     std::vector<Edge> edges;
     for (const PipeInterval& interval : schedule.pipes(record)) {
-      std::optional<Pipe> pipe = parsePipe(interval.pipe);
+      std::optional<Pipe> pipe = parsePipe(interval.pipe());
       const std::int64_t from = std::max(interval.startCycle, start), to = std::min(interval.endCycle, end);
       if (!pipe || to <= from) continue;
       const auto p = static_cast<std::size_t>(*pipe);

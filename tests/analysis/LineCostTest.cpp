@@ -277,7 +277,7 @@ TEST(LineCost, SharesSumToTheRunsBusyTimeAndPipesToTheirIntervals) {
   for (const TaskRecord& record : run.simulation.schedule.tasks) {
     busy[static_cast<std::size_t>(record.core.type)] += static_cast<double>(record.endCycle - record.startCycle);
     for (const PipeInterval& interval : run.simulation.schedule.pipes(record))
-      pipes[pipeSlot(*parsePipe(interval.pipe))] += static_cast<double>(interval.endCycle - interval.startCycle);
+      pipes[pipeSlot(*parsePipe(interval.pipe()))] += static_cast<double>(interval.endCycle - interval.startCycle);
   }
   std::array<double, 2> lineBusy{};
   std::array<double, kPipeCount> linePipes{};

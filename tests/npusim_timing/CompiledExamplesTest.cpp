@@ -59,8 +59,8 @@ void checkSane(const Compilation& compilation, const MachineDescription& machine
     critical = std::max(critical, longest[static_cast<std::size_t>(task.id)]);
     work[static_cast<std::size_t>(task.coreType)] += static_cast<double>(duration(record));
     for (const PipeInterval& interval : schedule.pipes(record)) {
-      EXPECT_GE(interval.startCycle, record.startCycle) << "task " << task.id << " " << interval.pipe;
-      EXPECT_LE(interval.endCycle, record.endCycle) << "task " << task.id << " " << interval.pipe;
+      EXPECT_GE(interval.startCycle, record.startCycle) << "task " << task.id << " " << interval.pipe();
+      EXPECT_LE(interval.endCycle, record.endCycle) << "task " << task.id << " " << interval.pipe();
       EXPECT_LT(interval.startCycle, interval.endCycle);
     }
     EXPECT_FALSE(schedule.pipes(record).empty()) << "task " << task.id;
@@ -81,7 +81,7 @@ void expectSameSchedule(const Schedule& a, const Schedule& b) {
                 x.dispatchCycle == y.dispatchCycle && xPipes.size() == yPipes.size())
         << "task " << i;
     for (std::size_t j = 0; j < std::min(xPipes.size(), yPipes.size()); ++j)
-      EXPECT_TRUE(xPipes[j].pipe == yPipes[j].pipe && xPipes[j].startCycle == yPipes[j].startCycle &&
+      EXPECT_TRUE(xPipes[j].pipe() == yPipes[j].pipe() && xPipes[j].startCycle == yPipes[j].startCycle &&
                   xPipes[j].endCycle == yPipes[j].endCycle);
   }
 }

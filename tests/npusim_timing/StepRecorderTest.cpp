@@ -126,7 +126,7 @@ TEST(StepRecorder, RecordingChangesNothingAndTheStepsTileThePipeIntervals) {
         else list.emplace_back(from, to);
       }
     for (const PipeInterval& interval : plain.pipes(record))
-      fromRun[std::string(interval.pipe)].emplace_back(interval.startCycle, interval.endCycle);
+      fromRun[std::string(interval.pipe())].emplace_back(interval.startCycle, interval.endCycle);
     EXPECT_EQ(fromSteps, fromRun) << "task " << task;
     EXPECT_TRUE(shared) << "task " << task << ": some load shared the bandwidth";
   }

@@ -209,7 +209,7 @@ std::int64_t duration(const TaskRecord& record) { return record.endCycle - recor
 std::int64_t busyCycles(const Schedule& schedule, const TaskRecord& record, const std::string& pipe) {
   std::int64_t busy = 0;
   for (const PipeInterval& interval : schedule.pipes(record))
-    if (interval.pipe == pipe) busy += interval.endCycle - interval.startCycle;
+    if (interval.pipe() == pipe) busy += interval.endCycle - interval.startCycle;
   return busy;
 }
 

@@ -428,7 +428,7 @@ bool samePipes(const Schedule& a, const Schedule& b) {
   for (std::size_t i = 0; i < a.tasks.size(); ++i) {
     const std::span<const PipeInterval> x = a.pipes(a.tasks[i]), y = b.pipes(b.tasks[i]);
     if (!std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const PipeInterval& p, const PipeInterval& q) {
-          return p.pipe == q.pipe && p.startCycle == q.startCycle && p.endCycle == q.endCycle;
+          return p.pipe() == q.pipe() && p.startCycle == q.startCycle && p.endCycle == q.endCycle;
         }))
       return false;
   }
@@ -516,7 +516,7 @@ TEST(Scheduler, RecordsTheExecutorsPipeIntervals) {
   Schedule schedule = runOrFail(independentTasks(1, CoreType::AIV), config(0, 1, 1, a2Costs()), executor);
   const std::span<const PipeInterval> pipes = schedule.pipes(schedule.tasks[0]);
   ASSERT_EQ(pipes.size(), 1u);
-  EXPECT_EQ(pipes[0].pipe, "FAKE");
+  EXPECT_EQ(pipes[0].pipe(), "FAKE");
   EXPECT_EQ(pipes[0].startCycle, 300);
   EXPECT_EQ(pipes[0].endCycle, 550);
 }

@@ -104,7 +104,7 @@ inline std::map<int, ProgramTasks> programTasks(const Context& context) {
     entry.durationCycles += static_cast<double>(record.endCycle - record.startCycle);
     entry.schedulingBound += context.health.taskBounds[static_cast<std::size_t>(task.id)].kind == "scheduling";
     for (const PipeInterval& interval : schedule.pipes(record))
-      entry.pipeCycles[std::string(interval.pipe)] += static_cast<double>(interval.endCycle - interval.startCycle);
+      entry.pipeCycles[std::string(interval.pipe())] += static_cast<double>(interval.endCycle - interval.startCycle);
   }
   return programs;
 }
