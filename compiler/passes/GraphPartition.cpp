@@ -566,9 +566,13 @@ bool Partitioner::markOverfullGroups(bool everyOp) {
 // so is a cut that would make the parts depend on each other in a cycle.
 void Partitioner::cutOverfullPinnedParts(std::vector<std::int32_t>& partOf, std::vector<bool>& pinned) {
   const std::size_t count = pinned.size();
+  if (std::find(pinned.begin(), pinned.end(), true) == pinned.end()) return;  // most scopes pin nothing
+  // Only pinned parts are cut, so only they list their ops.
   std::vector<std::vector<std::int32_t>> members(count);
-  for (std::size_t v = 0; v < partOf.size(); ++v)
-    members[static_cast<std::size_t>(partOf[v])].push_back(static_cast<std::int32_t>(v));
+  for (std::size_t v = 0; v < partOf.size(); ++v) {
+    const auto part = static_cast<std::size_t>(partOf[v]);
+    if (pinned[part]) members[part].push_back(static_cast<std::int32_t>(v));
+  }
   const TargetInfo& target = m_compilation.settings.target;
   for (std::size_t part = 0; part < count; ++part) {
     if (!pinned[part]) continue;

@@ -132,8 +132,18 @@ void Partitioner::splitForParallelism(std::vector<std::int32_t>& partOf, std::ve
 // several are ready) and fills `parts`.
 bool Partitioner::orderParts(const std::vector<std::int32_t>& partOf, const std::vector<bool>& pinned, std::vector<Part>& parts) {
   std::size_t count = pinned.size();
-  std::vector<std::vector<std::int32_t>> members(count);
-  for (std::size_t v = 0; v < partOf.size(); ++v) members[static_cast<std::size_t>(partOf[v])].push_back(static_cast<std::int32_t>(v));
+  // Each part's ops, ascending, as one array: members [memberStart[i],
+  // memberStart[i + 1]) are part i's (a list per part was an allocation per
+  // part, most of them for a single op).
+  std::vector<std::int32_t> memberStart(count + 1, 0), members(partOf.size());
+  for (std::int32_t part : partOf) ++memberStart[static_cast<std::size_t>(part) + 1];
+  for (std::size_t i = 0; i < count; ++i) memberStart[i + 1] += memberStart[i];
+  {
+    std::vector<std::int32_t> next(memberStart.begin(), memberStart.end() - 1);
+    for (std::size_t v = 0; v < partOf.size(); ++v)
+      members[static_cast<std::size_t>(next[static_cast<std::size_t>(partOf[v])]++)] = static_cast<std::int32_t>(v);
+  }
+  auto firstOp = [&](std::size_t part) { return members[static_cast<std::size_t>(memberStart[part])]; };
   std::vector<std::pair<std::int32_t, std::int32_t>> edges;
   for (std::size_t v = 0; v < partOf.size(); ++v)
     for (std::int32_t p = m_predStart[v]; p < m_predStart[v + 1]; ++p) {
@@ -148,24 +158,25 @@ bool Partitioner::orderParts(const std::vector<std::int32_t>& partOf, const std:
     ++edgeStart[static_cast<std::size_t>(from) + 1];
   }
   for (std::size_t i = 0; i < count; ++i) edgeStart[i + 1] += edgeStart[i];
-  // members[i].front() is the part's first op (local indices ascend).
   using Ready = std::pair<std::int32_t, std::int32_t>;  // first op, part
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
   for (std::size_t i = 0; i < count; ++i)
-    if (waiting[i] == 0) ready.emplace(members[i].front(), static_cast<std::int32_t>(i));
+    if (waiting[i] == 0) ready.emplace(firstOp(i), static_cast<std::int32_t>(i));
   while (!ready.empty()) {
-    std::int32_t at = ready.top().second;
+    const auto at = static_cast<std::size_t>(ready.top().second);
     ready.pop();
     Part part;
-    part.pinned = pinned[static_cast<std::size_t>(at)];
-    for (std::int32_t v : members[static_cast<std::size_t>(at)]) {
+    part.pinned = pinned[at];
+    part.ops.reserve(static_cast<std::size_t>(memberStart[at + 1] - memberStart[at]));
+    for (std::int32_t m = memberStart[at]; m < memberStart[at + 1]; ++m) {
+      const std::int32_t v = members[static_cast<std::size_t>(m)];
       part.ops.push_back(m_ops[static_cast<std::size_t>(v)]);
       if (coreOf(v) == CoreType::AIC) part.coreType = CoreType::AIC;
     }
     parts.push_back(std::move(part));
-    for (std::int32_t e = edgeStart[static_cast<std::size_t>(at)]; e < edgeStart[static_cast<std::size_t>(at) + 1]; ++e) {
+    for (std::int32_t e = edgeStart[at]; e < edgeStart[at + 1]; ++e) {
       std::int32_t to = edges[static_cast<std::size_t>(e)].second;
-      if (--waiting[static_cast<std::size_t>(to)] == 0) ready.emplace(members[static_cast<std::size_t>(to)].front(), to);
+      if (--waiting[static_cast<std::size_t>(to)] == 0) ready.emplace(firstOp(static_cast<std::size_t>(to)), to);
     }
   }
   if (parts.size() != count)
