@@ -8,6 +8,7 @@
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -21,7 +22,12 @@ namespace {
 // A buffer in the making: what AllocateBuffers records, plus the position
 // after which its bytes may be reused.
 struct Planned {
+  // Its region is left empty while planning and filled from `region` only in
+  // a plan that lists its buffers: most plans are the partitioner's fit
+  // checks, which ask for peaks alone, and copying every buffer's region
+  // into them was a tenth of a large kernel's partitioning.
   BufferAllocation buffer;
+  const TileRegion* region = nullptr;  // the tile graph's, or the planner's own (m_ownedRegions)
   OpId tensorOp = kNoId;  // whose kernel line a too-big tile is blamed on
   int releaseAfter = 0;
   BufferOrigin origin;
@@ -279,6 +285,7 @@ public:
     plan.blame.reserve(m_planned.size());
     for (const Planned& entry : m_planned) {
       plan.buffers.push_back(entry.buffer);
+      plan.buffers.back().region = *entry.region;
       plan.blame.push_back(entry.tensorOp);
       plan.origins.push_back(entry.origin);
     }
@@ -334,7 +341,8 @@ private:
   }
 
   // Adds a buffer for `region` used at `position`, or extends the live range
-  // of the one already holding it.
+  // of the one already holding it. `region` outlives the planner: a tile
+  // op's, or one in m_ownedRegions.
   void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp,
            BufferOrigin origin, int member = -1) {
     BufferKey key = keyOf(memory, region, member);
@@ -359,7 +367,7 @@ private:
     Planned entry;
     entry.id = static_cast<int>(index);
     entry.buffer.memory = memory;
-    entry.buffer.region = region;
+    entry.region = &region;
     entry.buffer.bytes = bytesOf(region);
     entry.buffer.producer = producer;
     entry.buffer.firstUse = position;
@@ -463,7 +471,7 @@ private:
     if (m_gathersIntoL1 && m_byKey.find(key) == m_byKey.end()) {
       for (Planned& entry : m_planned)
         if (entry.buffer.memory == MemoryKind::L1 && entry.buffer.producer != kNoId &&
-            containsBox(m_boxes.box(entry.buffer.region), key.box)) {
+            containsBox(m_boxes.box(*entry.region), key.box)) {
           entry.buffer.lastUse = std::max(entry.buffer.lastUse, position);
           return;
         }
@@ -478,11 +486,11 @@ private:
     std::unordered_set<TensorId> writtenHere;
     for (TileOpId id : m_subgraph.ops)
       for (const TileRegion& output : m_tiles.tileOp(id).outputs) writtenHere.insert(output.tensor);
-    auto inL1 = [&](const TileOp& op, std::size_t input) {
+    auto inL1 = [&](const TileOp& op, std::size_t input) -> const TileRegion& {
       const TileRegion& operand = op.inputs[input];
       if (writtenHere.count(operand.tensor)) return operand;
       std::optional<TileRegion> block = matmulL1Block(op, input, operand);
-      return block ? *block : operand;
+      return block ? m_ownedRegions.emplace_back(std::move(*block)) : operand;
     };
     int position = 0;
     for (TileOpId id : m_subgraph.ops) {
@@ -523,7 +531,7 @@ private:
           // A matmul result read straight from its accumulator: L0C keeps it until the TMOV_ACC here.
           for (Planned& entry : m_planned)
             if (entry.buffer.memory == MemoryKind::L0C && entry.buffer.producer != kNoId &&
-                mayOverlap(m_boxes.box(entry.buffer.region), box, OverlapMode::SameIteration))
+                mayOverlap(m_boxes.box(*entry.region), box, OverlapMode::SameIteration))
               entry.buffer.lastUse = std::max(entry.buffer.lastUse, position);
           for (FixpipeResult& result : m_fixpipeResults) {
             if (result.planned || !mayOverlap(result.box, box, OverlapMode::SameIteration)) continue;
@@ -550,6 +558,7 @@ private:
   const Subgraph& m_subgraph;
   RegionBoxes m_boxes;
   std::vector<Planned> m_planned;
+  std::deque<TileRegion> m_ownedRegions;  // regions made here (matmul operands' L1 blocks): a deque keeps their addresses
   std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
