@@ -388,6 +388,18 @@ void RegionIndex::insert(const RegionBox& box, std::int32_t payload) {
 
 void RegionIndex::insertKept(const RegionBox& box, std::int32_t payload) {
   if (box.empty()) return;
+  const auto id = static_cast<std::int32_t>(m_entries.size());
+  m_entries.push_back(Entry{&box, payload, true, 0});
+  if (m_entries.size() <= kScannedEntries) return;
+  // Past the size a scan serves: the earlier entries go into the grid too,
+  // in the order they came (the first box of a tensor sets its cells).
+  if (m_entries.size() == kScannedEntries + 1)
+    for (std::int32_t earlier = 0; earlier < id; ++earlier) file(earlier);
+  file(id);
+}
+
+void RegionIndex::file(std::int32_t id) {
+  const RegionBox& box = *m_entries[static_cast<std::size_t>(id)].box;
   TensorEntries& entries = entriesOf(box.tensor);
   if (!entries.cellSet) {
     for (std::size_t d = 0; d < kMaxBoxRank; ++d)
@@ -395,8 +407,6 @@ void RegionIndex::insertKept(const RegionBox& box, std::int32_t payload) {
     entries.cellSet = true;
   }
   Group& group = groupFor(entries, box);
-  auto id = static_cast<std::int32_t>(m_entries.size());
-  m_entries.push_back(Entry{&box, payload, true, 0});
   push(group.all, id);
   Cells first, last;
   if (cellRange(entries, group, box, first, last) > kMaxCellsPerBox) {
@@ -430,6 +440,15 @@ bool RegionIndex::visitList(std::int32_t& head, const RegionBox& query, const Vi
 
 void RegionIndex::visitOverlapping(const RegionBox& query, const Visitor& visit) {
   if (query.empty()) return;
+  if (m_entries.size() <= kScannedEntries) {
+    for (Entry& entry : m_entries) {
+      if (!entry.alive || entry.box->tensor != query.tensor || !mayOverlap(query, *entry.box, m_mode)) continue;
+      const Visit action = visit(entry.payload, *entry.box);
+      if (action == Visit::Drop) entry.alive = false;
+      if (action == Visit::Stop) return;
+    }
+    return;
+  }
   TensorEntries* found = findEntries(query.tensor);
   if (!found || found->groups.empty()) return;
   if (++m_query == 0) {

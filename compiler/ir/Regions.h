@@ -218,6 +218,13 @@ private:
     std::vector<Group> groups;
   };
 
+  // An index of a few boxes is a list, searched by a scan: the buffer
+  // planner makes one for every subgraph it tries (thousands a compile),
+  // most holding a few dozen boxes, and filing each box in a grid of cells
+  // cost more than the scans it saved. Past this many entries they are
+  // filed (file()) and searched through the grid.
+  static constexpr std::size_t kScannedEntries = 128;
+  void file(std::int32_t entry);
   Group& groupFor(TensorEntries& entries, const RegionBox& box);
   std::uint64_t cellRange(const TensorEntries& entries, const Group& group, const RegionBox& box, Cells& first,
                           Cells& last) const;
