@@ -164,12 +164,12 @@ public:
 
   std::array<std::int64_t, kMemoryKindCount> placeFirstFit(bool inPlaceResults) {
     std::array<std::int64_t, kMemoryKindCount> peak{};
-    // Per memory: free byte ranges (offset -> end; the last runs to "infinity")
-    // and the live buffers by release position. First fit = the lowest free
-    // range that is long enough, which is the lowest gap between live buffers.
+    // Per memory: free byte ranges (the last runs to "infinity") and the
+    // live buffers by release position. First fit = the lowest free range
+    // that is long enough, which is the lowest gap between live buffers.
     constexpr std::int64_t kEnd = std::int64_t{1} << 62;
-    std::array<std::map<std::int64_t, std::int64_t>, kMemoryKindCount> freeRanges;
-    for (auto& ranges : freeRanges) ranges.emplace(0, kEnd);
+    std::array<FreeRanges, kMemoryKindCount> freeRanges;
+    for (auto& ranges : freeRanges) ranges.assign(1, {0, kEnd});
     using Release = std::pair<int, std::size_t>;  // releaseAfter, index in m_planned
     std::array<std::priority_queue<Release, std::vector<Release>, std::greater<>>, kMemoryKindCount> live;
     // A result written in place over an input owns that input's bytes from then on (inherited[input]).
@@ -203,9 +203,8 @@ public:
       auto range = ranges.begin();
       while (range->second - range->first < buffer.bytes) ++range;  // the last range is endless
       buffer.offsetBytes = range->first;
-      const std::int64_t end = range->second;
-      ranges.erase(range);
-      if (buffer.offsetBytes + buffer.bytes < end) ranges.emplace(buffer.offsetBytes + buffer.bytes, end);
+      if (buffer.offsetBytes + buffer.bytes < range->second) range->first = buffer.offsetBytes + buffer.bytes;
+      else ranges.erase(range);
       live[memory].emplace(m_planned[i].releaseAfter, i);
       peak[memory] = std::max(peak[memory], buffer.offsetBytes + buffer.bytes);
     }
@@ -293,8 +292,17 @@ public:
   }
 
 private:
-  static void release(std::map<std::int64_t, std::int64_t>& ranges, std::int64_t begin, std::int64_t end) {
-    auto next = ranges.lower_bound(begin);
+  // Free byte ranges [first, second) of one memory, ascending and apart: a
+  // few (the gaps between live buffers), so a sorted array; a map took an
+  // allocation per buffer placed, in every one of a compile's thousands of
+  // trial plans.
+  using FreeRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+  static void release(FreeRanges& ranges, std::int64_t begin, std::int64_t end) {
+    auto next = std::lower_bound(ranges.begin(), ranges.end(), begin,
+                                 [](const std::pair<std::int64_t, std::int64_t>& range, std::int64_t at) {
+                                   return range.first < at;
+                                 });
     if (next != ranges.end() && next->first == end) {
       end = next->second;
       next = ranges.erase(next);
@@ -306,7 +314,7 @@ private:
         return;
       }
     }
-    ranges.emplace(begin, end);
+    ranges.emplace(next, begin, end);
   }
 
   // The last position of each member (empty: one member).

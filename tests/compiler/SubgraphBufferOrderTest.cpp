@@ -91,5 +91,23 @@ TEST_F(SubgraphBuffers, GreedyBySizeFitsWhereFirstFitLeavesAGapTooSmall) {
     }
 }
 
+TEST_F(SubgraphBuffers, FirstFitJoinsTheBytesOfNeighboursThatDied) {
+  // Without ping-pong a buffer's bytes are free after its last use. x0 (256 bytes, read at #0) goes to 0,
+  // a0 (256 bytes, made at #0, read at #1) to 256. Both are dead at #2, where y (512 bytes) is loaded: the
+  // two freed ranges and the free space above them are one range from 0, so y goes to 0 and the peak is
+  // 512 bytes. Freed ranges left apart would put y at 256: 768.
+  add({rows(kX, 0, 8)}, {rows(kA, 0, 8)});
+  add({rows(kA, 0, 8)}, {});
+  add({rows(kY, 0, 16)}, {});
+  TargetInfo target;
+  target.allocationGranularityBytes = 32;
+  target.capacityBytes[static_cast<std::size_t>(MemoryKind::UB)] = 1024;
+  const SubgraphBufferPlan plan = planSubgraphBuffers(m_tiles, target, m_subgraph, BufferOverlap::Single);
+  EXPECT_EQ(plan.peakBytes[static_cast<std::size_t>(MemoryKind::UB)], 512);
+  ASSERT_EQ(plan.buffers.size(), 3u);
+  EXPECT_EQ(plan.buffers[2].bytes, 512);
+  EXPECT_EQ(plan.buffers[2].offsetBytes, 0);
+}
+
 } // namespace
 } // namespace pto::testing
