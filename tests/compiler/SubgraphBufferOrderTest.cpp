@@ -1,5 +1,6 @@
-// AllocateBuffers' fallbacks for a subgraph that overflows a buffer, on tile graphs written by hand: the
-// depth-first op order (SubgraphOpOrder.h) and greedy-by-size placement. Each expected order and byte count
+// AllocateBuffers' placement on tile graphs written by hand: first fit's reuse of freed bytes, and the
+// fallbacks for a subgraph that overflows a buffer, the depth-first op order (SubgraphOpOrder.h) and
+// greedy-by-size placement. Each expected order and byte count
 // is worked out from the regions alone (tensors of [16, 8] float32: 32 bytes a row).
 #include "CompilerTestSupport.h"
 #include "compiler/passes/AllocateBuffers.h"

@@ -30,9 +30,9 @@ TEST(PipeName, ThreadsMakingTheSameNamesAgreeOnTheirIndices) {
   EXPECT_NE(seen[0], seen[1]);
 }
 
-TEST(PipeInterval, HoldsItsPipeAndCyclesInSixteenBytes) {
+// (Its 16 bytes are a static_assert beside it.)
+TEST(PipeInterval, HoldsItsPipeAndCycles) {
   const PipeInterval interval{"CUBE", -5, 1'000'000'000'000};
-  EXPECT_EQ(sizeof interval, 16u);
   EXPECT_EQ(interval.pipe(), "CUBE");
   EXPECT_EQ(interval.startCycle, -5);
   EXPECT_EQ(interval.endCycle, 1'000'000'000'000);
