@@ -92,6 +92,67 @@ struct BufferKeyHash {
   }
 };
 
+// A planner's buffers by key, as positions in the order they were made (a
+// buffer's index in the planner's list before its sort by first use): open
+// addressing over the keys, which are kept in that order, each slot holding
+// a key's hash and position. A hash-map node per buffer (a heap block of
+// some 200 bytes, the key's box copied in), made in each of the
+// partitioner's thousands of fit-check plans, cost 1.5 % of
+// deepseek_indexer_attention's compile instructions.
+class BufferIndex {
+public:
+  static constexpr std::size_t kAbsent = ~std::size_t{0};
+
+  static std::size_t hashOf(const BufferKey& key) { return BufferKeyHash{}(key); }
+  // The position of the buffer with `key` (whose hash is `hash`), or kAbsent.
+  std::size_t find(const BufferKey& key, std::size_t hash) const {
+    if (m_slots.empty()) return kAbsent;
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+      const Slot& entry = m_slots[slot];
+      if (entry.position == kEmpty) return kAbsent;
+      if (entry.hash == hash && m_keys[entry.position] == key) return entry.position;
+    }
+  }
+  std::size_t find(const BufferKey& key) const { return find(key, hashOf(key)); }
+  void reserve(std::size_t keys) {
+    m_keys.reserve(keys);
+    std::size_t slots = 32;
+    while (slots < 2 * keys) slots *= 2;
+    if (slots > m_slots.size()) resize(slots);
+  }
+  // Adds `key`, which is not in the index, as the next buffer's.
+  void add(BufferKey key, std::size_t hash) {
+    if (2 * (m_keys.size() + 1) > m_slots.size()) grow();
+    place(hash, static_cast<std::uint32_t>(m_keys.size()));
+    m_keys.push_back(std::move(key));
+  }
+
+private:
+  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+  struct Slot {
+    std::size_t hash = 0;
+    std::uint32_t position = kEmpty;
+  };
+  void place(std::size_t hash, std::uint32_t position) {
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t slot = hash & mask;
+    while (m_slots[slot].position != kEmpty) slot = (slot + 1) & mask;
+    m_slots[slot] = {hash, position};
+  }
+  // At most half full: twice the slots, each key placed again by its kept hash.
+  void grow() { resize(std::max<std::size_t>(32, 2 * m_slots.size())); }
+  void resize(std::size_t slots) {
+    std::vector<Slot> old(slots);
+    old.swap(m_slots);
+    for (const Slot& entry : old)
+      if (entry.position != kEmpty) place(entry.hash, entry.position);
+  }
+
+  std::vector<BufferKey> m_keys;
+  std::vector<Slot> m_slots;  // a power of two
+};
+
 // Per on-chip memory: whether a placement keeps its buffers one op past their last use (ping-pong).
 using MemorySet = std::array<bool, kMemoryKindCount>;
 constexpr MemorySet kEveryMemory = [] {
@@ -107,7 +168,13 @@ public:
   // fit; planSubgraphBuffers).
   Planner(const TileGraph& tiles, const TargetInfo& target, const Subgraph& subgraph, bool l1PerMember = false)
       : m_tiles(tiles), m_target(target), m_subgraph(subgraph), m_produced(OverlapMode::SameIteration),
-        m_memberOf(memberOfPositions()), m_l1PerMember(l1PerMember) {}
+        m_memberOf(memberOfPositions()), m_l1PerMember(l1PerMember) {
+    // A vector op's buffers are about its inputs and its output; the lists
+    // then rarely grow (each growth moved every entry).
+    const std::size_t expected = 2 * subgraph.ops.size() + 8;
+    m_planned.reserve(expected);
+    m_byKey.reserve(expected);
+  }
 
   void plan() {
     if (m_subgraph.coreType == CoreType::AIC) planCube();
@@ -358,15 +425,16 @@ private:
   void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp,
            BufferOrigin origin, int member = -1) {
     BufferKey key = keyOf(memory, region, member);
-    if (auto found = m_byKey.find(key); found != m_byKey.end()) {
-      BufferAllocation& buffer = m_planned[found->second].buffer;
+    const std::size_t hash = BufferIndex::hashOf(key);
+    if (const std::size_t found = m_byKey.find(key, hash); found != BufferIndex::kAbsent) {
+      BufferAllocation& buffer = m_planned[found].buffer;
       buffer.lastUse = std::max(buffer.lastUse, position);
       // A result written in place over the input loaded into this buffer (an in-place scatter): later
       // partial reads of the region must find it here too, not load the bytes it has not stored yet.
-      Planned& entry = m_planned[found->second];
+      Planned& entry = m_planned[found];
       if (producer != kNoId && memory == MemoryKind::UB && buffer.producer == kNoId && !entry.writtenInPlace) {
         entry.writtenInPlace = true;
-        m_produced.insert(key.box, static_cast<std::int32_t>(found->second));
+        m_produced.insert(key.box, static_cast<std::int32_t>(found));
       }
       return;
     }
@@ -375,8 +443,8 @@ private:
       // Indexed so that a later partial read finds it without a scan.
       m_produced.insert(key.box, static_cast<std::int32_t>(index));
     }
-    m_byKey.emplace(std::move(key), index);
-    Planned entry;
+    m_byKey.add(std::move(key), hash);
+    Planned& entry = m_planned.emplace_back();  // made in place: a Planned holds an empty region to move
     entry.id = static_cast<int>(index);
     entry.buffer.memory = memory;
     entry.region = &region;
@@ -386,7 +454,6 @@ private:
     entry.buffer.lastUse = position;
     entry.tensorOp = tensorOp;
     entry.origin = origin;
-    m_planned.push_back(std::move(entry));
   }
 
   void planVector() {
@@ -407,16 +474,17 @@ private:
       // (the same region: a hash hit; part of one: the produced tiles it
       // overlaps); anything else is loaded from global memory.
       BufferKey key = keyOf(MemoryKind::UB, input);
-      if (auto exact = m_byKey.find(key); exact != m_byKey.end() && m_planned[exact->second].buffer.producer != kNoId) {
+      if (const std::size_t exact = m_byKey.find(key);
+          exact != BufferIndex::kAbsent && m_planned[exact].buffer.producer != kNoId) {
         // Unless a tile made after it overlaps it (a later write over part of it): then the read takes
         // pieces of both (LowerToPto's ubPieces), and both stay alive.
         bool overwrittenLater = false;
         m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox&) {
-          overwrittenLater = overwrittenLater || static_cast<std::size_t>(index) > exact->second;
+          overwrittenLater = overwrittenLater || static_cast<std::size_t>(index) > exact;
           return RegionIndex::Visit::Keep;
         });
         if (!overwrittenLater) {
-          BufferAllocation& buffer = m_planned[exact->second].buffer;
+          BufferAllocation& buffer = m_planned[exact].buffer;
           buffer.lastUse = std::max(buffer.lastUse, position);
           continue;
         }
@@ -457,9 +525,9 @@ private:
     for (std::size_t i = 0; i < op.inputs.size(); ++i) {
       const TileRegion& input = op.inputs[i];
       if (!mayOverwriteInput(op.kind, i) || input.shape != output.shape || bytesOf(input) != bytes) continue;
-      auto found = m_byKey.find(keyOf(MemoryKind::UB, input));
-      if (found == m_byKey.end()) continue;
-      const Planned& buffer = m_planned[found->second];
+      const std::size_t found = m_byKey.find(keyOf(MemoryKind::UB, input));
+      if (found == BufferIndex::kAbsent) continue;
+      const Planned& buffer = m_planned[found];
       if (buffer.buffer.lastUse == position && buffer.buffer.bytes == bytes) ids.push_back(buffer.id);
     }
     return ids;
@@ -480,7 +548,7 @@ private:
   void useL1Operand(const TileRegion& operand, int position, OpId tensorOp, int index) {
     BufferKey key = keyOf(MemoryKind::L1, operand, memberOfBuffer(MemoryKind::L1, position));
     // Only gathers produce L1 tiles: without one, skip the scan (a merged cube subgraph has many operands).
-    if (m_gathersIntoL1 && m_byKey.find(key) == m_byKey.end()) {
+    if (m_gathersIntoL1 && m_byKey.find(key) == BufferIndex::kAbsent) {
       for (Planned& entry : m_planned)
         if (entry.buffer.memory == MemoryKind::L1 && entry.buffer.producer != kNoId &&
             containsBox(m_boxes.box(*entry.region), key.box)) {
@@ -571,7 +639,7 @@ private:
   RegionBoxes m_boxes;
   std::vector<Planned> m_planned;
   std::deque<TileRegion> m_ownedRegions;  // regions made here (matmul operands' L1 blocks): a deque keeps their addresses
-  std::unordered_map<BufferKey, std::size_t, BufferKeyHash> m_byKey;  // -> m_planned index (before sorting)
+  BufferIndex m_byKey;  // -> m_planned index (before sorting)
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
   // The results of this cube subgraph's fixpipe Casts: given a UB buffer from their Cast on once a vector op
