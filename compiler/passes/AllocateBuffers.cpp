@@ -490,7 +490,8 @@ private:
         }
       }
       bool covered = false;
-      std::vector<const RegionBox*> parts;
+      std::vector<const RegionBox*>& parts = m_parts;
+      parts.clear();
       m_produced.visitOverlapping(key.box, [&](std::int32_t index, const RegionBox& made) {
         // A tile made at a distance from the read known only at run time (a concat's halves read
         // through a view at a computed row) is no piece of it: it goes to GM before the read's load,
@@ -640,6 +641,7 @@ private:
   std::vector<Planned> m_planned;
   std::deque<TileRegion> m_ownedRegions;  // regions made here (matmul operands' L1 blocks): a deque keeps their addresses
   BufferIndex m_byKey;  // -> m_planned index (before sorting)
+  std::vector<const RegionBox*> m_parts;  // planVectorOp's produced tiles a read overlaps (kept: a block per read)
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
   // The results of this cube subgraph's fixpipe Casts: given a UB buffer from their Cast on once a vector op
