@@ -8,9 +8,10 @@
 #include <tuple>
 
 namespace pto {
-namespace {
 
-using Json = IrJson;
+using Json = IrJson;  // as IrGraph.cpp names it (one alias in a unity build: an anonymous one shadowed it)
+
+namespace {
 
 // "t4[0:32, 0:32]" from an operand or region with name, offset(s) and shape.
 std::string regionText(const Json& operand) {

@@ -641,7 +641,9 @@ private:
   std::vector<Planned> m_planned;
   std::deque<TileRegion> m_ownedRegions;  // regions made here (matmul operands' L1 blocks): a deque keeps their addresses
   BufferIndex m_byKey;  // -> m_planned index (before sorting)
-  std::vector<const RegionBox*> m_parts;  // planVectorOp's produced tiles a read overlaps (kept: a block per read)
+  // planVectorOp's produced tiles that the read at hand overlaps: a member,
+  // so that a plan makes its block once, not once for every read.
+  std::vector<const RegionBox*> m_parts;
   RegionIndex m_produced;                 // UB tiles made inside -> m_planned index
   bool m_gathersIntoL1 = false;           // a gather of this subgraph filled an L1 tile
   // The results of this cube subgraph's fixpipe Casts: given a UB buffer from their Cast on once a vector op

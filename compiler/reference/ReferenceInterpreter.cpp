@@ -2,6 +2,7 @@
 // runs the memory ops (view, assemble, copy) itself and hands every other op to its kernel.
 #include "compiler/reference/ReferenceInterpreter.h"
 #include "compiler/ir/ElementBindings.h"
+#include "compiler/ir/ProgramWalker.h"
 
 #include "compiler/ir/ShapeInference.h"
 #include "compiler/reference/ReferenceKernels.h"
@@ -16,7 +17,6 @@ namespace {
 
 using validparts::Dims;
 using reference::KernelCall;
-using Bindings = std::map<std::string, std::int64_t>;
 
 
 // "[offset, offset + size)" for messages, without overflowing on absurd offsets.
