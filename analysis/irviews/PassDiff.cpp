@@ -9,7 +9,10 @@
 
 namespace pto {
 
-using Json = IrJson;  // as IrGraph.cpp names it (one alias in a unity build: an anonymous one shadowed it)
+// Named in pto, as IrGraph.cpp names it: a unity build puts both files in
+// one unit, where an alias in this file's anonymous namespace was shadowed
+// by IrGraph's (clang's -Wshadow).
+using Json = IrJson;
 
 namespace {
 
