@@ -69,6 +69,9 @@ public:
   void setShape(TensorId id, std::vector<std::int64_t> shape);
 
   TileOpId addTileOp(TileOp op);
+  // Room for `count` tile ops in all without moving them (a hint; it never shrinks).
+  void reserveTileOps(std::size_t count) { m_tileOps.reserve(count); }
+  std::size_t tileOpCapacity() const { return m_tileOps.capacity(); }
   const TileOp& tileOp(TileOpId id) const { return m_tileOps.at(static_cast<std::size_t>(id)); }
   TileOp& tileOp(TileOpId id) {
     m_tileOpsStamp.changed();

@@ -52,6 +52,7 @@ bool Expander::run() {
   std::size_t opCount = m_graph.ops().size();  // matmul accumulators add tensors, not ops
   for (std::size_t i = 0; i < opCount; ++i) {
     const TensorOp& op = m_graph.op(static_cast<OpId>(i));
+    m_opsExpanded = i;
     try {
       if (!expand(op)) return false;
     } catch (const TileOpLimitReached&) {
@@ -298,6 +299,25 @@ TileOp Expander::boxTile(const TensorOp& op, TensorId input, const Dims& inOffse
   return t;
 }
 
+// The tile-op array grows to the count the ops expanded so far project for
+// the whole program, not by doubling: at half a million tile ops the
+// doublings wrote every op again into fresh pages (the last array 151 MB,
+// half of it unused), which the kernel zeroes first, and the zeroing was a
+// sixth of the compile. The projection is held between two and eight times
+// the present count, so a wrong guess costs no more than doubling did and
+// reserves (untouched, unfaulted) address space at worst.
+void Expander::makeRoomForTileOp() {
+  const std::size_t count = m_tiles.tileOps().size();
+  if (count < m_tiles.tileOpCapacity()) return;
+  const std::size_t opCount = m_graph.ops().size();
+  const double perOp = static_cast<double>(count) / static_cast<double>(std::max<std::size_t>(m_opsExpanded, 1));
+  const auto projected = static_cast<std::size_t>(perOp * static_cast<double>(opCount) * 1.125);
+  const std::size_t least = std::max<std::size_t>(2 * count, 16);
+  std::size_t room = std::clamp(projected, least, std::max<std::size_t>(8 * count, least));
+  room = std::min(room, std::max(static_cast<std::size_t>(m_tileOpLimit) + 1, count + 1));
+  m_tiles.reserveTileOps(room);
+}
+
 bool Expander::expand(const TensorOp& op) {
   if (TensorGraph::isInPlaceReshape(op)) {
     bool asCopy = false;
@@ -312,6 +332,7 @@ bool Expander::expand(const TensorOp& op) {
   // stops: the throw leaves the tile loops at once.
   auto emit = [&](TileOp tile) {
     if (static_cast<std::int64_t>(m_tiles.tileOps().size()) >= m_tileOpLimit) throw TileOpLimitReached{};
+    makeRoomForTileOp();
     ids.push_back(m_tiles.addTileOp(std::move(tile)));
   };
   bool ok = true;

@@ -140,12 +140,14 @@ private:
   bool scattersRows(const TensorOp& op) const;
   bool expandScatterRows(const TensorOp& op, const std::function<void(TileOp)>& emit);
   bool expandWhole(const TensorOp& op, const std::function<void(TileOp)>& emit);
+  void makeRoomForTileOp();
 
   Compilation& m_compilation;
   TileGraph& m_tiles;
   TensorGraph& m_graph;
   DiagnosticEngine& m_diags;
   std::int64_t m_tileOpLimit;
+  std::size_t m_opsExpanded = 0;  // tensor ops whose tiles are all made
   ValidShapes m_valid;  // of the traced tensors
   std::vector<TileSetting> m_settingsUsed;  // in order of first use
   std::map<std::tuple<TileSection, std::string, std::string, Dims>, std::size_t> m_settingIndex;
