@@ -22,18 +22,12 @@ std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
 // More cells than this and a box goes to its group's list of wide boxes.
 constexpr std::uint64_t kMaxCellsPerBox = 64;
 
-// Where RegionBoxIds probes for a box, and a tag to skip most unequal
-// boxes without comparing them: a hash of the box without its place along
-// the innermost dim, spread over blocks of 8 slots by Fibonacci hashing,
-// and that place (in box widths) picking the slot in the block. Boxes are
-// interned in tile order, row by row: neighbours along a row then sit in
-// neighbouring slots, where a random slot per box was a cache miss each.
-struct BoxSlot {
-  std::size_t start = 0;
-  std::uint32_t tag = 0;
-};
-
-BoxSlot boxSlot(const RegionBox& box, std::size_t mask) {
+// Where a box's probe starts among RegionBoxIds' slots, and its tag: a hash
+// of the box without its place along the innermost dim, spread over blocks
+// of 8 slots by Fibonacci hashing, and that place (in box widths) picking
+// the slot in the block. Boxes are interned in tile order, row by row:
+// neighbours along a row then sit in neighbouring slots.
+DenseIdPlace boxPlace(const RegionBox& box) {
   std::size_t hash = std::hash<std::int32_t>{}(box.tensor);
   std::uint64_t run = 0;
   for (std::size_t d = 0; d < box.rank; ++d) {
@@ -50,7 +44,7 @@ BoxSlot boxSlot(const RegionBox& box, std::size_t mask) {
     }
   }
   const std::uint64_t spread = static_cast<std::uint64_t>(hash) * 0x9E3779B97F4A7C15ULL;
-  return BoxSlot{static_cast<std::size_t>(((spread >> 32) << 3) | run) & mask, static_cast<std::uint32_t>(spread)};
+  return DenseIdPlace{((spread >> 32) << 3) | run, static_cast<std::uint32_t>(spread)};
 }
 
 } // namespace
@@ -78,44 +72,7 @@ std::size_t RegionBoxHash::operator()(const RegionBox& box) const {
   return hash;
 }
 
-void RegionBoxIds::clear() {
-  m_boxes.clear();
-  std::fill(m_slots.begin(), m_slots.end(), Slot{});
-}
-
-void RegionBoxIds::reserve(std::size_t boxes) {
-  m_boxes.reserve(boxes);
-  std::size_t slots = 16;
-  while (slots < 2 * boxes) slots *= 2;
-  if (slots > m_slots.size()) grow(slots);
-}
-
-void RegionBoxIds::grow(std::size_t slots) {
-  m_slots.assign(slots, Slot{});
-  const std::size_t mask = slots - 1;
-  for (std::size_t id = 0; id < m_boxes.size(); ++id) {
-    const BoxSlot place = boxSlot(m_boxes[id], mask);
-    std::size_t i = place.start;
-    while (m_slots[i].id >= 0) i = (i + 1) & mask;
-    m_slots[i] = Slot{place.tag, static_cast<std::int32_t>(id)};
-  }
-}
-
-std::pair<std::int32_t, bool> RegionBoxIds::intern(const RegionBox& box) {
-  if (2 * (m_boxes.size() + 1) > m_slots.size()) grow(std::max<std::size_t>(16, 2 * m_slots.size()));
-  const std::size_t mask = m_slots.size() - 1;
-  const BoxSlot place = boxSlot(box, mask);
-  const std::uint32_t tag = place.tag;
-  for (std::size_t i = place.start;; i = (i + 1) & mask) {
-    Slot& slot = m_slots[i];
-    if (slot.id < 0) {
-      slot = Slot{tag, static_cast<std::int32_t>(m_boxes.size())};
-      m_boxes.push_back(box);
-      return {slot.id, true};
-    }
-    if (slot.tag == tag && m_boxes[static_cast<std::size_t>(slot.id)] == box) return {slot.id, false};
-  }
-}
+DenseIdPlace KeptRegionBoxTraits::place(const RegionBox* box) { return boxPlace(*box); }
 
 std::pair<std::int32_t, std::int64_t> RegionBoxes::split(const SymbolicScalar& offset) {
   if (auto constant = offset.constantValue()) return {0, *constant};

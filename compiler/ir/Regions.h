@@ -30,6 +30,7 @@
 #pragma once
 
 #include "compiler/ir/TileGraph.h"
+#include "core/DenseIds.h"
 #include "core/SymbolicScalar.h"
 
 #include <array>
@@ -66,29 +67,17 @@ struct RegionBoxHash {
   std::size_t operator()(const RegionBox& box) const;
 };
 
-// Dense ids of distinct boxes (0, 1, ... in order of first sight), by open
-// addressing over the boxes kept in one array: a hash-map node per box (an
-// allocation of some 160 bytes and a pointer to chase per lookup) was most of
-// what interning GraphPartition's half a million read regions cost.
-class RegionBoxIds {
-public:
-  void clear();
-  // Room for `boxes` distinct boxes without growing.
-  void reserve(std::size_t boxes);
-  // The id of `box`, after giving it the next one if it had none; and whether it is new.
-  std::pair<std::int32_t, bool> intern(const RegionBox& box);
-  std::size_t size() const { return m_boxes.size(); }
-
-private:
-  struct Slot {
-    std::uint32_t tag = 0;  // a hash of the box (Regions.cpp, boxSlot)
-    std::int32_t id = -1;   // -1: empty
-  };
-  void grow(std::size_t slots);
-
-  std::vector<RegionBox> m_boxes;  // by id
-  std::vector<Slot> m_slots;       // a power of two long, at most half full
+// Dense ids of distinct boxes (0, 1, ... in order of first sight) that the
+// caller keeps where they are while the ids are used: GraphPartition
+// numbers the half a million regions its tile ops read, and a copy of each
+// box (128 bytes) was 65 MB of fresh memory at 512k tile ops. Neighbouring
+// tiles of a row go to neighbouring slots (Regions.cpp, boxPlace), where a
+// random slot per box was a cache miss each.
+struct KeptRegionBoxTraits {
+  static DenseIdPlace place(const RegionBox* box);
+  static bool same(const RegionBox* a, const RegionBox* b) { return *a == *b; }
 };
+using RegionBoxIds = DenseIds<const RegionBox*, KeptRegionBoxTraits>;
 
 // Makes boxes of tile regions: simplify() runs once per distinct offset
 // expression, and equal symbolic parts get equal ids (per RegionBoxes).

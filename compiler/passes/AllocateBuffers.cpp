@@ -5,6 +5,7 @@
 #include "compiler/ir/Regions.h"
 #include "compiler/passes/GraphPartition.h"
 #include "compiler/passes/SubgraphOpOrder.h"
+#include "core/DenseIds.h"
 #include "core/SymbolicSimplify.h"
 
 #include <algorithm>
@@ -84,74 +85,23 @@ struct BufferKey {
   int member = -1;
   friend bool operator==(const BufferKey&, const BufferKey&) = default;
 };
-struct BufferKeyHash {
-  std::size_t operator()(const BufferKey& key) const {
-    const std::size_t place =
-        RegionBoxHash{}(key.box) * 31 + static_cast<std::size_t>(key.memory) + std::hash<std::string>{}(key.text);
-    return place * 31 + static_cast<std::size_t>(key.member + 1);
+// Where a key's probe starts and its tag: the low and high halves of one hash.
+struct BufferKeyTraits {
+  static DenseIdPlace place(const BufferKey& key) {
+    const std::size_t hash =
+        (RegionBoxHash{}(key.box) * 31 + static_cast<std::size_t>(key.memory) + std::hash<std::string>{}(key.text)) * 31 +
+        static_cast<std::size_t>(key.member + 1);
+    return DenseIdPlace{hash, static_cast<std::uint32_t>(hash >> 32)};
   }
+  static bool same(const BufferKey& a, const BufferKey& b) { return a == b; }
 };
 
 // A planner's buffers by key, as positions in the order they were made (a
-// buffer's index in the planner's list before its sort by first use): open
-// addressing over the keys, which are kept in that order, each slot holding
-// a key's hash and position. A hash-map node per buffer (a heap block of
-// some 200 bytes, the key's box copied in), made in each of the
-// partitioner's thousands of fit-check plans, cost 1.5 % of
-// deepseek_indexer_attention's compile instructions.
-class BufferIndex {
-public:
-  static constexpr std::size_t kAbsent = ~std::size_t{0};
-
-  static std::size_t hashOf(const BufferKey& key) { return BufferKeyHash{}(key); }
-  // The position of the buffer with `key` (whose hash is `hash`), or kAbsent.
-  std::size_t find(const BufferKey& key, std::size_t hash) const {
-    if (m_slots.empty()) return kAbsent;
-    const std::size_t mask = m_slots.size() - 1;
-    for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
-      const Slot& entry = m_slots[slot];
-      if (entry.position == kEmpty) return kAbsent;
-      if (entry.hash == hash && m_keys[entry.position] == key) return entry.position;
-    }
-  }
-  std::size_t find(const BufferKey& key) const { return find(key, hashOf(key)); }
-  void reserve(std::size_t keys) {
-    m_keys.reserve(keys);
-    std::size_t slots = 32;
-    while (slots < 2 * keys) slots *= 2;
-    if (slots > m_slots.size()) resize(slots);
-  }
-  // Adds `key`, which is not in the index, as the next buffer's.
-  void add(BufferKey key, std::size_t hash) {
-    if (2 * (m_keys.size() + 1) > m_slots.size()) grow();
-    place(hash, static_cast<std::uint32_t>(m_keys.size()));
-    m_keys.push_back(std::move(key));
-  }
-
-private:
-  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
-  struct Slot {
-    std::size_t hash = 0;
-    std::uint32_t position = kEmpty;
-  };
-  void place(std::size_t hash, std::uint32_t position) {
-    const std::size_t mask = m_slots.size() - 1;
-    std::size_t slot = hash & mask;
-    while (m_slots[slot].position != kEmpty) slot = (slot + 1) & mask;
-    m_slots[slot] = {hash, position};
-  }
-  // At most half full: twice the slots, each key placed again by its kept hash.
-  void grow() { resize(std::max<std::size_t>(32, 2 * m_slots.size())); }
-  void resize(std::size_t slots) {
-    std::vector<Slot> old(slots);
-    old.swap(m_slots);
-    for (const Slot& entry : old)
-      if (entry.position != kEmpty) place(entry.hash, entry.position);
-  }
-
-  std::vector<BufferKey> m_keys;
-  std::vector<Slot> m_slots;  // a power of two
-};
+// buffer's index in the planner's list before its sort by first use). A
+// hash-map node per buffer (a heap block of some 200 bytes, the key's box
+// copied in), made in each of the partitioner's thousands of fit-check
+// plans, cost 1.5 % of deepseek_indexer_attention's compile instructions.
+using BufferIndex = DenseIds<BufferKey, BufferKeyTraits>;
 
 // Per on-chip memory: whether a placement keeps its buffers one op past their last use (ping-pong).
 using MemorySet = std::array<bool, kMemoryKindCount>;
@@ -425,8 +375,8 @@ private:
   void use(MemoryKind memory, const TileRegion& region, int position, TileOpId producer, OpId tensorOp,
            BufferOrigin origin, int member = -1) {
     BufferKey key = keyOf(memory, region, member);
-    const std::size_t hash = BufferIndex::hashOf(key);
-    if (const std::size_t found = m_byKey.find(key, hash); found != BufferIndex::kAbsent) {
+    const DenseIdPlace place = BufferKeyTraits::place(key);
+    if (const std::uint32_t found = m_byKey.find(key, place); found != BufferIndex::kAbsent) {
       BufferAllocation& buffer = m_planned[found].buffer;
       buffer.lastUse = std::max(buffer.lastUse, position);
       // A result written in place over the input loaded into this buffer (an in-place scatter): later
@@ -443,7 +393,7 @@ private:
       // Indexed so that a later partial read finds it without a scan.
       m_produced.insert(key.box, static_cast<std::int32_t>(index));
     }
-    m_byKey.add(std::move(key), hash);
+    m_byKey.add(std::move(key), place);
     Planned& entry = m_planned.emplace_back();  // made in place: a Planned holds an empty region to move
     entry.id = static_cast<int>(index);
     entry.buffer.memory = memory;
@@ -474,7 +424,7 @@ private:
       // (the same region: a hash hit; part of one: the produced tiles it
       // overlaps); anything else is loaded from global memory.
       BufferKey key = keyOf(MemoryKind::UB, input);
-      if (const std::size_t exact = m_byKey.find(key);
+      if (const std::uint32_t exact = m_byKey.find(key);
           exact != BufferIndex::kAbsent && m_planned[exact].buffer.producer != kNoId) {
         // Unless a tile made after it overlaps it (a later write over part of it): then the read takes
         // pieces of both (LowerToPto's ubPieces), and both stay alive.
@@ -526,7 +476,7 @@ private:
     for (std::size_t i = 0; i < op.inputs.size(); ++i) {
       const TileRegion& input = op.inputs[i];
       if (!mayOverwriteInput(op.kind, i) || input.shape != output.shape || bytesOf(input) != bytes) continue;
-      const std::size_t found = m_byKey.find(keyOf(MemoryKind::UB, input));
+      const std::uint32_t found = m_byKey.find(keyOf(MemoryKind::UB, input));
       if (found == BufferIndex::kAbsent) continue;
       const Planned& buffer = m_planned[found];
       if (buffer.buffer.lastUse == position && buffer.buffer.bytes == bytes) ids.push_back(buffer.id);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <random>
 #include <set>
 
@@ -183,6 +184,7 @@ TEST(Regions, BoxIdsAreTheFirstSightOfEachDistinctBox) {
   RegionBoxIds ids;
   for (int round = 0; round < 2; ++round) {
     ids.clear();
+    std::deque<RegionBox> kept;  // where the ids point: never moved
     std::vector<RegionBox> seen;
     const int boxes = test::randomCaseCount(3000);
     for (int i = 0; i < boxes; ++i) {
@@ -190,9 +192,9 @@ TEST(Regions, BoxIdsAreTheFirstSightOfEachDistinctBox) {
       const RegionBox box = (i % 3 == 2 && !seen.empty()) ? seen[static_cast<std::size_t>(i * 7919) % seen.size()]
                                                           : random.box();
       const auto known = std::find(seen.begin(), seen.end(), box);
-      const auto [id, added] = ids.intern(box);
+      const auto [id, added] = ids.intern(&kept.emplace_back(box));
       ASSERT_EQ(added, known == seen.end()) << "box " << i;
-      ASSERT_EQ(id, static_cast<std::int32_t>(known - seen.begin())) << "box " << i;
+      ASSERT_EQ(id, static_cast<std::uint32_t>(known - seen.begin())) << "box " << i;
       if (added) seen.push_back(box);
     }
     EXPECT_EQ(ids.size(), seen.size());
@@ -219,10 +221,12 @@ TEST(Regions, RowsOfTilesAreFoundAndNumberedAsBruteForceDoes) {
   RegionBoxIds ids;
   for (std::size_t t = 0; t < tiles.size(); ++t) {
     index.insert(tiles[t], static_cast<std::int32_t>(t));
-    ASSERT_EQ(ids.intern(tiles[t]), std::make_pair(static_cast<std::int32_t>(t), true)) << "tile " << t;
+    ASSERT_EQ(ids.intern(&tiles[t]), std::make_pair(static_cast<std::uint32_t>(t), true)) << "tile " << t;
   }
-  for (std::size_t t = 0; t < tiles.size(); t += 97)
-    ASSERT_EQ(ids.intern(tiles[t]), std::make_pair(static_cast<std::int32_t>(t), false)) << "tile " << t;
+  for (std::size_t t = 0; t < tiles.size(); t += 97) {
+    const RegionBox copy = tiles[t];  // equal, elsewhere
+    ASSERT_EQ(ids.intern(&copy), std::make_pair(static_cast<std::uint32_t>(t), false)) << "tile " << t;
+  }
   for (std::int64_t r = -4; r < rows - 2; r += 5)
     for (std::int64_t x = -45; x < columns * width - 40; x += 37) {
       RegionBox query;

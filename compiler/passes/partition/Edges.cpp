@@ -21,8 +21,9 @@ namespace pto::partition {
 // ---- edges ----
 std::int32_t Partitioner::internRegion(const RegionBox& box) {
   // Region ids are positions in m_regionBytes, which gatheredRegion also
-  // appends to: the interned boxes' own ids are mapped to them.
-  auto [id, inserted] = m_regionIds.intern(box);
+  // appends to: the interned boxes' own ids are mapped to them. The ids
+  // point at the boxes in m_readBoxes, which stays as it is meanwhile.
+  auto [id, inserted] = m_regionIds.intern(&box);
   if (inserted) {
     std::int64_t bytes = static_cast<std::int64_t>(sizeOf(m_graph.tensor(box.tensor).dtype));
     for (std::size_t d = 0; d < box.rank; ++d) bytes *= std::max<std::int64_t>(box.hi[d] - box.lo[d], 0);

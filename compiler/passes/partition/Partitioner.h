@@ -131,7 +131,7 @@ private:
   bool partitionScope(const std::vector<TileOpId>& ops, std::vector<Part>& parts);
 
   // Regions and edges (partition/Edges.cpp).
-  std::int32_t internRegion(const RegionBox& box);
+  std::int32_t internRegion(const RegionBox& box);  // `box`: one of m_readBoxes
   std::int32_t gatheredRegion(const TileOp& op);
   RegionBox boxOf(const TileRegion& region);
   void collectBoxes();
@@ -176,7 +176,7 @@ private:
   std::vector<std::int32_t> m_readStart;  // CSR: region ids of the reads of each op
   std::vector<std::int32_t> m_readRegions;
   std::vector<std::int32_t> m_viewConsumer;  // for view tile ops: the first op reading the view, or -1
-  RegionBoxIds m_regionIds;                // distinct read boxes of the scope
+  RegionBoxIds m_regionIds;                // distinct read boxes of the scope, kept in m_readBoxes
   std::vector<std::int32_t> m_regionOfBox;  // by the box's id in m_regionIds: its region id
   std::vector<std::int64_t> m_regionBytes;  // by region id
 
