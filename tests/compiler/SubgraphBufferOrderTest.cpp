@@ -1,12 +1,16 @@
 // AllocateBuffers' placement on tile graphs written by hand: first fit's reuse of freed bytes, and the
 // fallbacks for a subgraph that overflows a buffer, the depth-first op order (SubgraphOpOrder.h) and
-// greedy-by-size placement. Each expected order and byte count
-// is worked out from the regions alone (tensors of [16, 8] float32: 32 bytes a row).
+// greedy-by-size placement, and the order of first use for a buffer planned late (a cube subgraph's
+// fixpipe Cast tile). Each expected order and byte count
+// is worked out from the regions alone (tensors of [16, 8] float32: 32 bytes a row; the cube test's
+// are [8, 8], 256 bytes).
 #include "CompilerTestSupport.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/SubgraphOpOrder.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace pto::testing {
 namespace {
@@ -108,6 +112,65 @@ TEST_F(SubgraphBuffers, FirstFitJoinsTheBytesOfNeighboursThatDied) {
   ASSERT_EQ(plan.buffers.size(), 3u);
   EXPECT_EQ(plan.buffers[2].bytes, 512);
   EXPECT_EQ(plan.buffers[2].offsetBytes, 0);
+}
+
+// A cube subgraph on a machine with an L0C -> UB path makes a buffer out of
+// order: the UB tile of a matmul result's fixpipe Cast is planned when a
+// vector op first reads it, but lives from the Cast on. Here the Cast (#1)
+// comes before a vector op of other data (#2: x0 loaded, s0 made), and the
+// Cast's tile d is read at #3. In order of first use the UB buffers are d
+// (from #1, 256 bytes), x0 and s0 (#2), y0 (#3); first fit without ping-pong
+// puts d at 0, x0 at 256, s0 at 512 and y0, once x0 and s0 are dead, at
+// 256. Placed in the order they were made, d would go above x0 and s0, to 512.
+TEST(SubgraphBufferOrder, ACastTileMadeLateIsPlacedInOrderOfFirstUse) {
+  TensorGraphBuilder builder("cube", kernelLine(1));
+  const SymbolicShape square{SymbolicScalar(8), SymbolicScalar(8)};
+  std::map<std::string, TensorId> t;
+  for (const char* name : {"a", "b", "c", "d", "x", "s", "y"})
+    t[name] = builder.addArgument(name, DataType::Fp32, square, kernelLine(1));
+  const TensorId a = t["a"], b = t["b"], c = t["c"], d = t["d"], x = t["x"], s = t["s"], y = t["y"];
+  builder.beginPath();
+  EXPECT_EQ(builder.addOp(TensorOpKind::Matmul, {a, b}, {}, kernelLine(2), {c}).error, "");
+  EXPECT_EQ(builder.addOp(TensorOpKind::Cast, {c}, {{"dtype", DataType::Fp32}}, kernelLine(3), {d}).error, "");
+  EXPECT_EQ(builder.addOp(TensorOpKind::Exp, {x}, {}, kernelLine(4), {s}).error, "");
+  EXPECT_EQ(builder.addOp(TensorOpKind::Exp, {d}, {}, kernelLine(5), {y}).error, "");
+  builder.endPath();
+  TileGraph tiles;
+  tiles.graph = builder.finish();
+  for (TensorId id = 0; id < static_cast<TensorId>(tiles.graph.tensors().size()); ++id) tiles.setShape(id, {8, 8});
+  auto whole = [](TensorId tensor) {
+    return TileRegion{tensor, SymbolicShape{SymbolicScalar(0), SymbolicScalar(0)}, {8, 8}, {}};
+  };
+  Subgraph subgraph;
+  subgraph.coreType = CoreType::AIC;
+  auto add = [&](OpId tensorOp, TensorOpKind kind, std::vector<TileRegion> inputs, TileRegion output) {
+    TileOp op;
+    op.tensorOp = tensorOp;
+    op.kind = kind;
+    op.inputs = std::move(inputs);
+    op.outputs = {std::move(output)};
+    subgraph.ops.push_back(tiles.addTileOp(std::move(op)));
+  };
+  add(0, TensorOpKind::Matmul, {whole(a), whole(b)}, whole(c));  // #0
+  add(0, TensorOpKind::Cast, {whole(c)}, whole(d));               // #1: the matmul's fixpipe
+  add(2, TensorOpKind::Exp, {whole(x)}, whole(s));                // #2
+  add(3, TensorOpKind::Exp, {whole(d)}, whole(y));                // #3
+  TargetInfo target;
+  target.hasL0cToUb = true;
+  target.allocationGranularityBytes = 32;
+  for (std::int64_t& capacity : target.capacityBytes) capacity = 1 << 20;
+  const SubgraphBufferPlan plan = planSubgraphBuffers(tiles, target, subgraph, BufferOverlap::Single);
+  std::map<TensorId, std::pair<std::int64_t, int>> ub;  // tensor -> offset, first use
+  for (const BufferAllocation& buffer : plan.buffers)
+    if (buffer.memory == MemoryKind::UB) ub[buffer.region.tensor] = {buffer.offsetBytes, buffer.firstUse};
+  ASSERT_EQ(ub.size(), 4u);
+  EXPECT_EQ(ub.at(d), std::make_pair(std::int64_t{0}, 1));
+  EXPECT_EQ(ub.at(x), std::make_pair(std::int64_t{256}, 2));
+  EXPECT_EQ(ub.at(s), std::make_pair(std::int64_t{512}, 2));
+  EXPECT_EQ(ub.at(y), std::make_pair(std::int64_t{256}, 3));
+  EXPECT_EQ(plan.peakBytes[static_cast<std::size_t>(MemoryKind::UB)], 768);
+  for (std::size_t i = 1; i < plan.buffers.size(); ++i)
+    EXPECT_LE(plan.buffers[i - 1].firstUse, plan.buffers[i].firstUse) << "buffer " << i;
 }
 
 } // namespace
