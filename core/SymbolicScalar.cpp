@@ -278,7 +278,7 @@ constexpr std::size_t kMessageExpressionLimit = 200;
 // loop) cost once each.
 class Evaluator {
 public:
-  explicit Evaluator(const std::map<std::string, std::int64_t>& bindings) : m_bindings(bindings) {}
+  explicit Evaluator(const Bindings& bindings) : m_bindings(bindings) {}
 
   // Returns false and sets m_error on the first failure. Only a node with
   // more than one owner (`shared`) can be reached twice, so only those are
@@ -372,7 +372,7 @@ private:
     std::unordered_map<const Node*, std::int64_t> m_more;
   };
 
-  const std::map<std::string, std::int64_t>& m_bindings;
+  const Bindings& m_bindings;
   Memo m_memo;
   std::string m_error;
 };
@@ -433,7 +433,7 @@ SymbolicScalar SymbolicScalar::lhs() const { return m_node && m_node->lhs ? Symb
 
 SymbolicScalar SymbolicScalar::rhs() const { return m_node && m_node->rhs ? SymbolicScalar(m_node->rhs) : SymbolicScalar(); }
 
-SymbolicEvaluation SymbolicScalar::evaluate(const std::map<std::string, std::int64_t>& bindings) const {
+SymbolicEvaluation SymbolicScalar::evaluate(const Bindings& bindings) const {
   if (!m_node) return {m_constant, {}};
   Evaluator evaluator(bindings);
   std::int64_t result = 0;
@@ -441,7 +441,7 @@ SymbolicEvaluation SymbolicScalar::evaluate(const std::map<std::string, std::int
   return {result, {}};
 }
 
-SymbolicScalar SymbolicScalar::substitute(const std::map<std::string, std::int64_t>& bindings) const {
+SymbolicScalar SymbolicScalar::substitute(const Bindings& bindings) const {
   if (!m_node) return *this;
   // Whether a rebuilt operand is still the node it came from (a constant
   // node comes back as an inline constant of its value).

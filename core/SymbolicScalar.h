@@ -38,6 +38,8 @@
 // overflow) are left unfolded, so evaluate() reports them.
 #pragma once
 
+#include "core/Bindings.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -128,9 +130,9 @@ public:
 
   // Error messages name the failing subexpression: "unbound symbol 'N'",
   // "division by zero in 'x//(N - 4)'", "int64 overflow in 'a*b'".
-  SymbolicEvaluation evaluate(const std::map<std::string, std::int64_t>& bindings) const;
+  SymbolicEvaluation evaluate(const Bindings& bindings) const;
   // Replaces the bound symbols by constants and refolds; unbound ones stay.
-  SymbolicScalar substitute(const std::map<std::string, std::int64_t>& bindings) const;
+  SymbolicScalar substitute(const Bindings& bindings) const;
   // Names of the symbols in the expression, sorted, each once.
   std::vector<std::string> symbols() const;
 

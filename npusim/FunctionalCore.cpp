@@ -893,9 +893,9 @@ private:
 
 } // namespace
 
-const std::map<std::string, std::int64_t>& TaskMemory::bindings() {
+const Bindings& TaskMemory::bindings() {
   if (!m_bindings) {
-    m_bindings.emplace(kernelBindings ? *kernelBindings : std::map<std::string, std::int64_t>{});
+    m_bindings.emplace(kernelBindings ? *kernelBindings : Bindings{});
     if (loopIndices)
       for (const auto& [symbol, value] : *loopIndices) (*m_bindings)[symbol] = value;
   }

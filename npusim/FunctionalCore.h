@@ -50,12 +50,12 @@ struct TaskMemory {
   // The compilation's dynamic dims and the task's loop indices (for
   // run-time scalars and valid parts), merged on first use: most
   // instructions need neither.
-  const std::map<std::string, std::int64_t>* kernelBindings = nullptr;
+  const Bindings* kernelBindings = nullptr;
   const std::vector<std::pair<std::string, std::int64_t>>* loopIndices = nullptr;
-  const std::map<std::string, std::int64_t>& bindings();
+  const Bindings& bindings();
 
 private:
-  std::optional<std::map<std::string, std::int64_t>> m_bindings;
+  std::optional<Bindings> m_bindings;
 };
 
 // How a program's instructions run on a core, decided on its first run (FunctionalCore.cpp).

@@ -432,7 +432,7 @@ void TuningPanel::setProject(const OperatorProject& project, std::shared_ptr<con
   m_project = project;
   m_graph = std::move(traced);
   DiagnosticEngine diags;
-  std::map<std::string, std::int64_t> bindings;
+  Bindings bindings;
   if (m_graph) bindings = projectDimBindings(project, *m_graph);
   m_tileModel->setKernel(m_graph, std::move(bindings), TargetInfo{});
   refreshFromDocument();

@@ -119,7 +119,7 @@ CompileSettings compileSettingsFor(const OperatorProject& project, const TensorG
 }
 
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                   std::map<std::string, std::int64_t> bindings, const MachineDescription& machine) {
+                                   Bindings bindings, const MachineDescription& machine) {
   CompileSettings settings;
   settings.target = machine.targetInfo();
   settings.bindings = std::move(bindings);
@@ -229,7 +229,7 @@ std::optional<ProjectRunResult> runProject(const OperatorProject& project, Diagn
     result.arguments.push_back(std::move(*data));
     result.argumentNames.push_back(arg.name);
   }
-  const std::map<std::string, std::int64_t> bindings = dynamicDimBindings(traced, result.arguments);
+  const Bindings bindings = dynamicDimBindings(traced, result.arguments);
   for (std::size_t i = project.args.size(); i < traced.arguments.size(); ++i) {
     const TensorValue& value = traced.tensor(traced.arguments[i]);
     std::vector<std::int64_t> shape;
@@ -486,7 +486,7 @@ struct VariantSimulator::State {
   const StageKey stagesGraphKey = StageKeyBuilder().add("the simulator's traced graph").key();
   std::once_flag graphKeyMade;
   StageKey graphKey;
-  std::map<std::string, std::int64_t> bindings;  // the traced graph's dims, the same for every variant
+  Bindings bindings;  // the traced graph's dims, the same for every variant
   std::vector<std::vector<std::string>> passesRunByCompilation;  // the passes each compilation ran, in order made
 };
 

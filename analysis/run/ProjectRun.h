@@ -102,7 +102,7 @@ std::optional<CompileSettings> compileSettingsFor(const OperatorProject& project
 // The same with the dims' bindings already made (dynamicDimBindings of the
 // graph and its arguments), which a sweep's points share.
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
-                                   std::map<std::string, std::int64_t> bindings, const MachineDescription& machine);
+                                   Bindings bindings, const MachineDescription& machine);
 // The same for a machine already loaded (pto run --machine may replace the project's).
 CompileSettings compileSettingsFor(const OperatorProject& project, const TensorGraph& graph,
                                    const std::vector<HostTensor>& arguments, const MachineDescription& machine);

@@ -50,9 +50,9 @@ std::optional<TimingRunOptions> runtimeSettingsFrom(const nlohmann::ordered_json
   return settings;
 }
 
-std::map<std::string, std::int64_t> dynamicDimBindings(const TensorGraph& graph,
+Bindings dynamicDimBindings(const TensorGraph& graph,
                                                        const std::vector<HostTensor>& arguments) {
-  std::map<std::string, std::int64_t> bindings;
+  Bindings bindings;
   for (const SymbolSource& symbol : graph.dynamicSymbols)
     if (static_cast<std::size_t>(symbol.argument) < arguments.size())
       if (auto value = symbol.valueFor(

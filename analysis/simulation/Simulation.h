@@ -93,7 +93,7 @@ struct SimulationRequest {
 // The values of `graph`'s dynamic dims in the actual `arguments` (graph
 // argument order), and of the elements it reads as scalars
 // (bindElementReads), as CompileSettings::bindings wants them.
-std::map<std::string, std::int64_t> dynamicDimBindings(const TensorGraph& graph,
+Bindings dynamicDimBindings(const TensorGraph& graph,
                                                        const std::vector<HostTensor>& arguments);
 
 // Simulates `compilation` (all passes run). Functional mode reads the inputs

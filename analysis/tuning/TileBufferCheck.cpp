@@ -186,7 +186,7 @@ struct TileBufferChecker::Impl {
 };
 
 TileBufferChecker::TileBufferChecker(const TensorGraph& graph, const TileSite& site,
-                                     const std::map<std::string, std::int64_t>& bindings, const TargetInfo& target)
+                                     const Bindings& bindings, const TargetInfo& target)
     : m_impl(std::make_unique<Impl>()) {
   m_impl->section = site.section;
   m_impl->target = target;

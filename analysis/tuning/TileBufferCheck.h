@@ -85,7 +85,7 @@ std::string formatBytes(std::int64_t bytes);
 // microseconds per governed op. Not thread-safe (it reuses scratch space).
 class TileBufferChecker {
 public:
-  TileBufferChecker(const TensorGraph& graph, const TileSite& site, const std::map<std::string, std::int64_t>& bindings,
+  TileBufferChecker(const TensorGraph& graph, const TileSite& site, const Bindings& bindings,
                     const TargetInfo& target);
   ~TileBufferChecker();
   TileBufferChecker(TileBufferChecker&&) noexcept;

@@ -25,7 +25,7 @@ nlohmann::ordered_json kernelValueOf(TileSection section, const TensorOp& op) {
   return op.tiles.cube ? cubeShapeJson(*op.tiles.cube) : nlohmann::ordered_json();
 }
 
-std::vector<std::int64_t> concreteShape(const TensorValue& tensor, const std::map<std::string, std::int64_t>& bindings) {
+std::vector<std::int64_t> concreteShape(const TensorValue& tensor, const Bindings& bindings) {
   std::vector<std::int64_t> dims;
   for (const SymbolicScalar& dim : tensor.shape) {
     SymbolicEvaluation value = dim.evaluate(bindings);
@@ -37,8 +37,8 @@ std::vector<std::int64_t> concreteShape(const TensorValue& tensor, const std::ma
 
 } // namespace
 
-std::map<std::string, std::int64_t> projectDimBindings(const OperatorProject& project, const TensorGraph& graph) {
-  std::map<std::string, std::int64_t> bindings;
+Bindings projectDimBindings(const OperatorProject& project, const TensorGraph& graph) {
+  Bindings bindings;
   for (const SymbolSource& symbol : graph.dynamicSymbols) {
     if (symbol.argument < 0 || static_cast<std::size_t>(symbol.argument) >= project.args.size()) continue;
     auto shape = project.concreteShape(project.args[static_cast<std::size_t>(symbol.argument)]);
@@ -63,7 +63,7 @@ std::vector<int> TileSite::lines() const {
 }
 
 std::vector<TileSite> collectTileSites(const TensorGraph& graph, const nlohmann::ordered_json& tileSettings,
-                                       const std::map<std::string, std::int64_t>& bindings) {
+                                       const Bindings& bindings) {
   const nlohmann::ordered_json settings = tileSettings.is_object() ? tileSettings : nlohmann::ordered_json::object();
   std::vector<TileSite> sites;
   auto listed = [&](TileSection section, const std::string& key) {

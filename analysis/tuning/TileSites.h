@@ -57,10 +57,10 @@ struct TileSite {
 // name nothing in the kernel are listed too (with no governed ops) so a stale
 // setting is visible. `bindings` give dynamic dims their values (shapes).
 std::vector<TileSite> collectTileSites(const TensorGraph& graph, const nlohmann::ordered_json& tileSettings,
-                                       const std::map<std::string, std::int64_t>& bindings);
+                                       const Bindings& bindings);
 
 // The kernel's dynamic dims as the project's argument shapes bind them
 // (dims the project cannot bind are left out).
-std::map<std::string, std::int64_t> projectDimBindings(const OperatorProject& project, const TensorGraph& graph);
+Bindings projectDimBindings(const OperatorProject& project, const TensorGraph& graph);
 
 } // namespace pto

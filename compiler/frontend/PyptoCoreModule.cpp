@@ -131,7 +131,7 @@ void defineSymbolicScalar(py::module_& m) {
              return *value;
            })
       .def("evaluate",
-           [](const SymbolicScalar& s, const std::map<std::string, std::int64_t>& bindings) {
+           [](const SymbolicScalar& s, const Bindings& bindings) {
              SymbolicEvaluation result = s.evaluate(bindings);
              if (!result.ok()) throw py::value_error(result.error);
              return *result.value;

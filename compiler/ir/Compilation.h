@@ -19,7 +19,7 @@ namespace pto {
 
 struct CompileSettings {
   // Values of the kernel's dynamic dims (from the actual arguments).
-  std::map<std::string, std::int64_t> bindings;
+  Bindings bindings;
   // The project's tile_settings and pass_options (docs/project-format.md).
   nlohmann::ordered_json tileSettings = nlohmann::ordered_json::object();
   nlohmann::ordered_json passOptions = nlohmann::ordered_json::object();

@@ -6,7 +6,7 @@ namespace pto {
 bool isElementBinding(std::string_view key) { return !key.empty() && key.back() == ']'; }
 
 std::string bindElementReads(const TensorGraph& graph, const std::vector<HostTensor>& arguments,
-                             std::map<std::string, std::int64_t>& bindings) {
+                             Bindings& bindings) {
   std::int64_t total = 0;
   for (int index : graph.elementReadArguments) {
     if (index < 0 || static_cast<std::size_t>(index) >= graph.arguments.size() ||

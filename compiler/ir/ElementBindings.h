@@ -31,6 +31,6 @@ bool isElementBinding(std::string_view key);
 // Adds the bindings; returns an empty string, or what is wrong (an argument
 // that is missing, not an integer tensor, or too large), naming the argument.
 std::string bindElementReads(const TensorGraph& graph, const std::vector<HostTensor>& arguments,
-                             std::map<std::string, std::int64_t>& bindings);
+                             Bindings& bindings);
 
 } // namespace pto

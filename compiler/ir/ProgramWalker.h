@@ -12,8 +12,6 @@
 
 namespace pto {
 
-using Bindings = std::map<std::string, std::int64_t>;
-
 struct ProgramVisitor {
   // Called for each op statement; `bindings` hold the dynamic dims and the
   // indices of the loops around it. Returning false stops the walk.

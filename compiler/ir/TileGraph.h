@@ -63,7 +63,7 @@ public:
   // The program being tiled; temporaries the tiling needs (matmul
   // accumulators) are added to it.
   TensorGraph graph;
-  std::map<std::string, std::int64_t> bindings;  // dynamic dims of this compilation
+  Bindings bindings;  // dynamic dims of this compilation
 
   const std::vector<std::int64_t>& shapeOf(TensorId id) const { return m_shapes.at(static_cast<std::size_t>(id)); }
   void setShape(TensorId id, std::vector<std::int64_t> shape);

@@ -38,7 +38,7 @@ struct KernelCall {
 // that is a SymbolicScalar (a dynamic dim, a loop index) is evaluated under `bindings` and replaced by a double,
 // so the kernels only ever see doubles. Returns nullopt after a diagnostic when an expression cannot be evaluated.
 bool hasRunTimeScalars(const TensorOp& op);
-std::optional<TensorOp> bindRunTimeScalars(const TensorOp& op, const std::map<std::string, std::int64_t>& bindings,
+std::optional<TensorOp> bindRunTimeScalars(const TensorOp& op, const Bindings& bindings,
                                            DiagnosticEngine& diags);
 
 bool runUnary(KernelCall& call);          // neg ... clip, except cast

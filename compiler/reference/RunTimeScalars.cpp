@@ -15,7 +15,7 @@ bool hasRunTimeScalars(const TensorOp& op) {
   return false;
 }
 
-std::optional<TensorOp> bindRunTimeScalars(const TensorOp& op, const std::map<std::string, std::int64_t>& bindings,
+std::optional<TensorOp> bindRunTimeScalars(const TensorOp& op, const Bindings& bindings,
                                            DiagnosticEngine& diags) {
   TensorOp bound = op;
   for (const char* key : kScalarKeys) {

@@ -11,7 +11,7 @@ namespace pto::reference {
 
 using Dims = std::vector<std::int64_t>;
 
-std::optional<Dims> evaluateValidPart(const TileRegion& region, const std::map<std::string, std::int64_t>& bindings,
+std::optional<Dims> evaluateValidPart(const TileRegion& region, const Bindings& bindings,
                                       std::string& error) {
   Dims valid = region.shape;
   for (std::size_t d = 0; d < region.valid.size() && d < valid.size(); ++d) {

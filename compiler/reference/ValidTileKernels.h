@@ -18,7 +18,7 @@ namespace pto::reference {
 // The region's valid part under `bindings` (each size clamped to [0, shape]); its whole shape when it has
 // none. nullopt with `error` set when a size cannot be evaluated.
 std::optional<std::vector<std::int64_t>> evaluateValidPart(const TileRegion& region,
-                                                           const std::map<std::string, std::int64_t>& bindings,
+                                                           const Bindings& bindings,
                                                            std::string& error);
 
 // A zero tensor of `shape` and `dtype` holding `part` in its leading box (`part` must fit).

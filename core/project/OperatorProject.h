@@ -3,6 +3,7 @@
 // the IDE opens and saves and the unit every `pto` command works on.
 #pragma once
 
+#include "core/Bindings.h"
 #include "core/DataType.h"
 #include "core/SourceLocation.h"
 
@@ -94,7 +95,7 @@ struct OperatorProject {
   std::string entry;   // the jit kernel's function name
   std::vector<KernelArgument> args;
   std::string machine = "a2";
-  std::map<std::string, std::int64_t> bindings;
+  Bindings bindings;
   std::map<std::string, GoldenSource> golden;   // keyed by argument name
   std::map<std::string, Tolerance> tolerance;   // keyed by argument name
   // An output's comparison rule when the project names one ("tolerance": {NAME: {"rule": ...}}):

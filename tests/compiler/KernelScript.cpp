@@ -340,7 +340,7 @@ private:
   std::map<TensorId, std::string> m_renames;
   std::map<std::string, SymbolicScalar> m_symbols;  // loop variables -> their index symbols
   std::vector<std::pair<LoopId, std::string>> m_loops;
-  std::map<std::string, std::int64_t> m_bindings;
+  Bindings m_bindings;
 };
 
 } // namespace

@@ -30,7 +30,7 @@ namespace pto::testing {
 
 struct KernelScript {
   TensorGraph graph;
-  std::map<std::string, std::int64_t> bindings;
+  Bindings bindings;
   std::string error;  // "line 7: ..." when the script is malformed or an op is rejected
 };
 

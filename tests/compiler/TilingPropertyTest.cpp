@@ -158,7 +158,7 @@ public:
     describe("end");
   }
 
-  std::map<std::string, std::int64_t> bindings;
+  Bindings bindings;
 
   // Runs the reference on one copy of the arguments and the compiled tile graph on another, with the full
   // pipeline and with RemoveRedundantOp disabled when asked, and compares every checked output.

@@ -33,7 +33,7 @@ std::string accessText(const Compilation& compilation, const Task& task) {
   return text;
 }
 
-Compilation built(const TensorGraph& graph, const std::map<std::string, std::int64_t>& bindings = {}) {
+Compilation built(const TensorGraph& graph, const Bindings& bindings = {}) {
   Compilation compilation = compileWithOneSubgraphPerTileOp(graph, bindings);
   DiagnosticEngine diags;
   EXPECT_TRUE(buildExecuteGraph(compilation, diags)) << messages(diags);

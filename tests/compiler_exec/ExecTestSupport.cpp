@@ -8,7 +8,7 @@
 namespace pto::testing {
 
 Compilation compileWithOneSubgraphPerTileOp(const TensorGraph& graph,
-                                            const std::map<std::string, std::int64_t>& bindings) {
+                                            const Bindings& bindings) {
   CompileSettings settings;
   settings.bindings = bindings;
   DiagnosticEngine diags;

@@ -23,7 +23,7 @@ namespace pto::testing {
 // tensor op's kind name, program = the op kind. Fails the test (and returns an empty compilation) when
 // compiling fails.
 Compilation compileWithOneSubgraphPerTileOp(const TensorGraph& graph,
-                                            const std::map<std::string, std::int64_t>& bindings = {});
+                                            const Bindings& bindings = {});
 // Rebuilds blocks.subgraphOfTileOp from the subgraphs' op lists (after a test regroups tile ops).
 void reindexSubgraphs(BlockGraph& blocks);
 

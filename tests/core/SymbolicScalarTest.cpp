@@ -22,8 +22,6 @@ namespace {
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
-using Bindings = std::map<std::string, std::int64_t>;
-
 const SymbolicScalar a = SymbolicScalar::symbol("a");
 const SymbolicScalar b = SymbolicScalar::symbol("b");
 const SymbolicScalar c = SymbolicScalar::symbol("c");

@@ -16,7 +16,7 @@ namespace pto::testing {
 struct TracedProject {
   OperatorProject project;
   TensorGraph graph;
-  std::map<std::string, std::int64_t> bindings;
+  Bindings bindings;
 };
 
 // resources/examples/<name>, loaded and traced (fails the test on error).

@@ -7,7 +7,7 @@ TileSettingsModel::TileSettingsModel(QObject* parent)
     : TitledTableModel({tr("Site"), tr("Governs"), tr("Shape"), tr("Memory use"), tr("Status")}, {}, parent) {}
 TileSettingsModel::~TileSettingsModel() = default;
 
-void TileSettingsModel::setKernel(std::shared_ptr<const TensorGraph> graph, std::map<std::string, std::int64_t> bindings,
+void TileSettingsModel::setKernel(std::shared_ptr<const TensorGraph> graph, Bindings bindings,
                                   const TargetInfo& target) {
   m_graph = std::move(graph);
   m_bindings = std::move(bindings);

@@ -37,7 +37,7 @@ public:
 
   // The traced kernel (kept alive by the model), its dim bindings and the
   // machine; then setSettings gives the sites their values.
-  void setKernel(std::shared_ptr<const TensorGraph> graph, std::map<std::string, std::int64_t> bindings,
+  void setKernel(std::shared_ptr<const TensorGraph> graph, Bindings bindings,
                  const TargetInfo& target);
   void setTarget(const TargetInfo& target);
   void setSettings(const nlohmann::ordered_json& tileSettings);
@@ -71,7 +71,7 @@ private:
   void rebuild();
 
   std::shared_ptr<const TensorGraph> m_graph;
-  std::map<std::string, std::int64_t> m_bindings;
+  Bindings m_bindings;
   TargetInfo m_target;
   nlohmann::ordered_json m_settings = nlohmann::ordered_json::object();
   std::vector<Row> m_rows;
